@@ -1,0 +1,90 @@
+# kgantt — top-level build.
+#
+#   make            build the tool, the injected recorder, the examples
+#   make test       install what is missing, build, run every test (GPU tests skip without a GPU)
+#   make demo       install what is missing, build, record or reuse a real H200 trace, show it
+#
+# Sub-makefiles (examples/examples.mk, bench/bench.mk, tests/tests.mk) add their own targets;
+# they may use every variable defined here.
+
+BUILD      ?= build
+CUDA_HOME  ?= $(shell dirname $$(dirname $$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)))
+CUDA_INC   := $(CUDA_HOME)/include
+CUDA_LIB   := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
+NVCC       ?= $(CUDA_HOME)/bin/nvcc
+
+CC         ?= cc
+CSTD       := -std=c11 -D_GNU_SOURCE
+WARN       := -Wall -Wextra -Wshadow -Wno-unused-parameter
+OPT        ?= -O2 -g
+SAN        ?=
+CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc -MMD -MP
+LDFLAGS    += $(SAN)
+
+# Hopper (H100/H200) machine code plus PTX so newer GPUs can JIT it.
+NVCC_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCC_FLAGS ?= -O2 -std=c++17 $(NVCC_ARCH) -lineinfo
+
+VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+.PHONY: all tool recorder clean test demo deps check-deps
+all: tool recorder examples
+
+# ---------------------------------------------------------------- library code
+UTIL_SRC   := $(wildcard src/util/*.c)
+TRACE_SRC  := $(wildcard src/trace/*.c)
+CLI_SRC    := $(wildcard src/cli/*.c)
+REC_SRC    := $(wildcard src/recorder/*.c)
+
+UTIL_OBJ   := $(UTIL_SRC:%.c=$(BUILD)/obj/%.o)
+TRACE_OBJ  := $(TRACE_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+# The recorder is built position-independent and without sanitizers: it lives inside the
+# user's program, which was not built with them.
+REC_OBJ    := $(REC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/util/strtab.o
+
+LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ)
+LIB_A      := $(BUILD)/libkgantt.a
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DKGANTT_VERSION='"$(VERSION)"' -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden -Isrc -I$(CUDA_INC) -MMD -MP \
+	    -DKGANTT_VERSION='"$(VERSION)"' -c $< -o $@
+
+$(LIB_A): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+tool: $(BUILD)/kgantt
+$(BUILD)/kgantt: $(CLI_OBJ) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -lsqlite3 -lstdc++ -lm -ldl -lpthread
+
+# The injected library. libcupti is found through the rpath of the toolkit it was built
+# against; `kgantt record` also points NVTX_INJECTION64_PATH at that same libcupti.
+recorder: $(BUILD)/libkgantt-inject.so
+$(BUILD)/libkgantt-inject.so: $(REC_OBJ)
+	$(CC) -shared -o $@ $^ -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -ldl -lpthread \
+	    -Wl,--no-undefined -Wl,-z,defs
+
+-include examples/examples.mk
+-include bench/bench.mk
+-include tests/tests.mk
+-include tests/gpu/gpu.mk
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------- set-up
+# Debian packages the build and tests need; installed when missing (CI runs as root).
+DEB_PKGS := build-essential libsqlite3-dev sqlite3 python3 xz-utils
+deps:
+	@scripts/install-deps.sh $(DEB_PKGS)
+
+clean:
+	rm -rf $(BUILD)
+
+demo: deps all
+	@scripts/demo.sh

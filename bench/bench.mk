@@ -1,0 +1,25 @@
+# bench/bench.mk — overhead-benchmark binaries (included by the top-level Makefile).
+#
+#   make bench-build     build/bench/launch_loop and build/bench/libcupti_raw.so
+#   bench/overhead.sh    run the benchmark on a GPU machine (see bench/README.md)
+#
+# Not part of `all`.
+
+BENCH_OUT := $(BUILD)/bench
+
+.PHONY: bench-build
+bench-build: $(BENCH_OUT)/launch_loop $(BENCH_OUT)/libcupti_raw.so
+
+# Shared cudart (as most real programs and PyTorch use it); the rpath lets it run without
+# LD_LIBRARY_PATH where the toolkit sits at the same place as here.
+$(BENCH_OUT)/launch_loop: bench/launch_loop.cu bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_FLAGS) -cudart shared -Xlinker -rpath,$(CUDA_LIB) -o $@ bench/launch_loop.cu
+
+# The minimal CUPTI injection library (the `cupti-raw` configuration).  No sanitizers:
+# it is loaded into programs not built with them.
+$(BENCH_OUT)/libcupti_raw.so: bench/cupti_raw.c bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -shared -fPIC -fvisibility=hidden -I$(CUDA_INC) \
+	    -o $@ bench/cupti_raw.c -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -lpthread \
+	    -Wl,--no-undefined

@@ -1,0 +1,27 @@
+/* Shared by the subcommands: one function per command (cmd_<name>.c), the dispatch table
+ * in kgantt.c. Only this layer prints to the user and picks exit codes. */
+#ifndef KGANTT_CLI_H
+#define KGANTT_CLI_H
+
+#include <stdio.h>
+
+/* Exit codes, documented in README.md. */
+enum {
+	KG_EXIT_OK = 0,
+	KG_EXIT_FAILURE = 1, /* bad input, I/O error, nothing recorded */
+	KG_EXIT_USAGE = 2,   /* wrong command line */
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+void kg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Flushes stdout and reports a failed write (full disk, closed pipe) as an error. */
+int finish_stdout(int rc);
+/* "12,345" */
+const char *fmt_count(unsigned long long n, char buf[32]);
+
+#endif

@@ -1,0 +1,86 @@
+/* kgantt import: build a trace from spools that 'kgantt record' could not convert itself
+ * (record was killed, the recorder was injected by hand with CUDA_INJECTION64_PATH, or
+ * spools gathered from several hosts). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "trace/spool_import.h"
+
+static void import_usage(FILE *f)
+{
+	fprintf(f, "usage: kgantt import [-f] -o FILE SPOOL...\n"
+		   "\n"
+		   "SPOOL is a spool directory (FILE.spool/ left by 'kgantt record', or the\n"
+		   "kgantt-spool/ that the recorder writes when injected by hand) or a single\n"
+		   "*.kgspool file. Every process found becomes part of one trace.\n"
+		   "\n"
+		   "  -o, --output FILE   trace to write\n"
+		   "  -f, --force         overwrite FILE\n");
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *output = NULL;
+	int force = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'f': force = 1; break;
+		case 'h': import_usage(stdout); return finish_stdout(KG_EXIT_OK);
+		default: import_usage(stderr); return KG_EXIT_USAGE;
+		}
+	}
+	if (!output || optind >= argc) {
+		kg_err("import: %s", !output ? "no output file (-o FILE)" : "no spool to read");
+		import_usage(stderr);
+		return KG_EXIT_USAGE;
+	}
+	if (!force && access(output, F_OK) == 0) {
+		kg_err("'%s' already exists (use -f to overwrite)", output);
+		return KG_EXIT_FAILURE;
+	}
+	struct kg_import im;
+	int rc = import_begin(&im, output, "kgantt import");
+	int total = 0;
+	for (int i = optind; !rc && i < argc; i++) {
+		struct stat sb;
+		if (stat(argv[i], &sb) < 0) {
+			kg_err("cannot open '%s': %s", argv[i], strerror(errno));
+			import_abort(&im);
+			return KG_EXIT_FAILURE;
+		}
+		int n = 1;
+		rc = S_ISDIR(sb.st_mode) ? import_spool_dir(&im, argv[i], &n)
+					 : import_spool_file(&im, argv[i]);
+		total += n;
+	}
+	if (!rc && total == 0) {
+		kg_err("no *.kgspool file in %s", argv[optind]);
+		import_abort(&im);
+		return KG_EXIT_FAILURE;
+	}
+	if (rc) {
+		kg_err("%s", im.err);
+		import_abort(&im);
+		return KG_EXIT_FAILURE;
+	}
+	size_t n = im.nprocs;
+	if (import_commit(&im)) {
+		kg_err("%s", im.err);
+		return KG_EXIT_FAILURE;
+	}
+	fprintf(stderr, "kgantt: wrote '%s' from %zu process spool%s\n", output, n, n == 1 ? "" : "s");
+	return KG_EXIT_OK;
+}

@@ -1,0 +1,154 @@
+/* kgantt info: what a trace holds, at a glance: where it came from, its processes and
+ * devices, how many records of each kind, and what was lost. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "trace/trace_db.h"
+
+static const char *trace_path;
+static int read_failed;
+
+/* A damaged trace shows up as a failing query: say so once, and fail at the end. */
+static void query_failed(sqlite3 *db)
+{
+	if (!read_failed++)
+		kg_err("cannot read '%s': %s", trace_path, sqlite3_errmsg(db));
+}
+
+static long long scalar(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return 0;
+	}
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		query_failed(db);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Steps a statement; a step that neither returns a row nor ends is a read error. */
+static int next_row(sqlite3 *db, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		query_failed(db);
+	return rc == SQLITE_ROW;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "-";
+}
+
+static void print_processes(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	const char *sql =
+		"SELECT process, pid, ppid, host, rank, mode, complete, exit_status, "
+		"dropped_records, incomplete_records, (end_ns - start_ns) / 1e6, cmdline, spool_note, "
+		"(SELECT COUNT(*) FROM kernels k WHERE k.process = p.process) "
+		"FROM processes p ORDER BY process";
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	printf("processes:\n");
+	while (next_row(db, st)) {
+		printf("  #%lld pid %lld (parent %lld) on %s%s%s: %s mode, %lld kernels, %.1f ms, %s, "
+		       "exit: %s\n",
+		       sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+		       sqlite3_column_int64(st, 2), col_text(st, 3),
+		       sqlite3_column_type(st, 4) == SQLITE_NULL ? "" : ", rank ",
+		       sqlite3_column_type(st, 4) == SQLITE_NULL ? "" : col_text(st, 4),
+		       col_text(st, 5), sqlite3_column_int64(st, 13), sqlite3_column_double(st, 10),
+		       sqlite3_column_int(st, 6) ? "complete" : "INCOMPLETE", col_text(st, 7));
+		printf("     %s\n", col_text(st, 11));
+		if (sqlite3_column_int64(st, 8))
+			printf("     dropped records: %lld\n", sqlite3_column_int64(st, 8));
+		if (sqlite3_column_int64(st, 9))
+			printf("     records with a missing timestamp: %lld\n",
+			       sqlite3_column_int64(st, 9));
+		if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+			printf("     note: %s\n", col_text(st, 12));
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT m.process, p.pid, m.level, m.text FROM messages m JOIN "
+			       "processes p USING(process) WHERE m.level != 'info'",
+			       -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	while (next_row(db, st))
+		printf("  pid %lld %s: %s\n", sqlite3_column_int64(st, 1), col_text(st, 2),
+		       col_text(st, 3));
+	sqlite3_finalize(st);
+}
+
+static void print_devices(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	const char *sql = "SELECT DISTINCT device, name, cc_major, cc_minor, sm_count, "
+			  "memory_bytes / 1073741824.0, uuid FROM devices ORDER BY device";
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	printf("devices:\n");
+	while (next_row(db, st))
+		printf("  %lld: %s, sm_%d%d, %d SMs, %.0f GiB, GPU-%s\n", sqlite3_column_int64(st, 0),
+		       col_text(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
+		       sqlite3_column_int(st, 4), sqlite3_column_double(st, 5), col_text(st, 6));
+	sqlite3_finalize(st);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	if (argc != 2 || argv[1][0] == '-') {
+		if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+			printf("usage: kgantt info TRACE\n");
+			return finish_stdout(KG_EXIT_OK);
+		}
+		kg_err("usage: kgantt info TRACE");
+		return KG_EXIT_USAGE;
+	}
+	sqlite3 *db;
+	char err[1024], buf[4096];
+	if (trace_db_open(argv[1], &db, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	trace_path = argv[1];
+	printf("trace: %s\n", argv[1]);
+	trace_db_meta(db, "version", buf, sizeof(buf));
+	printf("format: kgantt-trace version %s", buf);
+	trace_db_meta(db, "created_by", buf, sizeof(buf));
+	printf(", written by %s", buf);
+	trace_db_meta(db, "created_at", buf, sizeof(buf));
+	printf(" at %s\n", buf);
+	trace_db_meta(db, "command", buf, sizeof(buf));
+	printf("command: %s\n", buf);
+	long long span = scalar(db, "SELECT MAX(end) - MIN(start) FROM kernels");
+	printf("kernel span: %.3f ms\n", span > 0 ? span / 1e6 : 0.0);
+	print_processes(db);
+	print_devices(db);
+	static const char *const tables[] = {"kernels", "memcpys", "memsets", "syncs", "api_calls",
+					     "nvtx", "streams", "overheads"};
+	printf("records:");
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char sql[128], n[32];
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", tables[i]);
+		printf(" %s %s%s", tables[i], fmt_count((unsigned long long)scalar(db, sql), n),
+		       i + 1 < sizeof(tables) / sizeof(tables[0]) ? "," : "\n");
+	}
+	sqlite3_close(db);
+	return finish_stdout(read_failed ? KG_EXIT_FAILURE : KG_EXIT_OK);
+}

@@ -1,0 +1,518 @@
+/* kgantt record: run a program with the recorder injected, then gather every process's
+ * spool into one trace file.
+ *
+ * The settings reach the recorder through the environment (as uftrace's record does for
+ * libmcount): CUDA_INJECTION64_PATH makes the CUDA driver load libkgantt-inject.so in
+ * every process that initialises CUDA, children and grandchildren included, because they
+ * inherit the environment; KGANTT_* carry the options. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "trace/spool_import.h"
+#include "util/pathfmt.h"
+
+struct record_opts {
+	const char *output;
+	const char *mode;
+	const char *latency;
+	const char *capture_range;
+	const char *rank_env;
+	double delay, duration;
+	long buffer_mb, buffers, flush_ms;
+	int force, keep_spool, quiet;
+};
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kgantt record [options] -- PROGRAM [ARGS...]\n"
+		"\n"
+		"Runs PROGRAM (any CUDA program: no rebuild, no root) with the kgantt recorder\n"
+		"injected into every process that uses CUDA, and writes one trace file.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE        trace file (default kgantt.kgt). %%p = pid of record,\n"
+		"                           %%h = host name, %%q{VAR} = value of environment VAR\n"
+		"                           (e.g. run_%%h_%%q{RANK}.kgt for one file per rank)\n"
+		"  -f, --force              overwrite FILE and a leftover spool directory\n"
+		"      --mode MODE          full (default): kernels, copies, memsets, syncs,\n"
+		"                           runtime+driver API calls, NVTX, CUPTI overhead;\n"
+		"                           kernels: kernels only, lowest overhead\n"
+		"      --latency on|off     queued/submitted timestamps of each kernel (default:\n"
+		"                           on in full mode, off in kernels mode)\n"
+		"      --delay SEC          start recording SEC seconds after the program starts\n"
+		"      --duration SEC       stop recording SEC seconds after it started (the\n"
+		"                           program runs on untraced)\n"
+		"      --capture-range R    cudaProfilerApi: record only between\n"
+		"                           cudaProfilerStart() and cudaProfilerStop()\n"
+		"      --buffer-size MB     size of each CUPTI activity buffer (default 8)\n"
+		"      --buffers N          buffers allocated ahead in each process (default 8)\n"
+		"      --flush-ms MS        how often completed records leave the program\n"
+		"                           (default 500)\n"
+		"      --rank-env VAR       environment variable holding the rank of a process\n"
+		"                           (default: RANK, OMPI_COMM_WORLD_RANK, PMI_RANK,\n"
+		"                           SLURM_PROCID, first found)\n"
+		"      --keep-spool         keep FILE.spool/, the raw per-process records\n"
+		"  -q, --quiet              print nothing but errors\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Exit status: PROGRAM's own (128+N if it was killed by signal N); 1 if nothing\n"
+		"could be recorded or the trace could not be written; 2 on a bad command line.\n");
+}
+
+static int parse_double(const char *opt, const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(s, &end);
+	if (errno || *end || d < 0) {
+		kg_err("%s: '%s' is not a number of seconds >= 0", opt, s);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(s, &end, 10);
+	if (errno || *end || n < lo || n > hi) {
+		kg_err("%s: '%s' is not a whole number from %ld to %ld", opt, s, lo, hi);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+enum {
+	OPT_MODE = 256, OPT_LATENCY, OPT_DELAY, OPT_DURATION, OPT_RANGE, OPT_BUFSIZE,
+	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP,
+};
+
+static int parse_options(int argc, char **argv, struct record_opts *o, int *prog_index)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'f'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{"mode", required_argument, NULL, OPT_MODE},
+		{"latency", required_argument, NULL, OPT_LATENCY},
+		{"delay", required_argument, NULL, OPT_DELAY},
+		{"duration", required_argument, NULL, OPT_DURATION},
+		{"capture-range", required_argument, NULL, OPT_RANGE},
+		{"buffer-size", required_argument, NULL, OPT_BUFSIZE},
+		{"buffers", required_argument, NULL, OPT_BUFFERS},
+		{"flush-ms", required_argument, NULL, OPT_FLUSH},
+		{"rank-env", required_argument, NULL, OPT_RANK},
+		{"keep-spool", no_argument, NULL, OPT_KEEP},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 1;
+	/* '+': stop at the program's name, so its own options are left alone. */
+	while ((c = getopt_long(argc, argv, "+o:fqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'f': o->force = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': record_usage(stdout); return 1;
+		case OPT_MODE:
+			if (strcmp(optarg, "full") && strcmp(optarg, "kernels")) {
+				kg_err("--mode: '%s' is not a mode (expected full or kernels)", optarg);
+				return -1;
+			}
+			o->mode = optarg;
+			break;
+		case OPT_LATENCY:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				kg_err("--latency: expected on or off, not '%s'", optarg);
+				return -1;
+			}
+			o->latency = optarg;
+			break;
+		case OPT_DELAY:
+			if (parse_double("--delay", optarg, &o->delay) < 0)
+				return -1;
+			break;
+		case OPT_DURATION:
+			if (parse_double("--duration", optarg, &o->duration) < 0)
+				return -1;
+			break;
+		case OPT_RANGE:
+			if (strcmp(optarg, "cudaProfilerApi") && strcmp(optarg, "none")) {
+				kg_err("--capture-range: expected cudaProfilerApi or none, not '%s'",
+				       optarg);
+				return -1;
+			}
+			o->capture_range = optarg;
+			break;
+		case OPT_BUFSIZE:
+			if (parse_long("--buffer-size", optarg, 1, 1024, &o->buffer_mb) < 0)
+				return -1;
+			break;
+		case OPT_BUFFERS:
+			if (parse_long("--buffers", optarg, 2, 4096, &o->buffers) < 0)
+				return -1;
+			break;
+		case OPT_FLUSH:
+			if (parse_long("--flush-ms", optarg, 10, 60000, &o->flush_ms) < 0)
+				return -1;
+			break;
+		case OPT_RANK: o->rank_env = optarg; break;
+		case OPT_KEEP: o->keep_spool = 1; break;
+		default: record_usage(stderr); return -1;
+		}
+	}
+	if (optind >= argc) {
+		kg_err("record: no program to run");
+		record_usage(stderr);
+		return -1;
+	}
+	*prog_index = optind;
+	return 0;
+}
+
+/* The recorder library: next to the kgantt binary (build tree), or in ../lib/kgantt
+ * (installed), or wherever KGANTT_INJECT says. */
+static int find_recorder(char *out, size_t outlen)
+{
+	const char *env = getenv("KGANTT_INJECT");
+	if (env && *env) {
+		if (!realpath(env, out)) {
+			kg_err("KGANTT_INJECT: cannot open '%s': %s", env, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0) {
+		kg_err("cannot find the kgantt binary: %s", strerror(errno));
+		return -1;
+	}
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	const char *candidates[] = {"%s/libkgantt-inject.so", "%s/../lib/kgantt/libkgantt-inject.so"};
+	for (size_t i = 0; i < 2; i++) {
+		char path[PATH_MAX + 64];
+		snprintf(path, sizeof(path), candidates[i], exe);
+		if (access(path, R_OK) == 0 && realpath(path, out))
+			return 0;
+	}
+	kg_err("cannot find libkgantt-inject.so next to '%s' or in ../lib/kgantt "
+	       "(set KGANTT_INJECT to its path)", exe);
+	return -1;
+}
+
+/* Loads the recorder here once, to fail early with the loader's own words (a missing
+ * libcupti is the usual case), and to learn which libcupti it binds to: NVTX must be
+ * routed to that same library (NVTX_INJECTION64_PATH). */
+static int probe_recorder(const char *recorder, char *cupti, size_t cuptilen)
+{
+	void *h = dlopen(recorder, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		kg_err("cannot load the recorder: %s", dlerror());
+		return -1;
+	}
+	struct link_map *lm = NULL;
+	cupti[0] = '\0';
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0) {
+		while (lm && lm->l_prev)
+			lm = lm->l_prev;
+		for (; lm; lm = lm->l_next)
+			if (lm->l_name && strstr(lm->l_name, "libcupti.so")) {
+				snprintf(cupti, cuptilen, "%s", lm->l_name);
+				break;
+			}
+	}
+	/* left loaded: unloading CUPTI in a process that never used it gains nothing */
+	if (!cupti[0]) {
+		kg_err("the recorder '%s' is not linked to libcupti", recorder);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t now_raw_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void set_env_long(const char *name, long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%ld", v);
+	setenv(name, buf, 1);
+}
+
+static void set_env_double(const char *name, double v)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	setenv(name, buf, 1);
+}
+
+/* The environment the program and all its children inherit. */
+static void prepare_environment(const struct record_opts *o, const char *recorder,
+				const char *cupti, const char *spool_dir)
+{
+	const char *prev = getenv("CUDA_INJECTION64_PATH");
+	if (prev && *prev && strcmp(prev, recorder) != 0 && !o->quiet)
+		kg_warn("CUDA_INJECTION64_PATH was '%s'; replaced by the kgantt recorder", prev);
+	setenv("CUDA_INJECTION64_PATH", recorder, 1);
+	setenv("NVTX_INJECTION64_PATH", cupti, 1);
+	setenv("KGANTT_DIR", spool_dir, 1);
+	setenv("KGANTT_MODE", o->mode, 1);
+	if (o->latency)
+		setenv("KGANTT_LATENCY", strcmp(o->latency, "on") == 0 ? "1" : "0", 1);
+	else
+		unsetenv("KGANTT_LATENCY");
+	set_env_double("KGANTT_DELAY", o->delay);
+	set_env_double("KGANTT_DURATION", o->duration);
+	setenv("KGANTT_CAPTURE_RANGE", o->capture_range ? o->capture_range : "none", 1);
+	set_env_long("KGANTT_BUFFER_MB", o->buffer_mb);
+	set_env_long("KGANTT_BUFFERS", o->buffers);
+	set_env_long("KGANTT_FLUSH_MS", o->flush_ms);
+	if (o->rank_env)
+		setenv("KGANTT_RANK_ENV", o->rank_env, 1);
+	char t0[32];
+	snprintf(t0, sizeof(t0), "%llu", (unsigned long long)now_raw_ns());
+	setenv("KGANTT_T0", t0, 1);
+}
+
+static pid_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* Runs the program and returns its wait status (or -1). Ctrl-C reaches the program
+ * from the terminal; record ignores it so it can still write the trace afterwards. */
+static int run_program(char **argv, const char *program)
+{
+	child_pid = fork();
+	if (child_pid < 0) {
+		kg_err("cannot start '%s': %s", program, strerror(errno));
+		return -1;
+	}
+	if (child_pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execvp(program, argv);
+		fprintf(stderr, "kgantt: cannot run '%s': %s\n", program, strerror(errno));
+		_exit(127);
+	}
+	struct sigaction ignore = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward_signal};
+	struct sigaction old_int, old_quit, old_term, old_hup;
+	sigaction(SIGINT, &ignore, &old_int);
+	sigaction(SIGQUIT, &ignore, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
+	int status = -1;
+	while (waitpid(child_pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			kg_err("cannot wait for '%s': %s", program, strerror(errno));
+			status = -1;
+			break;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	return status;
+}
+
+static void describe_status(int status, char *buf, size_t len)
+{
+	if (status == -1)
+		snprintf(buf, len, "unknown");
+	else if (WIFEXITED(status))
+		snprintf(buf, len, "exit %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, len, "status %d", status);
+}
+
+static int exit_code_of(int status)
+{
+	if (status == -1)
+		return KG_EXIT_FAILURE;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return KG_EXIT_FAILURE;
+}
+
+static int remove_spool_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	struct dirent *e;
+	char path[PATH_MAX + 256];
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	return rmdir(dir) < 0 ? -errno : 0;
+}
+
+static void command_line(int argc, char **argv, char *out, size_t len)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (int i = 0; i < argc && o + 2 < len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%s%s", i ? " " : "", argv[i]);
+}
+
+static void report_processes(const struct kg_import *im, const char *trace, int quiet)
+{
+	unsigned long long k = 0, m = 0, s = 0, a = 0;
+	char b1[32], b2[32], b3[32], b4[32];
+	for (size_t i = 0; i < im->nprocs; i++) {
+		const struct kg_import_process *p = &im->procs[i];
+		k += p->kernels, m += p->memcpys, s += p->memsets, a += p->api_calls;
+		if (p->first_error[0])
+			kg_warn("pid %u: %s", p->pid, p->first_error);
+		if (!p->complete)
+			kg_warn("pid %u: the process ended without the recorder's exit handler "
+				"(killed, crashed or _exit): its trace stops at the last flush and "
+				"is marked incomplete",
+				p->pid);
+		if (p->dropped)
+			kg_warn("pid %u: CUPTI dropped %llu records (buffers full): raise "
+				"--buffer-size or --buffers",
+				p->pid, (unsigned long long)p->dropped);
+	}
+	if (quiet)
+		return;
+	fprintf(stderr, "kgantt: wrote '%s': %zu process%s, %s kernels, %s copies, %s memsets, %s API calls\n",
+		trace, im->nprocs, im->nprocs == 1 ? "" : "es", fmt_count(k, b1), fmt_count(m, b2),
+		fmt_count(s, b3), fmt_count(a, b4));
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = {
+		.output = "kgantt.kgt", .mode = "full", .buffer_mb = 8, .buffers = 8,
+		.flush_ms = 500,
+	};
+	int prog = 0;
+	int rc = parse_options(argc, argv, &o, &prog);
+	if (rc)
+		return rc > 0 ? finish_stdout(KG_EXIT_OK) : KG_EXIT_USAGE;
+
+	char host[256] = "host", output[PATH_MAX], err[512];
+	gethostname(host, sizeof(host) - 1);
+	if (expand_path_pattern(o.output, (int)getpid(), host, output, sizeof(output), err,
+				sizeof(err)) < 0) {
+		kg_err("--output: %s", err);
+		return KG_EXIT_USAGE;
+	}
+	if (!o.force && access(output, F_OK) == 0) {
+		kg_err("'%s' already exists (use -f to overwrite)", output);
+		return KG_EXIT_FAILURE;
+	}
+	char recorder[PATH_MAX], cupti[PATH_MAX];
+	if (find_recorder(recorder, sizeof(recorder)) < 0 ||
+	    probe_recorder(recorder, cupti, sizeof(cupti)) < 0)
+		return KG_EXIT_FAILURE;
+
+	/* The spool sits beside the output: same file system, and it survives a crash of
+	 * record itself ('kgantt import' turns it into a trace). */
+	char spool[PATH_MAX + 16];
+	snprintf(spool, sizeof(spool), "%s.spool", output);
+	if (access(spool, F_OK) == 0) {
+		if (!o.force) {
+			kg_err("'%s' exists, left by an earlier run (turn it into a trace with "
+			       "'kgantt import %s', or use -f to discard it)",
+			       spool, spool);
+			return KG_EXIT_FAILURE;
+		}
+		remove_spool_dir(spool);
+	}
+	if (mkdir(spool, 0755) < 0) {
+		kg_err("cannot create '%s': %s", spool, strerror(errno));
+		return KG_EXIT_FAILURE;
+	}
+	char spool_abs[PATH_MAX + 16];
+	if (!realpath(spool, spool_abs))
+		snprintf(spool_abs, sizeof(spool_abs), "%s", spool);
+
+	char cmd[8192];
+	command_line(argc - prog, argv + prog, cmd, sizeof(cmd));
+	prepare_environment(&o, recorder, cupti, spool_abs);
+	int status = run_program(argv + prog, argv[prog]);
+	char status_text[128];
+	describe_status(status, status_text, sizeof(status_text));
+
+	struct kg_import im;
+	int nfiles = 0;
+	rc = import_begin(&im, output, cmd);
+	if (!rc)
+		rc = import_spool_dir(&im, spool, &nfiles);
+	if (!rc && nfiles == 0) {
+		kg_err("nothing was recorded: no process of '%s' initialised CUDA with the recorder "
+		       "loaded (no GPU or driver, a program that never used CUDA, or one that "
+		       "failed first: %s)",
+		       argv[prog], status_text);
+		import_abort(&im);
+		remove_spool_dir(spool);
+		int code = exit_code_of(status);
+		return code ? code : KG_EXIT_FAILURE;
+	}
+	if (!rc)
+		rc = import_set_exit_status(&im, (uint32_t)child_pid, status_text);
+	if (rc) {
+		kg_err("%s", im.err);
+		kg_err("the raw records are kept in '%s'", spool);
+		import_abort(&im);
+		return KG_EXIT_FAILURE;
+	}
+	struct kg_import_process *procs = im.procs;
+	im.procs = NULL; /* keep the summary past commit */
+	size_t nprocs = im.nprocs;
+	rc = import_commit(&im);
+	if (rc) {
+		kg_err("%s", im.err);
+		kg_err("the raw records are kept in '%s'", spool);
+		free(procs);
+		return KG_EXIT_FAILURE;
+	}
+	struct kg_import summary = {.procs = procs, .nprocs = nprocs};
+	report_processes(&summary, output, o.quiet);
+	free(procs);
+	if (!o.keep_spool)
+		remove_spool_dir(spool);
+	if (!o.quiet && status != -1 && (!WIFEXITED(status) || WEXITSTATUS(status)))
+		kg_warn("'%s' ended with %s", argv[prog], status_text);
+	return exit_code_of(status);
+}

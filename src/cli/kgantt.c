@@ -1,0 +1,93 @@
+/* kgantt: the command line. Each subcommand lives in its own cmd_<name>.c; this file only
+ * dispatches. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct kg_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct kg_command commands[] = {
+	{"record", cmd_record, "run a CUDA program and record what its GPUs did into a trace"},
+	{"info", cmd_info, "say what a trace holds: processes, devices, counts, losses"},
+	{"dump", cmd_dump, "print the raw rows of a trace table"},
+	{"import", cmd_import, "build a trace from recorder spools (after a crash, or by hand)"},
+};
+
+void kg_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("kgantt: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void kg_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("kgantt: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int finish_stdout(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		kg_err("cannot write to standard output");
+		return KG_EXIT_FAILURE;
+	}
+	return rc;
+}
+
+const char *fmt_count(unsigned long long n, char buf[32])
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%llu", n);
+	int o = 0;
+	for (int i = 0; i < len; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: kgantt <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'kgantt <command> --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return KG_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return finish_stdout(KG_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kgantt %s\n", KGANTT_VERSION);
+		return finish_stdout(KG_EXIT_OK);
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	kg_err("'%s' is not a kgantt command", argv[1]);
+	usage(stderr);
+	return KG_EXIT_USAGE;
+}

@@ -1,0 +1,25 @@
+/* CUPTI activity records → raw spool records (recorder/raw_format.h). */
+#ifndef KGANTT_CONVERT_H
+#define KGANTT_CONVERT_H
+
+#include <cupti.h>
+#include <stdint.h>
+
+#include "recorder/spool.h"
+
+struct kg_convert {
+	uint64_t records;       /* activity records converted */
+	uint64_t incomplete;    /* records with a missing timestamp (forced flush) */
+	uint64_t dropped_total; /* running total: CUPTI's own count resets at each query */
+	uint64_t unknown_kinds;
+	uint32_t runtime_names[CUPTI_RUNTIME_TRACE_CBID_SIZE]; /* spool string id by cbid */
+	uint32_t driver_names[CUPTI_DRIVER_TRACE_CBID_SIZE];
+};
+
+void convert_init(struct kg_convert *c);
+/* Both take the spool lock held by the caller. */
+void convert_record(struct kg_convert *c, struct kg_spool *s, const CUpti_Activity *rec);
+void convert_dropped(struct kg_convert *c, struct kg_spool *s, uint64_t ts, size_t dropped,
+		     CUcontext ctx, uint32_t stream_id);
+
+#endif

@@ -1,0 +1,587 @@
+/* libkgantt-inject.so: the recorder that lives inside the traced program.
+ *
+ * The CUDA driver loads it when CUDA_INJECTION64_PATH names it and calls
+ * InitializeInjection() from cuInit. From there it sets up the CUPTI Activity API on
+ * CLOCK_MONOTONIC_RAW, hands CUPTI pre-allocated buffers, converts completed buffers
+ * into the raw spool (recorder/raw_format.h) and writes them out at once. A flusher
+ * thread asks CUPTI for completed records every KGANTT_FLUSH_MS (default 500 ms), so
+ * a program that dies leaves everything CUPTI had handed over.
+ *
+ * Rules, because this code runs inside somebody else's program:
+ *  - never exit(), abort() or raise; on any failure write a status record, say why on
+ *    stderr once, and let the program run on untraced;
+ *  - no allocation on the application's launch path: CUPTI asks for buffers from the
+ *    launching thread, so they come from a pool filled at start;
+ *  - settings come from the environment that `kgantt record` prepares (KGANTT_*).
+ */
+#include <cupti.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder/convert.h"
+#include "recorder/raw_format.h"
+#include "recorder/spool.h"
+
+#define KG_EXPORT __attribute__((visibility("default")))
+
+struct kg_pool {
+	pthread_mutex_t lock;
+	uint8_t **free_bufs;
+	int nfree, cap;
+	size_t buf_bytes;
+	uint64_t late; /* buffers malloc'ed on demand because the pool was empty */
+};
+
+static struct {
+	int active;            /* CUPTI set up and the spool open */
+	int capturing;         /* activity kinds currently enabled */
+	pid_t pid;
+	enum kg_mode mode;
+	int latency;
+	unsigned flush_ms;
+	double delay_s, duration_s;
+	int profiler_api_range;
+	uint64_t t0;           /* CLOCK_MONOTONIC_RAW origin of --delay/--duration */
+	struct kg_spool spool;
+	struct kg_pool pool;
+	struct kg_convert conv;
+	CUpti_SubscriberHandle subscriber;
+	pthread_mutex_t capture_lock;
+	pthread_t flusher;
+	int flusher_started;
+	volatile int stopping;
+} g = {
+	.capture_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static uint64_t now_raw_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CUPTI calls this for every timestamp it takes: all records share the host clock. */
+static uint64_t timestamp_callback(void)
+{
+	return now_raw_ns();
+}
+
+/* ------------------------------------------------------------------ status */
+
+static void status(enum kg_status_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void status(enum kg_status_level level, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (level >= KG_STATUS_WARNING || getenv("KGANTT_VERBOSE"))
+		fprintf(stderr, "kgantt[%d]: %s\n", (int)getpid(), text);
+	if (g.spool.fd < 0 || !g.spool.buf)
+		return;
+	pthread_mutex_lock(&g.spool.lock);
+	uint32_t sid = spool_string(&g.spool, text);
+	struct kg_raw_status *r = spool_reserve(&g.spool, KG_RAW_STATUS, sizeof(*r));
+	if (r) {
+		r->ts = now_raw_ns();
+		r->level = level;
+		r->text_str = sid;
+	}
+	spool_flush(&g.spool);
+	pthread_mutex_unlock(&g.spool.lock);
+}
+
+static const char *cupti_error(CUptiResult res)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString(res, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+/* ------------------------------------------------------------------ buffers */
+
+static int pool_init(struct kg_pool *p, size_t bytes, int count)
+{
+	pthread_mutex_init(&p->lock, NULL);
+	p->buf_bytes = bytes;
+	p->cap = count * 2;
+	p->free_bufs = calloc((size_t)p->cap, sizeof(*p->free_bufs));
+	if (!p->free_bufs)
+		return -ENOMEM;
+	for (int i = 0; i < count; i++) {
+		uint8_t *b = aligned_alloc(8, bytes);
+		if (!b)
+			return -ENOMEM;
+		p->free_bufs[p->nfree++] = b;
+	}
+	return 0;
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	struct kg_pool *p = &g.pool;
+	uint8_t *b = NULL;
+	pthread_mutex_lock(&p->lock);
+	if (p->nfree > 0)
+		b = p->free_bufs[--p->nfree];
+	else
+		p->late++;
+	pthread_mutex_unlock(&p->lock);
+	if (!b)
+		b = aligned_alloc(8, p->buf_bytes); /* pool exhausted: counted, reported */
+	*buffer = b;
+	*size = b ? p->buf_bytes : 0;
+	*max_records = 0;
+}
+
+static void pool_put(struct kg_pool *p, uint8_t *b)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->nfree < p->cap) {
+		p->free_bufs[p->nfree++] = b;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	free(b);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
+				      size_t size, size_t valid)
+{
+	if (!buffer)
+		return;
+	if (g.active && g.pid == getpid()) {
+		pthread_mutex_lock(&g.spool.lock);
+		CUpti_Activity *rec = NULL;
+		while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
+			convert_record(&g.conv, &g.spool, rec);
+		size_t dropped = 0;
+		if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS &&
+		    dropped > 0)
+			convert_dropped(&g.conv, &g.spool, now_raw_ns(), dropped, ctx, stream_id);
+		spool_flush(&g.spool);
+		pthread_mutex_unlock(&g.spool.lock);
+	}
+	pool_put(&g.pool, buffer);
+}
+
+/* ------------------------------------------------------------------ capture */
+
+static const CUpti_ActivityKind full_kinds[] = {
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_RUNTIME,
+	CUPTI_ACTIVITY_KIND_DRIVER,            CUPTI_ACTIVITY_KIND_MARKER,
+	CUPTI_ACTIVITY_KIND_OVERHEAD,
+};
+static const CUpti_ActivityKind kernel_kinds[] = {
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+};
+/* Always on, whatever the window: a few records per device, context and stream. */
+static const CUpti_ActivityKind meta_kinds[] = {
+	CUPTI_ACTIVITY_KIND_DEVICE,
+	CUPTI_ACTIVITY_KIND_CONTEXT,
+	CUPTI_ACTIVITY_KIND_STREAM,
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static void capture_record(int on, const char *why)
+{
+	pthread_mutex_lock(&g.spool.lock);
+	uint32_t sid = spool_string(&g.spool, why);
+	struct kg_raw_capture *r = spool_reserve(&g.spool, KG_RAW_CAPTURE, sizeof(*r));
+	if (r) {
+		r->ts = now_raw_ns();
+		r->on = (uint32_t)on;
+		r->why_str = sid;
+	}
+	spool_flush(&g.spool);
+	pthread_mutex_unlock(&g.spool.lock);
+}
+
+/* Switch the traced kinds on or off; returns 0 or a CUPTI error (only when switching on). */
+static CUptiResult set_capture(int on, const char *why)
+{
+	const CUpti_ActivityKind *kinds = g.mode == KG_MODE_FULL ? full_kinds : kernel_kinds;
+	size_t n = g.mode == KG_MODE_FULL ? COUNT(full_kinds) : COUNT(kernel_kinds);
+	CUptiResult first_err = CUPTI_SUCCESS;
+
+	pthread_mutex_lock(&g.capture_lock);
+	if (on == g.capturing) {
+		pthread_mutex_unlock(&g.capture_lock);
+		return CUPTI_SUCCESS;
+	}
+	for (size_t i = 0; i < n; i++) {
+		CUptiResult res = on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i]);
+		if (res != CUPTI_SUCCESS && on) {
+			/* NVTX (MARKER) or MEMCPY2 may be unsupported on some setups: keep the rest. */
+			status(KG_STATUS_WARNING, "cannot enable CUPTI activity kind %d: %s",
+			       (int)kinds[i], cupti_error(res));
+			if (kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+				first_err = res;
+		}
+	}
+	g.capturing = on;
+	pthread_mutex_unlock(&g.capture_lock);
+	capture_record(on, why);
+	if (!on)
+		cuptiActivityFlushAll(0);
+	return first_err;
+}
+
+static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
+				  CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || !g.profiler_api_range)
+		return;
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && cb->callbackSite == CUPTI_API_EXIT)
+		set_capture(1, "cudaProfilerStart");
+	else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop &&
+		 cb->callbackSite == CUPTI_API_ENTER)
+		set_capture(0, "cudaProfilerStop");
+}
+
+static void sleep_until(uint64_t t)
+{
+	for (;;) {
+		uint64_t now = now_raw_ns();
+		if (now >= t || g.stopping)
+			return;
+		uint64_t d = t - now;
+		if (d > 100000000ull)
+			d = 100000000ull; /* wake up every 100 ms to notice stopping */
+		struct timespec ts = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Moves completed records out of the process every flush_ms and runs the
+ * --delay/--duration window. */
+static void *flusher_main(void *arg)
+{
+	uint64_t on_at = g.t0 + (uint64_t)(g.delay_s * 1e9);
+	uint64_t off_at = g.duration_s > 0 ? on_at + (uint64_t)(g.duration_s * 1e9) : UINT64_MAX;
+	int window = g.delay_s > 0 || g.duration_s > 0;
+	int started = !window || g.delay_s <= 0;
+	int stopped = 0;
+
+	while (!g.stopping) {
+		uint64_t next = now_raw_ns() + (uint64_t)g.flush_ms * 1000000ull;
+		if (!started && on_at < next)
+			next = on_at;
+		if (!stopped && off_at < next)
+			next = off_at;
+		sleep_until(next);
+		if (g.stopping)
+			break;
+		uint64_t now = now_raw_ns();
+		if (window && !started && now >= on_at) {
+			started = 1;
+			set_capture(1, "delay elapsed");
+		}
+		if (window && !stopped && now >= off_at) {
+			stopped = 1;
+			set_capture(0, "duration elapsed");
+		}
+		cuptiActivityFlushAll(0);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ start and end */
+
+static double env_double(const char *name, double def)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	double d = strtod(v, &end);
+	return *end == '\0' && d >= 0 ? d : def;
+}
+
+static long env_long(const char *name, long def, long lo, long hi)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (*end != '\0' || n < lo || n > hi)
+		return def;
+	return n;
+}
+
+/* The spool goes to $KGANTT_DIR (made by `kgantt record`), else ./kgantt-spool. */
+static int open_spool(void)
+{
+	const char *dir = getenv("KGANTT_DIR");
+	char host[256] = "host";
+	char path[PATH_MAX];
+
+	if (!dir || !*dir)
+		dir = "kgantt-spool";
+	mkdir(dir, 0755);
+	gethostname(host, sizeof(host) - 1);
+	snprintf(path, sizeof(path), "%s/%s.%d.kgspool", dir, host, (int)getpid());
+	size_t stage = (size_t)env_long("KGANTT_STAGE_KB", 1024, 64, 1 << 20) * 1024;
+	int err = spool_open(&g.spool, path, stage);
+	if (err < 0) {
+		fprintf(stderr, "kgantt[%d]: cannot create '%s': %s; the program runs untraced\n",
+			(int)getpid(), path, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static char *read_cmdline(void)
+{
+	FILE *f = fopen("/proc/self/cmdline", "r");
+	if (!f)
+		return NULL;
+	char *buf = malloc(8192);
+	size_t n = buf ? fread(buf, 1, 8191, f) : 0;
+	fclose(f);
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return buf;
+}
+
+static void write_process_record(void)
+{
+	char host[256] = "";
+	char exe[PATH_MAX] = "";
+	char *cmdline = read_cmdline();
+	const char *rank_env = getenv("KGANTT_RANK_ENV");
+	const char *rank = NULL;
+	uint32_t api = 0;
+
+	gethostname(host, sizeof(host) - 1);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0)
+		exe[n] = '\0';
+	if (rank_env && *rank_env)
+		rank = getenv(rank_env);
+	if (!rank) /* common launchers' rank variables, first found wins */
+		rank = getenv("RANK") ? getenv("RANK")
+		       : getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK")
+		       : getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("SLURM_PROCID");
+	cuptiGetVersion(&api);
+
+	pthread_mutex_lock(&g.spool.lock);
+	uint32_t host_s = spool_string(&g.spool, host);
+	uint32_t cmd_s = spool_string(&g.spool, cmdline ? cmdline : "");
+	uint32_t rank_s = rank ? spool_string(&g.spool, rank) : 0;
+	uint32_t exe_s = spool_string(&g.spool, exe);
+	struct kg_raw_process *r = spool_reserve(&g.spool, KG_RAW_PROCESS, sizeof(*r));
+	if (r) {
+		r->pid = (uint32_t)getpid();
+		r->ppid = (uint32_t)getppid();
+		r->start_ns = now_raw_ns();
+		r->start_realtime_ns = now_realtime_ns();
+		r->cupti_api_version = api;
+		r->mode = g.mode;
+		r->host_str = host_s;
+		r->cmdline_str = cmd_s;
+		r->rank_str = rank_s;
+		r->exe_str = exe_s;
+		r->latency_timestamps = (uint32_t)g.latency;
+		r->buffer_bytes = (uint32_t)g.pool.buf_bytes;
+		r->buffer_count = (uint32_t)g.pool.nfree;
+	}
+	spool_flush(&g.spool);
+	pthread_mutex_unlock(&g.spool.lock);
+	free(cmdline);
+}
+
+/* Let the device finish what the program queued, so the last kernels are complete. */
+static void sync_current_context(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!cuda)
+		return;
+	typedef int (*ctx_get_fn)(void **);
+	typedef int (*ctx_sync_fn)(void);
+	ctx_get_fn get = (ctx_get_fn)dlsym(cuda, "cuCtxGetCurrent");
+	ctx_sync_fn sync = (ctx_sync_fn)dlsym(cuda, "cuCtxSynchronize");
+	void *ctx = NULL;
+	if (get && sync && get(&ctx) == 0 && ctx)
+		sync();
+	dlclose(cuda);
+}
+
+static void at_exit(void)
+{
+	if (!g.active || g.pid != getpid())
+		return;
+	g.stopping = 1;
+	sync_current_context();
+	cuptiActivityFlushAll(0);
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (g.flusher_started)
+		pthread_join(g.flusher, NULL);
+
+	pthread_mutex_lock(&g.spool.lock);
+	struct kg_raw_end *r = spool_reserve(&g.spool, KG_RAW_END, sizeof(*r));
+	if (r) {
+		r->ts = now_raw_ns();
+		r->dropped_total = g.conv.dropped_total;
+		r->records = g.conv.records;
+		r->incomplete_records = g.conv.incomplete;
+		r->late_buffers = g.pool.late;
+	}
+	spool_flush(&g.spool);
+	g.active = 0;
+	pthread_mutex_unlock(&g.spool.lock);
+	if (g.pool.late)
+		fprintf(stderr,
+			"kgantt[%d]: %llu activity buffers were allocated on demand; "
+			"raise --buffers to keep allocation off the launch path\n",
+			(int)getpid(), (unsigned long long)g.pool.late);
+}
+
+/* A forked child that does not exec must not write into its parent's spool. */
+static void atfork_child(void)
+{
+	if (g.active) {
+		g.active = 0;
+		if (g.spool.fd >= 0)
+			close(g.spool.fd);
+		g.spool.fd = -1;
+	}
+}
+
+static int setup_cupti(void)
+{
+	CUptiResult res;
+
+	/* Before any kind is enabled: every timestamp is CLOCK_MONOTONIC_RAW from here on. */
+	res = cuptiActivityRegisterTimestampCallback(timestamp_callback);
+	if (res != CUPTI_SUCCESS) {
+		status(KG_STATUS_ERROR, "CUPTI refused the timestamp callback: %s", cupti_error(res));
+		return -1;
+	}
+	res = cuptiSubscribe(&g.subscriber, (CUpti_CallbackFunc)api_callback, NULL);
+	if (res != CUPTI_SUCCESS) {
+		status(KG_STATUS_ERROR,
+		       "CUPTI refused to subscribe: %s (another profiler such as nsys, ncu or "
+		       "torch.profiler is attached to this process); the program runs untraced",
+		       cupti_error(res));
+		return -1;
+	}
+	res = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (res != CUPTI_SUCCESS) {
+		status(KG_STATUS_ERROR, "CUPTI refused the buffer callbacks: %s", cupti_error(res));
+		return -1;
+	}
+	if (g.profiler_api_range) {
+		cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+				    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+		cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+				    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+	}
+	if (g.latency) {
+		res = cuptiActivityEnableLatencyTimestamps(1);
+		if (res != CUPTI_SUCCESS)
+			status(KG_STATUS_WARNING, "no queued/submitted timestamps: %s",
+			       cupti_error(res));
+	}
+	for (size_t i = 0; i < COUNT(meta_kinds); i++) {
+		res = cuptiActivityEnable(meta_kinds[i]);
+		if (res != CUPTI_SUCCESS)
+			status(KG_STATUS_WARNING, "cannot enable CUPTI activity kind %d: %s",
+			       (int)meta_kinds[i], cupti_error(res));
+	}
+	int start_now = !g.profiler_api_range && g.delay_s <= 0;
+	if (start_now) {
+		res = set_capture(1, "start");
+		if (res != CUPTI_SUCCESS) {
+			status(KG_STATUS_ERROR, "CUPTI cannot trace kernels: %s; the program runs untraced",
+			       cupti_error(res));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void read_settings(void)
+{
+	const char *mode = getenv("KGANTT_MODE");
+	g.mode = mode && strcmp(mode, "kernels") == 0 ? KG_MODE_KERNELS : KG_MODE_FULL;
+	g.latency = (int)env_long("KGANTT_LATENCY", g.mode == KG_MODE_FULL, 0, 1);
+	g.flush_ms = (unsigned)env_long("KGANTT_FLUSH_MS", 500, 10, 60000);
+	g.delay_s = env_double("KGANTT_DELAY", 0);
+	g.duration_s = env_double("KGANTT_DURATION", 0);
+	const char *range = getenv("KGANTT_CAPTURE_RANGE");
+	g.profiler_api_range = range && strcmp(range, "cudaProfilerApi") == 0;
+	const char *t0 = getenv("KGANTT_T0");
+	g.t0 = t0 && *t0 ? strtoull(t0, NULL, 10) : 0;
+	if (g.t0 == 0 || g.t0 > now_raw_ns())
+		g.t0 = now_raw_ns();
+}
+
+KG_EXPORT int InitializeInjection(void)
+{
+	static int done;
+	if (done) /* the driver may call us once per cuInit */
+		return 1;
+	done = 1;
+
+	g.pid = getpid();
+	read_settings();
+	if (open_spool() < 0)
+		return 1; /* the program runs on; `record` notices the missing spool */
+
+	long buf_mb = env_long("KGANTT_BUFFER_MB", 8, 1, 1024);
+	long nbuf = env_long("KGANTT_BUFFERS", 8, 2, 4096);
+	if (pool_init(&g.pool, (size_t)buf_mb << 20, (int)nbuf) < 0) {
+		fprintf(stderr, "kgantt[%d]: cannot allocate %ld buffers of %ld MiB; untraced\n",
+			(int)g.pid, nbuf, buf_mb);
+		spool_close(&g.spool);
+		return 1;
+	}
+	convert_init(&g.conv);
+	write_process_record();
+	g.active = 1;
+	if (setup_cupti() < 0) {
+		g.active = 0;
+		spool_close(&g.spool);
+		return 1;
+	}
+	pthread_atfork(NULL, NULL, atfork_child);
+	atexit(at_exit);
+	if (pthread_create(&g.flusher, NULL, flusher_main, NULL) == 0)
+		g.flusher_started = 1;
+	else
+		status(KG_STATUS_WARNING, "no flusher thread: records leave only at exit");
+	status(KG_STATUS_INFO, "recording (%s mode, latency timestamps %s)",
+	       g.mode == KG_MODE_FULL ? "full" : "kernels", g.latency ? "on" : "off");
+	return 1;
+}

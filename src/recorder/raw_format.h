@@ -1,0 +1,239 @@
+/* The raw per-process spool written by the injected recorder and read by `kgantt record`
+ * (and `kgantt import`) to build the SQLite trace.
+ *
+ * Why a spool and not SQLite in the traced process: the recorder lives inside the user's
+ * program, so it must be small, depend on nothing but CUPTI and libc, and survive being
+ * killed at any instant. Appending fixed-layout records with write(2) gives all three: what
+ * reached the kernel's page cache outlives a SIGKILL, and a torn last record is detected by
+ * its length. The conversion to the documented trace format happens afterwards, outside the
+ * program. docs/raw-spool.md describes this file; docs/trace-format.md the final trace.
+ *
+ * Layout: struct kg_raw_file_header, then records. Every record starts with
+ * struct kg_raw_hdr; `size` counts the header and is a multiple of 8. Integers are
+ * little-endian (the host's: spools never leave the host that wrote them). Strings are
+ * interned per spool: a KG_RAW_STRING record defines an id before any record uses it;
+ * id 0 means "no string".
+ */
+#ifndef KGANTT_RAW_FORMAT_H
+#define KGANTT_RAW_FORMAT_H
+
+#include <stdint.h>
+
+#define KG_RAW_MAGIC "KGSPOOL\0"
+#define KG_RAW_VERSION 1
+
+struct kg_raw_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+};
+
+enum kg_raw_type {
+	KG_RAW_PROCESS = 1,  /* once, first record */
+	KG_RAW_STRING = 2,
+	KG_RAW_STATUS = 3,   /* a message from the recorder (why it disabled itself, ...) */
+	KG_RAW_DEVICE = 4,
+	KG_RAW_CONTEXT = 5,
+	KG_RAW_STREAM = 6,
+	KG_RAW_KERNEL = 7,
+	KG_RAW_MEMCPY = 8,
+	KG_RAW_MEMSET = 9,
+	KG_RAW_SYNC = 10,
+	KG_RAW_API = 11,
+	KG_RAW_MARKER = 12,
+	KG_RAW_OVERHEAD = 13,
+	KG_RAW_DROPPED = 14,
+	KG_RAW_CAPTURE = 15, /* capture window switched on or off */
+	KG_RAW_END = 16,     /* clean end: absent when the program died */
+	KG_RAW_TYPE_MAX
+};
+
+struct kg_raw_hdr {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t size;
+};
+
+/* Record flags (kg_raw_hdr.flags). */
+#define KG_RAW_F_INCOMPLETE 0x1 /* CUPTI delivered the record with a missing timestamp */
+
+struct kg_raw_process {
+	struct kg_raw_hdr h;
+	uint32_t pid, ppid;
+	uint64_t start_ns;          /* CLOCK_MONOTONIC_RAW at recorder start */
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME read next to start_ns: aligns hosts */
+	uint32_t cupti_api_version;
+	uint32_t mode;              /* enum kg_mode */
+	uint32_t host_str, cmdline_str, rank_str, exe_str;
+	uint32_t latency_timestamps;
+	uint32_t buffer_bytes, buffer_count;
+	uint32_t pad;
+};
+
+enum kg_mode { KG_MODE_FULL = 0, KG_MODE_KERNELS = 1 };
+
+struct kg_raw_string {
+	struct kg_raw_hdr h;
+	uint32_t id;
+	uint32_t len;   /* bytes of text, without the NUL */
+	char text[];    /* NUL-terminated, padded to 8 */
+};
+
+enum kg_status_level { KG_STATUS_INFO = 0, KG_STATUS_WARNING = 1, KG_STATUS_ERROR = 2 };
+
+struct kg_raw_status {
+	struct kg_raw_hdr h;
+	uint64_t ts;
+	uint32_t level;
+	uint32_t text_str;
+};
+
+struct kg_raw_device {
+	struct kg_raw_hdr h;
+	uint32_t device_id;
+	uint32_t name_str;
+	uint8_t uuid[16];
+	uint64_t global_memory_bytes;
+	uint64_t global_memory_bandwidth_kbps; /* KB/s as CUPTI reports it */
+	uint32_t sm_count;
+	uint32_t max_warps_per_sm;
+	uint32_t max_blocks_per_sm;
+	uint32_t max_threads_per_block;
+	uint32_t max_regs_per_sm;
+	uint32_t max_regs_per_block;
+	uint32_t max_smem_per_sm;
+	uint32_t max_smem_per_block;
+	uint32_t threads_per_warp;
+	uint32_t cc_major, cc_minor;
+	uint32_t core_clock_khz;
+	uint32_t l2_bytes;
+	uint32_t copy_engines;
+	uint32_t mig;
+	uint32_t pad;
+};
+
+struct kg_raw_context {
+	struct kg_raw_hdr h;
+	uint32_t context_id;
+	uint32_t device_id;
+	uint32_t null_stream_id;
+	uint32_t is_green;
+};
+
+struct kg_raw_stream {
+	struct kg_raw_hdr h;
+	uint32_t context_id;
+	uint32_t stream_id;
+	int32_t priority;   /* signed: CUPTI stores -5 as 4294967291 */
+	uint32_t flags;     /* CUpti_ActivityStreamFlag: 1 default, 2 non-blocking */
+	uint32_t correlation_id;
+	uint32_t pad;
+};
+
+struct kg_raw_kernel {
+	struct kg_raw_hdr h;
+	uint64_t queued, submitted, start, end, completed;
+	uint64_t graph_node_id;
+	int64_t grid_id;
+	uint64_t local_mem_total;
+	uint32_t device_id, context_id, stream_id, correlation_id;
+	uint32_t name_str;
+	int32_t grid[3], block[3], cluster[3];
+	uint32_t regs_per_thread;
+	int32_t static_smem, dynamic_smem;
+	uint32_t local_mem_per_thread;
+	uint32_t shared_mem_executed;
+	uint32_t channel_id, channel_type;
+	uint32_t graph_id;
+	uint8_t launch_type, cache_config, device_launched, pad8;
+	uint32_t pad;
+};
+
+struct kg_raw_memcpy {
+	struct kg_raw_hdr h;
+	uint64_t start, end, bytes;
+	uint64_t graph_node_id;
+	uint32_t device_id, context_id, stream_id, correlation_id;
+	uint32_t channel_id, channel_type, graph_id;
+	uint8_t copy_kind, src_kind, dst_kind, async; /* CUPTI memcpy / memory kinds */
+	uint32_t dst_device_id; /* peer copies only, else = device_id */
+	uint32_t pad;
+};
+
+struct kg_raw_memset {
+	struct kg_raw_hdr h;
+	uint64_t start, end, bytes;
+	uint64_t graph_node_id;
+	uint32_t device_id, context_id, stream_id, correlation_id;
+	uint32_t channel_id, channel_type, graph_id;
+	uint32_t value;
+	uint16_t memory_kind, async;
+	uint32_t pad;
+};
+
+struct kg_raw_sync {
+	struct kg_raw_hdr h;
+	uint64_t start, end;
+	uint32_t type; /* CUpti_ActivitySynchronizationType */
+	uint32_t context_id, stream_id, event_id;
+	uint32_t correlation_id, return_value;
+};
+
+enum kg_api_domain { KG_API_RUNTIME = 1, KG_API_DRIVER = 2 };
+
+struct kg_raw_api {
+	struct kg_raw_hdr h;
+	uint64_t start, end;
+	uint32_t domain, cbid;
+	uint32_t name_str;
+	uint32_t tid;
+	uint32_t correlation_id;
+	uint32_t return_value;
+};
+
+/* One NVTX event as CUPTI reports it: a range start, a range end or an instant mark. */
+enum kg_marker_kind { KG_MARK_INSTANT = 0, KG_MARK_START = 1, KG_MARK_END = 2 };
+
+struct kg_raw_marker {
+	struct kg_raw_hdr h;
+	uint64_t ts;
+	uint32_t id;            /* pairs a start with its end */
+	uint32_t kind;          /* enum kg_marker_kind */
+	uint32_t name_str, domain_str;
+	uint32_t tid;
+	uint32_t push_pop;      /* 1 for nvtxRangePush/Pop, 0 for Start/End and marks */
+};
+
+struct kg_raw_overhead {
+	struct kg_raw_hdr h;
+	uint64_t start, end;
+	uint32_t kind;          /* CUpti_ActivityOverheadKind */
+	uint32_t object_kind;   /* CUpti_ActivityObjectKind */
+	uint32_t object_id;     /* thread id or device id */
+	uint32_t correlation_id;
+};
+
+struct kg_raw_dropped {
+	struct kg_raw_hdr h;
+	uint64_t ts;
+	uint64_t dropped_total; /* running total for this process */
+	uint32_t context_id, stream_id;
+};
+
+struct kg_raw_capture {
+	struct kg_raw_hdr h;
+	uint64_t ts;
+	uint32_t on;
+	uint32_t why_str;
+};
+
+struct kg_raw_end {
+	struct kg_raw_hdr h;
+	uint64_t ts;
+	uint64_t dropped_total;
+	uint64_t records;
+	uint64_t incomplete_records;
+	uint64_t late_buffers; /* buffers CUPTI asked for after the pre-allocated pool ran out */
+};
+
+#endif

@@ -1,0 +1,947 @@
+#include "trace/spool_import.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder/raw_format.h"
+#include "trace/schema.h"
+#include "util/demangle.h"
+
+enum {
+	ST_STRING, ST_PROCESS, ST_MESSAGE, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_KERNEL,
+	ST_MEMCPY, ST_MEMSET, ST_SYNC, ST_API, ST_NVTX_OPEN, ST_NVTX_CLOSE, ST_OVERHEAD,
+	ST_DROPPED, ST_CAPTURE, ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_STRING] = "INSERT INTO strings(id, text) VALUES(?,?)",
+	[ST_PROCESS] = "INSERT INTO processes(process, pid, ppid, host, exe, cmdline, rank, "
+		       "start_ns, end_ns, realtime_offset_ns, mode, latency_timestamps, "
+		       "cupti_api_version, complete, dropped_records, incomplete_records, "
+		       "late_buffers, spool_note) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MESSAGE] = "INSERT INTO messages VALUES(?,?,?,?)",
+	[ST_DEVICE] = "INSERT OR REPLACE INTO devices VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		      "?,?,?,?,?)",
+	[ST_CONTEXT] = "INSERT OR REPLACE INTO contexts VALUES(?,?,?,?,?)",
+	[ST_STREAM] = "INSERT OR REPLACE INTO streams VALUES(?,?,?,?,?,?)",
+	[ST_KERNEL] = "INSERT INTO kernels VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		      "?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MEMCPY] = "INSERT INTO memcpys VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MEMSET] = "INSERT INTO memsets VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_SYNC] = "INSERT INTO syncs VALUES(NULL,?,?,?,?,?,?,?,?,?,?)",
+	[ST_API] = "INSERT INTO api_calls VALUES(NULL,?,?,?,?,?,?,?,?,?,?)",
+	[ST_NVTX_OPEN] = "INSERT INTO nvtx VALUES(NULL,?,?,?,?,?,?,?)",
+	[ST_NVTX_CLOSE] = "UPDATE nvtx SET end = ?, end_thread = ? WHERE id = ?",
+	[ST_OVERHEAD] = "INSERT INTO overheads VALUES(?,?,?,?,?,?,?)",
+	[ST_DROPPED] = "INSERT INTO dropped VALUES(?,?,?,?,?)",
+	[ST_CAPTURE] = "INSERT INTO captures VALUES(?,?,?,?)",
+};
+
+static int fail(struct kg_import *im, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct kg_import *im, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(im->err, sizeof(im->err), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int sql_fail(struct kg_import *im, const char *what)
+{
+	return fail(im, -EIO, "cannot write '%s' (%s): %s", im->tmp_path, what,
+		    sqlite3_errmsg(im->db));
+}
+
+static int exec_sql(struct kg_import *im, const char *sql, const char *what)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(im->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fail(im, -EIO, "cannot write '%s' (%s): %s", im->tmp_path, what,
+		     msg ? msg : "?");
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int put_meta(struct kg_import *im, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(im->db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_fail(im, "meta");
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(im, "meta");
+}
+
+int import_begin(struct kg_import *im, const char *out_path, const char *command)
+{
+	memset(im, 0, sizeof(*im));
+	strtab_init(&im->strings);
+	snprintf(im->path, sizeof(im->path), "%s", out_path);
+	/* Written under a temporary name and renamed at the end: a crash never leaves a
+	 * half-written file under the name the user asked for. */
+	snprintf(im->tmp_path, sizeof(im->tmp_path), "%s.tmp%d", out_path, (int)getpid());
+	unlink(im->tmp_path);
+	if (sqlite3_open(im->tmp_path, &im->db) != SQLITE_OK) {
+		int rc = fail(im, -EIO, "cannot create '%s': %s", im->tmp_path,
+			      im->db ? sqlite3_errmsg(im->db) : "out of memory");
+		sqlite3_close(im->db);
+		im->db = NULL;
+		return rc;
+	}
+	int rc = exec_sql(im,
+			  "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+			  "PRAGMA cache_size=-262144; BEGIN;",
+			  "set-up");
+	if (!rc)
+		rc = exec_sql(im, kg_schema_sql, "schema");
+	for (int i = 0; !rc && i < ST_COUNT; i++)
+		if (sqlite3_prepare_v3(im->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &im->st[i],
+				       NULL) != SQLITE_OK)
+			rc = sql_fail(im, stmt_sql[i]);
+	char buf[64], when[64];
+	time_t now = time(NULL);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (!rc)
+		rc = put_meta(im, "format", KG_TRACE_FORMAT);
+	snprintf(buf, sizeof(buf), "%d", KG_TRACE_VERSION);
+	if (!rc)
+		rc = put_meta(im, "version", buf);
+	snprintf(buf, sizeof(buf), "%d", KG_TRACE_MIN_READER);
+	if (!rc)
+		rc = put_meta(im, "min_reader_version", buf);
+	if (!rc)
+		rc = put_meta(im, "clock", "CLOCK_MONOTONIC_RAW");
+	if (!rc)
+		rc = put_meta(im, "time_unit", "ns");
+	if (!rc)
+		rc = put_meta(im, "source", "kgantt-record");
+	if (!rc)
+		rc = put_meta(im, "created_by", "kgantt " KGANTT_VERSION);
+	if (!rc)
+		rc = put_meta(im, "created_at", when);
+	if (!rc && command)
+		rc = put_meta(im, "command", command);
+	if (rc)
+		import_abort(im);
+	return rc;
+}
+
+void import_abort(struct kg_import *im)
+{
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(im->st[i]);
+	memset(im->st, 0, sizeof(im->st));
+	if (im->db)
+		sqlite3_close(im->db);
+	im->db = NULL;
+	if (im->tmp_path[0])
+		unlink(im->tmp_path);
+	strtab_free(&im->strings);
+	free(im->demangled);
+	im->demangled = NULL;
+	free(im->procs);
+	im->procs = NULL;
+}
+
+int import_commit(struct kg_import *im)
+{
+	int rc = exec_sql(im, kg_index_sql, "indexes");
+	if (!rc)
+		rc = exec_sql(im, "COMMIT;", "commit");
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(im->st[i]);
+	memset(im->st, 0, sizeof(im->st));
+	if (!rc && sqlite3_close(im->db) != SQLITE_OK)
+		rc = sql_fail(im, "close");
+	if (!rc)
+		im->db = NULL;
+	if (!rc && rename(im->tmp_path, im->path) < 0)
+		rc = fail(im, -errno, "cannot rename '%s' to '%s': %s", im->tmp_path, im->path,
+			  strerror(errno));
+	if (rc) {
+		import_abort(im);
+		return rc;
+	}
+	im->tmp_path[0] = '\0';
+	import_abort(im); /* frees the rest; nothing left to unlink */
+	return 0;
+}
+
+/* ------------------------------------------------------------------ strings */
+
+/* Global id of a text, inserted into the strings table the first time it is seen. */
+static int64_t global_string(struct kg_import *im, const char *text)
+{
+	if (!text)
+		return 0;
+	int added = 0;
+	uint32_t id = strtab_intern(&im->strings, text, strlen(text), &added);
+	if (!id)
+		return -ENOMEM;
+	if (added) {
+		sqlite3_stmt *st = im->st[ST_STRING];
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+		int rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return sql_fail(im, "strings");
+	}
+	return id;
+}
+
+/* Demangled form of a kernel name, computed once per distinct name. Returns the name
+ * itself when it is not a mangled C++ name. */
+static int64_t demangled_id(struct kg_import *im, int64_t name_id)
+{
+	if (name_id <= 0)
+		return name_id;
+	if ((size_t)name_id >= im->demangled_cap) {
+		size_t cap = im->demangled_cap ? im->demangled_cap : 1024;
+		while (cap <= (size_t)name_id)
+			cap *= 2;
+		uint32_t *d = realloc(im->demangled, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		memset(d + im->demangled_cap, 0, (cap - im->demangled_cap) * sizeof(*d));
+		im->demangled = d;
+		im->demangled_cap = cap;
+	}
+	if (!im->demangled[name_id]) {
+		const char *name = strtab_get(&im->strings, (uint32_t)name_id);
+		char *dem = demangle(name);
+		int64_t id = dem ? global_string(im, dem) : name_id;
+		free(dem);
+		if (id < 0)
+			return id;
+		im->demangled[name_id] = (uint32_t)id;
+	}
+	return im->demangled[name_id];
+}
+
+/* ------------------------------------------------------------------ one spool */
+
+struct spool_reader {
+	struct kg_import *im;
+	const char *path;
+	const uint8_t *data;
+	size_t size, off;
+	uint32_t *smap;        /* spool string id -> global id */
+	size_t smap_cap;
+	struct kg_import_process *proc;
+	int64_t process;
+	uint64_t last_ts;
+	/* open NVTX ranges: marker id -> nvtx row id (open addressing, id+1 as key) */
+	uint64_t *open_keys;
+	int64_t *open_rows;
+	size_t open_cap, open_count;
+};
+
+static int64_t spool_str(struct spool_reader *r, uint32_t sid)
+{
+	if (sid == 0 || sid >= r->smap_cap)
+		return 0;
+	return r->smap[sid];
+}
+
+static const char *spool_text(struct spool_reader *r, uint32_t sid)
+{
+	int64_t g = spool_str(r, sid);
+	return g > 0 ? strtab_get(&r->im->strings, (uint32_t)g) : NULL;
+}
+
+static void bind_opt_ts(sqlite3_stmt *st, int col, uint64_t ts)
+{
+	/* 0 and all-ones are CUPTI's "unknown": NULL in the trace. */
+	if (ts == 0 || ts == UINT64_MAX)
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_int64(st, col, (int64_t)ts);
+}
+
+static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static int step(struct spool_reader *r, int which, const char *what)
+{
+	sqlite3_stmt *st = r->im->st[which];
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(r->im, what);
+}
+
+static void note_ts(struct spool_reader *r, uint64_t ts)
+{
+	if (ts != UINT64_MAX && ts > r->last_ts)
+		r->last_ts = ts;
+}
+
+static int on_string(struct spool_reader *r, const struct kg_raw_string *s, size_t size)
+{
+	if (sizeof(*s) + s->len + 1 > size || s->text[s->len] != '\0')
+		return fail(r->im, -EINVAL,
+			    "'%s': string record at byte %zu: length %u does not fit its record",
+			    r->path, r->off, s->len);
+	if (s->id >= r->smap_cap) {
+		size_t cap = r->smap_cap ? r->smap_cap : 1024;
+		while (cap <= s->id)
+			cap *= 2;
+		uint32_t *m = realloc(r->smap, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		memset(m + r->smap_cap, 0, (cap - r->smap_cap) * sizeof(*m));
+		r->smap = m;
+		r->smap_cap = cap;
+	}
+	int64_t g = global_string(r->im, s->text);
+	if (g < 0)
+		return (int)g;
+	r->smap[s->id] = (uint32_t)g;
+	return 0;
+}
+
+static int new_process(struct spool_reader *r, const struct kg_raw_process *p)
+{
+	struct kg_import *im = r->im;
+	if (im->nprocs == im->procs_cap) {
+		size_t cap = im->procs_cap ? im->procs_cap * 2 : 16;
+		struct kg_import_process *n = realloc(im->procs, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		im->procs = n;
+		im->procs_cap = cap;
+	}
+	struct kg_import_process *ip = &im->procs[im->nprocs++];
+	memset(ip, 0, sizeof(*ip));
+	ip->process = (int64_t)im->nprocs;
+	ip->pid = p->pid;
+	ip->start_ns = p->start_ns;
+	snprintf(ip->host, sizeof(ip->host), "%s", spool_text(r, p->host_str) ?: "");
+	r->proc = ip;
+	r->process = ip->process;
+
+	sqlite3_stmt *st = im->st[ST_PROCESS];
+	sqlite3_bind_int64(st, 1, ip->process);
+	sqlite3_bind_int64(st, 2, p->pid);
+	sqlite3_bind_int64(st, 3, p->ppid);
+	bind_opt_text(st, 4, spool_text(r, p->host_str));
+	bind_opt_text(st, 5, spool_text(r, p->exe_str));
+	bind_opt_text(st, 6, spool_text(r, p->cmdline_str));
+	bind_opt_text(st, 7, spool_text(r, p->rank_str));
+	sqlite3_bind_int64(st, 8, (int64_t)p->start_ns);
+	sqlite3_bind_null(st, 9); /* end_ns: filled in when the spool has been read */
+	sqlite3_bind_int64(st, 10, (int64_t)(p->start_realtime_ns - p->start_ns));
+	sqlite3_bind_text(st, 11, p->mode == KG_MODE_KERNELS ? "kernels" : "full", -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_int64(st, 12, p->latency_timestamps);
+	sqlite3_bind_int64(st, 13, p->cupti_api_version);
+	sqlite3_bind_int64(st, 14, 0);
+	sqlite3_bind_int64(st, 15, 0);
+	sqlite3_bind_int64(st, 16, 0);
+	sqlite3_bind_null(st, 17);
+	sqlite3_bind_null(st, 18);
+	r->last_ts = p->start_ns;
+	return step(r, ST_PROCESS, "processes");
+}
+
+static int on_status(struct spool_reader *r, const struct kg_raw_status *s)
+{
+	static const char *const levels[] = {"info", "warning", "error"};
+	sqlite3_stmt *st = r->im->st[ST_MESSAGE];
+	const char *text = spool_text(r, s->text_str);
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, (int64_t)s->ts);
+	sqlite3_bind_text(st, 3, s->level < 3 ? levels[s->level] : "info", -1, SQLITE_STATIC);
+	bind_opt_text(st, 4, text);
+	if (s->level >= KG_STATUS_ERROR && !r->proc->error_messages++)
+		snprintf(r->proc->first_error, sizeof(r->proc->first_error), "%s", text ?: "");
+	return step(r, ST_MESSAGE, "messages");
+}
+
+static void uuid_text(const uint8_t u[16], char out[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	char *o = out;
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*o++ = '-';
+		*o++ = hex[u[i] >> 4];
+		*o++ = hex[u[i] & 15];
+	}
+	*o = '\0';
+}
+
+static int on_device(struct spool_reader *r, const struct kg_raw_device *d)
+{
+	sqlite3_stmt *st = r->im->st[ST_DEVICE];
+	char uuid[37];
+	uuid_text(d->uuid, uuid);
+	int c = 1;
+	sqlite3_bind_int64(st, c++, r->process);
+	sqlite3_bind_int64(st, c++, d->device_id);
+	bind_opt_text(st, c++, spool_text(r, d->name_str));
+	sqlite3_bind_text(st, c++, uuid, -1, SQLITE_TRANSIENT);
+	const uint64_t vals[] = {d->sm_count, d->max_warps_per_sm, d->max_blocks_per_sm,
+				 d->max_threads_per_block, d->max_regs_per_sm,
+				 d->max_regs_per_block, d->max_smem_per_sm,
+				 d->max_smem_per_block, d->threads_per_warp, d->cc_major,
+				 d->cc_minor, d->core_clock_khz, d->global_memory_bytes,
+				 d->global_memory_bandwidth_kbps, d->l2_bytes, d->copy_engines,
+				 d->mig};
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		sqlite3_bind_int64(st, c++, (int64_t)vals[i]);
+	return step(r, ST_DEVICE, "devices");
+}
+
+static int on_context(struct spool_reader *r, const struct kg_raw_context *x)
+{
+	sqlite3_stmt *st = r->im->st[ST_CONTEXT];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, x->context_id);
+	sqlite3_bind_int64(st, 3, x->device_id);
+	sqlite3_bind_int64(st, 4, x->null_stream_id);
+	sqlite3_bind_int64(st, 5, x->is_green);
+	return step(r, ST_CONTEXT, "contexts");
+}
+
+static int on_stream(struct spool_reader *r, const struct kg_raw_stream *x)
+{
+	sqlite3_stmt *st = r->im->st[ST_STREAM];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, x->context_id);
+	sqlite3_bind_int64(st, 3, x->stream_id);
+	sqlite3_bind_int64(st, 4, x->priority);
+	sqlite3_bind_int64(st, 5, x->flags);
+	sqlite3_bind_int64(st, 6, x->correlation_id);
+	return step(r, ST_STREAM, "streams");
+}
+
+static int on_kernel(struct spool_reader *r, const struct kg_raw_kernel *k)
+{
+	sqlite3_stmt *st = r->im->st[ST_KERNEL];
+	int64_t name = spool_str(r, k->name_str);
+	int64_t dem = demangled_id(r->im, name);
+	if (dem < 0)
+		return (int)dem;
+	int c = 1;
+	sqlite3_bind_int64(st, c++, r->process);
+	sqlite3_bind_int64(st, c++, k->device_id);
+	sqlite3_bind_int64(st, c++, k->context_id);
+	sqlite3_bind_int64(st, c++, k->stream_id);
+	sqlite3_bind_int64(st, c++, k->correlation_id);
+	sqlite3_bind_int64(st, c++, name);
+	sqlite3_bind_int64(st, c++, dem);
+	/* Graph kernels: CUPTI gives no submitted time, and its queued time is the graph
+	 * launch's (for the first node, the previous launch's: seen on an H200, CUPTI
+	 * 13.0). Neither is a per-kernel phase, so both are stored as unknown. */
+	bind_opt_ts(st, c++, k->graph_id ? 0 : k->queued);
+	bind_opt_ts(st, c++, k->graph_id ? 0 : k->submitted);
+	bind_opt_ts(st, c++, k->start);
+	bind_opt_ts(st, c++, k->end);
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_int64(st, c++, k->grid[i]);
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_int64(st, c++, k->block[i]);
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_int64(st, c++, k->cluster[i]);
+	sqlite3_bind_int64(st, c++, k->regs_per_thread);
+	sqlite3_bind_int64(st, c++, k->static_smem);
+	sqlite3_bind_int64(st, c++, k->dynamic_smem);
+	sqlite3_bind_int64(st, c++, k->local_mem_per_thread);
+	sqlite3_bind_int64(st, c++, (int64_t)k->local_mem_total);
+	sqlite3_bind_int64(st, c++, k->shared_mem_executed);
+	sqlite3_bind_int64(st, c++, k->channel_id);
+	sqlite3_bind_int64(st, c++, k->channel_type);
+	sqlite3_bind_int64(st, c++, k->launch_type);
+	if (k->graph_id)
+		sqlite3_bind_int64(st, c++, k->graph_id), sqlite3_bind_int64(st, c++, (int64_t)k->graph_node_id);
+	else
+		sqlite3_bind_null(st, c++), sqlite3_bind_null(st, c++);
+	sqlite3_bind_int64(st, c++, k->grid_id);
+	sqlite3_bind_int64(st, c++, k->device_launched);
+	sqlite3_bind_int64(st, c++, (k->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	note_ts(r, k->end);
+	r->proc->kernels++;
+	return step(r, ST_KERNEL, "kernels");
+}
+
+static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
+{
+	if (graph) {
+		sqlite3_bind_int64(st, col, graph);
+		sqlite3_bind_int64(st, col + 1, (int64_t)node);
+	} else {
+		sqlite3_bind_null(st, col);
+		sqlite3_bind_null(st, col + 1);
+	}
+}
+
+static int on_memcpy(struct spool_reader *r, const struct kg_raw_memcpy *m)
+{
+	sqlite3_stmt *st = r->im->st[ST_MEMCPY];
+	int c = 1;
+	sqlite3_bind_int64(st, c++, r->process);
+	sqlite3_bind_int64(st, c++, m->device_id);
+	sqlite3_bind_int64(st, c++, m->dst_device_id);
+	sqlite3_bind_int64(st, c++, m->context_id);
+	sqlite3_bind_int64(st, c++, m->stream_id);
+	sqlite3_bind_int64(st, c++, m->correlation_id);
+	sqlite3_bind_int64(st, c++, m->copy_kind);
+	sqlite3_bind_int64(st, c++, m->src_kind);
+	sqlite3_bind_int64(st, c++, m->dst_kind);
+	sqlite3_bind_int64(st, c++, (int64_t)m->bytes);
+	bind_opt_ts(st, c++, m->start);
+	bind_opt_ts(st, c++, m->end);
+	sqlite3_bind_int64(st, c++, m->async);
+	sqlite3_bind_int64(st, c++, m->channel_id);
+	sqlite3_bind_int64(st, c++, m->channel_type);
+	bind_graph(st, c, m->graph_id, m->graph_node_id);
+	c += 2;
+	sqlite3_bind_int64(st, c++, (m->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	note_ts(r, m->end);
+	r->proc->memcpys++;
+	return step(r, ST_MEMCPY, "memcpys");
+}
+
+static int on_memset(struct spool_reader *r, const struct kg_raw_memset *m)
+{
+	sqlite3_stmt *st = r->im->st[ST_MEMSET];
+	int c = 1;
+	sqlite3_bind_int64(st, c++, r->process);
+	sqlite3_bind_int64(st, c++, m->device_id);
+	sqlite3_bind_int64(st, c++, m->context_id);
+	sqlite3_bind_int64(st, c++, m->stream_id);
+	sqlite3_bind_int64(st, c++, m->correlation_id);
+	sqlite3_bind_int64(st, c++, m->value);
+	sqlite3_bind_int64(st, c++, (int64_t)m->bytes);
+	sqlite3_bind_int64(st, c++, m->memory_kind);
+	bind_opt_ts(st, c++, m->start);
+	bind_opt_ts(st, c++, m->end);
+	sqlite3_bind_int64(st, c++, m->async);
+	sqlite3_bind_int64(st, c++, m->channel_id);
+	sqlite3_bind_int64(st, c++, m->channel_type);
+	bind_graph(st, c, m->graph_id, m->graph_node_id);
+	c += 2;
+	sqlite3_bind_int64(st, c++, (m->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	note_ts(r, m->end);
+	r->proc->memsets++;
+	return step(r, ST_MEMSET, "memsets");
+}
+
+static int on_sync(struct spool_reader *r, const struct kg_raw_sync *y)
+{
+	sqlite3_stmt *st = r->im->st[ST_SYNC];
+	int c = 1;
+	sqlite3_bind_int64(st, c++, r->process);
+	sqlite3_bind_int64(st, c++, y->type);
+	sqlite3_bind_int64(st, c++, y->context_id);
+	/* CUPTI uses all-ones for "not a stream/event sync" */
+	if (y->stream_id != UINT32_MAX)
+		sqlite3_bind_int64(st, c++, y->stream_id);
+	else
+		sqlite3_bind_null(st, c++);
+	if (y->event_id != UINT32_MAX)
+		sqlite3_bind_int64(st, c++, y->event_id);
+	else
+		sqlite3_bind_null(st, c++);
+	bind_opt_ts(st, c++, y->start);
+	bind_opt_ts(st, c++, y->end);
+	sqlite3_bind_int64(st, c++, y->correlation_id);
+	sqlite3_bind_int64(st, c++, y->return_value);
+	sqlite3_bind_int64(st, c++, (y->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	note_ts(r, y->end);
+	r->proc->syncs++;
+	return step(r, ST_SYNC, "syncs");
+}
+
+static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
+{
+	sqlite3_stmt *st = r->im->st[ST_API];
+	int c = 1;
+	sqlite3_bind_int64(st, c++, r->process);
+	sqlite3_bind_int64(st, c++, a->tid);
+	sqlite3_bind_int64(st, c++, a->domain);
+	sqlite3_bind_int64(st, c++, a->cbid);
+	sqlite3_bind_int64(st, c++, spool_str(r, a->name_str));
+	bind_opt_ts(st, c++, a->start);
+	bind_opt_ts(st, c++, a->end);
+	sqlite3_bind_int64(st, c++, a->correlation_id);
+	sqlite3_bind_int64(st, c++, a->return_value);
+	sqlite3_bind_int64(st, c++, (a->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	note_ts(r, a->end);
+	r->proc->api_calls++;
+	return step(r, ST_API, "api_calls");
+}
+
+/* Open-range table: CUPTI gives a range's start and end as two records sharing an id. */
+static int64_t *open_slot(struct spool_reader *r, uint32_t id, int insert)
+{
+	if (insert && (r->open_count + 1) * 2 > r->open_cap) {
+		size_t cap = r->open_cap ? r->open_cap * 2 : 256;
+		uint64_t *keys = calloc(cap, sizeof(*keys));
+		int64_t *rows = calloc(cap, sizeof(*rows));
+		if (!keys || !rows) {
+			free(keys);
+			free(rows);
+			return NULL;
+		}
+		for (size_t i = 0; i < r->open_cap; i++) {
+			if (!r->open_keys[i])
+				continue;
+			size_t j = (r->open_keys[i] * 0x9E3779B97F4A7C15ull) >> 40 & (cap - 1);
+			while (keys[j])
+				j = (j + 1) & (cap - 1);
+			keys[j] = r->open_keys[i];
+			rows[j] = r->open_rows[i];
+		}
+		free(r->open_keys);
+		free(r->open_rows);
+		r->open_keys = keys;
+		r->open_rows = rows;
+		r->open_cap = cap;
+	}
+	if (!r->open_cap)
+		return NULL;
+	uint64_t key = (uint64_t)id + 1;
+	size_t j = (key * 0x9E3779B97F4A7C15ull) >> 40 & (r->open_cap - 1);
+	while (r->open_keys[j] && r->open_keys[j] != key)
+		j = (j + 1) & (r->open_cap - 1);
+	if (!r->open_keys[j]) {
+		if (!insert)
+			return NULL;
+		r->open_keys[j] = key;
+		r->open_count++;
+	}
+	return &r->open_rows[j];
+}
+
+static int on_marker(struct spool_reader *r, const struct kg_raw_marker *m)
+{
+	note_ts(r, m->ts);
+	if (m->kind == KG_MARK_END) {
+		int64_t *row = open_slot(r, m->id, 0);
+		if (!row || !*row)
+			return 0; /* its start fell outside the capture window */
+		sqlite3_stmt *st = r->im->st[ST_NVTX_CLOSE];
+		sqlite3_bind_int64(st, 1, (int64_t)m->ts);
+		sqlite3_bind_int64(st, 2, m->tid);
+		sqlite3_bind_int64(st, 3, *row);
+		*row = 0; /* ids may be reused after the range closed */
+		return step(r, ST_NVTX_CLOSE, "nvtx");
+	}
+	sqlite3_stmt *st = r->im->st[ST_NVTX_OPEN];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, m->tid);
+	sqlite3_bind_int64(st, 3, spool_str(r, m->domain_str));
+	sqlite3_bind_int64(st, 4, spool_str(r, m->name_str));
+	sqlite3_bind_int64(st, 5, (int64_t)m->ts);
+	if (m->kind == KG_MARK_INSTANT) {
+		sqlite3_bind_int64(st, 6, (int64_t)m->ts);
+		sqlite3_bind_int64(st, 7, m->tid);
+	} else {
+		sqlite3_bind_null(st, 6);
+		sqlite3_bind_null(st, 7);
+	}
+	int rc = step(r, ST_NVTX_OPEN, "nvtx");
+	if (rc)
+		return rc;
+	r->proc->nvtx++;
+	if (m->kind == KG_MARK_START) {
+		int64_t *row = open_slot(r, m->id, 1);
+		if (!row)
+			return -ENOMEM;
+		*row = sqlite3_last_insert_rowid(r->im->db);
+	}
+	return 0;
+}
+
+static int on_overhead(struct spool_reader *r, const struct kg_raw_overhead *o)
+{
+	sqlite3_stmt *st = r->im->st[ST_OVERHEAD];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, o->kind);
+	sqlite3_bind_int64(st, 3, o->object_kind);
+	sqlite3_bind_int64(st, 4, o->object_id);
+	bind_opt_ts(st, 5, o->start);
+	bind_opt_ts(st, 6, o->end);
+	sqlite3_bind_int64(st, 7, o->correlation_id);
+	return step(r, ST_OVERHEAD, "overheads");
+}
+
+static int on_dropped(struct spool_reader *r, const struct kg_raw_dropped *d)
+{
+	sqlite3_stmt *st = r->im->st[ST_DROPPED];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, (int64_t)d->ts);
+	sqlite3_bind_int64(st, 3, d->context_id);
+	sqlite3_bind_int64(st, 4, d->stream_id);
+	sqlite3_bind_int64(st, 5, (int64_t)d->dropped_total);
+	if (d->dropped_total > r->proc->dropped)
+		r->proc->dropped = d->dropped_total;
+	return step(r, ST_DROPPED, "dropped");
+}
+
+static int on_capture(struct spool_reader *r, const struct kg_raw_capture *c)
+{
+	sqlite3_stmt *st = r->im->st[ST_CAPTURE];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, (int64_t)c->ts);
+	sqlite3_bind_int64(st, 3, c->on);
+	bind_opt_text(st, 4, spool_text(r, c->why_str));
+	return step(r, ST_CAPTURE, "captures");
+}
+
+static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
+	[KG_RAW_PROCESS] = sizeof(struct kg_raw_process),
+	[KG_RAW_STRING] = sizeof(struct kg_raw_string),
+	[KG_RAW_STATUS] = sizeof(struct kg_raw_status),
+	[KG_RAW_DEVICE] = sizeof(struct kg_raw_device),
+	[KG_RAW_CONTEXT] = sizeof(struct kg_raw_context),
+	[KG_RAW_STREAM] = sizeof(struct kg_raw_stream),
+	[KG_RAW_KERNEL] = sizeof(struct kg_raw_kernel),
+	[KG_RAW_MEMCPY] = sizeof(struct kg_raw_memcpy),
+	[KG_RAW_MEMSET] = sizeof(struct kg_raw_memset),
+	[KG_RAW_SYNC] = sizeof(struct kg_raw_sync),
+	[KG_RAW_API] = sizeof(struct kg_raw_api),
+	[KG_RAW_MARKER] = sizeof(struct kg_raw_marker),
+	[KG_RAW_OVERHEAD] = sizeof(struct kg_raw_overhead),
+	[KG_RAW_DROPPED] = sizeof(struct kg_raw_dropped),
+	[KG_RAW_CAPTURE] = sizeof(struct kg_raw_capture),
+	[KG_RAW_END] = sizeof(struct kg_raw_end),
+};
+
+static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *ended,
+		     const struct kg_raw_end **end)
+{
+	if (h->type == KG_RAW_STRING)
+		return on_string(r, (const void *)h, h->size);
+	if (!r->proc && h->type != KG_RAW_PROCESS)
+		return fail(r->im, -EINVAL,
+			    "'%s': record of type %u at byte %zu comes before the process record",
+			    r->path, h->type, r->off);
+	switch (h->type) {
+	case KG_RAW_PROCESS:
+		if (r->proc)
+			return fail(r->im, -EINVAL, "'%s': second process record at byte %zu",
+				    r->path, r->off);
+		return new_process(r, (const void *)h);
+	case KG_RAW_STATUS: return on_status(r, (const void *)h);
+	case KG_RAW_DEVICE: return on_device(r, (const void *)h);
+	case KG_RAW_CONTEXT: return on_context(r, (const void *)h);
+	case KG_RAW_STREAM: return on_stream(r, (const void *)h);
+	case KG_RAW_KERNEL: return on_kernel(r, (const void *)h);
+	case KG_RAW_MEMCPY: return on_memcpy(r, (const void *)h);
+	case KG_RAW_MEMSET: return on_memset(r, (const void *)h);
+	case KG_RAW_SYNC: return on_sync(r, (const void *)h);
+	case KG_RAW_API: return on_api(r, (const void *)h);
+	case KG_RAW_MARKER: return on_marker(r, (const void *)h);
+	case KG_RAW_OVERHEAD: return on_overhead(r, (const void *)h);
+	case KG_RAW_DROPPED: return on_dropped(r, (const void *)h);
+	case KG_RAW_CAPTURE: return on_capture(r, (const void *)h);
+	case KG_RAW_END:
+		*ended = 1;
+		*end = (const void *)h;
+		return 0;
+	}
+	return 0; /* a newer recorder's record type: skipped */
+}
+
+static int finish_process(struct spool_reader *r, int ended, const struct kg_raw_end *end,
+			  const char *note)
+{
+	struct kg_import_process *p = r->proc;
+	sqlite3_stmt *st;
+	p->complete = ended;
+	p->end_ns = ended ? end->ts : r->last_ts;
+	if (ended && end->dropped_total > p->dropped)
+		p->dropped = end->dropped_total;
+	/* incomplete: records with a missing timestamp, counted from the rows themselves */
+	if (sqlite3_prepare_v2(r->im->db,
+			       "UPDATE processes SET end_ns=?1, complete=?2, dropped_records=?3, "
+			       "late_buffers=?4, spool_note=?5, incomplete_records="
+			       "(SELECT COUNT(*) FROM kernels WHERE process=?6 AND incomplete)+"
+			       "(SELECT COUNT(*) FROM memcpys WHERE process=?6 AND incomplete)+"
+			       "(SELECT COUNT(*) FROM memsets WHERE process=?6 AND incomplete)+"
+			       "(SELECT COUNT(*) FROM api_calls WHERE process=?6 AND incomplete) "
+			       "WHERE process=?6",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(r->im, "processes");
+	sqlite3_bind_int64(st, 1, (int64_t)p->end_ns);
+	sqlite3_bind_int64(st, 2, ended);
+	sqlite3_bind_int64(st, 3, (int64_t)p->dropped);
+	if (ended)
+		sqlite3_bind_int64(st, 4, (int64_t)end->late_buffers);
+	else
+		sqlite3_bind_null(st, 4);
+	bind_opt_text(st, 5, note);
+	sqlite3_bind_int64(st, 6, r->process);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(r->im, "processes");
+	return 0;
+}
+
+static int read_spool(struct spool_reader *r)
+{
+	const struct kg_raw_file_header *fh = (const void *)r->data;
+	if (r->size < sizeof(*fh) || memcmp(fh->magic, KG_RAW_MAGIC, 8) != 0)
+		return fail(r->im, -EINVAL, "'%s' is not a kgantt spool (expected magic '%s')",
+			    r->path, "KGSPOOL");
+	if (fh->version != KG_RAW_VERSION)
+		return fail(r->im, -EINVAL, "'%s': spool version %u, this kgantt reads version %u",
+			    r->path, fh->version, KG_RAW_VERSION);
+	if (fh->header_size < sizeof(*fh) || fh->header_size > r->size)
+		return fail(r->im, -EINVAL, "'%s': bad header size %u", r->path, fh->header_size);
+
+	int ended = 0, rc = 0;
+	const struct kg_raw_end *end = NULL;
+	char note[256] = "";
+	r->off = fh->header_size;
+	while (!rc && !ended && r->off < r->size) {
+		const struct kg_raw_hdr *h = (const void *)(r->data + r->off);
+		size_t left = r->size - r->off;
+		if (left < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 || h->size > left) {
+			/* the process died while this record was being written */
+			snprintf(note, sizeof(note), "spool ends inside a record at byte %zu of %zu",
+				 r->off, r->size);
+			break;
+		}
+		if (h->type < KG_RAW_TYPE_MAX && h->size < min_size[h->type])
+			return fail(r->im, -EINVAL,
+				    "'%s': record of type %u at byte %zu is %u bytes, expected at "
+				    "least %u",
+				    r->path, h->type, r->off, h->size, min_size[h->type]);
+		rc = on_record(r, h, &ended, &end);
+		r->off += h->size;
+	}
+	if (rc)
+		return rc;
+	if (!r->proc)
+		return fail(r->im, -EINVAL, "'%s': no process record (empty or truncated spool)",
+			    r->path);
+	if (!ended && !note[0])
+		snprintf(note, sizeof(note),
+			 "no end record: the process died or was killed before its exit handler "
+			 "ran; records CUPTI had not handed over are missing");
+	return finish_process(r, ended, end, note[0] ? note : NULL);
+}
+
+int import_spool_file(struct kg_import *im, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(im, -errno, "cannot open '%s': %s", path, strerror(errno));
+	struct stat sb;
+	if (fstat(fd, &sb) < 0) {
+		int err = -errno;
+		close(fd);
+		return fail(im, err, "cannot stat '%s': %s", path, strerror(-err));
+	}
+	struct spool_reader r = {.im = im, .path = path, .size = (size_t)sb.st_size};
+	void *map = NULL;
+	if (r.size > 0) {
+		map = mmap(NULL, r.size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			int err = -errno;
+			close(fd);
+			return fail(im, err, "cannot map '%s': %s", path, strerror(-err));
+		}
+	}
+	close(fd);
+	r.data = map;
+	int rc = r.size ? read_spool(&r)
+			: fail(im, -EINVAL, "'%s' is empty: the process wrote nothing", path);
+	if (map)
+		munmap(map, r.size);
+	free(r.smap);
+	free(r.open_keys);
+	free(r.open_rows);
+	return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int import_spool_dir(struct kg_import *im, const char *dir, int *nfiles)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return fail(im, -errno, "cannot open '%s': %s", dir, strerror(errno));
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	int rc = 0;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 8 || strcmp(e->d_name + len - 8, ".kgspool") != 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nn = realloc(names, cap * sizeof(*nn));
+			if (!nn) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = nn;
+		}
+		names[n] = malloc(strlen(dir) + len + 2);
+		if (!names[n]) {
+			rc = -ENOMEM;
+			break;
+		}
+		sprintf(names[n], "%s/%s", dir, e->d_name);
+		n++;
+	}
+	closedir(d);
+	if (!rc)
+		qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = import_spool_file(im, names[i]);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc == -ENOMEM && !im->err[0])
+		fail(im, rc, "out of memory reading '%s'", dir);
+	if (nfiles)
+		*nfiles = (int)n;
+	return rc;
+}
+
+int import_set_exit_status(struct kg_import *im, uint32_t pid, const char *status)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(im->db, "UPDATE processes SET exit_status=? WHERE pid=?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_fail(im, "processes");
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, pid);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(im, "processes");
+}

@@ -1,0 +1,53 @@
+/* Builds a kgantt trace (SQLite, trace/schema.c) from the recorder's raw spools.
+ *
+ *   struct kg_import im;
+ *   import_begin(&im, "run.kgt", "kgantt record -- ./app");
+ *   import_spool_dir(&im, "run.kgt.spool");     (or import_spool_file per file)
+ *   import_set_exit_status(&im, pid, "exit 0");
+ *   import_commit(&im);                          (writes run.kgt atomically)
+ *   import_abort(&im) on any error.
+ *
+ * Every function returns 0 or a negative errno-style code; on failure im->err holds a
+ * message that names the file, the byte offset and what was expected. */
+#ifndef KGANTT_SPOOL_IMPORT_H
+#define KGANTT_SPOOL_IMPORT_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strtab.h"
+
+struct kg_import_process {
+	int64_t process; /* row id in the processes table */
+	uint32_t pid;
+	char host[128];
+	int complete;
+	uint64_t kernels, memcpys, memsets, api_calls, syncs, nvtx, incomplete, dropped;
+	uint64_t start_ns, end_ns;
+	int error_messages;
+	char first_error[512];
+};
+
+struct kg_import {
+	sqlite3 *db;
+	char path[4096], tmp_path[4200];
+	char err[1024];
+	struct kg_strtab strings;   /* every text, interned; id = strings.id */
+	uint32_t *demangled;        /* by string id: id of its demangled text, 0 unknown */
+	size_t demangled_cap;
+	sqlite3_stmt *st[16];
+	struct kg_import_process *procs;
+	size_t nprocs, procs_cap;
+	uint64_t strings_written;   /* strings already inserted into the table */
+};
+
+int import_begin(struct kg_import *im, const char *out_path, const char *command);
+int import_spool_file(struct kg_import *im, const char *spool_path);
+/* Imports every *.kgspool file of a directory, in name order. */
+int import_spool_dir(struct kg_import *im, const char *dir, int *nfiles);
+int import_set_exit_status(struct kg_import *im, uint32_t pid, const char *status);
+int import_commit(struct kg_import *im);
+void import_abort(struct kg_import *im);
+
+#endif

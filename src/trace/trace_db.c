@@ -1,0 +1,111 @@
+#include "trace/trace_db.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace/schema.h"
+
+void trace_db_meta(sqlite3 *db, const char *key, char *out, size_t outlen)
+{
+	sqlite3_stmt *st;
+	out[0] = '\0';
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out, outlen, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
+/* A copy cut short (interrupted transfer, full disk) is the usual damage. SQLite's header
+ * says how many pages the file should have (when its "version-valid-for" field matches
+ * the change counter), so truncation is caught here in O(1) instead of as a confusing
+ * error in the middle of a report. */
+static int check_truncation(const char *path, off_t size, char *err, size_t errlen)
+{
+	unsigned char h[100];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = fread(h, 1, sizeof(h), f);
+	fclose(f);
+	if (n < sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
+		return 0;
+	uint32_t page = (uint32_t)h[16] << 8 | h[17];
+	if (page == 1)
+		page = 65536;
+	uint32_t pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 | h[31];
+	int valid = memcmp(h + 24, h + 92, 4) == 0;
+	if (valid && pages && (uint64_t)page * pages > (uint64_t)size) {
+		snprintf(err, errlen,
+			 "'%s' is truncated: %lld bytes, expected %llu (an interrupted copy or a full "
+			 "disk?)",
+			 path, (long long)size, (unsigned long long)page * pages);
+		return -1;
+	}
+	return 0;
+}
+
+int trace_db_open(const char *path, sqlite3 **dbp, char *err, size_t errlen)
+{
+	struct stat sb;
+	*dbp = NULL;
+	if (stat(path, &sb) < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "'%s' is a directory, expected a trace file%s", path,
+			 " (a spool directory is read with 'kgantt import')");
+		return -EISDIR;
+	}
+	if (check_truncation(path, sb.st_size, err, errlen) < 0)
+		return -EINVAL;
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -EIO;
+	}
+	char format[64], version[32], min_reader[32];
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'format'", -1, &st,
+				    NULL);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK) {
+		if (rc == SQLITE_CORRUPT)
+			snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
+		else
+			snprintf(err, errlen, "'%s' is not a kgantt trace: %s", path,
+				 rc == SQLITE_NOTADB ? "not an SQLite database"
+						     : "no meta table (expected a file written by "
+						       "'kgantt record' or 'kgantt import')");
+		sqlite3_close(db);
+		return -EINVAL;
+	}
+	trace_db_meta(db, "format", format, sizeof(format));
+	trace_db_meta(db, "version", version, sizeof(version));
+	trace_db_meta(db, "min_reader_version", min_reader, sizeof(min_reader));
+	if (strcmp(format, KG_TRACE_FORMAT) != 0) {
+		snprintf(err, errlen, "'%s' is not a kgantt trace: meta format is '%s', expected '%s'",
+			 path, format, KG_TRACE_FORMAT);
+		sqlite3_close(db);
+		return -EINVAL;
+	}
+	if (atoi(min_reader) > KG_TRACE_VERSION) {
+		snprintf(err, errlen,
+			 "'%s' is trace format version %s and needs a reader of version %s; this "
+			 "kgantt reads up to version %d: upgrade kgantt",
+			 path, version, min_reader, KG_TRACE_VERSION);
+		sqlite3_close(db);
+		return -EPROTO;
+	}
+	*dbp = db;
+	return 0;
+}

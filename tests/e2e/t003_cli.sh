@@ -1,0 +1,21 @@
+# The command line: usage errors exit 2, help exits 0, nothing is overwritten silently.
+. tests/e2e/lib.sh
+expect_error 2 "usage: kgantt" "$K"
+expect_error 2 "'frobnicate' is not a kgantt command" "$K" frobnicate
+expect_error 2 "no program to run" "$K" record -o "$WORK/a.kgt"
+expect_error 2 "--mode: 'fast' is not a mode" "$K" record --mode fast -- true
+expect_error 2 "--delay: 'soon' is not a number" "$K" record --delay soon -- true
+expect_error 2 "--buffers: '1' is not a whole number from 2" "$K" record --buffers 1 -- true
+expect_error 2 "environment variable NO_SUCH_RANK_VAR is not set" "$K" record -o 'r%q{NO_SUCH_RANK_VAR}.kgt' -- true
+for c in record info dump import; do
+	"$K" $c --help > "$WORK/help" || fail "kgantt $c --help failed"
+	grep -q "usage: kgantt $c" "$WORK/help" || fail "kgantt $c --help says no usage"
+done
+"$K" --version | grep -q "^kgantt [0-9]" || fail "--version"
+touch "$WORK/exists.kgt"
+expect_error 1 "'$WORK/exists.kgt' already exists (use -f to overwrite)" "$K" record -o "$WORK/exists.kgt" -- true
+# a full stdout is an error, not a silent truncation
+if [ -w /dev/full ]; then
+	"$K" dump --table kernels -n 5 "$(fixture streams_bad)" > /dev/full 2> "$WORK/err"; rc=$?
+	[ $rc -eq 1 ] && grep -q "cannot write to standard output" "$WORK/err" || fail "dump to a full disk: exit $rc"
+fi

@@ -1,0 +1,13 @@
+# Without a GPU, record runs the program, says plainly that nothing was recorded and why,
+# returns non-zero and leaves no trace or spool behind.
+. tests/e2e/lib.sh
+if nvidia-smi -L >/dev/null 2>&1; then skip "a GPU is present: this test is for machines without one"; fi
+"$K" record -o "$WORK/x.kgt" -- build/examples/streams bad > "$WORK/out" 2> "$WORK/err"
+rc=$?
+[ $rc -ne 0 ] || fail "record without a GPU exited 0"
+grep -q "nothing was recorded" "$WORK/err" || fail "no explanation: $(cat "$WORK/err")"
+[ ! -e "$WORK/x.kgt" ] && [ ! -e "$WORK/x.kgt.spool" ] || fail "left files behind"
+# the recorder library itself loads (its libcupti is found): record checks this first
+"$K" record -o "$WORK/y.kgt" -- true 2> "$WORK/err2"
+grep -q "cannot load the recorder" "$WORK/err2" && fail "recorder does not load: $(cat "$WORK/err2")"
+echo "record without GPU: exit $rc: $(head -1 "$WORK/err")"

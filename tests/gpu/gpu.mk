@@ -1,0 +1,15 @@
+# GPU-side data-collection programs (tests/gpu/). Included by the top-level Makefile, which
+# defines BUILD, NVCC, NVCC_FLAGS and CUDA_LIB.
+#
+#   make gpu-probes                                   build the probes
+#   build/tests/gpu/occupancy_probe > occupancy.csv    occupancy ground truth (needs a GPU)
+#   python3 tests/gpu/torch_traces.py OUTDIR          PyTorch profiler traces (needs a GPU + torch)
+
+GPU_PROBES := $(BUILD)/tests/gpu/occupancy_probe
+
+.PHONY: gpu-probes
+gpu-probes: $(GPU_PROBES)
+
+$(BUILD)/tests/gpu/occupancy_probe: tests/gpu/occupancy_probe.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_FLAGS) -cudart shared -Xlinker -rpath -Xlinker $(CUDA_LIB) -o $@ $<

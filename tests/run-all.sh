@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# make test: unit tests, end-to-end tests on the committed H200 fixtures, GPU tests.
+# Ends with one line "N passed, N failed, N skipped" over everything.
+set -u
+cd "$(dirname "$0")/.."
+log=build/test-logs
+mkdir -p "$log"
+tp=0 tf=0 ts=0
+add() { # add FILE: sum the "unit:|e2e:|gpu: N passed, N failed[, N skipped]" line of FILE
+	local line
+	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	[ -z "$line" ] && { tf=$((tf + 1)); return; }
+	set -- $line
+	tp=$((tp + $2)); tf=$((tf + $4))
+	[ "${6:-}" != "" ] && ts=$((ts + $6))
+}
+echo "== unit tests (ASan/UBSan)"
+tests/run-unit.sh "$@" 2>&1 | tee "$log/unit.txt"
+add "$log/unit.txt"
+echo "== end-to-end tests on the H200 fixtures"
+tests/run-e2e.sh 2>&1 | tee "$log/e2e.txt"
+add "$log/e2e.txt"
+echo "== GPU tests"
+if nvidia-smi -L >/dev/null 2>&1; then
+	tests/gpu/record_examples.sh build/gpu-run 2>&1 | tee "$log/gpu.txt"
+	line=$(tail -1 "$log/gpu.txt")
+	echo "gpu: $line" > "$log/gpu-total.txt"
+	add "$log/gpu-total.txt"
+else
+	echo "skip: no GPU here (nvidia-smi lists no device): recording the examples on a GPU is skipped"
+	echo "      (tests/gpu/record_examples.sh; the traces it made on an H200 are tested above)"
+	ts=$((ts + 1))
+fi
+echo
+echo "$tp passed, $tf failed, $ts skipped"
+[ $tf -eq 0 ]

@@ -1,0 +1,321 @@
+/* The spool importer, on spools written with the recorder's own spool writer: complete,
+ * cut short (the process was killed), and corrupt. */
+#include "harness.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "recorder/spool.h"
+#include "trace/spool_import.h"
+#include "trace/trace_db.h"
+
+static char dir[256];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/kgantt-test-XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+}
+
+#define REC(s, type, T) ((T *)spool_reserve((s), (type), sizeof(T)))
+
+/* A small but complete process: one device, a priority stream, two kernels (one from a
+ * graph), their launch API calls, a copy, an NVTX range. */
+static void write_process(const char *path, uint32_t pid, int with_end)
+{
+	struct kg_spool s;
+	CHECK_EQ_INT(spool_open(&s, path, 4096), 0);
+	struct kg_raw_process *p;
+	uint32_t host = spool_string(&s, "gpu-host");
+	uint32_t cmd = spool_string(&s, "./app --steps 3");
+	p = REC(&s, KG_RAW_PROCESS, struct kg_raw_process);
+	p->pid = pid;
+	p->ppid = 1;
+	p->start_ns = 1000;
+	p->start_realtime_ns = 1000 + 5000000;
+	p->host_str = host;
+	p->cmdline_str = cmd;
+	p->latency_timestamps = 1;
+
+	uint32_t dev_name = spool_string(&s, "NVIDIA H200");
+	struct kg_raw_device *d = REC(&s, KG_RAW_DEVICE, struct kg_raw_device);
+	d->device_id = 0;
+	d->name_str = dev_name;
+	d->sm_count = 132;
+	d->max_warps_per_sm = 64;
+	d->cc_major = 9;
+	struct kg_raw_stream *st = REC(&s, KG_RAW_STREAM, struct kg_raw_stream);
+	st->context_id = 1;
+	st->stream_id = 13;
+	st->priority = (int32_t)4294967291u; /* as CUPTI stores -5 */
+	st->flags = 2;
+
+	uint32_t kname = spool_string(&s, "_Z12streams_workPfi");
+	uint32_t launch = spool_string(&s, "cudaLaunchKernel");
+	for (int i = 0; i < 2; i++) {
+		struct kg_raw_api *a = REC(&s, KG_RAW_API, struct kg_raw_api);
+		a->start = 2000 + (uint64_t)i * 1000;
+		a->end = a->start + 100;
+		a->domain = KG_API_RUNTIME;
+		a->name_str = launch;
+		a->tid = 77;
+		a->correlation_id = 10 + (uint32_t)i;
+		struct kg_raw_kernel *k = REC(&s, KG_RAW_KERNEL, struct kg_raw_kernel);
+		k->name_str = kname;
+		k->correlation_id = 10 + (uint32_t)i;
+		k->stream_id = 13;
+		k->context_id = 1;
+		k->queued = i == 0 ? a->start + 50 : 0; /* the second came from a graph */
+		k->submitted = i == 0 ? a->start + 60 : 0;
+		k->start = a->start + 200;
+		k->end = a->start + 700;
+		k->graph_id = i == 0 ? 0 : 5;
+		k->grid[0] = 8, k->grid[1] = 1, k->grid[2] = 1;
+		k->block[0] = 256, k->block[1] = 1, k->block[2] = 1;
+	}
+	struct kg_raw_memcpy *m = REC(&s, KG_RAW_MEMCPY, struct kg_raw_memcpy);
+	m->start = 5000, m->end = 6000, m->bytes = 1 << 20;
+	m->copy_kind = 1, m->src_kind = 1, m->dst_kind = 3;
+	uint32_t nv = spool_string(&s, "forward");
+	struct kg_raw_marker *mk = REC(&s, KG_RAW_MARKER, struct kg_raw_marker);
+	mk->ts = 1500, mk->id = 4, mk->kind = KG_MARK_START, mk->name_str = nv, mk->tid = 77;
+	mk = REC(&s, KG_RAW_MARKER, struct kg_raw_marker);
+	mk->ts = 4500, mk->id = 4, mk->kind = KG_MARK_END, mk->tid = 77;
+	if (with_end) {
+		struct kg_raw_end *e = REC(&s, KG_RAW_END, struct kg_raw_end);
+		e->ts = 9000;
+	}
+	spool_close(&s);
+}
+
+static long long query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+	long long v = -12345;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char text_buf[512];
+static const char *query_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+	text_buf[0] = '\0';
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(text_buf, sizeof(text_buf), "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return text_buf;
+}
+
+static sqlite3 *import_dir(void)
+{
+	char out[300], err[1024];
+	snprintf(out, sizeof(out), "%s/out.kgt", dir);
+	struct kg_import im;
+	int n = 0;
+	CHECK_EQ_INT(import_begin(&im, out, "test"), 0);
+	int rc = import_spool_dir(&im, dir, &n);
+	if (rc)
+		fprintf(stderr, "    %s\n", im.err);
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT(import_commit(&im), 0);
+	sqlite3 *db;
+	CHECK_EQ_INT(trace_db_open(out, &db, err, sizeof(err)), 0);
+	return db;
+}
+
+TEST(import_complete_process)
+{
+	char path[300];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
+	write_process(path, 4242, 1);
+	sqlite3 *db = import_dir();
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM kernels"), 2);
+	CHECK_EQ_INT(query_int(db, "SELECT complete FROM processes"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT pid FROM processes"), 4242);
+	CHECK_EQ_INT(query_int(db, "SELECT end_ns FROM processes"), 9000);
+	CHECK_EQ_INT(query_int(db, "SELECT realtime_offset_ns FROM processes"), 5000000);
+	CHECK_EQ_STR(query_text(db, "SELECT host FROM processes"), "gpu-host");
+	CHECK_EQ_STR(query_text(db, "SELECT s.text FROM kernels k JOIN strings s "
+				    "ON s.id = k.demangled LIMIT 1"),
+		     "streams_work(float*, int)");
+	CHECK_EQ_STR(query_text(db, "SELECT s.text FROM kernels k JOIN strings s "
+				    "ON s.id = k.name LIMIT 1"),
+		     "_Z12streams_workPfi");
+	CHECK_EQ_INT(query_int(db, "SELECT priority FROM streams"), -5);
+	/* the graph kernel has no queued/submitted: NULL, not 0 */
+	CHECK_EQ_INT(query_int(db, "SELECT queued FROM kernels WHERE graph = 5"), -1);
+	CHECK_EQ_INT(query_int(db, "SELECT queued FROM kernels WHERE graph IS NULL"), 2050);
+	CHECK_EQ_INT(query_int(db, "SELECT launch_latency_ns FROM kernel_phases "
+				   "WHERE graph IS NULL"),
+		     50);
+	CHECK_EQ_INT(query_int(db, "SELECT queue_wait_ns FROM kernel_phases WHERE graph IS NULL"),
+		     150);
+	CHECK_EQ_INT(query_int(db, "SELECT end - start FROM nvtx"), 3000);
+	CHECK_EQ_STR(query_text(db, "SELECT src || '>' || dst FROM copies"), "pageable>device");
+	CHECK_EQ_STR(query_text(db, "SELECT name FROM devices"), "NVIDIA H200");
+	sqlite3_close(db);
+}
+
+TEST(import_killed_process_is_marked_incomplete)
+{
+	char path[300];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
+	write_process(path, 1, 0);
+	/* chop the file inside its last record, as a SIGKILL during write() would */
+	struct stat sb;
+	CHECK(stat(path, &sb) == 0);
+	CHECK(truncate(path, sb.st_size - 12) == 0);
+	sqlite3 *db = import_dir();
+	CHECK_EQ_INT(query_int(db, "SELECT complete FROM processes"), 0);
+	CHECK(strstr(query_text(db, "SELECT spool_note FROM processes"), "ends inside a record"));
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM kernels"), 2);
+	/* the range's end record was cut off: the range stays open */
+	CHECK_EQ_INT(query_int(db, "SELECT end FROM nvtx"), -1);
+	sqlite3_close(db);
+}
+
+TEST(import_process_without_end_record)
+{
+	char path[300];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
+	write_process(path, 1, 0);
+	sqlite3 *db = import_dir();
+	CHECK_EQ_INT(query_int(db, "SELECT complete FROM processes"), 0);
+	CHECK(strstr(query_text(db, "SELECT spool_note FROM processes"), "no end record"));
+	CHECK_EQ_INT(query_int(db, "SELECT end_ns FROM processes"), 6000); /* last record seen */
+	sqlite3_close(db);
+}
+
+TEST(import_gathers_several_processes)
+{
+	char path[300];
+	make_dir();
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/h.%d.kgspool", dir, 100 + i);
+		write_process(path, 100 + (uint32_t)i, 1);
+	}
+	snprintf(path, sizeof(path), "%s/unrelated.txt", dir);
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+	close(fd);
+	sqlite3 *db = import_dir();
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM processes"), 3);
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM kernels"), 6);
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(DISTINCT process) FROM kernels"), 3);
+	/* strings are shared across processes */
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM strings WHERE text = 'cudaLaunchKernel'"), 1);
+	sqlite3_close(db);
+}
+
+static void expect_import_error(const char *content, size_t len, const char *needle)
+{
+	char path[300], out[300];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/bad.kgspool", dir);
+	snprintf(out, sizeof(out), "%s/out.kgt", dir);
+	FILE *f = fopen(path, "wb");
+	CHECK(f);
+	fwrite(content, 1, len, f);
+	fclose(f);
+	struct kg_import im;
+	CHECK_EQ_INT(import_begin(&im, out, "test"), 0);
+	int rc = import_spool_file(&im, path);
+	CHECK(rc < 0);
+	if (!strstr(im.err, needle))
+		fprintf(stderr, "    error was: %s\n", im.err);
+	CHECK(strstr(im.err, needle));
+	CHECK(strstr(im.err, path)); /* names the file */
+	import_abort(&im);
+	CHECK(access(out, F_OK) != 0); /* no half-written trace left */
+}
+
+TEST(import_rejects_wrong_magic)
+{
+	expect_import_error("PK\3\4 this is a zip file ....", 28, "is not a kgantt spool");
+}
+
+TEST(import_rejects_empty_file)
+{
+	expect_import_error("", 0, "is empty");
+}
+
+static size_t make_header(char *buf)
+{
+	struct kg_raw_file_header fh = {.version = KG_RAW_VERSION, .header_size = sizeof(fh)};
+	memcpy(fh.magic, KG_RAW_MAGIC, 8);
+	memcpy(buf, &fh, sizeof(fh));
+	return sizeof(fh);
+}
+
+TEST(import_rejects_record_before_process)
+{
+	char buf[256] = {0};
+	size_t n = make_header(buf);
+	struct kg_raw_kernel k = {.h = {.type = KG_RAW_KERNEL, .size = sizeof(k)}};
+	memcpy(buf + n, &k, sizeof(k));
+	expect_import_error(buf, n + sizeof(k), "comes before the process record");
+}
+
+TEST(import_rejects_short_record)
+{
+	char buf[256] = {0};
+	size_t n = make_header(buf);
+	struct kg_raw_process p = {.h = {.type = KG_RAW_PROCESS, .size = sizeof(p)}};
+	memcpy(buf + n, &p, sizeof(p));
+	n += sizeof(p);
+	struct kg_raw_hdr h = {.type = KG_RAW_KERNEL, .size = 16};
+	memcpy(buf + n, &h, sizeof(h));
+	expect_import_error(buf, n + 16, "expected at least");
+}
+
+TEST(import_rejects_future_version)
+{
+	char buf[64] = {0};
+	size_t n = make_header(buf);
+	((struct kg_raw_file_header *)buf)->version = 99;
+	expect_import_error(buf, n, "spool version 99");
+}
+
+TEST(import_rejects_bad_string_length)
+{
+	char buf[256] = {0};
+	size_t n = make_header(buf);
+	struct kg_raw_string *s = (void *)(buf + n);
+	s->h.type = KG_RAW_STRING;
+	s->h.size = 24;
+	s->id = 1;
+	s->len = 200;
+	expect_import_error(buf, n + 24, "does not fit its record");
+}
+
+TEST(trace_open_rejects_non_traces)
+{
+	char path[300], err[1024];
+	sqlite3 *db;
+	make_dir();
+	CHECK(trace_db_open("/nonexistent/x.kgt", &db, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "cannot open '/nonexistent/x.kgt'"));
+	CHECK(trace_db_open(dir, &db, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "is a directory"));
+	snprintf(path, sizeof(path), "%s/text.kgt", dir);
+	FILE *f = fopen(path, "w");
+	fputs("hello, not a database at all, but long enough to look like one?\n", f);
+	fclose(f);
+	CHECK(trace_db_open(path, &db, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "not an SQLite database"));
+	snprintf(path, sizeof(path), "%s/other.db", dir);
+	sqlite3 *o;
+	CHECK(sqlite3_open(path, &o) == SQLITE_OK);
+	CHECK(sqlite3_exec(o, "CREATE TABLE t(x)", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(o);
+	CHECK(trace_db_open(path, &db, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "no meta table"));
+}

@@ -1,0 +1,80 @@
+#include "harness.h"
+
+#include <stdlib.h>
+
+#include "util/demangle.h"
+#include "util/pathfmt.h"
+#include "util/strtab.h"
+
+TEST(strtab_same_text_same_id)
+{
+	struct kg_strtab t;
+	strtab_init(&t);
+	uint32_t a = strtab_intern(&t, "kernel_a", 8, NULL);
+	uint32_t b = strtab_intern(&t, "kernel_b", 8, NULL);
+	int added = 1;
+	uint32_t a2 = strtab_intern(&t, "kernel_a-suffix", 8, &added); /* prefix of 8 bytes */
+	CHECK(a != 0 && b != 0 && a != b);
+	CHECK_EQ_INT(a2, a);
+	CHECK_EQ_INT(added, 0);
+	CHECK_EQ_STR(strtab_get(&t, b), "kernel_b");
+	CHECK(strtab_get(&t, 0) == NULL);
+	CHECK(strtab_get(&t, 99) == NULL);
+	strtab_free(&t);
+}
+
+TEST(strtab_grows_past_many_entries)
+{
+	struct kg_strtab t;
+	strtab_init(&t);
+	char buf[32];
+	for (int i = 0; i < 50000; i++) {
+		int n = snprintf(buf, sizeof(buf), "name%d", i);
+		CHECK_EQ_INT(strtab_intern(&t, buf, (size_t)n, NULL), i + 1);
+	}
+	for (int i = 0; i < 50000; i += 997) {
+		int n = snprintf(buf, sizeof(buf), "name%d", i);
+		CHECK_EQ_INT(strtab_intern(&t, buf, (size_t)n, NULL), i + 1);
+	}
+	strtab_free(&t);
+}
+
+TEST(pathfmt_expands_pid_host_env)
+{
+	char out[256], err[256];
+	setenv("KG_TEST_RANK", "3", 1);
+	CHECK_EQ_INT(expand_path_pattern("run_%h_%p_%q{KG_TEST_RANK}_%%.kgt", 42, "node7", out,
+					 sizeof(out), err, sizeof(err)),
+		     0);
+	CHECK_EQ_STR(out, "run_node7_42_3_%.kgt");
+}
+
+TEST(pathfmt_rejects_bad_patterns)
+{
+	char out[64], err[256];
+	unsetenv("KG_TEST_UNSET");
+	CHECK(expand_path_pattern("a%q{KG_TEST_UNSET}", 1, "h", out, sizeof(out), err,
+				  sizeof(err)) < 0);
+	CHECK(strstr(err, "KG_TEST_UNSET is not set"));
+	CHECK(expand_path_pattern("a%x", 1, "h", out, sizeof(out), err, sizeof(err)) < 0);
+	CHECK(strstr(err, "unknown '%x'"));
+	CHECK(expand_path_pattern("a%q{", 1, "h", out, sizeof(out), err, sizeof(err)) < 0);
+	char longname[100];
+	memset(longname, 'x', 99);
+	longname[99] = '\0';
+	CHECK(expand_path_pattern(longname, 1, "h", out, sizeof(out), err, sizeof(err)) < 0);
+	CHECK(strstr(err, "too long"));
+}
+
+TEST(demangle_cuda_kernel_names)
+{
+	char *d = demangle("_Z12streams_workPfi");
+	CHECK_EQ_STR(d, "streams_work(float*, int)");
+	free(d);
+	d = demangle("_ZN2ns6kernelIiEEvPT_");
+	CHECK_EQ_STR(d, "void ns::kernel<int>(int*)");
+	free(d);
+	CHECK(demangle("plain_c_kernel") == NULL);
+	CHECK(demangle("_Znot valid") == NULL);
+	CHECK(demangle(NULL) == NULL);
+}
