@@ -8,7 +8,7 @@ mkdir -p "$log"
 tp=0 tf=0 ts=0
 add() { # add FILE: sum the "unit:|e2e:|gpu: N passed, N failed[, N skipped]" line of FILE
 	local line
-	line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	line=$(grep -E '^[a-z0-9]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
 	[ -z "$line" ] && { tf=$((tf + 1)); return; }
 	set -- $line
 	tp=$((tp + $2)); tf=$((tf + $4))
