@@ -6,7 +6,7 @@
 #
 # Each program plants one GPU scheduling problem; see examples/README.md.
 
-EXAMPLE_NAMES := streams copies launches occupancy timeslice multigpu longrun nvtx
+EXAMPLE_NAMES := streams copies launches occupancy timeslice multigpu longrun nvtx profrange
 EXAMPLES      := $(EXAMPLE_NAMES:%=$(BUILD)/examples/%)
 
 # -cudart shared: link libcudart dynamically, as most real programs do, so kgantt traces

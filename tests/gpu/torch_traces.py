@@ -239,8 +239,30 @@ def trace_stats(gz_path):
     return len(events), counts, busy, span
 
 
+def run_plain(name, step, nsteps):
+    """Same steps without torch.profiler, each in an NVTX range `step`: for recording the
+    scenario with `kgantt record` (two CUPTI users cannot share a process)."""
+    t1 = time.time()
+    for i in range(nsteps):
+        torch.cuda.nvtx.range_push("step")
+        step(i)
+        torch.cuda.nvtx.range_pop()
+    torch.cuda.synchronize()
+    print(f"[{name}] ran {nsteps} steps without the profiler in {time.time() - t1:.2f}s",
+          flush=True)
+
+
 def run_scenario(name, fn, outdir):
     step, nsteps, warmup, cleanup = fn()
+    if os.environ.get("TORCH_TRACES_NO_PROFILER") == "1":
+        try:
+            for i in range(warmup):
+                step(i)
+            torch.cuda.synchronize()
+            run_plain(name, step, nsteps)
+        finally:
+            cleanup()
+        return
     try:
         t0 = time.time()
         for i in range(warmup):
