@@ -33,17 +33,19 @@ all: tool recorder examples
 # ---------------------------------------------------------------- library code
 UTIL_SRC   := $(wildcard src/util/*.c)
 TRACE_SRC  := $(wildcard src/trace/*.c)
+ANALYSIS_SRC := $(wildcard src/analysis/*.c)
 CLI_SRC    := $(wildcard src/cli/*.c)
 REC_SRC    := $(wildcard src/recorder/*.c)
 
 UTIL_OBJ   := $(UTIL_SRC:%.c=$(BUILD)/obj/%.o)
 TRACE_OBJ  := $(TRACE_SRC:%.c=$(BUILD)/obj/%.o)
+ANALYSIS_OBJ := $(ANALYSIS_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 # The recorder is built position-independent and without sanitizers: it lives inside the
 # user's program, which was not built with them.
 REC_OBJ    := $(REC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/util/strtab.o
 
-LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ)
+LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ)
 LIB_A      := $(BUILD)/libkgantt.a
 
 $(BUILD)/obj/%.o: %.c

@@ -23,8 +23,10 @@ add "$log/e2e.txt"
 echo "== GPU tests"
 if nvidia-smi -L >/dev/null 2>&1; then
 	tests/gpu/record_examples.sh build/gpu-run 2>&1 | tee "$log/gpu.txt"
-	line=$(tail -1 "$log/gpu.txt")
-	echo "gpu: $line" > "$log/gpu-total.txt"
+	echo "gpu: $(tail -1 "$log/gpu.txt")" > "$log/gpu-total.txt"
+	add "$log/gpu-total.txt"
+	tests/gpu/record_options.sh build/gpu-run 2>&1 | tee "$log/gpu-options.txt"
+	echo "gpu: $(tail -1 "$log/gpu-options.txt" | sed 's/^options: //')" > "$log/gpu-total.txt"
 	add "$log/gpu-total.txt"
 else
 	echo "skip: no GPU here (nvidia-smi lists no device): recording the examples on a GPU is skipped"

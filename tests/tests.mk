@@ -4,7 +4,7 @@
 TEST_SAN   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 # Library sources the unit tests link, built again with the sanitizers.
-UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) src/recorder/spool.c
+UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) $(ANALYSIS_SRC) src/recorder/spool.c
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/harness.h $(UNIT_LIB) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)

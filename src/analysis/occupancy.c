@@ -205,9 +205,12 @@ int occupancy_compute(const struct kg_occ_device *d, const struct kg_occ_kernel 
 int occupancy_best_block(const struct kg_occ_device *d, int regs_per_thread, int smem_static,
 			 int smem_dynamic, int max_block, int *block, int *min_grid)
 {
+	if (block)
+		*block = 0;
+	if (min_grid)
+		*min_grid = 0;
 	if (!block || !min_grid || !device_ok(d))
 		return -EINVAL;
-	*block = *min_grid = 0;
 	int limit = d->max_threads_per_block;
 	if (max_block > 0 && max_block < limit)
 		limit = max_block;

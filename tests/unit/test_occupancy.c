@@ -227,7 +227,8 @@ TEST(h200_limiters_and_their_counts)
 	CHECK(r.occupancy == 1.0);
 	CHECK_EQ_INT(r.limiter, KG_OCC_LIMIT_WARPS);
 	CHECK_EQ_INT(r.by_warps, 2);
-	CHECK_EQ_INT(r.by_regs, 3);      /* 640 registers a warp: 25 warps per sub-partition */
+	CHECK_EQ_INT(r.by_regs, 2);      /* 640 registers a warp, allocated as 768: 21 warps
+					  * per sub-partition, 84 per SM; a tie, so "warps" */
 	CHECK_EQ_INT(r.by_smem, 228);    /* only the 1 KiB reserve, in a 228 KiB carveout */
 	CHECK_EQ_INT(r.by_blocks, 32);
 	CHECK_EQ_INT(r.smem_per_block, 1024);
@@ -314,8 +315,9 @@ TEST(carveout_from_the_trace)
 	k.smem_config = 1 << 30;
 	CHECK_EQ_INT(occupancy_compute(&h200, &k, &r), 0);
 	CHECK_EQ_INT(r.smem_config, 233472);
-	CHECK_EQ_INT(r.blocks_per_sm, 14); /* 128 threads: 4 warps, 16 by warps; 25 by smem;
-					    * 32 regs: 16 warps per sub-partition, 16 blocks */
+	CHECK_EQ_INT(r.by_smem, 25);
+	CHECK_EQ_INT(r.blocks_per_sm, 16);
+	CHECK_EQ_INT(r.limiter, KG_OCC_LIMIT_WARPS);
 }
 
 /* Other architectures, from their published properties, each number worked out by hand
@@ -394,15 +396,21 @@ TEST(ampere_and_ada)
 TEST(best_block_elsewhere)
 {
 	int block, grid;
-	/* 64 registers on a T4: 8 warps per sub-partition, 32 per SM: every multiple of
-	 * 32 warps... the largest block that fills it is 1024. */
+	/* 64 registers on a T4: 8 warps per sub-partition, 32 per SM, all the T4 has: one
+	 * block of 1024 fills it. */
 	CHECK_EQ_INT(occupancy_best_block(&t4, 64, 0, 0, 0, &block, &grid), 0);
 	CHECK_EQ_INT(block, 1024);
 	CHECK_EQ_INT(grid, 40);
-	/* A kernel limit that is not a multiple of the warp is tried as it is. */
+	/* A kernel limit that is not a multiple of the warp is tried as it is: 1000 threads
+	 * (32 warps) give 2000 a SM, 672 (21 warps) 3 x 672 = 2016, and 512 fills the SM. */
 	CHECK_EQ_INT(occupancy_best_block(&h200, 20, 0, 0, 1000, &block, &grid), 0);
-	CHECK_EQ_INT(block, 1000); /* 2 blocks of 32 warps: 2000 threads; nothing beats it */
-	CHECK_EQ_INT(grid, 264);
+	CHECK_EQ_INT(block, 512);
+	CHECK_EQ_INT(grid, 4 * 132);
+	CHECK_EQ_INT(occupancy_best_block(&h200, 20, 0, 0, 700, &block, &grid), 0);
+	CHECK_EQ_INT(block, 512);
+	CHECK_EQ_INT(occupancy_best_block(&h200, 20, 0, 0, 500, &block, &grid), 0);
+	CHECK_EQ_INT(block, 256); /* 4 x 500 = 2000, 7 x 288 = 2016, 8 x 256 = 2048 */
+	CHECK_EQ_INT(grid, 8 * 132);
 	/* Shared memory decides: 100 KiB a block leaves room for 2. */
 	CHECK_EQ_INT(occupancy_best_block(&h200, 32, 0, 100 * 1024, 0, &block, &grid), 0);
 	CHECK_EQ_INT(block, 1024);
