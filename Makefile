@@ -15,7 +15,8 @@ NVCC       ?= $(CUDA_HOME)/bin/nvcc
 
 CC         ?= cc
 CSTD       := -std=c11 -D_GNU_SOURCE
-WARN       := -Wall -Wextra -Wshadow -Wno-unused-parameter
+# Truncation by snprintf is how long names are cut to fit: intended, so not a warning.
+WARN       := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation
 OPT        ?= -O2 -g
 SAN        ?=
 CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc -MMD -MP
@@ -33,7 +34,7 @@ all: tool recorder examples
 # ---------------------------------------------------------------- library code
 UTIL_SRC   := $(wildcard src/util/*.c)
 TRACE_SRC  := $(wildcard src/trace/*.c)
-ANALYSIS_SRC := $(wildcard src/analysis/*.c)
+ANALYSIS_SRC := $(wildcard src/analysis/*.c) $(wildcard src/model/*.c) $(wildcard src/report/*.c)
 CLI_SRC    := $(wildcard src/cli/*.c)
 REC_SRC    := $(wildcard src/recorder/*.c)
 
@@ -63,7 +64,7 @@ $(LIB_A): $(LIB_OBJ)
 
 tool: $(BUILD)/kgantt
 $(BUILD)/kgantt: $(CLI_OBJ) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -lsqlite3 -lstdc++ -lm -ldl -lpthread
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -lsqlite3 -lyajl -lz -lstdc++ -lm -ldl -lpthread
 
 # The injected library. libcupti is found through the rpath of the toolkit it was built
 # against; `kgantt record` also points NVTX_INJECTION64_PATH at that same libcupti.
@@ -81,7 +82,7 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 
 # ---------------------------------------------------------------- set-up
 # Debian packages the build and tests need; installed when missing (CI runs as root).
-DEB_PKGS := build-essential libsqlite3-dev sqlite3 python3 xz-utils
+DEB_PKGS := build-essential libsqlite3-dev sqlite3 libyajl-dev zlib1g-dev python3 xz-utils
 deps:
 	@scripts/install-deps.sh $(DEB_PKGS)
 

@@ -9,7 +9,7 @@ UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) $(ANALYSIS_SRC) src/recorder/spool.c
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/harness.h $(UNIT_LIB) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc -I$(CUDA_INC) -DKGANTT_VERSION='"$(VERSION)"' \
-	    -o $@ $< $(UNIT_LIB) -lsqlite3 -lstdc++ -lpthread -lm
+	    -o $@ $< $(UNIT_LIB) -lsqlite3 -lyajl -lz -lstdc++ -lpthread -lm
 
 .PHONY: unit-tests e2e-tests gpu-tests test-build
 test-build: all $(UNIT_TESTS)

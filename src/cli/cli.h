@@ -5,23 +5,25 @@
 
 #include <stdio.h>
 
+#include "util/fmt.h"
+
 /* Exit codes, documented in README.md. */
 enum {
 	KG_EXIT_OK = 0,
-	KG_EXIT_FAILURE = 1, /* bad input, I/O error, nothing recorded */
-	KG_EXIT_USAGE = 2,   /* wrong command line */
+	KG_EXIT_FAILURE = 1,  /* bad input, I/O error, nothing recorded */
+	KG_EXIT_USAGE = 2,    /* wrong command line */
+	KG_EXIT_FINDINGS = 3, /* kgantt report --fail-on: a finding at or above the severity */
 };
 
 int cmd_record(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 void kg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Flushes stdout and reports a failed write (full disk, closed pipe) as an error. */
 int finish_stdout(int rc);
-/* "12,345" */
-const char *fmt_count(unsigned long long n, char buf[32]);
 
 #endif

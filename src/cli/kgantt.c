@@ -15,6 +15,8 @@ struct kg_command {
 static const struct kg_command commands[] = {
 	{"record", cmd_record, "run a CUDA program and record what its GPUs did into a trace"},
 	{"info", cmd_info, "say what a trace holds: processes, devices, counts, losses"},
+	{"report", cmd_report,
+	 "summarise a trace and diagnose its scheduling problems, ranked by what fixing them saves"},
 	{"dump", cmd_dump, "print the raw rows of a trace table"},
 	{"import", cmd_import, "build a trace from recorder spools (after a crash, or by hand)"},
 };
@@ -46,20 +48,6 @@ int finish_stdout(int rc)
 		return KG_EXIT_FAILURE;
 	}
 	return rc;
-}
-
-const char *fmt_count(unsigned long long n, char buf[32])
-{
-	char tmp[32];
-	int len = snprintf(tmp, sizeof(tmp), "%llu", n);
-	int o = 0;
-	for (int i = 0; i < len; i++) {
-		if (i > 0 && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
 }
 
 static void usage(FILE *f)

@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# Report-speed benchmark: how long `kgantt info` and `kgantt report` take on synthetic
+# LLM-training traces of 100k and 1M kernels (bench/gen_trace.py), and how much memory.
+#
+#   bench/report_speed.sh                                   # table on stdout
+#   bench/report_speed.sh -o docs/results/report-speed.md   # and the results file
+#   bench/report_speed.sh -n 3 -s 100000                    # 3 runs, the 100k trace only
+#
+# See bench/README.md ("Report-speed benchmark").
+set -u
+cd "$(dirname "$0")/.."
+
+usage() {
+	cat <<EOF
+usage: bench/report_speed.sh [-n RUNS] [-s SIZES] [-o RESULTS.md]
+  -n RUNS     timed runs per command, after one untimed warm-up run (default 5)
+  -s SIZES    comma list of kernel counts (default 100000,1000000)
+  -o FILE     also write the results as Markdown to FILE
+environment: KGANTT (default build/kgantt), PYTHON (default python3), SEED (default 1),
+             CACHE (default build/bench: where the generated traces are kept)
+EOF
+	exit 2
+}
+
+RUNS=5
+SIZES=100000,1000000
+OUTMD=
+while getopts "n:s:o:h" opt; do
+	case $opt in
+	n) RUNS=$OPTARG ;;
+	s) SIZES=$OPTARG ;;
+	o) OUTMD=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage
+case $RUNS in '' | *[!0-9]* | 0) usage ;; esac
+K=${KGANTT:-build/kgantt}
+PY=${PYTHON:-python3}
+SEED=${SEED:-1}
+CACHE=${CACHE:-build/bench}
+ARGS_LINE="bench/report_speed.sh -n $RUNS -s $SIZES${OUTMD:+ -o $OUTMD}"
+
+[ -x "$K" ] || { echo "report_speed: no $K (run 'make tool')" >&2; exit 1; }
+command -v "$PY" > /dev/null || { echo "report_speed: no $PY" >&2; exit 1; }
+mkdir -p "$CACHE"
+TMP=$(mktemp -d /tmp/kgantt-report-speed-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+# How a run is measured: wall time from bash's EPOCHREALTIME (µs) around the command,
+# peak RSS (and CPU times) from GNU time when it is there, else from os.wait4 in python.
+if [ -x /usr/bin/time ] && /usr/bin/time -f '%M' -o /dev/null true 2> /dev/null; then
+	MEASURE="GNU time (/usr/bin/time -f '%e %M %U %S') for peak RSS and CPU time, bash \$EPOCHREALTIME for wall time"
+	measure() { # measure OUT ERR CMD...: prints "wall_s rss_kib user_s sys_s rc"
+		local out=$1 err=$2
+		shift 2
+		local t0=$EPOCHREALTIME
+		/usr/bin/time -f '%e %M %U %S' -o "$TMP/time" "$@" > "$out" 2> "$err"
+		local rc=$? t1=$EPOCHREALTIME
+		local rss usr sys
+		read -r _ rss usr sys < <(tail -1 "$TMP/time")
+		awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${usr:-0}" -v s="${sys:-0}" -v rc=$rc \
+			'BEGIN { printf "%.4f %d %.2f %.2f %d\n", b - a, r, u, s, rc }'
+	}
+else
+	MEASURE="python os.wait4 (wall time, ru_maxrss, CPU time)"
+	measure() {
+		local out=$1 err=$2
+		shift 2
+		"$PY" - "$out" "$err" "$@" <<'EOF'
+import os, sys, time
+out, err, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+t0 = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
+    os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
+    try:
+        os.execvp(cmd[0], cmd)
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+print("%.4f %d %.2f %.2f %d" % (wall, ru.ru_maxrss, ru.ru_utime, ru.ru_stime,
+                                 os.waitstatus_to_exitcode(status)))
+EOF
+	}
+fi
+
+# --- the traces ------------------------------------------------------------------------
+label() { # 100000 -> 100k, 1000000 -> 1M
+	local n=$1
+	if [ $((n % 1000000)) -eq 0 ]; then echo "$((n / 1000000))M"
+	elif [ $((n % 1000)) -eq 0 ]; then echo "$((n / 1000))k"
+	else echo "$n"; fi
+}
+declare -a TRACES LABELS NKERN
+IFS=, read -r -a SIZE_LIST <<< "$SIZES"
+for n in "${SIZE_LIST[@]}"; do
+	case $n in '' | *[!0-9]* | 0) usage ;; esac
+	t=$CACHE/synthetic-$(label "$n")-seed$SEED.kgt
+	# regenerated when the generator or the schema changed since it was written
+	if [ ! -s "$t" ] || [ bench/gen_trace.py -nt "$t" ] || [ src/trace/schema.c -nt "$t" ]; then
+		echo "generating $t ($n kernels; about a minute per million) ..." >&2
+		"$PY" bench/gen_trace.py -n "$n" --seed "$SEED" -o "$t" ||
+			{ echo "report_speed: bench/gen_trace.py failed" >&2; exit 1; }
+	fi
+	TRACES+=("$t")
+	LABELS+=("$(label "$n")")
+	NKERN+=("$n")
+done
+
+# --- the commands ----------------------------------------------------------------------
+# name|command line (TRACE is replaced). The sqlite3 row is a reference, not kgantt: the
+# time SQLite alone takes to step through every row and decode the columns that kgantt's
+# reader (src/model/read_kgt.c) selects, from the same file.
+CMDS=("info|$K info TRACE"
+	"report|$K report --no-progress TRACE"
+	"report --json|$K report --json --no-progress TRACE")
+SCAN_SQL="SELECT count(*), sum(process+device+context+stream+correlation+incomplete+start+\"end\"+channel+demangled+coalesce(queued,0)+coalesce(submitted,0)+grid_x+grid_y+grid_z+block_x+block_y+block_z+registers_per_thread+static_smem+dynamic_smem+shared_mem_executed+coalesce(graph,0)+device_launched) FROM kernels; SELECT count(*), sum(process+thread+domain+name+start+\"end\"+correlation) FROM api_calls; SELECT count(*), sum(length(text)) FROM strings;"
+if command -v sqlite3 > /dev/null; then
+	CMDS+=("sqlite3 scan (reference)|sqlite3 TRACE $SCAN_SQL")
+fi
+
+run_cmd() { # run_cmd TRACE_INDEX CMD_INDEX OUT ERR -> measure line
+	local t=${TRACES[$1]} spec=${CMDS[$2]}
+	local line=${spec#*|}
+	if [[ $spec == sqlite3* ]]; then
+		measure "$3" "$4" sqlite3 "$t" "$SCAN_SQL"
+	else
+		# shellcheck disable=SC2086
+		measure "$3" "$4" ${line//TRACE/$t}
+	fi
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2> /dev/null; }
+LOAD_BEFORE=$(loadavg)
+echo "load average before: $LOAD_BEFORE; $RUNS runs per command after a warm-up" >&2
+
+# results in $TMP/r.<trace>.<cmd>: one measure line per run
+declare -A FAILED=()
+for ti in "${!TRACES[@]}"; do
+	for ci in "${!CMDS[@]}"; do
+		: > "$TMP/r.$ti.$ci"
+		# warm-up: page cache, and a first check that the command works at all
+		m=$(run_cmd "$ti" "$ci" "$TMP/out" "$TMP/err")
+		rc=${m##* }
+		if [ "$rc" != 0 ]; then
+			FAILED[$ti.$ci]="exit $rc: $(tail -3 "$TMP/err" | tr '\n' ' ')"
+			echo "  ${LABELS[$ti]} ${CMDS[$ci]%%|*}: FAILED (${FAILED[$ti.$ci]})" >&2
+		fi
+	done
+	# timed runs interleaved round-robin, so slow drift (other load) hits every command alike
+	for ((r = 1; r <= RUNS; r++)); do
+		for ci in "${!CMDS[@]}"; do
+			[ -n "${FAILED[$ti.$ci]:-}" ] && continue
+			m=$(run_cmd "$ti" "$ci" /dev/null "$TMP/err")
+			rc=${m##* }
+			if [ "$rc" != 0 ]; then
+				FAILED[$ti.$ci]="exit $rc in run $r: $(tail -3 "$TMP/err" | tr '\n' ' ')"
+				continue
+			fi
+			echo "$m" >> "$TMP/r.$ti.$ci"
+			echo "  ${LABELS[$ti]} ${CMDS[$ci]%%|*} run $r: $m" >&2
+		done
+	done
+done
+LOAD_AFTER=$(loadavg)
+
+# --- the table -------------------------------------------------------------------------
+stats() { # stats FILE COLUMN -> "median min max" of that column
+	sort -n -k"$2,$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END {
+		if (NR == 0) { print "- - -"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print m, v[1], v[NR] }'
+}
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+
+TABLE="| trace | kernels | file | command | wall s, median | min–max | peak RSS MiB, median | CPU s (user+sys), median |
+|---|---:|---:|---|---:|---:|---:|---:|"
+GOAL_LINE=
+for ti in "${!TRACES[@]}"; do
+	size=$(stat -c %s "${TRACES[$ti]}")
+	for ci in "${!CMDS[@]}"; do
+		name=${CMDS[$ci]%%|*}
+		f=$TMP/r.$ti.$ci
+		if [ -n "${FAILED[$ti.$ci]:-}" ] && [ ! -s "$f" ]; then
+			row="| ${LABELS[$ti]} | ${NKERN[$ti]} | $(mib "$size") MiB | \`$name\` | FAILED | | | |"
+		else
+			read -r wmed wmin wmax < <(stats "$f" 1)
+			read -r rmed _ _ < <(stats "$f" 2)
+			cpu=$(awk '{ print $3 + $4 }' "$f" | sort -n | awk '{ v[NR] = $1 } END {
+				printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+			row=$(printf '| %s | %s | %s MiB | `%s` | %.3f | %.3f–%.3f | %s | %s |' "${LABELS[$ti]}" \
+				"${NKERN[$ti]}" "$(mib "$size")" "$name" "$wmed" "$wmin" "$wmax" \
+				"$(awk -v k="$rmed" 'BEGIN { printf "%.1f", k / 1024 }')" "$cpu")
+			[ -n "${FAILED[$ti.$ci]:-}" ] && row="$row ⚠ ${FAILED[$ti.$ci]}"
+			if [ "$name" = report ] && [ "${NKERN[$ti]}" = 1000000 ]; then
+				GOAL_LINE=$(awk -v w="$wmed" 'BEGIN {
+					printf "`kgantt report` on the 1M-kernel trace: %.2f s (median); goal about 1 s: %s",
+						w, (w <= 1.15 ? "met" : "NOT met") }')
+			fi
+		fi
+		TABLE+=$'\n'"$row"
+	done
+done
+echo "$TABLE"
+[ -n "$GOAL_LINE" ] && echo && echo "$GOAL_LINE"
+for k in "${!FAILED[@]}"; do
+	echo "FAILED: ${LABELS[${k%%.*}]} ${CMDS[${k##*.}]%%|*}: ${FAILED[$k]}"
+done
+
+# --- the results file ------------------------------------------------------------------
+if [ -n "$OUTMD" ]; then
+	cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+	mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	commit=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
+	git diff --quiet HEAD -- src 2> /dev/null || commit="$commit + uncommitted changes in src/"
+	sqlite_ver=$("$PY" -c 'import sqlite3; print(sqlite3.sqlite_version)' 2> /dev/null)
+	lib=$(ldd "$K" 2> /dev/null | awk '/libsqlite3/ { print $3 }')
+	mkdir -p "$(dirname "$OUTMD")"
+	{
+		echo "# Report speed"
+		echo
+		echo "How long \`kgantt info\` and \`kgantt report\` take on synthetic LLM-training traces"
+		echo "(\`bench/gen_trace.py\`: one process, one H200, 6 streams, 396 kernel names, one"
+		echo "cudaLaunchKernel API row per kernel, copies, memsets, syncs, NVTX), and their peak memory."
+		echo "Written by \`bench/report_speed.sh\`; \`bench/README.md\` says how it measures."
+		echo
+		[ -n "$GOAL_LINE" ] && echo "**$GOAL_LINE.**" && echo
+		echo "$TABLE"
+		echo
+		echo "- **wall s**: median of $RUNS runs (after one untimed warm-up run, so the trace is in"
+		echo "  the page cache), stdout to /dev/null; min–max over the runs. Runs were interleaved"
+		echo "  round-robin over the commands of one trace."
+		echo "- **peak RSS**: maximum resident set size of the process (median over the runs)."
+		echo "- **CPU s**: user + system time; above the wall time only if the command used more than one core."
+		echo "- **sqlite3 scan (reference)**: not kgantt. The sqlite3 shell stepping through every row"
+		echo "  of \`kernels\`, \`api_calls\` and \`strings\` and summing the columns kgantt's reader"
+		echo "  selects: roughly the floor that reading the trace through SQLite sets."
+		echo "- Measured with $MEASURE."
+		echo
+		echo "## Machine"
+		echo
+		echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "- host: $(nproc) cores ($cpu_model), $mem, $(uname -sr), no GPU"
+		echo "- load average (1, 5, 15 min): $LOAD_BEFORE before, $LOAD_AFTER after"
+		echo "- kgantt: $("$K" --version 2> /dev/null | head -1), commit $commit, built with the Makefile's default \`OPT\` (-O2 -g)"
+		echo "- SQLite: ${lib:-?} (python's sqlite3 module: $sqlite_ver)"
+		echo "- traces: \`bench/gen_trace.py -n N --seed $SEED\`, cached in \`$CACHE/\`"
+		echo
+		echo "## Rerun"
+		echo
+		echo '```sh'
+		echo "make tool"
+		echo "$ARGS_LINE"
+		echo '```'
+		if [ ${#FAILED[@]} -gt 0 ]; then
+			echo
+			echo "## Failures"
+			echo
+			for k in "${!FAILED[@]}"; do
+				echo "- ${LABELS[${k%%.*}]} \`${CMDS[${k##*.}]%%|*}\`: ${FAILED[$k]}"
+			done
+		fi
+	} > "$OUTMD"
+	echo "wrote $OUTMD" >&2
+fi
+[ ${#FAILED[@]} -eq 0 ]

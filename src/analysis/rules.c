@@ -1,0 +1,942 @@
+/* The diagnosis rules. Each looks at the metrics (metrics.c) and the model, and adds a
+ * finding when the problem it knows costs at least the configured share of the span:
+ * what is wrong, the evidence, why it costs time, the fix, and the time the fix would
+ * save with how that was estimated. docs/rules.md documents every rule.
+ *
+ * Estimates are deliberately simple models with their assumptions stated, not
+ * simulations: they rank the findings and size the prize. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+
+/* Gaps between kernels replayed from a CUDA graph, measured on an H200 (launches_graph
+ * example: 0.6 µs on average): what a graph leaves of launch overhead. */
+#define GRAPH_GAP_NS 600.0
+/* Throughput lost when two contexts time-slice one GPU, measured on an H200 (timeslice
+ * example: 468 ms with two processes vs 401 ms for the same work in one): 14 %. */
+#define SLICE_OVERHEAD 0.14
+
+static double ms(double ns)
+{
+	return ns / 1e6;
+}
+
+static int worth(const struct kg_analysis *a, double gain)
+{
+	return gain >= (double)a->cfg.min_gain_ns && a->span > 0 &&
+	       100.0 * gain / (double)a->span >= a->cfg.min_gain_pct;
+}
+
+static const struct kg_op *op(const struct kg_analysis *a, uint32_t i)
+{
+	return &a->m->ops[i];
+}
+
+static int64_t dur(const struct kg_op *o)
+{
+	return o->end - o->start;
+}
+
+static void gpu_label(const struct kg_analysis *a, uint32_t gpu, char *buf, size_t len)
+{
+	const struct kg_model *m = a->m;
+	const struct kg_gpu *g = &m->gpus[gpu];
+	const struct kg_device *d = &m->devices[g->device];
+	snprintf(buf, len, "GPU %d (%s)", g->ordinal, d->name ? model_text(m, d->name) : "?");
+}
+
+static void stream_label(const struct kg_analysis *a, uint32_t s, char *buf, size_t len)
+{
+	const struct kg_model *m = a->m;
+	const struct kg_stream *st = &m->streams[s];
+	const char *kind = st->kind == KG_STREAM_LEGACY_DEFAULT ? " (legacy default stream)"
+			   : st->kind == KG_STREAM_BLOCKING    ? " (blocking)"
+							       : "";
+	if (m->n_processes > 1)
+		snprintf(buf, len, "stream %lld of pid %u%s", (long long)st->id,
+			 m->processes[st->process].pid, kind);
+	else
+		snprintf(buf, len, "stream %lld%s", (long long)st->id, kind);
+}
+
+static const char *short_name(const struct kg_analysis *a, uint32_t name, char *buf, size_t len)
+{
+	const char *s = model_text(a->m, name);
+	const char *paren = strchr(s, '(');
+	size_t n = paren ? (size_t)(paren - s) : strlen(s);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* ------------------------------------------------------------------ stream serialization */
+
+/* Solo time of each kernel: how long it was the only kernel running on its GPU. */
+static void solo_times(const struct kg_analysis *a, const struct kg_gpu_metrics *gm,
+		       int64_t *solo)
+{
+	/* kernels by start; a kernel is alone from max(its start, previous ends) until the
+	 * next kernel starts, as long as no earlier kernel still runs */
+	int64_t running_end = INT64_MIN; /* latest end among kernels started before */
+	const struct kg_op *prev_long = NULL;
+	uint32_t nk = 0;
+	uint32_t *kidx = malloc(((size_t)gm->n_ops + 1) * sizeof(*kidx));
+	if (!kidx)
+		return;
+	for (uint32_t i = 0; i < gm->n_ops; i++)
+		if (op(a, gm->ops[i])->kind == KG_OP_KERNEL)
+			kidx[nk++] = gm->ops[i];
+	for (uint32_t i = 0; i < nk; i++) {
+		const struct kg_op *o = op(a, kidx[i]);
+		int64_t from = o->start > running_end ? o->start : running_end;
+		int64_t to = o->end;
+		if (i + 1 < nk && op(a, kidx[i + 1])->start < to)
+			to = op(a, kidx[i + 1])->start;
+		solo[kidx[i]] = to > from ? to - from : 0;
+		/* later kernels that start before this one ends are not alone meanwhile */
+		if (o->end > running_end) {
+			running_end = o->end;
+			prev_long = o;
+		}
+	}
+	(void)prev_long;
+	free(kidx);
+}
+
+/* Was the next kernel of this stream already waiting when o ended? */
+static int has_backlog(const struct kg_analysis *a, const struct kg_op *o, uint32_t opi)
+{
+	const struct kg_stream *st = &a->m->streams[o->stream];
+	uint32_t next = opi + 1;
+	while (next < st->first_op + st->nops && op(a, next)->kind != KG_OP_KERNEL)
+		next++;
+	if (next >= st->first_op + st->nops)
+		return 0;
+	const struct kg_op *n = op(a, next);
+	int64_t issued = n->queued != KG_NO_TIME ? n->queued : n->api_start;
+	if (issued != KG_NO_TIME)
+		return issued < o->end;
+	return n->start - o->end < 5000; /* no launch times: back to back means queued */
+}
+
+static void rule_stream_serialization(struct kg_analysis *a)
+{
+	const struct kg_model *m = a->m;
+	const int64_t *solo = a->solo;
+	double *per_stream = calloc((size_t)m->n_streams + 1, sizeof(*per_stream));
+	if (!solo || !per_stream)
+		goto out;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		memset(per_stream, 0, ((size_t)m->n_streams + 1) * sizeof(*per_stream));
+		double gain = 0, solo_total = 0;
+		uint32_t nser = 0;
+		int64_t first = KG_NO_TIME, last = KG_NO_TIME;
+		for (uint32_t i = 0; i < gm->n_ops; i++) {
+			uint32_t oi = gm->ops[i];
+			const struct kg_op *o = op(a, oi);
+			/* tiny kernels gain nothing from sharing the GPU: their cost is the launch
+			 * (launch-overhead rule) */
+			if (o->kind != KG_OP_KERNEL || !solo[oi] || dur(o) < a->cfg.tiny_kernel_ns)
+				continue;
+			double fill = op_fill(a, o);
+			if (fill >= a->cfg.underfill_waves || fill >= 1.0 || !has_backlog(a, o, oi))
+				continue;
+			double g1 = (double)solo[oi] * (1.0 - fill);
+			gain += g1;
+			solo_total += (double)solo[oi];
+			per_stream[o->stream] += g1;
+			nser++;
+			if (first == KG_NO_TIME)
+				first = o->start;
+			last = o->end;
+		}
+		if (!worth(a, gain))
+			continue;
+		struct kg_finding *f = analysis_add_finding(a, "stream-serialization");
+		if (!f)
+			break;
+		char gl[128], sl[128];
+		gpu_label(a, g, gl, sizeof(gl));
+		uint32_t worst = 0;
+		for (uint32_t s = 1; s < m->n_streams; s++)
+			if (per_stream[s] > per_stream[worst])
+				worst = s;
+		stream_label(a, worst, sl, sizeof(sl));
+		int legacy = m->streams[worst].kind == KG_STREAM_LEGACY_DEFAULT;
+		snprintf(f->title, sizeof(f->title),
+			 "%u small kernels run one after another on %s%s while most of %s stays idle",
+			 nser, sl, legacy ? "" : "", gl);
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "Each of these kernels gives work to only some of the SMs (fewer blocks "
+			 "than SMs), and the next one was already waiting in the same stream, so "
+			 "the GPU ran them one at a time: %.1f ms in which one under-filled kernel "
+			 "had the GPU to itself. Where the kernels do not depend on each other, "
+			 "other streams could have used the idle SMs.%s",
+			 ms(solo_total),
+			 legacy ? " The legacy default stream also serialises with every other "
+				  "blocking stream of the context."
+				: "");
+		snprintf(f->fix, sizeof(f->fix),
+			 "Issue independent work on separate streams so the kernels can share the "
+			 "SMs: cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) per independent "
+			 "chain (PyTorch: with torch.cuda.stream(s)), order dependent work with "
+			 "events, and avoid the legacy default stream (explicit streams, or nvcc "
+			 "--default-stream per-thread). Or give each kernel a larger grid.");
+		f->gain_ns = gain;
+		snprintf(f->gain_how, sizeof(f->gain_how),
+			 "sum over serialised kernels of (time alone on the GPU) x (1 - fraction "
+			 "of the GPU its grid fills): the idle share other streams could have used");
+		f->gpu = g;
+		f->start = first;
+		f->end = last;
+		finding_evidence(f, first, last, worst, KG_NONE,
+				 "%s: %.1f ms of the estimate, %u kernels waiting behind each other",
+				 sl, ms(per_stream[worst]), nser);
+		snprintf(f->figures, sizeof(f->figures),
+			 "serialised_kernels=%u, solo_ms=%.3f, streams_used=%u", nser, ms(solo_total),
+			 m->n_streams);
+	}
+out:
+	free(per_stream);
+}
+
+/* ------------------------------------------------------------------ copies */
+
+static int is_pageable_copy(const struct kg_op *o)
+{
+	return o->kind == KG_OP_MEMCPY &&
+	       (o->src_kind == KG_MEM_PAGEABLE || o->dst_kind == KG_MEM_PAGEABLE);
+}
+
+static int api_is_sync_copy(const struct kg_model *m, const struct kg_op *o)
+{
+	if (o->api == KG_NONE)
+		return !(o->flags & KG_OPF_ASYNC) && o->kind != KG_OP_KERNEL &&
+		       m->has_api; /* no call recorded: trust the async flag */
+	return !strstr(model_text(m, m->apis[o->api].name), "Async");
+}
+
+static double pinned_bandwidth(const struct kg_analysis *a)
+{
+	/* the trace's own pinned copies, when it has large enough ones */
+	double bytes = 0, ns = 0;
+	for (uint32_t i = 0; i < a->m->n_ops; i++) {
+		const struct kg_op *o = op(a, i);
+		if (o->kind == KG_OP_MEMCPY && o->bytes >= (1u << 20) &&
+		    (o->src_kind == KG_MEM_PINNED || o->dst_kind == KG_MEM_PINNED)) {
+			bytes += (double)o->bytes;
+			ns += (double)dur(o);
+		}
+	}
+	return ns > 0 ? bytes / ns : a->cfg.pinned_bandwidth;
+}
+
+static void rule_copies(struct kg_analysis *a)
+{
+	const struct kg_model *m = a->m;
+	double bw = pinned_bandwidth(a);
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		if (!gm->copies)
+			continue;
+		double pageable_ns = 0, pageable_bytes = 0, faster = 0, host_blocked = 0;
+		double blocking_ns = 0; /* copies that cannot overlap by construction */
+		uint32_t npageable = 0, nsync = 0, nsync_set = 0, on_compute = 0;
+		uint32_t example = KG_NONE;
+		for (uint32_t i = 0; i < gm->n_ops; i++) {
+			uint32_t oi = gm->ops[i];
+			const struct kg_op *o = op(a, oi);
+			if (o->kind == KG_OP_KERNEL)
+				continue;
+			int sync = api_is_sync_copy(m, o);
+			if (sync && o->api != KG_NONE)
+				host_blocked += (double)(m->apis[o->api].end - m->apis[o->api].start);
+			nsync += sync && o->kind == KG_OP_MEMCPY;
+			nsync_set += sync && o->kind == KG_OP_MEMSET;
+			int same_stream = o->kind == KG_OP_MEMCPY && a->streams[o->stream].kernels > 0 &&
+					  o->copy_kind == KG_COPY_HTOD;
+			on_compute += same_stream;
+			int pageable = is_pageable_copy(o);
+			if (o->kind == KG_OP_MEMCPY && (sync || same_stream || pageable))
+				blocking_ns += (double)dur(o);
+			if (!pageable)
+				continue;
+			npageable++;
+			pageable_ns += (double)dur(o);
+			pageable_bytes += (double)o->bytes;
+			double d = (double)o->bytes / bw;
+			faster += d < (double)dur(o) ? (double)dur(o) - d : 0;
+			if (example == KG_NONE || dur(o) > dur(op(a, example)))
+				example = oi;
+		}
+		/* Only copies that are pageable, synchronous or on a compute stream are this
+		 * rule's business: copies already issued right may still fail to overlap
+		 * at a pipeline's start and end, and no change of API helps there. */
+		double blocking_after = blocking_ns - faster;
+		double share = gm->copy_total ? blocking_ns / (double)gm->copy_total : 0;
+		double overlapped = (double)gm->copy_kernel_overlap * share;
+		double can_overlap = blocking_after < (double)gm->kernel_busy ? blocking_after
+									      : (double)gm->kernel_busy;
+		double extra = can_overlap - overlapped;
+		double gain = faster + (extra > 0 ? extra : 0);
+		if (gain > (double)gm->copy_total)
+			gain = (double)gm->copy_total;
+		if (!worth(a, gain))
+			continue;
+		struct kg_finding *f = analysis_add_finding(a, "copy-compute-overlap");
+		if (!f)
+			return;
+		char gl[128];
+		gpu_label(a, g, gl, sizeof(gl));
+		double overlap_pct = gm->copy_total ? 100.0 * gm->copy_kernel_overlap / gm->copy_total : 0;
+		snprintf(f->title, sizeof(f->title),
+			 "copies on %s do not overlap compute: %.0f%% of %.1f ms of copies ran "
+			 "beside a kernel%s",
+			 gl, overlap_pct, ms(gm->copy_total),
+			 npageable ? "; pageable host memory makes them slow and synchronous" : "");
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "%u copies used pageable host memory (%.1f GB/s; pinned copies move "
+			 "%.0f GB/s): the driver stages them through a pinned buffer and an "
+			 "'async' copy from pageable memory blocks the host. %u synchronous "
+			 "cudaMemcpy and %u synchronous cudaMemset calls blocked the host for "
+			 "%.1f ms in all. %u host-to-device copies ran on a stream that also runs "
+			 "kernels, so they cannot overlap those kernels.",
+			 npageable, pageable_ns > 0 ? pageable_bytes / pageable_ns : 0, bw, nsync,
+			 nsync_set, ms(host_blocked), on_compute);
+		snprintf(f->fix, sizeof(f->fix),
+			 "Allocate host buffers pinned (cudaMallocHost / cudaHostAlloc; PyTorch: "
+			 "DataLoader(pin_memory=True), tensor.pin_memory()), copy with "
+			 "cudaMemcpyAsync on a dedicated copy stream (PyTorch: .to(device, "
+			 "non_blocking=True)) while the compute stream works on the previous batch, "
+			 "order the two with cudaEventRecord/cudaStreamWaitEvent, and use "
+			 "cudaMemsetAsync instead of cudaMemset.");
+		f->gain_ns = gain;
+		snprintf(f->gain_how, sizeof(f->gain_how),
+			 "pageable copies at pinned bandwidth (%.0f GB/s) save %.1f ms; the "
+			 "remaining copy time overlapped with kernel time up to the smaller of the "
+			 "two saves %.1f ms more",
+			 bw, ms(faster), ms(extra > 0 ? extra : 0));
+		f->gpu = g;
+		f->start = gm->begin;
+		f->end = gm->end;
+		if (example != KG_NONE) {
+			const struct kg_op *o = op(a, example);
+			char sl[128];
+			stream_label(a, o->stream, sl, sizeof(sl));
+			finding_evidence(f, o->start, o->end, o->stream, example,
+					 "longest pageable copy: %s, %.1f MiB in %.2f ms (%.1f GB/s) on %s",
+					 model_text(m, o->name), o->bytes / 1048576.0, ms(dur(o)),
+					 (double)o->bytes / (double)dur(o), sl);
+		}
+		snprintf(f->figures, sizeof(f->figures),
+			 "copies=%u, copy_ms=%.3f, overlapped_ms=%.3f, pageable=%u, sync_memcpy=%u, "
+			 "sync_memset=%u, htod_on_compute_stream=%u",
+			 gm->copies, ms(gm->copy_total), ms(gm->copy_kernel_overlap), npageable, nsync,
+			 nsync_set, on_compute);
+	}
+}
+
+/* ------------------------------------------------------------------ launch overhead */
+
+static void rule_launch_overhead(struct kg_analysis *a)
+{
+	const struct kg_model *m = a->m;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		/* idle gaps of the GPU between two tiny kernels: the GPU waited for launches */
+		double idle = 0, exec = 0, graph_gaps = 0;
+		uint32_t n = 0, ngraph = 0, worst_stream = KG_NONE;
+		int64_t busy_end = KG_NO_TIME, first = KG_NO_TIME, last = KG_NO_TIME;
+		const struct kg_op *prev = NULL;
+		for (uint32_t i = 0; i < gm->n_ops; i++) {
+			const struct kg_op *o = op(a, gm->ops[i]);
+			if (prev && prev->kind == KG_OP_KERNEL && o->kind == KG_OP_KERNEL &&
+			    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
+			    o->start > busy_end) {
+				double gap = (double)(o->start - busy_end);
+				if (o->flags & KG_OPF_GRAPH) {
+					graph_gaps += gap;
+					ngraph++;
+				}
+				idle += gap;
+				exec += (double)dur(o);
+				n++;
+				worst_stream = o->stream;
+				if (first == KG_NO_TIME)
+					first = prev->start;
+				last = o->end;
+			}
+			if (busy_end == KG_NO_TIME || o->end > busy_end)
+				busy_end = o->end;
+			prev = o;
+		}
+		if (n < 100 || exec <= 0 || idle / exec < a->cfg.launch_bound_ratio)
+			continue;
+		double gap_after = ngraph > n / 2 ? 0 : GRAPH_GAP_NS;
+		double gain = idle - n * gap_after;
+		if (!worth(a, gain))
+			continue;
+		struct kg_finding *f = analysis_add_finding(a, "launch-overhead");
+		if (!f)
+			return;
+		char gl[128], sl[128];
+		gpu_label(a, g, gl, sizeof(gl));
+		stream_label(a, worst_stream, sl, sizeof(sl));
+		snprintf(f->title, sizeof(f->title),
+			 "%s starves on launches: %u tiny kernels (%.1f us each on average) with "
+			 "%.1f us of idle GPU between them",
+			 gl, n, exec / n / 1e3, idle / n / 1e3);
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "The kernels finish faster than the host can launch the next one, so the "
+			 "GPU sits idle %.0f%% of that time (%.1f ms idle for %.1f ms of work). "
+			 "Each launch costs microseconds of CPU and driver time whatever the "
+			 "kernel does.",
+			 100 * idle / (idle + exec), ms(idle), ms(exec));
+		if (ngraph > n / 2)
+			snprintf(f->fix, sizeof(f->fix),
+				 "These kernels already come from a CUDA graph; the remaining gaps are "
+				 "the per-node cost. Fuse them into fewer kernels (one grid-stride "
+				 "kernel, torch.compile, a custom fused kernel).");
+		else
+			snprintf(f->fix, sizeof(f->fix),
+				 "Fuse the tiny kernels into one (a grid-stride loop over all the "
+				 "work; in PyTorch, torch.compile or fused optimizers such as "
+				 "foreach/fused=True), or capture the sequence once in a CUDA graph "
+				 "(cudaStreamBeginCapture / cudaGraphLaunch; torch.cuda.graphs or "
+				 "torch.compile(mode='reduce-overhead')) and replay it.");
+		f->gain_ns = gain;
+		if (gap_after > 0)
+			snprintf(f->gain_how, sizeof(f->gain_how),
+				 "idle time between the tiny kernels minus %.1f us per kernel, the "
+				 "gap left between graph-launched kernels (measured on an H200)",
+				 gap_after / 1e3);
+		else
+			snprintf(f->gain_how, sizeof(f->gain_how),
+				 "idle time between the tiny kernels, which fusion removes");
+		f->gpu = g;
+		f->start = first;
+		f->end = last;
+		finding_evidence(f, first, last, worst_stream, KG_NONE, "%s, from %.3f to %.3f ms", sl,
+				 ms((double)(first - m->begin)), ms((double)(last - m->begin)));
+		snprintf(f->figures, sizeof(f->figures),
+			 "tiny_kernels=%u, idle_ms=%.3f, exec_ms=%.3f, from_graph=%u", n, ms(idle),
+			 ms(exec), ngraph);
+	}
+	/* high launch latency: the API call returned long before the kernel was queued */
+	for (uint32_t k = 0; k < a->n_kernels; k++) {
+		const struct kg_kernel_stats *ks = &a->kernels[k];
+		if (ks->launch_p50 == KG_NO_TIME || ks->launch_p50 < a->cfg.high_launch_latency_ns ||
+		    ks->count < 10)
+			continue;
+		double gain = (double)(ks->launch_p50 - a->cfg.high_launch_latency_ns) * ks->count;
+		if (!worth(a, gain))
+			continue;
+		struct kg_finding *f = analysis_add_finding(a, "launch-latency");
+		if (!f)
+			return;
+		char nm[160];
+		snprintf(f->title, sizeof(f->title),
+			 "%s: median launch latency %.0f us from the API call to the hardware queue",
+			 short_name(a, ks->name, nm, sizeof(nm)), ks->launch_p50 / 1e3);
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "Its launches take %.0f us (p99 %.0f us) before the GPU even queues them: "
+			 "the driver is busy (a full command queue, module loading, JIT "
+			 "compilation, or contention between host threads).",
+			 ks->launch_p50 / 1e3, ks->launch_p99 / 1e3);
+		snprintf(f->fix, sizeof(f->fix),
+			 "Launch from one thread per device, warm up (load modules, JIT) before the "
+			 "timed work, keep fewer launches in flight, or replay a CUDA graph.");
+		f->gain_ns = gain;
+		snprintf(f->gain_how, sizeof(f->gain_how),
+			 "(median launch latency - %lld us) x launches: an upper bound when the GPU "
+			 "waited for these launches",
+			 (long long)(a->cfg.high_launch_latency_ns / 1000));
+		snprintf(f->figures, sizeof(f->figures), "launches=%u, launch_p50_us=%.1f, p99_us=%.1f",
+			 ks->count, ks->launch_p50 / 1e3, ks->launch_p99 / 1e3);
+	}
+}
+
+/* ------------------------------------------------------------------ imbalance */
+
+static void rule_imbalance(struct kg_analysis *a)
+{
+	if (a->n_gpus < 2)
+		return;
+	const struct kg_model *m = a->m;
+	double max = -1, min = -1, sum = 0;
+	uint32_t gmax = 0, gmin = 0, used = 0;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		double b = (double)a->gpus[g].kernel_busy;
+		if (!a->gpus[g].kernels)
+			continue;
+		used++;
+		sum += b;
+		if (max < 0 || b > max)
+			max = b, gmax = g;
+		if (min < 0 || b < min)
+			min = b, gmin = g;
+	}
+	if (used >= 2 && min > 0 && max / min >= a->cfg.imbalance_ratio) {
+		double gain = max - sum / used;
+		if (worth(a, gain)) {
+			struct kg_finding *f = analysis_add_finding(a, "gpu-imbalance");
+			if (!f)
+				return;
+			char g1[128], g2[128];
+			gpu_label(a, gmax, g1, sizeof(g1));
+			gpu_label(a, gmin, g2, sizeof(g2));
+			snprintf(f->title, sizeof(f->title),
+				 "work is unbalanced across GPUs: %s computes %.1f ms, %s only %.1f ms "
+				 "(%.1fx)",
+				 g1, ms(max), g2, ms(min), max / min);
+			snprintf(f->explanation, sizeof(f->explanation),
+				 "The GPUs do not get the same amount of work, so the busiest one "
+				 "decides when a step ends and the others wait for it (at the next "
+				 "collective or synchronisation).");
+			snprintf(f->fix, sizeof(f->fix),
+				 "Split the work evenly: the same batch per rank (DistributedSampler, "
+				 "drop_last), each rank on its own device (torch.cuda.set_device(rank) "
+				 "before init_process_group, DDP(device_ids=[rank])), balanced pipeline "
+				 "stages or expert placement.");
+			f->gain_ns = gain;
+			snprintf(f->gain_how, sizeof(f->gain_how),
+				 "busiest GPU's kernel time minus the mean over %u GPUs: what the "
+				 "busiest would shed if the work were even",
+				 used);
+			f->start = a->gpus[gmax].begin;
+			f->end = a->gpus[gmax].end;
+			for (uint32_t g = 0; g < a->n_gpus && f->n_evidence < KG_MAX_EVIDENCE; g++) {
+				char gl[128];
+				gpu_label(a, g, gl, sizeof(gl));
+				finding_evidence(f, a->gpus[g].begin, a->gpus[g].end, KG_NONE, KG_NONE,
+						 "%s: %u kernels, %.1f ms of kernel time", gl,
+						 a->gpus[g].kernels, ms(a->gpus[g].kernel_busy));
+			}
+			snprintf(f->figures, sizeof(f->figures), "max_ms=%.3f, min_ms=%.3f, ratio=%.2f",
+				 ms(max), ms(min), max / min);
+		}
+	}
+	/* stragglers: the k-th collective kernel of each GPU is the same collective; its
+	 * start skew is how long the early GPUs waited for the last one */
+	uint32_t *cursor = calloc(a->n_gpus, sizeof(*cursor));
+	if (!cursor)
+		return;
+	double wait = 0, worst = 0;
+	uint32_t ncoll = 0, *late = calloc(a->n_gpus, sizeof(*late));
+	int64_t wstart = KG_NO_TIME;
+	for (;;) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		uint32_t last_gpu = 0, present = 0;
+		for (uint32_t g = 0; g < a->n_gpus; g++) {
+			const struct kg_gpu_metrics *gm = &a->gpus[g];
+			while (cursor[g] < gm->n_ops && !(op(a, gm->ops[cursor[g]])->flags & KG_OPF_COMM))
+				cursor[g]++;
+			if (cursor[g] >= gm->n_ops)
+				continue;
+			const struct kg_op *o = op(a, gm->ops[cursor[g]++]);
+			present++;
+			if (o->start < lo)
+				lo = o->start;
+			if (o->start > hi)
+				hi = o->start, last_gpu = g;
+		}
+		if (present < 2)
+			break;
+		ncoll++;
+		if (hi - lo >= a->cfg.comm_skew_ns) {
+			wait += (double)(hi - lo) * (present - 1);
+			if (late)
+				late[last_gpu]++;
+			if (hi - lo > worst)
+				worst = (double)(hi - lo), wstart = lo;
+		}
+	}
+	free(cursor);
+	if (late && worth(a, wait)) {
+		uint32_t lg = 0;
+		for (uint32_t g = 1; g < a->n_gpus; g++)
+			if (late[g] > late[lg])
+				lg = g;
+		struct kg_finding *f = analysis_add_finding(a, "straggler");
+		if (f) {
+			char gl[128];
+			gpu_label(a, lg, gl, sizeof(gl));
+			snprintf(f->title, sizeof(f->title),
+				 "%s arrives last at collectives: start skew up to %.2f ms over %u "
+				 "collectives",
+				 gl, ms(worst), ncoll);
+			snprintf(f->explanation, sizeof(f->explanation),
+				 "A collective (NCCL) cannot finish before every rank has joined it: "
+				 "the ranks that start it early wait inside the kernel for the late "
+				 "one, and that wait looks like communication time.");
+			snprintf(f->fix, sizeof(f->fix),
+				 "Find what delays the late rank before the collective: more work "
+				 "(imbalance), host stalls (data loading, syncs), a slower or shared "
+				 "GPU. Balance the work or overlap it with communication.");
+			f->gain_ns = wait;
+			snprintf(f->gain_how, sizeof(f->gain_how),
+				 "sum over collectives of start skew x waiting ranks, for skews above "
+				 "%lld us",
+				 (long long)(a->cfg.comm_skew_ns / 1000));
+			f->start = wstart;
+			f->end = wstart + (int64_t)worst;
+			snprintf(f->figures, sizeof(f->figures), "collectives=%u, worst_skew_ms=%.3f",
+				 ncoll, ms(worst));
+		}
+	}
+	free(late);
+	(void)m;
+}
+
+/* ------------------------------------------------------------------ occupancy */
+
+/* Time the kernels of this name had the GPU to themselves: an under-filled grid only
+ * wastes SMs when nothing else runs beside it. */
+static int64_t solo_total_of(const struct kg_analysis *a, uint32_t name)
+{
+	int64_t t = 0;
+	for (uint32_t i = 0; a->solo && i < a->m->n_ops; i++)
+		if (a->m->ops[i].kind == KG_OP_KERNEL && a->m->ops[i].name == name)
+			t += a->solo[i];
+	return t;
+}
+
+static void rule_occupancy(struct kg_analysis *a)
+{
+	uint32_t reported = 0;
+	for (uint32_t k = 0; k < a->n_kernels && reported < 5; k++) {
+		const struct kg_kernel_stats *ks = &a->kernels[k];
+		if (!ks->occupancy_ok || ks->p50 < a->cfg.long_kernel_ns)
+			continue;
+		const struct kg_op *o = op(a, ks->example_op);
+		const struct kg_device *d = op_device(a->m, o);
+		int underfilled = ks->waves > 0 && ks->waves < a->cfg.underfill_waves &&
+				  ks->blocks < d->sm_count;
+		int low = ks->occ.occupancy < a->cfg.low_occupancy;
+		if (!underfilled && !low)
+			continue;
+		struct kg_occ_device od;
+		struct kg_occ_result best = {0};
+		occ_device_of(d, &od);
+		double best_occ = ks->occ.occupancy;
+		if (ks->best_block > 0) {
+			struct kg_occ_kernel bk = {ks->best_block, o->regs, (int)o->smem_static,
+						   (int)o->smem_dynamic, 0};
+			if (occupancy_compute(&od, &bk, &best) == 0 && best.occupancy > best_occ)
+				best_occ = best.occupancy;
+		}
+		/* the share of the GPU left unused, as an upper bound on what filling it saves */
+		double unused = underfilled ? 1.0 - (double)ks->blocks / d->sm_count
+					    : 1.0 - ks->occ.occupancy / (best_occ > 0 ? best_occ : 1);
+		double gain = (double)(underfilled ? solo_total_of(a, ks->name) : ks->total) * unused;
+		if (!worth(a, gain))
+			continue;
+		struct kg_finding *f = analysis_add_finding(a, underfilled ? "under-filled-grid"
+									: "low-occupancy");
+		if (!f)
+			return;
+		reported++;
+		char nm[160];
+		short_name(a, ks->name, nm, sizeof(nm));
+		if (underfilled)
+			snprintf(f->title, sizeof(f->title),
+				 "%s launches %lld blocks on %d SMs: %.0f%% of the SMs have nothing "
+				 "to do for %.1f ms",
+				 nm, ks->blocks, d->sm_count, 100.0 * unused, ms(ks->total));
+		else
+			snprintf(f->title, sizeof(f->title),
+				 "%s runs at %.0f%% theoretical occupancy (limited by %s) for %.1f ms",
+				 nm, 100 * ks->occ.occupancy, occupancy_limit_name(ks->occ.limiter),
+				 ms(ks->total));
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "%d threads per block, %d registers per thread, %d bytes of shared memory "
+			 "per block: %d blocks (%d warps of %d) fit on an SM, limited by %s; the grid "
+			 "is %.2f waves. Too few resident warps cannot hide memory and instruction "
+			 "latency; too few blocks leave SMs empty.",
+			 ks->threads, o->regs, (int)(o->smem_static + o->smem_dynamic),
+			 ks->occ.blocks_per_sm, ks->occ.warps_per_sm, d->max_warps_per_sm,
+			 occupancy_limit_name(ks->occ.limiter), ks->waves);
+		if (underfilled)
+			snprintf(f->fix, sizeof(f->fix),
+				 "Give the grid at least one block per SM (%d here; %d blocks fill one "
+				 "wave at %d threads per block): split the work into more, smaller "
+				 "blocks or more work per launch; or run independent kernels beside it "
+				 "on other streams.",
+				 d->sm_count, ks->best_grid > 0 ? ks->best_grid : d->sm_count,
+				 ks->best_block > 0 ? ks->best_block : ks->threads);
+		else if (ks->best_block > 0)
+			snprintf(f->fix, sizeof(f->fix),
+				 "Launch with %d threads per block (the occupancy calculator's choice "
+				 "for its registers and shared memory: %.0f%% occupancy) and at least "
+				 "%d blocks (one full wave: cudaOccupancyMaxPotentialBlockSize); "
+				 "otherwise cut registers (__launch_bounds__, -maxrregcount) or shared "
+				 "memory per block.",
+				 ks->best_block, 100 * best_occ, ks->best_grid);
+		else
+			snprintf(f->fix, sizeof(f->fix),
+				 "Use more, larger blocks (cudaOccupancyMaxPotentialBlockSize) and "
+				 "fewer registers or less shared memory per block.");
+		f->gain_ns = gain;
+		snprintf(f->gain_how, sizeof(f->gain_how),
+			 underfilled ? "kernel time x share of SMs without a block: an upper bound "
+				       "(assumes the work spreads over all SMs)"
+				     : "kernel time x (1 - occupancy / occupancy at the best block "
+				       "size): an upper bound (assumes time scales with resident warps)");
+		f->start = o->start;
+		f->end = o->end;
+		finding_evidence(f, o->start, o->end, o->stream, ks->example_op,
+				 "longest instance: %.3f ms, grid %u x %u x %u, block %u x %u x %u",
+				 ms(dur(o)), o->grid[0], o->grid[1], o->grid[2], o->block[0], o->block[1],
+				 o->block[2]);
+		snprintf(f->figures, sizeof(f->figures),
+			 "launches=%u, total_ms=%.3f, occupancy=%.3f, best_block=%d, best_occupancy=%.3f, "
+			 "waves=%.2f",
+			 ks->count, ms(ks->total), ks->occ.occupancy, ks->best_block, best_occ, ks->waves);
+	}
+}
+
+/* ------------------------------------------------------------------ time-slicing */
+
+static uint64_t context_key(const struct kg_model *m, const struct kg_op *o)
+{
+	const struct kg_stream *s = &m->streams[o->stream];
+	return ((uint64_t)s->process << 32) | s->context;
+}
+
+static void rule_time_slicing(struct kg_analysis *a)
+{
+	const struct kg_model *m = a->m;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		/* overlap between kernels of different contexts: sweep keeping the running
+		 * kernel that ends last, per the two most recent contexts */
+		double overlap = 0;
+		uint32_t contexts = 0, nover = 0;
+		uint64_t ctx_seen[8];
+		int64_t run_end = KG_NO_TIME, first = KG_NO_TIME, last = KG_NO_TIME;
+		uint64_t run_ctx = 0;
+		for (uint32_t i = 0; i < gm->n_ops; i++) {
+			const struct kg_op *o = op(a, gm->ops[i]);
+			if (o->kind != KG_OP_KERNEL)
+				continue;
+			uint64_t c = context_key(m, o);
+			int known = 0;
+			for (uint32_t k = 0; k < contexts && k < 8; k++)
+				known |= ctx_seen[k] == c;
+			if (!known && contexts < 8)
+				ctx_seen[contexts++] = c;
+			if (run_end != KG_NO_TIME && o->start < run_end && c != run_ctx) {
+				int64_t e = o->end < run_end ? o->end : run_end;
+				overlap += (double)(e - o->start);
+				nover++;
+				if (first == KG_NO_TIME)
+					first = o->start;
+				last = e;
+			}
+			if (run_end == KG_NO_TIME || o->end > run_end) {
+				run_end = o->end;
+				run_ctx = c;
+			}
+		}
+		double gain = overlap * SLICE_OVERHEAD;
+		if (contexts < 2 || !worth(a, gain))
+			continue;
+		struct kg_finding *f = analysis_add_finding(a, "time-slicing");
+		if (!f)
+			return;
+		char gl[128];
+		gpu_label(a, g, gl, sizeof(gl));
+		uint32_t procs = 0;
+		for (uint32_t p = 0; p < m->n_processes; p++)
+			for (uint32_t s = 0; s < m->n_streams; s++)
+				if (m->streams[s].process == p && m->devices[m->streams[s].device].gpu == g &&
+				    m->streams[s].nops) {
+					procs++;
+					break;
+				}
+		snprintf(f->title, sizeof(f->title),
+			 "%u contexts (%u processes) share %s and their kernels time-slice for "
+			 "%.1f ms",
+			 contexts, procs, gl, ms(overlap));
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "Without MPS, kernels of different contexts never run at the same time: the "
+			 "GPU switches between contexts every few milliseconds, so each kernel's span "
+			 "stretches (%u kernels overlapped another context) and every switch costs "
+			 "time.",
+			 nover);
+		snprintf(f->fix, sizeof(f->fix),
+			 "Run the work in one process on several streams, or enable MPS "
+			 "(nvidia-cuda-mps-control -d) so that the processes' kernels run "
+			 "concurrently, or give each process its own GPU (CUDA_VISIBLE_DEVICES).");
+		f->gain_ns = gain;
+		snprintf(f->gain_how, sizeof(f->gain_how),
+			 "%.0f%% of the time-sliced span: the throughput two time-sliced processes "
+			 "lost against the same work in one process on an H200",
+			 100 * SLICE_OVERHEAD);
+		f->gpu = g;
+		f->start = first;
+		f->end = last;
+		finding_evidence(f, first, last, KG_NONE, KG_NONE,
+				 "kernels of different contexts overlap from %.1f to %.1f ms", 
+				 ms((double)(first - m->begin)), ms((double)(last - m->begin)));
+		snprintf(f->figures, sizeof(f->figures), "contexts=%u, processes=%u, sliced_ms=%.3f",
+			 contexts, procs, ms(overlap));
+	}
+}
+
+/* ------------------------------------------------------------------ idle GPU */
+
+static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause cause)
+{
+	const struct kg_model *m = a->m;
+	const struct kg_gpu_metrics *gm = &a->gpus[g];
+	double idle = (double)gm->idle_by_cause[cause];
+	if (!worth(a, idle))
+		return;
+	/* the calls behind the longest gaps */
+	uint32_t ngaps = 0, longest = KG_NONE;
+	for (uint32_t i = 0; i < gm->n_gaps; i++) {
+		if (gm->gaps[i].cause != cause)
+			continue;
+		ngaps++;
+		if (longest == KG_NONE ||
+		    gm->gaps[i].end - gm->gaps[i].start > gm->gaps[longest].end - gm->gaps[longest].start)
+			longest = i;
+	}
+	/* one or two gaps are a program's start or end, not a pattern worth a finding,
+	 * unless one of them is long on its own */
+	if (ngaps < 3 && (longest == KG_NONE || gm->gaps[longest].end - gm->gaps[longest].start <
+							     a->cfg.long_gap_ns))
+		return;
+	struct kg_finding *f =
+		analysis_add_finding(a, cause == KG_GAP_SYNC ? "host-sync-stall" : "host-bound");
+	if (!f)
+		return;
+	char gl[128];
+	gpu_label(a, g, gl, sizeof(gl));
+	if (cause == KG_GAP_SYNC) {
+		snprintf(f->title, sizeof(f->title),
+			 "%s idles %.1f ms in %u gaps while the host is blocked in synchronising "
+			 "calls",
+			 gl, ms(idle), ngaps);
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "The host waits for the GPU to drain (cudaDeviceSynchronize, "
+			 "cudaStreamSynchronize, a synchronous copy, or in PyTorch .item(), .cpu(), "
+			 "printing a tensor), then needs time to queue new work: the GPU idles "
+			 "from the moment it finishes until the host launches again.");
+		snprintf(f->fix, sizeof(f->fix),
+			 "Remove per-step synchronisation: keep values on the GPU and read them "
+			 "every N steps, use non_blocking copies with events instead of "
+			 "synchronous ones, and synchronise on an event of the one stream you need "
+			 "rather than the device.");
+		snprintf(f->gain_how, sizeof(f->gain_how),
+			 "GPU idle time in gaps of at least %lld us that began while a "
+			 "synchronising call was in progress",
+			 (long long)(a->cfg.sync_gap_ns / 1000));
+	} else {
+		snprintf(f->title, sizeof(f->title),
+			 "%s waits for the host: %.1f ms idle in %u gaps where the next work was "
+			 "launched late",
+			 gl, ms(idle), ngaps);
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "The GPU finished its queue and the host issued the next work only later, "
+			 "without being blocked in CUDA: the host side (Python, data loading, "
+			 "CPU computation, allocation) is the bottleneck.");
+		snprintf(f->fix, sizeof(f->fix),
+			 "Queue work ahead of the GPU: move CPU work off the critical path "
+			 "(DataLoader workers, prefetching), batch more work per launch, capture "
+			 "steady-state steps in a CUDA graph (torch.compile(mode='reduce-overhead')), "
+			 "and profile the host side of the gaps.");
+		snprintf(f->gain_how, sizeof(f->gain_how),
+			 "GPU idle time in gaps of at least %lld us whose next work was launched "
+			 "after the GPU went idle: an upper bound",
+			 (long long)(a->cfg.sync_gap_ns / 1000));
+	}
+	f->gain_ns = idle;
+	f->gpu = g;
+	f->start = gm->begin;
+	f->end = gm->end;
+	if (longest != KG_NONE) {
+		const struct kg_gap *gap = &gm->gaps[longest];
+		const char *call = gap->api != KG_NONE ? model_text(m, m->apis[gap->api].name) : "?";
+		finding_evidence(f, gap->start, gap->end, KG_NONE, gap->next_op,
+				 "longest gap: %.3f ms at %.3f ms, %s %s", ms(gap->end - gap->start),
+				 ms((double)(gap->start - m->begin)),
+				 cause == KG_GAP_SYNC ? "host in" : "next launch by", call);
+	}
+	snprintf(f->figures, sizeof(f->figures), "gaps=%u, idle_ms=%.3f", ngaps, ms(idle));
+}
+
+static void rule_idle(struct kg_analysis *a)
+{
+	const struct kg_model *m = a->m;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		idle_finding(a, g, KG_GAP_SYNC);
+		idle_finding(a, g, KG_GAP_HOST);
+		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		/* Nsight's gpu_gaps and gpu_time_util, as one informational finding */
+		uint32_t long_gaps = 0, low = 0;
+		for (uint32_t i = 0; i < gm->n_gaps; i++)
+			long_gaps += gm->gaps[i].end - gm->gaps[i].start >= a->cfg.long_gap_ns;
+		for (int c = 0; c < gm->n_util; c++)
+			low += gm->util[c] < a->cfg.low_util;
+		if (!long_gaps && low * 3 < (uint32_t)gm->n_util)
+			continue;
+		struct kg_finding *f = analysis_add_finding(a, "gpu-utilization");
+		if (!f)
+			return;
+		char gl[128];
+		gpu_label(a, g, gl, sizeof(gl));
+		snprintf(f->title, sizeof(f->title),
+			 "%s is busy %.0f%% of the trace: %u of %d time chunks below %.0f%% busy, "
+			 "%u idle gaps of %.0f ms or more",
+			 gl, a->span ? 100.0 * gm->busy / a->span : 0, low, gm->n_util,
+			 100 * a->cfg.low_util, long_gaps, ms((double)a->cfg.long_gap_ns));
+		snprintf(f->explanation, sizeof(f->explanation),
+			 "Idle time by cause (gaps of %lld us or more): host %.1f ms, sync %.1f ms, "
+			 "launch %.1f ms, dependency %.1f ms, unknown %.1f ms. The other findings "
+			 "size what can be won back.",
+			 (long long)(a->cfg.sync_gap_ns / 1000), ms(gm->idle_by_cause[KG_GAP_HOST]),
+			 ms(gm->idle_by_cause[KG_GAP_SYNC]), ms(gm->idle_by_cause[KG_GAP_LAUNCH]),
+			 ms(gm->idle_by_cause[KG_GAP_DEPENDENCY]), ms(gm->idle_by_cause[KG_GAP_UNKNOWN]));
+		snprintf(f->fix, sizeof(f->fix),
+			 "Start with the findings above; if the idle time is outside the recorded "
+			 "work (start-up, data loading), record a narrower window (--delay, "
+			 "--duration, --capture-range cudaProfilerApi).");
+		f->severity = KG_SEV_INFO;
+		snprintf(f->gain_how, sizeof(f->gain_how), "not estimated: the idle time is sized by "
+							   "the cause-specific findings");
+		f->gpu = g;
+		f->start = gm->begin;
+		f->end = gm->end;
+		for (uint32_t i = 0; i < gm->n_gaps && f->n_evidence < KG_MAX_EVIDENCE; i++)
+			if (gm->gaps[i].end - gm->gaps[i].start >= a->cfg.long_gap_ns)
+				finding_evidence(f, gm->gaps[i].start, gm->gaps[i].end, KG_NONE, KG_NONE,
+						 "idle %.1f ms from %.1f ms (%s)",
+						 ms(gm->gaps[i].end - gm->gaps[i].start),
+						 ms((double)(gm->gaps[i].start - m->begin)),
+						 gap_cause_name(gm->gaps[i].cause));
+		snprintf(f->figures, sizeof(f->figures), "busy_ms=%.3f, low_chunks=%u, long_gaps=%u",
+			 ms(gm->busy), low, long_gaps);
+	}
+}
+
+void rules_run(struct kg_analysis *a)
+{
+	a->solo = calloc((size_t)a->m->n_ops + 1, sizeof(*a->solo));
+	for (uint32_t g = 0; a->solo && g < a->n_gpus; g++)
+		solo_times(a, &a->gpus[g], a->solo);
+	rule_stream_serialization(a);
+	rule_copies(a);
+	rule_launch_overhead(a);
+	rule_imbalance(a);
+	rule_occupancy(a);
+	rule_time_slicing(a);
+	rule_idle(a);
+}

@@ -1,0 +1,255 @@
+/* kgantt report: load a trace of any supported format, measure it, run the rules, and
+ * print a page (or JSON) that ends with the scheduling problems ranked by what fixing
+ * them would save. --fail-on turns findings into an exit status for CI gates. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "cli/cli.h"
+#include "model/load.h"
+#include "report/report.h"
+
+#define MAX_SETS 64
+
+struct report_args {
+	int json, list, no_progress;
+	int top;               /* -1: not given (10 in text, all in JSON) */
+	int fail_on;           /* a severity, -1: never fail on findings */
+	const char *sets[MAX_SETS];
+	int n_sets;
+	const char *path;
+};
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kgantt report [options] TRACE\n"
+		"\n"
+		"Summarises a trace (kgantt, PyTorch profiler JSON, or Nsight Systems SQLite\n"
+		"export): GPU busy time and overlap, streams, the kernels that take the most\n"
+		"time, and the scheduling problems found, ranked by the time fixing them saves.\n"
+		"\n"
+		"  --json                  the same content as JSON on stdout (docs/report.md)\n"
+		"  --top N                 kernel names shown (default 10 in text, all in JSON;\n"
+		"                          0 = all)\n"
+		"  --set NAME=VALUE        change a rule threshold (repeatable), e.g.\n"
+		"                          --set min_gain_pct=0.5 --set sync_gap_ns=50us\n"
+		"  --list-thresholds       list the thresholds, their defaults and meanings\n"
+		"  --fail-on SEVERITY      exit 3 when a finding of SEVERITY or worse exists\n"
+		"                          (info, warning, critical)\n"
+		"  --no-progress           no progress line while loading\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"Exit status: 0 ok, 1 bad input, 2 wrong command line, 3 --fail-on triggered.\n");
+}
+
+static void threshold_line(const char *name, const char *value, const char *what, void *arg)
+{
+	printf("  %-24s %-10s %s\n", name, value, what);
+}
+
+static int list_thresholds(void)
+{
+	printf("thresholds (change with --set NAME=VALUE; durations take ns, us, ms, s):\n");
+	printf("  %-24s %-10s %s\n", "name", "default", "meaning");
+	analysis_config_describe(threshold_line, NULL);
+	return finish_stdout(KG_EXIT_OK);
+}
+
+static int parse_severity(const char *s)
+{
+	static const char *const names[] = {"info", "warning", "critical"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+/* -1 to go on, or the exit code when parsing ends the command (help, a usage error). */
+static int parse_args(int argc, char **argv, struct report_args *r)
+{
+	enum { OPT_JSON = 256, OPT_SET, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_NOPROG };
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, OPT_JSON},
+		{"set", required_argument, NULL, OPT_SET},
+		{"list-thresholds", no_argument, NULL, OPT_LIST},
+		{"top", required_argument, NULL, OPT_TOP},
+		{"fail-on", required_argument, NULL, OPT_FAIL},
+		{"no-progress", no_argument, NULL, OPT_NOPROG},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	char *end;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON: r->json = 1; break;
+		case OPT_LIST: r->list = 1; break;
+		case OPT_NOPROG: r->no_progress = 1; break;
+		case OPT_SET:
+			if (r->n_sets == MAX_SETS) {
+				kg_err("--set: at most %d thresholds at once", MAX_SETS);
+				return KG_EXIT_USAGE;
+			}
+			r->sets[r->n_sets++] = optarg;
+			break;
+		case OPT_TOP: {
+			long n = strtol(optarg, &end, 10);
+			if (!*optarg || *end || n < 0 || n > 1000000) {
+				kg_err("--top: '%s' is not a count", optarg);
+				return KG_EXIT_USAGE;
+			}
+			r->top = (int)n;
+			break;
+		}
+		case OPT_FAIL:
+			r->fail_on = parse_severity(optarg);
+			if (r->fail_on < 0) {
+				kg_err("--fail-on: '%s' is not a severity (info, warning, critical)",
+				       optarg);
+				return KG_EXIT_USAGE;
+			}
+			break;
+		case 'h': report_usage(stdout); return finish_stdout(KG_EXIT_OK);
+		default: report_usage(stderr); return KG_EXIT_USAGE;
+		}
+	}
+	if (r->list)
+		return -1;
+	if (optind + 1 != argc) {
+		kg_err(optind == argc ? "report: no trace given" : "report: one trace at a time");
+		report_usage(stderr);
+		return KG_EXIT_USAGE;
+	}
+	r->path = argv[optind];
+	return -1;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+struct progress {
+	const char *path;
+	int last;              /* last percentage printed, -1 none */
+};
+
+static void progress_line(double fraction, void *arg)
+{
+	struct progress *p = arg;
+	int pct = (int)(fraction * 100 + 0.5);
+	pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+	if (pct == p->last)
+		return;
+	p->last = pct;
+	fprintf(stderr, "\rloading %s: %d%%", p->path, pct);
+	fflush(stderr);
+}
+
+/* Erases the progress line so that what follows starts on a clean line. */
+static void progress_clear(struct progress *p)
+{
+	if (p->last >= 0)
+		fputs("\r\033[K", stderr);
+	p->last = -1;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static int use_color(void)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+	if (no && *no) /* no-color.org: set and not empty */
+		return 0;
+	if (term && !strcmp(term, "dumb"))
+		return 0;
+	return isatty(STDOUT_FILENO);
+}
+
+static int worst_severity(const struct kg_analysis *a)
+{
+	int worst = -1;
+	for (uint32_t i = 0; i < a->n_findings; i++)
+		if ((int)a->findings[i].severity > worst)
+			worst = (int)a->findings[i].severity;
+	return worst;
+}
+
+static int load_and_analyse(const struct report_args *r, const struct kg_config *cfg,
+			    struct kg_model *m, struct kg_analysis *a)
+{
+	struct progress p = {r->path, -1};
+	struct kg_load_opts lo = {NULL, NULL};
+	int show = !r->no_progress && isatty(STDERR_FILENO);
+	if (show) {
+		lo.progress = progress_line;
+		lo.progress_arg = &p;
+	}
+	char err[1024];
+	int rc = model_load(r->path, m, &lo, err, sizeof(err));
+	progress_clear(&p);
+	if (rc < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	if (show) {
+		fprintf(stderr, "analysing %s ...", r->path);
+		p.last = 0;
+	}
+	rc = analysis_run(m, cfg, a);
+	progress_clear(&p);
+	if (rc < 0) {
+		kg_err("cannot analyse '%s': %s", r->path, strerror(-rc));
+		model_free(m);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args r = {.top = -1, .fail_on = -1};
+	int rc = parse_args(argc, argv, &r);
+	if (rc >= 0)
+		return rc;
+	if (r.list)
+		return list_thresholds();
+	struct kg_config cfg;
+	analysis_config_default(&cfg);
+	for (int i = 0; i < r.n_sets; i++) {
+		char err[512];
+		if (analysis_config_set(&cfg, r.sets[i], err, sizeof(err)) < 0) {
+			kg_err("%s", err);
+			return KG_EXIT_USAGE;
+		}
+	}
+	struct kg_model m;
+	struct kg_analysis a;
+	rc = load_and_analyse(&r, &cfg, &m, &a);
+	if (rc)
+		return rc;
+	struct kg_report_opts o = {
+		.top = r.top >= 0 ? r.top : r.json ? 0 : 10,
+		.color = !r.json && use_color(),
+		.overrides = r.sets,
+		.n_overrides = r.n_sets,
+	};
+	int wrc = r.json ? report_json(stdout, &a, &o) : report_text(stdout, &a, &o);
+	rc = KG_EXIT_OK;
+	if (r.fail_on >= 0 && worst_severity(&a) >= r.fail_on) {
+		kg_err("%s: findings at or above '%s' (--fail-on)", r.path,
+		       severity_name((enum kg_severity)r.fail_on));
+		rc = KG_EXIT_FINDINGS;
+	}
+	analysis_free(&a);
+	model_free(&m);
+	if (wrc == -ENOMEM) {
+		kg_err("out of memory writing the report");
+		return KG_EXIT_FAILURE;
+	}
+	/* a failed write (full disk, closed pipe) wins over --fail-on: the report is lost */
+	return finish_stdout(rc);
+}

@@ -1,0 +1,129 @@
+/* Format detection and dispatch to the readers. The format is decided by the content:
+ * SQLite files by their tables, JSON (plain or gzip) by its first bytes. */
+#include "model/load.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+const char *format_name(enum kg_format f)
+{
+	switch (f) {
+	case KG_FORMAT_KGANTT: return "kgantt trace";
+	case KG_FORMAT_KINETO: return "PyTorch profiler (Kineto) JSON";
+	case KG_FORMAT_NSYS: return "Nsight Systems SQLite export";
+	default: return "unknown";
+	}
+}
+
+static int has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
+			       &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+static enum kg_format detect_sqlite(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, db ? sqlite3_errmsg(db) : "?");
+		sqlite3_close(db);
+		return KG_FORMAT_UNKNOWN;
+	}
+	enum kg_format f = KG_FORMAT_UNKNOWN;
+	if (has_table(db, "meta") && has_table(db, "kernels"))
+		f = KG_FORMAT_KGANTT;
+	else if (has_table(db, "StringIds") || has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL") ||
+		 has_table(db, "TARGET_INFO_GPU"))
+		f = KG_FORMAT_NSYS;
+	else
+		snprintf(err, errlen,
+			 "'%s' is an SQLite database but neither a kgantt trace (tables 'meta', "
+			 "'kernels') nor an Nsight Systems export (tables 'StringIds', "
+			 "'CUPTI_ACTIVITY_KIND_KERNEL')",
+			 path);
+	sqlite3_close(db);
+	return f;
+}
+
+/* First non-blank byte of a (possibly gzip-compressed) file. */
+static int first_json_byte(const char *path)
+{
+	gzFile gz = gzopen(path, "rb"); /* reads plain files too */
+	if (!gz)
+		return -1;
+	int c;
+	do
+		c = gzgetc(gz);
+	while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xEF || c == 0xBB ||
+	       c == 0xBF); /* and a UTF-8 byte-order mark */
+	gzclose(gz);
+	return c;
+}
+
+enum kg_format detect_format(const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	if (stat(path, &sb) < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return KG_FORMAT_UNKNOWN;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "'%s' is a directory, expected a trace file", path);
+		return KG_FORMAT_UNKNOWN;
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return KG_FORMAT_UNKNOWN;
+	}
+	unsigned char head[16] = {0};
+	size_t n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (n == 0) {
+		snprintf(err, errlen, "'%s' is empty", path);
+		return KG_FORMAT_UNKNOWN;
+	}
+	if (n == 16 && memcmp(head, "SQLite format 3", 16) == 0)
+		return detect_sqlite(path, err, errlen);
+	int c = first_json_byte(path);
+	if (c == '{' || c == '[')
+		return KG_FORMAT_KINETO;
+	snprintf(err, errlen,
+		 "'%s' is not a trace kgantt can read: expected a kgantt trace or an Nsight Systems "
+		 "export (SQLite), or a PyTorch profiler JSON trace (plain or gzip)",
+		 path);
+	return KG_FORMAT_UNKNOWN;
+}
+
+int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *opts,
+	       char *err, size_t errlen)
+{
+	enum kg_format f = detect_format(path, err, errlen);
+	static const char *const sources[] = {"", "kgantt", "kineto", "nsys"};
+	model_init(m, sources[f], path);
+	int rc;
+	switch (f) {
+	case KG_FORMAT_KGANTT: rc = read_kgt(m, path, opts, err, errlen); break;
+	case KG_FORMAT_KINETO: rc = read_kineto(m, path, opts, err, errlen); break;
+	case KG_FORMAT_NSYS: rc = read_nsys(m, path, opts, err, errlen); break;
+	default: rc = -EINVAL; break;
+	}
+	if (!rc && model_finish(m) < 0) {
+		snprintf(err, errlen, "out of memory loading '%s'", path);
+		rc = -ENOMEM;
+	}
+	if (rc)
+		model_free(m);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* Loading a trace of any supported format into the model. */
+#ifndef KGANTT_LOAD_H
+#define KGANTT_LOAD_H
+
+#include <stddef.h>
+
+#include "model/model.h"
+
+enum kg_format { KG_FORMAT_UNKNOWN = 0, KG_FORMAT_KGANTT, KG_FORMAT_KINETO, KG_FORMAT_NSYS };
+
+/* Progress for long loads: called now and then with the fraction done (0..1). */
+typedef void (*kg_progress_fn)(double fraction, void *arg);
+
+struct kg_load_opts {
+	kg_progress_fn progress;
+	void *progress_arg;
+};
+
+/* Detects the format from the content (never from the file name), reads the file into
+ * m (model_init'ed here) and finishes it. 0, or a negative errno-style code with a
+ * message in err naming the file, the place and what was expected. */
+int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *opts,
+	       char *err, size_t errlen);
+enum kg_format detect_format(const char *path, char *err, size_t errlen);
+const char *format_name(enum kg_format f);
+
+/* The readers; each fills an initialised model and does not call model_finish. */
+int read_kgt(struct kg_model *m, const char *path, const struct kg_load_opts *opts, char *err,
+	     size_t errlen);
+int read_kineto(struct kg_model *m, const char *path, const struct kg_load_opts *opts,
+		char *err, size_t errlen);
+int read_nsys(struct kg_model *m, const char *path, const struct kg_load_opts *opts, char *err,
+	      size_t errlen);
+
+#endif

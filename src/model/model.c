@@ -1,0 +1,542 @@
+#include "model/model.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ a small hash map
+ * uint64 key → uint32 value, open addressing; key 0 is reserved for "empty". */
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, count;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static int u64map_grow(struct u64map *h)
+{
+	size_t cap = h->cap ? h->cap * 2 : 1024;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < h->cap; i++) {
+		if (!h->keys[i])
+			continue;
+		size_t j = mix64(h->keys[i]) & (cap - 1);
+		while (keys[j])
+			j = (j + 1) & (cap - 1);
+		keys[j] = h->keys[i];
+		vals[j] = h->vals[i];
+	}
+	free(h->keys);
+	free(h->vals);
+	h->keys = keys;
+	h->vals = vals;
+	h->cap = cap;
+	return 0;
+}
+
+/* The value slot of key (never 0); *found says whether it existed. NULL: out of memory. */
+static uint32_t *u64map_slot(struct u64map *h, uint64_t key, int *found)
+{
+	if ((h->count + 1) * 2 > h->cap && u64map_grow(h) < 0)
+		return NULL;
+	size_t j = mix64(key) & (h->cap - 1);
+	while (h->keys[j] && h->keys[j] != key)
+		j = (j + 1) & (h->cap - 1);
+	*found = h->keys[j] == key;
+	if (!*found) {
+		h->keys[j] = key;
+		h->count++;
+	}
+	return &h->vals[j];
+}
+
+static int u64map_get(const struct u64map *h, uint64_t key, uint32_t *val)
+{
+	if (!h->cap)
+		return 0;
+	size_t j = mix64(key) & (h->cap - 1);
+	while (h->keys[j]) {
+		if (h->keys[j] == key) {
+			*val = h->vals[j];
+			return 1;
+		}
+		j = (j + 1) & (h->cap - 1);
+	}
+	return 0;
+}
+
+static void u64map_free(struct u64map *h)
+{
+	free(h->keys);
+	free(h->vals);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Lookups used while loading: streams by (process, device, context, id), threads by
+ * (process, tid). Keys are hashed to 64 bits; collisions are resolved by checking the
+ * element itself. */
+struct model_index {
+	struct u64map streams, threads;
+};
+
+static struct model_index *model_ix(struct kg_model *m)
+{
+	if (!m->index)
+		m->index = calloc(1, sizeof(struct model_index));
+	return m->index;
+}
+
+static void index_free(struct kg_model *m)
+{
+	struct model_index *ix = m->index;
+	if (!ix)
+		return;
+	u64map_free(&ix->streams);
+	u64map_free(&ix->threads);
+	free(ix);
+	m->index = NULL;
+}
+
+/* ------------------------------------------------------------------ life cycle */
+
+void model_init(struct kg_model *m, const char *source, const char *path)
+{
+	memset(m, 0, sizeof(*m));
+	strtab_init(&m->strings);
+	snprintf(m->source, sizeof(m->source), "%s", source);
+	snprintf(m->path, sizeof(m->path), "%s", path ? path : "");
+	m->begin = KG_NO_TIME;
+	m->end = KG_NO_TIME;
+}
+
+void model_free(struct kg_model *m)
+{
+	strtab_free(&m->strings);
+	free(m->processes);
+	free(m->devices);
+	free(m->gpus);
+	free(m->streams);
+	free(m->threads);
+	free(m->ops);
+	free(m->apis);
+	free(m->syncs);
+	free(m->ranges);
+	index_free(m);
+	memset(m, 0, sizeof(*m));
+}
+
+uint32_t model_string_n(struct kg_model *m, const char *text, size_t len)
+{
+	if (!text)
+		return 0;
+	return strtab_intern(&m->strings, text, len, NULL);
+}
+
+uint32_t model_string(struct kg_model *m, const char *text)
+{
+	return text ? model_string_n(m, text, strlen(text)) : 0;
+}
+
+const char *model_text(const struct kg_model *m, uint32_t id)
+{
+	const char *s = strtab_get(&m->strings, id);
+	return s ? s : "";
+}
+
+void model_note(struct kg_model *m, const char *fmt, ...)
+{
+	if (m->n_notes >= (int)(sizeof(m->notes) / sizeof(m->notes[0])))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m->notes[m->n_notes++], sizeof(m->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* Appends one zeroed element to a KG_ARRAY, doubling its storage when full. */
+static void *grow(void **arr, uint32_t *n, uint32_t *cap, size_t size)
+{
+	if (*n == *cap) {
+		uint32_t ncap = *cap ? *cap * 2 : 64;
+		void *p = realloc(*arr, (size_t)ncap * size);
+		if (!p)
+			return NULL;
+		*arr = p;
+		*cap = ncap;
+	}
+	void *e = (char *)*arr + (size_t)(*n)++ * size;
+	memset(e, 0, size);
+	return e;
+}
+
+#define ADD(m, name) grow((void **)&(m)->name, &(m)->n_##name, &(m)->cap_##name, sizeof(*(m)->name))
+
+struct kg_process *model_add_process(struct kg_model *m)
+{
+	struct kg_process *p = ADD(m, processes);
+	if (p) {
+		p->start = p->end = KG_NO_TIME;
+		p->complete = 1;
+	}
+	return p;
+}
+
+struct kg_device *model_add_device(struct kg_model *m)
+{
+	struct kg_device *d = ADD(m, devices);
+	if (d)
+		d->ordinal = -1;
+	return d;
+}
+
+struct kg_stream *model_add_stream(struct kg_model *m)
+{
+	struct kg_stream *s = ADD(m, streams);
+	if (s)
+		s->channel = -1;
+	return s;
+}
+
+struct kg_thread *model_add_thread(struct kg_model *m)
+{
+	return ADD(m, threads);
+}
+
+struct kg_op *model_add_op(struct kg_model *m)
+{
+	struct kg_op *o = ADD(m, ops);
+	if (o) {
+		o->queued = o->submitted = KG_NO_TIME;
+		o->api_start = o->api_end = KG_NO_TIME;
+		o->api = KG_NONE;
+	}
+	return o;
+}
+
+struct kg_api *model_add_api(struct kg_model *m)
+{
+	struct kg_api *a = ADD(m, apis);
+	if (a) {
+		a->op = KG_NONE;
+		a->thread = KG_NONE;
+	}
+	return a;
+}
+
+struct kg_sync *model_add_sync(struct kg_model *m)
+{
+	struct kg_sync *s = ADD(m, syncs);
+	if (s) {
+		s->stream = KG_NONE;
+		s->api = KG_NONE;
+	}
+	return s;
+}
+
+struct kg_range *model_add_range(struct kg_model *m)
+{
+	struct kg_range *r = ADD(m, ranges);
+	if (r) {
+		r->end = KG_NO_TIME;
+		r->thread = KG_NONE;
+	}
+	return r;
+}
+
+uint32_t model_stream_index(struct kg_model *m, uint32_t process, uint32_t device,
+			    uint32_t context, int64_t id)
+{
+	struct model_index *ix = model_ix(m);
+	if (!ix)
+		return KG_NONE;
+	uint64_t key = mix64(((uint64_t)process << 40) ^ ((uint64_t)device << 32) ^
+			     ((uint64_t)context << 20) ^ mix64((uint64_t)id)) | 1;
+	/* probe until the slot holds this exact stream (hash collisions move on) */
+	for (uint64_t k = key;; k = mix64(k) | 1) {
+		int found;
+		uint32_t *slot = u64map_slot(&ix->streams, k, &found);
+		if (!slot)
+			return KG_NONE;
+		if (found) {
+			struct kg_stream *s = &m->streams[*slot];
+			if (s->process == process && s->device == device && s->context == context &&
+			    s->id == id)
+				return *slot;
+			continue;
+		}
+		struct kg_stream *s = model_add_stream(m);
+		if (!s)
+			return KG_NONE;
+		s->process = process;
+		s->device = device;
+		s->context = context;
+		s->id = id;
+		*slot = m->n_streams - 1;
+		return *slot;
+	}
+}
+
+uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
+{
+	struct model_index *ix = model_ix(m);
+	if (!ix)
+		return KG_NONE;
+	uint64_t key = mix64(((uint64_t)process << 44) ^ tid) | 1;
+	for (uint64_t k = key;; k = mix64(k) | 1) {
+		int found;
+		uint32_t *slot = u64map_slot(&ix->threads, k, &found);
+		if (!slot)
+			return KG_NONE;
+		if (found) {
+			struct kg_thread *t = &m->threads[*slot];
+			if (t->process == process && t->tid == tid)
+				return *slot;
+			continue;
+		}
+		struct kg_thread *t = model_add_thread(m);
+		if (!t)
+			return KG_NONE;
+		t->process = process;
+		t->tid = tid;
+		*slot = m->n_threads - 1;
+		return *slot;
+	}
+}
+
+/* ------------------------------------------------------------------ classification */
+
+static int has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+enum kg_api_category api_category(const char *name)
+{
+	if (!name)
+		return KG_API_OTHER;
+	/* runtime (cuda...) and driver (cu...) names; versions suffixes (_v7000) don't matter */
+	if (strstr(name, "Synchronize") || has_prefix(name, "cudaStreamWaitEvent") ||
+	    has_prefix(name, "cuStreamWaitEvent"))
+		return KG_API_SYNC;
+	if (strstr(name, "LaunchKernel") || strstr(name, "GraphLaunch") ||
+	    has_prefix(name, "cudaLaunch") || has_prefix(name, "cuLaunch"))
+		return KG_API_LAUNCH;
+	if (strstr(name, "Memcpy") || strstr(name, "memcpy"))
+		return KG_API_MEMCPY;
+	if (strstr(name, "Memset") || strstr(name, "memset"))
+		return KG_API_MEMSET;
+	if (strstr(name, "Malloc") || strstr(name, "Free") || strstr(name, "MemAlloc") ||
+	    strstr(name, "MemFree") || strstr(name, "HostAlloc") || strstr(name, "HostRegister"))
+		return KG_API_ALLOC;
+	return KG_API_OTHER;
+}
+
+int kernel_is_comm(const char *name)
+{
+	return name && (strstr(name, "nccl") || strstr(name, "NCCL") || strstr(name, "rccl") ||
+			strstr(name, "nvshmem") || strstr(name, "AllReduce") ||
+			strstr(name, "all_reduce") || strstr(name, "allreduce"));
+}
+
+/* ------------------------------------------------------------------ finish */
+
+
+static int by_stream_then_start(const void *a, const void *b)
+{
+	const struct kg_op *x = a, *y = b;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+static void note_time(struct kg_model *m, int64_t start, int64_t end)
+{
+	if (start != KG_NO_TIME && (m->begin == KG_NO_TIME || start < m->begin))
+		m->begin = start;
+	if (end != KG_NO_TIME && (m->end == KG_NO_TIME || end > m->end))
+		m->end = end;
+}
+
+/* Devices of different processes that are the same physical GPU become one kg_gpu. */
+static int build_gpus(struct kg_model *m)
+{
+	struct u64map seen = {0};
+	for (uint32_t i = 0; i < m->n_devices; i++) {
+		struct kg_device *d = &m->devices[i];
+		uint32_t host = d->process < m->n_processes ? m->processes[d->process].host : 0;
+		uint64_t key = d->uuid ? mix64((uint64_t)d->uuid) | 1
+				       : mix64(((uint64_t)host << 32) ^ (uint32_t)d->ordinal ^
+					       0x5bd1e995ull) | 1;
+		int found;
+		uint32_t *slot = u64map_slot(&seen, key, &found);
+		if (!slot) {
+			u64map_free(&seen);
+			return -ENOMEM;
+		}
+		if (!found) {
+			struct kg_gpu *g = ADD(m, gpus);
+			if (!g) {
+				u64map_free(&seen);
+				return -ENOMEM;
+			}
+			g->device = i;
+			g->host = host;
+			g->uuid = d->uuid;
+			g->ordinal = d->ordinal;
+			*slot = m->n_gpus - 1;
+		}
+		d->gpu = *slot;
+	}
+	u64map_free(&seen);
+	return 0;
+}
+
+static int link_apis(struct kg_model *m)
+{
+	struct u64map byc = {0};
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		struct kg_api *a = &m->apis[i];
+		a->category = (uint8_t)api_category(model_text(m, a->name));
+		if (!a->correlation)
+			continue;
+		int found;
+		uint32_t *slot =
+			u64map_slot(&byc, ((uint64_t)(a->process + 1) << 32) | a->correlation, &found);
+		if (!slot) {
+			u64map_free(&byc);
+			return -ENOMEM;
+		}
+		/* runtime and driver calls can share a correlation id: keep the outer (runtime)
+		 * call, which starts first, as the launch the user wrote */
+		if (!found || a->start < m->apis[*slot].start)
+			*slot = i;
+	}
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		struct kg_op *o = &m->ops[i];
+		if (!o->correlation)
+			continue;
+		uint32_t ai;
+		uint32_t process = m->streams[o->stream].process;
+		if (!u64map_get(&byc, ((uint64_t)(process + 1) << 32) | o->correlation, &ai))
+			continue;
+		struct kg_api *a = &m->apis[ai];
+		o->api = ai;
+		o->api_start = a->start;
+		o->api_end = a->end;
+		if (a->op == KG_NONE)
+			a->op = i;
+	}
+	u64map_free(&byc);
+	return 0;
+}
+
+int model_finish(struct kg_model *m)
+{
+	/* idempotent: model_restrict calls it again on a smaller model */
+	m->begin = m->end = KG_NO_TIME;
+	m->n_gpus = 0;
+	m->has_queued = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		m->ops[i].api = KG_NONE;
+		m->ops[i].api_start = m->ops[i].api_end = KG_NO_TIME;
+	}
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		m->apis[i].op = KG_NONE;
+	if (m->n_ops)
+		qsort(m->ops, m->n_ops, sizeof(*m->ops), by_stream_then_start);
+	for (uint32_t s = 0; s < m->n_streams; s++)
+		m->streams[s].nops = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		struct kg_op *o = &m->ops[i];
+		struct kg_stream *s = &m->streams[o->stream];
+		if (s->nops++ == 0)
+			s->first_op = i;
+		note_time(m, o->start, o->end);
+		if (o->kind == KG_OP_KERNEL && o->queued != KG_NO_TIME)
+			m->has_queued = 1;
+		if (o->kind == KG_OP_KERNEL && kernel_is_comm(model_text(m, o->name)))
+			o->flags |= KG_OPF_COMM;
+	}
+	m->has_api = m->n_apis > 0;
+	if (link_apis(m) < 0 || build_gpus(m) < 0)
+		return -ENOMEM;
+	/* the span is the GPU's working window; API calls only when there is no GPU work */
+	for (uint32_t i = 0; !m->n_ops && i < m->n_apis; i++)
+		note_time(m, m->apis[i].start, m->apis[i].end);
+	m->dropped = 0;
+	for (uint32_t p = 0; p < m->n_processes; p++)
+		m->dropped += m->processes[p].dropped;
+	index_free(m);
+	return 0;
+}
+
+/* Keeps what overlaps [t0, t1): the report's --from/--to/--nvtx window. */
+int model_restrict(struct kg_model *m, int64_t t0, int64_t t1)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (m->ops[i].end > t0 && m->ops[i].start < t1)
+			m->ops[n++] = m->ops[i];
+	m->n_ops = n;
+	n = 0;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (m->apis[i].end > t0 && m->apis[i].start < t1)
+			m->apis[n++] = m->apis[i];
+	m->n_apis = n;
+	n = 0;
+	for (uint32_t i = 0; i < m->n_syncs; i++)
+		if (m->syncs[i].end > t0 && m->syncs[i].start < t1)
+			m->syncs[n++] = m->syncs[i];
+	m->n_syncs = n;
+	n = 0;
+	for (uint32_t i = 0; i < m->n_ranges; i++) {
+		const struct kg_range *r = &m->ranges[i];
+		if ((r->end == KG_NO_TIME || r->end > t0) && r->start < t1)
+			m->ranges[n++] = *r;
+	}
+	m->n_ranges = n;
+	for (uint32_t i = 0; i < m->n_syncs; i++)
+		m->syncs[i].api = KG_NONE; /* indices changed */
+	return model_finish(m);
+}
+
+/* The window from the first start to the last end of the ranges named `name`. */
+int model_range_window(const struct kg_model *m, const char *name, int64_t *t0, int64_t *t1)
+{
+	int64_t lo = KG_NO_TIME, hi = KG_NO_TIME;
+	for (uint32_t i = 0; i < m->n_ranges; i++) {
+		const struct kg_range *r = &m->ranges[i];
+		const char *rn = model_text(m, r->name);
+		if (strcmp(rn, name) != 0 && strncmp(rn, name, strlen(name)) != 0)
+			continue;
+		if (lo == KG_NO_TIME || r->start < lo)
+			lo = r->start;
+		int64_t e = r->end == KG_NO_TIME ? r->start : r->end;
+		if (hi == KG_NO_TIME || e > hi)
+			hi = e;
+	}
+	if (lo == KG_NO_TIME)
+		return -1;
+	*t0 = lo;
+	*t1 = hi;
+	return 0;
+}

@@ -1,0 +1,240 @@
+/* The in-memory model of a trace: what every reader fills and every analysis, rule and
+ * renderer reads. One model whatever the source: a kgantt trace, a PyTorch profiler
+ * (Kineto) JSON trace or an Nsight Systems SQLite export.
+ *
+ * Arrays of plain structs, indexed by uint32_t: a million kernels must load in well under
+ * a second and fit in a few hundred MB. Strings are interned (model_string), so names
+ * compare as integers. Times are int64 nanoseconds on the source's clock
+ * (CLOCK_MONOTONIC_RAW for kgantt traces); KG_NO_TIME marks an unknown time.
+ *
+ * A reader calls model_init, the model_add_* functions in any order, then model_finish,
+ * which sorts the operations by stream and start, links every operation to the API call
+ * that launched it (same process, same correlation id) and computes the time span. */
+#ifndef KGANTT_MODEL_H
+#define KGANTT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strtab.h"
+
+#define KG_NO_TIME INT64_MIN
+#define KG_NONE UINT32_MAX
+
+/* ------------------------------------------------------------------ processes, devices */
+
+struct kg_process {
+	uint32_t pid, ppid;
+	uint32_t host;        /* string id (0 = unknown) */
+	uint32_t cmdline;     /* string id */
+	uint32_t rank;        /* string id of the rank, 0 = none */
+	uint32_t exit_status; /* string id, 0 = unknown */
+	int complete;         /* 0: the process died before the recorder finished */
+	uint64_t dropped;     /* records the profiler dropped */
+	uint64_t incomplete;  /* records with missing timestamps */
+	int64_t start, end;
+};
+
+struct kg_device {
+	uint32_t process;     /* index of the process that saw it */
+	int32_t ordinal;      /* CUDA device number in that process */
+	uint32_t name;        /* string id */
+	uint32_t uuid;        /* string id: same physical GPU across processes; 0 = unknown */
+	int sm_count, max_warps_per_sm, max_blocks_per_sm, max_threads_per_block;
+	int regs_per_sm, max_regs_per_block, smem_per_sm, smem_per_block, smem_per_block_optin;
+	int cc_major, cc_minor;
+	int64_t memory_bytes;
+	uint32_t gpu;         /* index of the physical GPU (model.gpus), set by model_finish */
+};
+
+/* Legacy default stream semantics matter to the rules: work on it serialises with every
+ * blocking stream of its context. */
+enum kg_stream_kind {
+	KG_STREAM_UNKNOWN = 0,
+	KG_STREAM_BLOCKING = 1,     /* created without cudaStreamNonBlocking */
+	KG_STREAM_NON_BLOCKING = 2,
+	KG_STREAM_LEGACY_DEFAULT = 3,
+};
+
+struct kg_stream {
+	uint32_t process, device;  /* indices */
+	uint32_t context;          /* the source's context id */
+	int64_t id;                /* the source's stream id */
+	int32_t priority;          /* 0 default; lower is higher priority */
+	int32_t channel;           /* hardware channel, -1 unknown */
+	enum kg_stream_kind kind;
+	uint32_t first_op, nops;   /* this stream's operations: ops[first_op .. +nops], by start */
+};
+
+struct kg_thread {
+	uint32_t process;
+	uint64_t tid;
+	uint32_t name;             /* string id, 0 = none */
+};
+
+/* ------------------------------------------------------------------ GPU operations */
+
+enum kg_op_kind { KG_OP_KERNEL = 0, KG_OP_MEMCPY = 1, KG_OP_MEMSET = 2 };
+
+/* Copy direction and memory kinds use CUPTI's codes (trace format enum tables). */
+enum kg_copy_kind { KG_COPY_UNKNOWN = 0, KG_COPY_HTOD = 1, KG_COPY_DTOH = 2, KG_COPY_DTOD = 8,
+		    KG_COPY_HTOH = 9, KG_COPY_PTOP = 10 };
+enum kg_mem_kind { KG_MEM_UNKNOWN = 0, KG_MEM_PAGEABLE = 1, KG_MEM_PINNED = 2, KG_MEM_DEVICE = 3,
+		   KG_MEM_ARRAY = 4, KG_MEM_MANAGED = 5 };
+
+enum kg_op_flags {
+	KG_OPF_INCOMPLETE = 1 << 0, /* a timestamp was missing */
+	KG_OPF_GRAPH = 1 << 1,      /* launched from a CUDA graph */
+	KG_OPF_ASYNC = 1 << 2,      /* copy/memset issued by an asynchronous API */
+	KG_OPF_COMM = 1 << 3,       /* a communication kernel (NCCL and the like) */
+	KG_OPF_DEVICE_LAUNCHED = 1 << 4,
+};
+
+struct kg_op {
+	int64_t start, end;
+	int64_t queued, submitted;    /* KG_NO_TIME when unknown */
+	int64_t api_start, api_end;   /* the launching API call; set by model_finish */
+	uint64_t bytes;               /* copies and memsets */
+	uint32_t name;                /* string id: kernel name (demangled) or copy label */
+	uint32_t stream;              /* index into streams */
+	uint32_t correlation;         /* source's correlation id, 0 = none */
+	uint32_t api;                 /* index into apis of the launch call, KG_NONE */
+	uint32_t grid[3], block[3];
+	uint32_t smem_static, smem_dynamic, smem_config;
+	uint32_t graph;
+	uint16_t regs;
+	uint16_t flags;               /* enum kg_op_flags */
+	uint8_t kind;                 /* enum kg_op_kind */
+	uint8_t copy_kind, src_kind, dst_kind;
+};
+
+/* ------------------------------------------------------------------ host side */
+
+enum kg_api_category {
+	KG_API_OTHER = 0,
+	KG_API_LAUNCH,      /* kernel launches, graph launches */
+	KG_API_MEMCPY,
+	KG_API_MEMSET,
+	KG_API_SYNC,        /* device/stream/event/context synchronize, stream wait */
+	KG_API_ALLOC,       /* malloc/free of any kind */
+};
+
+struct kg_api {
+	int64_t start, end;
+	uint32_t name;        /* string id */
+	uint32_t thread;      /* index into threads */
+	uint32_t correlation;
+	uint32_t op;          /* first operation it launched, KG_NONE; set by model_finish */
+	uint8_t category;     /* enum kg_api_category, from the name */
+	uint8_t driver;       /* 1: driver API, 0: runtime (or unknown) */
+	uint16_t pad;
+	uint32_t process;
+};
+
+enum kg_sync_kind { KG_SYNC_UNKNOWN = 0, KG_SYNC_EVENT = 1, KG_SYNC_STREAM_WAIT_EVENT = 2,
+		    KG_SYNC_STREAM = 3, KG_SYNC_CONTEXT = 4 };
+
+/* A host wait the source attributes to a stream, event or the whole context. */
+struct kg_sync {
+	int64_t start, end;
+	uint32_t process;
+	uint32_t stream;      /* index, KG_NONE when not a stream sync */
+	uint32_t api;         /* the API call that waited, KG_NONE */
+	uint32_t correlation;
+	uint8_t kind;         /* enum kg_sync_kind */
+};
+
+/* An annotation range: NVTX, or a PyTorch record_function / user annotation. */
+struct kg_range {
+	int64_t start, end;   /* end KG_NO_TIME when never closed */
+	uint32_t name;
+	uint32_t thread;      /* index, KG_NONE */
+	uint32_t process;
+	uint32_t domain;      /* string id, 0 = default */
+};
+
+/* One physical GPU: devices of different processes with the same UUID (or, without UUIDs,
+ * the same host and ordinal) are one GPU. Time-slicing between processes happens here. */
+struct kg_gpu {
+	uint32_t device;      /* first device (for its properties) */
+	uint32_t host;
+	uint32_t uuid;
+	int32_t ordinal;
+};
+
+#define KG_ARRAY(T, name) \
+	T *name;          \
+	uint32_t n_##name, cap_##name
+
+struct kg_model {
+	char source[16];        /* "kgantt", "kineto", "nsys" */
+	char path[1024];
+	struct kg_strtab strings;
+	KG_ARRAY(struct kg_process, processes);
+	KG_ARRAY(struct kg_device, devices);
+	KG_ARRAY(struct kg_gpu, gpus);
+	KG_ARRAY(struct kg_stream, streams);
+	KG_ARRAY(struct kg_thread, threads);
+	KG_ARRAY(struct kg_op, ops);
+	KG_ARRAY(struct kg_api, apis);
+	KG_ARRAY(struct kg_sync, syncs);
+	KG_ARRAY(struct kg_range, ranges);
+	int64_t begin, end;     /* first start and last end of the GPU operations */
+	uint64_t dropped;       /* over all processes */
+	uint32_t command;       /* string id: the recorded command line */
+	int has_queued;         /* some kernel has a queued timestamp */
+	int has_api;            /* API calls were recorded */
+	char notes[8][256];     /* what the reader could not take in, for the report header */
+	int n_notes;
+	void *index;            /* lookups used while loading (model.c) */
+};
+
+void model_init(struct kg_model *m, const char *source, const char *path);
+void model_free(struct kg_model *m);
+
+/* Interned string id of text; 0 for NULL or on allocation failure. */
+uint32_t model_string(struct kg_model *m, const char *text);
+uint32_t model_string_n(struct kg_model *m, const char *text, size_t len);
+const char *model_text(const struct kg_model *m, uint32_t id); /* "" for 0 */
+
+/* Each returns a zeroed element appended to its array, or NULL when out of memory.
+ * Indices are stable until model_finish (which reorders ops). */
+struct kg_process *model_add_process(struct kg_model *m);
+struct kg_device *model_add_device(struct kg_model *m);
+struct kg_stream *model_add_stream(struct kg_model *m);
+struct kg_thread *model_add_thread(struct kg_model *m);
+struct kg_op *model_add_op(struct kg_model *m);
+struct kg_api *model_add_api(struct kg_model *m);
+struct kg_sync *model_add_sync(struct kg_model *m);
+struct kg_range *model_add_range(struct kg_model *m);
+void model_note(struct kg_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Index of the stream (process, device, context, id), created when new (device must be a
+ * valid index). Readers call this for every op: it keeps a hash, so it is cheap. */
+uint32_t model_stream_index(struct kg_model *m, uint32_t process, uint32_t device,
+			    uint32_t context, int64_t id);
+/* Index of the thread (process, tid), created when new. */
+uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid);
+
+/* The category of a CUDA runtime/driver API function from its name. */
+enum kg_api_category api_category(const char *name);
+/* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */
+int kernel_is_comm(const char *name);
+
+/* Sort, link and index. 0, or -ENOMEM. After it: streams[s].first_op/nops are valid, each
+ * stream's ops are sorted by start, ops[].api/api_start/api_end and apis[].op are linked. */
+int model_finish(struct kg_model *m);
+
+/* Keeps only what overlaps [t0, t1) and finishes the model again. 0 or -ENOMEM. */
+int model_restrict(struct kg_model *m, int64_t t0, int64_t t1);
+/* First start and last end of the ranges whose name is `name` or starts with it
+ * ("ProfilerStep" matches "ProfilerStep#3"). 0, or -1 when there is none. */
+int model_range_window(const struct kg_model *m, const char *name, int64_t *t0, int64_t *t1);
+
+/* The device an op ran on, and its physical GPU. */
+static inline const struct kg_device *op_device(const struct kg_model *m, const struct kg_op *o)
+{
+	return &m->devices[m->streams[o->stream].device];
+}
+
+#endif

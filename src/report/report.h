@@ -1,0 +1,63 @@
+/* The report of one analysed trace (analysis/analysis.h): a terminal page and a JSON
+ * document with the same content. `kgantt report` prints them; the pieces (sections,
+ * time and name formatting) are here so that other views can reuse them.
+ *
+ *   struct kg_report_opts o = { .top = 10, .color = isatty(1) };
+ *   report_text(stdout, &a, &o);       or      report_json(stdout, &a, &o);
+ *
+ * docs/report.md describes the page and every JSON field. */
+#ifndef KGANTT_REPORT_H
+#define KGANTT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+
+#define KG_REPORT_WIDTH 100   /* columns of the text page */
+#define KG_REPORT_VERSION 1   /* "kgantt_report_version" of the JSON document */
+
+struct kg_report_opts {
+	int top;                  /* kernel names shown; 0 = all */
+	int color;                /* ANSI bold/red/yellow (text only) */
+	const char *const *overrides; /* the --set assignments, for the JSON's record */
+	int n_overrides;
+};
+
+/* Both return 0, or -EIO when writing failed (the caller reports it). */
+int report_text(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+
+/* The sections of the text page, in page order. */
+void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+void report_text_gpus(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+void report_text_streams(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+void report_text_kernels(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+void report_text_findings(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+
+/* ---------------------------------------------------------------- formatting helpers */
+
+/* A duration with the unit its magnitude needs: "850 ns", "12.3 µs", "4.56 ms", "2.35 s";
+ * "-" for KG_NO_TIME. Returns buf. */
+const char *fmt_duration(int64_t ns, char buf[32]);
+/* A time relative to the trace begin, always in ms: "123.456 ms". */
+const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32]);
+/* "42.0%"; "-" when whole is 0. */
+const char *fmt_pct(double part, double whole, char buf[16]);
+
+/* A kernel name that fits in width columns: drops the parameter list, then the return
+ * type, then the namespaces inside template arguments, then collapses nested template
+ * arguments to <…>, then drops the kernel's own namespace, and cuts the end ("…") only
+ * when nothing else helps. Control characters become '?'. Returns out. */
+const char *kernel_short_name(const char *name, size_t width, char *out, size_t outlen);
+
+/* "dev 0 stream 7", prefixed with "pid 1234 " when the trace has several processes. */
+const char *stream_label(const struct kg_model *m, uint32_t stream, char *buf, size_t len);
+/* "legacy default", "blocking", "non-blocking"; NULL when unknown. */
+const char *stream_kind_name(enum kg_stream_kind k);
+
+/* Display columns of UTF-8 text (code points; every one taken as one column wide). */
+size_t text_columns(const char *s);
+
+#endif

@@ -1,0 +1,539 @@
+/* The report as JSON (docs/report.md), written with yajl's generator so that escaping is
+ * never our problem: kernel names hold quotes, '<', control characters. yajl passes bytes
+ * that are not UTF-8 through, which would make the document unreadable to strict parsers,
+ * so strings are made valid UTF-8 first (U+FFFD for each bad byte). Unknown values are
+ * null, never 0. */
+#include "report/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+struct jw {
+	yajl_gen g;
+	FILE *f;
+	int failed;
+};
+
+static void jw_print(void *ctx, const char *s, size_t len)
+{
+	struct jw *w = ctx;
+	if (fwrite(s, 1, len, w->f) != len)
+		w->failed = 1;
+}
+
+static void jw_check(struct jw *w, yajl_gen_status st)
+{
+	if (st != yajl_gen_status_ok)
+		w->failed = 1;
+}
+
+/* Bytes of the valid UTF-8 sequence at s (at most n), or 0 when it is not one. */
+static size_t utf8_valid(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
+		     : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+	if (!len || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	/* overlong forms and surrogates are invalid too */
+	if ((len == 2 && s[0] < 0xC2) || (len == 3 && s[0] == 0xE0 && s[1] < 0xA0) ||
+	    (len == 3 && s[0] == 0xED && s[1] >= 0xA0) || (len == 4 && s[0] == 0xF0 && s[1] < 0x90) ||
+	    (len == 4 && (s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90))))
+		return 0;
+	return len;
+}
+
+static void j_str(struct jw *w, const char *s)
+{
+	if (!s) {
+		jw_check(w, yajl_gen_null(w->g));
+		return;
+	}
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, o = 0;
+	while (i < n && utf8_valid(p + i, n - i))
+		i += utf8_valid(p + i, n - i);
+	if (i == n) { /* the common case: already valid */
+		jw_check(w, yajl_gen_string(w->g, p, n));
+		return;
+	}
+	unsigned char *buf = malloc(n * 3 + 1);
+	if (!buf) {
+		w->failed = 1;
+		return;
+	}
+	for (i = 0; i < n;) {
+		size_t len = utf8_valid(p + i, n - i);
+		if (len) {
+			memcpy(buf + o, p + i, len);
+			o += len;
+			i += len;
+		} else {
+			memcpy(buf + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		}
+	}
+	jw_check(w, yajl_gen_string(w->g, buf, o));
+	free(buf);
+}
+
+static void j_key(struct jw *w, const char *k)
+{
+	jw_check(w, yajl_gen_string(w->g, (const unsigned char *)k, strlen(k)));
+}
+
+static void j_int(struct jw *w, long long v)
+{
+	jw_check(w, yajl_gen_integer(w->g, v));
+}
+
+/* A time or duration; KG_NO_TIME is null. */
+static void j_time(struct jw *w, int64_t v)
+{
+	if (v == KG_NO_TIME)
+		jw_check(w, yajl_gen_null(w->g));
+	else
+		j_int(w, v);
+}
+
+/* yajl_gen_double prints 17 digits ("0.10000000000000001"); six significant ones are
+ * what any of these numbers is worth. Non-finite values are null. */
+static void j_num(struct jw *w, double v)
+{
+	if (!isfinite(v)) {
+		jw_check(w, yajl_gen_null(w->g));
+		return;
+	}
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%.6g", v);
+	jw_check(w, yajl_gen_number(w->g, buf, (size_t)n));
+}
+
+static void j_pct(struct jw *w, double part, double whole)
+{
+	if (whole > 0)
+		j_num(w, 100.0 * part / whole);
+	else
+		jw_check(w, yajl_gen_null(w->g));
+}
+
+static void j_bool(struct jw *w, int v)
+{
+	jw_check(w, yajl_gen_bool(w->g, v));
+}
+
+static void j_null(struct jw *w)
+{
+	jw_check(w, yajl_gen_null(w->g));
+}
+
+static void j_open(struct jw *w) { jw_check(w, yajl_gen_map_open(w->g)); }
+static void j_close(struct jw *w) { jw_check(w, yajl_gen_map_close(w->g)); }
+static void j_aopen(struct jw *w) { jw_check(w, yajl_gen_array_open(w->g)); }
+static void j_aclose(struct jw *w) { jw_check(w, yajl_gen_array_close(w->g)); }
+
+/* A string id of the model: null for 0 (unknown). */
+static void j_text(struct jw *w, const struct kg_model *m, uint32_t id)
+{
+	if (id)
+		j_str(w, model_text(m, id));
+	else
+		j_null(w);
+}
+
+/* "key": value pairs */
+static void kv_str(struct jw *w, const char *k, const char *v) { j_key(w, k); j_str(w, v); }
+static void kv_int(struct jw *w, const char *k, long long v) { j_key(w, k); j_int(w, v); }
+static void kv_time(struct jw *w, const char *k, int64_t v) { j_key(w, k); j_time(w, v); }
+static void kv_num(struct jw *w, const char *k, double v) { j_key(w, k); j_num(w, v); }
+static void kv_bool(struct jw *w, const char *k, int v) { j_key(w, k); j_bool(w, v); }
+
+static void kv_pct(struct jw *w, const char *k, double part, double whole)
+{
+	j_key(w, k);
+	j_pct(w, part, whole);
+}
+
+static void kv_text(struct jw *w, const char *k, const struct kg_model *m, uint32_t id)
+{
+	j_key(w, k);
+	j_text(w, m, id);
+}
+
+/* ---------------------------------------------------------------- sections */
+
+static void json_trace(struct jw *w, const struct kg_analysis *a, const struct kg_report_opts *o)
+{
+	const struct kg_model *m = a->m;
+	unsigned long long kinds[3] = {0, 0, 0};
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (m->ops[i].kind < 3)
+			kinds[m->ops[i].kind]++;
+	j_key(w, "trace");
+	j_open(w);
+	kv_str(w, "path", m->path);
+	kv_str(w, "source", m->source);
+	kv_text(w, "command", m, m->command);
+	kv_int(w, "span_ns", a->span);
+	kv_time(w, "begin_ns", m->begin);
+	kv_time(w, "end_ns", m->end);
+	kv_int(w, "kernels", (long long)kinds[KG_OP_KERNEL]);
+	kv_int(w, "copies", (long long)kinds[KG_OP_MEMCPY]);
+	kv_int(w, "memsets", (long long)kinds[KG_OP_MEMSET]);
+	j_key(w, "api_calls");
+	if (m->has_api)
+		j_int(w, m->n_apis);
+	else
+		j_null(w);
+	kv_int(w, "dropped_records", (long long)m->dropped);
+	j_key(w, "notes");
+	j_aopen(w);
+	for (int i = 0; i < m->n_notes; i++)
+		j_str(w, m->notes[i]);
+	j_aclose(w);
+	j_key(w, "overrides");
+	j_aopen(w);
+	for (int i = 0; i < o->n_overrides; i++)
+		j_str(w, o->overrides[i]);
+	j_aclose(w);
+	j_close(w);
+}
+
+static void json_processes(struct jw *w, const struct kg_model *m)
+{
+	j_key(w, "processes");
+	j_aopen(w);
+	for (uint32_t i = 0; i < m->n_processes; i++) {
+		const struct kg_process *p = &m->processes[i];
+		j_open(w);
+		kv_int(w, "index", i);
+		kv_int(w, "pid", p->pid);
+		j_key(w, "ppid");
+		if (p->ppid)
+			j_int(w, p->ppid);
+		else
+			j_null(w);
+		kv_text(w, "host", m, p->host);
+		kv_text(w, "rank", m, p->rank);
+		kv_text(w, "cmdline", m, p->cmdline);
+		kv_bool(w, "complete", p->complete);
+		kv_text(w, "exit_status", m, p->exit_status);
+		kv_int(w, "dropped_records", (long long)p->dropped);
+		kv_int(w, "incomplete_records", (long long)p->incomplete);
+		kv_time(w, "start_ns", p->start);
+		kv_time(w, "end_ns", p->end);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+/* An int property of a device: 0 or less means the trace did not say. */
+static void j_prop(struct jw *w, const char *key, long long v)
+{
+	j_key(w, key);
+	if (v > 0)
+		j_int(w, v);
+	else
+		j_null(w);
+}
+
+static void json_devices(struct jw *w, const struct kg_model *m)
+{
+	j_key(w, "devices");
+	j_aopen(w);
+	for (uint32_t i = 0; i < m->n_devices; i++) {
+		const struct kg_device *d = &m->devices[i];
+		j_open(w);
+		kv_int(w, "index", i);
+		kv_int(w, "process", d->process);
+		j_key(w, "pid");
+		if (d->process < m->n_processes)
+			j_int(w, m->processes[d->process].pid);
+		else
+			j_null(w);
+		kv_int(w, "ordinal", d->ordinal);
+		kv_int(w, "gpu", d->gpu);
+		kv_text(w, "name", m, d->name);
+		kv_text(w, "uuid", m, d->uuid);
+		j_prop(w, "sm_count", d->sm_count);
+		j_key(w, "cc");
+		if (d->cc_major > 0) {
+			char cc[16];
+			snprintf(cc, sizeof(cc), "%d.%d", d->cc_major, d->cc_minor);
+			j_str(w, cc);
+		} else {
+			j_null(w);
+		}
+		j_prop(w, "memory_bytes", d->memory_bytes);
+		j_prop(w, "max_warps_per_sm", d->max_warps_per_sm);
+		j_prop(w, "max_blocks_per_sm", d->max_blocks_per_sm);
+		j_prop(w, "max_threads_per_block", d->max_threads_per_block);
+		j_prop(w, "regs_per_sm", d->regs_per_sm);
+		j_prop(w, "smem_per_sm", d->smem_per_sm);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_gpu_metrics *g)
+{
+	const struct kg_model *m = a->m;
+	const struct kg_gpu *gpu = &m->gpus[g->gpu];
+	j_open(w);
+	kv_int(w, "gpu", g->gpu);
+	kv_int(w, "device", gpu->device);
+	kv_text(w, "name", m, m->devices[gpu->device].name);
+	kv_text(w, "host", m, gpu->host);
+	kv_text(w, "uuid", m, gpu->uuid);
+	kv_int(w, "ordinal", gpu->ordinal);
+	kv_time(w, "begin_ns", g->begin);
+	kv_time(w, "end_ns", g->end);
+	kv_int(w, "busy_ns", g->busy);
+	kv_pct(w, "busy_pct", (double)g->busy, (double)a->span);
+	kv_int(w, "kernel_busy_ns", g->kernel_busy);
+	kv_pct(w, "kernel_busy_pct", (double)g->kernel_busy, (double)a->span);
+	kv_int(w, "copy_busy_ns", g->copy_busy);
+	kv_int(w, "copy_total_ns", g->copy_total);
+	kv_int(w, "copy_kernel_overlap_ns", g->copy_kernel_overlap);
+	kv_pct(w, "copy_overlap_pct", (double)g->copy_kernel_overlap, (double)g->copy_total);
+	kv_int(w, "kernel_time_ns", g->kernel_time);
+	kv_int(w, "kernels", g->kernels);
+	kv_int(w, "copies", g->copies);
+	kv_int(w, "memsets", g->memsets);
+	j_key(w, "concurrency_ns");
+	j_aopen(w);
+	for (int i = 0; i < 4; i++)
+		j_int(w, g->concurrent[i]);
+	j_aclose(w);
+	kv_int(w, "idle_gaps", g->n_gaps);
+	kv_int(w, "idle_gap_min_ns", a->cfg.sync_gap_ns);
+	j_key(w, "idle_ns_by_cause");
+	j_open(w);
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		kv_int(w, gap_cause_name((enum kg_gap_cause)c), g->idle_by_cause[c]);
+	j_close(w);
+	j_key(w, "utilization");
+	j_aopen(w);
+	for (int c = 0; c < g->n_util; c++)
+		j_num(w, g->util[c]);
+	j_aclose(w);
+	j_close(w);
+}
+
+static void json_gpus(struct jw *w, const struct kg_analysis *a)
+{
+	j_key(w, "gpus");
+	j_aopen(w);
+	for (uint32_t g = 0; g < a->n_gpus; g++)
+		json_gpu(w, a, &a->gpus[g]);
+	j_aclose(w);
+}
+
+static void json_stream(struct jw *w, const struct kg_analysis *a, uint32_t s)
+{
+	const struct kg_model *m = a->m;
+	const struct kg_stream *st = &m->streams[s];
+	const struct kg_stream_metrics *sm = &a->streams[s];
+	char label[128];
+	j_open(w);
+	kv_int(w, "index", s);
+	kv_str(w, "label", stream_label(m, s, label, sizeof(label)));
+	kv_int(w, "process", st->process);
+	j_key(w, "pid");
+	if (st->process < m->n_processes)
+		j_int(w, m->processes[st->process].pid);
+	else
+		j_null(w);
+	kv_int(w, "device", st->device);
+	kv_int(w, "ordinal", m->devices[st->device].ordinal);
+	kv_int(w, "gpu", m->devices[st->device].gpu);
+	kv_int(w, "context", st->context);
+	kv_int(w, "id", st->id);
+	kv_str(w, "kind", stream_kind_name(st->kind));
+	kv_int(w, "priority", st->priority);
+	j_key(w, "channel");
+	if (st->channel >= 0)
+		j_int(w, st->channel);
+	else
+		j_null(w);
+	kv_int(w, "kernels", sm->kernels);
+	kv_int(w, "copies", sm->copies);
+	kv_int(w, "memsets", sm->memsets);
+	kv_int(w, "busy_ns", sm->busy);
+	kv_pct(w, "busy_pct", (double)sm->busy, (double)a->span);
+	kv_int(w, "kernel_time_ns", sm->kernel_time);
+	kv_time(w, "first_ns", sm->first);
+	kv_time(w, "last_ns", sm->last);
+	j_close(w);
+}
+
+static void json_streams(struct jw *w, const struct kg_analysis *a)
+{
+	j_key(w, "streams");
+	j_aopen(w);
+	for (uint32_t s = 0; s < a->m->n_streams; s++)
+		json_stream(w, a, s);
+	j_aclose(w);
+}
+
+static void json_occupancy(struct jw *w, const struct kg_kernel_stats *k)
+{
+	j_key(w, "occupancy");
+	if (k->occupancy_ok)
+		j_num(w, k->occ.occupancy);
+	else
+		j_null(w);
+	j_key(w, "occupancy_limiter");
+	if (k->occupancy_ok)
+		j_str(w, occupancy_limit_name(k->occ.limiter));
+	else
+		j_null(w);
+	j_key(w, "blocks_per_sm");
+	if (k->occupancy_ok)
+		j_int(w, k->occ.blocks_per_sm);
+	else
+		j_null(w);
+	j_key(w, "waves");
+	if (k->occupancy_ok && k->waves > 0)
+		j_num(w, k->waves);
+	else
+		j_null(w);
+	j_prop(w, "best_block", k->occupancy_ok ? k->best_block : 0);
+	j_prop(w, "best_grid", k->occupancy_ok ? k->best_grid : 0);
+}
+
+static void json_kernel(struct jw *w, const struct kg_analysis *a, const struct kg_kernel_stats *k)
+{
+	const struct kg_op *ex = &a->m->ops[k->example_op];
+	j_open(w);
+	kv_text(w, "name", a->m, k->name);
+	kv_int(w, "count", k->count);
+	kv_int(w, "total_ns", k->total);
+	kv_pct(w, "total_pct", (double)k->total, (double)a->span);
+	kv_num(w, "mean_ns", k->mean);
+	kv_time(w, "p50_ns", k->p50);
+	kv_time(w, "p99_ns", k->p99);
+	kv_time(w, "min_ns", k->min);
+	kv_time(w, "max_ns", k->max);
+	kv_time(w, "launch_latency_p50_ns", k->launch_p50);
+	kv_time(w, "launch_latency_p99_ns", k->launch_p99);
+	kv_time(w, "queue_wait_p50_ns", k->queue_p50);
+	kv_time(w, "queue_wait_p99_ns", k->queue_p99);
+	j_prop(w, "blocks", k->blocks);
+	j_prop(w, "threads", k->threads);
+	j_key(w, "grid");
+	j_aopen(w);
+	for (int i = 0; i < 3; i++)
+		j_int(w, ex->grid[i]);
+	j_aclose(w);
+	j_key(w, "block");
+	j_aopen(w);
+	for (int i = 0; i < 3; i++)
+		j_int(w, ex->block[i]);
+	j_aclose(w);
+	j_prop(w, "registers_per_thread", ex->regs);
+	kv_int(w, "shared_memory_bytes", (long long)ex->smem_static + ex->smem_dynamic);
+	json_occupancy(w, k);
+	j_close(w);
+}
+
+static void json_kernels(struct jw *w, const struct kg_analysis *a, const struct kg_report_opts *o)
+{
+	uint32_t n = a->n_kernels;
+	if (o->top > 0 && (uint32_t)o->top < n)
+		n = (uint32_t)o->top;
+	kv_int(w, "kernel_names", a->n_kernels);
+	j_key(w, "kernels");
+	j_aopen(w);
+	for (uint32_t i = 0; i < n; i++)
+		json_kernel(w, a, &a->kernels[i]);
+	j_aclose(w);
+}
+
+static void json_evidence(struct jw *w, const struct kg_analysis *a, const struct kg_evidence *e)
+{
+	char label[128];
+	j_open(w);
+	kv_time(w, "start_ns", e->start);
+	kv_time(w, "end_ns", e->end);
+	j_key(w, "stream");
+	if (e->stream < a->m->n_streams)
+		j_int(w, e->stream);
+	else
+		j_null(w);
+	j_key(w, "stream_label");
+	if (e->stream < a->m->n_streams)
+		j_str(w, stream_label(a->m, e->stream, label, sizeof(label)));
+	else
+		j_null(w);
+	kv_str(w, "text", e->text);
+	j_close(w);
+}
+
+static void json_finding(struct jw *w, const struct kg_analysis *a, uint32_t i)
+{
+	const struct kg_finding *f = &a->findings[i];
+	j_open(w);
+	kv_int(w, "rank", i + 1);
+	kv_str(w, "rule", f->rule);
+	kv_str(w, "severity", severity_name(f->severity));
+	kv_str(w, "title", f->title);
+	kv_str(w, "explanation", f->explanation);
+	kv_str(w, "fix", f->fix);
+	kv_int(w, "gain_ns", isfinite(f->gain_ns) ? llround(f->gain_ns) : 0);
+	kv_num(w, "gain_pct", f->gain_pct);
+	kv_str(w, "gain_estimate", f->gain_how);
+	kv_time(w, "start_ns", f->start);
+	kv_time(w, "end_ns", f->end);
+	j_key(w, "gpu");
+	if (f->gpu != KG_NONE)
+		j_int(w, f->gpu);
+	else
+		j_null(w);
+	kv_str(w, "figures", f->figures);
+	j_key(w, "evidence");
+	j_aopen(w);
+	for (int k = 0; k < f->n_evidence && k < KG_MAX_EVIDENCE; k++)
+		json_evidence(w, a, &f->evidence[k]);
+	j_aclose(w);
+	j_close(w);
+}
+
+static void json_findings(struct jw *w, const struct kg_analysis *a)
+{
+	j_key(w, "findings");
+	j_aopen(w);
+	for (uint32_t i = 0; i < a->n_findings; i++)
+		json_finding(w, a, i);
+	j_aclose(w);
+}
+
+int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
+{
+	struct jw w = {yajl_gen_alloc(NULL), f, 0};
+	if (!w.g)
+		return -ENOMEM;
+	yajl_gen_config(w.g, yajl_gen_beautify, 1);
+	yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
+	yajl_gen_config(w.g, yajl_gen_print_callback, jw_print, &w);
+	j_open(&w);
+	kv_int(&w, "kgantt_report_version", KG_REPORT_VERSION);
+	json_trace(&w, a, o);
+	json_processes(&w, a->m);
+	json_devices(&w, a->m);
+	json_gpus(&w, a);
+	json_streams(&w, a);
+	json_kernels(&w, a, o);
+	json_findings(&w, a);
+	j_close(&w);
+	yajl_gen_free(w.g);
+	if (!w.failed)
+		w.failed = fputc('\n', f) == EOF;
+	return w.failed || ferror(f) ? -EIO : 0;
+}

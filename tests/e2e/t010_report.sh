@@ -1,0 +1,144 @@
+# 'kgantt report' over every committed trace (kgantt H200 traces, PyTorch profiler JSON):
+# the page has its sections and fits 100 columns, the JSON is well-formed and complete,
+# --fail-on gates on findings, and bad input or options fail with the right exit code.
+# What the rules find in each trace is checked elsewhere (the rules' own test).
+. tests/e2e/lib.sh
+
+# check_json FILE: the document has the top-level keys of docs/report.md, and --fail-on
+# agrees with its findings (prints the worst severity: none, info, warning, critical)
+check_json() {
+	python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert d["kgantt_report_version"] == 1
+for k in ("trace", "processes", "devices", "gpus", "streams", "kernels", "findings"):
+    assert k in d, k
+for k in ("path", "source", "span_ns", "begin_ns", "end_ns", "dropped_records", "notes"):
+    assert k in d["trace"], k
+assert isinstance(d["findings"], list)
+for g in d["gpus"]:
+    assert set(g["idle_ns_by_cause"]) == {"host", "sync", "launch", "dependency", "unknown"}
+    assert isinstance(g["utilization"], list)
+for k in d["kernels"]:
+    assert k["name"] and k["count"] > 0 and k["total_ns"] >= 0
+for i, f in enumerate(d["findings"]):
+    assert f["rank"] == i + 1 and f["severity"] in ("info", "warning", "critical")
+    assert isinstance(f["evidence"], list)
+order = ["info", "warning", "critical"]
+worst = max((order.index(f["severity"]) for f in d["findings"]), default=-1)
+print(order[worst] if worst >= 0 else "none")
+EOF
+}
+
+# report_ok TRACE: text and JSON reports of TRACE, checked
+report_ok() {
+	local t=$1 name
+	name=$(basename "$t")
+	"$K" report "$t" > "$WORK/page" 2> "$WORK/err" || fail "report $name exited $?: $(cat "$WORK/err")"
+	for s in "kgantt report" "GPUs" "Streams (" "ernels by total time" "Findings"; do
+		grep -qF "$s" "$WORK/page" || fail "report $name: no '$s' section"
+	done
+	grep -q $'\033' "$WORK/page" && fail "report $name: colour codes when stdout is not a terminal"
+	python3 -c '
+import sys
+for n, l in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
+    if len(l.rstrip("\n")) > 100:
+        sys.exit("line %d is %d columns: %s" % (n, len(l.rstrip("\n")), l))
+' "$WORK/page" || fail "report $name: wider than 100 columns"
+	"$K" report --json "$t" > "$WORK/r.json" 2> "$WORK/err" || fail "report --json $name exited $?"
+	python3 -m json.tool "$WORK/r.json" > /dev/null || fail "report --json $name: not JSON"
+	local worst
+	worst=$(check_json "$WORK/r.json") || fail "report --json $name: not the documented document"
+	# --fail-on: exit 3 exactly when a finding at or above the severity exists
+	local sev want rc
+	for sev in info warning critical; do
+		want=0
+		case "$sev:$worst" in
+		info:info | info:warning | info:critical | warning:warning | warning:critical | \
+		critical:critical) want=3 ;;
+		esac
+		"$K" report --fail-on "$sev" "$t" > /dev/null 2> "$WORK/err"; rc=$?
+		[ $rc -eq $want ] || fail "report --fail-on $sev $name: exit $rc, expected $want (worst finding: $worst)"
+	done
+	echo "ok: report $name (worst finding: $worst)"
+}
+
+n=0
+for x in "$FIXTURES"/*.kgt.xz; do
+	report_ok "$(fixture "$(basename "$x" .kgt.xz)")"
+	n=$((n + 1))
+done
+for j in tests/fixtures/torch/*.json.gz; do
+	report_ok "$j"
+	n=$((n + 1))
+done
+[ $n -gt 20 ] || fail "only $n fixtures found"
+
+t=$(fixture streams_bad)
+
+# --top limits the kernels in both outputs; JSON lists all names by default
+"$K" report --json --top 1 "$(fixture torch_transformer_bf16)" > "$WORK/top.json" || fail "--top 1 --json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["kernels"]) == 1 < d["kernel_names"]' \
+	"$WORK/top.json" || fail "--json --top 1 did not keep one kernel"
+"$K" report --json "$(fixture torch_transformer_bf16)" > "$WORK/all.json" || fail "--json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["kernels"]) == d["kernel_names"] > 10' \
+	"$WORK/all.json" || fail "--json does not list every kernel name"
+"$K" report --top 2 "$(fixture torch_transformer_bf16)" | grep -q "Top kernels by total time (2 of" ||
+	fail "--top 2 in text"
+
+# --set reaches the rules and is recorded; --list-thresholds lists what --set takes
+"$K" report --json --set min_gain_pct=1000 --set sync_gap_ns=50us "$t" > "$WORK/set.json" || fail "--set"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["trace"]["overrides"] == ["min_gain_pct=1000", "sync_gap_ns=50us"]; assert d["gpus"][0]["idle_gap_min_ns"] == 50000' \
+	"$WORK/set.json" || fail "--set not applied"
+"$K" report --list-thresholds > "$WORK/thr" || fail "--list-thresholds"
+grep -q "min_gain_pct" "$WORK/thr" && grep -q "sync_gap_ns" "$WORK/thr" || fail "--list-thresholds: $(cat "$WORK/thr")"
+"$K" report --help | grep -q "usage: kgantt report" || fail "report --help"
+
+# names are escaped in JSON and made harmless on the terminal: a Kineto trace whose
+# kernel name holds quotes, brackets, a backslash, control characters and bad UTF-16
+python3 - "$WORK/weird.json" <<'EOF'
+import json, sys
+name = 'void k<"q" & <t>, \\b\x01\x1b[31m>(float*) \u00fc'
+ev = [{"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": 1000.0 + 100 * i,
+       "dur": 50.0, "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [1, 1, 1],
+                             "block": [128, 1, 1], "registers per thread": 32, "shared memory": 0}}
+      for i in range(3)]
+text = json.dumps({"schemaVersion": 1, "traceEvents": ev})
+open(sys.argv[1], "w").write(text.replace("\\u00fc", "\\udcff"))  # a lone surrogate
+EOF
+"$K" report --json "$WORK/weird.json" > "$WORK/weird.out" || fail "report on the odd-name trace"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+n = d["kernels"][0]["name"]
+assert n.startswith("void k<\"q\" & <t>, \\b\x01\x1b[31m>(float*) "), n
+' "$WORK/weird.out" || fail "odd kernel name did not survive JSON: $(grep '"name"' "$WORK/weird.out")"
+"$K" report "$WORK/weird.json" > "$WORK/weird.txt" || fail "text report on the odd-name trace"
+grep -q $'[\001\033]' "$WORK/weird.txt" && fail "control characters from a kernel name reached the terminal"
+echo "ok: odd kernel names"
+
+# bad input: exit 1, the file named
+expect_error 1 "cannot open '$WORK/none.kgt'" "$K" report "$WORK/none.kgt"
+echo "this is text, not a trace, and long enough to be read as a header" > "$WORK/text.kgt"
+expect_error 1 "'$WORK/text.kgt'" "$K" report "$WORK/text.kgt"
+head -c 20000 "$t" > "$WORK/cut.kgt"
+expect_error 1 "$WORK/cut.kgt" "$K" report "$WORK/cut.kgt"
+expect_error 1 "$WORK/cut.kgt" "$K" report --json "$WORK/cut.kgt"
+expect_error 1 "is a directory" "$K" report "$WORK"
+
+# bad command lines: exit 2
+expect_error 2 "no threshold named 'no_such_threshold'" "$K" report --set no_such_threshold=1 "$t"
+expect_error 2 "min_gain_pct" "$K" report --set min_gain_pct=lots "$t"
+expect_error 2 "expected NAME=VALUE" "$K" report --set min_gain_pct "$t"
+expect_error 2 "'fatal' is not a severity" "$K" report --fail-on fatal "$t"
+expect_error 2 "--top: 'many' is not a count" "$K" report --top many "$t"
+expect_error 2 "no trace given" "$K" report
+expect_error 2 "one trace at a time" "$K" report "$t" "$t"
+
+# a full stdout is an error, and it wins over --fail-on
+if [ -w /dev/full ]; then
+	"$K" report --fail-on info "$t" > /dev/full 2> "$WORK/err"; rc=$?
+	[ $rc -eq 1 ] && grep -q "cannot write to standard output" "$WORK/err" || fail "report to a full disk: exit $rc"
+	"$K" report --json "$t" > /dev/full 2> "$WORK/err"; rc=$?
+	[ $rc -eq 1 ] || fail "report --json to a full disk: exit $rc"
+fi

@@ -1,0 +1,801 @@
+/* The PyTorch profiler (Kineto) JSON reader: the four real H200 traces of
+ * tests/fixtures/torch/, exact field mapping on small hand-written traces, and bad input
+ * (empty, truncated, corrupt, wrong types, deep nesting, random damage), which must give
+ * an error naming the file, or a model without the bad events, and never a crash. */
+#include "harness.h"
+
+#include <errno.h>
+#include <zlib.h>
+
+#include "model/load.h"
+
+static char dir[256];
+
+static void make_dir(void)
+{
+	if (dir[0])
+		return;
+	snprintf(dir, sizeof(dir), "/tmp/kgantt-kineto-XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+}
+
+/* Writes len bytes into a new file of the test folder; returns its path (static). */
+static const char *write_file(const char *name, const void *data, size_t len)
+{
+	static char path[512];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	CHECK(fwrite(data, 1, len, f) == len);
+	CHECK(fclose(f) == 0);
+	return path;
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+	return write_file(name, text, strlen(text));
+}
+
+/* The whole of a file, read with zlib (which also reads plain files). */
+static char *slurp(const char *path, size_t *len, int inflate)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap);
+	CHECK(buf != NULL);
+	if (inflate) {
+		gzFile g = gzopen(path, "rb");
+		CHECK(g != NULL);
+		int got;
+		while ((got = gzread(g, buf + n, (unsigned)(cap - n))) > 0) {
+			n += (size_t)got;
+			if (n == cap)
+				CHECK((buf = realloc(buf, cap *= 2)) != NULL);
+		}
+		gzclose(g);
+	} else {
+		FILE *f = fopen(path, "rb");
+		CHECK(f != NULL);
+		size_t got;
+		while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+			n += got;
+			if (n == cap)
+				CHECK((buf = realloc(buf, cap *= 2)) != NULL);
+		}
+		fclose(f);
+	}
+	*len = n;
+	return buf;
+}
+
+static int load(struct kg_model *m, const char *path, char *err, size_t errlen)
+{
+	model_init(m, "kineto", path);
+	err[0] = 0;
+	return read_kineto(m, path, NULL, err, errlen);
+}
+
+/* Loads and finishes a file that must load. */
+static void load_ok(struct kg_model *m, const char *path)
+{
+	char err[512];
+	int rc = load(m, path, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "    %s\n", err);
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT(model_finish(m), 0);
+}
+
+/* A file that must not load: the message names it and contains `what`. */
+static void load_fails(const char *path, const char *what)
+{
+	struct kg_model m;
+	char err[512];
+	int rc = load(&m, path, err, sizeof(err));
+	if (rc >= 0 || !strstr(err, path) || (what && !strstr(err, what)))
+		fprintf(stderr, "    rc %d, message: %s\n", rc, err);
+	CHECK(rc < 0);
+	CHECK(strstr(err, path) != NULL);
+	if (what)
+		CHECK(strstr(err, what) != NULL);
+	model_free(&m);
+}
+
+static int has_note(const struct kg_model *m, const char *text)
+{
+	for (int i = 0; i < m->n_notes; i++)
+		if (strstr(m->notes[i], text))
+			return 1;
+	return 0;
+}
+
+struct counts {
+	int kernels, memcpys, memsets, runtime, driver, linked, linked_runtime, steps;
+};
+
+static struct counts count(const struct kg_model *m)
+{
+	struct counts c = {0};
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		c.kernels += o->kind == KG_OP_KERNEL;
+		c.memcpys += o->kind == KG_OP_MEMCPY;
+		c.memsets += o->kind == KG_OP_MEMSET;
+		if (o->kind == KG_OP_KERNEL && o->api != KG_NONE) {
+			c.linked++;
+			c.linked_runtime += !m->apis[o->api].driver;
+		}
+	}
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		m->apis[i].driver ? c.driver++ : c.runtime++;
+	for (uint32_t i = 0; i < m->n_ranges; i++)
+		c.steps += strcmp(model_text(m, m->ranges[i].name), "step") == 0;
+	return c;
+}
+
+static const struct kg_op *op_by_correlation(const struct kg_model *m, uint32_t corr)
+{
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (m->ops[i].correlation == corr)
+			return &m->ops[i];
+	return NULL;
+}
+
+static const struct kg_op *op_named(const struct kg_model *m, const char *name)
+{
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (strcmp(model_text(m, m->ops[i].name), name) == 0)
+			return &m->ops[i];
+	return NULL;
+}
+
+static int n_syncs_of(const struct kg_model *m, int kind)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < m->n_syncs; i++)
+		n += m->syncs[i].kind == kind;
+	return n;
+}
+
+static void check_h200(const struct kg_model *m)
+{
+	CHECK_EQ_INT(m->n_devices, 1);
+	const struct kg_device *d = &m->devices[0];
+	CHECK_EQ_STR(model_text(m, d->name), "NVIDIA H200");
+	CHECK_EQ_INT(d->ordinal, 0);
+	CHECK_EQ_INT(d->sm_count, 132);
+	CHECK_EQ_INT(d->cc_major, 9);
+	CHECK_EQ_INT(d->cc_minor, 0);
+	CHECK_EQ_INT(d->max_warps_per_sm, 64);
+	CHECK_EQ_INT(d->max_blocks_per_sm, 32);
+	CHECK_EQ_INT(d->max_threads_per_block, 1024);
+	CHECK_EQ_INT(d->regs_per_sm, 65536);
+	CHECK_EQ_INT(d->max_regs_per_block, 65536);
+	CHECK_EQ_INT(d->smem_per_sm, 233472);
+	CHECK_EQ_INT(d->smem_per_block, 49152);
+	CHECK_EQ_INT(d->smem_per_block_optin, 232448);
+	CHECK_EQ_INT(d->memory_bytes, 150109880320ll);
+	CHECK_EQ_INT(d->uuid, 0);
+	CHECK_EQ_INT(m->n_processes, 1);
+	CHECK_EQ_INT(m->processes[0].pid, 924);
+	CHECK_EQ_STR(model_text(m, m->processes[0].cmdline), "python3");
+	CHECK_EQ_STR(model_text(m, m->command), "python3");
+	CHECK_EQ_INT(m->processes[0].rank, 0); /* single-process runs: no distributedInfo */
+	CHECK_EQ_STR(m->source, "kineto");
+}
+
+/* Expected numbers below come from Python, independently of this reader:
+ *   python3 -c "import json,gzip,collections,sys; ev=json.load(gzip.open(sys.argv[1]))
+ *   ['traceEvents']; print(collections.Counter(e.get('cat') for e in ev if e.get('ph')=='X'))"
+ *   tests/fixtures/torch/NAME.json.gz
+ * kernels = cat kernel, memcpys = gpu_memcpy, memsets = gpu_memset, runtime = cuda_runtime,
+ * driver = cuda_driver; "linked runtime" counts kernels whose args.correlation is the
+ * correlation of some cuda_runtime event (the rest are launched by cuLaunchKernel* only);
+ * syncs count cuda_runtime names starting with cudaDeviceSynchronize,
+ * cudaStreamSynchronize, cudaEventSynchronize or cudaStreamWaitEvent. */
+
+TEST(fixture_pageable_item)
+{
+	struct kg_model m;
+	load_ok(&m, "tests/fixtures/torch/torch_pageable_item.json.gz");
+	struct counts c = count(&m);
+	CHECK_EQ_INT(c.kernels, 270);
+	CHECK_EQ_INT(c.memcpys, 30);
+	CHECK_EQ_INT(c.memsets, 40);
+	CHECK_EQ_INT(c.runtime, 402);
+	CHECK_EQ_INT(c.driver, 20);
+	CHECK_EQ_INT(c.linked, 270);
+	CHECK_EQ_INT(c.linked_runtime, 250);
+	CHECK_EQ_INT(m.n_syncs, 32);
+	CHECK_EQ_INT(n_syncs_of(&m, KG_SYNC_STREAM), 30);
+	CHECK_EQ_INT(n_syncs_of(&m, KG_SYNC_CONTEXT), 2);
+	CHECK_EQ_INT(m.n_ranges, 30); /* step, zero_grad, Optimizer.step: 10 each */
+	CHECK_EQ_INT(c.steps, 10);
+	check_h200(&m);
+	CHECK_EQ_INT(m.n_streams, 1);
+	CHECK_EQ_INT(m.streams[0].id, 7);
+	CHECK_EQ_INT(m.streams[0].nops, 340);
+
+	/* {"ts": 5111704709054.892, "dur": 178.720, correlation 54, grid [8, 32, 1], ...} */
+	const struct kg_op *k = op_by_correlation(&m, 54);
+	CHECK(k != NULL);
+	CHECK_EQ_INT(k->kind, KG_OP_KERNEL);
+	CHECK_EQ_INT(k->start, 5111704709054892ll);
+	CHECK_EQ_INT(k->end, 5111704709054892ll + 178720);
+	CHECK_EQ_INT(k->grid[0], 8);
+	CHECK_EQ_INT(k->grid[1], 32);
+	CHECK_EQ_INT(k->grid[2], 1);
+	CHECK_EQ_INT(k->block[0], 128);
+	CHECK_EQ_INT(k->regs, 255);
+	CHECK_EQ_INT(k->smem_dynamic, 33792);
+	CHECK_EQ_INT(k->smem_static, 0);
+	CHECK_EQ_INT(k->queued, KG_NO_TIME); /* Kineto wrote "queued": 0 */
+	CHECK(strstr(model_text(&m, k->name), "sm80_xmma_gemm_f32f32") != NULL);
+	CHECK(k->api != KG_NONE);
+	CHECK_EQ_STR(model_text(&m, m.apis[k->api].name), "cudaLaunchKernelExC");
+	CHECK_EQ_INT(k->api_start, 5111704708987780ll);
+
+	const struct kg_op *h2d = op_named(&m, "Memcpy HtoD (Pageable -> Device)");
+	CHECK(h2d != NULL);
+	CHECK_EQ_INT(h2d->copy_kind, KG_COPY_HTOD);
+	CHECK_EQ_INT(h2d->src_kind, KG_MEM_PAGEABLE);
+	CHECK_EQ_INT(h2d->dst_kind, KG_MEM_DEVICE);
+	CHECK_EQ_INT(h2d->bytes, 4194304);
+	CHECK(h2d->flags & KG_OPF_ASYNC); /* issued by cudaMemcpyAsync */
+	const struct kg_op *d2h = op_named(&m, "Memcpy DtoH (Device -> Pinned)");
+	CHECK(d2h != NULL);
+	CHECK_EQ_INT(d2h->copy_kind, KG_COPY_DTOH);
+	CHECK_EQ_INT(d2h->src_kind, KG_MEM_DEVICE);
+	CHECK_EQ_INT(d2h->dst_kind, KG_MEM_PINNED);
+	const struct kg_op *ms = op_named(&m, "Memset (Device)");
+	CHECK(ms != NULL);
+	CHECK_EQ_INT(ms->kind, KG_OP_MEMSET);
+	CHECK_EQ_INT(ms->dst_kind, KG_MEM_DEVICE);
+	CHECK(ms->flags & KG_OPF_ASYNC);
+
+	CHECK(has_note(&m, "1440 cpu_op"));
+	CHECK(m.begin != KG_NO_TIME && m.end > m.begin);
+	model_free(&m);
+}
+
+TEST(fixture_tiny_ops)
+{
+	struct kg_model m;
+	load_ok(&m, "tests/fixtures/torch/torch_tiny_ops.json.gz");
+	struct counts c = count(&m);
+	CHECK_EQ_INT(c.kernels, 4000);
+	CHECK_EQ_INT(c.memcpys, 0);
+	CHECK_EQ_INT(c.memsets, 0);
+	CHECK_EQ_INT(c.runtime, 4002);
+	CHECK_EQ_INT(c.driver, 0);
+	CHECK_EQ_INT(c.linked, 4000);
+	CHECK_EQ_INT(c.linked_runtime, 4000);
+	CHECK_EQ_INT(m.n_syncs, 2);
+	CHECK_EQ_INT(n_syncs_of(&m, KG_SYNC_CONTEXT), 2);
+	CHECK(m.syncs[0].api != KG_NONE);
+	CHECK_EQ_STR(model_text(&m, m.apis[m.syncs[0].api].name), "cudaDeviceSynchronize");
+	CHECK_EQ_INT(m.syncs[0].stream, KG_NONE);
+	CHECK_EQ_INT(c.steps, 2);
+	check_h200(&m);
+	CHECK_EQ_INT(m.n_streams, 1);
+	CHECK_EQ_INT(m.streams[0].id, 7);
+	/* each stream's ops sorted by start, every kernel has its launch before it */
+	for (uint32_t i = 1; i < m.n_ops; i++)
+		CHECK(m.ops[i - 1].start <= m.ops[i].start);
+	for (uint32_t i = 0; i < m.n_ops; i++)
+		CHECK(m.ops[i].api_start <= m.ops[i].start);
+	model_free(&m);
+}
+
+TEST(fixture_transformer_bf16)
+{
+	struct kg_model m;
+	load_ok(&m, "tests/fixtures/torch/torch_transformer_bf16.json.gz");
+	struct counts c = count(&m);
+	CHECK_EQ_INT(c.kernels, 360);
+	CHECK_EQ_INT(c.memcpys, 20);
+	CHECK_EQ_INT(c.memsets, 85);
+	CHECK_EQ_INT(c.runtime, 442);
+	CHECK_EQ_INT(c.driver, 75);
+	CHECK_EQ_INT(c.linked, 360);
+	CHECK_EQ_INT(c.linked_runtime, 285);
+	CHECK_EQ_INT(m.n_syncs, 2);
+	CHECK_EQ_INT(m.n_ranges, 15);
+	CHECK_EQ_INT(c.steps, 5);
+	check_h200(&m);
+	const struct kg_op *d2d = op_named(&m, "Memcpy DtoD (Device -> Device)");
+	CHECK(d2d != NULL);
+	CHECK_EQ_INT(d2d->copy_kind, KG_COPY_DTOD);
+	CHECK_EQ_INT(d2d->src_kind, KG_MEM_DEVICE);
+	CHECK_EQ_INT(d2d->dst_kind, KG_MEM_DEVICE);
+	/* a driver launch (cuLaunchKernelEx) is linked when no runtime call has the id */
+	int driver_linked = 0;
+	for (uint32_t i = 0; i < m.n_ops; i++)
+		driver_linked += m.ops[i].api != KG_NONE && m.apis[m.ops[i].api].driver;
+	CHECK_EQ_INT(driver_linked, 75);
+	model_free(&m);
+}
+
+TEST(fixture_two_streams)
+{
+	struct kg_model m;
+	load_ok(&m, "tests/fixtures/torch/torch_two_streams.json.gz");
+	struct counts c = count(&m);
+	CHECK_EQ_INT(c.kernels, 90);
+	CHECK_EQ_INT(c.memcpys, 10);
+	CHECK_EQ_INT(c.memsets, 10);
+	CHECK_EQ_INT(c.runtime, 242);
+	CHECK_EQ_INT(c.driver, 0);
+	CHECK_EQ_INT(c.linked, 90);
+	CHECK_EQ_INT(c.linked_runtime, 90);
+	CHECK_EQ_INT(m.n_syncs, 22);
+	CHECK_EQ_INT(n_syncs_of(&m, KG_SYNC_STREAM_WAIT_EVENT), 20);
+	CHECK_EQ_INT(n_syncs_of(&m, KG_SYNC_CONTEXT), 2);
+	CHECK_EQ_INT(c.steps, 10);
+	check_h200(&m);
+	/* python: Counter(e['args']['stream'] for GPU ops) = {50: 100, 46: 10} */
+	CHECK_EQ_INT(m.n_streams, 2);
+	int n46 = 0, n50 = 0;
+	for (uint32_t s = 0; s < m.n_streams; s++) {
+		CHECK_EQ_INT(m.streams[s].device, 0);
+		if (m.streams[s].id == 46)
+			n46 = (int)m.streams[s].nops;
+		if (m.streams[s].id == 50)
+			n50 = (int)m.streams[s].nops;
+	}
+	CHECK_EQ_INT(n46, 10);
+	CHECK_EQ_INT(n50, 100);
+	const struct kg_op *h2d = op_named(&m, "Memcpy HtoD (Pinned -> Device)");
+	CHECK(h2d != NULL);
+	CHECK_EQ_INT(h2d->src_kind, KG_MEM_PINNED);
+	/* thread_name is given twice for tid 949; the last one wins */
+	int named = 0;
+	for (uint32_t t = 0; t < m.n_threads; t++) {
+		if (m.threads[t].tid == 924) {
+			CHECK_EQ_STR(model_text(&m, m.threads[t].name), "thread 924 (python3)");
+			named++;
+		}
+	}
+	CHECK_EQ_INT(named, 1);
+	model_free(&m);
+}
+
+/* The same trace, inflated to plain JSON, loads to the same model; progress reaches 1. */
+static double last_fraction;
+static int n_progress;
+
+static void on_progress(double f, void *arg)
+{
+	(void)arg;
+	CHECK(f >= last_fraction && f <= 1.0);
+	last_fraction = f;
+	n_progress++;
+}
+
+TEST(plain_json_and_progress)
+{
+	size_t len;
+	char *text = slurp("tests/fixtures/torch/torch_tiny_ops.json.gz", &len, 1);
+	const char *path = write_file("tiny.json", text, len);
+	free(text);
+	struct kg_model m;
+	struct kg_load_opts opts = {on_progress, NULL};
+	char err[512];
+	model_init(&m, "kineto", path);
+	CHECK_EQ_INT(read_kineto(&m, path, &opts, err, sizeof(err)), 0);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(count(&m).kernels, 4000);
+	CHECK_EQ_INT(count(&m).linked, 4000);
+	CHECK(n_progress >= 2); /* 6 MB in 1 MiB chunks */
+	CHECK(last_fraction == 1.0);
+	model_free(&m);
+}
+
+/* ------------------------------------------------------------------ exact mapping */
+
+#define HEAD "{\"traceEvents\": [\n"
+#define TAIL "\n]}\n"
+
+TEST(timestamps_exact)
+{
+	const char *path = write_text(
+		"ts.json",
+		HEAD "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k1\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 1700000000123456.789, \"dur\": 0.8, \"args\": {\"device\": 0,"
+		" \"stream\": 7, \"correlation\": 1, \"queued\": 1700000000123455789}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k2\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 1.5e9, \"dur\": 2, \"args\": {\"device\": 0, \"stream\": 7,"
+		" \"correlation\": 2, \"queued\": 5}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k3\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 10.0004, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 3}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k4\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 10.0005, \"dur\": -1, \"args\": {\"device\": 0, \"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k5\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 1700000000123456.789, \"dur\": 1, \"args\": {\"device\": 0,"
+		" \"stream\": 7, \"queued\": 1700000000123450}}" TAIL);
+	struct kg_model m;
+	load_ok(&m, path);
+	CHECK_EQ_INT(m.n_ops, 5);
+	const struct kg_op *k1 = op_named(&m, "k1"), *k2 = op_named(&m, "k2");
+	const struct kg_op *k3 = op_named(&m, "k3"), *k4 = op_named(&m, "k4");
+	CHECK_EQ_INT(k1->start, 1700000000123456789ll);
+	CHECK_EQ_INT(k1->end, 1700000000123457589ll);
+	CHECK_EQ_INT(k1->queued, 1700000000123455789ll); /* a real timestamp: kept */
+	CHECK_EQ_INT(k2->start, 1500000000000ll);
+	CHECK_EQ_INT(k2->end, 1500000002000ll);
+	CHECK_EQ_INT(k2->queued, KG_NO_TIME); /* 1500 s before the start: not a real queue */
+	CHECK_EQ_INT(k3->start, 10000);       /* 10.0004 µs rounds to 10000 ns */
+	CHECK_EQ_INT(k3->end, KG_NO_TIME);    /* no dur */
+	CHECK(k3->flags & KG_OPF_INCOMPLETE);
+	CHECK_EQ_INT(k4->start, 10001);       /* 10.0005 rounds half up */
+	CHECK_EQ_INT(k4->end, KG_NO_TIME);    /* negative dur */
+	CHECK_EQ_INT(m.processes[0].incomplete, 2);
+	/* older Kineto wrote "queued" in whole microseconds */
+	CHECK_EQ_INT(op_named(&m, "k5")->queued, 1700000000123450000ll);
+	model_free(&m);
+}
+
+TEST(copy_names_and_async)
+{
+	const char *path = write_text(
+		"copies.json",
+		HEAD
+		"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy PtoP (Device -> "
+		"Device)\", \"pid\": 1, \"tid\": 9, \"ts\": 10, \"dur\": 1, \"args\": {\"device\": 1,"
+		" \"stream\": 9, \"correlation\": 11, \"bytes\": 64}},\n"
+		"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> "
+		"Pageable)\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 1, \"args\": {\"device\":"
+		" 0, \"stream\": 7, \"correlation\": 12, \"bytes\": 8}},\n"
+		"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Managed -> "
+		"Device Static)\", \"pid\": 0, \"tid\": 7, \"ts\": 30, \"dur\": 1, \"args\": {"
+		"\"device\": 0, \"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Managed)\", \"pid\": 0,"
+		" \"tid\": 7, \"ts\": 40, \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7,"
+		" \"correlation\": 13, \"bytes\": 256}},\n"
+		"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 50, \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpy\", \"pid\": 5, "
+		"\"tid\": 5, \"ts\": 19, \"dur\": 3, \"args\": {\"correlation\": 12}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemsetAsync\", \"pid\": 5,"
+		" \"tid\": 5, \"ts\": 39, \"dur\": 1, \"args\": {\"correlation\": 13}}" TAIL);
+	struct kg_model m;
+	load_ok(&m, path);
+	const struct kg_op *p2p = op_named(&m, "Memcpy PtoP (Device -> Device)");
+	CHECK_EQ_INT(p2p->copy_kind, KG_COPY_PTOP);
+	CHECK_EQ_INT(p2p->bytes, 64);
+	CHECK_EQ_INT(op_device(&m, p2p)->ordinal, 1);
+	CHECK_EQ_INT(m.n_devices, 2);
+	CHECK_EQ_INT(m.devices[0].name, 0); /* no deviceProperties: unknown */
+	const struct kg_op *d2h = op_named(&m, "Memcpy DtoH (Device -> Pageable)");
+	CHECK_EQ_INT(d2h->copy_kind, KG_COPY_DTOH);
+	CHECK_EQ_INT(d2h->dst_kind, KG_MEM_PAGEABLE);
+	CHECK(!(d2h->flags & KG_OPF_ASYNC)); /* cudaMemcpy */
+	CHECK(d2h->api != KG_NONE);
+	const struct kg_op *h2d = op_named(&m, "Memcpy HtoD (Managed -> Device Static)");
+	CHECK_EQ_INT(h2d->src_kind, KG_MEM_MANAGED);
+	CHECK_EQ_INT(h2d->dst_kind, KG_MEM_DEVICE);
+	const struct kg_op *ms = op_named(&m, "Memset (Managed)");
+	CHECK_EQ_INT(ms->dst_kind, KG_MEM_MANAGED);
+	CHECK(ms->flags & KG_OPF_ASYNC);
+	const struct kg_op *odd = op_named(&m, "Memcpy");
+	CHECK_EQ_INT(odd->copy_kind, KG_COPY_UNKNOWN);
+	CHECK_EQ_INT(m.processes[0].pid, 5);
+	model_free(&m);
+}
+
+/* cuda_sync records (experimental_config enable_cuda_sync_events) give a wait's stream. */
+TEST(cuda_sync_events)
+{
+	const char *path = write_text(
+		"sync.json",
+		HEAD
+		"{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", \"pid\": 0, "
+		"\"tid\": 7, \"ts\": 100, \"dur\": 5, \"args\": {\"cuda_sync_kind\": \"Stream Sync\","
+		" \"stream\": 7, \"correlation\": 21, \"device\": 0, \"context\": 1}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", "
+		"\"pid\": 5, \"tid\": 6, \"ts\": 99, \"dur\": 7, \"args\": {\"correlation\": 21}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Context Sync\", \"pid\": 0, "
+		"\"tid\": -1, \"ts\": 200, \"dur\": 5, \"args\": {\"cuda_sync_kind\": \"Context Sync\","
+		" \"stream\": -1, \"correlation\": 22, \"device\": 0, \"context\": 1}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_driver\", \"name\": \"cuEventSynchronize\", "
+		"\"pid\": 5, \"tid\": 6, \"ts\": 300, \"dur\": 7, \"args\": {\"correlation\": 23}}"
+		TAIL);
+	struct kg_model m;
+	load_ok(&m, path);
+	CHECK_EQ_INT(m.n_syncs, 3);
+	const struct kg_sync *s = &m.syncs[0];
+	CHECK_EQ_INT(s->kind, KG_SYNC_STREAM);
+	CHECK(s->api != KG_NONE);
+	CHECK(s->stream != KG_NONE);
+	CHECK_EQ_INT(m.streams[s->stream].id, 7);
+	CHECK_EQ_INT(s->start, 99000);
+	CHECK_EQ_INT(m.syncs[1].kind, KG_SYNC_EVENT); /* cuEventSynchronize */
+	CHECK(m.apis[m.syncs[1].api].driver);
+	CHECK_EQ_INT(m.syncs[2].kind, KG_SYNC_CONTEXT); /* no API call: a wait of its own */
+	CHECK_EQ_INT(m.syncs[2].api, KG_NONE);
+	CHECK_EQ_INT(m.syncs[2].stream, KG_NONE);
+	CHECK_EQ_INT(m.syncs[2].start, 200000);
+	CHECK_EQ_INT(m.n_threads, 1);
+	CHECK_EQ_INT(m.threads[0].tid, 6);
+	model_free(&m);
+}
+
+/* Metadata and top-level keys after traceEvents, a rank, step markers in any category,
+ * cpu_op and python_function dropped, unknown categories and phases ignored. */
+TEST(keys_in_any_order)
+{
+	const char *path = write_text(
+		"order.json",
+		"{\"traceName\": \"/tmp/run.json\", \"traceEvents\": [\n"
+		"{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 77, \"tid\": 78, \"args\": {"
+		"\"name\": \"worker\"}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#4\", \"pid\": 77, "
+		"\"tid\": 78, \"ts\": 1, \"dur\": 100},\n"
+		"{\"name\": \"ProfilerStep#5\", \"ph\": \"X\", \"cat\": \"cpu_op\", \"pid\": 77, "
+		"\"tid\": 78, \"ts\": 101, \"dur\": 100},\n"
+		"{\"name\": \"aten::mm\", \"ph\": \"X\", \"cat\": \"cpu_op\", \"pid\": 77, "
+		"\"tid\": 78, \"ts\": 2, \"dur\": 1, \"args\": {\"Input Dims\": [[1, 2], [3]]}},\n"
+		"{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: Linear\", "
+		"\"pid\": 77, \"tid\": 78, \"ts\": 2, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"fwd\", \"pid\": 77, "
+		"\"tid\": 78, \"ts\": 3, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"fwd\", \"pid\": 0, "
+		"\"tid\": 7, \"ts\": 4, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": "
+		"\"Spans\", \"tid\": \"PyTorch Profiler\", \"ts\": 0, \"dur\": 500},\n"
+		"{\"ph\": \"X\", \"cat\": \"future_cat\", \"name\": \"x\", \"pid\": 77, \"tid\": 78,"
+		" \"ts\": 0, \"dur\": 5},\n"
+		"{\"ph\": \"s\", \"id\": 1, \"pid\": 77, \"tid\": 78, \"ts\": 1, \"cat\": \"ac2g\","
+		" \"name\": \"ac2g\"},\n"
+		"{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"name\": "
+		"\"gpu row\"}},\n"
+		"{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 77, \"args\": {\"name\": "
+		"\"train.py\"}}\n"
+		"], \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8},\n"
+		"\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H200\", \"numSms\": 132}]}\n");
+	struct kg_model m;
+	load_ok(&m, path);
+	CHECK_EQ_INT(m.n_ops, 0);
+	CHECK_EQ_INT(m.n_devices, 0); /* no GPU activity: properties have nothing to go to */
+	CHECK_EQ_INT(m.n_ranges, 3);
+	CHECK_EQ_STR(model_text(&m, m.ranges[0].name), "ProfilerStep#4");
+	CHECK_EQ_STR(model_text(&m, m.ranges[1].name), "ProfilerStep#5");
+	CHECK_EQ_STR(model_text(&m, m.ranges[2].name), "fwd");
+	CHECK_EQ_INT(m.ranges[0].start, 1000);
+	CHECK_EQ_INT(m.ranges[0].end, 101000);
+	CHECK_EQ_INT(m.processes[0].pid, 77);
+	CHECK_EQ_STR(model_text(&m, m.processes[0].rank), "3");
+	CHECK_EQ_STR(model_text(&m, m.processes[0].cmdline), "train.py");
+	CHECK_EQ_STR(model_text(&m, m.command), "train.py");
+	CHECK_EQ_INT(m.n_threads, 1);
+	CHECK_EQ_STR(model_text(&m, m.threads[0].name), "worker");
+	CHECK_EQ_INT(m.processes[0].start, 1000);
+	CHECK_EQ_INT(m.processes[0].end, 201000);
+	CHECK(has_note(&m, "1 cpu_op, 1 python_function and 1 gpu_user_annotation"));
+	model_free(&m);
+}
+
+/* The JSON Array Format of the Chrome trace spec: a bare list of events. */
+TEST(bare_event_array)
+{
+	const char *path = write_text(
+		"array.json",
+		"[{\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"k\", \"pid\": 2, \"tid\": 13, "
+		"\"ts\": 5, \"dur\": 1}]");
+	struct kg_model m;
+	load_ok(&m, path);
+	CHECK_EQ_INT(m.n_ops, 1);
+	CHECK_EQ_INT(op_device(&m, &m.ops[0])->ordinal, 2); /* pid/tid when args lack them */
+	CHECK_EQ_INT(m.streams[0].id, 13);
+	CHECK_EQ_STR(model_text(&m, m.command), "");
+	model_free(&m);
+}
+
+/* ------------------------------------------------------------------ bad input */
+
+TEST(missing_and_empty)
+{
+	make_dir();
+	char path[512];
+	snprintf(path, sizeof(path), "%s/does-not-exist.json", dir);
+	load_fails(path, "No such file");
+	load_fails(write_text("empty.json", ""), "empty file");
+	load_fails(write_text("blank.json", "  \n\t "), NULL);
+	load_fails(dir, NULL); /* a folder */
+}
+
+TEST(not_a_trace)
+{
+	load_fails(write_text("obj.json", "{}"), "no \"traceEvents\"");
+	load_fails(write_text("other.json", "{\"a\": [1, 2, {\"b\": null}], \"c\": true}"),
+		   "no \"traceEvents\"");
+	load_fails(write_text("open.json", "["), "unexpected end of input");
+	load_fails(write_text("text.txt", "hello, this is not JSON\n"), "not valid JSON");
+	load_fails(write_text("num.json", "42"), "expected an object");
+	load_fails(write_text("str.json", "\"traceEvents\""), "expected an object");
+	load_fails(write_text("two.json", "{\"traceEvents\": []} {}"), "not valid JSON");
+	load_fails(write_text("bin.json", "\x7f" "ELF\x01\x02\x00\x00"), "not valid JSON");
+}
+
+TEST(wrong_types)
+{
+	load_fails(write_text("te5.json", "{\"traceEvents\": 5}"), "\"traceEvents\" is a number");
+	load_fails(write_text("teobj.json", "{\"traceEvents\": {\"ph\": \"X\"}}"),
+		   "\"traceEvents\" is an object");
+	load_fails(write_text("testr.json", "{\"a\": 1,\n \"traceEvents\": \"x\"}"),
+		   "line 2, column");
+
+	/* bad events are skipped, counted, and the rest loads */
+	const char *path = write_text(
+		"types.json",
+		HEAD "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\", \"ts\": \"abc\", "
+		"\"args\": {\"device\": 0, \"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"nots\", \"args\": {\"device\": 0,"
+		" \"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"hugets\", \"ts\": 1e400, "
+		"\"args\": {\"device\": 0, \"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"nodev\", \"ts\": 1, \"pid\": \"x\"},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bigdev\", \"ts\": 1, \"args\": {"
+		"\"device\": 99999999999, \"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"tsobj\", \"ts\": {\"a\": 1}, "
+		"\"args\": {\"device\": 0, \"stream\": 7}},\n"
+		"5, \"x\", null, [1, [2]], true,\n"
+		"{\"ph\": 5, \"cat\": [\"kernel\"], \"name\": {}, \"ts\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": 7, \"pid\": {}, \"ts\": 2, \"dur\":"
+		" 123456789012345678901234567890, \"args\": {\"device\": 0, \"stream\": \"7\", "
+		"\"grid\": \"x\", \"block\": [1, 2, 3, 4, -5, 1.5e99], \"correlation\": 99999999999,"
+		" \"registers per thread\": 1e6, \"shared memory\": -1, \"queued\": true}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"good\", \"ts\": 3, \"dur\": 1, "
+		"\"args\": {\"device\": 0, \"stream\": 7, \"grid\": [2, 1, 1]}, \"args\": 5}" TAIL
+		"\n");
+	struct kg_model m;
+	load_ok(&m, path);
+	/* the "name": 7 kernel has no stream ("stream" is a string, pid an object): bad */
+	CHECK_EQ_INT(m.n_ops, 1);
+	CHECK_EQ_STR(model_text(&m, m.ops[0].name), "good");
+	CHECK_EQ_INT(m.ops[0].grid[0], 2);
+	/* all but "good" and the one whose "ph" is a number (an unknown phase is ignored) */
+	CHECK(has_note(&m, "skipped 12 malformed events"));
+	CHECK(has_note(&m, "\"ts\" is a string, expected a number"));
+	CHECK(has_note(&m, "line 2"));
+	model_free(&m);
+}
+
+TEST(device_properties_junk)
+{
+	const char *path = write_text(
+		"props.json",
+		"{\"deviceProperties\": [5, {\"id\": -3, \"name\": 4, \"numSms\": 1e30}, "
+		"{\"numSms\": 7, \"computeMajor\": 8, \"computeMinor\": 9, \"warpSize\": 0, "
+		"\"maxThreadsPerMultiprocessor\": 1536}],\n"
+		"\"distributedInfo\": {\"rank\": \"zero\"},\n"
+		"\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1,"
+		" \"dur\": 1, \"args\": {\"device\": 1, \"stream\": 3}}]}");
+	struct kg_model m;
+	load_ok(&m, path);
+	CHECK_EQ_INT(m.n_devices, 1);
+	/* no "id": the second entry kept is ordinal 1 */
+	CHECK_EQ_INT(m.devices[0].sm_count, 7);
+	CHECK_EQ_INT(m.devices[0].max_blocks_per_sm, 24);
+	CHECK_EQ_INT(m.devices[0].max_warps_per_sm, 0); /* warpSize 0 */
+	CHECK_EQ_INT(m.processes[0].rank, 0);
+	model_free(&m);
+}
+
+TEST(deep_nesting)
+{
+	size_t depth = 200000, len = 0;
+	char *text = malloc(2 * depth + 64);
+	CHECK(text != NULL);
+	len += (size_t)sprintf(text, "{\"traceEvents\": [");
+	memset(text + len, '[', depth);
+	len += depth;
+	memset(text + len, ']', depth);
+	len += depth;
+	len += (size_t)sprintf(text + len, ", {\"args\": {\"a\": %s}}]}", "[[[{}]]]");
+	struct kg_model m;
+	load_ok(&m, write_file("deep.json", text, len));
+	CHECK_EQ_INT(m.n_ops, 0);
+	CHECK(has_note(&m, "skipped 1 malformed"));
+	model_free(&m);
+	/* the same, never closed */
+	load_fails(write_file("deep-open.json", text, 17 + depth), "unexpected end of input");
+	free(text);
+}
+
+static const char *write_gz(const char *name, const char *data, size_t len)
+{
+	static char path[512];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	gzFile g = gzopen(path, "wb");
+	CHECK(g != NULL);
+	CHECK(gzwrite(g, data, (unsigned)len) == (int)len);
+	CHECK(gzclose(g) == Z_OK);
+	return path;
+}
+
+TEST(truncated_and_corrupt)
+{
+	size_t len;
+	char *gz = slurp("tests/fixtures/torch/torch_two_streams.json.gz", &len, 0);
+	load_fails(write_file("cut.json.gz", gz, len / 2), "truncated");
+	load_fails(write_file("cut2.json.gz", gz, 10), "truncated");
+	load_fails(write_file("magic.json.gz", gz, 2), "truncated");
+	char *bad = malloc(len);
+	CHECK(bad != NULL);
+	memcpy(bad, gz, len);
+	for (size_t i = len / 3; i < len / 3 + 64; i++)
+		bad[i] ^= 0x5a;
+	load_fails(write_file("corrupt.json.gz", bad, len), NULL);
+	free(bad);
+	free(gz);
+
+	char *text = slurp("tests/fixtures/torch/torch_two_streams.json.gz", &len, 1);
+	load_fails(write_file("cut.json", text, len / 2), "inside \"traceEvents\" (truncated");
+	load_fails(write_gz("cutjson.gz", text, len / 2), "inside \"traceEvents\"");
+	/* a gzip file whose name says nothing: detected by content */
+	struct kg_model m;
+	load_ok(&m, write_gz("noext", text, len));
+	CHECK_EQ_INT(count(&m).kernels, 90);
+	model_free(&m);
+	/* two gzip members in one file (cat a.gz b.gz) */
+	free(text);
+}
+
+TEST(concatenated_gzip)
+{
+	const char *a = HEAD "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0,"
+			     " \"tid\": 7, \"ts\": 5, \"dur\": 1},\n";
+	const char *b = "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, "
+			"\"tid\": 7, \"ts\": 9, \"dur\": 1}" TAIL;
+	size_t la, lb;
+	char *ga = slurp(write_gz("a.gz", a, strlen(a)), &la, 0);
+	char *gb = slurp(write_gz("b.gz", b, strlen(b)), &lb, 0);
+	char *both = malloc(la + lb);
+	CHECK(both != NULL);
+	memcpy(both, ga, la);
+	memcpy(both + la, gb, lb);
+	struct kg_model m;
+	load_ok(&m, write_file("ab.json.gz", both, la + lb));
+	CHECK_EQ_INT(m.n_ops, 2);
+	model_free(&m);
+	free(ga);
+	free(gb);
+	free(both);
+}
+
+/* Random damage to a real trace: flipped bytes, cuts, inserted junk. Anything may come
+ * back but a crash or a sanitizer report; a failure must name the file. */
+TEST(fuzz_damage)
+{
+	size_t len;
+	char *text = slurp("tests/fixtures/torch/torch_two_streams.json.gz", &len, 1);
+	char *buf = malloc(len + 16);
+	CHECK(buf != NULL);
+	unsigned seed = 12345;
+	for (int round = 0; round < 60; round++) {
+		memcpy(buf, text, len);
+		size_t n = len;
+		for (int k = 0; k < 1 + round % 8; k++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 4) % n;
+			static const char junk[] = "{}[]\",:0123456789.eE-+ntfx\\\x80\xff";
+			buf[at] = junk[(seed >> 20) % (sizeof(junk) - 1)];
+		}
+		if (round % 5 == 4)
+			n = (seed >> 3) % len;
+		const char *path = round % 2 ? write_gz("fuzz.gz", buf, n)
+					     : write_file("fuzz.json", buf, n);
+		struct kg_model m;
+		char err[512];
+		int rc = load(&m, path, err, sizeof(err));
+		if (rc < 0)
+			CHECK(strstr(err, path) != NULL);
+		else
+			CHECK_EQ_INT(model_finish(&m), 0);
+		model_free(&m);
+	}
+	free(buf);
+	free(text);
+}
