@@ -27,6 +27,9 @@ NVCC_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=
 NVCC_FLAGS ?= -O2 -std=c++17 $(NVCC_ARCH) -lineinfo
 
 VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+# libcupti's soname major (13 for CUDA 13): the recorder forwards NVTX to that library
+CUPTI_SOMAJOR := $(shell readlink $(CUDA_LIB)/libcupti.so 2>/dev/null | sed -n 's/^libcupti\.so\.\([0-9]*\).*/\1/p')
+CUPTI_SOMAJOR := $(or $(CUPTI_SOMAJOR),13)
 
 .PHONY: all tool recorder clean test demo deps check-deps
 all: tool recorder examples
@@ -56,7 +59,7 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden -Isrc -I$(CUDA_INC) -MMD -MP \
-	    -DKGANTT_VERSION='"$(VERSION)"' -c $< -o $@
+	    -DKGANTT_VERSION='"$(VERSION)"' -DCUPTI_SOVERSION_MAJOR=$(CUPTI_SOMAJOR) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
@@ -75,6 +78,7 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 
 -include examples/examples.mk
 -include bench/bench.mk
+-include bench/kineto.mk
 -include tests/tests.mk
 -include tests/gpu/gpu.mk
 

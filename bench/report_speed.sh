@@ -8,7 +8,7 @@
 #
 # See bench/README.md ("Report-speed benchmark").
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 usage() {
 	cat <<EOF
@@ -50,7 +50,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 # How a run is measured: wall time from bash's EPOCHREALTIME (µs) around the command,
 # peak RSS (and CPU times) from GNU time when it is there, else from os.wait4 in python.
-if [ -x /usr/bin/time ] && /usr/bin/time -f '%M' -o /dev/null true 2> /dev/null; then
+if [ -z "${NO_GNU_TIME:-}" ] && [ -x /usr/bin/time ] && /usr/bin/time -f '%M' -o /dev/null true 2> /dev/null; then
 	MEASURE="GNU time (/usr/bin/time -f '%e %M %U %S') for peak RSS and CPU time, bash \$EPOCHREALTIME for wall time"
 	measure() { # measure OUT ERR CMD...: prints "wall_s rss_kib user_s sys_s rc"
 		local out=$1 err=$2
@@ -64,7 +64,9 @@ if [ -x /usr/bin/time ] && /usr/bin/time -f '%M' -o /dev/null true 2> /dev/null;
 			'BEGIN { printf "%.4f %d %.2f %.2f %d\n", b - a, r, u, s, rc }'
 	}
 else
-	MEASURE="python os.wait4 (wall time, ru_maxrss, CPU time)"
+	# ru_maxrss includes the python image the child is forked from (about 10 MiB), so small
+	# peak RSS figures come out too high
+	MEASURE="python os.wait4 (wall time, ru_maxrss, CPU time; GNU time was not found, and peak RSS includes the ~10 MiB python image the command was forked from)"
 	measure() {
 		local out=$1 err=$2
 		shift 2
@@ -192,14 +194,16 @@ for ti in "${!TRACES[@]}"; do
 			read -r rmed _ _ < <(stats "$f" 2)
 			cpu=$(awk '{ print $3 + $4 }' "$f" | sort -n | awk '{ v[NR] = $1 } END {
 				printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+			# shellcheck disable=SC2016 # the backquotes are Markdown
 			row=$(printf '| %s | %s | %s MiB | `%s` | %.3f | %.3f–%.3f | %s | %s |' "${LABELS[$ti]}" \
 				"${NKERN[$ti]}" "$(mib "$size")" "$name" "$wmed" "$wmin" "$wmax" \
 				"$(awk -v k="$rmed" 'BEGIN { printf "%.1f", k / 1024 }')" "$cpu")
 			[ -n "${FAILED[$ti.$ci]:-}" ] && row="$row ⚠ ${FAILED[$ti.$ci]}"
 			if [ "$name" = report ] && [ "${NKERN[$ti]}" = 1000000 ]; then
-				GOAL_LINE=$(awk -v w="$wmed" 'BEGIN {
-					printf "`kgantt report` on the 1M-kernel trace: %.2f s (median); goal about 1 s: %s",
-						w, (w <= 1.15 ? "met" : "NOT met") }')
+				GOAL_LINE=$(awk -v w="$wmed" -v c="$cpu" 'BEGIN {
+					v = w <= 1.15 ? "met" : c <= 1.15 ? "NOT met in wall time, but the CPU time is within it: the machine was busy (see the load average)" : "NOT met"
+					printf "`kgantt report` on the 1M-kernel trace: %.2f s wall, %.2f s CPU (medians); goal about 1 s: %s",
+						w, c, v }')
 			fi
 		fi
 		TABLE+=$'\n'"$row"

@@ -196,8 +196,8 @@ static void rule_stream_serialization(struct kg_analysis *a)
 		f->start = first;
 		f->end = last;
 		finding_evidence(f, first, last, worst, KG_NONE,
-				 "%s: %.1f ms of the estimate, %u kernels waiting behind each other",
-				 sl, ms(per_stream[worst]), nser);
+				 "%.1f ms of the estimate, %u kernels waiting behind each other",
+				 ms(per_stream[worst]), nser);
 		snprintf(f->figures, sizeof(f->figures),
 			 "serialised_kernels=%u, solo_ms=%.3f, streams_used=%u", nser, ms(solo_total),
 			 m->n_streams);
@@ -327,12 +327,10 @@ static void rule_copies(struct kg_analysis *a)
 		f->end = gm->end;
 		if (example != KG_NONE) {
 			const struct kg_op *o = op(a, example);
-			char sl[128];
-			stream_label(a, o->stream, sl, sizeof(sl));
 			finding_evidence(f, o->start, o->end, o->stream, example,
-					 "longest pageable copy: %s, %.1f MiB in %.2f ms (%.1f GB/s) on %s",
+					 "longest pageable copy: %s, %.1f MiB in %.2f ms (%.1f GB/s)",
 					 model_text(m, o->name), o->bytes / 1048576.0, ms(dur(o)),
-					 (double)o->bytes / (double)dur(o), sl);
+					 (double)o->bytes / (double)dur(o));
 		}
 		snprintf(f->figures, sizeof(f->figures),
 			 "copies=%u, copy_ms=%.3f, overlapped_ms=%.3f, pageable=%u, sync_memcpy=%u, "
@@ -389,8 +387,8 @@ static void rule_launch_overhead(struct kg_analysis *a)
 		gpu_label(a, g, gl, sizeof(gl));
 		stream_label(a, worst_stream, sl, sizeof(sl));
 		snprintf(f->title, sizeof(f->title),
-			 "%s starves on launches: %u tiny kernels (%.1f us each on average) with "
-			 "%.1f us of idle GPU between them",
+			 "%s starves on launches: %u tiny kernels (%.1f µs each on average) with "
+			 "%.1f µs of idle GPU between them",
 			 gl, n, exec / n / 1e3, idle / n / 1e3);
 		snprintf(f->explanation, sizeof(f->explanation),
 			 "The kernels finish faster than the host can launch the next one, so the "
@@ -413,7 +411,7 @@ static void rule_launch_overhead(struct kg_analysis *a)
 		f->gain_ns = gain;
 		if (gap_after > 0)
 			snprintf(f->gain_how, sizeof(f->gain_how),
-				 "idle time between the tiny kernels minus %.1f us per kernel, the "
+				 "idle time between the tiny kernels minus %.1f µs per kernel, the "
 				 "gap left between graph-launched kernels (measured on an H200)",
 				 gap_after / 1e3);
 		else
@@ -422,7 +420,8 @@ static void rule_launch_overhead(struct kg_analysis *a)
 		f->gpu = g;
 		f->start = first;
 		f->end = last;
-		finding_evidence(f, first, last, worst_stream, KG_NONE, "%s, from %.3f to %.3f ms", sl,
+		finding_evidence(f, first, last, worst_stream, KG_NONE,
+				 "%u tiny kernels from %.3f to %.3f ms (on this and other streams)", n,
 				 ms((double)(first - m->begin)), ms((double)(last - m->begin)));
 		snprintf(f->figures, sizeof(f->figures),
 			 "tiny_kernels=%u, idle_ms=%.3f, exec_ms=%.3f, from_graph=%u", n, ms(idle),
@@ -442,10 +441,10 @@ static void rule_launch_overhead(struct kg_analysis *a)
 			return;
 		char nm[160];
 		snprintf(f->title, sizeof(f->title),
-			 "%s: median launch latency %.0f us from the API call to the hardware queue",
+			 "%s: median launch latency %.0f µs from the API call to the hardware queue",
 			 short_name(a, ks->name, nm, sizeof(nm)), ks->launch_p50 / 1e3);
 		snprintf(f->explanation, sizeof(f->explanation),
-			 "Its launches take %.0f us (p99 %.0f us) before the GPU even queues them: "
+			 "Its launches take %.0f µs (p99 %.0f µs) before the GPU even queues them: "
 			 "the driver is busy (a full command queue, module loading, JIT "
 			 "compilation, or contention between host threads).",
 			 ks->launch_p50 / 1e3, ks->launch_p99 / 1e3);
@@ -454,7 +453,7 @@ static void rule_launch_overhead(struct kg_analysis *a)
 			 "timed work, keep fewer launches in flight, or replay a CUDA graph.");
 		f->gain_ns = gain;
 		snprintf(f->gain_how, sizeof(f->gain_how),
-			 "(median launch latency - %lld us) x launches: an upper bound when the GPU "
+			 "(median launch latency - %lld µs) x launches: an upper bound when the GPU "
 			 "waited for these launches",
 			 (long long)(a->cfg.high_launch_latency_ns / 1000));
 		snprintf(f->figures, sizeof(f->figures), "launches=%u, launch_p50_us=%.1f, p99_us=%.1f",
@@ -582,7 +581,7 @@ static void rule_imbalance(struct kg_analysis *a)
 			f->gain_ns = wait;
 			snprintf(f->gain_how, sizeof(f->gain_how),
 				 "sum over collectives of start skew x waiting ranks, for skews above "
-				 "%lld us",
+				 "%lld µs",
 				 (long long)(a->cfg.comm_skew_ns / 1000));
 			f->start = wstart;
 			f->end = wstart + (int64_t)worst;
@@ -836,7 +835,7 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			 "synchronous ones, and synchronise on an event of the one stream you need "
 			 "rather than the device.");
 		snprintf(f->gain_how, sizeof(f->gain_how),
-			 "GPU idle time in gaps of at least %lld us that began while a "
+			 "GPU idle time in gaps of at least %lld µs that began while a "
 			 "synchronising call was in progress",
 			 (long long)(a->cfg.sync_gap_ns / 1000));
 	} else {
@@ -854,7 +853,7 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			 "steady-state steps in a CUDA graph (torch.compile(mode='reduce-overhead')), "
 			 "and profile the host side of the gaps.");
 		snprintf(f->gain_how, sizeof(f->gain_how),
-			 "GPU idle time in gaps of at least %lld us whose next work was launched "
+			 "GPU idle time in gaps of at least %lld µs whose next work was launched "
 			 "after the GPU went idle: an upper bound",
 			 (long long)(a->cfg.sync_gap_ns / 1000));
 	}
@@ -899,7 +898,7 @@ static void rule_idle(struct kg_analysis *a)
 			 gl, a->span ? 100.0 * gm->busy / a->span : 0, low, gm->n_util,
 			 100 * a->cfg.low_util, long_gaps, ms((double)a->cfg.long_gap_ns));
 		snprintf(f->explanation, sizeof(f->explanation),
-			 "Idle time by cause (gaps of %lld us or more): host %.1f ms, sync %.1f ms, "
+			 "Idle time by cause (gaps of %lld µs or more): host %.1f ms, sync %.1f ms, "
 			 "launch %.1f ms, dependency %.1f ms, unknown %.1f ms. The other findings "
 			 "size what can be won back.",
 			 (long long)(a->cfg.sync_gap_ns / 1000), ms(gm->idle_by_cause[KG_GAP_HOST]),

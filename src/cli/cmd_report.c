@@ -21,6 +21,9 @@ struct report_args {
 	int fail_on;           /* a severity, -1: never fail on findings */
 	const char *sets[MAX_SETS];
 	int n_sets;
+	int has_from, has_to;
+	int64_t from, to;      /* --from/--to: ns after the trace begin */
+	const char *nvtx;      /* --nvtx: the window of the ranges of that name */
 	const char *path;
 };
 
@@ -41,15 +44,31 @@ static void report_usage(FILE *f)
 		"  --list-thresholds       list the thresholds, their defaults and meanings\n"
 		"  --fail-on SEVERITY      exit 3 when a finding of SEVERITY or worse exists\n"
 		"                          (info, warning, critical)\n"
+		"  --from T, --to T        only what was launched in this window, T after the\n"
+		"                          trace begin (ms, or with a unit: 250us, 1.5s)\n"
+		"  --nvtx NAME             only what was launched in the NVTX or annotation\n"
+		"                          ranges named NAME (or starting with it: ProfilerStep)\n"
 		"  --no-progress           no progress line while loading\n"
 		"  -h, --help              this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 bad input, 2 wrong command line, 3 --fail-on triggered.\n");
 }
 
+/* "  name  default  meaning", the meaning wrapped under itself within 100 columns. */
 static void threshold_line(const char *name, const char *value, const char *what, void *arg)
 {
-	printf("  %-24s %-10s %s\n", name, value, what);
+	enum { HANG = 38, ROOM = 100 - HANG };
+	printf("  %-24s %-10s ", name, value);
+	while (strlen(what) > ROOM) {
+		int cut = ROOM;
+		while (cut > 0 && what[cut] != ' ')
+			cut--;
+		if (cut == 0)
+			break;
+		printf("%.*s\n%*s", cut, what, HANG, "");
+		what += cut + 1;
+	}
+	printf("%s\n", what);
 }
 
 static int list_thresholds(void)
@@ -69,10 +88,77 @@ static int parse_severity(const char *s)
 	return -1;
 }
 
+/* A time after the trace begin: "120" (ms, as the report prints times), "120ms", "1.5s",
+ * "250us", "800ns". */
+static int parse_offset(const char *s, int64_t *ns)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{"", 1e6}, {"ms", 1e6}, {"s", 1e9}, {"us", 1e3}, {"ns", 1},
+	};
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !(v >= 0) || v > 1e7) /* !(v >= 0) also rejects NaN */
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*ns = (int64_t)(v * units[i].scale);
+			return 0;
+		}
+	return -1;
+}
+
+enum { OPT_JSON = 256, OPT_SET, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_NOPROG, OPT_FROM, OPT_TO,
+       OPT_NVTX };
+
+/* One option: -1 to go on, or the exit code when it ends the command. */
+static int take_option(int c, const char *arg, struct report_args *r)
+{
+	char *end;
+	switch (c) {
+	case OPT_JSON: r->json = 1; return -1;
+	case OPT_LIST: r->list = 1; return -1;
+	case OPT_NOPROG: r->no_progress = 1; return -1;
+	case OPT_NVTX: r->nvtx = arg; return -1;
+	case OPT_SET:
+		if (r->n_sets == MAX_SETS) {
+			kg_err("--set: at most %d thresholds at once", MAX_SETS);
+			return KG_EXIT_USAGE;
+		}
+		r->sets[r->n_sets++] = arg;
+		return -1;
+	case OPT_TOP: {
+		long n = strtol(arg, &end, 10);
+		if (!*arg || *end || n < 0 || n > 1000000) {
+			kg_err("--top: '%s' is not a count", arg);
+			return KG_EXIT_USAGE;
+		}
+		r->top = (int)n;
+		return -1;
+	}
+	case OPT_FAIL:
+		r->fail_on = parse_severity(arg);
+		if (r->fail_on < 0) {
+			kg_err("--fail-on: '%s' is not a severity (info, warning, critical)", arg);
+			return KG_EXIT_USAGE;
+		}
+		return -1;
+	case OPT_FROM:
+	case OPT_TO:
+		if (parse_offset(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
+			kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)",
+			       c == OPT_FROM ? "from" : "to", arg);
+			return KG_EXIT_USAGE;
+		}
+		*(c == OPT_FROM ? &r->has_from : &r->has_to) = 1;
+		return -1;
+	case 'h': report_usage(stdout); return finish_stdout(KG_EXIT_OK);
+	default: report_usage(stderr); return KG_EXIT_USAGE;
+	}
+}
+
 /* -1 to go on, or the exit code when parsing ends the command (help, a usage error). */
 static int parse_args(int argc, char **argv, struct report_args *r)
 {
-	enum { OPT_JSON = 256, OPT_SET, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_NOPROG };
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, OPT_JSON},
 		{"set", required_argument, NULL, OPT_SET},
@@ -80,47 +166,27 @@ static int parse_args(int argc, char **argv, struct report_args *r)
 		{"top", required_argument, NULL, OPT_TOP},
 		{"fail-on", required_argument, NULL, OPT_FAIL},
 		{"no-progress", no_argument, NULL, OPT_NOPROG},
+		{"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},
+		{"nvtx", required_argument, NULL, OPT_NVTX},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
-	char *end;
+	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JSON: r->json = 1; break;
-		case OPT_LIST: r->list = 1; break;
-		case OPT_NOPROG: r->no_progress = 1; break;
-		case OPT_SET:
-			if (r->n_sets == MAX_SETS) {
-				kg_err("--set: at most %d thresholds at once", MAX_SETS);
-				return KG_EXIT_USAGE;
-			}
-			r->sets[r->n_sets++] = optarg;
-			break;
-		case OPT_TOP: {
-			long n = strtol(optarg, &end, 10);
-			if (!*optarg || *end || n < 0 || n > 1000000) {
-				kg_err("--top: '%s' is not a count", optarg);
-				return KG_EXIT_USAGE;
-			}
-			r->top = (int)n;
-			break;
-		}
-		case OPT_FAIL:
-			r->fail_on = parse_severity(optarg);
-			if (r->fail_on < 0) {
-				kg_err("--fail-on: '%s' is not a severity (info, warning, critical)",
-				       optarg);
-				return KG_EXIT_USAGE;
-			}
-			break;
-		case 'h': report_usage(stdout); return finish_stdout(KG_EXIT_OK);
-		default: report_usage(stderr); return KG_EXIT_USAGE;
-		}
-	}
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		if ((rc = take_option(c, optarg, r)) >= 0)
+			return rc;
 	if (r->list)
 		return -1;
+	if (r->nvtx && (r->has_from || r->has_to)) {
+		kg_err("--nvtx chooses the window itself: give it without --from/--to");
+		return KG_EXIT_USAGE;
+	}
+	if (r->has_from && r->has_to && r->to <= r->from) {
+		kg_err("--to must be later than --from");
+		return KG_EXIT_USAGE;
+	}
 	if (optind + 1 != argc) {
 		kg_err(optind == argc ? "report: no trace given" : "report: one trace at a time");
 		report_usage(stderr);
@@ -178,13 +244,11 @@ static int worst_severity(const struct kg_analysis *a)
 	return worst;
 }
 
-static int load_and_analyse(const struct report_args *r, const struct kg_config *cfg,
-			    struct kg_model *m, struct kg_analysis *a)
+static int load_trace(const struct report_args *r, struct kg_model *m)
 {
 	struct progress p = {r->path, -1};
 	struct kg_load_opts lo = {NULL, NULL};
-	int show = !r->no_progress && isatty(STDERR_FILENO);
-	if (show) {
+	if (!r->no_progress && isatty(STDERR_FILENO)) {
 		lo.progress = progress_line;
 		lo.progress_arg = &p;
 	}
@@ -195,17 +259,57 @@ static int load_and_analyse(const struct report_args *r, const struct kg_config 
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
 	}
-	if (show) {
+	return KG_EXIT_OK;
+}
+
+static int analyse(const struct report_args *r, const struct kg_config *cfg,
+		   const struct kg_model *m, struct kg_analysis *a)
+{
+	struct progress p = {r->path, -1};
+	if (!r->no_progress && isatty(STDERR_FILENO)) {
 		fprintf(stderr, "analysing %s ...", r->path);
 		p.last = 0;
 	}
-	rc = analysis_run(m, cfg, a);
+	int rc = analysis_run(m, cfg, a);
 	progress_clear(&p);
 	if (rc < 0) {
 		kg_err("cannot analyse '%s': %s", r->path, strerror(-rc));
-		model_free(m);
 		return KG_EXIT_FAILURE;
 	}
+	return KG_EXIT_OK;
+}
+
+/* Restricts the model to the --from/--to/--nvtx window, and says what it was in o. */
+static int apply_window(const struct report_args *r, struct kg_model *m,
+			struct kg_report_opts *o)
+{
+	if (!r->nvtx && !r->has_from && !r->has_to)
+		return KG_EXIT_OK;
+	int64_t t0 = m->begin, t1 = m->end;
+	if (r->nvtx && model_range_window(m, r->nvtx, &t0, &t1) < 0) {
+		kg_err("'%s' has no NVTX or annotation range named '%s'", r->path, r->nvtx);
+		return KG_EXIT_FAILURE;
+	}
+	if (m->begin == KG_NO_TIME) /* nothing in the trace: nothing to cut */
+		return KG_EXIT_OK;
+	if (r->has_from)
+		t0 = m->begin + r->from;
+	if (r->has_to)
+		t1 = m->begin + r->to;
+	else if (!r->nvtx)
+		t1 = m->end + 1; /* the window is half-open: keep what starts at the very end */
+	o->windowed = 1;
+	o->window_nvtx = r->nvtx;
+	o->window_begin = t0;
+	o->window_end = t1;
+	o->trace_begin = m->begin;
+	o->trace_end = m->end;
+	if (model_restrict(m, t0, t1) < 0) {
+		kg_err("out of memory restricting '%s' to the window", r->path);
+		return KG_EXIT_FAILURE;
+	}
+	if (!m->n_ops)
+		kg_warn("no GPU operation was launched in the window");
 	return KG_EXIT_OK;
 }
 
@@ -228,19 +332,26 @@ int cmd_report(int argc, char **argv)
 	}
 	struct kg_model m;
 	struct kg_analysis a;
-	rc = load_and_analyse(&r, &cfg, &m, &a);
-	if (rc)
-		return rc;
 	struct kg_report_opts o = {
 		.top = r.top >= 0 ? r.top : r.json ? 0 : 10,
 		.color = !r.json && use_color(),
 		.overrides = r.sets,
 		.n_overrides = r.n_sets,
 	};
+	rc = load_trace(&r, &m);
+	if (rc)
+		return rc;
+	rc = apply_window(&r, &m, &o);
+	if (!rc)
+		rc = analyse(&r, &cfg, &m, &a);
+	if (rc) {
+		model_free(&m);
+		return rc;
+	}
 	int wrc = r.json ? report_json(stdout, &a, &o) : report_text(stdout, &a, &o);
 	rc = KG_EXIT_OK;
 	if (r.fail_on >= 0 && worst_severity(&a) >= r.fail_on) {
-		kg_err("%s: findings at or above '%s' (--fail-on)", r.path,
+		kg_err("'%s' has findings of severity '%s' or worse (--fail-on)", r.path,
 		       severity_name((enum kg_severity)r.fail_on));
 		rc = KG_EXIT_FINDINGS;
 	}

@@ -489,13 +489,20 @@ int model_finish(struct kg_model *m)
 	return 0;
 }
 
-/* Keeps what overlaps [t0, t1): the report's --from/--to/--nvtx window. */
+/* Keeps what overlaps [t0, t1): the report's --from/--to/--nvtx window. A GPU operation
+ * belongs to the window when it was launched in it (the GPU may run it later: a CPU-side
+ * range such as a training step ends before its kernels do), or, when its launch is not
+ * in the trace, when it runs in it. */
 int model_restrict(struct kg_model *m, int64_t t0, int64_t t1)
 {
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < m->n_ops; i++)
-		if (m->ops[i].end > t0 && m->ops[i].start < t1)
-			m->ops[n++] = m->ops[i];
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		int in = o->api_start != KG_NO_TIME ? o->api_start >= t0 && o->api_start < t1
+						    : o->end > t0 && o->start < t1;
+		if (in)
+			m->ops[n++] = *o;
+	}
 	m->n_ops = n;
 	n = 0;
 	for (uint32_t i = 0; i < m->n_apis; i++)

@@ -225,7 +225,8 @@ int kernel_is_comm(const char *name);
  * stream's ops are sorted by start, ops[].api/api_start/api_end and apis[].op are linked. */
 int model_finish(struct kg_model *m);
 
-/* Keeps only what overlaps [t0, t1) and finishes the model again. 0 or -ENOMEM. */
+/* Keeps only what overlaps [t0, t1) (GPU operations: what was launched in it) and
+ * finishes the model again. 0 or -ENOMEM. */
 int model_restrict(struct kg_model *m, int64_t t0, int64_t t1);
 /* First start and last end of the ranges whose name is `name` or starts with it
  * ("ProfilerStep" matches "ProfilerStep#3"). 0, or -1 when there is none. */

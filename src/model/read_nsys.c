@@ -133,7 +133,7 @@ struct nsys_reader {
 	size_t errlen;
 	const struct kg_load_opts *opts;
 	sqlite3_stmt *str_st;           /* SELECT value FROM StringIds WHERE id = ? */
-	uint32_t *str;                  /* StringIds id → model string id; KG_NONE: not looked up */
+	uint32_t *str;                  /* StringIds id → model string; KG_NONE: not looked up */
 	size_t nstr;
 	struct idmap procs;             /* process key (globalPid, tid bits clear) → process */
 	struct idmap proc_names;        /* process key → PROCESSES.name, as a model string */
@@ -180,9 +180,9 @@ static void progress(struct nsys_reader *r)
 static int has_table(struct nsys_reader *r, const char *name)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?",
-			       -1, &st, NULL) != SQLITE_OK)
+	static const char sql[] =
+		"SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?";
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	int found = sqlite3_step(st) == SQLITE_ROW;
@@ -244,7 +244,7 @@ static int append_col(struct nsys_reader *r, const char *table, const struct col
 /* SELECT of cols from table (column i of the result is cols[i], NULL where absent). An
  * error when a required column is missing: the message names it. */
 static int build_select(struct nsys_reader *r, const char *table, const struct col *cols,
-			int ncols, const char *where, char *sql, size_t len)
+			int ncols, char *sql, size_t len)
 {
 	size_t at = 0;
 	int rc = append(sql, len, &at, "SELECT ");
@@ -253,15 +253,15 @@ static int build_select(struct nsys_reader *r, const char *table, const struct c
 		rc = (i && append(sql, len, &at, ", ")) ||
 		     append_col(r, table, &cols[i], sql, len, &at, &missing);
 		if (!rc && missing && cols[i].required) {
-			snprintf(r->err, r->errlen, "'%s': table %s has no column '%.*s' (" EXPECTED ")",
-				 r->path, table, (int)strcspn(cols[i].names, "|"), cols[i].names);
+			snprintf(r->err, r->errlen,
+				 "'%s': table %s has no column '%.*s' (" EXPECTED ")", r->path,
+				 table, (int)strcspn(cols[i].names, "|"), cols[i].names);
 			return -EINVAL;
 		}
 	}
 	if (!rc)
 		rc = append(sql, len, &at, " FROM \"") || append(sql, len, &at, table) ||
-		     append(sql, len, &at, "\"") ||
-		     (where && (append(sql, len, &at, " WHERE ") || append(sql, len, &at, where)));
+		     append(sql, len, &at, "\"");
 	if (rc) {
 		snprintf(r->err, r->errlen, "'%s': query on %s too long", r->path, table);
 		return -EINVAL;
@@ -273,12 +273,12 @@ typedef int (*row_fn)(struct nsys_reader *r, sqlite3_stmt *st);
 
 /* Calls row() for every row of table (if the file has it), with the columns cols. */
 static int each_row(struct nsys_reader *r, const char *table, const struct col *cols, int ncols,
-		    const char *where, row_fn row)
+		    row_fn row)
 {
 	if (!has_table(r, table))
 		return 0;
 	char sql[2048];
-	int rc = build_select(r, table, cols, ncols, where, sql, sizeof(sql));
+	int rc = build_select(r, table, cols, ncols, sql, sizeof(sql));
 	if (rc)
 		return rc;
 	sqlite3_stmt *st;
@@ -307,9 +307,18 @@ static int is_null(sqlite3_stmt *st, int col)
 	return sqlite3_column_type(st, col) == SQLITE_NULL;
 }
 
+/* The integer in *v; 0 when the column is NULL. Asking for the type only when the value
+ * is 0 spares a library call per column on the hot path. */
+static int int_col(sqlite3_stmt *st, int col, int64_t *v)
+{
+	*v = sqlite3_column_int64(st, col);
+	return *v != 0 || !is_null(st, col);
+}
+
 static int64_t time_col(sqlite3_stmt *st, int col)
 {
-	return is_null(st, col) ? KG_NO_TIME : sqlite3_column_int64(st, col);
+	int64_t v;
+	return int_col(st, col, &v) ? v : KG_NO_TIME;
 }
 
 /* The model string of a StringIds id, looked up once per id: exports hold many strings
@@ -323,13 +332,14 @@ static uint32_t string_of(struct nsys_reader *r, int64_t id)
 		return r->str[id];
 	sqlite3_bind_int64(r->str_st, 1, id);
 	uint32_t s = 0;
-	if (sqlite3_step(r->str_st) == SQLITE_ROW) {
+	int step = sqlite3_step(r->str_st);
+	if (step == SQLITE_ROW) {
 		const unsigned char *t = sqlite3_column_text(r->str_st, 0);
 		s = t ? model_string_n(r->m, (const char *)t,
 				       (size_t)sqlite3_column_bytes(r->str_st, 0))
 		      : 0;
-	} else {
-		r->no_strings++;
+	} else if (step == SQLITE_DONE) {
+		r->no_strings++; /* a damaged file fails on its tables' own reads */
 	}
 	sqlite3_reset(r->str_st);
 	if (cached)
@@ -340,7 +350,8 @@ static uint32_t string_of(struct nsys_reader *r, int64_t id)
 /* The string a column names through StringIds; 0 for NULL. */
 static uint32_t string_col(struct nsys_reader *r, sqlite3_stmt *st, int col)
 {
-	return is_null(st, col) ? 0 : string_of(r, sqlite3_column_int64(st, col));
+	int64_t id;
+	return int_col(st, col, &id) ? string_of(r, id) : 0;
 }
 
 static uint32_t text_col(struct nsys_reader *r, sqlite3_stmt *st, int col)
@@ -410,9 +421,11 @@ static uint32_t new_device(struct nsys_reader *r, uint32_t p, int64_t ord)
 	const struct gpu_row *g = gpu_of(r, r->m->processes[p].pid, ord);
 	if (g)
 		*d = g->props;
-	for (size_t i = 0; !d->uuid && i < r->ncuda_devs; i++)
-		if (r->cuda_devs[i].pid == r->m->processes[p].pid && r->cuda_devs[i].cu_device == ord)
-			d->uuid = r->cuda_devs[i].props.uuid;
+	for (size_t i = 0; !d->uuid && i < r->ncuda_devs; i++) {
+		const struct gpu_row *c = &r->cuda_devs[i];
+		if (c->pid == r->m->processes[p].pid && c->cu_device == ord)
+			d->uuid = c->props.uuid;
+	}
 	d->process = p;
 	d->ordinal = (int32_t)ord;
 	d->gpu = 0;
@@ -440,7 +453,8 @@ static uint32_t device_of(struct nsys_reader *r, uint32_t p, int64_t ord)
 
 static int on_process_name(struct nsys_reader *r, sqlite3_stmt *st)
 {
-	uint32_t *slot = idmap_slot(&r->proc_names, (uint64_t)sqlite3_column_int64(st, 0) & ~TID_MASK);
+	uint64_t key = (uint64_t)sqlite3_column_int64(st, 0) & ~TID_MASK;
+	uint32_t *slot = idmap_slot(&r->proc_names, key);
 	if (!slot)
 		return oom(r);
 	*slot = text_col(r, st, 1);
@@ -590,7 +604,7 @@ static int new_op(struct nsys_reader *r, sqlite3_stmt *st, enum kg_op_kind kind,
 	o->start = start;
 	o->end = end;
 	o->correlation = (uint32_t)sqlite3_column_int64(st, G_CORR);
-	if (!is_null(st, G_NODE) && sqlite3_column_int64(st, G_NODE))
+	if (sqlite3_column_int64(st, G_NODE))
 		o->flags |= KG_OPF_GRAPH;
 	*out = o;
 	return 0;
@@ -645,10 +659,9 @@ static int on_kernel(struct nsys_reader *r, sqlite3_stmt *st)
 	o->smem_static = (uint32_t)sqlite3_column_int64(st, K_SMEM_STATIC);
 	o->smem_dynamic = (uint32_t)sqlite3_column_int64(st, K_SMEM_DYNAMIC);
 	o->smem_config = (uint32_t)sqlite3_column_int64(st, K_SMEM_CONFIG);
-	if (!is_null(st, K_GRAPH)) {
-		o->graph = (uint32_t)sqlite3_column_int64(st, K_GRAPH);
+	o->graph = (uint32_t)sqlite3_column_int64(st, K_GRAPH); /* CUPTI: 0 = no graph */
+	if (o->graph)
 		o->flags |= KG_OPF_GRAPH;
-	}
 	struct kg_stream *s = &r->m->streams[o->stream];
 	if (s->channel < 0 && !is_null(st, K_CHANNEL))
 		s->channel = sqlite3_column_int(st, K_CHANNEL);
@@ -734,8 +747,11 @@ static int driver_name(const char *s)
 
 static int on_api(struct nsys_reader *r, sqlite3_stmt *st)
 {
-	uint8_t cls = is_null(st, A_CLASS) ? EVC_UNKNOWN : code_of(r->codes.evclass, st, A_CLASS);
-	if (cls == EVC_OTHER || is_null(st, A_START)) {
+	int64_t start, end, class;
+	uint8_t cls = !int_col(st, A_CLASS, &class) ? EVC_UNKNOWN
+		      : class >= 0 && class < NCODES ? r->codes.evclass[class]
+						     : EVC_UNKNOWN;
+	if (cls == EVC_OTHER || !int_col(st, A_START, &start)) {
 		r->skipped_apis++; /* e.g. CUDA backtrace records: not calls of their own */
 		return 0;
 	}
@@ -746,11 +762,12 @@ static int on_api(struct nsys_reader *r, sqlite3_stmt *st)
 		return oom(r);
 	a->process = p;
 	a->thread = thread_of(r, p, gtid);
-	a->start = sqlite3_column_int64(st, A_START);
-	a->end = is_null(st, A_END) ? a->start : sqlite3_column_int64(st, A_END);
+	a->start = start;
+	a->end = int_col(st, A_END, &end) ? end : start;
 	a->correlation = (uint32_t)sqlite3_column_int64(st, A_CORR);
 	a->name = string_col(r, st, A_NAME);
-	a->driver = cls == EVC_DRIVER || (cls == EVC_UNKNOWN && driver_name(model_text(r->m, a->name)));
+	a->driver = cls == EVC_DRIVER ||
+		    (cls == EVC_UNKNOWN && driver_name(model_text(r->m, a->name)));
 	return 0;
 }
 
@@ -780,10 +797,9 @@ static int on_sync(struct nsys_reader *r, sqlite3_stmt *st)
 	if ((y->kind == KG_SYNC_STREAM || y->kind == KG_SYNC_STREAM_WAIT_EVENT) &&
 	    !is_null(st, Y_STREAM) && stream >= 0 && stream != NO_ID) {
 		uint32_t d = device_of(r, p, sqlite3_column_int64(st, Y_DEVICE));
+		uint32_t ctx = (uint32_t)sqlite3_column_int64(st, Y_CONTEXT);
 		if (d != KG_NONE)
-			y->stream = model_stream_index(r->m, p, d,
-						       (uint32_t)sqlite3_column_int64(st, Y_CONTEXT),
-						       stream);
+			y->stream = model_stream_index(r->m, p, d, ctx, stream);
 	}
 	return 0;
 }
@@ -881,9 +897,9 @@ static int on_context(struct nsys_reader *r, sqlite3_stmt *st)
 
 enum { T_STREAM, T_HW, T_VM, T_PID, T_CONTEXT, T_PRIORITY, T_FLAG, T_NCOLS };
 static const struct col stream_cols[T_NCOLS] = {
-	[T_STREAM] = {"streamId", 1}, [T_HW] = {"hwId", 0},           [T_VM] = {"vmId", 0},
-	[T_PID] = {"processId", 1},   [T_CONTEXT] = {"contextId", 1}, [T_PRIORITY] = {"priority", 0},
-	[T_FLAG] = {"flag|flags", 0},
+	[T_STREAM] = {"streamId", 1},   [T_HW] = {"hwId", 0},        [T_VM] = {"vmId", 0},
+	[T_PID] = {"processId", 1},     [T_CONTEXT] = {"contextId", 1},
+	[T_PRIORITY] = {"priority", 0}, [T_FLAG] = {"flag|flags", 0},
 };
 
 /* The device of a context: TARGET_INFO_CUDA_STREAM does not say, the context's streams do. */
@@ -929,15 +945,15 @@ static int name_threads(struct nsys_reader *r)
 		else
 			*slot = i;
 	}
+	/* a table of another layout fails to prepare (st = NULL): threads stay unnamed */
 	sqlite3_stmt *st = NULL;
-	if (!rc && sqlite3_prepare_v2(r->db, "SELECT nameId, globalTid FROM ThreadNames", -1, &st,
-				      NULL) != SQLITE_OK)
-		rc = 0; /* another layout of the table: threads stay unnamed */
+	if (!rc)
+		sqlite3_prepare_v2(r->db, "SELECT nameId, globalTid FROM ThreadNames", -1, &st, NULL);
 	while (st && !rc && sqlite3_step(st) == SQLITE_ROW) {
 		uint64_t gtid = (uint64_t)sqlite3_column_int64(st, 1);
 		uint32_t p = known_process(r, gtid & ~TID_MASK);
-		uint32_t t = p == KG_NONE ? KG_NONE
-					  : idmap_get(&known, (uint64_t)p << TID_BITS | (gtid & TID_MASK));
+		uint64_t key = (uint64_t)p << TID_BITS | (gtid & TID_MASK);
+		uint32_t t = p == KG_NONE ? KG_NONE : idmap_get(&known, key);
 		if (t != KG_NONE)
 			r->m->threads[t].name = string_col(r, st, 0);
 	}
@@ -966,10 +982,11 @@ static int link_calls(struct nsys_reader *r)
 		if (m->ops[i].kind != KG_OP_KERNEL && m->ops[i].correlation)
 			rc = idmap_slot(&calls, corr_key(m->streams[m->ops[i].stream].process,
 							 m->ops[i].correlation)) ? 0 : -ENOMEM;
-	for (uint32_t i = 0; i < m->n_syncs && !rc; i++)
-		if (m->syncs[i].correlation)
-			rc = idmap_slot(&calls, corr_key(m->syncs[i].process, m->syncs[i].correlation))
-				     ? 0 : -ENOMEM;
+	for (uint32_t i = 0; i < m->n_syncs && !rc; i++) {
+		const struct kg_sync *y = &m->syncs[i];
+		if (y->correlation)
+			rc = idmap_slot(&calls, corr_key(y->process, y->correlation)) ? 0 : -ENOMEM;
+	}
 	for (uint32_t i = 0; i < m->n_apis && !rc && calls.count; i++) {
 		const struct kg_api *a = &m->apis[i];
 		uint32_t *slot = a->correlation ? idmap_find(&calls, corr_key(a->process,
@@ -1103,7 +1120,8 @@ static int read_codes(struct nsys_reader *r)
 		rc = load_codes(r, "ENUM_CUDA_MEMCPY_OPER", NAMES(copy_names), KG_COPY_UNKNOWN,
 				c->copy);
 	if (!rc)
-		rc = load_codes(r, "ENUM_CUPTI_SYNC_TYPE", NAMES(sync_names), KG_SYNC_UNKNOWN, c->sync);
+		rc = load_codes(r, "ENUM_CUPTI_SYNC_TYPE", NAMES(sync_names), KG_SYNC_UNKNOWN,
+				c->sync);
 	if (!rc)
 		rc = load_codes(r, "ENUM_CUPTI_STREAM_TYPE", NAMES(stream_names), KG_STREAM_UNKNOWN,
 				c->stream);
@@ -1117,8 +1135,8 @@ static int read_codes(struct nsys_reader *r)
 
 /* ------------------------------------------------------------------ the file */
 
-/* A truncated copy still opens, and SQLite reads the missing pages as zeros: compare the
- * size the header promises with the file's. */
+/* A truncated copy still opens, and SQLite fails only when a read reaches past the cut,
+ * if ever: compare the size the header promises with the file's, up front. */
 static int check_file(struct nsys_reader *r)
 {
 	unsigned char h[100];
@@ -1133,17 +1151,19 @@ static int check_file(struct nsys_reader *r)
 	int st_ok = fstat(fileno(f), &sb) == 0;
 	fclose(f);
 	if (n < sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0) {
-		snprintf(r->err, r->errlen, "'%s' is not an SQLite database (" EXPECTED ")", r->path);
+		snprintf(r->err, r->errlen, "'%s' is not an SQLite database (" EXPECTED ")",
+			 r->path);
 		return -EINVAL;
 	}
 	uint32_t page = (uint32_t)h[16] << 8 | h[17];
-	uint64_t pages = (uint64_t)h[28] << 24 | (uint64_t)h[29] << 16 | (uint64_t)h[30] << 8 | h[31];
+	uint64_t pages = (uint64_t)h[28] << 24 | (uint64_t)h[29] << 16 | (uint64_t)h[30] << 8 |
+			 h[31];
 	int valid = memcmp(h + 24, h + 92, 4) == 0; /* the size field is kept up to date */
 	uint64_t want = (page == 1 ? 65536 : page) * pages;
 	if (st_ok && valid && pages && (uint64_t)sb.st_size < want) {
 		snprintf(r->err, r->errlen,
-			 "'%s' is truncated: its SQLite header promises %llu bytes, the file has %lld",
-			 r->path, (unsigned long long)want, (long long)sb.st_size);
+			 "'%s' is truncated: its SQLite header promises %llu bytes, the file "
+			 "has %lld", r->path, (unsigned long long)want, (long long)sb.st_size);
 		return -EIO;
 	}
 	return 0;
@@ -1153,8 +1173,8 @@ static int check_file(struct nsys_reader *r)
 static int check_tables(struct nsys_reader *r)
 {
 	static const char *const activity[] = {
-		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-		"CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"};
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"};
 	int any = 0;
 	for (size_t i = 0; i < sizeof(activity) / sizeof(activity[0]); i++)
 		any |= has_table(r, activity[i]);
@@ -1163,26 +1183,26 @@ static int check_tables(struct nsys_reader *r)
 	if (any)
 		return 0;
 	if (has_table(r, "StringTable"))
-		snprintf(r->err, r->errlen, "'%s' is an nvprof export, not Nsight Systems' (" EXPECTED
-			 ")", r->path);
+		snprintf(r->err, r->errlen,
+			 "'%s' is an nvprof export, not Nsight Systems' (" EXPECTED ")", r->path);
 	else if (has_table(r, "StringIds") || has_table(r, "META_DATA_EXPORT"))
 		snprintf(r->err, r->errlen,
 			 "'%s': an Nsight Systems export without CUDA or NVTX data (profile with "
 			 "nsys profile --trace=cuda,nvtx)", r->path);
 	else
 		snprintf(r->err, r->errlen,
-			 "'%s': no table CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_RUNTIME or "
-			 "NVTX_EVENTS (" EXPECTED ", from nsys export --type sqlite)", r->path);
+			 "'%s': no table CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_RUNTIME "
+			 "or NVTX_EVENTS (" EXPECTED ", from nsys export --type sqlite)", r->path);
 	return -EINVAL;
 }
 
 static void read_version(struct nsys_reader *r)
 {
+	static const char sql[] =
+		"SELECT value FROM META_DATA_EXPORT WHERE name='EXPORT_SCHEMA_VERSION'";
 	sqlite3_stmt *st;
 	if (!has_table(r, "META_DATA_EXPORT") ||
-	    sqlite3_prepare_v2(r->db,
-			       "SELECT value FROM META_DATA_EXPORT WHERE name='EXPORT_SCHEMA_VERSION'",
-			       -1, &st, NULL) != SQLITE_OK)
+	    sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const char *v = (const char *)sqlite3_column_text(st, 0);
@@ -1220,10 +1240,13 @@ static int open_strings(struct nsys_reader *r)
 static void count_rows(struct nsys_reader *r)
 {
 	static const char *const tables[] = {
-		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-		"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS",
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
+		"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS",
 		"NVTX_EVENTS"}; /* NVTX_EVENTS is read twice: domains first */
-	for (size_t i = 0; r->opts && r->opts->progress && i < sizeof(tables) / sizeof(*tables); i++) {
+	if (!r->opts || !r->opts->progress)
+		return;
+	for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++) {
 		char sql[128];
 		sqlite3_stmt *st;
 		snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM \"%s\"", tables[i]);
@@ -1236,35 +1259,35 @@ static void count_rows(struct nsys_reader *r)
 	}
 }
 
-#define EACH(r, table, cols, where, fn) \
-	each_row(r, table, cols, (int)(sizeof(cols) / sizeof(cols[0])), where, fn)
+#define EACH(r, table, cols, fn) each_row(r, table, cols, (int)(sizeof(cols) / sizeof(cols[0])), fn)
 
 static int read_info(struct nsys_reader *r)
 {
 	static const struct col name_cols[] = {{"globalPid", 1}, {"name", 0}};
-	int rc = EACH(r, "PROCESSES", name_cols, NULL, on_process_name);
+	int rc = EACH(r, "PROCESSES", name_cols, on_process_name);
 	if (!rc)
-		rc = EACH(r, "TARGET_INFO_GPU", gpu_cols, NULL, on_gpu);
+		rc = EACH(r, "TARGET_INFO_GPU", gpu_cols, on_gpu);
 	if (!rc)
-		rc = EACH(r, "TARGET_INFO_CUDA_DEVICE", cuda_dev_cols, NULL, on_cuda_device);
+		rc = EACH(r, "TARGET_INFO_CUDA_DEVICE", cuda_dev_cols, on_cuda_device);
 	return rc;
 }
 
 static int read_activity(struct nsys_reader *r)
 {
-	int rc = EACH(r, "CUPTI_ACTIVITY_KIND_KERNEL", kernel_cols, NULL, on_kernel);
+	int rc = EACH(r, "CUPTI_ACTIVITY_KIND_KERNEL", kernel_cols, on_kernel);
 	if (!rc)
-		rc = EACH(r, "CUPTI_ACTIVITY_KIND_MEMCPY", memcpy_cols, NULL, on_memcpy);
+		rc = EACH(r, "CUPTI_ACTIVITY_KIND_MEMCPY", memcpy_cols, on_memcpy);
 	if (!rc)
-		rc = EACH(r, "CUPTI_ACTIVITY_KIND_MEMSET", memset_cols, NULL, on_memset);
+		rc = EACH(r, "CUPTI_ACTIVITY_KIND_MEMSET", memset_cols, on_memset);
 	if (!rc)
-		rc = EACH(r, "CUPTI_ACTIVITY_KIND_RUNTIME", api_cols, NULL, on_api);
+		rc = EACH(r, "CUPTI_ACTIVITY_KIND_RUNTIME", api_cols, on_api);
 	if (!rc)
-		rc = EACH(r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, NULL, on_sync);
+		rc = EACH(r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, on_sync);
+	/* two passes: the row that names a domain need not come before the ranges in it */
 	if (!rc)
-		rc = EACH(r, "NVTX_EVENTS", nvtx_cols, NULL, on_nvtx_domain);
+		rc = EACH(r, "NVTX_EVENTS", nvtx_cols, on_nvtx_domain);
 	if (!rc)
-		rc = EACH(r, "NVTX_EVENTS", nvtx_cols, NULL, on_nvtx);
+		rc = EACH(r, "NVTX_EVENTS", nvtx_cols, on_nvtx);
 	return rc;
 }
 
@@ -1298,9 +1321,9 @@ static int read_all(struct nsys_reader *r)
 	if (!rc)
 		rc = read_activity(r);
 	if (!rc)
-		rc = EACH(r, "TARGET_INFO_CUDA_CONTEXT_INFO", context_cols, NULL, on_context);
+		rc = EACH(r, "TARGET_INFO_CUDA_CONTEXT_INFO", context_cols, on_context);
 	if (!rc)
-		rc = EACH(r, "TARGET_INFO_CUDA_STREAM", stream_cols, NULL, on_stream);
+		rc = EACH(r, "TARGET_INFO_CUDA_STREAM", stream_cols, on_stream);
 	if (!rc)
 		rc = name_threads(r);
 	if (!rc)
@@ -1316,8 +1339,8 @@ static void add_notes(struct nsys_reader *r)
 		model_note(r->m, "%llu GPU operations without timestamps were skipped",
 			   (unsigned long long)r->skipped_ops);
 	if (r->skipped_apis)
-		model_note(r->m, "%llu CUDA API rows that are not calls (backtraces) were skipped",
-			   (unsigned long long)r->skipped_apis);
+		model_note(r->m, "%llu CUDA API rows without a start or not calls (backtraces) "
+			   "were skipped", (unsigned long long)r->skipped_apis);
 	if (r->no_strings)
 		model_note(r->m, "%llu names refer to ids missing from StringIds",
 			   (unsigned long long)r->no_strings);
@@ -1340,8 +1363,8 @@ int read_nsys(struct kg_model *m, const char *path, const struct kg_load_opts *o
 		sqlite3_close(r.db);
 		return -EIO;
 	}
-	sqlite3_exec(r.db, "PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824", NULL, NULL,
-		     NULL);
+	/* read the pages in place rather than copying each into SQLite's cache */
+	sqlite3_exec(r.db, "PRAGMA mmap_size=1073741824", NULL, NULL, NULL);
 	snprintf(m->source, sizeof(m->source), "nsys");
 	rc = read_all(&r);
 	if (!rc) {

@@ -32,6 +32,10 @@
 #include "recorder/spool.h"
 
 #define KG_EXPORT __attribute__((visibility("default")))
+#define KG_STR2(x) #x
+#define KG_STR(x) KG_STR2(x)
+/* the libcupti soname this recorder is built against (libcupti.so.13 for CUDA 13) */
+#define KG_CUPTI_SOVERSION KG_STR(CUPTI_SOVERSION_MAJOR)
 
 struct kg_pool {
 	pthread_mutex_t lock;
@@ -437,17 +441,9 @@ static void sync_current_context(void)
 	dlclose(cuda);
 }
 
-static void at_exit(void)
+/* The spool's last record: its absence tells the importer the process died. */
+static void write_end_record(void)
 {
-	if (!g.active || g.pid != getpid())
-		return;
-	g.stopping = 1;
-	sync_current_context();
-	cuptiActivityFlushAll(0);
-	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	if (g.flusher_started)
-		pthread_join(g.flusher, NULL);
-
 	pthread_mutex_lock(&g.spool.lock);
 	struct kg_raw_end *r = spool_reserve(&g.spool, KG_RAW_END, sizeof(*r));
 	if (r) {
@@ -460,6 +456,20 @@ static void at_exit(void)
 	spool_flush(&g.spool);
 	g.active = 0;
 	pthread_mutex_unlock(&g.spool.lock);
+}
+
+static void at_exit(void)
+{
+	if (!g.active || g.pid != getpid())
+		return;
+	g.stopping = 1;
+	sync_current_context();
+	cuptiActivityFlushAll(0);
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (g.flusher_started)
+		pthread_join(g.flusher, NULL);
+
+	write_end_record();
 	if (g.pool.late)
 		fprintf(stderr,
 			"kgantt[%d]: %llu activity buffers were allocated on demand; "
@@ -547,6 +557,33 @@ static void read_settings(void)
 		g.t0 = now_raw_ns();
 }
 
+/* NVTX's injection entry points. `record` points NVTX_INJECTION64_PATH at this library,
+ * not at libcupti: a program that brings its own libcupti (PyTorch does) would otherwise
+ * load a second copy of CUPTI for NVTX, one nobody configured, and its ranges would be
+ * lost. Forwarding to the libcupti this library is bound to keeps one CUPTI. */
+typedef int (*nvtx_init_fn)(const void *get_export_table);
+
+static int forward_nvtx(const char *entry, const void *get_export_table)
+{
+	void *cupti = dlopen("libcupti.so." KG_CUPTI_SOVERSION, RTLD_LAZY | RTLD_NOLOAD);
+	nvtx_init_fn fn = cupti ? (nvtx_init_fn)dlsym(cupti, entry)
+				: (nvtx_init_fn)dlsym(RTLD_NEXT, entry); /* our own dependency */
+	int rc = fn ? fn(get_export_table) : 0;
+	if (cupti)
+		dlclose(cupti);
+	return rc;
+}
+
+KG_EXPORT int InitializeInjectionNvtx2(const void *get_export_table)
+{
+	return forward_nvtx("InitializeInjectionNvtx2", get_export_table);
+}
+
+KG_EXPORT int InitializeInjectionNvtx(const void *get_export_table)
+{
+	return forward_nvtx("InitializeInjectionNvtx", get_export_table);
+}
+
 KG_EXPORT int InitializeInjection(void)
 {
 	static int done;
@@ -571,7 +608,9 @@ KG_EXPORT int InitializeInjection(void)
 	write_process_record();
 	g.active = 1;
 	if (setup_cupti() < 0) {
-		g.active = 0;
+		/* refused, not crashed: end the spool cleanly so the trace says why and is
+		 * not mistaken for a dead process */
+		write_end_record();
 		spool_close(&g.spool);
 		return 1;
 	}

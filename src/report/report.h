@@ -23,6 +23,12 @@ struct kg_report_opts {
 	int color;                /* ANSI bold/red/yellow (text only) */
 	const char *const *overrides; /* the --set assignments, for the JSON's record */
 	int n_overrides;
+	/* The model was restricted to a window (model_restrict): where it lay in the whole
+	 * trace, so that the page can say what it covers. */
+	int windowed;
+	const char *window_nvtx;      /* the range name that chose it, NULL for --from/--to */
+	int64_t window_begin, window_end;
+	int64_t trace_begin, trace_end; /* of the whole trace */
 };
 
 /* Both return 0, or -EIO when writing failed (the caller reports it). */

@@ -42,7 +42,8 @@ static size_t utf8_valid(const unsigned char *s, size_t n)
 			return 0;
 	/* overlong forms and surrogates are invalid too */
 	if ((len == 2 && s[0] < 0xC2) || (len == 3 && s[0] == 0xE0 && s[1] < 0xA0) ||
-	    (len == 3 && s[0] == 0xED && s[1] >= 0xA0) || (len == 4 && s[0] == 0xF0 && s[1] < 0x90) ||
+	    (len == 3 && s[0] == 0xED && s[1] >= 0xA0) ||
+	    (len == 4 && s[0] == 0xF0 && s[1] < 0x90) ||
 	    (len == 4 && (s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90))))
 		return 0;
 	return len;
@@ -103,15 +104,16 @@ static void j_time(struct jw *w, int64_t v)
 }
 
 /* yajl_gen_double prints 17 digits ("0.10000000000000001"); six significant ones are
- * what any of these numbers is worth. Non-finite values are null. */
+ * what a fraction or percentage is worth, and large values are whole numbers (never
+ * "1.07e+06"). Non-finite values are null. */
 static void j_num(struct jw *w, double v)
 {
 	if (!isfinite(v)) {
 		jw_check(w, yajl_gen_null(w->g));
 		return;
 	}
-	char buf[32];
-	int n = snprintf(buf, sizeof(buf), "%.6g", v);
+	char buf[400];
+	int n = snprintf(buf, sizeof(buf), fabs(v) >= 1e6 ? "%.0f" : "%.6g", v);
 	jw_check(w, yajl_gen_number(w->g, buf, (size_t)n));
 }
 
@@ -160,6 +162,25 @@ static void kv_pct(struct jw *w, const char *k, double part, double whole)
 	j_pct(w, part, whole);
 }
 
+/* v when known, else null */
+static void kv_opt_int(struct jw *w, const char *k, int known, long long v)
+{
+	j_key(w, k);
+	if (known)
+		j_int(w, v);
+	else
+		j_null(w);
+}
+
+static void kv_opt_num(struct jw *w, const char *k, int known, double v)
+{
+	j_key(w, k);
+	if (known)
+		j_num(w, v);
+	else
+		j_null(w);
+}
+
 static void kv_text(struct jw *w, const char *k, const struct kg_model *m, uint32_t id)
 {
 	j_key(w, k);
@@ -167,6 +188,23 @@ static void kv_text(struct jw *w, const char *k, const struct kg_model *m, uint3
 }
 
 /* ---------------------------------------------------------------- sections */
+
+/* null, or where the --from/--to/--nvtx window lay in the whole trace */
+static void json_window(struct jw *w, const struct kg_report_opts *o)
+{
+	j_key(w, "window");
+	if (!o->windowed) {
+		j_null(w);
+		return;
+	}
+	j_open(w);
+	kv_str(w, "nvtx", o->window_nvtx);
+	kv_int(w, "begin_ns", o->window_begin > o->trace_begin ? o->window_begin : o->trace_begin);
+	kv_int(w, "end_ns", o->window_end < o->trace_end ? o->window_end : o->trace_end);
+	kv_int(w, "trace_begin_ns", o->trace_begin);
+	kv_int(w, "trace_end_ns", o->trace_end);
+	j_close(w);
+}
 
 static void json_trace(struct jw *w, const struct kg_analysis *a, const struct kg_report_opts *o)
 {
@@ -186,12 +224,9 @@ static void json_trace(struct jw *w, const struct kg_analysis *a, const struct k
 	kv_int(w, "kernels", (long long)kinds[KG_OP_KERNEL]);
 	kv_int(w, "copies", (long long)kinds[KG_OP_MEMCPY]);
 	kv_int(w, "memsets", (long long)kinds[KG_OP_MEMSET]);
-	j_key(w, "api_calls");
-	if (m->has_api)
-		j_int(w, m->n_apis);
-	else
-		j_null(w);
+	kv_opt_int(w, "api_calls", m->has_api, m->n_apis);
 	kv_int(w, "dropped_records", (long long)m->dropped);
+	json_window(w, o);
 	j_key(w, "notes");
 	j_aopen(w);
 	for (int i = 0; i < m->n_notes; i++)
@@ -214,11 +249,7 @@ static void json_processes(struct jw *w, const struct kg_model *m)
 		j_open(w);
 		kv_int(w, "index", i);
 		kv_int(w, "pid", p->pid);
-		j_key(w, "ppid");
-		if (p->ppid)
-			j_int(w, p->ppid);
-		else
-			j_null(w);
+		kv_opt_int(w, "ppid", p->ppid, p->ppid);
 		kv_text(w, "host", m, p->host);
 		kv_text(w, "rank", m, p->rank);
 		kv_text(w, "cmdline", m, p->cmdline);
@@ -236,11 +267,7 @@ static void json_processes(struct jw *w, const struct kg_model *m)
 /* An int property of a device: 0 or less means the trace did not say. */
 static void j_prop(struct jw *w, const char *key, long long v)
 {
-	j_key(w, key);
-	if (v > 0)
-		j_int(w, v);
-	else
-		j_null(w);
+	kv_opt_int(w, key, v > 0, v);
 }
 
 static void json_devices(struct jw *w, const struct kg_model *m)
@@ -252,11 +279,8 @@ static void json_devices(struct jw *w, const struct kg_model *m)
 		j_open(w);
 		kv_int(w, "index", i);
 		kv_int(w, "process", d->process);
-		j_key(w, "pid");
-		if (d->process < m->n_processes)
-			j_int(w, m->processes[d->process].pid);
-		else
-			j_null(w);
+		kv_opt_int(w, "pid", d->process < m->n_processes,
+			   d->process < m->n_processes ? m->processes[d->process].pid : 0);
 		kv_int(w, "ordinal", d->ordinal);
 		kv_int(w, "gpu", d->gpu);
 		kv_text(w, "name", m, d->name);
@@ -345,11 +369,8 @@ static void json_stream(struct jw *w, const struct kg_analysis *a, uint32_t s)
 	kv_int(w, "index", s);
 	kv_str(w, "label", stream_label(m, s, label, sizeof(label)));
 	kv_int(w, "process", st->process);
-	j_key(w, "pid");
-	if (st->process < m->n_processes)
-		j_int(w, m->processes[st->process].pid);
-	else
-		j_null(w);
+	kv_opt_int(w, "pid", st->process < m->n_processes,
+		   st->process < m->n_processes ? m->processes[st->process].pid : 0);
 	kv_int(w, "device", st->device);
 	kv_int(w, "ordinal", m->devices[st->device].ordinal);
 	kv_int(w, "gpu", m->devices[st->device].gpu);
@@ -357,11 +378,7 @@ static void json_stream(struct jw *w, const struct kg_analysis *a, uint32_t s)
 	kv_int(w, "id", st->id);
 	kv_str(w, "kind", stream_kind_name(st->kind));
 	kv_int(w, "priority", st->priority);
-	j_key(w, "channel");
-	if (st->channel >= 0)
-		j_int(w, st->channel);
-	else
-		j_null(w);
+	kv_opt_int(w, "channel", st->channel >= 0, st->channel);
 	kv_int(w, "kernels", sm->kernels);
 	kv_int(w, "copies", sm->copies);
 	kv_int(w, "memsets", sm->memsets);
@@ -384,26 +401,11 @@ static void json_streams(struct jw *w, const struct kg_analysis *a)
 
 static void json_occupancy(struct jw *w, const struct kg_kernel_stats *k)
 {
-	j_key(w, "occupancy");
-	if (k->occupancy_ok)
-		j_num(w, k->occ.occupancy);
-	else
-		j_null(w);
-	j_key(w, "occupancy_limiter");
-	if (k->occupancy_ok)
-		j_str(w, occupancy_limit_name(k->occ.limiter));
-	else
-		j_null(w);
-	j_key(w, "blocks_per_sm");
-	if (k->occupancy_ok)
-		j_int(w, k->occ.blocks_per_sm);
-	else
-		j_null(w);
-	j_key(w, "waves");
-	if (k->occupancy_ok && k->waves > 0)
-		j_num(w, k->waves);
-	else
-		j_null(w);
+	kv_opt_num(w, "occupancy", k->occupancy_ok, k->occ.occupancy);
+	kv_str(w, "occupancy_limiter",
+	       k->occupancy_ok ? occupancy_limit_name(k->occ.limiter) : NULL);
+	kv_opt_int(w, "blocks_per_sm", k->occupancy_ok, k->occ.blocks_per_sm);
+	kv_opt_num(w, "waves", k->occupancy_ok && k->waves > 0, k->waves);
 	j_prop(w, "best_block", k->occupancy_ok ? k->best_block : 0);
 	j_prop(w, "best_grid", k->occupancy_ok ? k->best_grid : 0);
 }
@@ -416,7 +418,7 @@ static void json_kernel(struct jw *w, const struct kg_analysis *a, const struct 
 	kv_int(w, "count", k->count);
 	kv_int(w, "total_ns", k->total);
 	kv_pct(w, "total_pct", (double)k->total, (double)a->span);
-	kv_num(w, "mean_ns", k->mean);
+	kv_int(w, "mean_ns", isfinite(k->mean) ? llround(k->mean) : 0);
 	kv_time(w, "p50_ns", k->p50);
 	kv_time(w, "p99_ns", k->p99);
 	kv_time(w, "min_ns", k->min);
@@ -462,11 +464,7 @@ static void json_evidence(struct jw *w, const struct kg_analysis *a, const struc
 	j_open(w);
 	kv_time(w, "start_ns", e->start);
 	kv_time(w, "end_ns", e->end);
-	j_key(w, "stream");
-	if (e->stream < a->m->n_streams)
-		j_int(w, e->stream);
-	else
-		j_null(w);
+	kv_opt_int(w, "stream", e->stream < a->m->n_streams, e->stream);
 	j_key(w, "stream_label");
 	if (e->stream < a->m->n_streams)
 		j_str(w, stream_label(a->m, e->stream, label, sizeof(label)));
@@ -491,11 +489,7 @@ static void json_finding(struct jw *w, const struct kg_analysis *a, uint32_t i)
 	kv_str(w, "gain_estimate", f->gain_how);
 	kv_time(w, "start_ns", f->start);
 	kv_time(w, "end_ns", f->end);
-	j_key(w, "gpu");
-	if (f->gpu != KG_NONE)
-		j_int(w, f->gpu);
-	else
-		j_null(w);
+	kv_opt_int(w, "gpu", f->gpu != KG_NONE, f->gpu);
 	kv_str(w, "figures", f->figures);
 	j_key(w, "evidence");
 	j_aopen(w);

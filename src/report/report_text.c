@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "util/fmt.h"
 
 #define W KG_REPORT_WIDTH
 #define MAX_STREAM_ROWS 32  /* more streams than this: the busiest only, the rest in --json */
@@ -452,7 +452,8 @@ static void header_devices(FILE *f, const struct kg_model *m)
 			}
 		}
 		char line[512];
-		snprintf(line, sizeof(line), "%s", d->name ? model_text(m, d->name) : "unknown GPU");
+		snprintf(line, sizeof(line), "%s",
+			 d->name ? model_text(m, d->name) : "unknown GPU");
 		if (d->sm_count > 0)
 			appendf(line, sizeof(line), ", %d SMs", d->sm_count);
 		if (d->cc_major > 0)
@@ -521,6 +522,20 @@ static void header_losses(FILE *f, const struct kg_model *m, const struct kg_rep
 	tone_off(f, o, TONE_WARN);
 }
 
+/* The window against the whole trace; the page's times count from the window's start. */
+static void header_window(FILE *f, const struct kg_report_opts *o)
+{
+	int64_t b = o->window_begin > o->trace_begin ? o->window_begin : o->trace_begin;
+	int64_t e = o->window_end < o->trace_end ? o->window_end : o->trace_end;
+	char range[300] = "", all[32];
+	if (o->window_nvtx)
+		snprintf(range, sizeof(range), "ranges named '%s': ", o->window_nvtx);
+	field(f, "window", "%s%.3f ms to %.3f ms of the trace (%s long in all); only what was "
+	      "launched in it is counted, and times below count from its first record",
+	      range, (double)(b - o->trace_begin) / 1e6, (double)(e - o->trace_begin) / 1e6,
+	      fmt_duration(o->trace_end - o->trace_begin, all));
+}
+
 void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
 {
 	const struct kg_model *m = a->m;
@@ -542,8 +557,10 @@ void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_re
 	for (uint32_t p = 0; p < m->n_processes; p++)
 		header_process(f, m, p, p ? "" : m->n_processes > 1 ? "processes" : "process");
 	header_devices(f, m);
-	field(f, "span", "%s, from the first to the last GPU operation or API call",
-	      fmt_duration(a->span, d));
+	if (o->windowed)
+		header_window(f, o);
+	field(f, "span", "%s, from the first to the last GPU operation or API call%s",
+	      fmt_duration(a->span, d), o->windowed ? " in the window" : "");
 	header_counts(f, m);
 	header_losses(f, m, o);
 	for (int i = 0; i < m->n_notes; i++)
@@ -817,27 +834,43 @@ static void evidence_line(FILE *f, const struct kg_analysis *a, const struct kg_
 	wrap(f, 3, label, line);
 }
 
+/* "#1 [critical] rule: title", the title wrapping under itself. */
+static void finding_title(FILE *f, const struct kg_finding *fd, const struct kg_report_opts *o,
+			  uint32_t rank)
+{
+	char head[48], line[1024], safe[1024];
+	snprintf(head, sizeof(head), "#%" PRIu32 " [%s] ", rank, severity_name(fd->severity));
+	fprintf(f, "#%" PRIu32 " ", rank);
+	tone_on(f, o, severity_tone(fd->severity));
+	fprintf(f, "[%s]", severity_name(fd->severity));
+	tone_off(f, o, severity_tone(fd->severity));
+	fputc(' ', f);
+	snprintf(line, sizeof(line), "%s: %s", fd->rule ? fd->rule : "?", fd->title);
+	wrap_text(f, text_columns(head), term_safe(line, safe, sizeof(safe)));
+}
+
+static void finding_gain(FILE *f, const struct kg_finding *fd)
+{
+	char line[1024], g[32];
+	if (fd->gain_ns > 0)
+		snprintf(line, sizeof(line), "%s (%.1f%% of the span)%s%s",
+			 fmt_duration((int64_t)llround(fd->gain_ns), g), fd->gain_pct,
+			 fd->gain_how[0] ? "; " : "", fd->gain_how);
+	else
+		snprintf(line, sizeof(line), "%s",
+			 fd->gain_how[0] ? fd->gain_how : "not estimated");
+	wrap(f, 3, "gain", line);
+}
+
 static void finding_block(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o,
 			  uint32_t i)
 {
 	const struct kg_model *m = a->m;
 	const struct kg_finding *fd = &a->findings[i];
-	char line[1024], g[32], s[32], e[32];
+	char line[256], s[32], e[32];
 	fputc('\n', f);
-	fprintf(f, "#%" PRIu32 " ", i + 1);
-	tone_on(f, o, severity_tone(fd->severity));
-	fprintf(f, "[%s]", severity_name(fd->severity));
-	tone_off(f, o, severity_tone(fd->severity));
-	/* the title wraps under itself, after the "#1 [critical] " it follows */
-	char head[48], safe[1100];
-	snprintf(head, sizeof(head), "#%" PRIu32 " [%s] ", i + 1, severity_name(fd->severity));
-	snprintf(line, sizeof(line), "%s: %s", fd->rule ? fd->rule : "?", fd->title);
-	fputc(' ', f);
-	wrap_text(f, text_columns(head), term_safe(line, safe, sizeof(safe)));
-	snprintf(line, sizeof(line), "%s (%.1f%% of the span)%s%s",
-		 fmt_duration((int64_t)llround(fd->gain_ns), g), fd->gain_pct,
-		 fd->gain_how[0] ? "; " : "", fd->gain_how);
-	wrap(f, 3, "gain", line);
+	finding_title(f, fd, o, i + 1);
+	finding_gain(f, fd);
 	if (fd->start != KG_NO_TIME && fd->end != KG_NO_TIME) {
 		snprintf(line, sizeof(line), "%s to %s", fmt_rel_ms(m, fd->start, s),
 			 fmt_rel_ms(m, fd->end, e));
@@ -845,7 +878,7 @@ static void finding_block(FILE *f, const struct kg_analysis *a, const struct kg_
 			appendf(line, sizeof(line), " on GPU %" PRIu32, fd->gpu);
 		wrap(f, 3, "when", line);
 	}
-	for (int k = 0; k < fd->n_evidence; k++)
+	for (int k = 0; k < fd->n_evidence && k < KG_MAX_EVIDENCE; k++)
 		evidence_line(f, a, &fd->evidence[k], k ? "" : "evidence");
 	if (fd->explanation[0])
 		wrap(f, 3, "why", fd->explanation);

@@ -6,7 +6,9 @@ for xz in "$FIXTURES"/*.kgt.xz; do
 	name=$(basename "$xz" .kgt.xz)
 	trace=$(fixture "$name")
 	"$K" info "$trace" > "$WORK/info" || fail "kgantt info $name"
-	grep -q "NVIDIA H200" "$WORK/info" || fail "$name: no H200 device in 'kgantt info'"
+	# cupti_first: kgantt was refused by CUPTI there, so it saw no device
+	[ "$name" = cupti_first ] || grep -q "NVIDIA H200" "$WORK/info" ||
+		fail "$name: no H200 device in 'kgantt info'"
 	[ -f "$FIXTURES/$name.out" ] || continue
 	opts=()
 	case $name in longrun_killed) opts=(--allow-incomplete) ;; esac

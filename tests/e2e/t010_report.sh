@@ -76,23 +76,42 @@ done
 
 t=$(fixture streams_bad)
 
-# --top limits the kernels in both outputs; JSON lists all names by default
-"$K" report --json --top 1 "$(fixture torch_transformer_bf16)" > "$WORK/top.json" || fail "--top 1 --json"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["kernels"]) == 1 < d["kernel_names"]' \
-	"$WORK/top.json" || fail "--json --top 1 did not keep one kernel"
-"$K" report --json "$(fixture torch_transformer_bf16)" > "$WORK/all.json" || fail "--json"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["kernels"]) == d["kernel_names"] > 10' \
-	"$WORK/all.json" || fail "--json does not list every kernel name"
-"$K" report --top 2 "$(fixture torch_transformer_bf16)" | grep -q "Top kernels by total time (2 of" ||
-	fail "--top 2 in text"
+# json_check FILE EXPRESSION: a Python expression over the document d must hold
+json_check() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not eval(sys.argv[2]))' "$1" "$2"
+}
 
-# --set reaches the rules and is recorded; --list-thresholds lists what --set takes
+# --top limits the kernels in both outputs; JSON lists all names by default
+tb=$(fixture torch_transformer_bf16)
+"$K" report --json --top 1 "$tb" > "$WORK/top.json" || fail "--top 1 --json"
+json_check "$WORK/top.json" 'len(d["kernels"]) == 1 < d["kernel_names"]' || fail "--json --top 1 did not keep one kernel"
+"$K" report --json "$tb" > "$WORK/all.json" || fail "--json"
+json_check "$WORK/all.json" 'len(d["kernels"]) == d["kernel_names"] > 10' || fail "--json does not list every kernel name"
+"$K" report --top 2 "$tb" | grep -q "Top kernels by total time (2 of" || fail "--top 2 in text"
+
+# --set reaches the analysis and is recorded; --list-thresholds lists what --set takes
 "$K" report --json --set min_gain_pct=1000 --set sync_gap_ns=50us "$t" > "$WORK/set.json" || fail "--set"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["trace"]["overrides"] == ["min_gain_pct=1000", "sync_gap_ns=50us"]; assert d["gpus"][0]["idle_gap_min_ns"] == 50000' \
-	"$WORK/set.json" || fail "--set not applied"
+json_check "$WORK/set.json" 'd["trace"]["overrides"] == ["min_gain_pct=1000", "sync_gap_ns=50us"]' ||
+	fail "--set not recorded"
+json_check "$WORK/set.json" 'd["gpus"][0]["idle_gap_min_ns"] == 50000' || fail "--set sync_gap_ns not applied"
 "$K" report --list-thresholds > "$WORK/thr" || fail "--list-thresholds"
 grep -q "min_gain_pct" "$WORK/thr" && grep -q "sync_gap_ns" "$WORK/thr" || fail "--list-thresholds: $(cat "$WORK/thr")"
 "$K" report --help | grep -q "usage: kgantt report" || fail "report --help"
+
+# a window: --nvtx picks the ranges' span, --from/--to a time range; the page says so
+nv=$(fixture nvtx_bad)
+"$K" report --json --nvtx step "$nv" > "$WORK/nvtx.json" || fail "--nvtx step"
+json_check "$WORK/nvtx.json" 'd["trace"]["window"]["nvtx"] == "step" and d["trace"]["kernels"] > 0' ||
+	fail "--nvtx: no window in the JSON"
+"$K" report --nvtx step "$nv" | grep -q "window .*ranges named 'step'" || fail "--nvtx: the page does not say"
+"$K" report --json --from 1 --to 30ms "$t" > "$WORK/from.json" 2> /dev/null || fail "--from/--to"
+json_check "$WORK/from.json" 'd["trace"]["window"]["begin_ns"] - d["trace"]["window"]["trace_begin_ns"] == 1000000' ||
+	fail "--from 1 is not 1 ms after the trace begin"
+json_check "$WORK/all.json" 'd["trace"]["window"] is None' || fail "a window without --from/--to/--nvtx"
+expect_error 1 "has no NVTX or annotation range named 'nope'" "$K" report --nvtx nope "$nv"
+expect_error 2 "--from: 'soon' is not a time" "$K" report --from soon "$t"
+expect_error 2 "--to must be later than --from" "$K" report --from 2ms --to 1ms "$t"
+expect_error 2 "without --from/--to" "$K" report --nvtx step --from 1 "$nv"
 
 # names are escaped in JSON and made harmless on the terminal: a Kineto trace whose
 # kernel name holds quotes, brackets, a backslash, control characters and bad UTF-16

@@ -67,6 +67,14 @@ def torchrun_2ranks(q, one):
     return "torchrun: ranks %s under launcher %s, %d NCCL kernels" % (ranks, launcher[0][0], nccl)
 
 
+def cupti_first(q, one):
+    # the program subscribed to CUPTI first: kgantt was refused, recorded nothing, said why
+    msgs = [m[0] for m in q("select text from messages where level = 'error'")]
+    assert any("MULTIPLE_SUBSCRIBERS" in m for m in msgs), msgs
+    assert one("select count(*) from kernels") == 0
+    return "refused and said so: %s" % msgs[0][:80]
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in globals() or sys.argv[1].startswith("_"):
         print(__doc__, file=sys.stderr)

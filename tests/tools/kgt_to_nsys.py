@@ -16,10 +16,11 @@ cluster columns in the kernel table, no eventId in NVTX_EVENTS, no copyCount...)
 What kgantt records and nsys does not export is dropped: kernels' queued/submitted times,
 hardware channels, the async flag of copies (nsys leaves it to the API name).
 
-    kgt_to_nsys.py [--schema 3.28|3.16] [--scale N] TRACE.kgt[.xz] OUT.sqlite
+    kgt_to_nsys.py [--schema 3.28|3.16] [--scale N] [--kgt-copy T.kgt] TRACE.kgt[.xz] OUT.sqlite
 
 --scale N repeats the kernels and the API calls that launched them N times, shifted in
 time and correlation id: a large export from real activity, for measuring load speed.
+--kgt-copy writes the (decompressed) kgantt trace too, for tests that compare the two.
 """
 
 import argparse
@@ -231,6 +232,18 @@ def insert(db, table, columns, rows):
     db.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
 
 
+def insert_lazily(db, table, columns, rows):
+    """Creates the table with its first row: nsys creates tables lazily, so an export
+    without copies has no CUPTI_ACTIVITY_KIND_MEMCPY at all."""
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        return
+    create(db, table, columns)
+    insert(db, table, columns, [first])
+    insert(db, table, columns, rows)
+
+
 def nsys_mem_kind(cupti):
     """CUPTI's CUpti_ActivityMemoryKind (1 = pageable) → ENUM_CUDA_MEM_KIND (0 = pageable)."""
     return 7 if not cupti or cupti > 7 else cupti - 1
@@ -238,8 +251,14 @@ def nsys_mem_kind(cupti):
 
 def short_name(demangled):
     """nsys's shortName: the base function name, without scope, templates or parameters."""
-    s = demangled.split("(", 1)[0]
-    while s.endswith(">"):
+    depth, cut = 0, len(demangled)
+    for i, ch in enumerate(demangled):  # the parameter list: the first '(' outside <...>
+        depth += {"<": 1, ">": -1}.get(ch, 0)
+        if ch == "(" and depth == 0:
+            cut = i
+            break
+    s = demangled[:cut]
+    while s.endswith(">"):  # template arguments of the function itself
         depth, i = 0, len(s) - 1
         while i >= 0:
             depth += {">": 1, "<": -1}.get(s[i], 0)
@@ -247,8 +266,8 @@ def short_name(demangled):
                 break
             i -= 1
         s = s[:max(i, 0)]
-    s = s.split()[-1] if s.split() else demangled
-    return s.split("::")[-1] or demangled
+    words = s.split()
+    return (words[-1].split("::")[-1] if words else "") or demangled
 
 
 class Strings:
@@ -317,11 +336,9 @@ class Converter:
     def run(self):
         L = self.layout
         for table, cols in SMALL_TABLES.items():
-            create(self.db, table, cols)
-        for table, cols in (("CUPTI_ACTIVITY_KIND_KERNEL", L["kernel"]),
-                            ("CUPTI_ACTIVITY_KIND_MEMCPY", L["memcpy"]),
-                            ("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", L["sync"]),
-                            ("NVTX_EVENTS", L["nvtx"]), ("TARGET_INFO_GPU", L["gpu"]),
+            if not table.startswith("CUPTI_ACTIVITY_KIND"):
+                create(self.db, table, cols)
+        for table, cols in (("TARGET_INFO_GPU", L["gpu"]),
                             ("TARGET_INFO_CUDA_CONTEXT_INFO", L["context"])):
             create(self.db, table, cols)
         for table, rows in ENUMS.items():
@@ -422,7 +439,7 @@ class Converter:
                              sharedMemoryExecuted=smem_exec, graphNodeId=node, graphId=graph,
                              clusterX=cx, clusterY=cy, clusterZ=cz, tensorSizeMinusOneElements="")
                     yield tuple(v.get(c[0]) for c in cols)
-        insert(self.db, "CUPTI_ACTIVITY_KIND_KERNEL", cols, gen())
+        insert_lazily(self.db, "CUPTI_ACTIVITY_KIND_KERNEL", cols, gen())
 
     def memcpys(self):
         cols = self.layout["memcpy"]
@@ -439,7 +456,7 @@ class Converter:
                      dstDeviceId=dst_dev if dst_dev is not None else dev, dstContextId=ctx,
                      graphNodeId=node, copyCount=1)
             out.append(tuple(v.get(c[0]) for c in cols))
-        insert(self.db, "CUPTI_ACTIVITY_KIND_MEMCPY", cols, out)
+        insert_lazily(self.db, "CUPTI_ACTIVITY_KIND_MEMCPY", cols, out)
 
     def memsets(self):
         out = []
@@ -449,7 +466,7 @@ class Converter:
                 "ORDER BY id"):
             out.append((self.t(start), self.t(end), dev, ctx, None, stream, corr,
                         self.proc[proc][1], value or 0, nbytes, node, nsys_mem_kind(kind)))
-        insert(self.db, "CUPTI_ACTIVITY_KIND_MEMSET", MEMSET, out)
+        insert_lazily(self.db, "CUPTI_ACTIVITY_KIND_MEMSET", MEMSET, out)
 
     def apis(self):
         rows = self.src.execute(
@@ -466,7 +483,7 @@ class Converter:
                            1 if domain == 2 else 0, self.gtid(proc, thread),
                            corr + dc if corr is not None else None, self.sid(self.name(name)),
                            ret or 0, None)
-        insert(self.db, "CUPTI_ACTIVITY_KIND_RUNTIME", RUNTIME, gen())
+        insert_lazily(self.db, "CUPTI_ACTIVITY_KIND_RUNTIME", RUNTIME, gen())
 
     def syncs(self):
         cols = self.layout["sync"]
@@ -479,7 +496,7 @@ class Converter:
                      correlationId=corr, globalPid=self.proc[proc][1], syncType=kind or 0,
                      eventId=INVALID if event is None else event)
             out.append(tuple(v.get(c[0]) for c in cols))
-        insert(self.db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, out)
+        insert_lazily(self.db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, out)
 
     def nvtx(self):
         cols = self.layout["nvtx"]
@@ -508,7 +525,8 @@ class Converter:
             out.append(v)
         for i, v in enumerate(out):
             v["eventId"] = i + 1
-        insert(self.db, "NVTX_EVENTS", cols, (tuple(v.get(c[0]) for c in cols) for v in out))
+        insert_lazily(self.db, "NVTX_EVENTS", cols,
+                      (tuple(v.get(c[0]) for c in cols) for v in out))
 
     def meta(self):
         insert(self.db, "META_DATA_EXPORT", SMALL_TABLES["META_DATA_EXPORT"], [
@@ -524,12 +542,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--schema", choices=sorted(LAYOUTS), default="3.28")
     ap.add_argument("--scale", type=int, default=1, help="repeat kernels and their launches N times")
+    ap.add_argument("--kgt-copy", metavar="PATH", help="also write the kgantt trace, decompressed")
     ap.add_argument("trace", help="kgantt trace (.kgt or .kgt.xz)")
     ap.add_argument("out", help="the SQLite file to write")
     args = ap.parse_args()
     if args.scale < 1:
         ap.error("--scale must be at least 1")
     src = open_trace(args.trace)
+    if args.kgt_copy:
+        copy = sqlite3.connect(args.kgt_copy + ".tmp")
+        src.backup(copy)
+        copy.close()
+        os.replace(args.kgt_copy + ".tmp", args.kgt_copy)
     tmp = args.out + ".tmp"  # written aside and renamed: a reader never sees half a file
     if os.path.exists(tmp):
         os.unlink(tmp)

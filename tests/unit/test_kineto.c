@@ -5,11 +5,25 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <zlib.h>
 
 #include "model/load.h"
 
 static char dir[256];
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* Each test runs in its own child process: its folder goes when the child exits. */
+static void remove_dir(void)
+{
+	if (dir[0])
+		nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 static void make_dir(void)
 {
@@ -17,6 +31,7 @@ static void make_dir(void)
 		return;
 	snprintf(dir, sizeof(dir), "/tmp/kgantt-kineto-XXXXXX");
 	CHECK(mkdtemp(dir) != NULL);
+	atexit(remove_dir);
 }
 
 /* Writes len bytes into a new file of the test folder; returns its path (static). */

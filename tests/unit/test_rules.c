@@ -106,3 +106,68 @@ TEST(gpu_imbalance_found_and_fixed)
 {
 	planted("multigpu_bad", "multigpu_fixed", "gpu-imbalance", 10);
 }
+
+/* Real PyTorch traces, as torch.profiler wrote them (Kineto JSON) and as kgantt recorded
+ * the same scenarios (restricted to the NVTX "step" ranges, as `report --nvtx step`). */
+static const struct kg_finding *find_in(const char *path, const char *window, const char *rule,
+					 int *n_severe)
+{
+	static struct kg_model m;
+	static struct kg_analysis a;
+	char err[1024];
+	analysis_free(&a);
+	model_free(&m);
+	if (model_load(path, &m, NULL, err, sizeof(err)) != 0) {
+		fprintf(stderr, "    %s\n", err);
+		CHECK(0);
+	}
+	int64_t t0, t1;
+	if (window) {
+		CHECK(model_range_window(&m, window, &t0, &t1) == 0);
+		CHECK(model_restrict(&m, t0, t1) == 0);
+	}
+	CHECK(analysis_run(&m, NULL, &a) == 0);
+	if (n_severe) {
+		*n_severe = 0;
+		for (uint32_t i = 0; i < a.n_findings; i++)
+			*n_severe += a.findings[i].severity >= KG_SEV_WARNING;
+	}
+	for (uint32_t i = 0; i < a.n_findings; i++)
+		if (!strcmp(a.findings[i].rule, rule))
+			return &a.findings[i];
+	return NULL;
+}
+
+TEST(torch_pageable_item_syncs_every_step)
+{
+	const struct kg_finding *f =
+		find_in("tests/fixtures/torch/torch_pageable_item.json.gz", NULL, "host-sync-stall", NULL);
+	CHECK(f && f->gain_pct > 20);
+	CHECK(find_in("tests/fixtures/torch/torch_pageable_item.json.gz", NULL,
+		      "copy-compute-overlap", NULL));
+	f = find_in(fixture("torch_pageable_item"), "step", "host-sync-stall", NULL);
+	CHECK(f && f->gain_pct > 20);
+}
+
+TEST(torch_tiny_ops_starve_on_launches)
+{
+	const struct kg_finding *f =
+		find_in("tests/fixtures/torch/torch_tiny_ops.json.gz", NULL, "launch-overhead", NULL);
+	CHECK(f && f->gain_pct > 30);
+	f = find_in(fixture("torch_tiny_ops"), "step", "launch-overhead", NULL);
+	CHECK(f && f->gain_pct > 30);
+}
+
+TEST(torch_transformer_is_healthy)
+{
+	int severe = -1;
+	find_in("tests/fixtures/torch/torch_transformer_bf16.json.gz", NULL, "none", &severe);
+	CHECK_EQ_INT(severe, 0);
+}
+
+TEST(torch_two_streams_overlap_copies)
+{
+	CHECK(!find_in("tests/fixtures/torch/torch_two_streams.json.gz", NULL, "copy-compute-overlap",
+		       NULL));
+	CHECK(!find_in(fixture("torch_two_streams"), "step", "copy-compute-overlap", NULL));
+}

@@ -1,0 +1,818 @@
+/* Chrome trace-event JSON, for ui.perfetto.dev and chrome://tracing (docs/export.md).
+ *
+ * Track layout:
+ *   - each host process is a process group (pid = (process+1) * stride), its threads are
+ *     tracks (tid = the OS thread id) holding the API calls and NVTX ranges, plus a
+ *     "synchronization waits" track and, for ranges of no thread, an "annotations" one;
+ *   - each device of each process is a group of its own (pid = host pid + 1 + ordinal),
+ *     its streams are tracks (tid = the stream id);
+ *   - flows (ph s/f, cat "launch") join each launch call to what it launched.
+ *
+ * The JSON importers of both viewers need the complete ("X") events of one track to
+ * nest: a slice that starts inside another and ends after it is mis-drawn or dropped.
+ * A stream's ops can overlap that way (a trace's clock skew, or CUPTI reporting
+ * concurrent work on one stream), so every track is laid out in lanes: an event goes on
+ * the first lane where it nests or follows, and a new lane ("stream 7 (overlap)") is
+ * opened when it fits on none. Nothing is ever dropped.
+ *
+ * The document is streamed: yajl's generator hands its text to a print callback that
+ * fills a 256 KiB buffer and writes it out when full, so memory does not grow with the
+ * trace. Times are microseconds after the earliest timestamp exported (otherData gives
+ * that origin in ns), printed from integer nanoseconds with three decimals. */
+#include "export/export.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+#ifndef KGANTT_VERSION
+#define KGANTT_VERSION "0"
+#endif
+
+#define OUT_BUF (256 * 1024)
+#define EXTRA_TID 1000000000 /* tids of the tracks kgantt adds (lanes, queues) start here */
+#define MAX_LABEL 192
+
+/* ------------------------------------------------------------------ lanes */
+
+/* One lane: the end times of the slices still open on it, innermost last. */
+struct lane {
+	int64_t *ends;
+	uint32_t depth, cap;
+	int32_t tid;
+};
+
+/* A track and its lanes. lane 0 is the track itself; the others are opened on demand. */
+struct track {
+	int32_t pid, tid, sort;
+	int named;                /* lane 0's thread_name has been written */
+	const char *more;         /* extra lanes: "overlap" → "X (overlap 2)"; NULL → "X (2)" */
+	char label[MAX_LABEL];    /* "stream 7", "thread 5678" */
+	struct lane *lanes;
+	uint32_t n, cap;
+};
+
+static void track_reset(struct track *t, int32_t pid, int32_t tid, int32_t sort, int named,
+			const char *more)
+{
+	t->pid = pid;
+	t->tid = tid;
+	t->sort = sort;
+	t->named = named;
+	t->more = more;
+	for (uint32_t i = 0; i < t->n; i++)
+		t->lanes[i].depth = 0;
+	t->n = 0;
+}
+
+static void track_free(struct track *t)
+{
+	for (uint32_t i = 0; i < t->cap; i++)
+		free(t->lanes[i].ends);
+	free(t->lanes);
+	memset(t, 0, sizeof(*t));
+}
+
+static int lane_push(struct lane *l, int64_t end)
+{
+	if (l->depth == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 8;
+		int64_t *e = realloc(l->ends, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		l->ends = e;
+		l->cap = cap;
+	}
+	l->ends[l->depth++] = end;
+	return 0;
+}
+
+/* Whether [s, e] may go on l, given that nothing placed before started after s: what
+ * ended by s is closed, then it must end within the innermost slice still open. */
+static int lane_fits(struct lane *l, int64_t s, int64_t e)
+{
+	while (l->depth && l->ends[l->depth - 1] <= s)
+		l->depth--;
+	return !l->depth || e <= l->ends[l->depth - 1];
+}
+
+/* ------------------------------------------------------------------ state */
+
+struct queued {
+	int64_t queued, start;
+	uint32_t op;
+};
+
+struct chrome {
+	struct kg_export_ops ops; /* first: the walker's callbacks */
+	const struct kg_export_opts *o;
+	FILE *f;
+	char *buf;
+	size_t n;
+	int io_err;               /* errno of the first failed write */
+	int gen_err;              /* a yajl call failed */
+	yajl_gen g;
+	int64_t origin;           /* ns; every ts is relative to it */
+	int32_t stride;           /* pid of host process p: (p + 1) * stride */
+	int32_t next_tid;
+	int32_t *stream_tid, *thread_tid, *api_tid;
+	uint32_t cur_stream, cur_proc, cur_thread, cur_sync_proc;
+	struct track stream, host, sync, queue;
+	struct queued *pending;   /* the current stream's queue slices, laid out at its end */
+	uint32_t n_pending, cap_pending;
+	char *u8;                 /* export_utf8's scratch */
+	size_t u8cap;
+};
+
+static struct chrome *self(struct kg_export_ops *x)
+{
+	return (struct chrome *)x;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static void flush_out(struct chrome *c)
+{
+	if (c->n && !c->io_err && fwrite(c->buf, 1, c->n, c->f) != c->n)
+		c->io_err = errno ? errno : EIO;
+	c->n = 0;
+}
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+	struct chrome *c = ctx;
+	if (c->n + len > OUT_BUF) {
+		flush_out(c);
+		if (len > OUT_BUF) { /* a huge name: straight through */
+			if (!c->io_err && fwrite(s, 1, len, c->f) != len)
+				c->io_err = errno ? errno : EIO;
+			return;
+		}
+	}
+	memcpy(c->buf + c->n, s, len);
+	c->n += len;
+}
+
+static void chk(struct chrome *c, yajl_gen_status st)
+{
+	if (st != yajl_gen_status_ok)
+		c->gen_err = 1;
+}
+
+#define KEY(c, k) chk(c, yajl_gen_string((c)->g, (const unsigned char *)(k), sizeof(k) - 1))
+
+static void str(struct chrome *c, const char *s)
+{
+	size_t len;
+	const char *t = export_utf8(s ? s : "", &len, &c->u8, &c->u8cap);
+	if (!t) {
+		c->gen_err = 1;
+		return;
+	}
+	chk(c, yajl_gen_string(c->g, (const unsigned char *)t, len));
+}
+
+static void num(struct chrome *c, int64_t v)
+{
+	char b[24];
+	chk(c, yajl_gen_number(c->g, b, export_i64(b, v)));
+}
+
+/* A time on the document's time line, µs with ns decimals. */
+static void ts(struct chrome *c, int64_t t)
+{
+	char b[32];
+	chk(c, yajl_gen_number(c->g, b, export_us(b, t - c->origin)));
+}
+
+static void dur(struct chrome *c, int64_t start, int64_t end)
+{
+	char b[32];
+	chk(c, yajl_gen_number(c->g, b, export_us(b, end > start ? end - start : 0)));
+}
+
+static void kv_str(struct chrome *c, const char *k, const char *v)
+{
+	str(c, k);
+	str(c, v);
+}
+
+static void kv_num(struct chrome *c, const char *k, int64_t v)
+{
+	str(c, k);
+	num(c, v);
+}
+
+static void kv_true(struct chrome *c, const char *k)
+{
+	str(c, k);
+	chk(c, yajl_gen_bool(c->g, 1));
+}
+
+/* ------------------------------------------------------------------ events */
+
+/* Opens an event and writes its common fields; the caller adds the rest and closes it. */
+static void ev_open(struct chrome *c, const char *ph, const char *name, const char *cat,
+		    int32_t pid, int32_t tid)
+{
+	chk(c, yajl_gen_map_open(c->g));
+	KEY(c, "name");
+	str(c, name);
+	if (cat) {
+		KEY(c, "cat");
+		str(c, cat);
+	}
+	KEY(c, "ph");
+	str(c, ph);
+	KEY(c, "pid");
+	num(c, pid);
+	KEY(c, "tid");
+	num(c, tid);
+}
+
+/* A complete event [start, end]; leaves "args" open for the caller. */
+static void ev_complete(struct chrome *c, const char *name, const char *cat, int32_t pid,
+			int32_t tid, int64_t start, int64_t end)
+{
+	ev_open(c, "X", name, cat, pid, tid);
+	KEY(c, "ts");
+	ts(c, start);
+	KEY(c, "dur");
+	dur(c, start, end);
+	KEY(c, "args");
+	chk(c, yajl_gen_map_open(c->g));
+}
+
+static void ev_close_args(struct chrome *c)
+{
+	chk(c, yajl_gen_map_close(c->g)); /* args */
+	chk(c, yajl_gen_map_close(c->g));
+}
+
+/* A metadata event: process_name, thread_name, *_sort_index. */
+static void meta(struct chrome *c, const char *what, int32_t pid, int32_t tid, const char *name,
+		 int64_t sort)
+{
+	ev_open(c, "M", what, NULL, pid, tid);
+	KEY(c, "args");
+	chk(c, yajl_gen_map_open(c->g));
+	if (name)
+		kv_str(c, "name", name);
+	else
+		kv_num(c, "sort_index", sort);
+	ev_close_args(c);
+}
+
+static void name_thread(struct chrome *c, int32_t pid, int32_t tid, const char *name, int32_t sort)
+{
+	meta(c, "thread_name", pid, tid, name, 0);
+	meta(c, "thread_sort_index", pid, tid, NULL, sort);
+}
+
+/* The tid of the lane [s, e] goes on, opening (and naming) a lane when none fits. */
+static int32_t place(struct chrome *c, struct track *t, int64_t s, int64_t e, uint32_t *lane)
+{
+	uint32_t k = 0;
+	while (k < t->n && !lane_fits(&t->lanes[k], s, e))
+		k++;
+	if (k == t->n) {
+		if (t->n == t->cap) {
+			uint32_t cap = t->cap ? t->cap * 2 : 4;
+			struct lane *l = realloc(t->lanes, cap * sizeof(*l));
+			if (!l) {
+				c->gen_err = 1;
+				return t->tid;
+			}
+			memset(l + t->cap, 0, (cap - t->cap) * sizeof(*l));
+			t->lanes = l;
+			t->cap = cap;
+		}
+		t->lanes[k].tid = k ? c->next_tid++ : t->tid;
+		t->n++;
+		char name[MAX_LABEL + 32];
+		if (k == 0 && !t->named)
+			name_thread(c, t->pid, t->tid, t->label, t->sort * 64);
+		else if (k > 0 && t->more)
+			snprintf(name, sizeof(name), k == 1 ? "%s (%s)" : "%s (%s %u)", t->label, t->more,
+				 k + 1);
+		else if (k > 0)
+			snprintf(name, sizeof(name), "%s (%u)", t->label, k + 1);
+		if (k > 0)
+			name_thread(c, t->pid, t->lanes[k].tid, name, t->sort * 64 + (k < 63 ? k : 63));
+	}
+	if (lane_push(&t->lanes[k], e) < 0)
+		c->gen_err = 1;
+	if (lane)
+		*lane = k;
+	return t->lanes[k].tid;
+}
+
+/* ------------------------------------------------------------------ ids of groups and tracks */
+
+static int32_t host_pid(const struct chrome *c, uint32_t process)
+{
+	return (int32_t)(process + 1) * c->stride;
+}
+
+static int32_t gpu_pid(const struct chrome *c, const struct kg_model *m, uint32_t device)
+{
+	const struct kg_device *d = &m->devices[device];
+	int32_t ord = d->ordinal >= 0 && d->ordinal < c->stride - 1 ? d->ordinal : c->stride - 2;
+	return host_pid(c, d->process) + 1 + ord;
+}
+
+struct stream_key {
+	int32_t pid;
+	int64_t id;
+	uint32_t s;
+};
+
+static int stream_key_cmp(const void *pa, const void *pb)
+{
+	const struct stream_key *a = pa, *b = pb;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+/* A stream's tid is its id, unless that is out of range or another stream of the same
+ * group (another context on the device) has it. */
+static int assign_stream_tids(struct chrome *c, const struct kg_model *m)
+{
+	struct stream_key *k = malloc((m->n_streams ? m->n_streams : 1) * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < m->n_streams; s++)
+		k[s] = (struct stream_key){gpu_pid(c, m, m->streams[s].device), m->streams[s].id, s};
+	qsort(k, m->n_streams, sizeof(*k), stream_key_cmp);
+	for (uint32_t i = 0; i < m->n_streams; i++) {
+		int dup = i && k[i].pid == k[i - 1].pid && k[i].id == k[i - 1].id;
+		c->stream_tid[k[i].s] = !dup && k[i].id >= 0 && k[i].id < EXTRA_TID ? (int32_t)k[i].id
+										  : c->next_tid++;
+	}
+	free(k);
+	return 0;
+}
+
+static int64_t earliest(const struct kg_model *m)
+{
+	int64_t t = m->begin;
+#define EARLIER(v)                                                  \
+	do {                                                        \
+		int64_t v_ = (v);                                   \
+		if (v_ != KG_NO_TIME && (t == KG_NO_TIME || v_ < t)) \
+			t = v_;                                     \
+	} while (0)
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		EARLIER(m->ops[i].queued);
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		EARLIER(m->apis[i].start);
+	for (uint32_t i = 0; i < m->n_ranges; i++)
+		EARLIER(m->ranges[i].start);
+	for (uint32_t i = 0; i < m->n_syncs; i++)
+		EARLIER(m->syncs[i].start);
+#undef EARLIER
+	return t == KG_NO_TIME ? 0 : t;
+}
+
+/* ------------------------------------------------------------------ labels */
+
+static void stream_label(const struct kg_model *m, uint32_t s, char *out, size_t len, int full)
+{
+	const struct kg_stream *st = &m->streams[s];
+	int n = snprintf(out, len, "stream %lld", (long long)st->id);
+	if (!full || n < 0 || (size_t)n >= len)
+		return;
+	char extra[128] = "";
+	const char *kind = export_stream_kind(st->kind);
+	int e = 0;
+	if (kind)
+		e += snprintf(extra + e, sizeof(extra) - (size_t)e, ", %s", kind);
+	if (st->priority)
+		e += snprintf(extra + e, sizeof(extra) - (size_t)e, ", prio %d", st->priority);
+	if (st->channel >= 0)
+		snprintf(extra + e, sizeof(extra) - (size_t)e, ", channel %d", st->channel);
+	if (extra[0])
+		snprintf(out + n, len - (size_t)n, " (%s)", extra + 2);
+}
+
+static void thread_label(const struct kg_model *m, uint32_t t, char *out, size_t len)
+{
+	const struct kg_thread *th = &m->threads[t];
+	const char *name = model_text(m, th->name);
+	snprintf(out, len, *name ? "thread %llu (%s)" : "thread %llu", (unsigned long long)th->tid,
+		 name);
+}
+
+/* ------------------------------------------------------------------ callbacks */
+
+static void other_data(struct chrome *c, const struct kg_model *m)
+{
+	KEY(c, "otherData");
+	chk(c, yajl_gen_map_open(c->g));
+	kv_str(c, "generator", "kgantt " KGANTT_VERSION);
+	kv_str(c, "source", m->path);
+	kv_str(c, "source_format", m->source);
+	if (m->command)
+		kv_str(c, "command", model_text(m, m->command));
+	/* as a string: a double cannot hold every int64 */
+	char b[24];
+	b[export_i64(b, c->origin)] = '\0';
+	kv_str(c, "time_origin_ns", b);
+	kv_str(c, "time_note", "ts and dur are microseconds after time_origin_ns on the trace's clock");
+	if (c->o->windowed) {
+		b[export_i64(b, c->o->window_begin)] = '\0';
+		kv_str(c, "window_begin_ns", b);
+		b[export_i64(b, c->o->window_end)] = '\0';
+		kv_str(c, "window_end_ns", b);
+		if (c->o->window_nvtx)
+			kv_str(c, "window_nvtx", c->o->window_nvtx);
+	}
+	for (int i = 0; i < m->n_notes; i++) {
+		char k[16];
+		snprintf(k, sizeof(k), "note_%d", i + 1);
+		kv_str(c, k, m->notes[i]);
+	}
+	chk(c, yajl_gen_map_close(c->g));
+}
+
+static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
+{
+	struct chrome *c = self(x);
+	int max_ord = 0;
+	for (uint32_t i = 0; i < m->n_devices; i++)
+		if (m->devices[i].ordinal > max_ord && m->devices[i].ordinal < 100000)
+			max_ord = m->devices[i].ordinal;
+	for (c->stride = 100; c->stride < max_ord + 2; c->stride *= 10)
+		;
+	c->origin = earliest(m);
+	c->next_tid = EXTRA_TID;
+	c->stream_tid = malloc((m->n_streams + 1) * sizeof(int32_t));
+	c->thread_tid = malloc((m->n_threads + 1) * sizeof(int32_t));
+	c->api_tid = malloc((m->n_apis + 1) * sizeof(int32_t));
+	if (!c->stream_tid || !c->thread_tid || !c->api_tid || assign_stream_tids(c, m) < 0)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < m->n_threads; t++) {
+		uint64_t tid = m->threads[t].tid;
+		c->thread_tid[t] = tid > 0 && tid < EXTRA_TID ? (int32_t)tid : c->next_tid++;
+	}
+	c->cur_stream = c->cur_proc = c->cur_thread = c->cur_sync_proc = KG_NONE;
+	chk(c, yajl_gen_map_open(c->g));
+	KEY(c, "displayTimeUnit");
+	str(c, "ns");
+	other_data(c, m);
+	KEY(c, "traceEvents");
+	chk(c, yajl_gen_array_open(c->g));
+	return 0;
+}
+
+static int on_process(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	const struct kg_process *p = &m->processes[i];
+	char name[512];
+	int n = snprintf(name, sizeof(name), "pid %u", p->pid);
+	if (p->host)
+		n += snprintf(name + n, sizeof(name) - (size_t)n, " on %s", model_text(m, p->host));
+	if (p->rank && n < (int)sizeof(name))
+		snprintf(name + n, sizeof(name) - (size_t)n, " (rank %s)", model_text(m, p->rank));
+	meta(c, "process_name", host_pid(c, i), 0, name, 0);
+	meta(c, "process_sort_index", host_pid(c, i), 0, NULL, host_pid(c, i));
+	return 0;
+}
+
+static int on_device(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	const struct kg_device *d = &m->devices[i];
+	const char *dn = model_text(m, d->name);
+	uint32_t pid = d->process < m->n_processes ? m->processes[d->process].pid : 0;
+	char name[512];
+	snprintf(name, sizeof(name), "GPU %d%s%s (pid %u)", d->ordinal, *dn ? " " : "", dn, pid);
+	meta(c, "process_name", gpu_pid(c, m, i), 0, name, 0);
+	meta(c, "process_sort_index", gpu_pid(c, m, i), 0, NULL, gpu_pid(c, m, i));
+	return 0;
+}
+
+static int on_thread(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	char name[MAX_LABEL];
+	thread_label(m, i, name, sizeof(name));
+	name_thread(c, host_pid(c, m->threads[i].process), c->thread_tid[i], name,
+		    (int32_t)(i + 1) * 64);
+	return 0;
+}
+
+static int on_stream(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	char name[MAX_LABEL];
+	stream_label(m, i, name, sizeof(name), 1);
+	name_thread(c, gpu_pid(c, m, m->streams[i].device), c->stream_tid[i], name,
+		    (int32_t)(i + 1) * 64);
+	return 0;
+}
+
+/* The host track of (process, thread): the thread's, or "annotations" for ranges that
+ * belong to no thread. Switched when the walk moves on (it goes thread by thread). */
+static struct track *host_track(struct chrome *c, const struct kg_model *m, uint32_t process,
+				uint32_t thread)
+{
+	struct track *t = &c->host;
+	if (process == c->cur_proc && thread == c->cur_thread)
+		return t;
+	c->cur_proc = process;
+	c->cur_thread = thread;
+	if (thread < m->n_threads) {
+		track_reset(t, host_pid(c, process), c->thread_tid[thread], (int32_t)(thread + 1), 1,
+			    "overlap");
+		thread_label(m, thread, t->label, sizeof(t->label));
+	} else {
+		track_reset(t, host_pid(c, process), c->next_tid++, (int32_t)(m->n_threads + 2), 0,
+			    "overlap");
+		snprintf(t->label, sizeof(t->label), "annotations (no thread)");
+	}
+	return t;
+}
+
+static int on_api(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	const struct kg_api *a = &m->apis[i];
+	struct track *t = host_track(c, m, a->process, a->thread);
+	int64_t end = a->end == KG_NO_TIME ? a->start : a->end;
+	int32_t tid = place(c, t, a->start, end, NULL);
+	c->api_tid[i] = tid;
+	ev_complete(c, model_text(m, a->name), a->driver ? "cuda_driver" : "cuda_runtime", t->pid,
+		    tid, a->start, end);
+	if (a->correlation)
+		kv_num(c, "correlation", a->correlation);
+	kv_str(c, "category", export_api_category(a->category));
+	ev_close_args(c);
+	return c->gen_err ? -ENOMEM : 0;
+}
+
+static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	const struct kg_range *r = &m->ranges[i];
+	struct track *t = host_track(c, m, r->process, r->thread);
+	/* a range never closed is drawn to the end of the trace */
+	int64_t end = r->end != KG_NO_TIME ? r->end : m->end > r->start ? m->end : r->start;
+	int32_t tid = place(c, t, r->start, end, NULL);
+	ev_complete(c, model_text(m, r->name), "nvtx", t->pid, tid, r->start, end);
+	if (r->domain)
+		kv_str(c, "domain", model_text(m, r->domain));
+	if (r->end == KG_NO_TIME)
+		kv_true(c, "unclosed");
+	ev_close_args(c);
+	return c->gen_err ? -ENOMEM : 0;
+}
+
+/* ------------------------------------------------------------------ GPU operations */
+
+static void op_latencies(struct chrome *c, const struct kg_op *o)
+{
+	kv_num(c, "duration_ns", o->end - o->start);
+	if (o->queued != KG_NO_TIME) {
+		kv_num(c, "queued_rel_ns", o->queued - o->start);
+		kv_num(c, "queue_wait_ns", o->start - o->queued);
+	}
+	if (o->submitted != KG_NO_TIME)
+		kv_num(c, "submitted_rel_ns", o->submitted - o->start);
+	if (o->api_start != KG_NO_TIME) {
+		kv_num(c, "api_start_rel_ns", o->api_start - o->start);
+		kv_num(c, "total_latency_ns", o->start - o->api_start);
+		if (o->queued != KG_NO_TIME)
+			kv_num(c, "launch_latency_ns", o->queued - o->api_start);
+	}
+}
+
+static void dim3(struct chrome *c, const char *k, const uint32_t v[3])
+{
+	str(c, k);
+	chk(c, yajl_gen_array_open(c->g));
+	for (int i = 0; i < 3; i++)
+		num(c, v[i]);
+	chk(c, yajl_gen_array_close(c->g));
+}
+
+static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_op *o)
+{
+	const struct kg_stream *s = &m->streams[o->stream];
+	kv_str(c, "kind", export_op_kind(o->kind));
+	kv_num(c, "device", m->devices[s->device].ordinal);
+	kv_num(c, "stream", s->id);
+	if (o->correlation)
+		kv_num(c, "correlation", o->correlation);
+	if (o->kind == KG_OP_KERNEL) {
+		dim3(c, "grid", o->grid);
+		dim3(c, "block", o->block);
+		kv_num(c, "registers", o->regs);
+		kv_num(c, "static_smem", o->smem_static);
+		kv_num(c, "dynamic_smem", o->smem_dynamic);
+		if (o->smem_config)
+			kv_num(c, "smem_config", o->smem_config);
+	} else {
+		kv_num(c, "bytes", (int64_t)o->bytes);
+		if (o->kind == KG_OP_MEMCPY) {
+			kv_str(c, "copy_kind", export_copy_kind(o->copy_kind));
+			kv_str(c, "src_kind", export_mem_kind(o->src_kind));
+		}
+		kv_str(c, o->kind == KG_OP_MEMCPY ? "dst_kind" : "memory_kind",
+		       export_mem_kind(o->dst_kind));
+	}
+	if (o->flags & KG_OPF_GRAPH)
+		kv_num(c, "graph", o->graph);
+	op_latencies(c, o);
+	static const struct { uint16_t flag; const char *name; } flags[] = {
+		{KG_OPF_INCOMPLETE, "incomplete"}, {KG_OPF_ASYNC, "async"},
+		{KG_OPF_COMM, "communication"},    {KG_OPF_DEVICE_LAUNCHED, "device_launched"},
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (o->flags & flags[i].flag)
+			kv_true(c, flags[i].name);
+}
+
+/* The arrow from the launch call to the op. The start is bound 1 ns inside the call, so
+ * that a call ending exactly where this one starts is not taken for it; the end in the
+ * middle of the op ("bp":"e": the enclosing slice), for the same reason with ops that run
+ * back to back. */
+static void flow(struct chrome *c, const struct kg_model *m, uint32_t i, int32_t pid, int32_t tid)
+{
+	const struct kg_op *o = &m->ops[i];
+	const struct kg_api *a = &m->apis[o->api];
+	int64_t ae = a->end == KG_NO_TIME ? a->start : a->end;
+	ev_open(c, "s", "launch", "launch", host_pid(c, a->process), c->api_tid[o->api]);
+	KEY(c, "id");
+	num(c, (int64_t)i + 1);
+	KEY(c, "ts");
+	ts(c, a->start + (ae - a->start >= 2 ? 1 : 0));
+	chk(c, yajl_gen_map_close(c->g));
+	ev_open(c, "f", "launch", "launch", pid, tid);
+	KEY(c, "bp");
+	str(c, "e");
+	KEY(c, "id");
+	num(c, (int64_t)i + 1);
+	KEY(c, "ts");
+	ts(c, o->start + (o->end > o->start ? (o->end - o->start) / 2 : 0));
+	chk(c, yajl_gen_map_close(c->g));
+}
+
+static int queued_cmp(const void *pa, const void *pb)
+{
+	const struct queued *a = pa, *b = pb;
+	if (a->queued != b->queued)
+		return a->queued < b->queued ? -1 : 1;
+	if (a->start != b->start)
+		return a->start > b->start ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* perfetto: the current stream's "queued" slices, [queued, start] of each kernel, on the
+ * "stream N queue" track. Kept until the stream is done and laid out in order of their
+ * own start: they need not come in the order of the ops' starts. */
+static void flush_queue(struct chrome *c, const struct kg_model *m)
+{
+	if (!c->n_pending)
+		return;
+	uint32_t s = m->ops[c->pending[0].op].stream;
+	track_reset(&c->queue, gpu_pid(c, m, m->streams[s].device), c->next_tid++,
+		    (int32_t)(s + 1), 0, NULL);
+	char label[MAX_LABEL];
+	stream_label(m, s, label, sizeof(label), 0);
+	snprintf(c->queue.label, sizeof(c->queue.label), "%s queue", label);
+	c->queue.sort = (int32_t)(s + 1); /* lanes sort right after the stream's */
+	qsort(c->pending, c->n_pending, sizeof(*c->pending), queued_cmp);
+	for (uint32_t i = 0; i < c->n_pending; i++) {
+		const struct queued *q = &c->pending[i];
+		const struct kg_op *o = &m->ops[q->op];
+		int32_t tid = place(c, &c->queue, q->queued, q->start, NULL);
+		ev_complete(c, "queued", "queue", c->queue.pid, tid, q->queued, q->start);
+		kv_str(c, "name", model_text(m, o->name));
+		if (o->correlation)
+			kv_num(c, "correlation", o->correlation);
+		if (o->submitted != KG_NO_TIME)
+			kv_num(c, "submitted_rel_ns", o->submitted - o->start);
+		ev_close_args(c);
+	}
+	c->n_pending = 0;
+}
+
+static int queue_later(struct chrome *c, const struct kg_op *o, uint32_t i)
+{
+	if (o->queued == KG_NO_TIME || o->queued > o->start)
+		return 0;
+	if (c->n_pending == c->cap_pending) {
+		uint32_t cap = c->cap_pending ? c->cap_pending * 2 : 1024;
+		struct queued *q = realloc(c->pending, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		c->pending = q;
+		c->cap_pending = cap;
+	}
+	c->pending[c->n_pending++] = (struct queued){o->queued, o->start, i};
+	return 0;
+}
+
+static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	const struct kg_op *o = &m->ops[i];
+	if (o->start == KG_NO_TIME)
+		return 0; /* nowhere to draw it (no reader makes these) */
+	if (o->stream != c->cur_stream) {
+		flush_queue(c, m);
+		c->cur_stream = o->stream;
+		track_reset(&c->stream, gpu_pid(c, m, m->streams[o->stream].device),
+			    c->stream_tid[o->stream], (int32_t)(o->stream + 1), 1, "overlap");
+		stream_label(m, o->stream, c->stream.label, sizeof(c->stream.label), 0);
+	}
+	int64_t end = o->end > o->start ? o->end : o->start;
+	uint32_t lane;
+	int32_t tid = place(c, &c->stream, o->start, end, &lane);
+	ev_complete(c, model_text(m, o->name), export_op_kind(o->kind), c->stream.pid, tid,
+		    o->start, end);
+	op_args(c, m, o);
+	if (lane)
+		kv_true(c, "overlaps_previous");
+	ev_close_args(c);
+	if (o->api != KG_NONE)
+		flow(c, m, i, c->stream.pid, tid);
+	if (c->o->format == KG_EXPORT_PERFETTO && o->kind == KG_OP_KERNEL &&
+	    queue_later(c, o, i) < 0)
+		return -ENOMEM;
+	if (c->io_err)
+		return -EIO; /* stop early: nothing more can be written */
+	return c->gen_err ? -ENOMEM : 0;
+}
+
+static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	const struct kg_sync *y = &m->syncs[i];
+	flush_queue(c, m); /* the ops are done */
+	if (y->process != c->cur_sync_proc) {
+		c->cur_sync_proc = y->process;
+		track_reset(&c->sync, host_pid(c, y->process), c->next_tid++,
+			    (int32_t)(m->n_threads + 1), 0, "overlap");
+		snprintf(c->sync.label, sizeof(c->sync.label), "synchronization waits");
+	}
+	int64_t end = y->end > y->start ? y->end : y->start;
+	int32_t tid = place(c, &c->sync, y->start, end, NULL);
+	ev_complete(c, export_sync_kind(y->kind), "sync", c->sync.pid, tid, y->start, end);
+	if (y->stream < m->n_streams)
+		kv_num(c, "stream", m->streams[y->stream].id);
+	if (y->correlation)
+		kv_num(c, "correlation", y->correlation);
+	ev_close_args(c);
+	return c->gen_err ? -ENOMEM : 0;
+}
+
+static int on_end(struct kg_export_ops *x, const struct kg_model *m)
+{
+	struct chrome *c = self(x);
+	flush_queue(c, m);
+	chk(c, yajl_gen_array_close(c->g));
+	chk(c, yajl_gen_map_close(c->g));
+	print_cb(c, "\n", 1);
+	flush_out(c);
+	return c->gen_err ? -ENOMEM : 0;
+}
+
+int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts *o)
+{
+	struct chrome c = {
+		.ops = {.begin = on_begin, .process = on_process, .device = on_device,
+			.thread = on_thread, .stream = on_stream, .api = on_api, .range = on_range,
+			.op = on_op, .sync = on_sync, .end = on_end},
+		.o = o,
+		.f = f,
+	};
+	c.buf = malloc(OUT_BUF);
+	c.g = yajl_gen_alloc(NULL);
+	int rc = -ENOMEM;
+	if (c.buf && c.g && yajl_gen_config(c.g, yajl_gen_print_callback, print_cb, &c))
+		rc = export_walk(m, &c.ops);
+	if (c.io_err) {
+		errno = c.io_err;
+		rc = -EIO;
+	}
+	if (c.g)
+		yajl_gen_free(c.g);
+	track_free(&c.stream);
+	track_free(&c.host);
+	track_free(&c.sync);
+	track_free(&c.queue);
+	free(c.buf);
+	free(c.stream_tid);
+	free(c.thread_tid);
+	free(c.api_tid);
+	free(c.pending);
+	free(c.u8);
+	return rc;
+}

@@ -1,0 +1,270 @@
+/* The one walk over the model that every export format is driven by (export.h), and the
+ * small helpers the writers share. */
+#include "export/export.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ names of codes */
+
+const char *export_op_kind(unsigned kind)
+{
+	static const char *const names[] = {"kernel", "memcpy", "memset"};
+	return kind < 3 ? names[kind] : "unknown";
+}
+
+const char *export_copy_kind(unsigned kind)
+{
+	static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+					    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
+	return kind < 11 ? names[kind] : "unknown";
+}
+
+const char *export_mem_kind(unsigned kind)
+{
+	static const char *const names[] = {"unknown", "pageable", "pinned",	   "device",
+					    "array",   "managed",  "device_static", "managed_static"};
+	return kind < 8 ? names[kind] : "unknown";
+}
+
+const char *export_stream_kind(unsigned kind)
+{
+	switch (kind) {
+	case KG_STREAM_BLOCKING: return "blocking";
+	case KG_STREAM_NON_BLOCKING: return "non-blocking";
+	case KG_STREAM_LEGACY_DEFAULT: return "legacy default";
+	default: return NULL;
+	}
+}
+
+const char *export_sync_kind(unsigned kind)
+{
+	static const char *const names[] = {"unknown", "event_synchronize", "stream_wait_event",
+					    "stream_synchronize", "context_synchronize"};
+	return kind < 5 ? names[kind] : "unknown";
+}
+
+const char *export_api_category(unsigned cat)
+{
+	static const char *const names[] = {"other", "launch", "memcpy", "memset", "sync", "alloc"};
+	return cat < 6 ? names[cat] : "other";
+}
+
+/* ------------------------------------------------------------------ text */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. Overlong
+ * forms, surrogates and code points above U+10FFFF are invalid (RFC 3629). */
+static size_t utf8_seq(const unsigned char *s, size_t left)
+{
+	unsigned c = s[0];
+	if (c < 0x80)
+		return 1;
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	if (!n || n > left)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
+	    (c == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+const char *export_utf8(const char *s, size_t *len, char **buf, size_t *cap)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0;
+	while (i < n && u[i] < 0x80) /* the usual case: plain ASCII */
+		i++;
+	while (i < n) {
+		size_t k = utf8_seq(u + i, n - i);
+		if (!k)
+			break;
+		i += k;
+	}
+	*len = n;
+	if (i == n)
+		return s;
+	/* each bad byte becomes the 3 bytes of U+FFFD */
+	if (*cap < 3 * n + 1) {
+		char *b = realloc(*buf, 3 * n + 1);
+		if (!b)
+			return NULL;
+		*buf = b;
+		*cap = 3 * n + 1;
+	}
+	char *o = *buf;
+	memcpy(o, s, i);
+	size_t w = i;
+	while (i < n) {
+		size_t k = utf8_seq(u + i, n - i);
+		if (k) {
+			memcpy(o + w, s + i, k);
+			w += k;
+			i += k;
+		} else {
+			memcpy(o + w, "\xef\xbf\xbd", 3);
+			w += 3;
+			i++;
+		}
+	}
+	o[w] = '\0';
+	*len = w;
+	return o;
+}
+
+size_t export_i64(char *out, int64_t v)
+{
+	char tmp[24];
+	size_t n = 0, len = 0;
+	/* through uint64_t so that INT64_MIN negates without overflow */
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		out[len++] = '-';
+	while (n)
+		out[len++] = tmp[--n];
+	return len;
+}
+
+size_t export_us(char *out, int64_t ns)
+{
+	uint64_t u = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	size_t len = 0;
+	if (ns < 0)
+		out[len++] = '-';
+	len += export_i64(out + len, (int64_t)(u / 1000));
+	unsigned frac = (unsigned)(u % 1000);
+	out[len++] = '.';
+	out[len++] = (char)('0' + frac / 100);
+	out[len++] = (char)('0' + frac / 10 % 10);
+	out[len++] = (char)('0' + frac % 10);
+	return len;
+}
+
+/* ------------------------------------------------------------------ the walk */
+
+/* One host-side event (API call or range) or sync, with its sort key. */
+struct host_ev {
+	uint32_t process, thread;
+	int64_t start, end;
+	uint32_t index;
+	uint8_t is_range;
+};
+
+static int64_t end_or_start(int64_t start, int64_t end)
+{
+	return end == KG_NO_TIME ? start : end;
+}
+
+/* By process, thread, start, then the longer first so that a slice comes before the
+ * slices it encloses (which is what the JSON viewers need to nest them); at a full tie
+ * the range first, as it is the one likely to enclose. */
+static int host_cmp(const void *pa, const void *pb)
+{
+	const struct host_ev *a = pa, *b = pb;
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	if (a->is_range != b->is_range)
+		return a->is_range ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int walk_host(const struct kg_model *m, struct kg_export_ops *x)
+{
+	if (!x->api && !x->range)
+		return 0;
+	size_t n = (size_t)m->n_apis + m->n_ranges, k = 0;
+	struct host_ev *ev = malloc((n ? n : 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (uint32_t i = 0; x->api && i < m->n_apis; i++) {
+		const struct kg_api *a = &m->apis[i];
+		ev[k++] = (struct host_ev){a->process, a->thread, a->start,
+					   end_or_start(a->start, a->end), i, 0};
+	}
+	for (uint32_t i = 0; x->range && i < m->n_ranges; i++) {
+		const struct kg_range *r = &m->ranges[i];
+		ev[k++] = (struct host_ev){r->process, r->thread, r->start,
+					   end_or_start(r->start, r->end), i, 1};
+	}
+	qsort(ev, k, sizeof(*ev), host_cmp);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < k; i++)
+		rc = ev[i].is_range ? x->range(x, m, ev[i].index) : x->api(x, m, ev[i].index);
+	free(ev);
+	return rc;
+}
+
+static int walk_syncs(const struct kg_model *m, struct kg_export_ops *x)
+{
+	if (!x->sync)
+		return 0;
+	struct host_ev *ev = malloc((m->n_syncs ? m->n_syncs : 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->n_syncs; i++) {
+		const struct kg_sync *y = &m->syncs[i];
+		ev[i] = (struct host_ev){y->process, 0, y->start, end_or_start(y->start, y->end), i, 0};
+	}
+	qsort(ev, m->n_syncs, sizeof(*ev), host_cmp);
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < m->n_syncs; i++)
+		rc = x->sync(x, m, ev[i].index);
+	free(ev);
+	return rc;
+}
+
+/* model_finish sorts a stream's ops by start and, at equal starts, the shorter first;
+ * each run of equal starts is visited backwards here to give the longer first. */
+static int walk_ops(const struct kg_model *m, struct kg_export_ops *x)
+{
+	if (!x->op)
+		return 0;
+	int rc = 0;
+	for (uint32_t s = 0; !rc && s < m->n_streams; s++) {
+		uint32_t i = m->streams[s].first_op, end = i + m->streams[s].nops;
+		while (!rc && i < end) {
+			uint32_t j = i + 1;
+			while (j < end && m->ops[j].start == m->ops[i].start)
+				j++;
+			for (uint32_t k = j; !rc && k > i; k--)
+				rc = x->op(x, m, k - 1);
+			i = j;
+		}
+	}
+	return rc;
+}
+
+#define EACH(cb, count)                                               \
+	for (uint32_t i_ = 0; !rc && x->cb && i_ < m->count; i_++) \
+		rc = x->cb(x, m, i_)
+
+int export_walk(const struct kg_model *m, struct kg_export_ops *x)
+{
+	int rc = x->begin ? x->begin(x, m) : 0;
+	EACH(process, n_processes);
+	EACH(device, n_devices);
+	EACH(thread, n_threads);
+	EACH(stream, n_streams);
+	if (!rc)
+		rc = walk_host(m, x);
+	if (!rc)
+		rc = walk_ops(m, x);
+	if (!rc)
+		rc = walk_syncs(m, x);
+	if (!rc && x->end)
+		rc = x->end(x, m);
+	return rc;
+}

@@ -1,0 +1,1006 @@
+/* kgantt view: the analysed model as one self-contained HTML page (render/view.h).
+ *
+ * The page is the template with one JSON document put in at its marker. Everything the
+ * timeline draws is in that document; the page fetches nothing. Large tables (GPU
+ * operations, API calls, NVTX ranges) are columns: every value an integer, written as a
+ * zigzag LEB128 varint, start times as the difference from the previous row (rows are
+ * sorted, so differences are small), the column base64url-encoded into one JSON string.
+ * A kernel costs about 15 bytes before base64, against 60 to 100 as JSON objects, and the
+ * page decodes a million of them in well under a second. docs/view.md has the layout.
+ *
+ * Trace strings are untrusted: a kernel may be named "</script><script>alert(1)". They
+ * are made valid UTF-8 and written by yajl (quotes, backslashes, control characters,
+ * '/'), and the print callback escapes '<', '>', '&', U+2028 and U+2029 as \uXXXX, so the
+ * document can neither end its script element nor break a JavaScript parser. */
+#include "render/view.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+#include "report/report.h"
+
+#define DATA_MARKER "@@KGANTT_DATA@@"
+#define MAX_DEPTH 15 /* nesting rows of an API or NVTX lane; deeper ones share the last */
+
+/* ---------------------------------------------------------------- the escaping writer */
+
+struct vw {
+	yajl_gen g;
+	FILE *f;
+	int failed;  /* a write or a generator call failed */
+	int nomem;
+	int held;    /* bytes of a possible U+2028/U+2029 (E2, E2 80) not yet written */
+};
+
+static void vw_raw(struct vw *w, const char *s, size_t n)
+{
+	if (n && fwrite(s, 1, n, w->f) != n)
+		w->failed = 1;
+}
+
+/* yajl's output. '<', '>' and '&' can only be inside JSON strings, where \u003c is the
+ * same character to JSON.parse and no character at all to the HTML parser. A held E2 or
+ * E2 80 waits for the next byte, which may come in the next call. */
+static void vw_print(void *ctx, const char *s, size_t len)
+{
+	struct vw *w = ctx;
+	char buf[8192];
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (o > sizeof(buf) - 16) {
+			vw_raw(w, buf, o);
+			o = 0;
+		}
+		if (w->held == 1 && c == 0x80) {
+			w->held = 2;
+			continue;
+		}
+		if (w->held == 2 && (c == 0xA8 || c == 0xA9)) {
+			memcpy(buf + o, c == 0xA8 ? "\\u2028" : "\\u2029", 6);
+			o += 6;
+			w->held = 0;
+			continue;
+		}
+		if (w->held) {
+			memcpy(buf + o, "\xE2\x80", (size_t)w->held);
+			o += (size_t)w->held;
+			w->held = 0;
+		}
+		switch (c) {
+		case 0xE2: w->held = 1; break;
+		case '<': memcpy(buf + o, "\\u003c", 6); o += 6; break;
+		case '>': memcpy(buf + o, "\\u003e", 6); o += 6; break;
+		case '&': memcpy(buf + o, "\\u0026", 6); o += 6; break;
+		default: buf[o++] = (char)c;
+		}
+	}
+	vw_raw(w, buf, o);
+}
+
+/* Writes a held E2 / E2 80 that the document ended after (never in valid output). */
+static void vw_release(struct vw *w)
+{
+	if (w->held)
+		vw_raw(w, "\xE2\x80", (size_t)w->held);
+	w->held = 0;
+}
+
+static void jc(struct vw *w, yajl_gen_status st)
+{
+	if (st != yajl_gen_status_ok)
+		w->failed = 1;
+}
+
+/* Bytes of the valid UTF-8 sequence at s (at most n), or 0 when it is not one. */
+static size_t utf8_valid(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
+		     : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+	if (!len || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	if ((len == 2 && s[0] < 0xC2) || (len == 3 && s[0] == 0xE0 && s[1] < 0xA0) ||
+	    (len == 3 && s[0] == 0xED && s[1] >= 0xA0) ||
+	    (len == 4 && s[0] == 0xF0 && s[1] < 0x90) ||
+	    (len == 4 && (s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90))))
+		return 0;
+	return len;
+}
+
+/* A string from the trace: invalid UTF-8 bytes become U+FFFD, since JSON.parse would
+ * otherwise see garbage (and yajl would pass it through). NULL is null. */
+static void j_str(struct vw *w, const char *s)
+{
+	if (!s) {
+		jc(w, yajl_gen_null(w->g));
+		return;
+	}
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, o = 0;
+	while (i < n && utf8_valid(p + i, n - i))
+		i += utf8_valid(p + i, n - i);
+	if (i == n) {
+		jc(w, yajl_gen_string(w->g, p, n));
+		return;
+	}
+	unsigned char *buf = malloc(n * 3 + 1);
+	if (!buf) {
+		w->nomem = 1;
+		return;
+	}
+	for (i = 0; i < n;) {
+		size_t len = utf8_valid(p + i, n - i);
+		if (len) {
+			memcpy(buf + o, p + i, len);
+			o += len;
+			i += len;
+		} else {
+			memcpy(buf + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		}
+	}
+	jc(w, yajl_gen_string(w->g, buf, o));
+	free(buf);
+}
+
+static void j_key(struct vw *w, const char *k)
+{
+	jc(w, yajl_gen_string(w->g, (const unsigned char *)k, strlen(k)));
+}
+
+static void j_int(struct vw *w, long long v) { jc(w, yajl_gen_integer(w->g, v)); }
+static void j_null(struct vw *w) { jc(w, yajl_gen_null(w->g)); }
+static void j_open(struct vw *w) { jc(w, yajl_gen_map_open(w->g)); }
+static void j_close(struct vw *w) { jc(w, yajl_gen_map_close(w->g)); }
+static void j_aopen(struct vw *w) { jc(w, yajl_gen_array_open(w->g)); }
+static void j_aclose(struct vw *w) { jc(w, yajl_gen_array_close(w->g)); }
+
+/* Six significant digits: what a fraction or percentage is worth. Non-finite is null. */
+static void j_num(struct vw *w, double v)
+{
+	if (!isfinite(v)) {
+		j_null(w);
+		return;
+	}
+	char buf[400];
+	int n = snprintf(buf, sizeof(buf), fabs(v) >= 1e6 ? "%.0f" : "%.6g", v);
+	jc(w, yajl_gen_number(w->g, buf, (size_t)n));
+}
+
+static void kv_str(struct vw *w, const char *k, const char *v) { j_key(w, k); j_str(w, v); }
+static void kv_int(struct vw *w, const char *k, long long v) { j_key(w, k); j_int(w, v); }
+static void kv_num(struct vw *w, const char *k, double v) { j_key(w, k); j_num(w, v); }
+
+/* A time relative to the page's zero; null when unknown. */
+static void kv_rel(struct vw *w, const char *k, int64_t t, int64_t zero)
+{
+	j_key(w, k);
+	if (t == KG_NO_TIME)
+		j_null(w);
+	else
+		j_int(w, t - zero);
+}
+
+/* ---------------------------------------------------------------- varint columns */
+
+struct col {
+	unsigned char *b;
+	size_t n, cap;
+	int nomem;
+};
+
+static void col_u(struct col *c, uint64_t v)
+{
+	if (c->cap - c->n < 10) {
+		size_t cap = c->cap ? c->cap * 2 : 4096;
+		unsigned char *b = realloc(c->b, cap);
+		if (!b) {
+			c->nomem = 1;
+			return;
+		}
+		c->b = b;
+		c->cap = cap;
+	}
+	while (v >= 0x80) {
+		c->b[c->n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	c->b[c->n++] = (unsigned char)v;
+}
+
+/* Signed values zigzag-encoded: 0, -1, 1, -2 ... become 0, 1, 2, 3 ... */
+static void col_s(struct col *c, int64_t v)
+{
+	col_u(c, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+/* An optional signed value: 0 when unknown, else its zigzag code + 1. */
+static void col_opt(struct col *c, int known, int64_t v)
+{
+	if (!known)
+		col_u(c, 0);
+	else
+		col_u(c, (((uint64_t)v << 1) ^ (uint64_t)(v >> 63)) + 1);
+}
+
+static void col_free(struct col *c)
+{
+	free(c->b);
+	memset(c, 0, sizeof(*c));
+}
+
+/* "key": the column as base64url without padding; "" when every value is 0 (the page
+ * fills zeros), which keeps rarely used columns (graph ids, bytes of kernels) free. */
+static void kv_col(struct vw *w, const char *key, const struct col *c)
+{
+	static const char abc[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	j_key(w, key);
+	if (c->nomem) {
+		w->nomem = 1;
+		return;
+	}
+	size_t i = 0;
+	while (i < c->n && !c->b[i])
+		i++;
+	if (i == c->n) {
+		jc(w, yajl_gen_string(w->g, (const unsigned char *)"", 0));
+		return;
+	}
+	unsigned char *out = malloc(c->n / 3 * 4 + 4);
+	if (!out) {
+		w->nomem = 1;
+		return;
+	}
+	size_t o = 0;
+	for (i = 0; i + 2 < c->n; i += 3) {
+		uint32_t v = (uint32_t)c->b[i] << 16 | (uint32_t)c->b[i + 1] << 8 | c->b[i + 2];
+		out[o++] = abc[v >> 18];
+		out[o++] = abc[(v >> 12) & 63];
+		out[o++] = abc[(v >> 6) & 63];
+		out[o++] = abc[v & 63];
+	}
+	if (i < c->n) { /* one or two bytes left: two or three characters */
+		uint32_t v = (uint32_t)c->b[i] << 16 | (i + 1 < c->n ? (uint32_t)c->b[i + 1] << 8 : 0);
+		out[o++] = abc[v >> 18];
+		out[o++] = abc[(v >> 12) & 63];
+		if (i + 1 < c->n)
+			out[o++] = abc[(v >> 6) & 63];
+	}
+	jc(w, yajl_gen_string(w->g, out, o));
+	free(out);
+}
+
+/* ---------------------------------------------------------------- the page's tables */
+
+struct page {
+	const struct kg_analysis *a;
+	const struct kg_model *m;
+	const struct kg_view_opts *o;
+	int64_t zero;            /* every time is written relative to this (the trace begin) */
+	uint32_t *name_map;      /* model string id -> page string id (0 = unused or "") */
+	uint32_t *name_order;    /* page string id -> model string id */
+	uint32_t n_names;
+	uint32_t *api_order;     /* page API row -> model API index (by thread, start) */
+	uint32_t *api_rank;      /* model API index -> page row */
+	uint32_t *cfg_of_op;     /* model op -> launch configuration + 1, 0 = none */
+	struct cfg *cfgs;
+	uint32_t n_cfgs;
+};
+
+/* ------------------------------------ strings: the ones used, most frequent first */
+
+struct weight {
+	uint64_t w;
+	uint32_t id;
+};
+
+static int by_weight(const void *x, const void *y)
+{
+	const struct weight *a = x, *b = y;
+	if (a->w != b->w)
+		return a->w > b->w ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Names used by many rows get small ids, so most name cells are one varint byte. */
+static int build_names(struct page *p)
+{
+	const struct kg_model *m = p->m;
+	size_t n = m->strings.count + 1;
+	struct weight *wt = calloc(n, sizeof(*wt));
+	p->name_map = calloc(n, sizeof(*p->name_map));
+	p->name_order = calloc(n, sizeof(*p->name_order));
+	if (!wt || !p->name_map || !p->name_order) {
+		free(wt);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		wt[i].id = (uint32_t)i;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (m->ops[i].name < n)
+			wt[m->ops[i].name].w++;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (m->apis[i].name < n)
+			wt[m->apis[i].name].w++;
+	for (uint32_t i = 0; i < m->n_ranges; i++) {
+		if (m->ranges[i].name < n)
+			wt[m->ranges[i].name].w++;
+		if (m->ranges[i].domain < n)
+			wt[m->ranges[i].domain].w++;
+	}
+	wt[0].w = UINT64_MAX; /* "" stays 0 */
+	qsort(wt, n, sizeof(*wt), by_weight);
+	p->n_names = 0;
+	for (size_t i = 0; i < n && wt[i].w; i++) {
+		p->name_map[wt[i].id] = p->n_names;
+		p->name_order[p->n_names++] = wt[i].id;
+	}
+	free(wt);
+	return 0;
+}
+
+static uint32_t page_name(const struct page *p, uint32_t id)
+{
+	return id <= p->m->strings.count ? p->name_map[id] : 0;
+}
+
+/* ------------------------------------ launch configurations, with their occupancy */
+
+struct cfg {
+	uint32_t key[12];        /* grid, block, regs, smem static/dynamic/config, device */
+	int occ_ok;
+	struct kg_occ_result occ;
+};
+
+static uint64_t cfg_hash(const uint32_t *key)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (int i = 0; i < 12; i++)
+		h = (h ^ key[i]) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static void cfg_key(const struct kg_op *o, uint32_t device, uint32_t *key)
+{
+	memcpy(key, o->grid, 3 * sizeof(uint32_t));
+	memcpy(key + 3, o->block, 3 * sizeof(uint32_t));
+	key[6] = o->regs;
+	key[7] = o->smem_static;
+	key[8] = o->smem_dynamic;
+	key[9] = o->smem_config;
+	key[10] = device;
+	key[11] = 0;
+}
+
+/* The theoretical occupancy of one configuration, when the trace has what it needs. */
+static void cfg_occupancy(const struct kg_model *m, struct cfg *c)
+{
+	struct kg_occ_device d;
+	occ_device_of(&m->devices[c->key[10]], &d);
+	long long threads = (long long)c->key[3] * c->key[4] * c->key[5];
+	struct kg_occ_kernel k = {(int)(threads > 1 << 20 ? 0 : threads), (int)c->key[6],
+				  (int)c->key[7], (int)c->key[8], (int)c->key[9]};
+	c->occ_ok = k.block_threads > 0 && occupancy_compute(&d, &k, &c->occ) == 0;
+}
+
+/* Kernels with the same grid, block, registers and shared memory on the same device share
+ * one row of the configuration table: a trace has thousands of them, not millions. */
+static int build_cfgs(struct page *p)
+{
+	const struct kg_model *m = p->m;
+	size_t nslots = 1024, cap = 0;
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+	p->cfg_of_op = calloc(m->n_ops ? m->n_ops : 1, sizeof(*p->cfg_of_op));
+	if (!slots || !p->cfg_of_op)
+		goto nomem;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		if (o->kind != KG_OP_KERNEL)
+			continue;
+		uint32_t key[12];
+		cfg_key(o, m->streams[o->stream].device, key);
+		size_t h = (size_t)cfg_hash(key) & (nslots - 1);
+		while (slots[h] && memcmp(p->cfgs[slots[h] - 1].key, key, sizeof(key)))
+			h = (h + 1) & (nslots - 1);
+		if (!slots[h]) {
+			if (p->n_cfgs == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct cfg *c = realloc(p->cfgs, nc * sizeof(*c));
+				if (!c)
+					goto nomem;
+				p->cfgs = c;
+				cap = nc;
+			}
+			struct cfg *c = &p->cfgs[p->n_cfgs];
+			memset(c, 0, sizeof(*c));
+			memcpy(c->key, key, sizeof(key));
+			cfg_occupancy(m, c);
+			slots[h] = ++p->n_cfgs;
+			if (p->n_cfgs * 2 > nslots) { /* grow: rehash every entry */
+				free(slots);
+				nslots *= 4;
+				slots = calloc(nslots, sizeof(*slots));
+				if (!slots)
+					goto nomem;
+				for (uint32_t j = 0; j < p->n_cfgs; j++) {
+					size_t g = (size_t)cfg_hash(p->cfgs[j].key) & (nslots - 1);
+					while (slots[g])
+						g = (g + 1) & (nslots - 1);
+					slots[g] = j + 1;
+				}
+				h = (size_t)cfg_hash(key) & (nslots - 1);
+				while (slots[h] != p->n_cfgs)
+					h = (h + 1) & (nslots - 1);
+			}
+		}
+		p->cfg_of_op[i] = slots[h];
+	}
+	free(slots);
+	return 0;
+nomem:
+	free(slots);
+	return -ENOMEM;
+}
+
+/* ------------------------------------ API calls by thread, then start */
+
+struct api_sort {
+	uint32_t thread;
+	int64_t start, end;
+	uint32_t idx;
+};
+
+static int by_thread_start(const void *x, const void *y)
+{
+	const struct api_sort *a = x, *b = y;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end) /* the enclosing call first, so nesting depths come out right */
+		return a->end > b->end ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* API calls of a thread the model does not know (none should) share a lane per process:
+ * their thread key is n_threads + process. */
+static uint32_t api_thread_key(const struct kg_model *m, const struct kg_api *a)
+{
+	return a->thread < m->n_threads ? a->thread : m->n_threads + a->process;
+}
+
+static int build_api_order(struct page *p)
+{
+	const struct kg_model *m = p->m;
+	size_t n = m->n_apis ? m->n_apis : 1;
+	struct api_sort *s = malloc(n * sizeof(*s));
+	p->api_order = malloc(n * sizeof(*p->api_order));
+	p->api_rank = malloc(n * sizeof(*p->api_rank));
+	if (!s || !p->api_order || !p->api_rank) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		s[i] = (struct api_sort){api_thread_key(m, &m->apis[i]), m->apis[i].start,
+					 m->apis[i].end, i};
+	qsort(s, m->n_apis, sizeof(*s), by_thread_start);
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		p->api_order[i] = s[i].idx;
+		p->api_rank[s[i].idx] = i;
+	}
+	free(s);
+	return 0;
+}
+
+/* Nesting depth of an interval in a lane sorted by start (enclosing ones first): how
+ * many earlier intervals are still open at its start. stack/depth persist along a lane. */
+static int nest_depth(int64_t *stack, int *top, int64_t start, int64_t end)
+{
+	while (*top > 0 && stack[*top - 1] <= start)
+		(*top)--;
+	int d = *top;
+	if (*top < MAX_DEPTH)
+		stack[(*top)++] = end;
+	return d < MAX_DEPTH ? d : MAX_DEPTH - 1;
+}
+
+/* ---------------------------------------------------------------- sections */
+
+static void write_meta(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	const struct kg_view_opts *o = p->o;
+	char buf[32];
+	kv_int(w, "v", KG_VIEW_DATA_VERSION);
+	kv_str(w, "tool", o->tool_version ? o->tool_version : "kgantt");
+	kv_str(w, "trace", o->trace_path ? o->trace_path : m->path);
+	kv_str(w, "source", m->source);
+	j_key(w, "command");
+	j_str(w, m->command ? model_text(m, m->command) : NULL);
+	/* the absolute zero as text: ns since boot can pass 2^53, where JSON numbers stop
+	 * being exact in JavaScript */
+	snprintf(buf, sizeof(buf), "%lld", (long long)p->zero);
+	kv_str(w, "zero", buf);
+	kv_rel(w, "begin", m->begin, p->zero);
+	kv_rel(w, "end", m->end, p->zero);
+	kv_int(w, "dropped", (long long)m->dropped);
+	j_key(w, "notes");
+	j_aopen(w);
+	for (int i = 0; i < m->n_notes; i++)
+		j_str(w, m->notes[i]);
+	j_aclose(w);
+	j_key(w, "window");
+	if (!o->windowed) {
+		j_null(w);
+	} else {
+		j_open(w);
+		kv_rel(w, "from", o->window_begin, o->trace_begin);
+		kv_rel(w, "to", o->window_end, o->trace_begin);
+		kv_rel(w, "trace_span", o->trace_end, o->trace_begin);
+		j_key(w, "nvtx");
+		j_str(w, o->window_nvtx);
+		j_close(w);
+	}
+}
+
+static void write_config(struct vw *w, const struct kg_config *c)
+{
+	j_key(w, "config");
+	j_open(w);
+	kv_int(w, "queue_wait_mark_ns", c->queue_wait_mark_ns);
+	kv_num(w, "low_occupancy", c->low_occupancy);
+	kv_int(w, "long_kernel_ns", c->long_kernel_ns);
+	kv_int(w, "high_launch_latency_ns", c->high_launch_latency_ns);
+	j_close(w);
+}
+
+static void write_processes(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	j_key(w, "processes");
+	j_aopen(w);
+	for (uint32_t i = 0; i < m->n_processes; i++) {
+		const struct kg_process *pr = &m->processes[i];
+		j_open(w);
+		kv_int(w, "pid", pr->pid);
+		kv_int(w, "ppid", pr->ppid);
+		kv_str(w, "host", model_text(m, pr->host));
+		kv_str(w, "cmd", model_text(m, pr->cmdline));
+		kv_str(w, "rank", model_text(m, pr->rank));
+		kv_str(w, "exit", model_text(m, pr->exit_status));
+		kv_int(w, "complete", pr->complete);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+static void write_devices(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	j_key(w, "devices");
+	j_aopen(w);
+	for (uint32_t i = 0; i < m->n_devices; i++) {
+		const struct kg_device *d = &m->devices[i];
+		j_open(w);
+		kv_int(w, "p", d->process);
+		kv_int(w, "ord", d->ordinal);
+		kv_str(w, "name", model_text(m, d->name));
+		kv_str(w, "uuid", model_text(m, d->uuid));
+		kv_int(w, "sms", d->sm_count);
+		kv_int(w, "cc", d->cc_major * 10 + d->cc_minor);
+		kv_int(w, "mem", d->memory_bytes);
+		kv_int(w, "gpu", d->gpu == KG_NONE ? -1 : (long long)d->gpu);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+static void write_streams(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	j_key(w, "streams");
+	j_aopen(w);
+	for (uint32_t i = 0; i < m->n_streams; i++) {
+		const struct kg_stream *s = &m->streams[i];
+		const char *kind = stream_kind_name(s->kind);
+		j_open(w);
+		kv_int(w, "p", s->process);
+		kv_int(w, "dev", s->device);
+		kv_int(w, "ctx", s->context);
+		kv_int(w, "id", s->id);
+		kv_int(w, "prio", s->priority);
+		kv_int(w, "ch", s->channel);
+		kv_str(w, "kind", kind ? kind : "");
+		kv_int(w, "first", s->nops ? s->first_op : 0);
+		kv_int(w, "n", s->nops);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+/* The launch configurations: [gx, gy, gz, bx, by, bz, regs, smem static, dynamic,
+ * config, device, occupancy or null, blocks per SM, limiting resource]. */
+static void write_cfgs(struct vw *w, const struct page *p)
+{
+	j_key(w, "cfgs");
+	j_aopen(w);
+	for (uint32_t i = 0; i < p->n_cfgs; i++) {
+		const struct cfg *c = &p->cfgs[i];
+		j_aopen(w);
+		for (int k = 0; k < 11; k++)
+			j_int(w, c->key[k]);
+		if (c->occ_ok) {
+			j_num(w, c->occ.occupancy);
+			j_int(w, c->occ.blocks_per_sm);
+			j_str(w, occupancy_limit_name(c->occ.limiter));
+		} else {
+			j_null(w);
+			j_null(w);
+			j_null(w);
+		}
+		j_aclose(w);
+	}
+	j_aclose(w);
+}
+
+static void write_strings(struct vw *w, const struct page *p)
+{
+	j_key(w, "strings");
+	j_aopen(w);
+	for (uint32_t i = 0; i < p->n_names; i++)
+		j_str(w, model_text(p->m, p->name_order[i]));
+	j_aclose(w);
+}
+
+/* The kind, copy direction, memory kinds and flags of an op in one small integer. */
+static uint64_t op_bits(const struct kg_op *o)
+{
+	return (uint64_t)(o->kind & 3) | (uint64_t)(o->copy_kind & 15) << 2 |
+	       (uint64_t)(o->src_kind & 7) << 6 | (uint64_t)(o->dst_kind & 7) << 9 |
+	       (uint64_t)o->flags << 12;
+}
+
+/* The GPU operations, in the model's order (by stream, then start): a stream's rows
+ * are streams[s].first .. +n. Columns (varints; "Δ" = difference from the row above):
+ *   t Δstart   d end-start   q start-queued (opt)   s start-submitted (opt)
+ *   a Δ(API row + 1, 0 = none)   n name   c Δcorrelation   k op_bits
+ *   g configuration + 1   b bytes   G graph id */
+static int write_ops(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	struct col c[11] = {{0}};
+	static const char *const keys[11] = {"t", "d", "q", "s", "a", "n", "c", "k", "g", "b", "G"};
+	int64_t prev_start = p->zero, prev_api = 0, prev_corr = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		int64_t st = o->start != KG_NO_TIME ? o->start
+			     : o->end != KG_NO_TIME ? o->end : prev_start;
+		int64_t en = o->end != KG_NO_TIME ? o->end : st;
+		int64_t api = o->api < m->n_apis ? (int64_t)p->api_rank[o->api] + 1 : 0;
+		col_s(&c[0], st - prev_start);
+		col_s(&c[1], en - st);
+		col_opt(&c[2], o->queued != KG_NO_TIME, st - o->queued);
+		col_opt(&c[3], o->submitted != KG_NO_TIME, st - o->submitted);
+		col_s(&c[4], api - prev_api);
+		col_u(&c[5], page_name(p, o->name));
+		col_s(&c[6], (int64_t)o->correlation - prev_corr);
+		col_u(&c[7], op_bits(o));
+		col_u(&c[8], p->cfg_of_op[i]);
+		col_u(&c[9], o->bytes);
+		col_u(&c[10], o->graph);
+		prev_start = st;
+		prev_api = api;
+		prev_corr = o->correlation;
+	}
+	j_key(w, "ops");
+	j_open(w);
+	kv_int(w, "n", m->n_ops);
+	for (int k = 0; k < 11; k++) {
+		kv_col(w, keys[k], &c[k]);
+		col_free(&c[k]);
+	}
+	j_close(w);
+	return 0;
+}
+
+/* One host thread lane: its API calls are rows first .. +n of the API table. */
+static void write_thread_lane(struct vw *w, const struct page *p, uint32_t key, uint32_t first,
+			      uint32_t n, int depth)
+{
+	const struct kg_model *m = p->m;
+	j_open(w);
+	if (key < m->n_threads) {
+		const struct kg_thread *t = &m->threads[key];
+		kv_int(w, "p", t->process);
+		kv_int(w, "tid", (long long)t->tid);
+		kv_str(w, "name", model_text(m, t->name));
+	} else {
+		kv_int(w, "p", key - m->n_threads);
+		kv_int(w, "tid", -1);
+		kv_str(w, "name", "unknown thread");
+	}
+	kv_int(w, "first", first);
+	kv_int(w, "n", n);
+	kv_int(w, "depth", depth + 1);
+	j_close(w);
+}
+
+/* The API calls, by thread then start. Columns: t Δstart, d duration, n name,
+ * c Δcorrelation, k category | driver << 3, l nesting depth. Then the thread lanes. */
+static void write_apis(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	struct col c[6] = {{0}};
+	static const char *const keys[6] = {"t", "d", "n", "c", "k", "l"};
+	int64_t prev_start = p->zero, prev_corr = 0, stack[MAX_DEPTH];
+	int top = 0, max_depth = 0;
+	uint32_t lane_first = 0;
+	j_key(w, "threads");
+	j_aopen(w);
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		const struct kg_api *a = &m->apis[p->api_order[i]];
+		uint32_t key = api_thread_key(m, a);
+		if (i > 0 && key != api_thread_key(m, &m->apis[p->api_order[i - 1]])) {
+			write_thread_lane(w, p, api_thread_key(m, &m->apis[p->api_order[i - 1]]),
+					  lane_first, i - lane_first, max_depth);
+			lane_first = i;
+			top = max_depth = 0;
+		}
+		int64_t start = a->start != KG_NO_TIME ? a->start : prev_start;
+		int64_t end = a->end != KG_NO_TIME && a->end >= start ? a->end : start;
+		int d = nest_depth(stack, &top, start, end);
+		max_depth = d > max_depth ? d : max_depth;
+		col_s(&c[0], start - prev_start);
+		col_s(&c[1], end - start);
+		col_u(&c[2], page_name(p, a->name));
+		col_s(&c[3], (int64_t)a->correlation - prev_corr);
+		col_u(&c[4], (uint64_t)(a->category & 7) | (uint64_t)(a->driver ? 8 : 0));
+		col_u(&c[5], (uint64_t)d);
+		prev_start = start;
+		prev_corr = a->correlation;
+	}
+	if (m->n_apis)
+		write_thread_lane(w, p, api_thread_key(m, &m->apis[p->api_order[m->n_apis - 1]]),
+				  lane_first, m->n_apis - lane_first, max_depth);
+	j_aclose(w);
+	j_key(w, "apis");
+	j_open(w);
+	kv_int(w, "n", m->n_apis);
+	for (int k = 0; k < 6; k++) {
+		kv_col(w, keys[k], &c[k]);
+		col_free(&c[k]);
+	}
+	j_close(w);
+}
+
+/* Host waits the trace attributes to a stream or event: API row + 1, kind, stream + 1. */
+static void write_syncs(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	j_key(w, "syncs");
+	j_aopen(w);
+	for (uint32_t i = 0; i < m->n_syncs; i++) {
+		const struct kg_sync *s = &m->syncs[i];
+		if (s->api >= m->n_apis)
+			continue;
+		j_aopen(w);
+		j_int(w, p->api_rank[s->api]);
+		j_int(w, s->kind);
+		j_int(w, s->stream < m->n_streams ? (long long)s->stream : -1);
+		j_aclose(w);
+	}
+	j_aclose(w);
+}
+
+struct range_sort {
+	uint32_t process, thread;
+	int64_t start, end;
+	uint32_t idx;
+};
+
+static int by_lane_start(const void *x, const void *y)
+{
+	const struct range_sort *a = x, *b = y;
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static void write_nvtx_lane(struct vw *w, const struct page *p, const struct range_sort *r,
+			    uint32_t first, uint32_t n, int depth)
+{
+	const struct kg_model *m = p->m;
+	j_open(w);
+	kv_int(w, "p", r->process);
+	if (r->thread < m->n_threads) {
+		kv_int(w, "tid", (long long)m->threads[r->thread].tid);
+		kv_str(w, "name", model_text(m, m->threads[r->thread].name));
+	} else {
+		kv_int(w, "tid", -1);
+		kv_str(w, "name", "");
+	}
+	kv_int(w, "first", first);
+	kv_int(w, "n", n);
+	kv_int(w, "depth", depth + 1);
+	j_close(w);
+}
+
+/* NVTX and annotation ranges, by process, thread, start. Columns: t Δstart,
+ * d end-start (opt: never closed), n name, o domain, l nesting depth. Then the lanes. */
+static int write_ranges(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	size_t n = m->n_ranges;
+	struct range_sort *s = malloc((n ? n : 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kg_range *r = &m->ranges[i];
+		s[i] = (struct range_sort){r->process, r->thread, r->start,
+					   r->end == KG_NO_TIME ? INT64_MAX : r->end, i};
+	}
+	qsort(s, n, sizeof(*s), by_lane_start);
+	struct col c[5] = {{0}};
+	static const char *const keys[5] = {"t", "d", "n", "o", "l"};
+	int64_t prev_start = p->zero, stack[MAX_DEPTH];
+	int top = 0, max_depth = 0;
+	uint32_t lane_first = 0;
+	j_key(w, "nvtx_lanes");
+	j_aopen(w);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kg_range *r = &m->ranges[s[i].idx];
+		if (i > 0 && (s[i].process != s[i - 1].process || s[i].thread != s[i - 1].thread)) {
+			write_nvtx_lane(w, p, &s[i - 1], lane_first, i - lane_first, max_depth);
+			lane_first = i;
+			top = max_depth = 0;
+		}
+		int64_t start = r->start != KG_NO_TIME ? r->start : prev_start;
+		int d = nest_depth(stack, &top, start, s[i].end);
+		max_depth = d > max_depth ? d : max_depth;
+		col_s(&c[0], start - prev_start);
+		col_opt(&c[1], r->end != KG_NO_TIME, r->end != KG_NO_TIME ? r->end - start : 0);
+		col_u(&c[2], page_name(p, r->name));
+		col_u(&c[3], page_name(p, r->domain));
+		col_u(&c[4], (uint64_t)d);
+		prev_start = start;
+	}
+	if (n)
+		write_nvtx_lane(w, p, &s[n - 1], lane_first, (uint32_t)n - lane_first, max_depth);
+	j_aclose(w);
+	free(s);
+	j_key(w, "ranges");
+	j_open(w);
+	kv_int(w, "n", (long long)n);
+	for (int k = 0; k < 5; k++) {
+		kv_col(w, keys[k], &c[k]);
+		col_free(&c[k]);
+	}
+	j_close(w);
+	return 0;
+}
+
+static void write_finding(struct vw *w, const struct page *p, const struct kg_finding *f,
+			  uint32_t rank)
+{
+	j_open(w);
+	kv_int(w, "rank", rank);
+	kv_str(w, "severity", severity_name(f->severity));
+	kv_str(w, "rule", f->rule);
+	kv_str(w, "title", f->title);
+	kv_str(w, "explanation", f->explanation);
+	kv_str(w, "fix", f->fix);
+	kv_num(w, "gain_ns", f->gain_ns);
+	kv_num(w, "gain_pct", f->gain_pct);
+	kv_str(w, "gain_how", f->gain_how);
+	kv_rel(w, "start", f->start, p->zero);
+	kv_rel(w, "end", f->end, p->zero);
+	kv_int(w, "gpu", f->gpu == KG_NONE ? -1 : (long long)f->gpu);
+	kv_str(w, "figures", f->figures);
+	j_key(w, "evidence");
+	j_aopen(w);
+	for (int e = 0; e < f->n_evidence; e++) {
+		const struct kg_evidence *ev = &f->evidence[e];
+		j_open(w);
+		kv_rel(w, "start", ev->start, p->zero);
+		kv_rel(w, "end", ev->end, p->zero);
+		kv_int(w, "stream", ev->stream < p->m->n_streams ? (long long)ev->stream : -1);
+		kv_int(w, "op", ev->op < p->m->n_ops ? (long long)ev->op : -1);
+		kv_str(w, "text", ev->text);
+		j_close(w);
+	}
+	j_aclose(w);
+	j_close(w);
+}
+
+static void write_findings(struct vw *w, const struct page *p)
+{
+	j_key(w, "findings");
+	j_aopen(w);
+	for (uint32_t i = 0; i < p->a->n_findings; i++)
+		write_finding(w, p, &p->a->findings[i], i + 1);
+	j_aclose(w);
+}
+
+/* The page's zero: the trace begin, or the first API call when no GPU work was seen. */
+static int64_t page_zero(const struct kg_model *m)
+{
+	if (m->begin != KG_NO_TIME)
+		return m->begin;
+	int64_t z = KG_NO_TIME;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (z == KG_NO_TIME || m->apis[i].start < z)
+			z = m->apis[i].start;
+	return z == KG_NO_TIME ? 0 : z;
+}
+
+static int write_document(struct vw *w, struct page *p)
+{
+	int rc = build_names(p);
+	if (!rc)
+		rc = build_cfgs(p);
+	if (!rc)
+		rc = build_api_order(p);
+	if (rc)
+		return rc;
+	j_open(w);
+	write_meta(w, p);
+	write_config(w, &p->a->cfg);
+	write_processes(w, p);
+	write_devices(w, p);
+	write_streams(w, p);
+	write_strings(w, p);
+	write_cfgs(w, p);
+	write_findings(w, p);
+	write_ops(w, p);
+	write_apis(w, p);
+	write_syncs(w, p);
+	rc = write_ranges(w, p);
+	j_close(w);
+	return rc;
+}
+
+int view_html(FILE *f, const struct kg_analysis *a, const struct kg_view_opts *o)
+{
+	const char *tpl = (const char *)kg_view_template;
+	const char *mark = memmem(tpl, kg_view_template_len, DATA_MARKER, strlen(DATA_MARKER));
+	if (!mark)
+		return -EINVAL;
+	struct vw w = {.f = f};
+	struct page p = {.a = a, .m = a->m, .o = o, .zero = page_zero(a->m)};
+	w.g = yajl_gen_alloc(NULL);
+	if (!w.g)
+		return -ENOMEM;
+	yajl_gen_config(w.g, yajl_gen_print_callback, vw_print, &w);
+	yajl_gen_config(w.g, yajl_gen_escape_solidus, 1); /* "</" can never appear */
+	vw_raw(&w, tpl, (size_t)(mark - tpl));
+	int rc = write_document(&w, &p);
+	vw_release(&w);
+	const char *rest = mark + strlen(DATA_MARKER);
+	vw_raw(&w, rest, kg_view_template_len - (size_t)(rest - tpl));
+	yajl_gen_free(w.g);
+	free(p.name_map);
+	free(p.name_order);
+	free(p.api_order);
+	free(p.api_rank);
+	free(p.cfg_of_op);
+	free(p.cfgs);
+	if (rc)
+		return rc;
+	if (w.nomem)
+		return -ENOMEM;
+	return w.failed || ferror(f) ? -EIO : 0;
+}
