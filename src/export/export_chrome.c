@@ -3,7 +3,7 @@
  * Track layout:
  *   - each host process is a process group (pid = (process+1) * stride), its threads are
  *     tracks (tid = the OS thread id) holding the API calls and NVTX ranges, plus a
- *     "synchronization waits" track and, for ranges of no thread, an "annotations" one;
+ *     "synchronization waits" track and, for what belongs to no thread, a "no thread" one;
  *   - each device of each process is a group of its own (pid = host pid + 1 + ordinal),
  *     its streams are tracks (tid = the stream id);
  *   - flows (ph s/f, cat "launch") join each launch call to what it launched.
@@ -45,7 +45,8 @@ struct lane {
 
 /* A track and its lanes. lane 0 is the track itself; the others are opened on demand. */
 struct track {
-	int32_t pid, tid, sort;
+	int32_t pid, tid;
+	int32_t sort;             /* thread_sort_index of lane 0; lane k adds k (up to 31) */
 	int named;                /* lane 0's thread_name has been written */
 	const char *more;         /* extra lanes: "overlap" → "X (overlap 2)"; NULL → "X (2)" */
 	char label[MAX_LABEL];    /* "stream 7", "thread 5678" */
@@ -292,14 +293,14 @@ static int32_t place(struct chrome *c, struct track *t, int64_t s, int64_t e, ui
 		t->n++;
 		char name[MAX_LABEL + 32];
 		if (k == 0 && !t->named)
-			name_thread(c, t->pid, t->tid, t->label, t->sort * 64);
+			name_thread(c, t->pid, t->tid, t->label, t->sort);
 		else if (k > 0 && t->more)
 			snprintf(name, sizeof(name), k == 1 ? "%s (%s)" : "%s (%s %u)", t->label, t->more,
 				 k + 1);
 		else if (k > 0)
 			snprintf(name, sizeof(name), "%s (%u)", t->label, k + 1);
 		if (k > 0)
-			name_thread(c, t->pid, t->lanes[k].tid, name, t->sort * 64 + (k < 63 ? k : 63));
+			name_thread(c, t->pid, t->lanes[k].tid, name, t->sort + (k < 31 ? k : 31));
 	}
 	if (lane_push(&t->lanes[k], e) < 0)
 		c->gen_err = 1;
@@ -528,13 +529,13 @@ static struct track *host_track(struct chrome *c, const struct kg_model *m, uint
 	c->cur_proc = process;
 	c->cur_thread = thread;
 	if (thread < m->n_threads) {
-		track_reset(t, host_pid(c, process), c->thread_tid[thread], (int32_t)(thread + 1), 1,
-			    "overlap");
+		track_reset(t, host_pid(c, process), c->thread_tid[thread], (int32_t)(thread + 1) * 64,
+			    1, "overlap");
 		thread_label(m, thread, t->label, sizeof(t->label));
 	} else {
-		track_reset(t, host_pid(c, process), c->next_tid++, (int32_t)(m->n_threads + 2), 0,
-			    "overlap");
-		snprintf(t->label, sizeof(t->label), "annotations (no thread)");
+		track_reset(t, host_pid(c, process), c->next_tid++, (int32_t)(m->n_threads + 2) * 64,
+			    0, "overlap");
+		snprintf(t->label, sizeof(t->label), "no thread");
 	}
 	return t;
 }
@@ -681,12 +682,12 @@ static void flush_queue(struct chrome *c, const struct kg_model *m)
 	if (!c->n_pending)
 		return;
 	uint32_t s = m->ops[c->pending[0].op].stream;
+	/* its lanes sort right after the stream's own */
 	track_reset(&c->queue, gpu_pid(c, m, m->streams[s].device), c->next_tid++,
-		    (int32_t)(s + 1), 0, NULL);
+		    (int32_t)(s + 1) * 64 + 32, 0, NULL);
 	char label[MAX_LABEL];
 	stream_label(m, s, label, sizeof(label), 0);
 	snprintf(c->queue.label, sizeof(c->queue.label), "%s queue", label);
-	c->queue.sort = (int32_t)(s + 1); /* lanes sort right after the stream's */
 	qsort(c->pending, c->n_pending, sizeof(*c->pending), queued_cmp);
 	for (uint32_t i = 0; i < c->n_pending; i++) {
 		const struct queued *q = &c->pending[i];
@@ -729,7 +730,7 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 		flush_queue(c, m);
 		c->cur_stream = o->stream;
 		track_reset(&c->stream, gpu_pid(c, m, m->streams[o->stream].device),
-			    c->stream_tid[o->stream], (int32_t)(o->stream + 1), 1, "overlap");
+			    c->stream_tid[o->stream], (int32_t)(o->stream + 1) * 64, 1, "overlap");
 		stream_label(m, o->stream, c->stream.label, sizeof(c->stream.label), 0);
 	}
 	int64_t end = o->end > o->start ? o->end : o->start;
@@ -759,7 +760,7 @@ static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i
 	if (y->process != c->cur_sync_proc) {
 		c->cur_sync_proc = y->process;
 		track_reset(&c->sync, host_pid(c, y->process), c->next_tid++,
-			    (int32_t)(m->n_threads + 1), 0, "overlap");
+			    (int32_t)(m->n_threads + 1) * 64, 0, "overlap");
 		snprintf(c->sync.label, sizeof(c->sync.label), "synchronization waits");
 	}
 	int64_t end = y->end > y->start ? y->end : y->start;
