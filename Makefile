@@ -19,7 +19,9 @@ CSTD       := -std=c11 -D_GNU_SOURCE
 WARN       := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation
 OPT        ?= -O2 -g
 SAN        ?=
-CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc -MMD -MP
+CAIRO_CFLAGS := $(shell pkg-config --cflags cairo 2>/dev/null)
+CAIRO_LIBS   := $(or $(shell pkg-config --libs cairo 2>/dev/null),-lcairo)
+CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc $(CAIRO_CFLAGS) -MMD -MP
 LDFLAGS    += $(SAN)
 
 # Hopper (H100/H200) machine code plus PTX so newer GPUs can JIT it.
@@ -37,7 +39,8 @@ all: tool recorder examples
 # ---------------------------------------------------------------- library code
 UTIL_SRC   := $(wildcard src/util/*.c)
 TRACE_SRC  := $(wildcard src/trace/*.c)
-ANALYSIS_SRC := $(wildcard src/analysis/*.c) $(wildcard src/model/*.c) $(wildcard src/report/*.c)
+ANALYSIS_SRC := $(wildcard src/analysis/*.c) $(wildcard src/model/*.c) $(wildcard src/report/*.c) \
+                $(wildcard src/render/*.c) $(wildcard src/export/*.c)
 CLI_SRC    := $(wildcard src/cli/*.c)
 REC_SRC    := $(wildcard src/recorder/*.c)
 
@@ -49,7 +52,10 @@ CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 # user's program, which was not built with them.
 REC_OBJ    := $(REC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/util/strtab.o
 
-LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ)
+# The HTML view's page, embedded as a C array at build time (scripts/embed.sh).
+VIEW_GEN   := $(BUILD)/gen/view_template.c
+VIEW_OBJ   := $(BUILD)/gen/view_template.o
+LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ) $(VIEW_OBJ)
 LIB_A      := $(BUILD)/libkgantt.a
 
 $(BUILD)/obj/%.o: %.c
@@ -61,13 +67,20 @@ $(BUILD)/pic/%.o: %.c
 	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden -Isrc -I$(CUDA_INC) -MMD -MP \
 	    -DKGANTT_VERSION='"$(VERSION)"' -DCUPTI_SOVERSION_MAJOR=$(CUPTI_SOMAJOR) -c $< -o $@
 
+$(VIEW_GEN): src/render/view_template.html scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh $< kg_view_template $@
+
+$(VIEW_OBJ): $(VIEW_GEN)
+	$(CC) $(CSTD) -O2 -c $< -o $@
+
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 tool: $(BUILD)/kgantt
 $(BUILD)/kgantt: $(CLI_OBJ) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -lsqlite3 -lyajl -lz -lstdc++ -lm -ldl -lpthread
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -lsqlite3 -lyajl -lz $(CAIRO_LIBS) -lstdc++ -lm -ldl -lpthread
 
 # The injected library. libcupti is found through the rpath of the toolkit it was built
 # against; `kgantt record` also points NVTX_INJECTION64_PATH at that same libcupti.
@@ -86,7 +99,8 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 
 # ---------------------------------------------------------------- set-up
 # Debian packages the build and tests need; installed when missing (CI runs as root).
-DEB_PKGS := build-essential libsqlite3-dev sqlite3 libyajl-dev zlib1g-dev python3 xz-utils
+DEB_PKGS := build-essential pkg-config libsqlite3-dev sqlite3 libyajl-dev zlib1g-dev libcairo2-dev \
+            python3 xz-utils
 deps:
 	@scripts/install-deps.sh $(DEB_PKGS)
 

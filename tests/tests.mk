@@ -4,12 +4,12 @@
 TEST_SAN   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 # Library sources the unit tests link, built again with the sanitizers.
-UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) $(ANALYSIS_SRC) src/recorder/spool.c
+UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) $(ANALYSIS_SRC) src/recorder/spool.c $(VIEW_GEN)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/harness.h $(UNIT_LIB) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc -I$(CUDA_INC) -DKGANTT_VERSION='"$(VERSION)"' \
-	    -o $@ $< $(UNIT_LIB) -lsqlite3 -lyajl -lz -lstdc++ -lpthread -lm
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) -DKGANTT_VERSION='"$(VERSION)"' \
+	    -o $@ $< $(UNIT_LIB) -lsqlite3 -lyajl -lz $(CAIRO_LIBS) -lstdc++ -lpthread -lm
 
 .PHONY: unit-tests e2e-tests gpu-tests test-build
 test-build: all $(UNIT_TESTS)

@@ -504,14 +504,77 @@ static int busy_and_gaps(struct kg_analysis *a, struct kg_gpu_metrics *gm, const
 	return 0;
 }
 
+/* idx holds a GPU's ops grouped by stream, each group sorted by start (model_finish's
+ * order): merge the groups into one start order with a heap over the group heads, O(n log
+ * streams) instead of a general sort. */
+static int merge_by_start(const struct kg_model *m, uint32_t *idx, uint32_t n)
+{
+	if (n < 2)
+		return 0;
+	uint32_t *out = malloc((size_t)n * sizeof(*out));
+	uint32_t *head = malloc((size_t)n * sizeof(*head)); /* run cursors */
+	uint32_t *end = malloc((size_t)n * sizeof(*end));
+	uint32_t *heap = malloc((size_t)n * sizeof(*heap));
+	if (!out || !head || !end || !heap) {
+		free(out), free(head), free(end), free(heap);
+		return -ENOMEM;
+	}
+	uint32_t runs = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (i == 0 || m->ops[idx[i]].stream != m->ops[idx[i - 1]].stream ||
+		    by_start(&idx[i - 1], &idx[i]) > 0) {
+			if (runs)
+				end[runs - 1] = i;
+			head[runs++] = i;
+		}
+	end[runs - 1] = n;
+	cmp_model = m;
+	/* binary min-heap of run numbers keyed by their head op */
+#define KEY_LESS(r1, r2) (by_start(&idx[head[r1]], &idx[head[r2]]) < 0)
+	uint32_t hn = 0;
+	for (uint32_t r = 0; r < runs; r++) {
+		uint32_t i = hn++;
+		while (i && KEY_LESS(r, heap[(i - 1) / 2])) {
+			heap[i] = heap[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		heap[i] = r;
+	}
+	for (uint32_t o = 0; o < n; o++) {
+		uint32_t r = heap[0];
+		out[o] = idx[head[r]++];
+		uint32_t x = r;
+		if (head[r] == end[r])
+			x = heap[--hn];
+		uint32_t i = 0;
+		for (;;) { /* sift x down from the root */
+			uint32_t c = 2 * i + 1;
+			if (c >= hn)
+				break;
+			if (c + 1 < hn && KEY_LESS(heap[c + 1], heap[c]))
+				c++;
+			if (!KEY_LESS(heap[c], x))
+				break;
+			heap[i] = heap[c];
+			i = c;
+		}
+		if (hn)
+			heap[i] = x;
+	}
+#undef KEY_LESS
+	memcpy(idx, out, (size_t)n * sizeof(*idx));
+	free(out), free(head), free(end), free(heap);
+	return 0;
+}
+
 static int gpu_metrics(struct kg_analysis *a, uint32_t gpu, uint32_t *idx, uint32_t n,
 		       const struct host_waits *w)
 {
 	const struct kg_model *m = a->m;
 	struct kg_gpu_metrics *gm = &a->gpus[gpu];
 	gm->gpu = gpu;
-	cmp_model = m;
-	qsort(idx, n, sizeof(*idx), by_start);
+	if (merge_by_start(m, idx, n) < 0)
+		return -ENOMEM;
 	gm->ops = malloc(((size_t)n + 1) * sizeof(*gm->ops));
 	if (!gm->ops)
 		return -ENOMEM;
@@ -616,27 +679,51 @@ struct kdur {
 	int64_t dur;
 };
 
-static int by_name_then_dur(const void *x, const void *y)
+
+
+/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n) on average.
+ * Percentiles of a million durations need two selections, not a sort. */
+static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
 {
-	const struct kdur *a = x, *b = y;
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	return (a->dur > b->dur) - (a->dur < b->dur);
+	uint32_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		/* median of three as the pivot keeps sorted input linear */
+		int64_t a = v[lo], b = v[mid], c = v[hi];
+		int64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		uint32_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return (a > b) - (a < b);
-}
-
-/* p in 0..1 over a sorted array: nearest rank. */
-static int64_t pct(const int64_t *v, uint32_t n, double p)
+/* p in 0..1: nearest rank, as a sort would give. Reorders v. */
+static int64_t pct(int64_t *v, uint32_t n, double p)
 {
 	if (!n)
 		return KG_NO_TIME;
 	uint32_t i = (uint32_t)(p * (n - 1) + 0.5);
-	return v[i < n ? i : n - 1];
+	return select_kth(v, n, i < n ? i : n - 1);
 }
 
 static void kernel_occupancy(const struct kg_analysis *a, struct kg_kernel_stats *k)
@@ -668,8 +755,6 @@ static int phase_stats(const struct kg_analysis *a, const struct kdur *run, uint
 		if (o->api_start != KG_NO_TIME)
 			tmp1[nl++] = o->queued - o->api_start;
 	}
-	qsort(tmp1, nl, sizeof(*tmp1), cmp_i64);
-	qsort(tmp2, nq, sizeof(*tmp2), cmp_i64);
 	k->launch_p50 = pct(tmp1, nl, 0.5);
 	k->launch_p99 = pct(tmp1, nl, 0.99);
 	k->queue_p50 = pct(tmp2, nq, 0.5);
@@ -686,45 +771,60 @@ static int by_total_desc(const void *x, const void *y)
 static int kernel_stats(struct kg_analysis *a)
 {
 	const struct kg_model *m = a->m;
-	uint32_t n = 0;
+	uint32_t n = 0, nnames = m->strings.count + 2;
+	/* bucket the kernels by name (a counting sort on the name id) */
+	uint32_t *at = calloc((size_t)nnames + 1, sizeof(*at));
 	struct kdur *v = malloc(((size_t)m->n_ops + 1) * sizeof(*v));
 	int64_t *durs = malloc(((size_t)m->n_ops + 1) * sizeof(*durs));
 	int64_t *t1 = malloc(((size_t)m->n_ops + 1) * sizeof(*t1));
 	int64_t *t2 = malloc(((size_t)m->n_ops + 1) * sizeof(*t2));
-	int rc = !v || !durs || !t1 || !t2 ? -ENOMEM : 0;
+	int rc = !at || !v || !durs || !t1 || !t2 ? -ENOMEM : 0;
 	for (uint32_t i = 0; !rc && i < m->n_ops; i++)
-		if (m->ops[i].kind == KG_OP_KERNEL)
-			v[n++] = (struct kdur){m->ops[i].name, i, m->ops[i].end - m->ops[i].start};
-	if (!rc)
-		qsort(v, n, sizeof(*v), by_name_then_dur);
+		if (m->ops[i].kind == KG_OP_KERNEL && m->ops[i].name < nnames)
+			at[m->ops[i].name + 1]++;
 	uint32_t names = 0;
-	for (uint32_t i = 0; !rc && i < n; i++)
-		names += i == 0 || v[i].name != v[i - 1].name;
+	for (uint32_t k = 0; !rc && k < nnames; k++) {
+		names += at[k + 1] > 0;
+		at[k + 1] += at[k];
+	}
+	for (uint32_t i = 0; !rc && i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		if (o->kind == KG_OP_KERNEL && o->name < nnames) {
+			v[at[o->name]++] = (struct kdur){o->name, i, o->end - o->start};
+			n++;
+		}
+	}
 	a->kernels = rc ? NULL : calloc((size_t)names + 1, sizeof(*a->kernels));
 	if (!a->kernels)
 		rc = -ENOMEM;
 	for (uint32_t i = 0; !rc && i < n;) {
-		uint32_t j = i;
+		uint32_t j = i, longest = i;
 		struct kg_kernel_stats *k = &a->kernels[a->n_kernels++];
 		k->name = v[i].name;
+		k->min = k->max = v[i].dur;
 		while (j < n && v[j].name == v[i].name) {
 			durs[j - i] = v[j].dur;
 			k->total += v[j].dur;
+			if (v[j].dur < k->min)
+				k->min = v[j].dur;
+			if (v[j].dur > k->max) {
+				k->max = v[j].dur;
+				longest = j;
+			}
 			j++;
 		}
 		k->count = j - i;
-		k->min = durs[0];
-		k->max = durs[k->count - 1];
 		k->p50 = pct(durs, k->count, 0.5);
 		k->p99 = pct(durs, k->count, 0.99);
 		k->mean = (double)k->total / k->count;
-		k->example_op = v[j - 1].op;
+		k->example_op = v[longest].op;
 		phase_stats(a, v + i, k->count, k, t1, t2);
 		kernel_occupancy(a, k);
 		i = j;
 	}
-	if (!rc)
+	if (!rc && a->n_kernels)
 		qsort(a->kernels, a->n_kernels, sizeof(*a->kernels), by_total_desc);
+	free(at);
 	free(v);
 	free(durs);
 	free(t1);

@@ -20,6 +20,9 @@ int cmd_import(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 void kg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,8 +17,11 @@ static const struct kg_command commands[] = {
 	{"info", cmd_info, "say what a trace holds: processes, devices, counts, losses"},
 	{"report", cmd_report,
 	 "summarise a trace and diagnose its scheduling problems, ranked by what fixing them saves"},
+	{"plot", cmd_plot, "draw the schedule as a Gantt chart (PNG, SVG or PDF)"},
 	{"dump", cmd_dump, "print the raw rows of a trace table"},
+	{"view", cmd_view, "write an interactive HTML timeline (one self-contained file)"},
 	{"import", cmd_import, "build a trace from recorder spools (after a crash, or by hand)"},
+	{"export", cmd_export, "write a trace as Perfetto/Chrome JSON, CSV or SQLite"},
 };
 
 void kg_err(const char *fmt, ...)

@@ -140,9 +140,18 @@ static void flush_out(struct chrome *c)
 	c->n = 0;
 }
 
+/* yajl calls this for every token, often a byte or two: the common case copies by hand
+ * rather than through a memcpy call. */
 static void print_cb(void *ctx, const char *s, size_t len)
 {
 	struct chrome *c = ctx;
+	if (len <= 16 && c->n + len <= OUT_BUF) {
+		char *o = c->buf + c->n;
+		for (size_t i = 0; i < len; i++)
+			o[i] = s[i];
+		c->n += len;
+		return;
+	}
 	if (c->n + len > OUT_BUF) {
 		flush_out(c);
 		if (len > OUT_BUF) { /* a huge name: straight through */
@@ -193,21 +202,27 @@ static void dur(struct chrome *c, int64_t start, int64_t end)
 	chk(c, yajl_gen_number(c->g, b, export_us(b, end > start ? end - start : 0)));
 }
 
+/* A key: always one of kgantt's own ASCII names, so no UTF-8 check. */
+static void key(struct chrome *c, const char *k)
+{
+	chk(c, yajl_gen_string(c->g, (const unsigned char *)k, strlen(k)));
+}
+
 static void kv_str(struct chrome *c, const char *k, const char *v)
 {
-	str(c, k);
+	key(c, k);
 	str(c, v);
 }
 
 static void kv_num(struct chrome *c, const char *k, int64_t v)
 {
-	str(c, k);
+	key(c, k);
 	num(c, v);
 }
 
 static void kv_true(struct chrome *c, const char *k)
 {
-	str(c, k);
+	key(c, k);
 	chk(c, yajl_gen_bool(c->g, 1));
 }
 
@@ -578,7 +593,6 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 
 static void op_latencies(struct chrome *c, const struct kg_op *o)
 {
-	kv_num(c, "duration_ns", o->end - o->start);
 	if (o->queued != KG_NO_TIME) {
 		kv_num(c, "queued_rel_ns", o->queued - o->start);
 		kv_num(c, "queue_wait_ns", o->start - o->queued);
@@ -595,7 +609,7 @@ static void op_latencies(struct chrome *c, const struct kg_op *o)
 
 static void dim3(struct chrome *c, const char *k, const uint32_t v[3])
 {
-	str(c, k);
+	key(c, k);
 	chk(c, yajl_gen_array_open(c->g));
 	for (int i = 0; i < 3; i++)
 		num(c, v[i]);
@@ -605,7 +619,6 @@ static void dim3(struct chrome *c, const char *k, const uint32_t v[3])
 static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_op *o)
 {
 	const struct kg_stream *s = &m->streams[o->stream];
-	kv_str(c, "kind", export_op_kind(o->kind));
 	kv_num(c, "device", m->devices[s->device].ordinal);
 	kv_num(c, "stream", s->id);
 	if (o->correlation)

@@ -117,19 +117,30 @@ const char *export_utf8(const char *s, size_t *len, char **buf, size_t *cap)
 
 size_t export_i64(char *out, int64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	char tmp[24];
-	size_t n = 0, len = 0;
+	size_t n = sizeof(tmp), len = 0;
 	/* through uint64_t so that INT64_MIN negates without overflow */
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	while (u >= 100) { /* two digits per division */
+		unsigned d = (unsigned)(u % 100) * 2;
+		u /= 100;
+		tmp[--n] = pairs[d + 1];
+		tmp[--n] = pairs[d];
+	}
+	if (u >= 10) {
+		tmp[--n] = pairs[u * 2 + 1];
+		tmp[--n] = pairs[u * 2];
+	} else {
+		tmp[--n] = (char)('0' + u);
+	}
 	if (v < 0)
 		out[len++] = '-';
-	while (n)
-		out[len++] = tmp[--n];
-	return len;
+	memcpy(out + len, tmp + n, sizeof(tmp) - n);
+	return len + sizeof(tmp) - n;
 }
 
 size_t export_us(char *out, int64_t ns)

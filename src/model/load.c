@@ -35,7 +35,7 @@ static int has_table(sqlite3 *db, const char *name)
 static enum kg_format detect_sqlite(const char *path, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, db ? sqlite3_errmsg(db) : "?");
 		sqlite3_close(db);
 		return KG_FORMAT_UNKNOWN;

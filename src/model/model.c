@@ -94,6 +94,8 @@ static void u64map_free(struct u64map *h)
  * element itself. */
 struct model_index {
 	struct u64map streams, threads;
+	uint32_t last_stream; /* readers ask for the same stream many times in a row */
+	int have_last;
 };
 
 static struct model_index *model_ix(struct kg_model *m)
@@ -186,6 +188,26 @@ static void *grow(void **arr, uint32_t *n, uint32_t *cap, size_t size)
 	return e;
 }
 
+static int reserve(void **arr, uint32_t *cap, uint32_t want, size_t size)
+{
+	if (want <= *cap)
+		return 0;
+	void *p = realloc(*arr, (size_t)want * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = want;
+	return 0;
+}
+
+int model_reserve(struct kg_model *m, uint32_t ops, uint32_t apis)
+{
+	if (reserve((void **)&m->ops, &m->cap_ops, ops, sizeof(*m->ops)) < 0 ||
+	    reserve((void **)&m->apis, &m->cap_apis, apis, sizeof(*m->apis)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 #define ADD(m, name) grow((void **)&(m)->name, &(m)->n_##name, &(m)->cap_##name, sizeof(*(m)->name))
 
 struct kg_process *model_add_process(struct kg_model *m)
@@ -260,12 +282,32 @@ struct kg_range *model_add_range(struct kg_model *m)
 	return r;
 }
 
+static uint32_t stream_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
+			      uint32_t device, uint32_t context, int64_t id);
+
 uint32_t model_stream_index(struct kg_model *m, uint32_t process, uint32_t device,
 			    uint32_t context, int64_t id)
 {
 	struct model_index *ix = model_ix(m);
 	if (!ix)
 		return KG_NONE;
+	if (ix->have_last) {
+		const struct kg_stream *l = &m->streams[ix->last_stream];
+		if (l->process == process && l->device == device && l->context == context &&
+		    l->id == id)
+			return ix->last_stream;
+	}
+	uint32_t found_stream = stream_lookup(m, ix, process, device, context, id);
+	if (found_stream != KG_NONE) {
+		ix->last_stream = found_stream;
+		ix->have_last = 1;
+	}
+	return found_stream;
+}
+
+static uint32_t stream_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
+			      uint32_t device, uint32_t context, int64_t id)
+{
 	uint64_t key = mix64(((uint64_t)process << 40) ^ ((uint64_t)device << 32) ^
 			     ((uint64_t)context << 20) ^ mix64((uint64_t)id)) | 1;
 	/* probe until the slot holds this exact stream (hash collisions move on) */
@@ -358,14 +400,48 @@ int kernel_is_comm(const char *name)
 /* ------------------------------------------------------------------ finish */
 
 
-static int by_stream_then_start(const void *a, const void *b)
+static int by_start_only(const void *a, const void *b)
 {
 	const struct kg_op *x = a, *y = b;
-	if (x->stream != y->stream)
-		return x->stream < y->stream ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* Ops by stream, then start. A counting sort by stream moves each op once; within a
+ * stream the records mostly arrive in start order already, so each run is only sorted
+ * when it is not. (A general sort of a million 120-byte structs cost more than reading
+ * them.) */
+static int sort_ops(struct kg_model *m)
+{
+	uint32_t ns = m->n_streams;
+	uint32_t *at = calloc((size_t)ns + 1, sizeof(*at));
+	struct kg_op *out = malloc(((size_t)m->n_ops + 1) * sizeof(*out));
+	if (!at || !out) {
+		free(at);
+		free(out);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		at[m->ops[i].stream + 1]++;
+	for (uint32_t s = 0; s < ns; s++)
+		at[s + 1] += at[s];
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		out[at[m->ops[i].stream]++] = m->ops[i];
+	/* at[s] is now the end of stream s's run */
+	for (uint32_t s = 0, begin = 0; s < ns; begin = at[s], s++) {
+		uint32_t end = at[s];
+		for (uint32_t i = begin + 1; i < end; i++)
+			if (by_start_only(&out[i - 1], &out[i]) > 0) {
+				qsort(out + begin, end - begin, sizeof(*out), by_start_only);
+				break;
+			}
+	}
+	free(m->ops);
+	m->ops = out;
+	m->cap_ops = m->n_ops + 1;
+	free(at);
+	return 0;
 }
 
 static void note_time(struct kg_model *m, int64_t start, int64_t end)
@@ -410,12 +486,28 @@ static int build_gpus(struct kg_model *m)
 	return 0;
 }
 
+/* Classifies each distinct name once: a million calls share a few dozen names. Value
+ * 0 = not yet computed, else class + 1. */
+static uint8_t *name_class_cache(const struct kg_model *m)
+{
+	return calloc((size_t)m->strings.count + 2, 1);
+}
+
 static int link_apis(struct kg_model *m)
 {
 	struct u64map byc = {0};
+	uint8_t *cls = name_class_cache(m);
+	if (!cls)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < m->n_apis; i++) {
 		struct kg_api *a = &m->apis[i];
-		a->category = (uint8_t)api_category(model_text(m, a->name));
+		if (a->name <= m->strings.count) {
+			if (!cls[a->name])
+				cls[a->name] = (uint8_t)(api_category(model_text(m, a->name)) + 1);
+			a->category = (uint8_t)(cls[a->name] - 1);
+		} else {
+			a->category = (uint8_t)api_category(model_text(m, a->name));
+		}
 		if (!a->correlation)
 			continue;
 		int found;
@@ -423,6 +515,7 @@ static int link_apis(struct kg_model *m)
 			u64map_slot(&byc, ((uint64_t)(a->process + 1) << 32) | a->correlation, &found);
 		if (!slot) {
 			u64map_free(&byc);
+			free(cls);
 			return -ENOMEM;
 		}
 		/* runtime and driver calls can share a correlation id: keep the outer (runtime)
@@ -430,6 +523,7 @@ static int link_apis(struct kg_model *m)
 		if (!found || a->start < m->apis[*slot].start)
 			*slot = i;
 	}
+	free(cls);
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		struct kg_op *o = &m->ops[i];
 		if (!o->correlation)
@@ -461,10 +555,13 @@ int model_finish(struct kg_model *m)
 	}
 	for (uint32_t i = 0; i < m->n_apis; i++)
 		m->apis[i].op = KG_NONE;
-	if (m->n_ops)
-		qsort(m->ops, m->n_ops, sizeof(*m->ops), by_stream_then_start);
+	if (sort_ops(m) < 0)
+		return -ENOMEM;
 	for (uint32_t s = 0; s < m->n_streams; s++)
 		m->streams[s].nops = 0;
+	uint8_t *comm = name_class_cache(m);
+	if (!comm)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		struct kg_op *o = &m->ops[i];
 		struct kg_stream *s = &m->streams[o->stream];
@@ -473,9 +570,14 @@ int model_finish(struct kg_model *m)
 		note_time(m, o->start, o->end);
 		if (o->kind == KG_OP_KERNEL && o->queued != KG_NO_TIME)
 			m->has_queued = 1;
-		if (o->kind == KG_OP_KERNEL && kernel_is_comm(model_text(m, o->name)))
-			o->flags |= KG_OPF_COMM;
+		if (o->kind == KG_OP_KERNEL && o->name <= m->strings.count) {
+			if (!comm[o->name])
+				comm[o->name] = (uint8_t)(kernel_is_comm(model_text(m, o->name)) + 1);
+			if (comm[o->name] == 2)
+				o->flags |= KG_OPF_COMM;
+		}
 	}
+	free(comm);
 	m->has_api = m->n_apis > 0;
 	if (link_apis(m) < 0 || build_gpus(m) < 0)
 		return -ENOMEM;

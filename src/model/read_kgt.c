@@ -378,6 +378,29 @@ static int on_nvtx(struct kgt_reader *r, sqlite3_stmt *st)
 	return 0;
 }
 
+static int64_t count_rows(struct kgt_reader *r, const char *table)
+{
+	char sql[96];
+	sqlite3_stmt *st;
+	int64_t n = 0;
+	snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM %s", table); /* O(log n), unlike COUNT */
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n > 0 && n < INT32_MAX ? n : 0;
+}
+
+static int reserve_rows(struct kgt_reader *r)
+{
+	int64_t ops = count_rows(r, "kernels") + count_rows(r, "memcpys") + count_rows(r, "memsets");
+	int64_t apis = count_rows(r, "api_calls");
+	if (ops > INT32_MAX - 1)
+		ops = 0;
+	return model_reserve(r->m, (uint32_t)ops + 1, (uint32_t)apis + 1) < 0 ? oom(r) : 0;
+}
+
 static void progress(struct kgt_reader *r, double f)
 {
 	if (r->opts && r->opts->progress)
@@ -415,6 +438,8 @@ static int read_all(struct kgt_reader *r)
 			      "c.null_stream FROM streams s JOIN contexts c USING(process, context)",
 			      "streams", on_stream);
 	progress(r, 0.05);
+	if (!rc)
+		rc = reserve_rows(r);
 	if (!rc)
 		rc = each_row(r,
 			      "SELECT process, device, context, stream, correlation, incomplete, start, "

@@ -22,12 +22,9 @@
 
 double layout_x(const struct kg_layout *l, int64_t t)
 {
-	int64_t span = l->t1 - l->t0;
-	/* clamp before subtracting: t may be anything a trace holds */
-	if (t < l->t0 && l->t0 - t > span)
-		t = l->t0 - span;
-	else if (t > l->t1 && t - l->t1 > span)
-		t = l->t1 + span;
+	/* clamp by comparison, never by subtracting t: t may be anything, KG_NO_TIME too */
+	int64_t span = l->t1 - l->t0, lo = l->t0 - span, hi = l->t1 + span;
+	t = t < lo ? lo : t > hi ? hi : t;
 	return l->x0 + (double)(t - l->t0) * l->px_per_ns;
 }
 
@@ -42,7 +39,9 @@ static int64_t floor_div(int64_t a, int64_t b)
 	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-/* The unit a span reads best in: s, ms, µs or ns (divisor in ns). */
+/* The unit times up to `span` from the origin read best in: s, ms, µs or ns (divisor in
+ * ns). Deep into a long trace that stays ms even for a 50 µs window: "40.02 ms" reads
+ * better than "40020 µs". */
 static int64_t unit_of(int64_t span, const char **name)
 {
 	if (span >= 2000000000) {
@@ -67,10 +66,18 @@ static void format_rel(int64_t rel, int64_t unit, const char *uname, int decimal
 	snprintf(buf, 32, "%.*f %s", decimals, (double)rel / (double)unit, uname);
 }
 
-const char *layout_time_label(int64_t t, int64_t origin, int64_t span, char buf[32])
+int64_t layout_time_scale(const struct kg_layout *l, int64_t origin)
+{
+	int64_t a = l->t0 - origin, b = l->t1 - origin;
+	a = a < 0 ? -a : a;
+	b = b < 0 ? -b : b;
+	return a > b ? a : b;
+}
+
+const char *layout_time_label(int64_t t, int64_t origin, int64_t scale, char buf[32])
 {
 	const char *uname;
-	int64_t unit = unit_of(span, &uname);
+	int64_t unit = unit_of(scale, &uname);
 	format_rel(t - origin, unit, uname, unit > 1 ? 3 : 0, buf);
 	return buf;
 }
@@ -98,7 +105,7 @@ int layout_ticks(const struct kg_layout *l, int64_t origin, int target, struct k
 		return 0;
 	int64_t step = nice_step(span / target > 0 ? span / target : 1);
 	const char *uname;
-	int64_t unit = unit_of(span, &uname);
+	int64_t unit = unit_of(layout_time_scale(l, origin), &uname);
 	/* as many decimals as the step needs in that unit: 0.2 ms -> 1, 50 µs in ms -> 2 */
 	int decimals = unit > step ? (int)ceil(log10((double)unit / (double)step) - 1e-9) : 0;
 	int n = 0;

@@ -108,8 +108,11 @@ struct kg_tick {
 /* Fills up to max ticks, returns how many. */
 int layout_ticks(const struct kg_layout *l, int64_t origin, int target, struct kg_tick *ticks,
 		 int max);
-/* A time relative to origin in the unit a span of `span` ns reads best in: "12.500 ms". */
-const char *layout_time_label(int64_t t, int64_t origin, int64_t span, char buf[32]);
+/* The largest distance of the window's ends from origin: the scale its times are told in. */
+int64_t layout_time_scale(const struct kg_layout *l, int64_t origin);
+/* A time relative to origin, with 3 decimals in the unit that times up to `scale` ns
+ * from the origin read best in: "12.500 ms". */
+const char *layout_time_label(int64_t t, int64_t origin, int64_t scale, char buf[32]);
 
 /* Lanes of the streams whose device is on physical GPU g (model.gpus), in lane order;
  * returns the first or KG_NONE. */

@@ -196,18 +196,37 @@ struct col {
 	int nomem;
 };
 
+/* Room for n more bytes; 0, or -1 (and c->nomem) when out of memory. */
+static int col_room(struct col *c, size_t n)
+{
+	if (c->nomem)
+		return -1;
+	if (c->cap - c->n >= n)
+		return 0;
+	size_t cap = c->cap ? c->cap * 2 : 4096;
+	unsigned char *b = realloc(c->b, cap);
+	if (!b) {
+		c->nomem = 1;
+		return -1;
+	}
+	c->b = b;
+	c->cap = cap;
+	return 0;
+}
+
+/* One already encoded varint (at most 10 bytes). */
+static void col_bytes(struct col *c, const unsigned char *b, size_t n)
+{
+	if (col_room(c, n) == 0) {
+		memcpy(c->b + c->n, b, n);
+		c->n += n;
+	}
+}
+
 static void col_u(struct col *c, uint64_t v)
 {
-	if (c->cap - c->n < 10) {
-		size_t cap = c->cap ? c->cap * 2 : 4096;
-		unsigned char *b = realloc(c->b, cap);
-		if (!b) {
-			c->nomem = 1;
-			return;
-		}
-		c->b = b;
-		c->cap = cap;
-	}
+	if (col_room(c, 10) < 0)
+		return;
 	while (v >= 0x80) {
 		c->b[c->n++] = (unsigned char)(v | 0x80);
 		v >>= 7;
@@ -236,12 +255,81 @@ static void col_free(struct col *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* "key": the column as base64url without padding; "" when every value is 0 (the page
- * fills zeros), which keeps rarely used columns (graph ids, bytes of kernels) free. */
+static const char b64abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* Bytes as a base64url JSON string, without padding. */
+static void j_base64(struct vw *w, const unsigned char *b, size_t n)
+{
+	unsigned char *out = malloc(n / 3 * 4 + 4);
+	if (!out) {
+		w->nomem = 1;
+		return;
+	}
+	size_t i, o = 0;
+	for (i = 0; i + 2 < n; i += 3) {
+		uint32_t v = (uint32_t)b[i] << 16 | (uint32_t)b[i + 1] << 8 | b[i + 2];
+		out[o++] = b64abc[v >> 18];
+		out[o++] = b64abc[(v >> 12) & 63];
+		out[o++] = b64abc[(v >> 6) & 63];
+		out[o++] = b64abc[v & 63];
+	}
+	if (i < n) { /* one or two bytes left: two or three characters */
+		uint32_t v = (uint32_t)b[i] << 16 | (i + 1 < n ? (uint32_t)b[i + 1] << 8 : 0);
+		out[o++] = b64abc[v >> 18];
+		out[o++] = b64abc[(v >> 12) & 63];
+		if (i + 1 < n)
+			out[o++] = b64abc[(v >> 6) & 63];
+	}
+	jc(w, yajl_gen_string(w->g, out, o));
+	free(out);
+}
+
+/* A column where at most a quarter of the values are not 0 (bytes of copies, flags of
+ * kernels) costs less as {"n": count, "i": Δrow of each such value, "v": the values}. */
+static int col_sparse(struct vw *w, const struct col *c)
+{
+	size_t values = 0, nonzero = 0;
+	for (size_t i = 0, start = 0; i < c->n; i++)
+		if (!(c->b[i] & 0x80)) { /* the last byte of a varint: 0 alone means 0 */
+			values++;
+			nonzero += i > start || c->b[i];
+			start = i + 1;
+		}
+	if (nonzero * 4 > values)
+		return 0;
+	struct col idx = {0}, val = {0};
+	size_t row = 0, prev = 0;
+	for (size_t i = 0, start = 0; i < c->n; i++) {
+		if (c->b[i] & 0x80)
+			continue;
+		if (i > start || c->b[i]) {
+			col_u(&idx, row - prev);
+			prev = row;
+			col_bytes(&val, c->b + start, i + 1 - start);
+		}
+		row++;
+		start = i + 1;
+	}
+	if (idx.nomem || val.nomem) {
+		w->nomem = 1;
+	} else {
+		j_open(w);
+		kv_int(w, "n", (long long)nonzero);
+		j_key(w, "i");
+		j_base64(w, idx.b, idx.n);
+		j_key(w, "v");
+		j_base64(w, val.b, val.n);
+		j_close(w);
+	}
+	col_free(&idx);
+	col_free(&val);
+	return 1;
+}
+
+/* "key": the column as base64url; "" when every value is 0 (the page fills zeros), which
+ * keeps unused columns (graph ids without graphs) free; sparse when mostly 0. */
 static void kv_col(struct vw *w, const char *key, const struct col *c)
 {
-	static const char abc[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	j_key(w, key);
 	if (c->nomem) {
 		w->nomem = 1;
@@ -250,32 +338,10 @@ static void kv_col(struct vw *w, const char *key, const struct col *c)
 	size_t i = 0;
 	while (i < c->n && !c->b[i])
 		i++;
-	if (i == c->n) {
+	if (i == c->n)
 		jc(w, yajl_gen_string(w->g, (const unsigned char *)"", 0));
-		return;
-	}
-	unsigned char *out = malloc(c->n / 3 * 4 + 4);
-	if (!out) {
-		w->nomem = 1;
-		return;
-	}
-	size_t o = 0;
-	for (i = 0; i + 2 < c->n; i += 3) {
-		uint32_t v = (uint32_t)c->b[i] << 16 | (uint32_t)c->b[i + 1] << 8 | c->b[i + 2];
-		out[o++] = abc[v >> 18];
-		out[o++] = abc[(v >> 12) & 63];
-		out[o++] = abc[(v >> 6) & 63];
-		out[o++] = abc[v & 63];
-	}
-	if (i < c->n) { /* one or two bytes left: two or three characters */
-		uint32_t v = (uint32_t)c->b[i] << 16 | (i + 1 < c->n ? (uint32_t)c->b[i + 1] << 8 : 0);
-		out[o++] = abc[v >> 18];
-		out[o++] = abc[(v >> 12) & 63];
-		if (i + 1 < c->n)
-			out[o++] = abc[(v >> 6) & 63];
-	}
-	jc(w, yajl_gen_string(w->g, out, o));
-	free(out);
+	else if (!col_sparse(w, c))
+		j_base64(w, c->b, c->n);
 }
 
 /* ---------------------------------------------------------------- the page's tables */
@@ -671,7 +737,8 @@ static uint64_t op_bits(const struct kg_op *o)
 /* The GPU operations, in the model's order (by stream, then start): a stream's rows
  * are streams[s].first .. +n. Columns (varints; "Δ" = difference from the row above):
  *   t Δstart   d end-start   q start-queued (opt)   s start-submitted (opt)
- *   a Δ(API row + 1, 0 = none)   n name   c Δcorrelation   k op_bits
+ *   a Δ(API row + 1, 0 = none)   n name   k op_bits
+ *   c correlation - the launch call's (without one: - the row above's)
  *   g configuration + 1   b bytes   G graph id */
 static int write_ops(struct vw *w, const struct page *p)
 {
@@ -691,7 +758,9 @@ static int write_ops(struct vw *w, const struct page *p)
 		col_opt(&c[3], o->submitted != KG_NO_TIME, st - o->submitted);
 		col_s(&c[4], api - prev_api);
 		col_u(&c[5], page_name(p, o->name));
-		col_s(&c[6], (int64_t)o->correlation - prev_corr);
+		/* the launch call has the same correlation id: then the column is all 0 */
+		int64_t base = o->api < m->n_apis ? (int64_t)m->apis[o->api].correlation : prev_corr;
+		col_s(&c[6], (int64_t)o->correlation - base);
 		col_u(&c[7], op_bits(o));
 		col_u(&c[8], p->cfg_of_op[i]);
 		col_u(&c[9], o->bytes);
@@ -702,7 +771,7 @@ static int write_ops(struct vw *w, const struct page *p)
 	}
 	j_key(w, "ops");
 	j_open(w);
-	kv_int(w, "n", m->n_ops);
+	kv_int(w, "rows", m->n_ops);
 	for (int k = 0; k < 11; k++) {
 		kv_col(w, keys[k], &c[k]);
 		col_free(&c[k]);
@@ -773,7 +842,7 @@ static void write_apis(struct vw *w, const struct page *p)
 	j_aclose(w);
 	j_key(w, "apis");
 	j_open(w);
-	kv_int(w, "n", m->n_apis);
+	kv_int(w, "rows", m->n_apis);
 	for (int k = 0; k < 6; k++) {
 		kv_col(w, keys[k], &c[k]);
 		col_free(&c[k]);
@@ -884,7 +953,7 @@ static int write_ranges(struct vw *w, const struct page *p)
 	free(s);
 	j_key(w, "ranges");
 	j_open(w);
-	kv_int(w, "n", (long long)n);
+	kv_int(w, "rows", (long long)n);
 	for (int k = 0; k < 5; k++) {
 		kv_col(w, keys[k], &c[k]);
 		col_free(&c[k]);

@@ -67,7 +67,7 @@ int trace_db_open(const char *path, sqlite3 **dbp, char *err, size_t errlen)
 	if (check_truncation(path, sb.st_size, err, errlen) < 0)
 		return -EINVAL;
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open '%s': %s", path,
 			 db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);

@@ -223,7 +223,8 @@ static void check_devices(const struct kg_model *m, sqlite3 *db)
 {
 	sqlite3_stmt *st = query(db, "SELECT d.name, d.uuid, d.sm_count, d.cc_major, d.cc_minor,"
 				     " d.max_warps_per_sm, d.memory_bytes FROM devices d JOIN"
-				     " processes p USING(process) WHERE p.pid = ? AND d.device = ?");
+				     " processes p USING(process)"
+				     " WHERE p.pid = ? AND d.device = ?");
 	for (uint32_t i = 0; i < m->n_devices; i++) {
 		const struct kg_device *d = &m->devices[i];
 		sqlite3_bind_int64(st, 1, pid_of(m, d->process));
@@ -354,7 +355,8 @@ static void check_apis(const struct kg_model *m, sqlite3 *db)
 		int64_t n = 0;
 		for (uint32_t i = 0; i < m->n_ops; i++) {
 			uint32_t a = m->ops[i].api;
-			n += a != KG_NONE && strcmp(model_text(m, m->apis[a].name), col_text(st, 0)) == 0;
+			const char *name = a == KG_NONE ? NULL : model_text(m, m->apis[a].name);
+			n += name && strcmp(name, col_text(st, 0)) == 0;
 		}
 		CHECK_EQ_INT(n, sqlite3_column_int64(st, 1));
 		total += n;
@@ -690,8 +692,8 @@ TEST(codes_without_enum_tables)
 	for (uint32_t i = 0; i < l.m.n_apis; i++)
 		runtime += !l.m.apis[i].driver; /* from the function names */
 	CHECK_EQ_INT(pageable_htod,
-		     kgt_int("copies_bad", "SELECT COUNT(*) FROM memcpys"
-					   " WHERE copy_kind = 1 AND src_kind = 1 AND dst_kind = 3"));
+		     kgt_int("copies_bad", "SELECT COUNT(*) FROM memcpys WHERE copy_kind = 1"
+					   " AND src_kind = 1 AND dst_kind = 3"));
 	CHECK_EQ_INT(runtime,
 		     kgt_int("copies_bad", "SELECT COUNT(*) FROM api_calls WHERE domain = 1"));
 	CHECK_EQ_INT(l.m.syncs[0].kind, KG_SYNC_CONTEXT);

@@ -1,0 +1,348 @@
+/* kgantt export: a trace of any supported format written out for other tools — Chrome
+ * trace-event JSON for ui.perfetto.dev and chrome://tracing, CSV for pandas, or a kgantt
+ * trace (SQLite). docs/export.md describes each format. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "export/export.h"
+#include "model/load.h"
+
+struct export_args {
+	int has_format, has_table, no_progress;
+	struct kg_export_opts o;
+	const char *output;    /* NULL or "-": standard output */
+	int has_from, has_to;
+	int64_t from, to;      /* --from/--to: ns after the trace begin */
+	const char *nvtx;
+	const char *path;
+};
+
+static void export_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kgantt export --format FORMAT [options] TRACE\n"
+		"\n"
+		"Writes a trace (kgantt, PyTorch profiler JSON, or Nsight Systems SQLite export)\n"
+		"in a format other tools read:\n"
+		"\n"
+		"  -f, --format FORMAT     perfetto  trace-event JSON for ui.perfetto.dev, with each\n"
+		"                                    kernel's time in its queue as a slice\n"
+		"                          chrome    the same JSON without the queue slices, for\n"
+		"                                    chrome://tracing\n"
+		"                          csv       one row per GPU operation, for pandas\n"
+		"                          sqlite    a kgantt trace (needs -o)\n"
+		"  -o, --output FILE       write FILE (default: standard output); it is written under\n"
+		"                          a temporary name and renamed when complete\n"
+		"  --table TABLE           csv: ops (default), apis, ranges or syncs\n"
+		"  --from T, --to T        only what was launched in this window, T after the\n"
+		"                          trace begin (ms, or with a unit: 250us, 1.5s)\n"
+		"  --nvtx NAME             only what was launched in the NVTX or annotation ranges\n"
+		"                          named NAME (or starting with it: ProfilerStep)\n"
+		"  --no-progress           no progress line while loading\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n");
+}
+
+/* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns" — as in
+ * kgantt report. */
+static int parse_offset(const char *s, int64_t *ns)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{"", 1e6}, {"ms", 1e6}, {"s", 1e9}, {"us", 1e3}, {"ns", 1},
+	};
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !(v >= 0) || v > 1e7) /* !(v >= 0) also rejects NaN */
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*ns = (int64_t)(v * units[i].scale);
+			return 0;
+		}
+	return -1;
+}
+
+static int pick(const char *arg, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	return -1;
+}
+
+enum { OPT_TABLE = 256, OPT_FROM, OPT_TO, OPT_NVTX, OPT_NOPROG };
+
+/* One option: -1 to go on, or the exit code when it ends the command. */
+static int take_option(int c, const char *arg, struct export_args *r)
+{
+	static const char *const formats[] = {"chrome", "perfetto", "csv", "sqlite"};
+	static const char *const tables[] = {"ops", "apis", "ranges", "syncs"};
+	int v;
+	switch (c) {
+	case 'f':
+		if ((v = pick(arg, formats, 4)) < 0) {
+			kg_err("--format: '%s' is not a format (perfetto, chrome, csv, sqlite)", arg);
+			return KG_EXIT_USAGE;
+		}
+		r->o.format = (enum kg_export_format)v;
+		r->has_format = 1;
+		return -1;
+	case OPT_TABLE:
+		if ((v = pick(arg, tables, 4)) < 0) {
+			kg_err("--table: '%s' is not a table (ops, apis, ranges, syncs)", arg);
+			return KG_EXIT_USAGE;
+		}
+		r->o.table = (enum kg_export_table)v;
+		r->has_table = 1;
+		return -1;
+	case 'o': r->output = arg; return -1;
+	case OPT_NVTX: r->nvtx = arg; return -1;
+	case OPT_NOPROG: r->no_progress = 1; return -1;
+	case OPT_FROM:
+	case OPT_TO:
+		if (parse_offset(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
+			kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)",
+			       c == OPT_FROM ? "from" : "to", arg);
+			return KG_EXIT_USAGE;
+		}
+		*(c == OPT_FROM ? &r->has_from : &r->has_to) = 1;
+		return -1;
+	case 'h': export_usage(stdout); return finish_stdout(KG_EXIT_OK);
+	default: export_usage(stderr); return KG_EXIT_USAGE;
+	}
+}
+
+/* The combinations that make no sense. -1 when the command line is fine. */
+static int check_args(struct export_args *r)
+{
+	if (!r->has_format) {
+		kg_err("export: --format is required (perfetto, chrome, csv or sqlite)");
+		return KG_EXIT_USAGE;
+	}
+	if (r->has_table && r->o.format != KG_EXPORT_CSV) {
+		kg_err("--table is for --format csv");
+		return KG_EXIT_USAGE;
+	}
+	if (r->o.format == KG_EXPORT_SQLITE && (!r->output || !strcmp(r->output, "-"))) {
+		kg_err("--format sqlite writes a database file: give it with -o FILE");
+		return KG_EXIT_USAGE;
+	}
+	if (r->nvtx && (r->has_from || r->has_to)) {
+		kg_err("--nvtx chooses the window itself: give it without --from/--to");
+		return KG_EXIT_USAGE;
+	}
+	if (r->has_from && r->has_to && r->to <= r->from) {
+		kg_err("--to must be later than --from");
+		return KG_EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct export_args *r)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"table", required_argument, NULL, OPT_TABLE},
+		{"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},
+		{"nvtx", required_argument, NULL, OPT_NVTX},
+		{"no-progress", no_argument, NULL, OPT_NOPROG},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1)
+		if ((rc = take_option(c, optarg, r)) >= 0)
+			return rc;
+	if ((rc = check_args(r)) >= 0)
+		return rc;
+	if (optind + 1 != argc) {
+		kg_err(optind == argc ? "export: no trace given" : "export: one trace at a time");
+		export_usage(stderr);
+		return KG_EXIT_USAGE;
+	}
+	r->path = argv[optind];
+	return -1;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static void progress_line(double fraction, void *arg)
+{
+	int *last = arg, pct = (int)(fraction * 100 + 0.5);
+	pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+	if (pct != *last) {
+		*last = pct;
+		fprintf(stderr, "\rloading: %d%%", pct);
+		fflush(stderr);
+	}
+}
+
+static int load_trace(const struct export_args *r, struct kg_model *m)
+{
+	int last = -1;
+	struct kg_load_opts lo = {NULL, NULL};
+	if (!r->no_progress && isatty(STDERR_FILENO)) {
+		lo.progress = progress_line;
+		lo.progress_arg = &last;
+	}
+	char err[1024];
+	int rc = model_load(r->path, m, &lo, err, sizeof(err));
+	if (last >= 0)
+		fputs("\r\033[K", stderr); /* erase the progress line */
+	if (rc < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+/* Restricts the model to the --from/--to/--nvtx window, as kgantt report does. */
+static int apply_window(struct export_args *r, struct kg_model *m)
+{
+	if (!r->nvtx && !r->has_from && !r->has_to)
+		return KG_EXIT_OK;
+	int64_t t0 = m->begin, t1 = m->end;
+	if (r->nvtx && model_range_window(m, r->nvtx, &t0, &t1) < 0) {
+		kg_err("'%s' has no NVTX or annotation range named '%s'", r->path, r->nvtx);
+		return KG_EXIT_FAILURE;
+	}
+	if (m->begin == KG_NO_TIME) /* nothing in the trace: nothing to cut */
+		return KG_EXIT_OK;
+	if (r->has_from)
+		t0 = m->begin + r->from;
+	if (r->has_to)
+		t1 = m->begin + r->to;
+	else if (!r->nvtx)
+		t1 = m->end + 1; /* the window is half-open: keep what starts at the very end */
+	r->o.windowed = 1;
+	r->o.window_begin = t0;
+	r->o.window_end = t1;
+	r->o.window_nvtx = r->nvtx;
+	if (model_restrict(m, t0, t1) < 0) {
+		kg_err("out of memory restricting '%s' to the window", r->path);
+		return KG_EXIT_FAILURE;
+	}
+	if (!m->n_ops)
+		kg_warn("no GPU operation was launched in the window");
+	return KG_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static int write_text(FILE *f, const struct export_args *r, const struct kg_model *m)
+{
+	return r->o.format == KG_EXPORT_CSV ? export_csv(f, m, &r->o) : export_chrome(f, m, &r->o);
+}
+
+static int to_stdout(const struct export_args *r, const struct kg_model *m)
+{
+	int rc = write_text(stdout, r, m);
+	if (rc == -ENOMEM) {
+		kg_err("out of memory writing the export");
+		return KG_EXIT_FAILURE;
+	}
+	if (rc < 0) {
+		kg_err("cannot write to standard output: %s", strerror(errno));
+		return KG_EXIT_FAILURE;
+	}
+	return finish_stdout(KG_EXIT_OK);
+}
+
+/* Closes f and says whether everything written to it reached the file. */
+static int close_checked(FILE *f)
+{
+	int bad = fflush(f) != 0 || ferror(f);
+	int e = errno;
+	if (fclose(f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	errno = e;
+	return bad ? -EIO : 0;
+}
+
+/* -o FILE: written as FILE.tmpPID and renamed, so that FILE is never half written. A
+ * device or a pipe (/dev/stdout, a fifo) is written directly: it cannot be renamed over. */
+static int to_file(const struct export_args *r, const struct kg_model *m)
+{
+	struct stat sb;
+	int special = stat(r->output, &sb) == 0 && !S_ISREG(sb.st_mode);
+	if (special && S_ISDIR(sb.st_mode)) {
+		kg_err("cannot write '%s': it is a directory", r->output);
+		return KG_EXIT_FAILURE;
+	}
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), special ? "%s" : "%s.tmp%d", r->output, (int)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		kg_err("cannot create '%s': %s", tmp, strerror(errno));
+		return KG_EXIT_FAILURE;
+	}
+	int rc = write_text(f, r, m);
+	int e = errno;
+	int crc = close_checked(f);
+	if (!rc && crc) {
+		rc = crc;
+		e = errno;
+	}
+	if (!rc && !special && rename(tmp, r->output) < 0) {
+		rc = -EIO;
+		e = errno;
+	}
+	if (!rc)
+		return KG_EXIT_OK;
+	if (!special)
+		unlink(tmp);
+	if (rc == -ENOMEM)
+		kg_err("out of memory writing '%s'", r->output);
+	else
+		kg_err("cannot write '%s': %s", r->output, strerror(e));
+	return KG_EXIT_FAILURE;
+}
+
+static int to_sqlite(const struct export_args *r, const struct kg_model *m)
+{
+	struct stat sb;
+	if (stat(r->output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		kg_err("cannot write '%s': an SQLite trace must be a regular file", r->output);
+		return KG_EXIT_FAILURE;
+	}
+	char err[1024];
+	if (export_sqlite(r->output, m, &r->o, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args r = {0};
+	int rc = parse_args(argc, argv, &r);
+	if (rc >= 0)
+		return rc;
+	struct kg_model m;
+	if ((rc = load_trace(&r, &m)) != KG_EXIT_OK)
+		return rc;
+	rc = apply_window(&r, &m);
+	if (rc == KG_EXIT_OK) {
+		if (r.o.format == KG_EXPORT_SQLITE)
+			rc = to_sqlite(&r, &m);
+		else if (!r.output || !strcmp(r.output, "-"))
+			rc = to_stdout(&r, &m);
+		else
+			rc = to_file(&r, &m);
+	}
+	model_free(&m);
+	return rc;
+}

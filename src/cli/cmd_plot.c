@@ -1,0 +1,413 @@
+/* kgantt plot: draw a trace as a Gantt chart (PNG, SVG or PDF): lanes per process, device
+ * and stream, each kernel in its phases (launch, queue, run), the host threads' CUDA calls
+ * and NVTX ranges, and the report's findings and rule marks on top. The drawing is in
+ * src/render/; this file reads the command line, loads and analyses, and picks the window. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analysis/analysis.h"
+#include "cli/cli.h"
+#include "model/load.h"
+#include "render/plot.h"
+#include "report/report.h"
+
+#define MAX_STREAMS 64
+
+struct plot_args {
+	const char *path, *out, *format, *nvtx, *title;
+	int has_from, has_to;
+	int64_t from, to;          /* ns after the trace begin */
+	int device;                /* -1: all */
+	int64_t streams[MAX_STREAMS];
+	int n_streams;
+	int width, height, dpi;
+	int no_annotations, no_host, manifest;
+};
+
+static void plot_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kgantt plot TRACE -o OUTPUT [options]\n"
+		"\n"
+		"Draws the trace as a Gantt chart: a lane per stream (kernels in their phases:\n"
+		"launch latency, waiting in the queue, running), per host thread (its CUDA calls)\n"
+		"and per thread with NVTX ranges, with the findings of 'kgantt report' marked.\n"
+		"\n"
+		"  -o, --output FILE       the picture: .png, .svg or .pdf\n"
+		"  --format FMT            png, svg or pdf, whatever the file name says\n"
+		"  --from T, --to T        only this window, T after the trace begin (ms, or with a\n"
+		"                          unit: 12.5ms, 300us, 1s)\n"
+		"  --nvtx NAME             the window of the NVTX ranges named NAME (or starting\n"
+		"                          with it), until the work launched in them ends\n"
+		"  --device N              only CUDA device N\n"
+		"  --streams LIST          only these stream ids, e.g. 7,13\n"
+		"  --width PX              width (default 1600)\n"
+		"  --height PX             height (default: as the lanes need)\n"
+		"  --dpi N                 PNG pixels per inch (default 96: PX pixels; 192 doubles)\n"
+		"  --title TEXT            the title (default: the recorded command)\n"
+		"  --no-annotations        no findings, queue-wait, occupancy or overlap marks\n"
+		"  --no-host               no CUDA API and NVTX lanes\n"
+		"  --manifest              also write OUTPUT.json: what was drawn, lane by lane\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n"
+		"docs/plot.md explains the picture.\n");
+}
+
+/* A time after the trace begin, as `kgantt report --from` takes it: "120" (ms), "120ms",
+ * "1.5s", "250us", "800ns". */
+static int parse_offset(const char *s, int64_t *ns)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{"", 1e6}, {"ms", 1e6}, {"s", 1e9}, {"us", 1e3}, {"µs", 1e3}, {"ns", 1},
+	};
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !(v >= 0) || v > 1e7) /* !(v >= 0) also rejects NaN */
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*ns = (int64_t)(v * units[i].scale + 0.5);
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < lo || v > hi) {
+		kg_err("--%s: '%s' is not a number from %ld to %ld", opt, s, lo, hi);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_streams(const char *s, struct plot_args *r)
+{
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long long v = strtoll(p, &end, 10);
+		if (end == p || (*end && *end != ',') || r->n_streams == MAX_STREAMS) {
+			kg_err("--streams: '%s' is not a list of stream ids (e.g. 7,13; at most %d)", s,
+			       MAX_STREAMS);
+			return -1;
+		}
+		r->streams[r->n_streams++] = v;
+		p = *end ? end + 1 : end;
+	}
+	if (!r->n_streams) {
+		kg_err("--streams: no stream id given");
+		return -1;
+	}
+	return 0;
+}
+
+enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_NVTX, OPT_DEVICE, OPT_STREAMS, OPT_WIDTH,
+       OPT_HEIGHT, OPT_DPI, OPT_TITLE, OPT_NO_ANN, OPT_NO_HOST, OPT_MANIFEST };
+
+/* One option: -1 to go on, or the exit code when it ends the command. */
+static int take_option(int c, const char *arg, struct plot_args *r)
+{
+	int bad = 0;
+	switch (c) {
+	case 'o': r->out = arg; break;
+	case OPT_FORMAT: r->format = arg; break;
+	case OPT_NVTX: r->nvtx = arg; break;
+	case OPT_TITLE: r->title = arg; break;
+	case OPT_NO_ANN: r->no_annotations = 1; break;
+	case OPT_NO_HOST: r->no_host = 1; break;
+	case OPT_MANIFEST: r->manifest = 1; break;
+	case OPT_DEVICE: bad = parse_int("device", arg, 0, 1 << 20, &r->device); break;
+	case OPT_WIDTH: bad = parse_int("width", arg, 300, 20000, &r->width); break;
+	case OPT_HEIGHT: bad = parse_int("height", arg, 150, 30000, &r->height); break;
+	case OPT_DPI: bad = parse_int("dpi", arg, 24, 1200, &r->dpi); break;
+	case OPT_STREAMS: bad = parse_streams(arg, r); break;
+	case OPT_FROM:
+	case OPT_TO:
+		if (parse_offset(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
+			kg_err("--%s: '%s' is not a time (e.g. 12.5ms, 300us, 1s; a bare number is ms)",
+			       c == OPT_FROM ? "from" : "to", arg);
+			return KG_EXIT_USAGE;
+		}
+		*(c == OPT_FROM ? &r->has_from : &r->has_to) = 1;
+		break;
+	case 'h': plot_usage(stdout); return finish_stdout(KG_EXIT_OK);
+	default: plot_usage(stderr); return KG_EXIT_USAGE;
+	}
+	return bad ? KG_EXIT_USAGE : -1;
+}
+
+static int format_of(const struct plot_args *r, enum kg_plot_format *f)
+{
+	static const char *const names[] = {"png", "svg", "pdf"};
+	const char *ext = r->format;
+	if (!ext) {
+		const char *dot = strrchr(r->out, '.'), *slash = strrchr(r->out, '/');
+		ext = dot && (!slash || dot > slash) ? dot + 1 : "";
+	}
+	for (int i = 0; i < 3; i++)
+		if (!strcasecmp(ext, names[i])) {
+			*f = (enum kg_plot_format)i;
+			return 0;
+		}
+	if (r->format)
+		kg_err("--format: '%s' is not png, svg or pdf", r->format);
+	else
+		kg_err("cannot tell the format of '%s' from its name: use .png, .svg or .pdf, or "
+		       "--format", r->out);
+	return -1;
+}
+
+/* -1 to go on, or the exit code when parsing ends the command. */
+static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_format *fmt)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},
+		{"nvtx", required_argument, NULL, OPT_NVTX},
+		{"device", required_argument, NULL, OPT_DEVICE},
+		{"streams", required_argument, NULL, OPT_STREAMS},
+		{"width", required_argument, NULL, OPT_WIDTH},
+		{"height", required_argument, NULL, OPT_HEIGHT},
+		{"dpi", required_argument, NULL, OPT_DPI},
+		{"title", required_argument, NULL, OPT_TITLE},
+		{"no-annotations", no_argument, NULL, OPT_NO_ANN},
+		{"no-host", no_argument, NULL, OPT_NO_HOST},
+		{"manifest", no_argument, NULL, OPT_MANIFEST},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
+		if ((rc = take_option(c, optarg, r)) >= 0)
+			return rc;
+	if (optind + 1 != argc) {
+		kg_err(optind == argc ? "plot: no trace given" : "plot: one trace at a time");
+		plot_usage(stderr);
+		return KG_EXIT_USAGE;
+	}
+	r->path = argv[optind];
+	if (!r->out) {
+		kg_err("plot: no output given (-o chart.png, .svg or .pdf)");
+		return KG_EXIT_USAGE;
+	}
+	if (r->nvtx && (r->has_from || r->has_to)) {
+		kg_err("--nvtx chooses the window itself: give it without --from/--to");
+		return KG_EXIT_USAGE;
+	}
+	if (r->has_from && r->has_to && r->to <= r->from) {
+		kg_err("--to must be later than --from");
+		return KG_EXIT_USAGE;
+	}
+	return format_of(r, fmt) < 0 ? KG_EXIT_USAGE : -1;
+}
+
+/* ---------------------------------------------------------------- the window */
+
+struct window {
+	int64_t t0, t1;        /* what is drawn */
+	int restricted;        /* the analysis sees only what was launched in [r0, r1) */
+	int64_t r0, r1;
+};
+
+/* The last end of the work launched in [t0, t1): what an NVTX range set going on the GPU. */
+static int64_t launched_until(const struct kg_model *m, int64_t t0, int64_t t1)
+{
+	int64_t last = t1;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		int64_t at = o->api_start != KG_NO_TIME ? o->api_start : o->start;
+		if (at >= t0 && at < t1 && o->end > last)
+			last = o->end;
+	}
+	return last;
+}
+
+static int choose_window(const struct plot_args *r, const struct kg_model *m, struct window *w)
+{
+	*w = (struct window){m->begin, m->end > m->begin ? m->end : m->begin + 1, 0, 0, 0};
+	if (r->nvtx) {
+		if (model_range_window(m, r->nvtx, &w->r0, &w->r1) < 0) {
+			kg_err("'%s' has no NVTX or annotation range named '%s'", r->path, r->nvtx);
+			return KG_EXIT_FAILURE;
+		}
+		w->restricted = 1;
+		w->t0 = w->r0;
+		w->t1 = launched_until(m, w->r0, w->r1);
+		w->t1 = w->t1 > w->t0 ? w->t1 : w->t0 + 1;
+		return KG_EXIT_OK;
+	}
+	if (!r->has_from && !r->has_to)
+		return KG_EXIT_OK;
+	w->restricted = 1;
+	w->t0 = w->r0 = m->begin + (r->has_from ? r->from : 0);
+	w->t1 = r->has_to ? m->begin + r->to : m->end;
+	/* the same cut as kgantt report --from/--to, so that the finding numbers agree */
+	w->r1 = r->has_to ? w->t1 : m->end + 1;
+	if (w->t1 <= w->t0) {
+		char a[32], b[32];
+		kg_err("the window starts at %s, after the end of '%s' (%s)",
+		       fmt_duration(w->t0 - m->begin, a), r->path, fmt_duration(m->end - m->begin, b));
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- analysis */
+
+static int load(const char *path, struct kg_model *m)
+{
+	char err[1024];
+	struct kg_load_opts lo = {NULL, NULL};
+	if (model_load(path, m, &lo, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+/* A deep copy of a finished model. String ids stay the same: the strings are interned
+ * again in id order. Copying is far cheaper than reading the trace a second time. */
+static int model_clone(const struct kg_model *src, struct kg_model *dst)
+{
+	model_init(dst, src->source, src->path);
+	for (size_t i = 0; i < src->strings.count; i++)
+		if (model_string(dst, src->strings.entries[i]) != i + 1)
+			return -ENOMEM;
+#define CLONE(name)                                                                        \
+	do {                                                                               \
+		size_t sz = (size_t)src->n_##name * sizeof(*src->name);                    \
+		if (!(dst->name = malloc(sz ? sz : 1)))                                    \
+			return -ENOMEM;                                                    \
+		memcpy(dst->name, src->name, sz);                                          \
+		dst->n_##name = dst->cap_##name = src->n_##name;                          \
+	} while (0)
+	CLONE(processes);
+	CLONE(devices);
+	CLONE(gpus);
+	CLONE(streams);
+	CLONE(threads);
+	CLONE(ops);
+	CLONE(apis);
+	CLONE(syncs);
+	CLONE(ranges);
+#undef CLONE
+	dst->begin = src->begin;
+	dst->end = src->end;
+	dst->dropped = src->dropped;
+	dst->command = src->command;
+	dst->has_queued = src->has_queued;
+	dst->has_api = src->has_api;
+	memcpy(dst->notes, src->notes, sizeof(dst->notes));
+	dst->n_notes = src->n_notes;
+	return 0;
+}
+
+/* The findings of the window, as `kgantt report` with the same window finds them: on a
+ * copy of the trace cut to the window (the picture keeps everything that overlaps it,
+ * the report only what was launched in it). */
+static int analyse(const struct plot_args *r, const struct window *w, const struct kg_model *m,
+		   struct kg_model *cut, struct kg_analysis *a)
+{
+	struct kg_config cfg;
+	analysis_config_default(&cfg);
+	const struct kg_model *src = m;
+	if (w->restricted) {
+		if (model_clone(m, cut) < 0 || model_restrict(cut, w->r0, w->r1) < 0) {
+			kg_err("out of memory restricting '%s' to the window", r->path);
+			return KG_EXIT_FAILURE;
+		}
+		src = cut;
+	}
+	int rc = analysis_run(src, &cfg, a);
+	if (rc < 0) {
+		kg_err("cannot analyse '%s': %s", r->path, strerror(-rc));
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static int draw(const struct plot_args *r, enum kg_plot_format fmt, const struct window *w,
+		const struct kg_model *m, const struct kg_analysis *a)
+{
+	struct kg_plot_opts o = {
+		.format = fmt, .t0 = w->t0, .t1 = w->t1, .origin = m->begin,
+		.width = r->width, .height = r->height, .dpi = r->dpi, .device = r->device,
+		.streams = r->n_streams ? r->streams : NULL, .n_streams = r->n_streams,
+		.title = r->title, .trace_name = base_name(r->path), .host_lanes = !r->no_host,
+	};
+	if (!plot_count_ops(m, &o)) {
+		char a0[32], a1[32];
+		kg_err("no GPU operation to draw in '%s' between %s and %s%s", r->path,
+		       fmt_rel_ms(m, w->t0, a0), fmt_rel_ms(m, w->t1, a1),
+		       r->device >= 0 || r->n_streams ? " on the chosen device and streams" : "");
+		return KG_EXIT_FAILURE;
+	}
+	char manifest[4200], err[4400];
+	snprintf(manifest, sizeof(manifest), "%s.json", r->out);
+	struct kg_plot_notes notes = {a};
+	if (plot_render(m, a ? &notes : NULL, &o, r->out, r->manifest ? manifest : NULL, err,
+			sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct plot_args r = {.device = -1, .width = 1600, .dpi = 96};
+	enum kg_plot_format fmt = KG_PLOT_PNG;
+	int rc = parse_args(argc, argv, &r, &fmt);
+	if (rc >= 0)
+		return rc;
+	struct kg_model m, cut;
+	struct kg_analysis a;
+	struct window w;
+	int have_cut = 0, have_a = 0;
+	rc = load(r.path, &m);
+	if (rc)
+		return rc;
+	if (m.begin == KG_NO_TIME) {
+		kg_err("'%s' holds no GPU operation to draw", r.path);
+		rc = KG_EXIT_FAILURE;
+		goto out;
+	}
+	rc = choose_window(&r, &m, &w);
+	if (rc)
+		goto out;
+	if (!r.no_annotations) {
+		have_cut = w.restricted;
+		rc = analyse(&r, &w, &m, &cut, &a);
+		if (rc)
+			goto out;
+		have_a = 1;
+	}
+	rc = draw(&r, fmt, &w, &m, have_a ? &a : NULL);
+out:
+	if (have_a)
+		analysis_free(&a);
+	if (have_cut)
+		model_free(&cut);
+	model_free(&m);
+	return rc;
+}

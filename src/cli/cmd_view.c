@@ -1,0 +1,283 @@
+/* kgantt view: load a trace of any supported format, analyse it, and write the
+ * interactive timeline as one self-contained HTML file (render/view.h, docs/view.md).
+ * The file appears whole or not at all: it is written to a temporary file beside the
+ * output and renamed over it. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "cli/cli.h"
+#include "model/load.h"
+#include "render/view.h"
+
+#define MAX_SETS 64
+
+struct view_args {
+	const char *out;         /* -o; NULL: TRACE's base name + .html */
+	const char *sets[MAX_SETS];
+	int n_sets;
+	int has_from, has_to, quiet;
+	int64_t from, to;        /* --from/--to: ns after the trace begin */
+	const char *nvtx;
+	const char *path;
+};
+
+static void view_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kgantt view [options] TRACE [-o OUT.html]\n"
+		"\n"
+		"Writes an interactive timeline of the trace (kgantt, PyTorch profiler JSON or\n"
+		"Nsight Systems SQLite export) as one self-contained HTML file: streams, host\n"
+		"threads and NVTX ranges as lanes, kernels in their launch, queue and execution\n"
+		"phases, the findings of 'kgantt report' beside them. Open it in any browser;\n"
+		"it loads nothing from the network.\n"
+		"\n"
+		"  -o, --output FILE       the page to write (default: TRACE's name + .html in\n"
+		"                          the current directory; '-' = standard output)\n"
+		"  --from T, --to T        only what was launched in this window, T after the\n"
+		"                          trace begin (ms, or with a unit: 250us, 1.5s)\n"
+		"  --nvtx NAME             only what was launched in the NVTX or annotation ranges\n"
+		"                          named NAME (or starting with it: ProfilerStep)\n"
+		"  --set NAME=VALUE        change a threshold of the rules and marks (repeatable;\n"
+		"                          'kgantt report --list-thresholds' lists them)\n"
+		"  -q, --quiet             do not say where the page was written\n"
+		"  -h, --help              this help\n"
+		"\n"
+		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n");
+}
+
+/* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns". The same
+ * syntax as kgantt report's --from/--to. */
+static int parse_offset(const char *s, int64_t *ns)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{"", 1e6}, {"ms", 1e6}, {"s", 1e9}, {"us", 1e3}, {"ns", 1},
+	};
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !(v >= 0) || v > 1e7)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*ns = (int64_t)(v * units[i].scale);
+			return 0;
+		}
+	return -1;
+}
+
+enum { OPT_FROM = 256, OPT_TO, OPT_NVTX, OPT_SET };
+
+/* One option: -1 to go on, or the exit code when it ends the command. */
+static int take_option(int c, const char *arg, struct view_args *v)
+{
+	switch (c) {
+	case 'o': v->out = arg; return -1;
+	case 'q': v->quiet = 1; return -1;
+	case OPT_NVTX: v->nvtx = arg; return -1;
+	case OPT_SET:
+		if (v->n_sets == MAX_SETS) {
+			kg_err("--set: at most %d thresholds at once", MAX_SETS);
+			return KG_EXIT_USAGE;
+		}
+		v->sets[v->n_sets++] = arg;
+		return -1;
+	case OPT_FROM:
+	case OPT_TO:
+		if (parse_offset(arg, c == OPT_FROM ? &v->from : &v->to) < 0) {
+			kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)",
+			       c == OPT_FROM ? "from" : "to", arg);
+			return KG_EXIT_USAGE;
+		}
+		*(c == OPT_FROM ? &v->has_from : &v->has_to) = 1;
+		return -1;
+	case 'h': view_usage(stdout); return finish_stdout(KG_EXIT_OK);
+	default: view_usage(stderr); return KG_EXIT_USAGE;
+	}
+}
+
+static int parse_args(int argc, char **argv, struct view_args *v)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},
+		{"nvtx", required_argument, NULL, OPT_NVTX},
+		{"set", required_argument, NULL, OPT_SET},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1)
+		if ((rc = take_option(c, optarg, v)) >= 0)
+			return rc;
+	if (v->nvtx && (v->has_from || v->has_to)) {
+		kg_err("--nvtx chooses the window itself: give it without --from/--to");
+		return KG_EXIT_USAGE;
+	}
+	if (v->has_from && v->has_to && v->to <= v->from) {
+		kg_err("--to must be later than --from");
+		return KG_EXIT_USAGE;
+	}
+	if (optind + 1 != argc) {
+		kg_err(optind == argc ? "view: no trace given" : "view: one trace at a time");
+		view_usage(stderr);
+		return KG_EXIT_USAGE;
+	}
+	v->path = argv[optind];
+	return -1;
+}
+
+/* Restricts the model to the --from/--to/--nvtx window and records it in o. */
+static int apply_window(const struct view_args *v, struct kg_model *m, struct kg_view_opts *o)
+{
+	if (!v->nvtx && !v->has_from && !v->has_to)
+		return KG_EXIT_OK;
+	int64_t t0 = m->begin, t1 = m->end;
+	if (v->nvtx && model_range_window(m, v->nvtx, &t0, &t1) < 0) {
+		kg_err("'%s' has no NVTX or annotation range named '%s'", v->path, v->nvtx);
+		return KG_EXIT_FAILURE;
+	}
+	if (m->begin == KG_NO_TIME)
+		return KG_EXIT_OK;
+	if (v->has_from)
+		t0 = m->begin + v->from;
+	if (v->has_to)
+		t1 = m->begin + v->to;
+	else if (!v->nvtx)
+		t1 = m->end + 1; /* half-open: keep what starts at the very end */
+	o->windowed = 1;
+	o->window_nvtx = v->nvtx;
+	o->window_begin = t0;
+	o->window_end = t1;
+	o->trace_begin = m->begin;
+	o->trace_end = m->end;
+	if (model_restrict(m, t0, t1) < 0) {
+		kg_err("out of memory restricting '%s' to the window", v->path);
+		return KG_EXIT_FAILURE;
+	}
+	if (!m->n_ops)
+		kg_warn("no GPU operation was launched in the window");
+	return KG_EXIT_OK;
+}
+
+/* TRACE's base name without its extensions (.kgt, .json.gz, .sqlite) + ".html". */
+static void default_output(const char *trace, char *buf, size_t len)
+{
+	const char *base = strrchr(trace, '/');
+	base = base ? base + 1 : trace;
+	size_t n = strcspn(base, ".");
+	if (n == 0)
+		n = strlen(base);
+	snprintf(buf, len, "%.*s.html", (int)n, base);
+}
+
+static const char *write_error(int rc)
+{
+	return rc == -ENOMEM ? "out of memory" : rc == -EINVAL ? "the page template is damaged"
+								 : strerror(errno ? errno : EIO);
+}
+
+/* Writes the page to a temporary file beside out and renames it over out. */
+static int write_page(const char *out, const struct kg_analysis *a, const struct kg_view_opts *o)
+{
+	if (!strcmp(out, "-")) {
+		int rc = view_html(stdout, a, o);
+		if (rc == -ENOMEM || rc == -EINVAL) {
+			kg_err("cannot write the page: %s", write_error(rc));
+			return KG_EXIT_FAILURE;
+		}
+		return finish_stdout(KG_EXIT_OK);
+	}
+	size_t len = strlen(out) + 16;
+	char *tmp = malloc(len);
+	if (!tmp) {
+		kg_err("out of memory");
+		return KG_EXIT_FAILURE;
+	}
+	snprintf(tmp, len, "%s.XXXXXX", out);
+	int fd = mkstemp(tmp);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		kg_err("cannot create '%s': %s", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return KG_EXIT_FAILURE;
+	}
+	errno = 0;
+	int rc = view_html(f, a, o);
+	if (fclose(f) != 0 && !rc)
+		rc = -EIO;
+	/* mkstemp makes the file 0600; a page is a document like any other */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (!rc && chmod(tmp, 0666 & ~mask) < 0)
+		rc = -EIO;
+	if (!rc && rename(tmp, out) < 0)
+		rc = -EIO;
+	if (rc) {
+		kg_err("cannot write '%s': %s", out, write_error(rc));
+		unlink(tmp);
+		free(tmp);
+		return KG_EXIT_FAILURE;
+	}
+	free(tmp);
+	return KG_EXIT_OK;
+}
+
+int cmd_view(int argc, char **argv)
+{
+	struct view_args v = {0};
+	int rc = parse_args(argc, argv, &v);
+	if (rc >= 0)
+		return rc;
+	struct kg_config cfg;
+	analysis_config_default(&cfg);
+	for (int i = 0; i < v.n_sets; i++) {
+		char err[512];
+		if (analysis_config_set(&cfg, v.sets[i], err, sizeof(err)) < 0) {
+			kg_err("%s", err);
+			return KG_EXIT_USAGE;
+		}
+	}
+	char out[4096];
+	if (v.out)
+		snprintf(out, sizeof(out), "%s", v.out);
+	else
+		default_output(v.path, out, sizeof(out));
+
+	struct kg_model m;
+	char err[1024];
+	if (model_load(v.path, &m, NULL, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	struct kg_view_opts o = {.trace_path = v.path, .tool_version = "kgantt " KGANTT_VERSION};
+	rc = apply_window(&v, &m, &o);
+	struct kg_analysis a;
+	if (!rc && (rc = analysis_run(&m, &cfg, &a)) < 0) {
+		kg_err("cannot analyse '%s': %s", v.path, strerror(-rc));
+		rc = KG_EXIT_FAILURE;
+	}
+	if (rc) {
+		model_free(&m);
+		return rc;
+	}
+	rc = write_page(out, &a, &o);
+	if (!rc && !v.quiet && strcmp(out, "-") != 0)
+		fprintf(stderr, "kgantt: wrote '%s' (%u GPU operations, %u findings)\n", out,
+			m.n_ops, a.n_findings);
+	analysis_free(&a);
+	model_free(&m);
+	return rc;
+}

@@ -1,0 +1,510 @@
+/* The model written as a kgantt trace (src/trace/schema.c, docs/trace-format.md): a
+ * Kineto or Nsight trace becomes one that the sqlite3 shell and kgantt itself read. The
+ * schema, the index SQL and the meta keys are those of `kgantt record` (spool_import.c);
+ * meta.source says "kgantt-export" and exported_from/exported_from_format name the input.
+ *
+ * What the model does not hold is NULL (cluster sizes, local memory, return values, the
+ * executable's path); 0-valued device properties are NULL too ("unknown is NULL"). A
+ * copy's or memset's label is not stored: kgantt derives it from the copy and memory
+ * kinds when it reads the trace. */
+#include "export/export.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace/schema.h"
+
+#ifndef KGANTT_VERSION
+#define KGANTT_VERSION "0"
+#endif
+
+enum { ST_PROCESS, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_SYNC,
+       ST_API, ST_NVTX, ST_STRING, ST_META, ST_COUNT };
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_PROCESS] = "INSERT INTO processes(process, pid, ppid, host, cmdline, rank, start_ns, "
+		       "end_ns, mode, latency_timestamps, complete, exit_status, dropped_records, "
+		       "incomplete_records) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	/* OR IGNORE: a source may describe a device twice; the first description stands */
+	[ST_DEVICE] = "INSERT OR IGNORE INTO devices(process, device, name, uuid, sm_count, "
+		      "max_warps_per_sm, max_blocks_per_sm, max_threads_per_block, max_regs_per_sm, "
+		      "max_regs_per_block, max_smem_per_sm, max_smem_per_block, threads_per_warp, "
+		      "cc_major, cc_minor, memory_bytes) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,32,?,?,?)",
+	[ST_CONTEXT] = "INSERT INTO contexts(process, context, device, null_stream) VALUES(?,?,?,?)",
+	[ST_STREAM] = "INSERT INTO streams(process, context, stream, priority, flags) "
+		      "VALUES(?,?,?,?,?)",
+	[ST_KERNEL] = "INSERT INTO kernels(process, device, context, stream, correlation, "
+		      "incomplete, start, end, channel, graph, name, demangled, queued, submitted, "
+		      "grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread, "
+		      "static_smem, dynamic_smem, shared_mem_executed, device_launched) "
+		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MEMCPY] = "INSERT INTO memcpys(process, device, context, stream, correlation, "
+		      "incomplete, start, end, channel, graph, copy_kind, src_kind, dst_kind, bytes, "
+		      "async) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MEMSET] = "INSERT INTO memsets(process, device, context, stream, correlation, "
+		      "incomplete, start, end, channel, graph, memory_kind, bytes, async) "
+		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_SYNC] = "INSERT INTO syncs(process, type, context, stream, start, end, correlation, "
+		    "incomplete) VALUES(?,?,?,?,?,?,?,0)",
+	[ST_API] = "INSERT INTO api_calls(process, thread, domain, name, start, end, correlation, "
+		   "incomplete) VALUES(?,?,?,?,?,?,?,0)",
+	[ST_NVTX] = "INSERT INTO nvtx(process, thread, domain, name, start, end) "
+		    "VALUES(?,?,?,?,?,?)",
+	[ST_STRING] = "INSERT INTO strings(id, text) VALUES(?,?)",
+	[ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
+};
+
+struct sq {
+	struct kg_export_ops ops; /* first: the walker's callbacks */
+	const struct kg_export_opts *o;
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT];
+	const char *path;
+	char tmp[4200];
+	char *err;
+	size_t errlen;
+	uint32_t *ctx;            /* by stream: its context id in the written trace */
+};
+
+static struct sq *self(struct kg_export_ops *x)
+{
+	return (struct sq *)x;
+}
+
+static int sql_fail(struct sq *q, const char *what)
+{
+	snprintf(q->err, q->errlen, "cannot write '%s' (%s): %s", q->path, what,
+		 q->db ? sqlite3_errmsg(q->db) : "out of memory");
+	return -EIO;
+}
+
+static int exec_sql(struct sq *q, const char *sql, const char *what)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(q->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	snprintf(q->err, q->errlen, "cannot write '%s' (%s): %s", q->path, what, msg ? msg : "?");
+	sqlite3_free(msg);
+	return -EIO;
+}
+
+static int step(struct sq *q, int which, const char *what)
+{
+	sqlite3_stmt *st = q->st[which];
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(q, what);
+}
+
+/* Binding helpers: unknown values become NULL. */
+static void b_i64(struct sq *q, int which, int col, int64_t v)
+{
+	sqlite3_bind_int64(q->st[which], col, v);
+}
+
+static void b_opt(struct sq *q, int which, int col, int known, int64_t v)
+{
+	if (known)
+		sqlite3_bind_int64(q->st[which], col, v);
+	else
+		sqlite3_bind_null(q->st[which], col);
+}
+
+static void b_time(struct sq *q, int which, int col, int64_t t)
+{
+	b_opt(q, which, col, t != KG_NO_TIME, t);
+}
+
+static void b_text(struct sq *q, int which, int col, const struct kg_model *m, uint32_t id)
+{
+	if (id)
+		sqlite3_bind_text(q->st[which], col, model_text(m, id), -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q->st[which], col);
+}
+
+/* A string id of the model is the same id in the trace: all strings are written. */
+static void b_str(struct sq *q, int which, int col, uint32_t id)
+{
+	b_opt(q, which, col, id != 0, id);
+}
+
+static int put_meta(struct sq *q, const char *key, const char *value)
+{
+	sqlite3_bind_text(q->st[ST_META], 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q->st[ST_META], 2, value, -1, SQLITE_TRANSIENT);
+	return step(q, ST_META, "meta");
+}
+
+/* ------------------------------------------------------------------ contexts */
+
+struct ctx_key {
+	uint32_t process, context, device, stream;
+};
+
+static int ctx_cmp(const void *pa, const void *pb)
+{
+	const struct ctx_key *a = pa, *b = pb;
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1;
+	if (a->context != b->context)
+		return a->context < b->context ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
+static int write_context(struct sq *q, const struct kg_model *m, const struct ctx_key *k,
+			 uint32_t id, const struct ctx_key *end)
+{
+	int64_t null_stream = 0;
+	int has_null = 0;
+	for (const struct ctx_key *j = k; j < end && j->process == k->process &&
+					  j->context == k->context && j->device == k->device; j++)
+		if (m->streams[j->stream].kind == KG_STREAM_LEGACY_DEFAULT && !has_null) {
+			null_stream = m->streams[j->stream].id;
+			has_null = 1;
+		}
+	b_i64(q, ST_CONTEXT, 1, (int64_t)k->process + 1);
+	b_i64(q, ST_CONTEXT, 2, id);
+	b_i64(q, ST_CONTEXT, 3, m->devices[k->device].ordinal);
+	b_opt(q, ST_CONTEXT, 4, has_null, null_stream);
+	return step(q, ST_CONTEXT, "contexts");
+}
+
+/* The trace finds a stream's device through its context (process, context → device).
+ * A source without real contexts (Kineto: context 0 on every device) would map several
+ * devices to one context, so each further device of a (process, context) gets a context
+ * id of its own, above every id the source used. */
+static int write_contexts(struct sq *q, const struct kg_model *m)
+{
+	uint32_t n = m->n_streams, fresh = 0;
+	struct ctx_key *k = malloc((n ? n : 1) * sizeof(*k));
+	q->ctx = malloc((n ? n : 1) * sizeof(*q->ctx));
+	if (!k || !q->ctx) {
+		free(k);
+		snprintf(q->err, q->errlen, "out of memory writing '%s'", q->path);
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < n; s++) {
+		const struct kg_stream *st = &m->streams[s];
+		k[s] = (struct ctx_key){st->process, st->context, st->device, s};
+		if (st->context >= fresh)
+			fresh = st->context + 1;
+	}
+	qsort(k, n, sizeof(*k), ctx_cmp);
+	int rc = 0;
+	uint32_t id = 0;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		int same_ctx = i && k[i].process == k[i - 1].process && k[i].context == k[i - 1].context;
+		if (!same_ctx || k[i].device != k[i - 1].device) {
+			id = same_ctx ? fresh++ : k[i].context;
+			rc = write_context(q, m, &k[i], id, k + n);
+		}
+		q->ctx[k[i].stream] = id;
+	}
+	free(k);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ begin and end */
+
+static int open_db(struct sq *q)
+{
+	/* under a temporary name, renamed at the end: never a half-written trace */
+	snprintf(q->tmp, sizeof(q->tmp), "%s.tmp%d", q->path, (int)getpid());
+	unlink(q->tmp);
+	if (sqlite3_open(q->tmp, &q->db) != SQLITE_OK) {
+		snprintf(q->err, q->errlen, "cannot create '%s': %s", q->tmp,
+			 q->db ? sqlite3_errmsg(q->db) : "out of memory");
+		return -EIO;
+	}
+	int rc = exec_sql(q, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+			  "PRAGMA cache_size=-262144; BEGIN;", "set-up");
+	if (!rc)
+		rc = exec_sql(q, kg_schema_sql, "schema");
+	for (int i = 0; !rc && i < ST_COUNT; i++)
+		if (sqlite3_prepare_v3(q->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &q->st[i],
+				       NULL) != SQLITE_OK)
+			rc = sql_fail(q, stmt_sql[i]);
+	return rc;
+}
+
+static int write_meta(struct sq *q, const struct kg_model *m)
+{
+	char buf[64], when[64];
+	time_t now = time(NULL);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	int kgt = !strcmp(m->source, "kgantt");
+	int rc = put_meta(q, "format", KG_TRACE_FORMAT);
+	snprintf(buf, sizeof(buf), "%d", KG_TRACE_VERSION);
+	if (!rc)
+		rc = put_meta(q, "version", buf);
+	snprintf(buf, sizeof(buf), "%d", KG_TRACE_MIN_READER);
+	if (!rc)
+		rc = put_meta(q, "min_reader_version", buf);
+	/* the clock is the source's: only a kgantt trace is known to be MONOTONIC_RAW */
+	if (!rc)
+		rc = put_meta(q, "clock", kgt ? "CLOCK_MONOTONIC_RAW" : "source");
+	if (!rc)
+		rc = put_meta(q, "time_unit", "ns");
+	if (!rc)
+		rc = put_meta(q, "source", "kgantt-export");
+	if (!rc)
+		rc = put_meta(q, "exported_from", m->path);
+	if (!rc)
+		rc = put_meta(q, "exported_from_format", m->source);
+	if (!rc)
+		rc = put_meta(q, "created_by", "kgantt " KGANTT_VERSION);
+	if (!rc)
+		rc = put_meta(q, "created_at", when);
+	if (!rc && m->command)
+		rc = put_meta(q, "command", model_text(m, m->command));
+	if (!rc && q->o->windowed) {
+		snprintf(buf, sizeof(buf), "%lld %lld", (long long)q->o->window_begin,
+			 (long long)q->o->window_end);
+		rc = put_meta(q, "window_ns", buf);
+	}
+	return rc;
+}
+
+static int write_strings(struct sq *q, const struct kg_model *m)
+{
+	int rc = 0;
+	for (uint32_t id = 1; !rc && id <= m->strings.count; id++) {
+		b_i64(q, ST_STRING, 1, id);
+		sqlite3_bind_text(q->st[ST_STRING], 2, model_text(m, id), -1, SQLITE_STATIC);
+		rc = step(q, ST_STRING, "strings");
+	}
+	return rc;
+}
+
+static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
+{
+	struct sq *q = self(x);
+	int rc = open_db(q);
+	if (!rc)
+		rc = write_meta(q, m);
+	if (!rc)
+		rc = write_strings(q, m);
+	if (!rc)
+		rc = write_contexts(q, m);
+	return rc;
+}
+
+static int on_end(struct kg_export_ops *x, const struct kg_model *m)
+{
+	struct sq *q = self(x);
+	int rc = exec_sql(q, kg_index_sql, "indexes");
+	if (!rc)
+		rc = exec_sql(q, "COMMIT;", "commit");
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(q->st[i]);
+	memset(q->st, 0, sizeof(q->st));
+	if (!rc && sqlite3_close(q->db) != SQLITE_OK)
+		rc = sql_fail(q, "close");
+	if (!rc)
+		q->db = NULL;
+	if (!rc && rename(q->tmp, q->path) < 0) {
+		rc = -errno;
+		snprintf(q->err, q->errlen, "cannot rename '%s' to '%s': %s", q->tmp, q->path,
+			 strerror(-rc));
+	}
+	if (!rc)
+		q->tmp[0] = '\0';
+	return rc;
+}
+
+/* ------------------------------------------------------------------ rows */
+
+static int on_process(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct sq *q = self(x);
+	const struct kg_process *p = &m->processes[i];
+	b_i64(q, ST_PROCESS, 1, (int64_t)i + 1);
+	b_i64(q, ST_PROCESS, 2, p->pid);
+	b_opt(q, ST_PROCESS, 3, p->ppid != 0, p->ppid);
+	b_text(q, ST_PROCESS, 4, m, p->host);
+	b_text(q, ST_PROCESS, 5, m, p->cmdline);
+	b_text(q, ST_PROCESS, 6, m, p->rank);
+	b_time(q, ST_PROCESS, 7, p->start);
+	b_time(q, ST_PROCESS, 8, p->end);
+	sqlite3_bind_text(q->st[ST_PROCESS], 9, m->has_api ? "full" : "kernels", -1, SQLITE_STATIC);
+	b_i64(q, ST_PROCESS, 10, m->has_queued);
+	b_i64(q, ST_PROCESS, 11, p->complete);
+	b_text(q, ST_PROCESS, 12, m, p->exit_status);
+	b_i64(q, ST_PROCESS, 13, (int64_t)p->dropped);
+	b_i64(q, ST_PROCESS, 14, (int64_t)p->incomplete);
+	return step(q, ST_PROCESS, "processes");
+}
+
+static int on_device(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct sq *q = self(x);
+	const struct kg_device *d = &m->devices[i];
+	const int props[] = {d->sm_count,	  d->max_warps_per_sm,	    d->max_blocks_per_sm,
+			     d->max_threads_per_block, d->regs_per_sm,    d->max_regs_per_block,
+			     d->smem_per_sm,	  d->smem_per_block};
+	b_i64(q, ST_DEVICE, 1, (int64_t)d->process + 1);
+	b_i64(q, ST_DEVICE, 2, d->ordinal);
+	b_text(q, ST_DEVICE, 3, m, d->name);
+	b_text(q, ST_DEVICE, 4, m, d->uuid);
+	for (int k = 0; k < 8; k++)
+		b_opt(q, ST_DEVICE, 5 + k, props[k] != 0, props[k]);
+	b_opt(q, ST_DEVICE, 13, d->cc_major != 0, d->cc_major);
+	b_opt(q, ST_DEVICE, 14, d->cc_major != 0, d->cc_minor);
+	b_opt(q, ST_DEVICE, 15, d->memory_bytes != 0, d->memory_bytes);
+	return step(q, ST_DEVICE, "devices");
+}
+
+static int on_stream(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct sq *q = self(x);
+	const struct kg_stream *s = &m->streams[i];
+	/* enum_stream_flags: 1 default (blocking), 2 non-blocking, 3 the legacy NULL stream */
+	static const int flags[] = {[KG_STREAM_UNKNOWN] = 0, [KG_STREAM_BLOCKING] = 1,
+				    [KG_STREAM_NON_BLOCKING] = 2, [KG_STREAM_LEGACY_DEFAULT] = 3};
+	b_i64(q, ST_STREAM, 1, (int64_t)s->process + 1);
+	b_i64(q, ST_STREAM, 2, q->ctx[i]);
+	b_i64(q, ST_STREAM, 3, s->id);
+	b_i64(q, ST_STREAM, 4, s->priority);
+	b_i64(q, ST_STREAM, 5, s->kind <= KG_STREAM_LEGACY_DEFAULT ? flags[s->kind] : 0);
+	return step(q, ST_STREAM, "streams");
+}
+
+/* Columns 1..10, the same in kernels, memcpys and memsets. */
+static void bind_op_common(struct sq *q, int w, const struct kg_model *m, const struct kg_op *o)
+{
+	const struct kg_stream *s = &m->streams[o->stream];
+	b_i64(q, w, 1, (int64_t)s->process + 1);
+	b_i64(q, w, 2, m->devices[s->device].ordinal);
+	b_i64(q, w, 3, q->ctx[o->stream]);
+	b_i64(q, w, 4, s->id);
+	b_opt(q, w, 5, o->correlation != 0, o->correlation);
+	b_i64(q, w, 6, (o->flags & KG_OPF_INCOMPLETE) != 0);
+	b_time(q, w, 7, o->start);
+	b_time(q, w, 8, o->end);
+	b_opt(q, w, 9, s->channel >= 0, s->channel);
+	b_opt(q, w, 10, (o->flags & KG_OPF_GRAPH) != 0, o->graph);
+}
+
+static int write_kernel(struct sq *q, const struct kg_model *m, const struct kg_op *o)
+{
+	bind_op_common(q, ST_KERNEL, m, o);
+	b_str(q, ST_KERNEL, 11, o->name);
+	b_str(q, ST_KERNEL, 12, o->name); /* the model's name is already demangled */
+	b_time(q, ST_KERNEL, 13, o->queued);
+	b_time(q, ST_KERNEL, 14, o->submitted);
+	for (int k = 0; k < 3; k++) {
+		b_i64(q, ST_KERNEL, 15 + k, o->grid[k]);
+		b_i64(q, ST_KERNEL, 18 + k, o->block[k]);
+	}
+	b_i64(q, ST_KERNEL, 21, o->regs);
+	b_i64(q, ST_KERNEL, 22, o->smem_static);
+	b_i64(q, ST_KERNEL, 23, o->smem_dynamic);
+	b_opt(q, ST_KERNEL, 24, o->smem_config != 0, o->smem_config);
+	b_i64(q, ST_KERNEL, 25, (o->flags & KG_OPF_DEVICE_LAUNCHED) != 0);
+	return step(q, ST_KERNEL, "kernels");
+}
+
+static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct sq *q = self(x);
+	const struct kg_op *o = &m->ops[i];
+	int async = (o->flags & KG_OPF_ASYNC) != 0;
+	switch (o->kind) {
+	case KG_OP_KERNEL: return write_kernel(q, m, o);
+	case KG_OP_MEMCPY:
+		bind_op_common(q, ST_MEMCPY, m, o);
+		b_i64(q, ST_MEMCPY, 11, o->copy_kind);
+		b_i64(q, ST_MEMCPY, 12, o->src_kind);
+		b_i64(q, ST_MEMCPY, 13, o->dst_kind);
+		b_i64(q, ST_MEMCPY, 14, (int64_t)o->bytes);
+		b_i64(q, ST_MEMCPY, 15, async);
+		return step(q, ST_MEMCPY, "memcpys");
+	default:
+		bind_op_common(q, ST_MEMSET, m, o);
+		b_i64(q, ST_MEMSET, 11, o->dst_kind);
+		b_i64(q, ST_MEMSET, 12, (int64_t)o->bytes);
+		b_i64(q, ST_MEMSET, 13, async);
+		return step(q, ST_MEMSET, "memsets");
+	}
+}
+
+static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct sq *q = self(x);
+	const struct kg_sync *y = &m->syncs[i];
+	int known = y->stream < m->n_streams;
+	b_i64(q, ST_SYNC, 1, (int64_t)y->process + 1);
+	b_i64(q, ST_SYNC, 2, y->kind);
+	b_opt(q, ST_SYNC, 3, known, known ? q->ctx[y->stream] : 0);
+	b_opt(q, ST_SYNC, 4, known, known ? m->streams[y->stream].id : 0);
+	b_time(q, ST_SYNC, 5, y->start);
+	b_time(q, ST_SYNC, 6, y->end);
+	b_opt(q, ST_SYNC, 7, y->correlation != 0, y->correlation);
+	return step(q, ST_SYNC, "syncs");
+}
+
+static void bind_thread(struct sq *q, int w, int col, const struct kg_model *m, uint32_t t)
+{
+	b_opt(q, w, col, t < m->n_threads, t < m->n_threads ? (int64_t)m->threads[t].tid : 0);
+}
+
+static int on_api(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct sq *q = self(x);
+	const struct kg_api *a = &m->apis[i];
+	b_i64(q, ST_API, 1, (int64_t)a->process + 1);
+	bind_thread(q, ST_API, 2, m, a->thread);
+	b_i64(q, ST_API, 3, a->driver ? 2 : 1); /* enum_api_domain */
+	b_str(q, ST_API, 4, a->name);
+	b_time(q, ST_API, 5, a->start);
+	b_time(q, ST_API, 6, a->end);
+	b_opt(q, ST_API, 7, a->correlation != 0, a->correlation);
+	return step(q, ST_API, "api_calls");
+}
+
+static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct sq *q = self(x);
+	const struct kg_range *r = &m->ranges[i];
+	b_i64(q, ST_NVTX, 1, (int64_t)r->process + 1);
+	bind_thread(q, ST_NVTX, 2, m, r->thread);
+	b_str(q, ST_NVTX, 3, r->domain);
+	b_str(q, ST_NVTX, 4, r->name);
+	b_time(q, ST_NVTX, 5, r->start);
+	b_time(q, ST_NVTX, 6, r->end);
+	return step(q, ST_NVTX, "nvtx");
+}
+
+int export_sqlite(const char *path, const struct kg_model *m, const struct kg_export_opts *o,
+		  char *err, size_t errlen)
+{
+	struct sq q = {
+		.ops = {.begin = on_begin, .process = on_process, .device = on_device,
+			.stream = on_stream, .api = on_api, .range = on_range, .op = on_op,
+			.sync = on_sync, .end = on_end},
+		.o = o,
+		.path = path,
+		.err = err,
+		.errlen = errlen,
+	};
+	err[0] = '\0';
+	int rc = export_walk(m, &q.ops);
+	if (rc == -ENOMEM && !err[0])
+		snprintf(err, errlen, "out of memory writing '%s'", path);
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(q.st[i]);
+	if (q.db)
+		sqlite3_close(q.db);
+	if (q.tmp[0])
+		unlink(q.tmp); /* failed: leave nothing behind */
+	free(q.ctx);
+	return rc;
+}

@@ -1,0 +1,230 @@
+# 'kgantt export' over real traces (H200 kgantt traces, PyTorch profiler JSON): the
+# Chrome/Perfetto JSON is valid and complete (one slice per GPU operation, flows that pair
+# up, named groups and tracks, no slices that overlap on one track without nesting), the
+# CSV parses with every operation and awkward names intact, the SQLite export reads back
+# with the same counts, hostile names stay inside their JSON strings, and bad input,
+# options and a full disk fail with the right exit code.
+. tests/e2e/lib.sh
+
+# check_json FILE NOPS: the trace-event document is what docs/export.md describes
+check_json() {
+	python3 - "$1" "$2" <<'EOF' || fail "export JSON $1"
+import collections, json, sys
+from decimal import Decimal
+path, nops = sys.argv[1], int(sys.argv[2])
+d = json.load(open(path, encoding="utf-8"), parse_float=Decimal)
+assert d["displayTimeUnit"] == "ns"
+assert int(d["otherData"]["time_origin_ns"]) >= 0
+ev = d["traceEvents"]
+ops = [e for e in ev if e["ph"] == "X" and e.get("cat") in ("kernel", "memcpy", "memset")]
+assert len(ops) == nops, "%d GPU slices, expected %d" % (len(ops), nops)
+# times are µs with exactly three decimals: ns precision, printed from integers
+assert all(e["ts"] == e["ts"].quantize(Decimal("0.001")) and e["dur"] >= 0 for e in ops)
+# flows: every start has its end, ids unique, bound to the enclosing slice
+s = collections.Counter(e["id"] for e in ev if e["ph"] == "s")
+f = collections.Counter(e["id"] for e in ev if e["ph"] == "f")
+assert s == f, "flows do not pair up"
+assert all(v == 1 for v in s.values()), "a flow id is used twice"
+assert all(e["bp"] == "e" and e["cat"] == "launch" for e in ev if e["ph"] == "f")
+# metadata: every group and track that holds a slice has a name
+pnames = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+tnames = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+          if e["ph"] == "M" and e["name"] == "thread_name"}
+tracks = collections.defaultdict(list)
+for e in ev:
+    if e["ph"] == "X":
+        tracks[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"]))
+for pid, tid in tracks:
+    assert pid in pnames and (pid, tid) in tnames, "unnamed track %s/%s" % (pid, tid)
+assert any(n.startswith("GPU ") for n in pnames.values()), "no GPU group"
+assert any(n.startswith("pid ") for n in pnames.values()), "no host process group"
+for e in ops:
+    assert tnames[(e["pid"], e["tid"])].startswith("stream "), tnames[(e["pid"], e["tid"])]
+# the viewers' importers need the slices of one track to nest
+for k, v in tracks.items():
+    v.sort(key=lambda x: (x[0], -x[1]))
+    stack = []
+    for a, b in v:
+        while stack and stack[-1] <= a:
+            stack.pop()
+        assert not stack or b <= stack[-1], "partial overlap on track %s at %s" % (k, a)
+        stack.append(b)
+queue = [e for e in ev if e["ph"] == "X" and e.get("cat") == "queue"]
+print(len(ops), len(s), len(queue))
+EOF
+}
+
+# check_csv FILE NOPS: one row per operation under the documented header
+check_csv() {
+	python3 - "$1" "$2" <<'EOF' || fail "export CSV $1"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8")))
+assert len(rows) == int(sys.argv[2]), "%d rows, expected %s" % (len(rows), sys.argv[2])
+for r in rows:
+    assert r["kind"] in ("kernel", "memcpy", "memset") and r["name"]
+    assert int(r["end_ns"]) >= int(r["start_ns"])
+    assert int(r["duration_ns"]) == int(r["end_ns"]) - int(r["start_ns"])
+    if r["queue_wait_ns"]:
+        assert int(r["queue_wait_ns"]) == int(r["start_ns"]) - int(r["queued_ns"])
+    assert (r["grid_x"] != "") == (r["kind"] == "kernel")
+EOF
+}
+
+# nops TRACE: GPU operations in a kgantt trace (those with both times, as kgantt reads it)
+nops() {
+	python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(sum(db.execute("SELECT COUNT(*) FROM %s WHERE start IS NOT NULL AND end IS NOT NULL"
+                     % t).fetchone()[0] for t in ("kernels", "memcpys", "memsets")))' "$1"
+}
+
+# export_all TRACE NAME NOPS: every format of TRACE, checked
+export_all() {
+	local t=$1 n=$2 want=$3 fmt got
+	for fmt in chrome perfetto; do
+		"$K" export -f $fmt -o "$WORK/$n.$fmt.json" "$t" 2> "$WORK/err" ||
+			fail "export $fmt $n exited $?: $(cat "$WORK/err")"
+		got=$(check_json "$WORK/$n.$fmt.json" "$want")
+		echo "ok: $n $fmt: GPU slices, flows, queue slices: $got"
+	done
+	# stdout is the same document as -o
+	"$K" export -f chrome "$t" > "$WORK/$n.stdout.json" || fail "export chrome to stdout $n"
+	cmp -s "$WORK/$n.stdout.json" "$WORK/$n.chrome.json" || fail "$n: stdout and -o differ"
+	"$K" export -f csv -o "$WORK/$n.csv" "$t" || fail "export csv $n"
+	check_csv "$WORK/$n.csv" "$want"
+	for tb in apis ranges syncs; do
+		"$K" export -f csv --table $tb "$t" > "$WORK/$n.$tb.csv" || fail "export csv --table $tb $n"
+		python3 -c 'import csv, sys; list(csv.reader(open(sys.argv[1])))' "$WORK/$n.$tb.csv" ||
+			fail "$n: csv --table $tb does not parse"
+	done
+	"$K" export -f sqlite -o "$WORK/$n.kgt" "$t" 2> "$WORK/err" ||
+		fail "export sqlite $n exited $?: $(cat "$WORK/err")"
+	[ "$(nops "$WORK/$n.kgt")" -eq "$want" ] || fail "$n: sqlite export has $(nops "$WORK/$n.kgt") ops, expected $want"
+	"$K" info "$WORK/$n.kgt" > "$WORK/info" || fail "info on the sqlite export of $n"
+	grep -q "kgantt-trace version 1" "$WORK/info" || fail "info on $n.kgt: $(cat "$WORK/info")"
+	echo "ok: $n csv, sqlite: $want ops"
+	ls "$WORK" | grep -q '\.tmp' && fail "$n: a temporary file was left behind"
+	return 0
+}
+
+# ---------------------------------------------------------------- H200 kgantt traces
+for name in streams_fixed copies_bad nvtx_bad timeslice_bad; do
+	t=$(fixture $name)
+	export_all "$t" "$name" "$(nops "$t")"
+	# round trip: the export read back is the same model (same rows in every CSV table)
+	for tb in ops apis ranges syncs; do
+		"$K" export -f csv --table $tb "$t" > "$WORK/a.csv"
+		"$K" export -f csv --table $tb "$WORK/$name.kgt" > "$WORK/b.csv"
+		cmp -s "$WORK/a.csv" "$WORK/b.csv" || fail "$name: the sqlite round trip changed the $tb: $(diff "$WORK/a.csv" "$WORK/b.csv" | head -5)"
+	done
+	echo "ok: $name: sqlite round trip keeps every op, API call, range and sync"
+done
+
+# two processes on one GPU: a host group and a GPU group each
+python3 - "$WORK/timeslice_bad.chrome.json" <<'EOF' || fail "timeslice_bad: groups"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = [e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"]
+assert sum(n.startswith("pid ") for n in names) == 2, names
+assert sum(n.startswith("GPU 0 NVIDIA H200 (pid ") for n in names) == 2, names
+streams = [e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"]
+assert any("stream 7 (legacy default" in n for n in streams), streams
+EOF
+echo "ok: timeslice_bad: two host groups, two GPU groups"
+
+# perfetto shows the queue phase of kernels with latency timestamps; chrome does not
+grep -q '"stream [0-9]* queue"' "$WORK/streams_fixed.perfetto.json" || fail "perfetto: no queue track"
+grep -q '"cat":"queue"' "$WORK/streams_fixed.chrome.json" && fail "chrome: queue slices"
+echo "ok: perfetto has queue tracks, chrome has none"
+
+# ---------------------------------------------------------------- PyTorch profiler traces
+for t in tests/fixtures/torch/*.json.gz; do
+	name=$(basename "$t" .json.gz)
+	"$K" export -f csv -o "$WORK/$name.csv" "$t" || fail "export csv $name"
+	want=$(($(wc -l < "$WORK/$name.csv") - 1)) # names hold no newline: one line per row
+	[ "$want" -gt 0 ] || fail "$name: no GPU operation exported"
+	export_all "$t" "$name" "$want"
+done
+
+# ---------------------------------------------------------------- awkward and hostile names
+t=$(fixture streams_fixed)
+cp "$t" "$WORK/evil.kgt"
+python3 - "$WORK/evil.kgt" <<'EOF' || fail "cannot craft evil.kgt"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+ids = [r[0] for r in db.execute("SELECT DISTINCT demangled FROM kernels ORDER BY 1 LIMIT 1")]
+assert ids
+db.execute("UPDATE strings SET text = ? WHERE id = ?", ('<img src=x onerror=alert(1)>","evil', ids[0]))
+n = db.execute("SELECT MAX(id) FROM strings").fetchone()[0]
+texts = ["void f<int, 2>(float*, int)", "two\nlines\tand \"quotes\\", "bad\xff".encode("latin-1")]
+k = [r[0] for r in db.execute("SELECT id FROM kernels ORDER BY id LIMIT 3 OFFSET 40")]
+for i, (text, kid) in enumerate(zip(texts, k)):
+    db.execute("INSERT INTO strings VALUES(?, CAST(? AS TEXT))", (n + 1 + i, text))
+    db.execute("UPDATE kernels SET demangled = ? WHERE id = ?", (n + 1 + i, kid))
+db.commit()
+EOF
+"$K" export -f perfetto -o "$WORK/evil.json" "$WORK/evil.kgt" || fail "export of evil names"
+"$K" export -f csv -o "$WORK/evil.csv" "$WORK/evil.kgt" || fail "csv export of evil names"
+python3 - "$WORK/evil.json" "$WORK/evil.csv" <<'EOF' || fail "evil names did not round-trip"
+import csv, json, sys
+want = {'<img src=x onerror=alert(1)>","evil', "void f<int, 2>(float*, int)",
+        "two\nlines\tand \"quotes\\", "bad\ufffd"}
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+names = {e["name"] for e in d["traceEvents"] if e["ph"] == "X"}
+assert want <= names, want - names
+rows = {r["name"] for r in csv.DictReader(open(sys.argv[2], newline="", encoding="utf-8"))}
+assert want <= rows, want - rows
+EOF
+echo "ok: hostile, comma, newline and invalid UTF-8 names survive JSON and CSV"
+
+# ---------------------------------------------------------------- overlapping ops on one stream
+cp "$t" "$WORK/overlap.kgt"
+python3 - "$WORK/overlap.kgt" <<'EOF' || fail "cannot craft overlap.kgt"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+a, b = db.execute("SELECT id, start, end, stream FROM kernels WHERE stream = (SELECT stream "
+                  "FROM kernels GROUP BY stream ORDER BY COUNT(*) DESC LIMIT 1) ORDER BY start "
+                  "LIMIT 2").fetchall()
+# the second starts inside the first and ends after it: no nesting possible
+db.execute("UPDATE kernels SET start = ?, end = ? WHERE id = ?",
+           ((a[1] + a[2]) // 2, a[2] + 5000, b[0]))
+db.commit()
+EOF
+"$K" export -f chrome -o "$WORK/overlap.json" "$WORK/overlap.kgt" || fail "export overlap"
+check_json "$WORK/overlap.json" "$(nops "$WORK/overlap.kgt")" > /dev/null
+grep -q '"stream [0-9]* (overlap)"' "$WORK/overlap.json" || fail "no overlap track"
+grep -q '"overlaps_previous":true' "$WORK/overlap.json" || fail "no overlaps_previous arg"
+echo "ok: an op overlapping its predecessor goes on a '(overlap)' track, nothing dropped"
+
+# ---------------------------------------------------------------- windows
+t=$(fixture nvtx_bad)
+"$K" export -f csv --nvtx step "$t" > "$WORK/w.csv" || fail "export --nvtx"
+all=$(nops "$t") in=$(($(wc -l < "$WORK/w.csv") - 1))
+[ "$in" -gt 0 ] && [ "$in" -le "$all" ] || fail "--nvtx step kept $in of $all ops"
+"$K" export -f chrome --from 0 --to 1ms "$t" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert "window_begin_ns" in d["otherData"]' || fail "--from/--to: no window in otherData"
+echo "ok: --nvtx keeps $in of $all ops; --from/--to is recorded"
+
+# ---------------------------------------------------------------- bad input, options, disk
+expect_error 1 "cannot open '$WORK/nope.kgt'" "$K" export -f chrome "$WORK/nope.kgt"
+echo garbage > "$WORK/garbage.txt"
+expect_error 1 "$WORK/garbage.txt" "$K" export -f csv "$WORK/garbage.txt"
+expect_error 2 "is not a format" "$K" export -f svg "$t"
+expect_error 2 "--format is required" "$K" export "$t"
+expect_error 2 "give it with -o FILE" "$K" export -f sqlite "$t"
+expect_error 2 "--table is for --format csv" "$K" export -f chrome --table apis "$t"
+expect_error 2 "is not a table" "$K" export -f csv --table nope "$t"
+expect_error 2 "not a time" "$K" export -f csv --from soon "$t"
+expect_error 2 "one trace at a time" "$K" export -f csv "$t" "$t"
+expect_error 1 "has no NVTX or annotation range named 'nope'" "$K" export -f csv --nvtx nope "$t"
+expect_error 1 "cannot write to standard output" sh -c "\"$K\" export -f chrome \"$t\" > /dev/full"
+expect_error 1 "cannot write to standard output" sh -c "\"$K\" export -f csv \"$t\" > /dev/full"
+expect_error 1 "cannot write '/dev/full'" "$K" export -f perfetto -o /dev/full "$t"
+expect_error 1 "cannot create '$WORK/no/such/dir/x.json" "$K" export -f chrome -o "$WORK/no/such/dir/x.json" "$t"
+expect_error 1 "cannot create '$WORK/no/such/dir/x.kgt" "$K" export -f sqlite -o "$WORK/no/such/dir/x.kgt" "$t"
+expect_error 1 "it is a directory" "$K" export -f csv -o "$WORK" "$t"
+"$K" export --help | grep -q "perfetto" || fail "export --help"
+echo "ok: export"
