@@ -206,7 +206,7 @@ static int write_page(const char *out, const struct kg_analysis *a, const struct
 	int fd = mkstemp(tmp);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
-		kg_err("cannot create '%s': %s", tmp, strerror(errno));
+		kg_err("cannot create '%s': %s", out, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);

@@ -202,7 +202,7 @@ static int reserve(void **arr, uint32_t *cap, uint32_t want, size_t size)
 
 int model_reserve(struct kg_model *m, uint32_t ops, uint32_t apis)
 {
-	if (reserve((void **)&m->ops, &m->cap_ops, ops, sizeof(*m->ops)) < 0 ||
+	if (!model_ix(m) || reserve((void **)&m->ops, &m->cap_ops, ops, sizeof(*m->ops)) < 0 ||
 	    reserve((void **)&m->apis, &m->cap_apis, apis, sizeof(*m->apis)) < 0)
 		return -ENOMEM;
 	return 0;

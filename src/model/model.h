@@ -208,7 +208,9 @@ struct kg_api *model_add_api(struct kg_model *m);
 struct kg_sync *model_add_sync(struct kg_model *m);
 struct kg_range *model_add_range(struct kg_model *m);
 /* Room for this many ops and API calls, when a reader knows the counts ahead: saves
- * the copies and page faults of growing by doubling. 0 or -ENOMEM. */
+ * the copies and page faults of growing by doubling. Afterwards, one thread may add ops
+ * (model_add_op, model_stream_index, model_string) while another adds API calls
+ * (model_add_api, model_thread_index) within the reserved counts. 0 or -ENOMEM. */
 int model_reserve(struct kg_model *m, uint32_t ops, uint32_t apis);
 void model_note(struct kg_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

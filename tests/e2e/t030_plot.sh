@@ -1,0 +1,222 @@
+# 'kgantt plot' draws every H200 trace as PNG, SVG and PDF. What it drew is checked three
+# ways: the pictures themselves (PNG size and colours, decoded here with zlib; SVG and PDF
+# headers), the --manifest account against the trace's own tables (sqlite3) and against
+# 'kgantt report --json' (same findings, same numbers), and bad input and options.
+. tests/e2e/lib.sh
+command -v python3 > /dev/null || skip "python3 is needed to check the pictures"
+"$K" plot --help | grep -q "usage: kgantt plot" || fail "plot --help"
+
+# check.py png FILE WIDTH HEIGHT MIN_COLOURS (0: the size only) | svg FILE WIDTH
+#          plot BASE MIN_COLOURS TRACE [FROM_MS TO_MS]: BASE.png, .svg, .pdf, .png.json against
+#                 the trace and BASE.report.json (a TRACE of - checks the findings only)
+cat > "$WORK/check.py" <<'EOF'
+import json, sqlite3, struct, sys, zlib
+import xml.etree.ElementTree as ET
+
+def png_info(path, decode):
+    """(width, height, distinct colours): a PNG decoder small enough to trust, no PIL.
+    Without decode, only the size (the header): decoding in pure Python takes a second."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, []
+    while pos < len(data):
+        n, t = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if t == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), "unexpected PNG type"
+        elif t == b"IDAT":
+            idat.append(body)
+    if not decode:
+        return w, h, None
+    bpp = 3 if ctype == 2 else 4
+    raw, stride = zlib.decompress(b"".join(idat)), w * bpp
+    prev, colours = bytearray(stride), set()
+    for y in range(h):
+        i = y * (stride + 1)
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        for x in range(stride):  # undo the row filter (PNG spec, section 9)
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + ((a + b) >> 1)) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        colours.update(bytes(line[x:x + 3]) for x in range(0, stride, bpp))
+        prev = line
+    return w, h, len(colours)
+
+def check_svg(path, width):
+    root = ET.parse(path).getroot()
+    assert root.tag.endswith("svg") and root.get("width") == width + "px", root.attrib
+    assert sum(1 for e in root.iter() if e.tag.endswith("path")) > 50, "almost nothing drawn"
+
+def in_window(start, end, t0, t1):
+    # what kgantt draws: runs in [t0, t1); a zero-length op when it starts in it
+    return start < t1 and (end > t0 or (end == start and start >= t0))
+
+def check_manifest(trace, manifest, report, window):
+    m, r = json.load(open(manifest)), json.load(open(report))
+    db = sqlite3.connect(trace)
+    rows = {}
+    for table in ("kernels", "memcpys", "memsets"):
+        rows[table] = db.execute(
+            "SELECT p.pid, t.device, t.stream, t.start, t.end%s FROM %s t JOIN processes p "
+            "USING (process) WHERE t.start IS NOT NULL AND t.end IS NOT NULL"
+            % (", t.queued" if table == "kernels" else "", table)).fetchall()
+    begin = min(row[3] for table in rows.values() for row in table)
+    t0, t1 = begin, max(row[4] for table in rows.values() for row in table)
+    if window:
+        t0, t1 = begin + int(float(window[0]) * 1e6), begin + int(float(window[1]) * 1e6)
+    assert m["window"]["start_ns"] == t0 - begin, (m["window"], t0 - begin)
+    lanes = {(l["pid"], l["device"], l["stream"]): l for l in m["lanes"] if l["kind"] == "stream"}
+    for table, key in (("kernels", "kernels"), ("memcpys", "copies"), ("memsets", "memsets")):
+        want = {}
+        for row in rows[table]:
+            if in_window(row[3], row[4], t0, t1):
+                want[row[:3]] = want.get(row[:3], 0) + 1
+        got = {k: l[key] for k, l in lanes.items() if l[key]}
+        assert got == want, "%s per stream: drew %s, the trace has %s" % (table, got, want)
+        assert m["totals"][key] == sum(want.values())
+    for l in lanes.values():  # each op is a block or part of a density band
+        assert l["blocks"] + l["merged"] == l["kernels"] + l["copies"] + l["memsets"], l
+        assert (l["merged"] > 0) == (l["density_columns"] > 0), l
+    waits = sum(1 for k in rows["kernels"] if k[5] is not None and k[3] - k[5] > 100000
+                and in_window(k[3], k[4], t0, t1))
+    assert m["mark_counts"]["queue-wait"]["count"] == waits, (m["mark_counts"], waits)
+    check_findings(m, r)
+    print("%d kernels, %d findings, marks %s" % (m["totals"]["kernels"], len(m["findings"]),
+          {k: v["count"] for k, v in m["mark_counts"].items()}))
+
+def check_findings(m, r):
+    """The same findings as the report, in its order, each on a lane of its GPU."""
+    assert len(m["findings"]) == len(r["findings"]), (len(m["findings"]), len(r["findings"]))
+    for f, g in zip(m["findings"], r["findings"]):
+        assert f["number"] == g["rank"] and f["rule"] == g["rule"], (f, g)
+        if g["start_ns"] is not None and g["gpu"] is not None:  # drawn on a lane of its GPU
+            lane = m["lanes"][f["lane"]]
+            assert f["drawn"] and lane["kind"] == "stream" and lane["gpu"] == g["gpu"], (f, g)
+
+what = sys.argv[1]
+if what == "png":
+    w, h, n = png_info(sys.argv[2], int(sys.argv[5]) > 0)
+    assert (w, h) == (int(sys.argv[3]), int(sys.argv[4])), "size %dx%d, asked %sx%s" % (
+        w, h, sys.argv[3], sys.argv[4])
+    assert n is None or n >= int(sys.argv[5]), "only %d colours: blank?" % n
+elif what == "svg":
+    check_svg(sys.argv[2], sys.argv[3])
+else:  # one python for all the checks of one plot: starting python costs more than they do
+    base, colours, trace = sys.argv[2:5]
+    m = json.load(open(base + ".png.json"))
+    w, h, n = png_info(base + ".png", int(colours) > 0)
+    assert (w, h) == (1600, m["height"]), "size %dx%d" % (w, h)
+    assert n is None or n >= int(colours), "only %d colours: blank?" % n
+    check_svg(base + ".svg", "1600")
+    data = open(base + ".pdf", "rb").read()
+    assert data.startswith(b"%PDF-") and b"%%EOF" in data[-1024:] and len(data) > 5000
+    if trace == "-":
+        check_findings(m, json.load(open(base + ".report.json")))
+    else:
+        check_manifest(trace, base + ".png.json", base + ".report.json", sys.argv[5:7])
+EOF
+check() { python3 "$WORK/check.py" "$@" || fail "check $*"; }
+
+# plot_ok TRACE NAME [OPTION...]: the three formats of one trace with OPTIONs, and
+# report --json with the same options, for check.py plot
+plot_ok() {
+	local t=$1 name=$2
+	shift 2
+	"$K" plot "$t" -o "$WORK/$name.png" --manifest "$@" 2> "$WORK/err" ||
+		fail "plot $name $* exited $?: $(cat "$WORK/err")"
+	"$K" plot "$t" -o "$WORK/$name.svg" "$@" || fail "plot $name.svg"
+	"$K" plot "$t" -o "$WORK/$name.pdf" "$@" || fail "plot $name.pdf"
+	"$K" report --json "$t" "$@" > "$WORK/$name.report.json" || fail "report --json $name"
+}
+
+# every fixture, whole trace; the pixels of the rule examples are looked at too
+KEY=" streams_bad copies_bad copies_fixed launches_bad timeslice_bad multigpu_bad nvtx_bad "
+n=0
+for xz in "$FIXTURES"/*.kgt.xz; do
+	name=$(basename "$xz" .kgt.xz)
+	t=$(fixture "$name")
+	if [ "$(sqlite3 "$t" 'SELECT (SELECT COUNT(*) FROM kernels) + (SELECT COUNT(*) FROM memcpys) + (SELECT COUNT(*) FROM memsets)')" = 0 ]; then
+		expect_error 1 "no GPU operation" "$K" plot "$t" -o "$WORK/$name.png"
+		continue
+	fi
+	colours=0
+	[[ $KEY == *" $name "* ]] && colours=100
+	plot_ok "$t" "$name"
+	echo "ok: $name: $(check plot "$WORK/$name" "$colours" "$t")"
+	n=$((n + 1))
+done
+[ "$n" -ge 6 ] || fail "only $n fixtures drawn"
+
+# the rules' marks where they fired
+marks() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mark_counts"][sys.argv[2]]["count"])' "$@"; }
+[ "$(marks "$WORK/copies_fixed.png.json" overlap)" -gt 0 ] || fail "copies_fixed: no overlap link"
+[ "$(marks "$WORK/copies_bad.png.json" overlap)" = 0 ] || fail "copies_bad: its copies overlap nothing"
+[ "$(marks "$WORK/occupancy_bad.png.json" low-occupancy)" -gt 0 ] || fail "occupancy_bad: no circle"
+[ "$(marks "$WORK/occupancy_fixed.png.json" low-occupancy)" = 0 ] || fail "occupancy_fixed: a circle"
+[ "$(marks "$WORK/nvtx_bad.png.json" queue-wait)" -gt 0 ] || fail "nvtx_bad: no queue-wait mark"
+
+# windows: a zoom into 10,000 launches shows single blocks; --nvtx; the same findings as report
+t=$(fixture launches_bad)
+plot_ok "$t" zoom --from 40ms --to 40.2ms
+check plot "$WORK/zoom" 100 "$t" 40 40.2
+python3 - "$WORK/zoom.png.json" "$WORK/launches_bad.png.json" <<'EOF' || fail "zoom: blocks vs bands"
+import json, sys
+zoom, whole = (json.load(open(p))["totals"] for p in sys.argv[1:3])
+assert zoom["blocks"] > 0 and zoom["merged"] == 0, zoom      # 200 µs: every kernel a block
+assert whole["merged"] > 9000 and whole["blocks"] < 100, whole  # 80 ms: a density band
+EOF
+plot_ok "$(fixture nvtx_bad)" nvtx --nvtx step
+check plot "$WORK/nvtx" 0 -
+plot_ok "$(fixture copies_bad)" tail --from 30
+check plot "$WORK/tail" 0 -
+
+# filters, size, resolution, no annotations
+t=$(fixture multigpu_bad)
+"$K" plot "$t" -o "$WORK/dev1.png" --device 1 --manifest || fail "--device 1"
+python3 - "$WORK/dev1.png.json" <<'EOF' || fail "--device 1 drew other devices"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert {l["device"] for l in m["lanes"] if l["kind"] == "stream"} == {1}, m["lanes"]
+EOF
+"$K" plot "$(fixture copies_fixed)" -o "$WORK/s13.png" --streams 13 --no-host --manifest || fail "--streams"
+python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["lanes"]; assert [x["stream"] for x in l] == [13], l' \
+	"$WORK/s13.png.json" || fail "--streams 13 --no-host drew other lanes"
+"$K" plot "$t" -o "$WORK/size.png" --width 1000 --height 500 --title "two GPUs" || fail "--width/--height"
+check png "$WORK/size.png" 1000 500 100
+"$K" plot "$t" -o "$WORK/dpi.png" --width 800 --height 300 --dpi 192 || fail "--dpi"
+check png "$WORK/dpi.png" 1600 600 0
+"$K" plot "$t" -o "$WORK/plain.png" --no-annotations --manifest || fail "--no-annotations"
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert not m["annotations"] and not m["marks"] and not m["findings"]' \
+	"$WORK/plain.png.json" || fail "--no-annotations still annotated"
+"$K" plot "$t" -o "$WORK/chart.out" --format svg || fail "--format svg"
+check svg "$WORK/chart.out" 1600
+
+# bad input and options
+c=$(fixture copies_bad)
+expect_error 1 "cannot open '$WORK/none.kgt'" "$K" plot "$WORK/none.kgt" -o "$WORK/x.png"
+head -c 30000 "$c" > "$WORK/cut.kgt"
+expect_error 1 "$WORK/cut.kgt" "$K" plot "$WORK/cut.kgt" -o "$WORK/x.png"
+echo "not a trace" > "$WORK/text.kgt"
+expect_error 1 "is not a trace kgantt can read" "$K" plot "$WORK/text.kgt" -o "$WORK/x.png"
+expect_error 2 "cannot tell the format of" "$K" plot "$c" -o "$WORK/x.gif"
+expect_error 2 "--format: 'jpg'" "$K" plot "$c" -o "$WORK/x.png" --format jpg
+expect_error 2 "is not a time" "$K" plot "$c" -o "$WORK/x.png" --from 12parsecs
+expect_error 2 "--to must be later" "$K" plot "$c" -o "$WORK/x.png" --from 5 --to 2
+expect_error 2 "no output given" "$K" plot "$c"
+expect_error 2 "--width" "$K" plot "$c" -o "$WORK/x.png" --width 12
+expect_error 1 "after the end of" "$K" plot "$c" -o "$WORK/x.png" --from 10s
+expect_error 1 "no GPU operation to draw" "$K" plot "$t" -o "$WORK/x.png" --from 179.9 --to 179.95 --device 1
+expect_error 1 "no GPU operation to draw" "$K" plot "$c" -o "$WORK/x.png" --streams 99
+expect_error 1 "has no NVTX or annotation range named 'nope'" "$K" plot "$c" -o "$WORK/x.png" --nvtx nope
+expect_error 1 "cannot write '$WORK/no/dir/x.png'" "$K" plot "$c" -o "$WORK/no/dir/x.png"
+[ ! -e "$WORK/x.png" ] || fail "a failed plot left $WORK/x.png"
+ls "$WORK" | grep -q '\.tmp' && fail "temporary files left: $(ls "$WORK" | grep '\.tmp')"
+echo "ok: t030_plot"

@@ -1,0 +1,114 @@
+# 'kgantt view': one self-contained HTML timeline per trace. Static checks over real H200
+# traces; then, with Debian's chromium, each page's own self-test in a headless browser
+# (tests/browser/view_test.py: hover, zoom, drag, finding click, search, no script error)
+# and a kernel named <img src=x onerror=alert(1)> that must stay text.
+. tests/e2e/lib.sh
+
+# check_static PAGE: one file, nothing fetched, the data cannot end its script element
+check_static() {
+	local f=$1 size
+	size=$(stat -c %s "$f")
+	[ "$size" -gt 30000 ] && [ "$size" -lt 8000000 ] || fail "$f: $size bytes"
+	grep -Eq 'https?://' "$f" && fail "$f names a URL: $(grep -Eo '.{0,40}https?://.{0,30}' "$f" | head -1)"
+	grep -Eiq '(src|href)[[:space:]]*=[[:space:]]*["'\'']?[a-z]*:?//' "$f" && fail "$f loads something"
+	[ "$(grep -o '<script' "$f" | wc -l)" -eq 3 ] || fail "$f: not the template's 3 script elements"
+	[ "$(grep -o '</script' "$f" | wc -l)" -eq 3 ] || fail "$f: '</script' inside the data"
+	grep -q '@@KGANTT_DATA@@' "$f" && fail "$f: the data marker is still there"
+	python3 - "$f" <<'EOF' || fail "$f: the embedded document does not parse"
+import json, re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<script type="application/json" id="kg-data">(.*?)</script>', s, re.S)
+d = json.loads(m.group(1))
+assert d["v"] == 1 and d["ops"]["rows"] >= 0 and isinstance(d["findings"], list)
+EOF
+	echo "ok: $f is self-contained ($size bytes)"
+}
+
+# page NAME [OPTIONS]: $WORK/NAME.html from the fixture NAME, checked
+page() {
+	local n=$1
+	shift
+	"$K" view -q "$@" "$(fixture "$n")" -o "$WORK/$n.html" || fail "view $n exited $?"
+	check_static "$WORK/$n.html"
+}
+
+for n in streams_bad copies_bad nvtx_bad multigpu_bad timeslice_bad torch_two_streams \
+	torchrun_2ranks launches_graph longrun_killed; do
+	page "$n"
+done
+
+# the default output name, and an existing page replaced whole (no temporary left behind)
+kabs=$(realpath "$K") tabs=$(realpath "$(fixture copies_bad)")
+mkdir "$WORK/cwd"
+(cd "$WORK/cwd" && "$kabs" view -q "$tabs") || fail "view without -o"
+[ -s "$WORK/cwd/copies_bad.html" ] || fail "no copies_bad.html in the current directory"
+"$K" view -q "$(fixture streams_bad)" -o "$WORK/cwd/copies_bad.html" || fail "replacing a page"
+grep -q 'streams_bad.kgt' "$WORK/cwd/copies_bad.html" || fail "the page was not replaced"
+[ "$(ls "$WORK/cwd")" = copies_bad.html ] || fail "temporary files left: $(ls "$WORK/cwd")"
+
+# a window: fewer operations, and the page says where it lies
+"$K" view -q --from 100 --to 200 "$(fixture longrun_killed)" -o "$WORK/win.html" || fail "--from/--to"
+python3 - "$WORK/win.html" "$WORK/longrun_killed.html" <<'EOF' || fail "--from/--to did not cut the page"
+import json, re, sys
+doc = lambda p: json.loads(re.search(r'id="kg-data">(.*?)</script>', open(p).read(), re.S).group(1))
+w, a = doc(sys.argv[1]), doc(sys.argv[2])
+assert 0 < w["ops"]["rows"] < a["ops"]["rows"], (w["ops"]["rows"], a["ops"]["rows"])
+assert w["window"]["from"] == 100000000 and w["window"]["to"] == 200000000, w["window"]
+EOF
+"$K" view -q --nvtx step "$(fixture nvtx_bad)" -o "$WORK/nvtx.html" || fail "--nvtx"
+check_static "$WORK/nvtx.html"
+
+# bad input: a clear message naming the file, exit 1, nothing written
+expect_error 1 "$WORK/nope.kgt" "$K" view "$WORK/nope.kgt" -o "$WORK/nope.html"
+[ -e "$WORK/nope.html" ] && fail "a page was written for a missing trace"
+printf 'not a trace\n' > "$WORK/junk.kgt"
+expect_error 1 "junk.kgt" "$K" view "$WORK/junk.kgt" -o "$WORK/junk.html"
+expect_error 1 "cannot create" "$K" view "$(fixture copies_bad)" -o "$WORK/no/such/dir/x.html"
+expect_error 1 "no NVTX or annotation range named 'nope'" "$K" view --nvtx nope "$(fixture nvtx_bad)" -o "$WORK/x.html"
+expect_error 2 "--from" "$K" view --from soon "$(fixture copies_bad)"
+expect_error 2 "no trace given" "$K" view -o "$WORK/x.html"
+expect_error 2 "no threshold named 'nope'" "$K" view --set nope=1 "$(fixture copies_bad)" -o "$WORK/x.html"
+
+# a hostile kernel name, NVTX name and command line: they must stay text
+cp "$(fixture nvtx_bad)" "$WORK/evil.kgt"
+python3 - "$WORK/evil.kgt" <<'EOF' || fail "cannot make the hostile trace"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+k = db.execute("SELECT demangled FROM kernels ORDER BY start LIMIT 1").fetchone()[0]
+db.execute("UPDATE strings SET text = ? WHERE id = ?", ("<img src=x onerror=alert(1)>", k))
+n = db.execute("SELECT name FROM nvtx LIMIT 1").fetchone()[0]
+db.execute("UPDATE strings SET text = ? WHERE id = ?",
+           ("</script><script>alert(2)</script>\u2028\u2029<!--", n))
+db.execute("UPDATE processes SET cmdline = ?", ("<b onmouseover=alert(3)>x</b>",))
+db.commit()
+EOF
+"$K" view -q "$WORK/evil.kgt" -o "$WORK/evil.html" || fail "view of the hostile trace"
+check_static "$WORK/evil.html"
+grep -q '<img src=x' "$WORK/evil.html" && fail "the hostile name is in the page unescaped"
+grep -q 'u003cimg src=x onerror=alert(1)\\u003e' "$WORK/evil.html" || fail "the hostile name is not escaped as expected"
+
+# ---------------------------------------------------------------- in a browser
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+[ -n "$CHROME" ] || skip "chromium is not installed (apt-get install chromium): static checks passed, browser checks skipped"
+
+browser() { # NAME TRACE HOVER [SEARCH] [EVIL]
+	local n=$1 trace=$2
+	"$K" report --json "$trace" > "$WORK/$n.report.json" || fail "report --json $n"
+	python3 tests/browser/view_test.py --chrome "$CHROME" --page "$WORK/$n.html" \
+		--trace "$trace" --report "$WORK/$n.report.json" --hover "$3" ${4:+--search "$4"} \
+		${5:+--evil "$5"} --workdir "$WORK" > "$WORK/$n.browser" 2>&1 ||
+		fail "$n in the browser: $(grep FAIL "$WORK/$n.browser" || tail -3 "$WORK/$n.browser")"
+	echo "ok: $n in chromium: $(grep -c '^ok:' "$WORK/$n.browser") checks; $(grep '^timing' "$WORK/$n.browser")"
+}
+browser streams_bad "$(fixture streams_bad)" streams_work
+browser copies_bad "$(fixture copies_bad)" copies_compute
+browser torch_two_streams "$(fixture torch_two_streams)" sm80_xmma_gemm vectorized_elementwise_kernel
+browser torchrun_2ranks "$(fixture torchrun_2ranks)" cutlass Kernel2
+browser evil "$WORK/evil.kgt" onerror onerror '<img src=x onerror=alert(1)>'
+
+# a screenshot of the page as a person sees it: something was drawn
+timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+	--user-data-dir="$WORK/chrome-profile" --hide-scrollbars --window-size=1600,900 \
+	--screenshot="$WORK/shot.png" "file://$WORK/streams_bad.html#finding=1" > /dev/null 2>&1
+[ "$(stat -c %s "$WORK/shot.png" 2>/dev/null || echo 0)" -gt 20000 ] || fail "the screenshot is blank or missing"
+echo "ok: screenshot $(stat -c %s "$WORK/shot.png") bytes"
