@@ -20,6 +20,6 @@ unit-tests: $(UNIT_TESTS)
 e2e-tests: all
 	@tests/run-e2e.sh
 
-test: deps
+test: deps test-deps
 	@$(MAKE) --no-print-directory test-build
 	@tests/run-all.sh $(UNIT_TESTS)

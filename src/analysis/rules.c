@@ -595,20 +595,25 @@ static void rule_imbalance(struct kg_analysis *a)
 
 /* ------------------------------------------------------------------ occupancy */
 
-/* Time the kernels of this name had the GPU to themselves: an under-filled grid only
- * wastes SMs when nothing else runs beside it. */
-static int64_t solo_total_of(const struct kg_analysis *a, uint32_t name)
+/* Time the kernels of each name had the GPU to themselves, by name id: an under-filled
+ * grid only wastes SMs when nothing else runs beside it. One pass over the ops. */
+static int64_t *solo_by_name(const struct kg_analysis *a)
 {
-	int64_t t = 0;
-	for (uint32_t i = 0; a->solo && i < a->m->n_ops; i++)
-		if (a->m->ops[i].kind == KG_OP_KERNEL && a->m->ops[i].name == name)
-			t += a->solo[i];
+	int64_t *t = calloc((size_t)a->m->strings.count + 2, sizeof(*t));
+	for (uint32_t i = 0; t && a->solo && i < a->m->n_ops; i++) {
+		const struct kg_op *o = &a->m->ops[i];
+		if (o->kind == KG_OP_KERNEL && o->name <= a->m->strings.count)
+			t[o->name] += a->solo[i];
+	}
 	return t;
 }
 
 static void rule_occupancy(struct kg_analysis *a)
 {
 	uint32_t reported = 0;
+	int64_t *solo = solo_by_name(a);
+	if (!solo)
+		return;
 	for (uint32_t k = 0; k < a->n_kernels && reported < 5; k++) {
 		const struct kg_kernel_stats *ks = &a->kernels[k];
 		if (!ks->occupancy_ok || ks->p50 < a->cfg.long_kernel_ns)
@@ -633,13 +638,13 @@ static void rule_occupancy(struct kg_analysis *a)
 		/* the share of the GPU left unused, as an upper bound on what filling it saves */
 		double unused = underfilled ? 1.0 - (double)ks->blocks / d->sm_count
 					    : 1.0 - ks->occ.occupancy / (best_occ > 0 ? best_occ : 1);
-		double gain = (double)(underfilled ? solo_total_of(a, ks->name) : ks->total) * unused;
+		double gain = (double)(underfilled ? solo[ks->name] : ks->total) * unused;
 		if (!worth(a, gain))
 			continue;
 		struct kg_finding *f = analysis_add_finding(a, underfilled ? "under-filled-grid"
 									: "low-occupancy");
 		if (!f)
-			return;
+			break;
 		reported++;
 		char nm[160];
 		short_name(a, ks->name, nm, sizeof(nm));
@@ -698,6 +703,7 @@ static void rule_occupancy(struct kg_analysis *a)
 			 "waves=%.2f",
 			 ks->count, ms(ks->total), ks->occ.occupancy, ks->best_block, best_occ, ks->waves);
 	}
+	free(solo);
 }
 
 /* ------------------------------------------------------------------ time-slicing */

@@ -290,7 +290,8 @@ static int model_clone(const struct kg_model *src, struct kg_model *dst)
 		size_t sz = (size_t)src->n_##name * sizeof(*src->name);                    \
 		if (!(dst->name = malloc(sz ? sz : 1)))                                    \
 			return -ENOMEM;                                                    \
-		memcpy(dst->name, src->name, sz);                                          \
+		if (sz) /* an empty array may be NULL */                                   \
+			memcpy(dst->name, src->name, sz);                                  \
 		dst->n_##name = dst->cap_##name = src->n_##name;                          \
 	} while (0)
 	CLONE(processes);

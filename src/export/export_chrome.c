@@ -112,7 +112,7 @@ struct chrome {
 	char *buf;
 	size_t n;
 	int io_err;               /* errno of the first failed write */
-	int gen_err;              /* a yajl call failed */
+	int failed;               /* a yajl call or an allocation failed */
 	yajl_gen g;
 	int64_t origin;           /* ns; every ts is relative to it */
 	int32_t stride;           /* pid of host process p: (p + 1) * stride */
@@ -164,7 +164,7 @@ static void print_cb(void *ctx, const char *s, size_t len)
 static void chk(struct chrome *c, yajl_gen_status st)
 {
 	if (st != yajl_gen_status_ok)
-		c->gen_err = 1;
+		c->failed = 1;
 }
 
 #define KEY(c, k) chk(c, yajl_gen_string((c)->g, (const unsigned char *)(k), sizeof(k) - 1))
@@ -174,7 +174,7 @@ static void str(struct chrome *c, const char *s)
 	size_t len;
 	const char *t = export_utf8(s ? s : "", &len, &c->u8, &c->u8cap);
 	if (!t) {
-		c->gen_err = 1;
+		c->failed = 1;
 		return;
 	}
 	chk(c, yajl_gen_string(c->g, (const unsigned char *)t, len));
@@ -283,39 +283,47 @@ static void name_thread(struct chrome *c, int32_t pid, int32_t tid, const char *
 	meta(c, "thread_sort_index", pid, tid, NULL, sort);
 }
 
-/* The tid of the lane [s, e] goes on, opening (and naming) a lane when none fits. */
+/* Opens lane t->n and names its track: lane 0 is the track itself (named by its stream
+ * or thread callback, or here when it is one kgantt adds), the others "X (overlap)",
+ * "X (overlap 3)", or "X (2)" for a track without `more`. -1 when out of memory. */
+static int open_lane(struct chrome *c, struct track *t)
+{
+	uint32_t k = t->n;
+	if (k == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 4;
+		struct lane *l = realloc(t->lanes, cap * sizeof(*l));
+		if (!l)
+			return -1;
+		memset(l + t->cap, 0, (cap - t->cap) * sizeof(*l));
+		t->lanes = l;
+		t->cap = cap;
+	}
+	t->lanes[k].tid = k ? c->next_tid++ : t->tid;
+	t->n++;
+	if (k == 0) {
+		if (!t->named)
+			name_thread(c, t->pid, t->tid, t->label, t->sort);
+		return 0;
+	}
+	char name[MAX_LABEL + 32];
+	if (t->more)
+		snprintf(name, sizeof(name), k == 1 ? "%s (%s)" : "%s (%s %u)", t->label, t->more, k + 1);
+	else
+		snprintf(name, sizeof(name), "%s (%u)", t->label, k + 1);
+	name_thread(c, t->pid, t->lanes[k].tid, name, t->sort + (k < 31 ? (int32_t)k : 31));
+	return 0;
+}
+
+/* The tid of the lane that [s, e] goes on: the first where it fits, or a new one. */
 static int32_t place(struct chrome *c, struct track *t, int64_t s, int64_t e, uint32_t *lane)
 {
 	uint32_t k = 0;
 	while (k < t->n && !lane_fits(&t->lanes[k], s, e))
 		k++;
-	if (k == t->n) {
-		if (t->n == t->cap) {
-			uint32_t cap = t->cap ? t->cap * 2 : 4;
-			struct lane *l = realloc(t->lanes, cap * sizeof(*l));
-			if (!l) {
-				c->gen_err = 1;
-				return t->tid;
-			}
-			memset(l + t->cap, 0, (cap - t->cap) * sizeof(*l));
-			t->lanes = l;
-			t->cap = cap;
-		}
-		t->lanes[k].tid = k ? c->next_tid++ : t->tid;
-		t->n++;
-		char name[MAX_LABEL + 32];
-		if (k == 0 && !t->named)
-			name_thread(c, t->pid, t->tid, t->label, t->sort);
-		else if (k > 0 && t->more)
-			snprintf(name, sizeof(name), k == 1 ? "%s (%s)" : "%s (%s %u)", t->label, t->more,
-				 k + 1);
-		else if (k > 0)
-			snprintf(name, sizeof(name), "%s (%u)", t->label, k + 1);
-		if (k > 0)
-			name_thread(c, t->pid, t->lanes[k].tid, name, t->sort + (k < 31 ? k : 31));
+	if ((k == t->n && open_lane(c, t) < 0) || lane_push(&t->lanes[k], e) < 0) {
+		c->failed = 1;
+		return t->tid;
 	}
-	if (lane_push(&t->lanes[k], e) < 0)
-		c->gen_err = 1;
 	if (lane)
 		*lane = k;
 	return t->lanes[k].tid;
@@ -557,7 +565,7 @@ static int on_api(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	struct chrome *c = self(x);
 	const struct kg_api *a = &m->apis[i];
 	struct track *t = host_track(c, m, a->process, a->thread);
-	int64_t end = a->end == KG_NO_TIME ? a->start : a->end;
+	int64_t end = a->end != KG_NO_TIME && a->end > a->start ? a->end : a->start;
 	int32_t tid = place(c, t, a->start, end, NULL);
 	c->api_tid[i] = tid;
 	ev_complete(c, model_text(m, a->name), a->driver ? "cuda_driver" : "cuda_runtime", t->pid,
@@ -566,7 +574,7 @@ static int on_api(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 		kv_num(c, "correlation", a->correlation);
 	kv_str(c, "category", export_api_category(a->category));
 	ev_close_args(c);
-	return c->gen_err ? -ENOMEM : 0;
+	return c->failed ? -ENOMEM : 0;
 }
 
 static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
@@ -575,7 +583,8 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 	const struct kg_range *r = &m->ranges[i];
 	struct track *t = host_track(c, m, r->process, r->thread);
 	/* a range never closed is drawn to the end of the trace */
-	int64_t end = r->end != KG_NO_TIME ? r->end : m->end > r->start ? m->end : r->start;
+	int64_t end = r->end != KG_NO_TIME ? r->end : m->end;
+	end = end > r->start ? end : r->start;
 	int32_t tid = place(c, t, r->start, end, NULL);
 	ev_complete(c, model_text(m, r->name), "nvtx", t->pid, tid, r->start, end);
 	if (r->domain)
@@ -583,7 +592,7 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 	if (r->end == KG_NO_TIME)
 		kv_true(c, "unclosed");
 	ev_close_args(c);
-	return c->gen_err ? -ENOMEM : 0;
+	return c->failed ? -ENOMEM : 0;
 }
 
 /* ------------------------------------------------------------------ GPU operations */
@@ -744,7 +753,7 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 		stream_label(m, o->stream, c->stream.label, sizeof(c->stream.label), 0);
 	}
 	int64_t end = o->end > o->start ? o->end : o->start;
-	uint32_t lane;
+	uint32_t lane = 0;
 	int32_t tid = place(c, &c->stream, o->start, end, &lane);
 	ev_complete(c, model_text(m, o->name), export_op_kind(o->kind), c->stream.pid, tid,
 		    o->start, end);
@@ -759,7 +768,7 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 		return -ENOMEM;
 	if (c->io_err)
 		return -EIO; /* stop early: nothing more can be written */
-	return c->gen_err ? -ENOMEM : 0;
+	return c->failed ? -ENOMEM : 0;
 }
 
 static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
@@ -781,7 +790,7 @@ static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i
 	if (y->correlation)
 		kv_num(c, "correlation", y->correlation);
 	ev_close_args(c);
-	return c->gen_err ? -ENOMEM : 0;
+	return c->failed ? -ENOMEM : 0;
 }
 
 static int on_end(struct kg_export_ops *x, const struct kg_model *m)
@@ -792,7 +801,7 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 	chk(c, yajl_gen_map_close(c->g));
 	print_cb(c, "\n", 1);
 	flush_out(c);
-	return c->gen_err ? -ENOMEM : 0;
+	return c->failed ? -ENOMEM : 0;
 }
 
 int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts *o)

@@ -150,8 +150,8 @@ static const char *const headers[] = {
 			 "total_latency_ns,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers,"
 			 "static_smem,dynamic_smem,bytes,copy_kind,src_kind,dst_kind,correlation,"
 			 "graph\n",
-	[KG_TABLE_APIS] = "process,pid,tid,thread_name,name,domain,category,start_ns,end_ns,"
-			  "duration_ns,correlation,op_kind,op_name,op_start_ns\n",
+	[KG_TABLE_APIS] = ("process,pid,tid,thread_name,name,domain,category,start_ns,end_ns,"
+			   "duration_ns,correlation,op_kind,op_name,op_start_ns\n"),
 	[KG_TABLE_RANGES] = "process,pid,tid,domain,name,start_ns,end_ns,duration_ns\n",
 	[KG_TABLE_SYNCS] = "process,pid,kind,stream,start_ns,end_ns,duration_ns,correlation\n",
 };

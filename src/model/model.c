@@ -496,6 +496,15 @@ static uint8_t *name_class_cache(const struct kg_model *m)
 static int link_apis(struct kg_model *m)
 {
 	struct u64map byc = {0};
+	/* sized ahead: growing a million-key table step by step rehashes it many times */
+	while (byc.cap < 2 * (size_t)m->n_apis + 2)
+		byc.cap = byc.cap ? byc.cap * 2 : 1024;
+	byc.keys = calloc(byc.cap, sizeof(*byc.keys));
+	byc.vals = calloc(byc.cap, sizeof(*byc.vals));
+	if (!byc.keys || !byc.vals) {
+		u64map_free(&byc);
+		return -ENOMEM;
+	}
 	uint8_t *cls = name_class_cache(m);
 	if (!cls)
 		return -ENOMEM;

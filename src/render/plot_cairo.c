@@ -357,7 +357,7 @@ static void density_add(struct plot *p, int64_t s, int64_t e, struct rgb c)
 static void column_look(const struct plot *p, int col, int q[4])
 {
 	double busy = p->col_busy[col], f = busy > 1 ? 1 : busy;
-	q[0] = (int)lround(20 * (0.25 + 0.75 * f)); /* even one short kernel stays visible */
+	q[0] = (int)lround(20 * (0.35 + 0.65 * f)); /* even one short kernel stays visible */
 	for (int k = 0; k < 3; k++)
 		q[k + 1] = (int)lround(40 * p->col_rgb[3 * col + k] / busy);
 }
@@ -387,20 +387,28 @@ static uint32_t density_draw(struct plot *p, const struct kg_lane *ln)
 	return used;
 }
 
+/* The text of a block: the kernel's name shortened to about `cols` characters, or a
+ * copy's direction and size ("HtoD 32 MiB"; just "HtoD" in `brief`). */
+static void block_text(struct plot *p, const struct kg_op *o, size_t cols, int brief, char *buf,
+		       size_t len)
+{
+	if (o->kind == KG_OP_KERNEL) {
+		kernel_short_name(model_text(p->m, o->name), cols, buf, len);
+		return;
+	}
+	const char *what = o->kind == KG_OP_MEMSET ? "memset" : copy_kind_label(o->copy_kind);
+	double mib = (double)o->bytes / 1048576.0, kib = (double)o->bytes / 1024.0;
+	double v = mib >= 1 ? mib : kib;
+	if (brief || !o->bytes)
+		snprintf(buf, len, "%s", what);
+	else
+		snprintf(buf, len, "%s %.*f %s", what, v >= 10 ? 0 : 1, v, mib >= 1 ? "MiB" : "KiB");
+}
+
 static void block_label(struct plot *p, const struct kg_op *o, double x, double y, double w,
 			double h, struct rgb fill)
 {
-	char buf[256], text[256], size[32];
-	if (o->kind == KG_OP_KERNEL) {
-		kernel_short_name(model_text(p->m, o->name), (size_t)(w / 5.5) + 1, buf, sizeof(buf));
-	} else {
-		double mib = (double)o->bytes / 1048576.0;
-		snprintf(size, sizeof(size), mib >= 1 ? "%.1f MiB" : "%.1f KiB",
-			 mib >= 1 ? mib : (double)o->bytes / 1024.0);
-		snprintf(buf, sizeof(buf), "%s %s",
-			 o->kind == KG_OP_MEMSET ? "memset" : copy_kind_label(o->copy_kind), size);
-	}
-	double lum = 0.299 * fill.r + 0.587 * fill.g + 0.114 * fill.b;
+	char buf[256], text[256];
 	double fs = h * 0.5 < 10 ? h * 0.5 : 10;
 	if (fs < 6)
 		return;
@@ -409,7 +417,11 @@ static void block_label(struct plot *p, const struct kg_op *o, double x, double 
 	double xa = x < p->l.x0 ? p->l.x0 : x, xb = x + w > p->l.x1 ? p->l.x1 : x + w;
 	if (xb - xa < BLOCK_LABEL_MIN)
 		return;
+	block_text(p, o, (size_t)((xb - xa) / (fs * 0.55)) + 1, 0, buf, sizeof(buf));
+	if (o->kind != KG_OP_KERNEL && text_w(p->cr, buf) > xb - xa - 6)
+		block_text(p, o, 0, 1, buf, sizeof(buf));
 	const char *t = fit(p->cr, buf, xb - xa - 6, text, sizeof(text));
+	double lum = 0.299 * fill.r + 0.587 * fill.g + 0.114 * fill.b;
 	struct rgb tc = lum < 0.58 ? (struct rgb){1, 1, 1} : c_text;
 	text_at(p->cr, xa + 3, y + h / 2 + fs * 0.36, t, tc);
 }
@@ -458,19 +470,10 @@ static void blocks(struct plot *p, uint32_t li)
 
 /* ---------------------------------------------------------------- host lanes */
 
-static struct rgb api_colour(int category)
-{
-	switch (category) {
-	case KG_API_SYNC: return c_sync;
-	case KG_API_MEMCPY:
-	case KG_API_MEMSET: return c_apicopy;
-	case KG_API_LAUNCH: return c_apilaunch;
-	case KG_API_ALLOC: return c_alloc;
-	default: return c_apiother;
-	}
-}
+/* The API categories in drawing order, the ones that matter last (on top), and their
+ * colours: other calls, allocations, copies and memsets, launches, synchronisation. */
+enum { API_PASSES = 5 };
 
-/* Drawing order of the API categories: the ones that matter last, on top. */
 static int api_pass(int category)
 {
 	switch (category) {
@@ -506,24 +509,23 @@ static void launch_ticks(struct plot *p, const struct kg_lane *ln)
 
 static void api_lane(struct plot *p, uint32_t li)
 {
+	const struct rgb colours[API_PASSES] = {c_apiother, c_alloc, c_apicopy, c_apilaunch, c_sync};
 	const struct kg_layout *l = &p->l;
 	const struct kg_lane *ln = &l->lanes[li];
 	struct lane_count *n = &p->counts[li];
-	for (int pass = 0; pass <= 4; pass++) {
-		struct band b = {ln->y + 0.25 * ln->h, 0.5 * ln->h, 0.8, api_colour(KG_API_OTHER)};
-		if (pass == 4) /* syncs stand out: full height, strong colour */
+	for (int pass = 0; pass < API_PASSES; pass++) {
+		struct band b = {ln->y + 0.25 * ln->h, 0.5 * ln->h, 0.8, colours[pass]};
+		if (pass == API_PASSES - 1) /* syncs stand out: full height, strong colour */
 			b = (struct band){ln->y + 0.08 * ln->h, 0.84 * ln->h, 1.0, c_sync};
 		struct merger g = merger_new(p, 1, flush_band, &b);
 		for (uint32_t i = l->api_first[ln->thread]; i < l->api_first[ln->thread + 1]; i++) {
 			const struct kg_api *a = &p->m->apis[l->api_order[i]];
 			if (api_pass(a->category) != pass || a->start >= l->t1 || a->end < l->t0)
 				continue;
-			if (pass < 4 && (b.c.r != api_colour(a->category).r || !g.open))
-				b.c = api_colour(a->category); /* memcpy and memset share a pass */
 			merger_add(&g, a->start, a->end);
 			n->records++;
-			n->syncs += pass == 4;
-			n->launches += pass == 3;
+			n->syncs += a->category == KG_API_SYNC;
+			n->launches += a->category == KG_API_LAUNCH;
 		}
 		merger_flush(&g);
 	}
@@ -559,10 +561,11 @@ static void nvtx_lane(struct plot *p, uint32_t li)
 	const struct kg_layout *l = &p->l;
 	const struct kg_lane *ln = &l->lanes[li];
 	uint32_t bucket = ln->thread != KG_NONE ? ln->thread : p->m->n_threads + ln->process;
-	double row = (ln->h - 4) / ln->levels;
 	struct band bands[8];
 	struct merger g[8];
-	for (int k = 0; k < ln->levels; k++) {
+	int levels = ln->levels < 8 ? ln->levels : 8;
+	double row = (ln->h - 4) / levels;
+	for (int k = 0; k < levels; k++) {
 		bands[k] = (struct band){ln->y + 2 + k * row, row - 1, 0.8, c_apiother};
 		g[k] = merger_new(p, 1, flush_band, &bands[k]);
 	}
@@ -572,7 +575,7 @@ static void nvtx_lane(struct plot *p, uint32_t li)
 		if (r->start >= l->t1 || (end <= l->t0 && end != r->start))
 			continue;
 		int k = l->range_level[l->range_order[i]];
-		k = k >= ln->levels ? ln->levels - 1 : k;
+		k = k >= levels ? levels - 1 : k;
 		double xa = layout_x(l, r->start), xb = layout_x(l, end);
 		p->counts[li].records++;
 		if (xb - xa >= 2)
@@ -580,7 +583,7 @@ static void nvtx_lane(struct plot *p, uint32_t li)
 		else
 			merger_add(&g[k], r->start, end);
 	}
-	for (int k = 0; k < ln->levels; k++)
+	for (int k = 0; k < levels; k++)
 		merger_flush(&g[k]);
 }
 
@@ -841,7 +844,8 @@ static double badge_x(const struct plot *p, double x, const double *placed, int 
 	double lo = p->l.x0 + 8, hi = p->l.x1 - 8;
 	for (int dir = 1; dir >= -1; dir -= 2) {
 		double at = x < lo ? lo : x > hi ? hi : x;
-		for (int moved = 1; moved && at >= lo && at <= hi;) {
+		/* each pass moves past at least one badge: n + 1 passes always suffice */
+		for (int moved = 1, pass = 0; moved && pass <= n && at >= lo && at <= hi; pass++) {
 			moved = 0;
 			for (int i = 0; i < n; i++)
 				if (fabs(at - placed[i]) < 16) {
@@ -886,6 +890,7 @@ static void finding_marks(struct plot *p)
 		const struct kg_finding *f = &p->a->findings[i];
 		uint32_t li = finding_lane(p, f);
 		p->fmarks[i] = (struct finding_mark){li, f->start, f->end};
+		bx[i] = NAN; /* no badge unless placed below */
 		if (li == KG_NONE || f->start == KG_NO_TIME) /* nothing to point at */
 			continue;
 		struct rgb c = c_sev[f->severity <= KG_SEV_CRITICAL ? f->severity : 0];
@@ -896,7 +901,7 @@ static void finding_marks(struct plot *p)
 		finding_bracket(p, &p->l.lanes[li], xa, xb, c);
 		int k = 0;
 		for (uint32_t j = 0; j < i; j++)
-			if (p->fmarks[j].lane == li)
+			if (p->fmarks[j].lane == li && !isnan(bx[j]))
 				near[k++] = bx[j];
 		bx[i] = badge_x(p, xa + 8, near, k);
 		finding_badge(p, bx[i], p->l.lanes[li].y + 4, (int)i + 1, c);
@@ -938,8 +943,13 @@ static void title(struct plot *p)
 	const struct kg_model *m = p->m;
 	cairo_t *cr = p->cr;
 	char line[1024], gpus[256] = "", span[32], w0[32], w1[32];
+	/* the recorded command; else (Nsight, PyTorch traces) the first process's, the file's */
 	const char *cmd = model_text(m, m->command);
-	snprintf(line, sizeof(line), "%s", p->o->title ? p->o->title : *cmd ? cmd : "kgantt plot");
+	if (!*cmd && m->n_processes)
+		cmd = model_text(m, m->processes[0].cmdline);
+	if (!*cmd)
+		cmd = p->o->trace_name ? p->o->trace_name : "kgantt plot";
+	snprintf(line, sizeof(line), "%s", p->o->title ? p->o->title : cmd);
 	font(cr, 17, 1);
 	text_fit(cr, MARGIN, MARGIN + 16, p->l.width - 2 * MARGIN, line, c_text);
 	/* "2 × NVIDIA H200" */
@@ -1016,7 +1026,7 @@ static void stream_lane_label(struct plot *p, const struct kg_lane *ln, double w
 		return;
 	if (s->channel >= 0)
 		snprintf(ch, sizeof(ch), " · ch %" PRId32, s->channel);
-	snprintf(line, sizeof(line), "%s · prio %" PRId32 "%s", kind ? kind : "stream",
+	snprintf(line, sizeof(line), "%s%sprio %" PRId32 "%s", kind ? kind : "", kind ? " · " : "",
 		 s->priority, ch);
 	font(p->cr, 9, 0);
 	text_fit(p->cr, MARGIN + 10, ln->y + ln->h / 2 + 9.5, w, line, c_muted);
@@ -1027,9 +1037,13 @@ static void host_label(struct plot *p, const struct kg_lane *ln, double w)
 	char line[160], who[96];
 	const struct kg_thread *t = ln->thread != KG_NONE ? &p->m->threads[ln->thread] : NULL;
 	const char *tname = t ? model_text(p->m, t->name) : "";
-	if (t)
-		snprintf(who, sizeof(who), "thread %" PRIu64 "%s%s%s", t->tid, *tname ? " (" : "",
-			 tname, *tname ? ")" : "");
+	char tid[24];
+	snprintf(tid, sizeof(tid), "%" PRIu64, t ? t->tid : 0);
+	if (t && strstr(tname, tid)) /* PyTorch names its threads "thread 924 (python3)" */
+		snprintf(who, sizeof(who), "%s", tname);
+	else if (t)
+		snprintf(who, sizeof(who), "thread %s%s%s%s", tid, *tname ? " (" : "", tname,
+			 *tname ? ")" : "");
 	else
 		snprintf(who, sizeof(who), "no thread");
 	snprintf(line, sizeof(line), "%s %s", ln->kind == KG_LANE_API ? "CUDA API ·" : "NVTX ·", who);
@@ -1153,7 +1167,7 @@ static double swatch(struct plot *p, enum swatch sw, double x, double y)
 		return 30;
 	case SW_DENSITY:
 		for (int i = 0; i < 4; i++) {
-			cairo_set_source_rgba(cr, 0.31, 0.47, 0.65, 0.25 + 0.25 * i);
+			cairo_set_source_rgba(cr, 0.31, 0.47, 0.65, 0.35 + 0.2 * i);
 			cairo_rectangle(cr, x + 5 * i, y, 5, 10);
 			cairo_fill(cr);
 		}
@@ -1286,14 +1300,15 @@ static void draw(struct plot *p)
 
 struct sink {
 	FILE *f;
-	int failed;
+	int error;            /* errno of the first failed write (ENOSPC: a full disk), 0 */
 };
 
 static cairo_status_t sink_write(void *closure, const unsigned char *data, unsigned int len)
 {
 	struct sink *s = closure;
 	if (fwrite(data, 1, len, s->f) != len) {
-		s->failed = 1;
+		if (!s->error)
+			s->error = errno ? errno : EIO;
 		return CAIRO_STATUS_WRITE_ERROR;
 	}
 	return CAIRO_STATUS_SUCCESS;
@@ -1379,8 +1394,8 @@ static int render_to(struct plot *p, struct sink *s)
 	if (st == CAIRO_STATUS_SUCCESS)
 		st = cairo_surface_status(sf);
 	cairo_surface_destroy(sf);
-	if (s->failed || st == CAIRO_STATUS_WRITE_ERROR)
-		return -EIO;
+	if (s->error || st == CAIRO_STATUS_WRITE_ERROR)
+		return s->error ? -s->error : -EIO;
 	return st == CAIRO_STATUS_SUCCESS && !p->oom ? 0 : -ENOMEM;
 }
 

@@ -217,6 +217,16 @@ expect_error 1 "no GPU operation to draw" "$K" plot "$t" -o "$WORK/x.png" --from
 expect_error 1 "no GPU operation to draw" "$K" plot "$c" -o "$WORK/x.png" --streams 99
 expect_error 1 "has no NVTX or annotation range named 'nope'" "$K" plot "$c" -o "$WORK/x.png" --nvtx nope
 expect_error 1 "cannot write '$WORK/no/dir/x.png'" "$K" plot "$c" -o "$WORK/no/dir/x.png"
-[ ! -e "$WORK/x.png" ] || fail "a failed plot left $WORK/x.png"
+# a full disk (here a file size limit: writes fail with EFBIG) is an error, not a warning
+(
+	trap '' XFSZ
+	ulimit -f 8
+	"$K" plot "$c" -o "$WORK/full.svg" 2> "$WORK/err"
+)
+rc=$?
+[ $rc -eq 1 ] && grep -q "cannot write '$WORK/full.svg'" "$WORK/err" ||
+	fail "a failed write exited $rc: $(cat "$WORK/err")"
+echo "ok: a failed write -> exit 1: $(cat "$WORK/err")"
+[ ! -e "$WORK/x.png" ] && [ ! -e "$WORK/full.svg" ] || fail "a failed plot left its output"
 ls "$WORK" | grep -q '\.tmp' && fail "temporary files left: $(ls "$WORK" | grep '\.tmp')"
 echo "ok: t030_plot"
