@@ -14,13 +14,10 @@ else
 	xz -dc tests/fixtures/h200/copies_bad.kgt.xz > "$out/copies_bad.kgt"
 fi
 echo
-"$K" info "$out/copies_bad.kgt"
+"$K" report --no-progress "$out/copies_bad.kgt" || [ $? -eq 3 ]
+"$K" plot "$out/copies_bad.kgt" -o "$out/copies_bad.png"
+"$K" view "$out/copies_bad.kgt" -o "$out/copies_bad.html"
 echo
-echo "== the copies and the kernels, in their phases (ns):"
-sqlite3 -header -column "$out/copies_bad.kgt" \
-	"SELECT kind, src, dst, bytes/1048576 AS MiB, duration_ns/1000 AS us, async FROM copies LIMIT 6"
-sqlite3 -header -column "$out/copies_bad.kgt" \
-	"SELECT name, launch_latency_ns AS launch_ns, queue_wait_ns AS queue_ns,
-	        duration_ns/1000 AS exec_us, blocks, threads FROM kernel_phases LIMIT 4"
-echo
-echo "The trace is $out/copies_bad.kgt (SQLite; docs/trace-format.md describes it)."
+echo "The chart:         $out/copies_bad.png"
+echo "The timeline:      $out/copies_bad.html (open it in a browser; no network needed)"
+echo "The trace:         $out/copies_bad.kgt (SQLite; docs/trace-format.md describes it)"
