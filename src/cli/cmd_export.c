@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/window.h"
 #include "export/export.h"
 #include "model/load.h"
 
@@ -52,22 +53,6 @@ static void export_usage(FILE *f)
 
 /* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns" — as in
  * kgantt report. */
-static int parse_offset(const char *s, int64_t *ns)
-{
-	static const struct { const char *unit; double scale; } units[] = {
-		{"", 1e6}, {"ms", 1e6}, {"s", 1e9}, {"us", 1e3}, {"ns", 1},
-	};
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || !(v >= 0) || v > 1e7) /* !(v >= 0) also rejects NaN */
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
-			*ns = (int64_t)(v * units[i].scale);
-			return 0;
-		}
-	return -1;
-}
 
 static int pick(const char *arg, const char *const *names, int n)
 {
@@ -107,7 +92,7 @@ static int take_option(int c, const char *arg, struct export_args *r)
 	case OPT_NOPROG: r->no_progress = 1; return -1;
 	case OPT_FROM:
 	case OPT_TO:
-		if (parse_offset(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
+		if (window_parse_time(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
 			kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)",
 			       c == OPT_FROM ? "from" : "to", arg);
 			return KG_EXIT_USAGE;
@@ -134,15 +119,8 @@ static int check_args(struct export_args *r)
 		kg_err("--format sqlite writes a database file: give it with -o FILE");
 		return KG_EXIT_USAGE;
 	}
-	if (r->nvtx && (r->has_from || r->has_to)) {
-		kg_err("--nvtx chooses the window itself: give it without --from/--to");
-		return KG_EXIT_USAGE;
-	}
-	if (r->has_from && r->has_to && r->to <= r->from) {
-		kg_err("--to must be later than --from");
-		return KG_EXIT_USAGE;
-	}
-	return -1;
+	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
+	return window_check(&w);
 }
 
 static int parse_args(int argc, char **argv, struct export_args *r)
@@ -209,32 +187,14 @@ static int load_trace(const struct export_args *r, struct kg_model *m)
 /* Restricts the model to the --from/--to/--nvtx window, as kgantt report does. */
 static int apply_window(struct export_args *r, struct kg_model *m)
 {
-	if (!r->nvtx && !r->has_from && !r->has_to)
-		return KG_EXIT_OK;
-	int64_t t0 = m->begin, t1 = m->end;
-	if (r->nvtx && model_range_window(m, r->nvtx, &t0, &t1) < 0) {
-		kg_err("'%s' has no NVTX or annotation range named '%s'", r->path, r->nvtx);
-		return KG_EXIT_FAILURE;
-	}
-	if (m->begin == KG_NO_TIME) /* nothing in the trace: nothing to cut */
-		return KG_EXIT_OK;
-	if (r->has_from)
-		t0 = m->begin + r->from;
-	if (r->has_to)
-		t1 = m->begin + r->to;
-	else if (!r->nvtx)
-		t1 = m->end + 1; /* the window is half-open: keep what starts at the very end */
-	r->o.windowed = 1;
-	r->o.window_begin = t0;
-	r->o.window_end = t1;
-	r->o.window_nvtx = r->nvtx;
-	if (model_restrict(m, t0, t1) < 0) {
-		kg_err("out of memory restricting '%s' to the window", r->path);
-		return KG_EXIT_FAILURE;
-	}
-	if (!m->n_ops)
-		kg_warn("no GPU operation was launched in the window");
-	return KG_EXIT_OK;
+	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
+	struct kg_window_cut cut;
+	int rc = window_apply(&w, r->path, m, &cut);
+	r->o.windowed = cut.windowed;
+	r->o.window_begin = cut.begin;
+	r->o.window_end = cut.end;
+	r->o.window_nvtx = cut.nvtx;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- writing */

@@ -11,6 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/window.h"
 #include "model/load.h"
 #include "render/plot.h"
 #include "report/report.h"
@@ -60,22 +61,6 @@ static void plot_usage(FILE *f)
 
 /* A time after the trace begin, as `kgantt report --from` takes it: "120" (ms), "120ms",
  * "1.5s", "250us", "800ns". */
-static int parse_offset(const char *s, int64_t *ns)
-{
-	static const struct { const char *unit; double scale; } units[] = {
-		{"", 1e6}, {"ms", 1e6}, {"s", 1e9}, {"us", 1e3}, {"µs", 1e3}, {"ns", 1},
-	};
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || !(v >= 0) || v > 1e7) /* !(v >= 0) also rejects NaN */
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
-			*ns = (int64_t)(v * units[i].scale + 0.5);
-			return 0;
-		}
-	return -1;
-}
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
 {
@@ -132,7 +117,7 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	case OPT_STREAMS: bad = parse_streams(arg, r); break;
 	case OPT_FROM:
 	case OPT_TO:
-		if (parse_offset(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
+		if (window_parse_time(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
 			kg_err("--%s: '%s' is not a time (e.g. 12.5ms, 300us, 1s; a bare number is ms)",
 			       c == OPT_FROM ? "from" : "to", arg);
 			return KG_EXIT_USAGE;

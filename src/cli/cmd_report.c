@@ -10,6 +10,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/window.h"
 #include "model/load.h"
 #include "report/report.h"
 
@@ -90,22 +91,6 @@ static int parse_severity(const char *s)
 
 /* A time after the trace begin: "120" (ms, as the report prints times), "120ms", "1.5s",
  * "250us", "800ns". */
-static int parse_offset(const char *s, int64_t *ns)
-{
-	static const struct { const char *unit; double scale; } units[] = {
-		{"", 1e6}, {"ms", 1e6}, {"s", 1e9}, {"us", 1e3}, {"ns", 1},
-	};
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || !(v >= 0) || v > 1e7) /* !(v >= 0) also rejects NaN */
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
-			*ns = (int64_t)(v * units[i].scale);
-			return 0;
-		}
-	return -1;
-}
 
 enum { OPT_JSON = 256, OPT_SET, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_NOPROG, OPT_FROM, OPT_TO,
        OPT_NVTX };
@@ -144,7 +129,7 @@ static int take_option(int c, const char *arg, struct report_args *r)
 		return -1;
 	case OPT_FROM:
 	case OPT_TO:
-		if (parse_offset(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
+		if (window_parse_time(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
 			kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)",
 			       c == OPT_FROM ? "from" : "to", arg);
 			return KG_EXIT_USAGE;
@@ -179,14 +164,9 @@ static int parse_args(int argc, char **argv, struct report_args *r)
 			return rc;
 	if (r->list)
 		return -1;
-	if (r->nvtx && (r->has_from || r->has_to)) {
-		kg_err("--nvtx chooses the window itself: give it without --from/--to");
-		return KG_EXIT_USAGE;
-	}
-	if (r->has_from && r->has_to && r->to <= r->from) {
-		kg_err("--to must be later than --from");
-		return KG_EXIT_USAGE;
-	}
+	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
+	if ((rc = window_check(&w)) >= 0)
+		return rc;
 	if (optind + 1 != argc) {
 		kg_err(optind == argc ? "report: no trace given" : "report: one trace at a time");
 		report_usage(stderr);
@@ -283,34 +263,18 @@ static int analyse(const struct report_args *r, const struct kg_config *cfg,
 static int apply_window(const struct report_args *r, struct kg_model *m,
 			struct kg_report_opts *o)
 {
-	if (!r->nvtx && !r->has_from && !r->has_to)
-		return KG_EXIT_OK;
-	int64_t t0 = m->begin, t1 = m->end;
-	if (r->nvtx && model_range_window(m, r->nvtx, &t0, &t1) < 0) {
-		kg_err("'%s' has no NVTX or annotation range named '%s'", r->path, r->nvtx);
-		return KG_EXIT_FAILURE;
+	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
+	struct kg_window_cut cut;
+	int rc = window_apply(&w, r->path, m, &cut);
+	if (cut.windowed) {
+		o->windowed = 1;
+		o->window_nvtx = cut.nvtx;
+		o->window_begin = cut.begin;
+		o->window_end = cut.end;
+		o->trace_begin = cut.trace_begin;
+		o->trace_end = cut.trace_end;
 	}
-	if (m->begin == KG_NO_TIME) /* nothing in the trace: nothing to cut */
-		return KG_EXIT_OK;
-	if (r->has_from)
-		t0 = m->begin + r->from;
-	if (r->has_to)
-		t1 = m->begin + r->to;
-	else if (!r->nvtx)
-		t1 = m->end + 1; /* the window is half-open: keep what starts at the very end */
-	o->windowed = 1;
-	o->window_nvtx = r->nvtx;
-	o->window_begin = t0;
-	o->window_end = t1;
-	o->trace_begin = m->begin;
-	o->trace_end = m->end;
-	if (model_restrict(m, t0, t1) < 0) {
-		kg_err("out of memory restricting '%s' to the window", r->path);
-		return KG_EXIT_FAILURE;
-	}
-	if (!m->n_ops)
-		kg_warn("no GPU operation was launched in the window");
-	return KG_EXIT_OK;
+	return rc;
 }
 
 int cmd_report(int argc, char **argv)

@@ -12,6 +12,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/window.h"
 #include "model/load.h"
 #include "render/view.h"
 
@@ -54,22 +55,6 @@ static void view_usage(FILE *f)
 
 /* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns". The same
  * syntax as kgantt report's --from/--to. */
-static int parse_offset(const char *s, int64_t *ns)
-{
-	static const struct { const char *unit; double scale; } units[] = {
-		{"", 1e6}, {"ms", 1e6}, {"s", 1e9}, {"us", 1e3}, {"ns", 1},
-	};
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || !(v >= 0) || v > 1e7)
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
-			*ns = (int64_t)(v * units[i].scale);
-			return 0;
-		}
-	return -1;
-}
 
 enum { OPT_FROM = 256, OPT_TO, OPT_NVTX, OPT_SET };
 
@@ -89,7 +74,7 @@ static int take_option(int c, const char *arg, struct view_args *v)
 		return -1;
 	case OPT_FROM:
 	case OPT_TO:
-		if (parse_offset(arg, c == OPT_FROM ? &v->from : &v->to) < 0) {
+		if (window_parse_time(arg, c == OPT_FROM ? &v->from : &v->to) < 0) {
 			kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)",
 			       c == OPT_FROM ? "from" : "to", arg);
 			return KG_EXIT_USAGE;
@@ -118,14 +103,9 @@ static int parse_args(int argc, char **argv, struct view_args *v)
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1)
 		if ((rc = take_option(c, optarg, v)) >= 0)
 			return rc;
-	if (v->nvtx && (v->has_from || v->has_to)) {
-		kg_err("--nvtx chooses the window itself: give it without --from/--to");
-		return KG_EXIT_USAGE;
-	}
-	if (v->has_from && v->has_to && v->to <= v->from) {
-		kg_err("--to must be later than --from");
-		return KG_EXIT_USAGE;
-	}
+	struct kg_window w = {v->from, v->to, v->has_from, v->has_to, v->nvtx};
+	if ((rc = window_check(&w)) >= 0)
+		return rc;
 	if (optind + 1 != argc) {
 		kg_err(optind == argc ? "view: no trace given" : "view: one trace at a time");
 		view_usage(stderr);
@@ -138,34 +118,18 @@ static int parse_args(int argc, char **argv, struct view_args *v)
 /* Restricts the model to the --from/--to/--nvtx window and records it in o. */
 static int apply_window(const struct view_args *v, struct kg_model *m, struct kg_view_opts *o)
 {
-	if (!v->nvtx && !v->has_from && !v->has_to)
-		return KG_EXIT_OK;
-	int64_t t0 = m->begin, t1 = m->end;
-	if (v->nvtx && model_range_window(m, v->nvtx, &t0, &t1) < 0) {
-		kg_err("'%s' has no NVTX or annotation range named '%s'", v->path, v->nvtx);
-		return KG_EXIT_FAILURE;
+	struct kg_window w = {v->from, v->to, v->has_from, v->has_to, v->nvtx};
+	struct kg_window_cut cut;
+	int rc = window_apply(&w, v->path, m, &cut);
+	if (cut.windowed) {
+		o->windowed = 1;
+		o->window_nvtx = cut.nvtx;
+		o->window_begin = cut.begin;
+		o->window_end = cut.end;
+		o->trace_begin = cut.trace_begin;
+		o->trace_end = cut.trace_end;
 	}
-	if (m->begin == KG_NO_TIME)
-		return KG_EXIT_OK;
-	if (v->has_from)
-		t0 = m->begin + v->from;
-	if (v->has_to)
-		t1 = m->begin + v->to;
-	else if (!v->nvtx)
-		t1 = m->end + 1; /* half-open: keep what starts at the very end */
-	o->windowed = 1;
-	o->window_nvtx = v->nvtx;
-	o->window_begin = t0;
-	o->window_end = t1;
-	o->trace_begin = m->begin;
-	o->trace_end = m->end;
-	if (model_restrict(m, t0, t1) < 0) {
-		kg_err("out of memory restricting '%s' to the window", v->path);
-		return KG_EXIT_FAILURE;
-	}
-	if (!m->n_ops)
-		kg_warn("no GPU operation was launched in the window");
-	return KG_EXIT_OK;
+	return rc;
 }
 
 /* TRACE's base name without its extensions (.kgt, .json.gz, .sqlite) + ".html". */
