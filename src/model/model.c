@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ a small hash map
- * uint64 key → uint32 value, open addressing; key 0 is reserved for "empty". */
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, count;
-};
+#include "util/idmap.h"
 
 static uint64_t mix64(uint64_t x)
 {
@@ -24,76 +18,11 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-static int u64map_grow(struct u64map *h)
-{
-	size_t cap = h->cap ? h->cap * 2 : 1024;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *vals = calloc(cap, sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < h->cap; i++) {
-		if (!h->keys[i])
-			continue;
-		size_t j = mix64(h->keys[i]) & (cap - 1);
-		while (keys[j])
-			j = (j + 1) & (cap - 1);
-		keys[j] = h->keys[i];
-		vals[j] = h->vals[i];
-	}
-	free(h->keys);
-	free(h->vals);
-	h->keys = keys;
-	h->vals = vals;
-	h->cap = cap;
-	return 0;
-}
-
-/* The value slot of key (never 0); *found says whether it existed. NULL: out of memory. */
-static uint32_t *u64map_slot(struct u64map *h, uint64_t key, int *found)
-{
-	if ((h->count + 1) * 2 > h->cap && u64map_grow(h) < 0)
-		return NULL;
-	size_t j = mix64(key) & (h->cap - 1);
-	while (h->keys[j] && h->keys[j] != key)
-		j = (j + 1) & (h->cap - 1);
-	*found = h->keys[j] == key;
-	if (!*found) {
-		h->keys[j] = key;
-		h->count++;
-	}
-	return &h->vals[j];
-}
-
-static int u64map_get(const struct u64map *h, uint64_t key, uint32_t *val)
-{
-	if (!h->cap)
-		return 0;
-	size_t j = mix64(key) & (h->cap - 1);
-	while (h->keys[j]) {
-		if (h->keys[j] == key) {
-			*val = h->vals[j];
-			return 1;
-		}
-		j = (j + 1) & (h->cap - 1);
-	}
-	return 0;
-}
-
-static void u64map_free(struct u64map *h)
-{
-	free(h->keys);
-	free(h->vals);
-	memset(h, 0, sizeof(*h));
-}
-
 /* Lookups used while loading: streams by (process, device, context, id), threads by
  * (process, tid). Keys are hashed to 64 bits; collisions are resolved by checking the
  * element itself. */
 struct model_index {
-	struct u64map streams, threads;
+	struct kg_idmap streams, threads;
 	uint32_t last_stream; /* readers ask for the same stream many times in a row */
 	int have_last;
 };
@@ -110,8 +39,8 @@ static void index_free(struct kg_model *m)
 	struct model_index *ix = m->index;
 	if (!ix)
 		return;
-	u64map_free(&ix->streams);
-	u64map_free(&ix->threads);
+	idmap_free(&ix->streams);
+	idmap_free(&ix->threads);
 	free(ix);
 	m->index = NULL;
 }
@@ -312,8 +241,8 @@ static uint32_t stream_lookup(struct kg_model *m, struct model_index *ix, uint32
 			     ((uint64_t)context << 20) ^ mix64((uint64_t)id)) | 1;
 	/* probe until the slot holds this exact stream (hash collisions move on) */
 	for (uint64_t k = key;; k = mix64(k) | 1) {
-		int found;
-		uint32_t *slot = u64map_slot(&ix->streams, k, &found);
+		uint32_t *slot = idmap_slot(&ix->streams, k);
+		int found = slot && *slot != KG_IDMAP_NONE;
 		if (!slot)
 			return KG_NONE;
 		if (found) {
@@ -342,8 +271,8 @@ uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
 		return KG_NONE;
 	uint64_t key = mix64(((uint64_t)process << 44) ^ tid) | 1;
 	for (uint64_t k = key;; k = mix64(k) | 1) {
-		int found;
-		uint32_t *slot = u64map_slot(&ix->threads, k, &found);
+		uint32_t *slot = idmap_slot(&ix->threads, k);
+		int found = slot && *slot != KG_IDMAP_NONE;
 		if (!slot)
 			return KG_NONE;
 		if (found) {
@@ -455,23 +384,23 @@ static void note_time(struct kg_model *m, int64_t start, int64_t end)
 /* Devices of different processes that are the same physical GPU become one kg_gpu. */
 static int build_gpus(struct kg_model *m)
 {
-	struct u64map seen = {0};
+	struct kg_idmap seen = {0};
 	for (uint32_t i = 0; i < m->n_devices; i++) {
 		struct kg_device *d = &m->devices[i];
 		uint32_t host = d->process < m->n_processes ? m->processes[d->process].host : 0;
 		uint64_t key = d->uuid ? mix64((uint64_t)d->uuid) | 1
 				       : mix64(((uint64_t)host << 32) ^ (uint32_t)d->ordinal ^
 					       0x5bd1e995ull) | 1;
-		int found;
-		uint32_t *slot = u64map_slot(&seen, key, &found);
+		uint32_t *slot = idmap_slot(&seen, key);
+		int found = slot && *slot != KG_IDMAP_NONE;
 		if (!slot) {
-			u64map_free(&seen);
+			idmap_free(&seen);
 			return -ENOMEM;
 		}
 		if (!found) {
 			struct kg_gpu *g = ADD(m, gpus);
 			if (!g) {
-				u64map_free(&seen);
+				idmap_free(&seen);
 				return -ENOMEM;
 			}
 			g->device = i;
@@ -482,7 +411,7 @@ static int build_gpus(struct kg_model *m)
 		}
 		d->gpu = *slot;
 	}
-	u64map_free(&seen);
+	idmap_free(&seen);
 	return 0;
 }
 
@@ -495,16 +424,9 @@ static uint8_t *name_class_cache(const struct kg_model *m)
 
 static int link_apis(struct kg_model *m)
 {
-	struct u64map byc = {0};
-	/* sized ahead: growing a million-key table step by step rehashes it many times */
-	while (byc.cap < 2 * (size_t)m->n_apis + 2)
-		byc.cap = byc.cap ? byc.cap * 2 : 1024;
-	byc.keys = calloc(byc.cap, sizeof(*byc.keys));
-	byc.vals = calloc(byc.cap, sizeof(*byc.vals));
-	if (!byc.keys || !byc.vals) {
-		u64map_free(&byc);
+	struct kg_idmap byc = {0};
+	if (idmap_reserve(&byc, m->n_apis) < 0)
 		return -ENOMEM;
-	}
 	uint8_t *cls = name_class_cache(m);
 	if (!cls)
 		return -ENOMEM;
@@ -519,11 +441,10 @@ static int link_apis(struct kg_model *m)
 		}
 		if (!a->correlation)
 			continue;
-		int found;
-		uint32_t *slot =
-			u64map_slot(&byc, ((uint64_t)(a->process + 1) << 32) | a->correlation, &found);
+		uint32_t *slot = idmap_slot(&byc, ((uint64_t)(a->process + 1) << 32) | a->correlation);
+		int found = slot && *slot != KG_IDMAP_NONE;
 		if (!slot) {
-			u64map_free(&byc);
+			idmap_free(&byc);
 			free(cls);
 			return -ENOMEM;
 		}
@@ -539,7 +460,8 @@ static int link_apis(struct kg_model *m)
 			continue;
 		uint32_t ai;
 		uint32_t process = m->streams[o->stream].process;
-		if (!u64map_get(&byc, ((uint64_t)(process + 1) << 32) | o->correlation, &ai))
+		ai = idmap_get(&byc, ((uint64_t)(process + 1) << 32) | o->correlation);
+		if (ai == KG_IDMAP_NONE)
 			continue;
 		struct kg_api *a = &m->apis[ai];
 		o->api = ai;
@@ -548,7 +470,7 @@ static int link_apis(struct kg_model *m)
 		if (a->op == KG_NONE)
 			a->op = i;
 	}
-	u64map_free(&byc);
+	idmap_free(&byc);
 	return 0;
 }
 

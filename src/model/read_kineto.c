@@ -9,6 +9,7 @@
  * The mapping of Kineto fields onto the model is documented in docs/readers.md, section
  * "PyTorch profiler (Kineto) JSON". */
 #include "model/load.h"
+#include "util/idmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,11 +103,6 @@ struct kpsync {
 	uint8_t kind;
 };
 
-/* uint32 key → uint32 value; key 0 (correlation "none") is never stored. */
-struct cmap {
-	uint32_t *keys, *vals;
-	size_t cap, count;
-};
 
 #define VEC(T, name) \
 	T *name;     \
@@ -145,7 +141,7 @@ struct kst {
 	VEC(struct kmeta, metas);
 	VEC(struct kpsync, psyncs);
 	VEC(uint32_t, copies);          /* op indices of copies and memsets */
-	struct cmap async;              /* correlations of ...Async copy/memset calls */
+	struct kg_idmap async;              /* correlations of ...Async copy/memset calls */
 	int64_t rank;
 	int has_rank;
 	uint32_t trace_name;
@@ -178,69 +174,24 @@ static int grow_vec(void **arr, size_t *n, size_t *cap, size_t size)
 		 ? NULL                                                                          \
 		 : &(v)->name[(v)->n_##name++])
 
-static uint32_t mix32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
-}
-
-static int cmap_put(struct cmap *h, uint32_t key, uint32_t val)
+/* Correlation id → value. Id 0 means "none" and is never stored. */
+static int cmap_put(struct kg_idmap *h, uint32_t key, uint32_t val)
 {
 	if (!key)
 		return 0;
-	if ((h->count + 1) * 2 > h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 256;
-		uint32_t *keys = calloc(cap, sizeof(*keys)), *vals = calloc(cap, sizeof(*vals));
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < h->cap; i++) {
-			if (!h->keys[i])
-				continue;
-			size_t j = mix32(h->keys[i]) & (cap - 1);
-			while (keys[j])
-				j = (j + 1) & (cap - 1);
-			keys[j] = h->keys[i];
-			vals[j] = h->vals[i];
-		}
-		free(h->keys);
-		free(h->vals);
-		h->keys = keys, h->vals = vals, h->cap = cap;
-	}
-	size_t j = mix32(key) & (h->cap - 1);
-	while (h->keys[j] && h->keys[j] != key)
-		j = (j + 1) & (h->cap - 1);
-	if (!h->keys[j])
-		h->count++;
-	h->keys[j] = key;
-	h->vals[j] = val;
+	uint32_t *slot = idmap_slot(h, key);
+	if (!slot)
+		return -ENOMEM;
+	*slot = val;
 	return 0;
 }
 
-static int cmap_get(const struct cmap *h, uint32_t key, uint32_t *val)
+static int cmap_get(const struct kg_idmap *h, uint32_t key, uint32_t *val)
 {
-	if (!key || !h->cap)
-		return 0;
-	for (size_t j = mix32(key) & (h->cap - 1); h->keys[j]; j = (j + 1) & (h->cap - 1)) {
-		if (h->keys[j] == key) {
-			*val = h->vals[j];
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static void cmap_free(struct cmap *h)
-{
-	free(h->keys);
-	free(h->vals);
-	memset(h, 0, sizeof(*h));
+	const uint32_t *v = key ? idmap_find(h, key) : NULL;
+	if (v)
+		*val = *v;
+	return v != NULL;
 }
 
 static int has_prefix(const char *s, size_t len, const char *p)
@@ -1307,7 +1258,7 @@ static void apply_metas(struct kst *s)
  * runtime call (API tracing off) becomes a wait of its own. */
 static int apply_psyncs(struct kst *s)
 {
-	struct cmap byc = {0};
+	struct kg_idmap byc = {0};
 	struct kg_model *m = s->m;
 	int rc = 0;
 	for (uint32_t i = 0; i < m->n_syncs && rc == 0; i++)
@@ -1332,7 +1283,7 @@ static int apply_psyncs(struct kst *s)
 		if (!sy->kind)
 			sy->kind = p->kind;
 	}
-	cmap_free(&byc);
+	idmap_free(&byc);
 	return rc;
 }
 
@@ -1656,7 +1607,7 @@ static void kst_free(struct kst *s)
 	free(s->metas);
 	free(s->psyncs);
 	free(s->copies);
-	cmap_free(&s->async);
+	idmap_free(&s->async);
 }
 
 int read_kineto(struct kg_model *m, const char *path, const struct kg_load_opts *opts,

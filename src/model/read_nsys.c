@@ -13,98 +13,13 @@
 #include <sys/stat.h>
 
 #include "model/load.h"
+#include "util/idmap.h"
 
 #define EXPECTED "expected an Nsight Systems export, 2023.1 or later"
 #define TID_BITS 24               /* globalTid = hw << 56 | vm << 48 | pid << 24 | tid */
 #define TID_MASK 0xFFFFFFull
 #define NO_ID 0xFFFFFFFFu         /* CUPTI's "no stream / no event" (uint32 -1) */
 #define PROGRESS_ROWS 65536
-
-/* ------------------------------------------------------------------ a small hash map
- * uint64 key → uint32 value, open addressing. Keys are stored + 1 so that 0 marks an
- * empty slot; no key here reaches UINT64_MAX. */
-struct idmap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, count;
-};
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
-static int idmap_grow(struct idmap *h)
-{
-	size_t cap = h->cap ? h->cap * 2 : 64;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *vals = malloc(cap * sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < h->cap; i++) {
-		if (!h->keys[i])
-			continue;
-		size_t j = mix(h->keys[i]) & (cap - 1);
-		while (keys[j])
-			j = (j + 1) & (cap - 1);
-		keys[j] = h->keys[i];
-		vals[j] = h->vals[i];
-	}
-	free(h->keys);
-	free(h->vals);
-	h->keys = keys;
-	h->vals = vals;
-	h->cap = cap;
-	return 0;
-}
-
-/* The value slot of key, added (holding KG_NONE) when new; NULL when out of memory. */
-static uint32_t *idmap_slot(struct idmap *h, uint64_t key)
-{
-	if ((h->count + 1) * 2 > h->cap && idmap_grow(h) < 0)
-		return NULL;
-	key++;
-	size_t j = mix(key) & (h->cap - 1);
-	while (h->keys[j] && h->keys[j] != key)
-		j = (j + 1) & (h->cap - 1);
-	if (!h->keys[j]) {
-		h->keys[j] = key;
-		h->vals[j] = KG_NONE;
-		h->count++;
-	}
-	return &h->vals[j];
-}
-
-/* The value slot of an existing key, NULL when absent: a look-up that adds nothing. */
-static uint32_t *idmap_find(const struct idmap *h, uint64_t key)
-{
-	if (!h->cap)
-		return NULL;
-	key++;
-	for (size_t j = mix(key) & (h->cap - 1); h->keys[j]; j = (j + 1) & (h->cap - 1))
-		if (h->keys[j] == key)
-			return &h->vals[j];
-	return NULL;
-}
-
-static uint32_t idmap_get(const struct idmap *h, uint64_t key)
-{
-	const uint32_t *v = idmap_find(h, key);
-	return v ? *v : KG_NONE;
-}
-
-static void idmap_free(struct idmap *h)
-{
-	free(h->keys);
-	free(h->vals);
-	memset(h, 0, sizeof(*h));
-}
 
 /* ------------------------------------------------------------------ the reader */
 
@@ -135,10 +50,10 @@ struct nsys_reader {
 	sqlite3_stmt *str_st;           /* SELECT value FROM StringIds WHERE id = ? */
 	uint32_t *str;                  /* StringIds id → model string; KG_NONE: not looked up */
 	size_t nstr;
-	struct idmap procs;             /* process key (globalPid, tid bits clear) → process */
-	struct idmap proc_names;        /* process key → PROCESSES.name, as a model string */
-	struct idmap devs;              /* process << 32 | CUDA device id → device */
-	struct idmap domains;           /* process << 32 | NVTX domain id → domain name */
+	struct kg_idmap procs;             /* process key (globalPid, tid bits clear) → process */
+	struct kg_idmap proc_names;        /* process key → PROCESSES.name, as a model string */
+	struct kg_idmap devs;              /* process << 32 | CUDA device id → device */
+	struct kg_idmap domains;           /* process << 32 | NVTX domain id → domain name */
 	uint64_t last_pkey;             /* one-entry caches: rows come in long runs */
 	uint32_t last_proc, last_dproc, last_dev;
 	int64_t last_ord;
@@ -935,7 +850,7 @@ static int name_threads(struct nsys_reader *r)
 {
 	if (!r->m->n_threads || !has_table(r, "ThreadNames"))
 		return 0;
-	struct idmap known = {0};
+	struct kg_idmap known = {0};
 	int rc = 0;
 	for (uint32_t i = 0; i < r->m->n_threads && !rc; i++) {
 		const struct kg_thread *t = &r->m->threads[i];
@@ -976,7 +891,7 @@ static uint64_t corr_key(uint32_t process, uint32_t corr)
 static int link_calls(struct nsys_reader *r)
 {
 	struct kg_model *m = r->m;
-	struct idmap calls = {0};
+	struct kg_idmap calls = {0};
 	int rc = 0;
 	for (uint32_t i = 0; i < m->n_ops && !rc; i++)
 		if (m->ops[i].kind != KG_OP_KERNEL && m->ops[i].correlation)
