@@ -81,10 +81,6 @@ const char *export_stream_kind(unsigned kind);   /* "blocking", ... NULL when un
 const char *export_sync_kind(unsigned kind);     /* "event_synchronize", ... */
 const char *export_api_category(unsigned cat);   /* "launch", "memcpy", ... "other" */
 
-/* s when it is valid UTF-8; otherwise a copy in *buf (grown as needed) with each invalid
- * byte replaced by U+FFFD, so that JSON and CSV readers never choke on a name. NULL only
- * when out of memory. *len is set to the length of the result. */
-const char *export_utf8(const char *s, size_t *len, char **buf, size_t *cap);
 
 /* Decimal text of v into out (at least 21 bytes), no terminator; returns the length.
  * A hand-written loop: millions of numbers go through it. */

@@ -20,6 +20,7 @@
  * trace. Times are microseconds after the earliest timestamp exported (otherData gives
  * that origin in ns), printed from integer nanoseconds with three decimals. */
 #include "export/export.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -172,7 +173,7 @@ static void chk(struct chrome *c, yajl_gen_status st)
 static void str(struct chrome *c, const char *s)
 {
 	size_t len;
-	const char *t = export_utf8(s ? s : "", &len, &c->u8, &c->u8cap);
+	const char *t = utf8_clean(s ? s : "", &len, &c->u8, &c->u8cap);
 	if (!t) {
 		c->failed = 1;
 		return;

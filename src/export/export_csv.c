@@ -4,6 +4,7 @@
  * as NaN rather than as a misleading 0. Rows end in "\n". Times are integer ns on the
  * trace's own clock, as in the trace. */
 #include "export/export.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ static void put(struct csv *c, const char *s, size_t len)
 static void f_str(struct csv *c, const char *s)
 {
 	size_t len;
-	const char *t = export_utf8(s ? s : "", &len, &c->u8, &c->u8cap);
+	const char *t = utf8_clean(s ? s : "", &len, &c->u8, &c->u8cap);
 	if (!t) {
 		c->oom = 1;
 		return;

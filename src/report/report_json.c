@@ -11,6 +11,8 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
+#include "util/utf8.h"
+
 struct jw {
 	yajl_gen g;
 	FILE *f;
@@ -30,24 +32,6 @@ static void jw_check(struct jw *w, yajl_gen_status st)
 		w->failed = 1;
 }
 
-/* Bytes of the valid UTF-8 sequence at s (at most n), or 0 when it is not one. */
-static size_t utf8_valid(const unsigned char *s, size_t n)
-{
-	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-		     : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-	if (!len || len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	/* overlong forms and surrogates are invalid too */
-	if ((len == 2 && s[0] < 0xC2) || (len == 3 && s[0] == 0xE0 && s[1] < 0xA0) ||
-	    (len == 3 && s[0] == 0xED && s[1] >= 0xA0) ||
-	    (len == 4 && s[0] == 0xF0 && s[1] < 0x90) ||
-	    (len == 4 && (s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90))))
-		return 0;
-	return len;
-}
 
 static void j_str(struct jw *w, const char *s)
 {
@@ -55,32 +39,15 @@ static void j_str(struct jw *w, const char *s)
 		jw_check(w, yajl_gen_null(w->g));
 		return;
 	}
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, o = 0;
-	while (i < n && utf8_valid(p + i, n - i))
-		i += utf8_valid(p + i, n - i);
-	if (i == n) { /* the common case: already valid */
-		jw_check(w, yajl_gen_string(w->g, p, n));
-		return;
-	}
-	unsigned char *buf = malloc(n * 3 + 1);
-	if (!buf) {
+	/* invalid UTF-8 bytes become U+FFFD: yajl would pass them through and JSON.parse
+	 * would see garbage */
+	char *buf = NULL;
+	size_t n, cap = 0;
+	const char *t = utf8_clean(s, &n, &buf, &cap);
+	if (!t)
 		w->failed = 1;
-		return;
-	}
-	for (i = 0; i < n;) {
-		size_t len = utf8_valid(p + i, n - i);
-		if (len) {
-			memcpy(buf + o, p + i, len);
-			o += len;
-			i += len;
-		} else {
-			memcpy(buf + o, "\xEF\xBF\xBD", 3);
-			o += 3;
-			i++;
-		}
-	}
-	jw_check(w, yajl_gen_string(w->g, buf, o));
+	else
+		jw_check(w, yajl_gen_string(w->g, (const unsigned char *)t, n));
 	free(buf);
 }
 
