@@ -129,13 +129,8 @@ static int take_option(int c, const char *arg, struct report_args *r)
 		return -1;
 	case OPT_FROM:
 	case OPT_TO:
-		if (window_parse_time(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
-			kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)",
-			       c == OPT_FROM ? "from" : "to", arg);
-			return KG_EXIT_USAGE;
-		}
-		*(c == OPT_FROM ? &r->has_from : &r->has_to) = 1;
-		return -1;
+		return c == OPT_FROM ? window_take_time("from", arg, &r->from, &r->has_from)
+				     : window_take_time("to", arg, &r->to, &r->has_to);
 	case 'h': report_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: report_usage(stderr); return KG_EXIT_USAGE;
 	}

@@ -74,13 +74,8 @@ static int take_option(int c, const char *arg, struct view_args *v)
 		return -1;
 	case OPT_FROM:
 	case OPT_TO:
-		if (window_parse_time(arg, c == OPT_FROM ? &v->from : &v->to) < 0) {
-			kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)",
-			       c == OPT_FROM ? "from" : "to", arg);
-			return KG_EXIT_USAGE;
-		}
-		*(c == OPT_FROM ? &v->has_from : &v->has_to) = 1;
-		return -1;
+		return c == OPT_FROM ? window_take_time("from", arg, &v->from, &v->has_from)
+				     : window_take_time("to", arg, &v->to, &v->has_to);
 	case 'h': view_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: view_usage(stderr); return KG_EXIT_USAGE;
 	}

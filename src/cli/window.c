@@ -66,3 +66,13 @@ int window_apply(const struct kg_window *w, const char *path, struct kg_model *m
 		kg_warn("no GPU operation was launched in the window");
 	return KG_EXIT_OK;
 }
+
+int window_take_time(const char *opt, const char *arg, int64_t *value, int *given)
+{
+	if (window_parse_time(arg, value) < 0) {
+		kg_err("--%s: '%s' is not a time (e.g. 120, 120ms, 1.5s, 250us)", opt, arg);
+		return KG_EXIT_USAGE;
+	}
+	*given = 1;
+	return -1;
+}

@@ -23,6 +23,9 @@ struct kg_window_cut {
 
 /* "120" (ms), "120ms", "1.5s", "250us", "300ns" → ns. 0, or -1 when it is not a time. */
 int window_parse_time(const char *s, int64_t *ns);
+/* One --from or --to option (opt names it): -1 to go on, or KG_EXIT_USAGE after saying
+ * why arg is not a time. */
+int window_take_time(const char *opt, const char *arg, int64_t *value, int *given);
 /* The options' consistency: -1 when fine, else KG_EXIT_USAGE after saying why. */
 int window_check(const struct kg_window *w);
 /* Restricts m to the window (model_restrict) and says what was cut: KG_EXIT_OK, or

@@ -8,15 +8,6 @@
 
 #include "util/idmap.h"
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
 
 /* Lookups used while loading: streams by (process, device, context, id), threads by
  * (process, tid). Keys are hashed to 64 bits; collisions are resolved by checking the
@@ -237,10 +228,10 @@ uint32_t model_stream_index(struct kg_model *m, uint32_t process, uint32_t devic
 static uint32_t stream_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
 			      uint32_t device, uint32_t context, int64_t id)
 {
-	uint64_t key = mix64(((uint64_t)process << 40) ^ ((uint64_t)device << 32) ^
-			     ((uint64_t)context << 20) ^ mix64((uint64_t)id)) | 1;
+	uint64_t key = idmap_mix(((uint64_t)process << 40) ^ ((uint64_t)device << 32) ^
+			     ((uint64_t)context << 20) ^ idmap_mix((uint64_t)id)) | 1;
 	/* probe until the slot holds this exact stream (hash collisions move on) */
-	for (uint64_t k = key;; k = mix64(k) | 1) {
+	for (uint64_t k = key;; k = idmap_mix(k) | 1) {
 		uint32_t *slot = idmap_slot(&ix->streams, k);
 		int found = slot && *slot != KG_IDMAP_NONE;
 		if (!slot)
@@ -269,8 +260,8 @@ uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
 	struct model_index *ix = model_ix(m);
 	if (!ix)
 		return KG_NONE;
-	uint64_t key = mix64(((uint64_t)process << 44) ^ tid) | 1;
-	for (uint64_t k = key;; k = mix64(k) | 1) {
+	uint64_t key = idmap_mix(((uint64_t)process << 44) ^ tid) | 1;
+	for (uint64_t k = key;; k = idmap_mix(k) | 1) {
 		uint32_t *slot = idmap_slot(&ix->threads, k);
 		int found = slot && *slot != KG_IDMAP_NONE;
 		if (!slot)
@@ -388,8 +379,8 @@ static int build_gpus(struct kg_model *m)
 	for (uint32_t i = 0; i < m->n_devices; i++) {
 		struct kg_device *d = &m->devices[i];
 		uint32_t host = d->process < m->n_processes ? m->processes[d->process].host : 0;
-		uint64_t key = d->uuid ? mix64((uint64_t)d->uuid) | 1
-				       : mix64(((uint64_t)host << 32) ^ (uint32_t)d->ordinal ^
+		uint64_t key = d->uuid ? idmap_mix((uint64_t)d->uuid) | 1
+				       : idmap_mix(((uint64_t)host << 32) ^ (uint32_t)d->ordinal ^
 					       0x5bd1e995ull) | 1;
 		uint32_t *slot = idmap_slot(&seen, key);
 		int found = slot && *slot != KG_IDMAP_NONE;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
+uint64_t idmap_mix(uint64_t x)
 {
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdull;
@@ -26,7 +26,7 @@ static int rehash(struct kg_idmap *h, size_t cap)
 	for (size_t i = 0; i < h->cap; i++) {
 		if (!h->keys[i])
 			continue;
-		size_t j = mix(h->keys[i]) & (cap - 1);
+		size_t j = idmap_mix(h->keys[i]) & (cap - 1);
 		while (keys[j])
 			j = (j + 1) & (cap - 1);
 		keys[j] = h->keys[i];
@@ -53,7 +53,7 @@ uint32_t *idmap_slot(struct kg_idmap *h, uint64_t key)
 	if ((h->count + 1) * 2 > h->cap && rehash(h, h->cap ? h->cap * 2 : 64) < 0)
 		return NULL;
 	key++;
-	size_t j = mix(key) & (h->cap - 1);
+	size_t j = idmap_mix(key) & (h->cap - 1);
 	while (h->keys[j] && h->keys[j] != key)
 		j = (j + 1) & (h->cap - 1);
 	if (!h->keys[j]) {
@@ -69,7 +69,7 @@ uint32_t *idmap_find(const struct kg_idmap *h, uint64_t key)
 	if (!h->cap)
 		return NULL;
 	key++;
-	for (size_t j = mix(key) & (h->cap - 1); h->keys[j]; j = (j + 1) & (h->cap - 1))
+	for (size_t j = idmap_mix(key) & (h->cap - 1); h->keys[j]; j = (j + 1) & (h->cap - 1))
 		if (h->keys[j] == key)
 			return &h->vals[j];
 	return NULL;

@@ -14,6 +14,9 @@ struct kg_idmap {
 	size_t cap, count;
 };
 
+/* A 64-bit mixer (murmur3's finaliser): good hash keys from ids and tuples of ids. */
+uint64_t idmap_mix(uint64_t x);
+
 /* The value slot of key, added holding KG_IDMAP_NONE when new; NULL when out of memory. */
 uint32_t *idmap_slot(struct kg_idmap *h, uint64_t key);
 /* The value slot of an existing key, NULL when absent. */
