@@ -83,7 +83,6 @@ static void solo_times(const struct kg_analysis *a, const struct kg_gpu_metrics 
 	/* kernels by start; a kernel is alone from max(its start, previous ends) until the
 	 * next kernel starts, as long as no earlier kernel still runs */
 	int64_t running_end = INT64_MIN; /* latest end among kernels started before */
-	const struct kg_op *prev_long = NULL;
 	uint32_t nk = 0;
 	uint32_t *kidx = malloc(((size_t)gm->n_ops + 1) * sizeof(*kidx));
 	if (!kidx)
@@ -99,12 +98,9 @@ static void solo_times(const struct kg_analysis *a, const struct kg_gpu_metrics 
 			to = op(a, kidx[i + 1])->start;
 		solo[kidx[i]] = to > from ? to - from : 0;
 		/* later kernels that start before this one ends are not alone meanwhile */
-		if (o->end > running_end) {
+		if (o->end > running_end)
 			running_end = o->end;
-			prev_long = o;
-		}
 	}
-	(void)prev_long;
 	free(kidx);
 }
 
@@ -383,9 +379,8 @@ static void rule_launch_overhead(struct kg_analysis *a)
 		struct kg_finding *f = analysis_add_finding(a, "launch-overhead");
 		if (!f)
 			return;
-		char gl[128], sl[128];
+		char gl[128];
 		gpu_label(a, g, gl, sizeof(gl));
-		stream_label(a, worst_stream, sl, sizeof(sl));
 		snprintf(f->title, sizeof(f->title),
 			 "%s starves on launches: %u tiny kernels (%.1f µs each on average) with "
 			 "%.1f µs of idle GPU between them",

@@ -16,9 +16,7 @@ const char *export_op_kind(unsigned kind)
 
 const char *export_copy_kind(unsigned kind)
 {
-	static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-					    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-	return kind < 11 ? names[kind] : "unknown";
+	return copy_kind_name(kind);
 }
 
 const char *export_mem_kind(unsigned kind)

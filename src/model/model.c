@@ -284,6 +284,32 @@ uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
 
 /* ------------------------------------------------------------------ classification */
 
+const char *copy_kind_name(unsigned kind)
+{
+	static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+					    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
+	return kind < 11 ? names[kind] : "unknown";
+}
+
+/* Static kinds read as their plain kind in labels: the user cares where memory lives. */
+static const char *label_mem_name(unsigned kind)
+{
+	static const char *const names[] = {"unknown", "pageable", "pinned", "device",
+					    "array",   "managed",  "device", "managed"};
+	return kind < 8 ? names[kind] : "unknown";
+}
+
+uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o)
+{
+	char label[96];
+	if (o->kind == KG_OP_MEMSET)
+		snprintf(label, sizeof(label), "memset %s", label_mem_name(o->dst_kind));
+	else
+		snprintf(label, sizeof(label), "memcpy %s %s→%s", copy_kind_name(o->copy_kind),
+			 label_mem_name(o->src_kind), label_mem_name(o->dst_kind));
+	return model_string(m, label);
+}
+
 static int has_prefix(const char *s, const char *p)
 {
 	return strncmp(s, p, strlen(p)) == 0;

@@ -221,6 +221,12 @@ uint32_t model_stream_index(struct kg_model *m, uint32_t process, uint32_t devic
 /* Index of the thread (process, tid), created when new. */
 uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid);
 
+/* "HtoD", "DtoH", ... ("unknown" for other codes). */
+const char *copy_kind_name(unsigned kind);
+/* The display name of a copy or memset, one for every source format:
+ * "memcpy HtoD pageable→device", "memset device". */
+uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o);
+
 /* The category of a CUDA runtime/driver API function from its name. */
 enum kg_api_category api_category(const char *name);
 /* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */

@@ -259,20 +259,6 @@ static int on_kernel(struct kgt_reader *r, sqlite3_stmt *st)
 	return 0;
 }
 
-static const char *mem_name(int kind)
-{
-	static const char *const names[] = {"unknown", "pageable", "pinned", "device",
-					    "array",   "managed",  "device", "managed"};
-	return kind >= 0 && kind < 8 ? names[kind] : "unknown";
-}
-
-static const char *copy_name(int kind)
-{
-	static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-					    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-	return kind >= 0 && kind < 11 ? names[kind] : "unknown";
-}
-
 static int on_memcpy(struct kgt_reader *r, sqlite3_stmt *st)
 {
 	if (sqlite3_column_type(st, 6) == SQLITE_NULL || sqlite3_column_type(st, 7) == SQLITE_NULL)
@@ -290,10 +276,7 @@ static int on_memcpy(struct kgt_reader *r, sqlite3_stmt *st)
 		o->graph = (uint32_t)sqlite3_column_int64(st, 14);
 		o->flags |= KG_OPF_GRAPH;
 	}
-	char label[96];
-	snprintf(label, sizeof(label), "memcpy %s %s→%s", copy_name(o->copy_kind),
-		 mem_name(o->src_kind), mem_name(o->dst_kind));
-	o->name = model_string(r->m, label);
+	o->name = model_copy_label(r->m, o);
 	return 0;
 }
 
@@ -312,9 +295,7 @@ static int on_memset(struct kgt_reader *r, sqlite3_stmt *st)
 		o->graph = (uint32_t)sqlite3_column_int64(st, 12);
 		o->flags |= KG_OPF_GRAPH;
 	}
-	char label[64];
-	snprintf(label, sizeof(label), "memset %s", mem_name(o->dst_kind));
-	o->name = model_string(r->m, label);
+	o->name = model_copy_label(r->m, o);
 	return 0;
 }
 

@@ -583,21 +583,6 @@ static int on_kernel(struct nsys_reader *r, sqlite3_stmt *st)
 	return 0;
 }
 
-/* Labels as read_kgt.c makes them, so that a copy has one name whatever the source. */
-static const char *mem_name(int kind)
-{
-	static const char *const names[] = {"unknown", "pageable", "pinned", "device",
-					    "array",   "managed",  "device", "managed"};
-	return kind >= 0 && kind < 8 ? names[kind] : "unknown";
-}
-
-static const char *copy_name(int kind)
-{
-	static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-					    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-	return kind >= 0 && kind < 11 ? names[kind] : "unknown";
-}
-
 enum { C_BYTES = G_NCOMMON, C_KIND, C_SRC, C_DST, C_NCOLS };
 static const struct col memcpy_cols[C_NCOLS] = {
 	GPU_COMMON_COLS,
@@ -618,10 +603,7 @@ static int on_memcpy(struct nsys_reader *r, sqlite3_stmt *st)
 	o->copy_kind = code_of(c->copy, st, C_KIND);
 	o->src_kind = is_null(st, C_SRC) ? KG_MEM_UNKNOWN : code_of(c->mem, st, C_SRC);
 	o->dst_kind = is_null(st, C_DST) ? KG_MEM_UNKNOWN : code_of(c->mem, st, C_DST);
-	char label[96];
-	snprintf(label, sizeof(label), "memcpy %s %s→%s", copy_name(o->copy_kind),
-		 mem_name(o->src_kind), mem_name(o->dst_kind));
-	o->name = model_string(r->m, label);
+	o->name = model_copy_label(r->m, o);
 	return 0;
 }
 
@@ -640,9 +622,7 @@ static int on_memset(struct nsys_reader *r, sqlite3_stmt *st)
 		return rc;
 	o->bytes = (uint64_t)sqlite3_column_int64(st, S_BYTES);
 	o->dst_kind = is_null(st, S_KIND) ? KG_MEM_UNKNOWN : code_of(r->codes.mem, st, S_KIND);
-	char label[64];
-	snprintf(label, sizeof(label), "memset %s", mem_name(o->dst_kind));
-	o->name = model_string(r->m, label);
+	o->name = model_copy_label(r->m, o);
 	return 0;
 }
 
