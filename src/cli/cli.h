@@ -23,6 +23,7 @@ int cmd_report(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
 
 void kg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -163,7 +163,7 @@ static void progress_line(double fraction, void *arg)
 static int load_trace(const struct export_args *r, struct kg_model *m)
 {
 	int last = -1;
-	struct kg_load_opts lo = {NULL, NULL};
+	struct kg_load_opts lo = {0};
 	if (!r->no_progress && isatty(STDERR_FILENO)) {
 		lo.progress = progress_line;
 		lo.progress_arg = &last;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "trace/packed.h"
 #include "trace/trace_db.h"
 
 static const char *trace_path;
@@ -110,6 +111,19 @@ static void print_devices(sqlite3 *db)
 	sqlite3_finalize(st);
 }
 
+/* Which tables load from packed columns (trace/packed.h), and which from their rows. */
+static void print_packed(sqlite3 *db)
+{
+	printf("packed:");
+	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
+		int64_t rows;
+		int usable = packed_usable(db, t->name, &rows);
+		printf(" %s %s%s", t->name, usable ? "yes" : "no", t[1].name ? "," : "");
+	}
+	printf("%s\n", packed_usable(db, "kernels", &(int64_t){0}) ? ""
+		: " (kgantt pack makes them: faster loading)");
+}
+
 int cmd_info(int argc, char **argv)
 {
 	if (argc != 2 || argv[1][0] == '-') {
@@ -149,6 +163,7 @@ int cmd_info(int argc, char **argv)
 		printf(" %s %s%s", tables[i], fmt_count((unsigned long long)scalar(db, sql), n),
 		       i + 1 < sizeof(tables) / sizeof(tables[0]) ? "," : "\n");
 	}
+	print_packed(db);
 	sqlite3_close(db);
 	return finish_stdout(read_failed ? KG_EXIT_FAILURE : KG_EXIT_OK);
 }

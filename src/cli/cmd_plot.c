@@ -254,7 +254,7 @@ static int choose_window(const struct plot_args *r, const struct kg_model *m, st
 static int load(const char *path, struct kg_model *m)
 {
 	char err[1024];
-	struct kg_load_opts lo = {NULL, NULL};
+	struct kg_load_opts lo = {0};
 	if (model_load(path, m, &lo, err, sizeof(err)) < 0) {
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;

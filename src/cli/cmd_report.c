@@ -222,7 +222,7 @@ static int worst_severity(const struct kg_analysis *a)
 static int load_trace(const struct report_args *r, struct kg_model *m)
 {
 	struct progress p = {r->path, -1};
-	struct kg_load_opts lo = {NULL, NULL};
+	struct kg_load_opts lo = {0};
 	if (!r->no_progress && isatty(STDERR_FILENO)) {
 		lo.progress = progress_line;
 		lo.progress_arg = &p;

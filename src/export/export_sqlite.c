@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trace/packed.h"
 #include "trace/schema.h"
 
 #ifndef KGANTT_VERSION
@@ -301,6 +302,11 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct sq *q = self(x);
 	int rc = exec_sql(q, kg_index_sql, "indexes");
+	if (!rc && (rc = trace_pack(q->db, q->err, q->errlen)) < 0) {
+		char why[400];
+		snprintf(why, sizeof(why), "%s", q->err);
+		snprintf(q->err, q->errlen, "cannot write '%s': %s", q->path, why);
+	}
 	if (!rc)
 		rc = exec_sql(q, "COMMIT;", "commit");
 	for (int i = 0; i < ST_COUNT; i++)

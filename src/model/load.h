@@ -14,6 +14,8 @@ typedef void (*kg_progress_fn)(double fraction, void *arg);
 struct kg_load_opts {
 	kg_progress_fn progress;
 	void *progress_arg;
+	int one_thread;   /* read on the calling thread only (tests compare the two ways) */
+	int rows_only;    /* kgantt traces: read the SQL rows even where packed columns exist */
 };
 
 /* Detects the format from the content (never from the file name), reads the file into

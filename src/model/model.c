@@ -161,14 +161,19 @@ struct kg_thread *model_add_thread(struct kg_model *m)
 	return ADD(m, threads);
 }
 
+void model_op_init(struct kg_op *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->queued = o->submitted = KG_NO_TIME;
+	o->api_start = o->api_end = KG_NO_TIME;
+	o->api = KG_NONE;
+}
+
 struct kg_op *model_add_op(struct kg_model *m)
 {
 	struct kg_op *o = ADD(m, ops);
-	if (o) {
-		o->queued = o->submitted = KG_NO_TIME;
-		o->api_start = o->api_end = KG_NO_TIME;
-		o->api = KG_NONE;
-	}
+	if (o)
+		model_op_init(o);
 	return o;
 }
 
@@ -346,48 +351,95 @@ int kernel_is_comm(const char *name)
 /* ------------------------------------------------------------------ finish */
 
 
-static int by_start_only(const void *a, const void *b)
+/* ------------------------------------------------------------------ sorting ops */
+
+/* What sort_ops orders by, 24 bytes instead of the op's 120: start, then end, stable. */
+struct op_key {
+	int64_t start, end;
+	uint32_t op;
+};
+
+static int key_before(const struct op_key *a, const struct op_key *b)
 {
-	const struct kg_op *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
+	return a->start < b->start || (a->start == b->start && a->end < b->end);
 }
 
-/* Ops by stream, then start. A counting sort by stream moves each op once; within a
- * stream the records mostly arrive in start order already, so each run is only sorted
- * when it is not. (A general sort of a million 120-byte structs cost more than reading
- * them.) */
-static int sort_ops(struct kg_model *m)
+/* The end of the ascending run that begins at i. */
+static uint32_t run_end(const struct op_key *k, uint32_t i, uint32_t n)
 {
-	uint32_t ns = m->n_streams;
-	uint32_t *at = calloc((size_t)ns + 1, sizeof(*at));
-	struct kg_op *out = malloc(((size_t)m->n_ops + 1) * sizeof(*out));
-	if (!at || !out) {
-		free(at);
-		free(out);
-		return -ENOMEM;
+	while (++i < n && !key_before(&k[i], &k[i - 1]))
+		;
+	return i;
+}
+
+static void merge_runs(const struct op_key *a, uint32_t na, const struct op_key *b, uint32_t nb,
+		       struct op_key *out)
+{
+	uint32_t i = 0, j = 0;
+	while (i < na && j < nb)
+		*out++ = key_before(&b[j], &a[i]) ? b[j++] : a[i++];
+	memcpy(out, a + i, (na - i) * sizeof(*a));
+	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
+}
+
+/* A natural merge sort: a stream's ops arrive as a few sorted runs (its kernels, then its
+ * copies, then its memsets, each in start order), which two or three linear passes merge;
+ * any order still sorts in O(n log n). tmp has room for n keys. */
+static void sort_keys(struct op_key *k, uint32_t n, struct op_key *tmp)
+{
+	struct op_key *src = k, *dst = tmp;
+	for (;;) {
+		uint32_t runs = 0;
+		for (uint32_t i = 0; i < n; runs++) {
+			uint32_t mid = run_end(src, i, n);
+			uint32_t end = mid < n ? run_end(src, mid, n) : n;
+			merge_runs(src + i, mid - i, src + mid, end - mid, dst + i);
+			i = end;
+		}
+		struct op_key *t = src;
+		src = dst;
+		dst = t;
+		if (runs <= 1)
+			break;
 	}
-	for (uint32_t i = 0; i < m->n_ops; i++)
+	if (src != k)
+		memcpy(k, src, (size_t)n * sizeof(*k));
+}
+
+/* The order of the ops by stream, then start: a counting sort by stream of small keys,
+ * each stream's keys merge-sorted when they are not in order already. NULL on ENOMEM. */
+static struct op_key *op_order(const struct kg_model *m)
+{
+	uint32_t ns = m->n_streams, n = m->n_ops;
+	uint32_t *at = calloc((size_t)ns + 1, sizeof(*at));
+	struct op_key *keys = malloc(((size_t)n + 1) * sizeof(*keys));
+	struct op_key *tmp = NULL;
+	if (!at || !keys)
+		goto fail;
+	for (uint32_t i = 0; i < n; i++)
 		at[m->ops[i].stream + 1]++;
 	for (uint32_t s = 0; s < ns; s++)
 		at[s + 1] += at[s];
-	for (uint32_t i = 0; i < m->n_ops; i++)
-		out[at[m->ops[i].stream]++] = m->ops[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kg_op *o = &m->ops[i];
+		keys[at[o->stream]++] = (struct op_key){o->start, o->end, i};
+	}
 	/* at[s] is now the end of stream s's run */
 	for (uint32_t s = 0, begin = 0; s < ns; begin = at[s], s++) {
-		uint32_t end = at[s];
-		for (uint32_t i = begin + 1; i < end; i++)
-			if (by_start_only(&out[i - 1], &out[i]) > 0) {
-				qsort(out + begin, end - begin, sizeof(*out), by_start_only);
-				break;
-			}
+		uint32_t len = at[s] - begin;
+		if (run_end(keys + begin, 0, len) >= len)
+			continue;
+		if (!tmp && !(tmp = malloc((size_t)n * sizeof(*tmp))))
+			goto fail;
+		sort_keys(keys + begin, len, tmp);
 	}
-	free(m->ops);
-	m->ops = out;
-	m->cap_ops = m->n_ops + 1;
+	free(tmp);
 	free(at);
-	return 0;
+	return keys;
+fail:
+	free(at);
+	free(keys);
+	return NULL;
 }
 
 static void note_time(struct kg_model *m, int64_t start, int64_t end)
@@ -439,16 +491,86 @@ static uint8_t *name_class_cache(const struct kg_model *m)
 	return calloc((size_t)m->strings.count + 2, 1);
 }
 
-static int link_apis(struct kg_model *m)
+/* ------------------------------------------------------------------ launch calls */
+
+/* API calls by (process, correlation id). CUPTI numbers the calls of a process 1, 2, 3...
+ * so a dense table per process (4 bytes a call) is the usual case; ids from elsewhere that
+ * are too sparse for that go through a hash map. */
+struct launch_index {
+	uint32_t *first;   /* per process: offset of its table in slots */
+	uint32_t *limit;   /* per process: correlation ids below this are in the table */
+	uint32_t *slots;   /* api index or KG_NONE */
+	struct kg_idmap sparse;
+	int dense;
+};
+
+static void launch_index_free(struct launch_index *li)
 {
-	struct kg_idmap byc = {0};
-	if (idmap_reserve(&byc, m->n_apis) < 0)
+	free(li->first);
+	free(li->limit);
+	free(li->slots);
+	idmap_free(&li->sparse);
+}
+
+static uint32_t *launch_slot(struct launch_index *li, uint32_t process, uint32_t correlation)
+{
+	if (li->dense)
+		return correlation < li->limit[process] ? &li->slots[li->first[process] + correlation]
+							: NULL;
+	return idmap_slot(&li->sparse, ((uint64_t)(process + 1) << 32) | correlation);
+}
+
+static uint32_t launch_get(const struct launch_index *li, uint32_t process, uint32_t correlation)
+{
+	if (li->dense)
+		return correlation < li->limit[process] ? li->slots[li->first[process] + correlation]
+							: KG_NONE;
+	return idmap_get(&li->sparse, ((uint64_t)(process + 1) << 32) | correlation);
+}
+
+static int launch_index_init(struct launch_index *li, const struct kg_model *m)
+{
+	memset(li, 0, sizeof(*li));
+	uint32_t np = m->n_processes + 1; /* + 1: calls of no known process */
+	li->first = calloc(np, sizeof(*li->first));
+	li->limit = calloc(np, sizeof(*li->limit));
+	if (!li->first || !li->limit)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		const struct kg_api *a = &m->apis[i];
+		uint32_t p = a->process < np ? a->process : np - 1;
+		if (a->correlation >= li->limit[p])
+			li->limit[p] = a->correlation == UINT32_MAX ? UINT32_MAX : a->correlation + 1;
+	}
+	uint64_t total = 0;
+	for (uint32_t p = 0; p < np; p++) {
+		li->first[p] = (uint32_t)total;
+		total += li->limit[p];
+	}
+	/* a table no more than 4 times the calls (a process that numbers from a large first
+	 * id, or several processes, still fit) */
+	li->dense = total <= 4 * (uint64_t)m->n_apis + 4096;
+	if (!li->dense)
+		return idmap_reserve(&li->sparse, m->n_apis);
+	li->slots = malloc((size_t)(total + 1) * sizeof(*li->slots));
+	if (!li->slots)
+		return -ENOMEM;
+	memset(li->slots, 0xff, (size_t)(total + 1) * sizeof(*li->slots));
+	return 0;
+}
+
+/* Categorises every call and indexes those with a correlation id. */
+static int index_launches(struct kg_model *m, struct launch_index *li)
+{
+	if (launch_index_init(li, m) < 0)
 		return -ENOMEM;
 	uint8_t *cls = name_class_cache(m);
 	if (!cls)
 		return -ENOMEM;
+	uint32_t np = m->n_processes + 1;
 	for (uint32_t i = 0; i < m->n_apis; i++) {
 		struct kg_api *a = &m->apis[i];
+		a->op = KG_NONE;
 		if (a->name <= m->strings.count) {
 			if (!cls[a->name])
 				cls[a->name] = (uint8_t)(api_category(model_text(m, a->name)) + 1);
@@ -458,36 +580,87 @@ static int link_apis(struct kg_model *m)
 		}
 		if (!a->correlation)
 			continue;
-		uint32_t *slot = idmap_slot(&byc, ((uint64_t)(a->process + 1) << 32) | a->correlation);
-		int found = slot && *slot != KG_IDMAP_NONE;
+		uint32_t *slot = launch_slot(li, a->process < np ? a->process : np - 1, a->correlation);
 		if (!slot) {
-			idmap_free(&byc);
 			free(cls);
 			return -ENOMEM;
 		}
 		/* runtime and driver calls can share a correlation id: keep the outer (runtime)
 		 * call, which starts first, as the launch the user wrote */
-		if (!found || a->start < m->apis[*slot].start)
+		if (*slot == KG_NONE || a->start < m->apis[*slot].start)
 			*slot = i;
 	}
 	free(cls);
-	for (uint32_t i = 0; i < m->n_ops; i++) {
-		struct kg_op *o = &m->ops[i];
-		if (!o->correlation)
-			continue;
-		uint32_t ai;
-		uint32_t process = m->streams[o->stream].process;
-		ai = idmap_get(&byc, ((uint64_t)(process + 1) << 32) | o->correlation);
-		if (ai == KG_IDMAP_NONE)
-			continue;
-		struct kg_api *a = &m->apis[ai];
-		o->api = ai;
-		o->api_start = a->start;
-		o->api_end = a->end;
-		if (a->op == KG_NONE)
-			a->op = i;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ finish */
+
+/* What model_finish does to each op in its final place: stream index, span, flags and
+ * the link to its launch call. */
+struct finish_pass {
+	struct kg_model *m;
+	struct launch_index li;
+	uint8_t *comm; /* name class cache: 2 = communication kernel */
+};
+
+static void finish_op(struct finish_pass *f, uint32_t i)
+{
+	struct kg_model *m = f->m;
+	struct kg_op *o = &m->ops[i];
+	struct kg_stream *s = &m->streams[o->stream];
+	if (s->nops++ == 0)
+		s->first_op = i;
+	note_time(m, o->start, o->end);
+	if (o->kind == KG_OP_KERNEL) {
+		if (o->queued != KG_NO_TIME)
+			m->has_queued = 1;
+		if (o->name <= m->strings.count) {
+			if (!f->comm[o->name])
+				f->comm[o->name] = (uint8_t)(kernel_is_comm(model_text(m, o->name)) + 1);
+			if (f->comm[o->name] == 2)
+				o->flags |= KG_OPF_COMM;
+		}
 	}
-	idmap_free(&byc);
+	o->api = KG_NONE;
+	o->api_start = o->api_end = KG_NO_TIME;
+	if (!o->correlation)
+		return;
+	uint32_t ai = launch_get(&f->li, s->process < m->n_processes ? s->process : m->n_processes,
+				 o->correlation);
+	if (ai == KG_NONE)
+		return;
+	struct kg_api *a = &m->apis[ai];
+	o->api = ai;
+	o->api_start = a->start;
+	o->api_end = a->end;
+	if (a->op == KG_NONE)
+		a->op = i;
+}
+
+/* Moves the ops into stream/start order, finishing each as it lands (while it is in the
+ * cache): one pass over the ops' memory instead of one per step. */
+static int place_ops(struct finish_pass *f)
+{
+	struct kg_model *m = f->m;
+	struct op_key *keys = op_order(m);
+	struct kg_op *out = malloc(((size_t)m->n_ops + 1) * sizeof(*out));
+	if (!keys || !out) {
+		free(keys);
+		free(out);
+		return -ENOMEM;
+	}
+	struct kg_op *in = m->ops;
+	m->ops = out;
+	for (uint32_t s = 0; s < m->n_streams; s++)
+		m->streams[s].nops = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		out[i] = in[keys[i].op];
+		finish_op(f, i);
+	}
+	free(in);
+	free(keys);
+	m->cap_ops = m->n_ops + 1;
 	return 0;
 }
 
@@ -497,38 +670,17 @@ int model_finish(struct kg_model *m)
 	m->begin = m->end = KG_NO_TIME;
 	m->n_gpus = 0;
 	m->has_queued = 0;
-	for (uint32_t i = 0; i < m->n_ops; i++) {
-		m->ops[i].api = KG_NONE;
-		m->ops[i].api_start = m->ops[i].api_end = KG_NO_TIME;
-	}
-	for (uint32_t i = 0; i < m->n_apis; i++)
-		m->apis[i].op = KG_NONE;
-	if (sort_ops(m) < 0)
+	struct finish_pass f = {.m = m};
+	int rc = index_launches(m, &f.li);
+	if (!rc && !(f.comm = name_class_cache(m)))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = place_ops(&f);
+	free(f.comm);
+	launch_index_free(&f.li);
+	if (rc < 0 || build_gpus(m) < 0)
 		return -ENOMEM;
-	for (uint32_t s = 0; s < m->n_streams; s++)
-		m->streams[s].nops = 0;
-	uint8_t *comm = name_class_cache(m);
-	if (!comm)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < m->n_ops; i++) {
-		struct kg_op *o = &m->ops[i];
-		struct kg_stream *s = &m->streams[o->stream];
-		if (s->nops++ == 0)
-			s->first_op = i;
-		note_time(m, o->start, o->end);
-		if (o->kind == KG_OP_KERNEL && o->queued != KG_NO_TIME)
-			m->has_queued = 1;
-		if (o->kind == KG_OP_KERNEL && o->name <= m->strings.count) {
-			if (!comm[o->name])
-				comm[o->name] = (uint8_t)(kernel_is_comm(model_text(m, o->name)) + 1);
-			if (comm[o->name] == 2)
-				o->flags |= KG_OPF_COMM;
-		}
-	}
-	free(comm);
 	m->has_api = m->n_apis > 0;
-	if (link_apis(m) < 0 || build_gpus(m) < 0)
-		return -ENOMEM;
 	/* the span is the GPU's working window; API calls only when there is no GPU work */
 	for (uint32_t i = 0; !m->n_ops && i < m->n_apis; i++)
 		note_time(m, m->apis[i].start, m->apis[i].end);

@@ -210,8 +210,13 @@ struct kg_range *model_add_range(struct kg_model *m);
 /* Room for this many ops and API calls, when a reader knows the counts ahead: saves
  * the copies and page faults of growing by doubling. Afterwards, one thread may add ops
  * (model_add_op, model_stream_index, model_string) while another adds API calls
- * (model_add_api, model_thread_index) within the reserved counts. 0 or -ENOMEM. */
+ * (model_add_api, model_thread_index) within the reserved counts; a reader may also
+ * fill reserved slots past n_ops itself (model_op_init) and then set n_ops. 0 or
+ * -ENOMEM. */
 int model_reserve(struct kg_model *m, uint32_t ops, uint32_t apis);
+/* An op with nothing known: zero, times KG_NO_TIME, no launch call (what model_add_op
+ * returns). */
+void model_op_init(struct kg_op *o);
 void model_note(struct kg_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Index of the stream (process, device, context, id), created when new (device must be a

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "recorder/raw_format.h"
+#include "trace/packed.h"
 #include "trace/schema.h"
 #include "util/demangle.h"
 
@@ -163,6 +164,9 @@ void import_abort(struct kg_import *im)
 int import_commit(struct kg_import *im)
 {
 	int rc = exec_sql(im, kg_index_sql, "indexes");
+	char why[400];
+	if (!rc && (rc = trace_pack(im->db, why, sizeof(why))) < 0)
+		fail(im, rc, "cannot write '%s': %s", im->tmp_path, why);
 	if (!rc)
 		rc = exec_sql(im, "COMMIT;", "commit");
 	for (int i = 0; i < ST_COUNT; i++)

@@ -57,6 +57,16 @@ static int kg_ntests;
 		}                                                                         \
 	} while (0)
 
+/* A fixed-seed xorshift64 generator: random test data that is the same on every run. */
+static inline unsigned long long test_random(void)
+{
+	static unsigned long long x = 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
 int main(int argc, char **argv)
 {
 	int passed = 0, failed = 0;

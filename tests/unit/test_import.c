@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "recorder/spool.h"
+#include "trace/packed.h"
 #include "trace/spool_import.h"
 #include "trace/trace_db.h"
 
@@ -160,6 +161,12 @@ TEST(import_complete_process)
 	CHECK_EQ_INT(query_int(db, "SELECT end - start FROM nvtx"), 3000);
 	CHECK_EQ_STR(query_text(db, "SELECT src || '>' || dst FROM copies"), "pageable>device");
 	CHECK_EQ_STR(query_text(db, "SELECT name FROM devices"), "NVIDIA H200");
+	/* written packed (trace/packed.h), and the blocks stand for the rows */
+	int64_t rows;
+	CHECK_EQ_INT(packed_usable(db, "kernels", &rows), 1);
+	CHECK_EQ_INT(rows, 2);
+	CHECK_EQ_INT(packed_usable(db, "api_calls", &rows), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM packed"), 2);
 	sqlite3_close(db);
 }
 
