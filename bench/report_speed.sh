@@ -97,7 +97,7 @@ label() { # 100000 -> 100k, 1000000 -> 1M
 	elif [ $((n % 1000)) -eq 0 ]; then echo "$((n / 1000))k"
 	else echo "$n"; fi
 }
-declare -a TRACES LABELS NKERN
+declare -a TRACES PACKED PACKTIME LABELS NKERN
 IFS=, read -r -a SIZE_LIST <<< "$SIZES"
 for n in "${SIZE_LIST[@]}"; do
 	case $n in '' | *[!0-9]* | 0) usage ;; esac
@@ -108,29 +108,45 @@ for n in "${SIZE_LIST[@]}"; do
 		"$PY" bench/gen_trace.py -n "$n" --seed "$SEED" -o "$t" ||
 			{ echo "report_speed: bench/gen_trace.py failed" >&2; exit 1; }
 	fi
+	# what 'kgantt record' writes: the same trace with packed columns (trace/packed.h)
+	pk=${t%.kgt}-packed.kgt
+	if [ ! -s "$pk" ] || [ "$t" -nt "$pk" ] || [ "$K" -nt "$pk" ]; then
+		cp "$t" "$pk.tmp" || exit 1
+		t0=$EPOCHREALTIME
+		"$K" pack "$pk.tmp" || { echo "report_speed: kgantt pack failed" >&2; exit 1; }
+		t1=$EPOCHREALTIME
+		mv "$pk.tmp" "$pk"
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' > "$pk.packtime"
+	fi
 	TRACES+=("$t")
+	PACKED+=("$pk")
+	PACKTIME+=("$(cat "$pk.packtime" 2> /dev/null || echo -)")
 	LABELS+=("$(label "$n")")
 	NKERN+=("$n")
 done
 
 # --- the commands ----------------------------------------------------------------------
-# name|command line (TRACE is replaced). The sqlite3 row is a reference, not kgantt: the
-# time SQLite alone takes to step through every row and decode the columns that kgantt's
-# reader (src/model/read_kgt.c) selects, from the same file.
-CMDS=("info|$K info TRACE"
-	"report|$K report --no-progress TRACE"
-	"report --json|$K report --json --no-progress TRACE")
+# name|command line. PACKED is the trace as 'kgantt record' writes it (with packed
+# columns), TRACE the same rows without them (a trace from an older kgantt, or one edited
+# with SQL). The sqlite3 row is a reference, not kgantt: the time SQLite alone takes to
+# step through every row and decode the columns that kgantt's reader
+# (src/model/read_kgt.c) selects, from the same file.
+CMDS=("info|$K info PACKED"
+	"report|$K report --no-progress PACKED"
+	"report --json|$K report --json --no-progress PACKED"
+	"report, rows only (no packed columns)|$K report --no-progress TRACE")
 SCAN_SQL="SELECT count(*), sum(process+device+context+stream+correlation+incomplete+start+\"end\"+channel+demangled+coalesce(queued,0)+coalesce(submitted,0)+grid_x+grid_y+grid_z+block_x+block_y+block_z+registers_per_thread+static_smem+dynamic_smem+shared_mem_executed+coalesce(graph,0)+device_launched) FROM kernels; SELECT count(*), sum(process+thread+domain+name+start+\"end\"+correlation) FROM api_calls; SELECT count(*), sum(length(text)) FROM strings;"
 if command -v sqlite3 > /dev/null; then
 	CMDS+=("sqlite3 scan (reference)|sqlite3 TRACE $SCAN_SQL")
 fi
 
 run_cmd() { # run_cmd TRACE_INDEX CMD_INDEX OUT ERR -> measure line
-	local t=${TRACES[$1]} spec=${CMDS[$2]}
+	local t=${TRACES[$1]} pk=${PACKED[$1]} spec=${CMDS[$2]}
 	local line=${spec#*|}
 	if [[ $spec == sqlite3* ]]; then
 		measure "$3" "$4" sqlite3 "$t" "$SCAN_SQL"
 	else
+		line=${line//PACKED/$pk}
 		# shellcheck disable=SC2086
 		measure "$3" "$4" ${line//TRACE/$t}
 	fi
@@ -182,10 +198,13 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 TABLE="| trace | kernels | file | command | wall s, median | min–max | peak RSS MiB, median | CPU s (user+sys), median |
 |---|---:|---:|---|---:|---:|---:|---:|"
 GOAL_LINE=
+PACK_LINES=
 for ti in "${!TRACES[@]}"; do
-	size=$(stat -c %s "${TRACES[$ti]}")
+	PACK_LINES+="- ${LABELS[$ti]}: "'`kgantt pack`'" took ${PACKTIME[$ti]} s (one run); the file grew from $(mib "$(stat -c %s "${TRACES[$ti]}")") to $(mib "$(stat -c %s "${PACKED[$ti]}")") MiB"$'\n'
 	for ci in "${!CMDS[@]}"; do
 		name=${CMDS[$ci]%%|*}
+		size=$(stat -c %s "${TRACES[$ti]}")
+		[[ ${CMDS[$ci]} == *PACKED* ]] && size=$(stat -c %s "${PACKED[$ti]}")
 		f=$TMP/r.$ti.$ci
 		if [ -n "${FAILED[$ti.$ci]:-}" ] && [ ! -s "$f" ]; then
 			row="| ${LABELS[$ti]} | ${NKERN[$ti]} | $(mib "$size") MiB | \`$name\` | FAILED | | | |"
@@ -210,6 +229,7 @@ for ti in "${!TRACES[@]}"; do
 	done
 done
 echo "$TABLE"
+printf '%s' "$PACK_LINES"
 [ -n "$GOAL_LINE" ] && echo && echo "$GOAL_LINE"
 for k in "${!FAILED[@]}"; do
 	echo "FAILED: ${LABELS[${k%%.*}]} ${CMDS[${k##*.}]%%|*}: ${FAILED[$k]}"
@@ -240,6 +260,11 @@ if [ -n "$OUTMD" ]; then
 		echo "  round-robin over the commands of one trace."
 		echo "- **peak RSS**: maximum resident set size of the process (median over the runs)."
 		echo "- **CPU s**: user + system time; above the wall time only if the command used more than one core."
+		echo "- **PACKED vs rows only**: \`report\`, \`report --json\` and \`info\` read the trace as"
+		echo "  \`kgantt record\` writes it, with packed columns (\`docs/trace-format.md\`, \"packed\");"
+		echo "  *rows only* reads the same file without them (a trace from an older kgantt, or edited"
+		echo "  with SQL), through SQLite's rows."
+		printf '%s' "$PACK_LINES"
 		echo "- **sqlite3 scan (reference)**: not kgantt. The sqlite3 shell stepping through every row"
 		echo "  of \`kernels\`, \`api_calls\` and \`strings\` and summing the columns kgantt's reader"
 		echo "  selects: roughly the floor that reading the trace through SQLite sets."

@@ -2,6 +2,7 @@
  * their causes, utilisation over time), per stream and per kernel name (statistics and
  * theoretical occupancy). Then the rules (rules.c) turn them into findings. */
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -242,12 +243,11 @@ double op_fill(const struct kg_analysis *a, const struct kg_op *o)
 
 /* ------------------------------------------------------------------ per GPU */
 
-static const struct kg_model *cmp_model;
-
-static int by_start(const void *x, const void *y)
+/* ops[x] against ops[y] by start, then end (no global state: the GPU metrics run beside
+ * other work). */
+static int by_start(const struct kg_model *m, uint32_t x, uint32_t y)
 {
-	const struct kg_op *a = &cmp_model->ops[*(const uint32_t *)x];
-	const struct kg_op *b = &cmp_model->ops[*(const uint32_t *)y];
+	const struct kg_op *a = &m->ops[x], *b = &m->ops[y];
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return (a->end > b->end) - (a->end < b->end);
@@ -366,10 +366,11 @@ static int is_blocking_api(const struct kg_model *m, const struct kg_api *a)
 	return 0;
 }
 
-static int api_by_start(const void *x, const void *y)
+static int api_by_start(const void *x, const void *y, void *model)
 {
-	const struct kg_api *a = &cmp_model->apis[*(const uint32_t *)x];
-	const struct kg_api *b = &cmp_model->apis[*(const uint32_t *)y];
+	const struct kg_model *m = model;
+	const struct kg_api *a = &m->apis[*(const uint32_t *)x];
+	const struct kg_api *b = &m->apis[*(const uint32_t *)y];
 	return (a->start > b->start) - (a->start < b->start);
 }
 
@@ -382,8 +383,7 @@ static int collect_waits(const struct kg_model *m, struct host_waits *w)
 	for (uint32_t i = 0; i < m->n_apis; i++)
 		if (is_blocking_api(m, &m->apis[i]))
 			w->idx[w->n++] = i;
-	cmp_model = m;
-	qsort(w->idx, w->n, sizeof(*w->idx), api_by_start);
+	qsort_r(w->idx, w->n, sizeof(*w->idx), api_by_start, (void *)m);
 	return 0;
 }
 
@@ -522,15 +522,14 @@ static int merge_by_start(const struct kg_model *m, uint32_t *idx, uint32_t n)
 	uint32_t runs = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (i == 0 || m->ops[idx[i]].stream != m->ops[idx[i - 1]].stream ||
-		    by_start(&idx[i - 1], &idx[i]) > 0) {
+		    by_start(m, idx[i - 1], idx[i]) > 0) {
 			if (runs)
 				end[runs - 1] = i;
 			head[runs++] = i;
 		}
 	end[runs - 1] = n;
-	cmp_model = m;
 	/* binary min-heap of run numbers keyed by their head op */
-#define KEY_LESS(r1, r2) (by_start(&idx[head[r1]], &idx[head[r2]]) < 0)
+#define KEY_LESS(r1, r2) (by_start(m, idx[head[r1]], idx[head[r2]]) < 0)
 	uint32_t hn = 0;
 	for (uint32_t r = 0; r < runs; r++) {
 		uint32_t i = hn++;
@@ -630,6 +629,18 @@ static int all_gpu_metrics(struct kg_analysis *a)
 	free(count);
 	free(idx);
 	return rc;
+}
+
+struct gpu_job {
+	struct kg_analysis *a;
+	int rc;
+};
+
+static void *gpu_metrics_main(void *arg)
+{
+	struct gpu_job *j = arg;
+	j->rc = all_gpu_metrics(j->a);
+	return NULL;
 }
 
 /* ------------------------------------------------------------------ per stream */
@@ -849,11 +860,20 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 	else
 		analysis_config_default(&a->cfg);
 	a->span = m->begin != KG_NO_TIME && m->end != KG_NO_TIME ? m->end - m->begin : 0;
-	int rc = all_gpu_metrics(a);
-	if (!rc)
-		rc = stream_metrics(a);
+	/* the per-GPU metrics (most of the work) on a second thread, beside the per-stream
+	 * and per-kernel statistics: they share nothing but the model they read */
+	pthread_t gpu_thread;
+	struct gpu_job job = {a, 0};
+	int threaded = pthread_create(&gpu_thread, NULL, gpu_metrics_main, &job) == 0;
+	if (!threaded)
+		job.rc = all_gpu_metrics(a);
+	int rc = stream_metrics(a);
 	if (!rc)
 		rc = kernel_stats(a);
+	if (threaded)
+		pthread_join(gpu_thread, NULL);
+	if (!rc)
+		rc = job.rc;
 	if (rc) {
 		analysis_free(a);
 		return rc;

@@ -29,7 +29,7 @@ static int pack_one(const char *path, int drop)
 		return KG_EXIT_FAILURE;
 	}
 	sqlite3_close(db);
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		kg_err("cannot open '%s' for writing: %s", path, db ? sqlite3_errmsg(db) : "no memory");
 		sqlite3_close(db);
 		return KG_EXIT_FAILURE;

@@ -220,7 +220,9 @@ static int open_db(struct sq *q)
 	/* under a temporary name, renamed at the end: never a half-written trace */
 	snprintf(q->tmp, sizeof(q->tmp), "%s.tmp%d", q->path, (int)getpid());
 	unlink(q->tmp);
-	if (sqlite3_open(q->tmp, &q->db) != SQLITE_OK) {
+	if (sqlite3_open_v2(q->tmp, &q->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		snprintf(q->err, q->errlen, "cannot create '%s': %s", q->tmp,
 			 q->db ? sqlite3_errmsg(q->db) : "out of memory");
 		return -EIO;

@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@ struct model_index {
 	struct kg_idmap streams, threads;
 	uint32_t last_stream; /* readers ask for the same stream many times in a row */
 	int have_last;
+	uint32_t last_thread; /* and API calls come from one thread at a time */
+	int have_last_thread;
 };
 
 static struct model_index *model_ix(struct kg_model *m)
@@ -260,11 +263,30 @@ static uint32_t stream_lookup(struct kg_model *m, struct model_index *ix, uint32
 	}
 }
 
+static uint32_t thread_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
+			      uint64_t tid);
+
 uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
 {
 	struct model_index *ix = model_ix(m);
 	if (!ix)
 		return KG_NONE;
+	if (ix->have_last_thread) {
+		const struct kg_thread *l = &m->threads[ix->last_thread];
+		if (l->process == process && l->tid == tid)
+			return ix->last_thread;
+	}
+	uint32_t t = thread_lookup(m, ix, process, tid);
+	if (t != KG_NONE) {
+		ix->last_thread = t;
+		ix->have_last_thread = 1;
+	}
+	return t;
+}
+
+static uint32_t thread_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
+			      uint64_t tid)
+{
 	uint64_t key = idmap_mix(((uint64_t)process << 44) ^ tid) | 1;
 	for (uint64_t k = key;; k = idmap_mix(k) | 1) {
 		uint32_t *slot = idmap_slot(&ix->threads, k);
@@ -407,8 +429,9 @@ static void sort_keys(struct op_key *k, uint32_t n, struct op_key *tmp)
 }
 
 /* The order of the ops by stream, then start: a counting sort by stream of small keys,
- * each stream's keys merge-sorted when they are not in order already. NULL on ENOMEM. */
-static struct op_key *op_order(const struct kg_model *m)
+ * each stream's keys merge-sorted when they are not in order already; *stream_ends[s] is
+ * where stream s's ops end in it. NULL on ENOMEM. */
+static struct op_key *op_order(const struct kg_model *m, uint32_t **stream_ends)
 {
 	uint32_t ns = m->n_streams, n = m->n_ops;
 	uint32_t *at = calloc((size_t)ns + 1, sizeof(*at));
@@ -434,7 +457,7 @@ static struct op_key *op_order(const struct kg_model *m)
 		sort_keys(keys + begin, len, tmp);
 	}
 	free(tmp);
-	free(at);
+	*stream_ends = at;
 	return keys;
 fail:
 	free(at);
@@ -596,29 +619,48 @@ static int index_launches(struct kg_model *m, struct launch_index *li)
 
 /* ------------------------------------------------------------------ finish */
 
-/* What model_finish does to each op in its final place: stream index, span, flags and
- * the link to its launch call. */
+/* What model_finish does to each op in its final place: span, flags and the link to its
+ * launch call. Two threads share the work, each a half of the ops; what they would both
+ * write is kept per part and merged after. */
 struct finish_pass {
 	struct kg_model *m;
 	struct launch_index li;
-	uint8_t *comm; /* name class cache: 2 = communication kernel */
+	const struct op_key *keys;
+	struct kg_op *in;      /* the ops in reading order */
 };
 
-static void finish_op(struct finish_pass *f, uint32_t i)
+struct finish_part {
+	struct finish_pass *f;
+	uint32_t from, to;     /* this part's ops in the final order */
+	int64_t begin, end;
+	int has_queued;
+	uint8_t *comm;         /* name class cache: 2 = communication kernel */
+	uint32_t *first_use;   /* second part: (api, op) pairs, applied after the join */
+	uint32_t n_first_use;
+	int rc;
+};
+
+static void part_time(struct finish_part *p, int64_t start, int64_t end)
 {
-	struct kg_model *m = f->m;
+	if (start != KG_NO_TIME && (p->begin == KG_NO_TIME || start < p->begin))
+		p->begin = start;
+	if (end != KG_NO_TIME && (p->end == KG_NO_TIME || end > p->end))
+		p->end = end;
+}
+
+static void finish_op(struct finish_part *p, uint32_t i)
+{
+	struct kg_model *m = p->f->m;
 	struct kg_op *o = &m->ops[i];
-	struct kg_stream *s = &m->streams[o->stream];
-	if (s->nops++ == 0)
-		s->first_op = i;
-	note_time(m, o->start, o->end);
+	*o = p->f->in[p->f->keys[i].op];
+	part_time(p, o->start, o->end);
 	if (o->kind == KG_OP_KERNEL) {
 		if (o->queued != KG_NO_TIME)
-			m->has_queued = 1;
+			p->has_queued = 1;
 		if (o->name <= m->strings.count) {
-			if (!f->comm[o->name])
-				f->comm[o->name] = (uint8_t)(kernel_is_comm(model_text(m, o->name)) + 1);
-			if (f->comm[o->name] == 2)
+			if (!p->comm[o->name])
+				p->comm[o->name] = (uint8_t)(kernel_is_comm(model_text(m, o->name)) + 1);
+			if (p->comm[o->name] == 2)
 				o->flags |= KG_OPF_COMM;
 		}
 	}
@@ -626,16 +668,42 @@ static void finish_op(struct finish_pass *f, uint32_t i)
 	o->api_start = o->api_end = KG_NO_TIME;
 	if (!o->correlation)
 		return;
-	uint32_t ai = launch_get(&f->li, s->process < m->n_processes ? s->process : m->n_processes,
+	uint32_t process = m->streams[o->stream].process;
+	uint32_t ai = launch_get(&p->f->li, process < m->n_processes ? process : m->n_processes,
 				 o->correlation);
 	if (ai == KG_NONE)
 		return;
-	struct kg_api *a = &m->apis[ai];
+	const struct kg_api *a = &m->apis[ai];
 	o->api = ai;
 	o->api_start = a->start;
 	o->api_end = a->end;
-	if (a->op == KG_NONE)
-		a->op = i;
+	/* the call's first op: the first part writes it, the second says what it would */
+	if (!p->first_use) {
+		if (a->op == KG_NONE)
+			m->apis[ai].op = i;
+	} else {
+		p->first_use[2 * p->n_first_use] = ai;
+		p->first_use[2 * p->n_first_use++ + 1] = i;
+	}
+}
+
+static void *finish_part_main(void *arg)
+{
+	struct finish_part *p = arg;
+	for (uint32_t i = p->from; i < p->to; i++)
+		finish_op(p, i);
+	return NULL;
+}
+
+static int part_init(struct finish_part *p, struct finish_pass *f, uint32_t from, uint32_t to,
+		     int second)
+{
+	*p = (struct finish_part){.f = f, .from = from, .to = to, .begin = KG_NO_TIME,
+				  .end = KG_NO_TIME};
+	p->comm = name_class_cache(f->m);
+	if (second)
+		p->first_use = malloc(((size_t)(to - from) + 1) * 2 * sizeof(*p->first_use));
+	return p->comm && (!second || p->first_use) ? 0 : -ENOMEM;
 }
 
 /* Moves the ops into stream/start order, finishing each as it lands (while it is in the
@@ -643,23 +711,49 @@ static void finish_op(struct finish_pass *f, uint32_t i)
 static int place_ops(struct finish_pass *f)
 {
 	struct kg_model *m = f->m;
-	struct op_key *keys = op_order(m);
+	uint32_t *ends = NULL;
+	struct op_key *keys = op_order(m, &ends);
 	struct kg_op *out = malloc(((size_t)m->n_ops + 1) * sizeof(*out));
-	if (!keys || !out) {
+	struct finish_part part[2];
+	uint32_t half = m->n_ops / 2;
+	int rc = keys && out ? 0 : -ENOMEM;
+	if (!rc)
+		rc = part_init(&part[0], f, 0, half, 0) | part_init(&part[1], f, half, m->n_ops, 1);
+	if (rc) {
 		free(keys);
 		free(out);
+		free(ends);
 		return -ENOMEM;
 	}
-	struct kg_op *in = m->ops;
+	f->keys = keys;
+	f->in = m->ops;
 	m->ops = out;
-	for (uint32_t s = 0; s < m->n_streams; s++)
-		m->streams[s].nops = 0;
-	for (uint32_t i = 0; i < m->n_ops; i++) {
-		out[i] = in[keys[i].op];
-		finish_op(f, i);
+	for (uint32_t s = 0, begin = 0; s < m->n_streams; begin = ends[s], s++) {
+		m->streams[s].first_op = begin;
+		m->streams[s].nops = ends[s] - begin;
 	}
-	free(in);
+	pthread_t second;
+	int threaded = m->n_ops > 65536 &&
+		       pthread_create(&second, NULL, finish_part_main, &part[1]) == 0;
+	finish_part_main(&part[0]);
+	if (threaded)
+		pthread_join(second, NULL);
+	else
+		finish_part_main(&part[1]);
+	for (uint32_t k = 0; k < part[1].n_first_use; k++) {
+		struct kg_api *a = &m->apis[part[1].first_use[2 * k]];
+		if (a->op == KG_NONE)
+			a->op = part[1].first_use[2 * k + 1];
+	}
+	for (int k = 0; k < 2; k++) {
+		note_time(m, part[k].begin, part[k].end);
+		m->has_queued |= part[k].has_queued;
+		free(part[k].comm);
+		free(part[k].first_use);
+	}
+	free(f->in);
 	free(keys);
+	free(ends);
 	m->cap_ops = m->n_ops + 1;
 	return 0;
 }
@@ -672,11 +766,8 @@ int model_finish(struct kg_model *m)
 	m->has_queued = 0;
 	struct finish_pass f = {.m = m};
 	int rc = index_launches(m, &f.li);
-	if (!rc && !(f.comm = name_class_cache(m)))
-		rc = -ENOMEM;
 	if (!rc)
 		rc = place_ops(&f);
-	free(f.comm);
 	launch_index_free(&f.li);
 	if (rc < 0 || build_gpus(m) < 0)
 		return -ENOMEM;

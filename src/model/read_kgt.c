@@ -438,22 +438,29 @@ static int on_nvtx(struct kgt_reader *r, sqlite3_stmt *st)
 	return 0;
 }
 
-/* The smallest and largest value of a table's integer key (O(log n) each); 0 when empty. */
+/* One integer from sql (0 when NULL or no row). */
+static int one_int(struct kgt_reader *r, const char *sql, const char *what, int64_t *out)
+{
+	sqlite3_stmt *st;
+	*out = 0;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return read_error(r, what);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : read_error(r, what);
+}
+
+/* The smallest and largest value of a table's integer key; 0 when empty. Two queries: a
+ * query with both MIN and MAX scans the table, one with either reads a single page. */
 static int id_range(struct kgt_reader *r, const char *table, int64_t *lo, int64_t *hi)
 {
 	char sql[96];
-	sqlite3_stmt *st;
-	*lo = *hi = 0;
-	snprintf(sql, sizeof(sql), "SELECT MIN(rowid), MAX(rowid) FROM %s", table);
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return read_error(r, table);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && !is_null(st, 0)) {
-		*lo = sqlite3_column_int64(st, 0);
-		*hi = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : read_error(r, table);
+	snprintf(sql, sizeof(sql), "SELECT MIN(rowid) FROM %s", table);
+	int rc = one_int(r, sql, table, lo);
+	snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM %s", table);
+	return rc ? rc : one_int(r, sql, table, hi);
 }
 
 /* Rows a table can hold at most, from its ids (so a guess when ids are sparse). */

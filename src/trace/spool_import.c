@@ -99,7 +99,10 @@ int import_begin(struct kg_import *im, const char *out_path, const char *command
 	 * half-written file under the name the user asked for. */
 	snprintf(im->tmp_path, sizeof(im->tmp_path), "%s.tmp%d", out_path, (int)getpid());
 	unlink(im->tmp_path);
-	if (sqlite3_open(im->tmp_path, &im->db) != SQLITE_OK) {
+	/* one thread per connection: no SQLite mutexes (a fifth of the time of a big import) */
+	if (sqlite3_open_v2(im->tmp_path, &im->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		int rc = fail(im, -EIO, "cannot create '%s': %s", im->tmp_path,
 			      im->db ? sqlite3_errmsg(im->db) : "out of memory");
 		sqlite3_close(im->db);

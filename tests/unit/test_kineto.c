@@ -394,7 +394,7 @@ TEST(plain_json_and_progress)
 	const char *path = write_file("tiny.json", text, len);
 	free(text);
 	struct kg_model m;
-	struct kg_load_opts opts = {on_progress, NULL};
+	struct kg_load_opts opts = {.progress = on_progress};
 	char err[512];
 	model_init(&m, "kineto", path);
 	CHECK_EQ_INT(read_kineto(&m, path, &opts, err, sizeof(err)), 0);
