@@ -465,12 +465,18 @@ fail:
 	return NULL;
 }
 
+/* Widens [*begin, *end] to take in [start, end] (KG_NO_TIME: unknown). */
+static void widen(int64_t *begin, int64_t *end, int64_t start, int64_t stop)
+{
+	if (start != KG_NO_TIME && (*begin == KG_NO_TIME || start < *begin))
+		*begin = start;
+	if (stop != KG_NO_TIME && (*end == KG_NO_TIME || stop > *end))
+		*end = stop;
+}
+
 static void note_time(struct kg_model *m, int64_t start, int64_t end)
 {
-	if (start != KG_NO_TIME && (m->begin == KG_NO_TIME || start < m->begin))
-		m->begin = start;
-	if (end != KG_NO_TIME && (m->end == KG_NO_TIME || end > m->end))
-		m->end = end;
+	widen(&m->begin, &m->end, start, end);
 }
 
 /* Devices of different processes that are the same physical GPU become one kg_gpu. */
@@ -640,20 +646,12 @@ struct finish_part {
 	int rc;
 };
 
-static void part_time(struct finish_part *p, int64_t start, int64_t end)
-{
-	if (start != KG_NO_TIME && (p->begin == KG_NO_TIME || start < p->begin))
-		p->begin = start;
-	if (end != KG_NO_TIME && (p->end == KG_NO_TIME || end > p->end))
-		p->end = end;
-}
-
 static void finish_op(struct finish_part *p, uint32_t i)
 {
 	struct kg_model *m = p->f->m;
 	struct kg_op *o = &m->ops[i];
 	*o = p->f->in[p->f->keys[i].op];
-	part_time(p, o->start, o->end);
+	widen(&p->begin, &p->end, o->start, o->end);
 	if (o->kind == KG_OP_KERNEL) {
 		if (o->queued != KG_NO_TIME)
 			p->has_queued = 1;
