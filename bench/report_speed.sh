@@ -12,9 +12,11 @@ cd "$(dirname "$0")/.." || exit 1
 
 usage() {
 	cat <<EOF
-usage: bench/report_speed.sh [-n RUNS] [-s SIZES] [-o RESULTS.md]
+usage: bench/report_speed.sh [-n RUNS] [-s SIZES] [-t TRACE]... [-o RESULTS.md]
   -n RUNS     timed runs per command, after one untimed warm-up run (default 5)
   -s SIZES    comma list of kernel counts (default 100000,1000000)
+  -t TRACE    also a real kgantt trace (e.g. the 1M-launch trace tests/gpu/device_batch5.sh
+              records on an H200); measured as recorded and without its packed columns
   -o FILE     also write the results as Markdown to FILE
 environment: KGANTT (default build/kgantt), PYTHON (default python3), SEED (default 1),
              CACHE (default build/bench: where the generated traces are kept)
@@ -25,10 +27,12 @@ EOF
 RUNS=5
 SIZES=100000,1000000
 OUTMD=
-while getopts "n:s:o:h" opt; do
+REAL=()
+while getopts "n:s:t:o:h" opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
 	s) SIZES=$OPTARG ;;
+	t) REAL+=("$OPTARG") ;;
 	o) OUTMD=$OPTARG ;;
 	*) usage ;;
 	esac
@@ -98,6 +102,28 @@ label() { # 100000 -> 100k, 1000000 -> 1M
 	else echo "$n"; fi
 }
 declare -a TRACES PACKED PACKTIME LABELS NKERN
+# add_trace ROWS LABEL KERNELS: ROWS is a trace without packed columns; next to it goes
+# what 'kgantt record' writes, the same trace with them (trace/packed.h), and how long
+# 'kgantt pack' took to make them
+add_trace() {
+	local t=$1 pk=${1%.kgt}-packed.kgt
+	if [ -n "$(sqlite3 "$t" "SELECT name FROM sqlite_master WHERE name = 'packed'" 2> /dev/null)" ]; then
+		"$K" pack --drop "$t" || exit 1 # the rows-only side must have no blocks
+	fi
+	if [ ! -s "$pk" ] || [ "$t" -nt "$pk" ] || [ "$K" -nt "$pk" ]; then
+		cp "$t" "$pk.tmp" || exit 1
+		local t0=$EPOCHREALTIME
+		"$K" pack "$pk.tmp" || { echo "report_speed: kgantt pack failed" >&2; exit 1; }
+		local t1=$EPOCHREALTIME
+		mv "$pk.tmp" "$pk"
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' > "$pk.packtime"
+	fi
+	TRACES+=("$t")
+	PACKED+=("$pk")
+	PACKTIME+=("$(cat "$pk.packtime" 2> /dev/null || echo -)")
+	LABELS+=("$2")
+	NKERN+=("$3")
+}
 IFS=, read -r -a SIZE_LIST <<< "$SIZES"
 for n in "${SIZE_LIST[@]}"; do
 	case $n in '' | *[!0-9]* | 0) usage ;; esac
@@ -108,21 +134,18 @@ for n in "${SIZE_LIST[@]}"; do
 		"$PY" bench/gen_trace.py -n "$n" --seed "$SEED" -o "$t" ||
 			{ echo "report_speed: bench/gen_trace.py failed" >&2; exit 1; }
 	fi
-	# what 'kgantt record' writes: the same trace with packed columns (trace/packed.h)
-	pk=${t%.kgt}-packed.kgt
-	if [ ! -s "$pk" ] || [ "$t" -nt "$pk" ] || [ "$K" -nt "$pk" ]; then
-		cp "$t" "$pk.tmp" || exit 1
-		t0=$EPOCHREALTIME
-		"$K" pack "$pk.tmp" || { echo "report_speed: kgantt pack failed" >&2; exit 1; }
-		t1=$EPOCHREALTIME
-		mv "$pk.tmp" "$pk"
-		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' > "$pk.packtime"
+	add_trace "$t" "$(label "$n")" "$n"
+done
+for t in ${REAL[@]+"${REAL[@]}"}; do
+	[ -s "$t" ] || { echo "report_speed: no trace $t" >&2; exit 1; }
+	# the rows-only copy, in the cache
+	rows=$CACHE/$(basename "${t%.kgt}")-rows.kgt
+	if [ ! -s "$rows" ] || [ "$t" -nt "$rows" ]; then
+		cp "$t" "$rows.tmp" && "$K" pack --drop "$rows.tmp" && mv "$rows.tmp" "$rows" ||
+			{ echo "report_speed: cannot make $rows" >&2; exit 1; }
 	fi
-	TRACES+=("$t")
-	PACKED+=("$pk")
-	PACKTIME+=("$(cat "$pk.packtime" 2> /dev/null || echo -)")
-	LABELS+=("$(label "$n")")
-	NKERN+=("$n")
+	n=$(sqlite3 "$rows" "SELECT COUNT(*) FROM kernels" 2> /dev/null || echo "?")
+	add_trace "$rows" "$(basename "${t%.kgt}") (real)" "$n"
 done
 
 # --- the commands ----------------------------------------------------------------------
@@ -218,7 +241,7 @@ for ti in "${!TRACES[@]}"; do
 				"${NKERN[$ti]}" "$(mib "$size")" "$name" "$wmed" "$wmin" "$wmax" \
 				"$(awk -v k="$rmed" 'BEGIN { printf "%.1f", k / 1024 }')" "$cpu")
 			[ -n "${FAILED[$ti.$ci]:-}" ] && row="$row ⚠ ${FAILED[$ti.$ci]}"
-			if [ "$name" = report ] && [ "${NKERN[$ti]}" = 1000000 ]; then
+			if [ "$name" = report ] && [ "${LABELS[$ti]}" = 1M ]; then
 				GOAL_LINE=$(awk -v w="$wmed" -v c="$cpu" 'BEGIN {
 					v = w <= 1.15 ? "met" : c <= 1.15 ? "NOT met in wall time, but the CPU time is within it: the machine was busy (see the load average)" : "NOT met"
 					printf "`kgantt report` on the 1M-kernel trace: %.2f s wall, %.2f s CPU (medians); goal about 1 s: %s",
@@ -249,7 +272,8 @@ if [ -n "$OUTMD" ]; then
 		echo
 		echo "How long \`kgantt info\` and \`kgantt report\` take on synthetic LLM-training traces"
 		echo "(\`bench/gen_trace.py\`: one process, one H200, 6 streams, 396 kernel names, one"
-		echo "cudaLaunchKernel API row per kernel, copies, memsets, syncs, NVTX), and their peak memory."
+		echo "cudaLaunchKernel API row per kernel, copies, memsets, syncs, NVTX), and their peak memory;"
+		echo "*(real)* rows are traces recorded by \`kgantt record\` on an H200 (\`-t\`)."
 		echo "Written by \`bench/report_speed.sh\`; \`bench/README.md\` says how it measures."
 		echo
 		[ -n "$GOAL_LINE" ] && echo "**$GOAL_LINE.**" && echo

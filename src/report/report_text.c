@@ -357,7 +357,7 @@ static void heading(FILE *f, const struct kg_report_opts *o, const char *fmt, ..
 static void cell(FILE *f, const char *s, size_t width, int right)
 {
 	size_t c = text_columns(s);
-	size_t pad = c < width ? width - c : 0;
+	size_t pad = c < width ? width - c : (size_t)(right != 0); /* a gap even when too wide */
 	if (right)
 		fprintf(f, "%*s%s", (int)pad, "", s);
 	else
@@ -669,7 +669,7 @@ static int by_busy_desc(const void *x, const void *y)
 
 /* pid, dev, stream, kind (left-aligned), prio, channel, kernels, copies, memsets, busy,
  * % span */
-static const size_t stream_cols[] = {9, 5, 10, 14, 5, 9, 9, 8, 9, 11, 8};
+static const size_t stream_cols[] = {9, 5, 10, 14, 5, 8, 10, 8, 9, 11, 8};
 
 static void stream_row(FILE *f, const struct kg_analysis *a, uint32_t s)
 {
