@@ -172,6 +172,13 @@ void model_op_init(struct kg_op *o)
 	o->api = KG_NONE;
 }
 
+void model_api_init(struct kg_api *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->op = KG_NONE;
+	a->thread = KG_NONE;
+}
+
 struct kg_op *model_add_op(struct kg_model *m)
 {
 	struct kg_op *o = ADD(m, ops);
@@ -183,10 +190,8 @@ struct kg_op *model_add_op(struct kg_model *m)
 struct kg_api *model_add_api(struct kg_model *m)
 {
 	struct kg_api *a = ADD(m, apis);
-	if (a) {
-		a->op = KG_NONE;
-		a->thread = KG_NONE;
-	}
+	if (a)
+		model_api_init(a);
 	return a;
 }
 
@@ -368,6 +373,95 @@ int kernel_is_comm(const char *name)
 	return name && (strstr(name, "nccl") || strstr(name, "NCCL") || strstr(name, "rccl") ||
 			strstr(name, "nvshmem") || strstr(name, "AllReduce") ||
 			strstr(name, "all_reduce") || strstr(name, "allreduce"));
+}
+
+/* ------------------------------------------------------------------ canonical order */
+
+/* Streams by (process, device, context, id) and host threads by (process, tid), whatever
+ * order a reader met them in (two reading threads meet them in either order): reports,
+ * chart lanes and exports list them the same way on every run and from every reader. */
+static int stream_cmp(const void *x, const void *y, void *model)
+{
+	const struct kg_model *m = model;
+	const struct kg_stream *a = &m->streams[*(const uint32_t *)x];
+	const struct kg_stream *b = &m->streams[*(const uint32_t *)y];
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->context != b->context)
+		return a->context < b->context ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static int thread_cmp(const void *x, const void *y, void *model)
+{
+	const struct kg_model *m = model;
+	const struct kg_thread *a = &m->threads[*(const uint32_t *)x];
+	const struct kg_thread *b = &m->threads[*(const uint32_t *)y];
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* Sorts n elements of `size` bytes by cmp and returns old index → new index, or NULL
+ * when they were in order already (or, with *rc = -ENOMEM, out of memory). */
+static uint32_t *renumber(void *array, uint32_t n, size_t size,
+			  int (*cmp)(const void *, const void *, void *), void *arg, int *rc)
+{
+	uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+	uint32_t *map = malloc(((size_t)n + 1) * sizeof(*map));
+	char *copy = malloc((size_t)n * size + 1);
+	*rc = order && map && copy ? 0 : -ENOMEM;
+	int moved = 0;
+	if (!*rc) {
+		for (uint32_t i = 0; i < n; i++)
+			order[i] = i;
+		qsort_r(order, n, sizeof(*order), cmp, arg);
+		for (uint32_t i = 0; i < n; i++) {
+			map[order[i]] = i;
+			moved |= order[i] != i;
+		}
+	}
+	if (moved) {
+		memcpy(copy, array, (size_t)n * size);
+		for (uint32_t i = 0; i < n; i++)
+			memcpy((char *)array + (size_t)i * size, copy + (size_t)order[i] * size, size);
+	}
+	free(order);
+	free(copy);
+	if (!moved) {
+		free(map);
+		return NULL;
+	}
+	return map;
+}
+
+static int canonical_streams(struct kg_model *m)
+{
+	int rc;
+	uint32_t *map = renumber(m->streams, m->n_streams, sizeof(*m->streams), stream_cmp, m, &rc);
+	if (!map)
+		return rc;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		m->ops[i].stream = map[m->ops[i].stream];
+	for (uint32_t i = 0; i < m->n_syncs; i++)
+		if (m->syncs[i].stream < m->n_streams)
+			m->syncs[i].stream = map[m->syncs[i].stream];
+	free(map);
+	return 0;
+}
+
+/* The threads in order; *map (old → new, NULL when nothing moved) is for the API calls,
+ * renumbered in index_launches' pass over them. */
+static int canonical_threads(struct kg_model *m, uint32_t **map)
+{
+	int rc;
+	*map = renumber(m->threads, m->n_threads, sizeof(*m->threads), thread_cmp, m, &rc);
+	for (uint32_t i = 0; *map && i < m->n_ranges; i++)
+		if (m->ranges[i].thread < m->n_threads)
+			m->ranges[i].thread = (*map)[m->ranges[i].thread];
+	return rc;
 }
 
 /* ------------------------------------------------------------------ finish */
@@ -588,8 +682,9 @@ static int launch_index_init(struct launch_index *li, const struct kg_model *m)
 	return 0;
 }
 
-/* Categorises every call and indexes those with a correlation id. */
-static int index_launches(struct kg_model *m, struct launch_index *li)
+/* Categorises every call, renumbers its thread (thread_map, may be NULL) and indexes the
+ * calls with a correlation id. */
+static int index_launches(struct kg_model *m, struct launch_index *li, const uint32_t *thread_map)
 {
 	if (launch_index_init(li, m) < 0)
 		return -ENOMEM;
@@ -600,6 +695,8 @@ static int index_launches(struct kg_model *m, struct launch_index *li)
 	for (uint32_t i = 0; i < m->n_apis; i++) {
 		struct kg_api *a = &m->apis[i];
 		a->op = KG_NONE;
+		if (thread_map && a->thread < m->n_threads)
+			a->thread = thread_map[a->thread];
 		if (a->name <= m->strings.count) {
 			if (!cls[a->name])
 				cls[a->name] = (uint8_t)(api_category(model_text(m, a->name)) + 1);
@@ -763,7 +860,13 @@ int model_finish(struct kg_model *m)
 	m->n_gpus = 0;
 	m->has_queued = 0;
 	struct finish_pass f = {.m = m};
-	int rc = index_launches(m, &f.li);
+	uint32_t *thread_map = NULL;
+	int rc = canonical_streams(m);
+	if (!rc)
+		rc = canonical_threads(m, &thread_map);
+	if (!rc)
+		rc = index_launches(m, &f.li, thread_map);
+	free(thread_map);
 	if (!rc)
 		rc = place_ops(&f);
 	launch_index_free(&f.li);

@@ -217,6 +217,8 @@ int model_reserve(struct kg_model *m, uint32_t ops, uint32_t apis);
 /* An op with nothing known: zero, times KG_NO_TIME, no launch call (what model_add_op
  * returns). */
 void model_op_init(struct kg_op *o);
+/* A call with nothing known (what model_add_api returns). */
+void model_api_init(struct kg_api *a);
 void model_note(struct kg_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Index of the stream (process, device, context, id), created when new (device must be a
@@ -237,8 +239,10 @@ enum kg_api_category api_category(const char *name);
 /* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */
 int kernel_is_comm(const char *name);
 
-/* Sort, link and index. 0, or -ENOMEM. After it: streams[s].first_op/nops are valid, each
- * stream's ops are sorted by start, ops[].api/api_start/api_end and apis[].op are linked. */
+/* Sort, link and index. 0, or -ENOMEM. After it: streams are in (process, device, context,
+ * id) order and threads in (process, tid) order (whatever order the reader met them in),
+ * streams[s].first_op/nops are valid, each stream's ops are sorted by start,
+ * ops[].api/api_start/api_end and apis[].op are linked. */
 int model_finish(struct kg_model *m);
 
 /* Keeps only what overlaps [t0, t1) (GPU operations: what was launched in it) and

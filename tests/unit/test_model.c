@@ -126,3 +126,42 @@ TEST(finish_twice_is_the_same)
 		CHECK(m.ops[i].api_start < 500000);
 	model_free(&m);
 }
+
+/* Streams and threads come out in (process, device, context, id) and (process, tid)
+ * order, whatever order they were met in, and everything that names them follows. */
+TEST(streams_and_threads_in_canonical_order)
+{
+	struct kg_model m;
+	model_init(&m, "test", "");
+	model_add_process(&m);
+	struct kg_device *d = model_add_device(&m);
+	d->process = 0;
+	uint32_t s9 = model_stream_index(&m, 0, 0, 1, 9), s3 = model_stream_index(&m, 0, 0, 1, 3);
+	uint32_t t7 = model_thread_index(&m, 0, 700), t5 = model_thread_index(&m, 0, 500);
+	CHECK(s9 == 0 && s3 == 1 && t7 == 0 && t5 == 1);
+	struct kg_op *o = model_add_op(&m);
+	o->stream = s9;
+	o->start = 10;
+	o->end = 20;
+	o = model_add_op(&m);
+	o->stream = s3;
+	o->start = 30;
+	o->end = 40;
+	struct kg_api *a = model_add_api(&m);
+	a->thread = t7;
+	a->start = 1;
+	a->end = 2;
+	struct kg_sync *y = model_add_sync(&m);
+	y->stream = s9;
+	struct kg_range *g = model_add_range(&m);
+	g->thread = t5;
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK(m.streams[0].id == 3 && m.streams[1].id == 9);
+	CHECK(m.threads[0].tid == 500 && m.threads[1].tid == 700);
+	CHECK_EQ_INT(m.ops[m.streams[1].first_op].start, 10); /* stream 9's op */
+	CHECK_EQ_INT(m.ops[m.streams[0].first_op].start, 30);
+	CHECK_EQ_INT(m.apis[0].thread, 1);   /* tid 700 */
+	CHECK_EQ_INT(m.syncs[0].stream, 1);  /* stream 9 */
+	CHECK_EQ_INT(m.ranges[0].thread, 0); /* tid 500 */
+	model_free(&m);
+}

@@ -310,7 +310,14 @@ static void check_same(const struct kg_model *a, const struct kg_model *b)
 		      x->correlation == y->correlation && x->process == y->process &&
 		      x->category == y->category);
 		CHECK((x->op == KG_NONE) == (y->op == KG_NONE));
+		CHECK_EQ_INT(x->thread, y->thread); /* threads in one order whoever met them first */
 	}
+	CHECK_EQ_INT(a->n_threads, b->n_threads);
+	for (uint32_t t = 0; t < a->n_threads; t++)
+		CHECK(a->threads[t].process == b->threads[t].process &&
+		      a->threads[t].tid == b->threads[t].tid);
+	for (uint32_t s = 0; s < a->n_streams; s++) /* streams too */
+		CHECK_EQ_INT(same_stream(a, s, b), s);
 }
 
 static void pack(void)

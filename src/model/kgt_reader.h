@@ -1,0 +1,85 @@
+/* Private to the kgantt trace reader (read_kgt.c: the small tables and the order of
+ * things; read_kgt_bulk.c: kernels and API calls, on two threads). */
+#ifndef KGANTT_KGT_READER_H
+#define KGANTT_KGT_READER_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "model/load.h"
+#include "trace/packed.h"
+
+#define MAX_ORDINALS 64 /* CUDA device ordinals per process we index directly */
+
+struct kgt_reader {
+	struct kg_model *m;
+	sqlite3 *db;
+	const char *path;
+	char *err;
+	size_t errlen;
+	uint32_t *str;          /* trace string id → model string id */
+	size_t nstr;
+	uint32_t *proc;         /* trace process number → model index */
+	size_t nproc;
+	uint32_t *dev;          /* [process index * MAX_ORDINALS + ordinal] → device index */
+	const struct kg_load_opts *opts;
+	uint64_t skipped;       /* rows naming no known process or device */
+};
+
+/* Kernels, memcpys and memsets share their first columns; the kernels' and the API
+ * calls' column lists are the packed ones (trace/packed.c), so both ways of reading give
+ * the same row. */
+enum {
+	COL_PROCESS, COL_DEVICE, COL_CONTEXT, COL_STREAM, COL_CORRELATION, COL_INCOMPLETE,
+	COL_START, COL_END, COL_CHANNEL,
+	/* kernels */
+	K_NAME = 9, K_QUEUED, K_SUBMITTED, K_GRID, K_BLOCK = K_GRID + 3, K_REGS = K_BLOCK + 3,
+	K_SMEM_STATIC, K_SMEM_DYNAMIC, K_SMEM_CONFIG, K_GRAPH, K_DEVICE_LAUNCHED, K_COLUMNS,
+	/* memcpys */
+	C_COPY_KIND = 9, C_SRC_KIND, C_DST_KIND, C_BYTES, C_ASYNC, C_GRAPH, C_COLUMNS,
+	/* memsets */
+	S_MEMORY_KIND = 9, S_BYTES, S_ASYNC, S_GRAPH, S_COLUMNS,
+	/* api_calls */
+	A_PROCESS = 0, A_THREAD, A_DOMAIN, A_NAME, A_START, A_END, A_CORRELATION, A_COLUMNS,
+};
+
+#define OP_COLUMNS "process, device, context, stream, correlation, incomplete, start, end, channel"
+
+int kgt_read_error(struct kgt_reader *r, const char *what);
+int kgt_oom(struct kgt_reader *r);
+void kgt_progress(struct kgt_reader *r, double fraction);
+uint32_t kgt_str_of(const struct kgt_reader *r, sqlite3_int64 id);
+uint32_t kgt_proc_of(const struct kgt_reader *r, sqlite3_int64 num);
+/* The smallest and largest id of a table (0 when empty), and how many rows fit between. */
+int kgt_id_range(struct kgt_reader *r, const char *table, int64_t *lo, int64_t *hi);
+uint64_t kgt_id_span(int64_t lo, int64_t hi);
+
+/* Runs sql and calls row() with every row of its first ncolumns columns. */
+int kgt_each_op_row(struct kgt_reader *r, const char *sql, const char *what, int ncolumns,
+		    int (*row)(struct kgt_reader *, const struct kg_row *));
+/* The stream of an op row's (process, device, context, stream); KG_NONE for a device of no
+ * known process (counted in r->skipped), or when out of memory (*no_memory set). Not
+ * thread-safe: the model's streams and devices. */
+uint32_t kgt_row_stream(struct kgt_reader *r, const struct kg_row *row, int *no_memory);
+/* A row whose start or end is NULL never ran within the recording. */
+int kgt_ran(const struct kg_row *row);
+void kgt_op_common(struct kg_op *o, const struct kg_row *row, enum kg_op_kind kind,
+		   uint32_t stream);
+
+static inline int64_t row_time(const struct kg_row *row, int col)
+{
+	return row_is_null(row, col) ? KG_NO_TIME : row->v[col];
+}
+
+static inline void graph_of(struct kg_op *o, const struct kg_row *row, int col)
+{
+	if (!row_is_null(row, col)) {
+		o->graph = (uint32_t)row->v[col];
+		o->flags |= KG_OPF_GRAPH;
+	}
+}
+
+/* kernels and api_calls: from packed blocks when usable, else rows; two threads. */
+int kgt_read_bulk(struct kgt_reader *r);
+
+#endif
