@@ -598,6 +598,8 @@ class Gen:
         layers = a.layers
         prog = step_program(names, random.Random(a.seed * 7919 + 1), layers)
         launch_name = self.sid("cudaLaunchKernel_v7000")
+        get_device = self.sid("cudaGetDevice_v3020")
+        host_calls = a.host_calls
         kernels, memcpys, memsets, syncs, nvtx, overheads = [], [], [], [], [], []
         nv_dom = 0
         nv_step, nv_fwd, nv_bwd, nv_opt = (self.sid(x) for x in
@@ -657,6 +659,13 @@ class Gen:
                 if random_() < 0.002:
                     gap += 50_000 + int(random_() * 2_950_000)
                 self.t += gap
+                # PyTorch's framework calls around each launch (cudaGetDevice and the like,
+                # ~13 per kernel in a recorded MLP step): --host-calls of them, 300 ns each
+                for _ in range(host_calls):
+                    self.corr += 1
+                    api.append((None, 1, TID, 1, 17, get_device, self.t, self.t + 300,
+                                self.corr, 0, 0))
+                    self.t += 400
                 api_start = self.t
                 api_dur = max(2200, min(60000, int(4200 * math.exp(gauss(0, 0.3)))))
                 self.corr += 1
@@ -806,6 +815,9 @@ def main():
     ap.add_argument("-o", "--output", help="the trace to write (replaced if it exists)")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     ap.add_argument("--layers", type=int, default=24, help="transformer layers (default 24)")
+    ap.add_argument("--host-calls", type=int, default=0,
+                    help="extra trivial API calls (cudaGetDevice) before each launch, as "
+                         "PyTorch makes them (default 0)")
     ap.add_argument("--schema", default=os.path.join(ROOT, "src/trace/schema.c"),
                     help="C source holding kg_schema_sql and kg_index_sql")
     ap.add_argument("--check-names", action="store_true",

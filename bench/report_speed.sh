@@ -14,7 +14,8 @@ usage() {
 	cat <<EOF
 usage: bench/report_speed.sh [-n RUNS] [-s SIZES] [-t TRACE]... [-o RESULTS.md]
   -n RUNS     timed runs per command, after one untimed warm-up run (default 5)
-  -s SIZES    comma list of kernel counts (default 100000,1000000)
+  -s SIZES    comma list of kernel counts (default 100000,1000000,1000000x9); NxC: N kernels
+              with C trivial API calls (cudaGetDevice) before each launch, as PyTorch makes
   -t TRACE    also a real kgantt trace (e.g. the 1M-launch trace tests/gpu/device_batch5.sh
               records on an H200); measured as recorded and without its packed columns
   -o FILE     also write the results as Markdown to FILE
@@ -25,7 +26,7 @@ EOF
 }
 
 RUNS=5
-SIZES=100000,1000000
+SIZES=100000,1000000,1000000x9
 OUTMD=
 REAL=()
 while getopts "n:s:t:o:h" opt; do
@@ -125,16 +126,22 @@ add_trace() {
 	NKERN+=("$3")
 }
 IFS=, read -r -a SIZE_LIST <<< "$SIZES"
-for n in "${SIZE_LIST[@]}"; do
+for spec in "${SIZE_LIST[@]}"; do
+	# N, or NxC: N kernels with C extra trivial API calls before each launch (PyTorch)
+	n=${spec%x*} hc=0 suffix= lab=
+	[ "$spec" != "$n" ] && hc=${spec#*x} suffix=-hc$hc
 	case $n in '' | *[!0-9]* | 0) usage ;; esac
-	t=$CACHE/synthetic-$(label "$n")-seed$SEED.kgt
+	case $hc in '' | *[!0-9]*) usage ;; esac
+	t=$CACHE/synthetic-$(label "$n")$suffix-seed$SEED.kgt
+	lab=$(label "$n")
+	[ "$hc" != 0 ] && lab="$lab, $((hc + 1)) calls/kernel"
 	# regenerated when the generator or the schema changed since it was written
 	if [ ! -s "$t" ] || [ bench/gen_trace.py -nt "$t" ] || [ src/trace/schema.c -nt "$t" ]; then
 		echo "generating $t ($n kernels; about a minute per million) ..." >&2
-		"$PY" bench/gen_trace.py -n "$n" --seed "$SEED" -o "$t" ||
+		"$PY" bench/gen_trace.py -n "$n" --host-calls "$hc" --seed "$SEED" -o "$t" ||
 			{ echo "report_speed: bench/gen_trace.py failed" >&2; exit 1; }
 	fi
-	add_trace "$t" "$(label "$n")" "$n"
+	add_trace "$t" "$lab" "$n"
 done
 for t in ${REAL[@]+"${REAL[@]}"}; do
 	[ -s "$t" ] || { echo "report_speed: no trace $t" >&2; exit 1; }
