@@ -9,7 +9,8 @@
 #   -o OUTDIR     where overhead.md, overhead.csv and logs/ go
 #                 (default build/bench/results/<date-time> in the repository)
 #   -w WORKLOADS  comma list, default launch_loop,torch_step,torch_tiny
-#   -c CONFIGS    comma list, default untraced,cupti-raw,kgantt-kernels,kgantt-full,torch-profiler
+#   -c CONFIGS    comma list, default untraced,cupti-raw,kgantt-kernels,kgantt-full,torch-profiler;
+#                 also kgantt-full-all-api (full mode with --all-api: every trivial API query)
 #                 (torch-profiler applies to the torch workloads only)
 #   -t SECONDS    time budget: start no new run after this many seconds and report what
 #                 was measured (default 0: none).  SIGINT/SIGTERM also end it with a report.
@@ -71,7 +72,7 @@ for w in "${WL[@]}"; do
     case $w in launch_loop|torch_step|torch_tiny) ;; *) die "unknown workload '$w'" ;; esac
 done
 for c in "${CF[@]}"; do
-    case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full|torch-profiler) ;;
+    case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full|kgantt-full-all-api|torch-profiler) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -278,6 +279,8 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode kernels -- "${BASE[@]}") ;;
         kgantt-full)    trace="$TMP/f.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-all-api) trace="$TMP/a.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
     esac
     [[ -n $trace ]] && rm -f "$trace"

@@ -83,7 +83,8 @@ static void print_processes(sqlite3 *db)
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(db,
 			       "SELECT m.process, p.pid, m.level, m.text FROM messages m JOIN "
-			       "processes p USING(process) WHERE m.level != 'info'",
+			       "processes p USING(process) WHERE m.level != 'info' OR m.text LIKE "
+			       "'API calls not recorded%' OR m.text LIKE 'this CUPTI cannot%'",
 			       -1, &st, NULL) != SQLITE_OK) {
 		query_failed(db);
 		return;

@@ -32,7 +32,7 @@ struct record_opts {
 	const char *rank_env;
 	double delay, duration;
 	long buffer_mb, buffers, flush_ms;
-	int force, keep_spool, quiet;
+	int force, keep_spool, quiet, all_api;
 };
 
 static void record_usage(FILE *f)
@@ -51,6 +51,10 @@ static void record_usage(FILE *f)
 		"      --mode MODE          full (default): kernels, copies, memsets, syncs,\n"
 		"                           runtime+driver API calls, NVTX, CUPTI overhead;\n"
 		"                           kernels: kernels only, lowest overhead\n"
+		"      --all-api            full mode: record trivial API queries too\n"
+		"                           (cudaGetDevice, cudaGetLastError, cuCtxGetCurrent...,\n"
+		"                           which PyTorch makes ~10 times per kernel); left out\n"
+		"                           by default, and the trace says which\n"
 		"      --latency on|off     queued/submitted timestamps of each kernel (default:\n"
 		"                           on in full mode, off in kernels mode)\n"
 		"      --delay SEC          start recording SEC seconds after the program starts\n"
@@ -101,7 +105,7 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 
 enum {
 	OPT_MODE = 256, OPT_LATENCY, OPT_DELAY, OPT_DURATION, OPT_RANGE, OPT_BUFSIZE,
-	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP,
+	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP, OPT_ALL_API,
 };
 
 static int parse_options(int argc, char **argv, struct record_opts *o, int *prog_index)
@@ -121,6 +125,7 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 		{"flush-ms", required_argument, NULL, OPT_FLUSH},
 		{"rank-env", required_argument, NULL, OPT_RANK},
 		{"keep-spool", no_argument, NULL, OPT_KEEP},
+		{"all-api", no_argument, NULL, OPT_ALL_API},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -176,6 +181,7 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 			break;
 		case OPT_RANK: o->rank_env = optarg; break;
 		case OPT_KEEP: o->keep_spool = 1; break;
+		case OPT_ALL_API: o->all_api = 1; break;
 		default: record_usage(stderr); return -1;
 		}
 	}
@@ -286,6 +292,7 @@ static void prepare_environment(const struct record_opts *o, const char *recorde
 	setenv("NVTX_INJECTION64_PATH", recorder, 1);
 	setenv("KGANTT_DIR", spool_dir, 1);
 	setenv("KGANTT_MODE", o->mode, 1);
+	setenv("KGANTT_ALL_API", o->all_api ? "1" : "0", 1);
 	if (o->latency)
 		setenv("KGANTT_LATENCY", strcmp(o->latency, "on") == 0 ? "1" : "0", 1);
 	else

@@ -384,6 +384,21 @@ void kgt_progress(struct kgt_reader *r, double f)
 		r->opts->progress(f, r->opts->progress_arg);
 }
 
+/* The recorder leaves trivial API queries out unless --all-api; the report says so. */
+static void note_api_filter(struct kgt_reader *r)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(r->db,
+			       "SELECT 1 FROM messages WHERE text LIKE 'API calls not recorded%' LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		model_note(r->m, "trivial API queries (cudaGetDevice, cudaGetLastError, "
+				 "cuCtxGetCurrent...) were not recorded: kgantt record --all-api "
+				 "keeps them");
+	sqlite3_finalize(st);
+}
+
 static int read_all(struct kgt_reader *r)
 {
 	char command[4096];
@@ -415,6 +430,8 @@ static int read_all(struct kgt_reader *r)
 			      "c.null_stream FROM streams s JOIN contexts c USING(process, context)",
 			      "streams", on_stream);
 	kgt_progress(r, 0.05);
+	if (!rc)
+		note_api_filter(r);
 	if (!rc)
 		rc = kgt_read_bulk(r);
 	kgt_progress(r, 0.85);

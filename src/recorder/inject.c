@@ -51,6 +51,7 @@ static struct {
 	pid_t pid;
 	enum kg_mode mode;
 	int latency;
+	int all_api;                /* 1: every API call, trivial queries too (--all-api) */
 	unsigned flush_ms;
 	double delay_s, duration_s;
 	int profiler_api_range;
@@ -225,6 +226,77 @@ static void capture_record(int on, const char *why)
 	pthread_mutex_unlock(&g.spool.lock);
 }
 
+/* API functions not recorded unless --all-api: queries that launch nothing, wait for
+ * nothing and take well under a microsecond, which PyTorch calls around every launch
+ * (an MLP training step on the H200: 14 API calls per kernel, 6 M cudaGetDevice,
+ * 1.6 M cuDevicePrimaryCtxGetState, 1.0 M cudaGetLastError for 760 k kernels).
+ * torch.profiler leaves such calls out of its traces too. */
+static const CUpti_CallbackId trivial_runtime[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010,
+	CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_v11030,
+	CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
+};
+static const CUpti_CallbackId trivial_driver[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+	CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+	CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+	CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
+	CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction,
+	CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+	CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
+	CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+	CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+	CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+	CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+	CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
+	CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing,
+	CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo,
+	CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2,
+};
+
+/* Weak: a libcupti older than these functions records every call, and says so. */
+extern CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t)
+	__attribute__((weak));
+extern CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t)
+	__attribute__((weak));
+
+/* After the RUNTIME and DRIVER kinds are enabled (enabling them again resets this). */
+static void skip_trivial_api(void)
+{
+	static int said;
+	int failed = !cuptiActivityEnableRuntimeApi || !cuptiActivityEnableDriverApi;
+	for (size_t i = 0; !failed && i < COUNT(trivial_runtime); i++)
+		failed = cuptiActivityEnableRuntimeApi(trivial_runtime[i], 0) != CUPTI_SUCCESS;
+	for (size_t i = 0; !failed && i < COUNT(trivial_driver); i++)
+		failed = cuptiActivityEnableDriverApi(trivial_driver[i], 0) != CUPTI_SUCCESS;
+	if (said++)
+		return;
+	if (failed)
+		status(KG_STATUS_INFO, "this CUPTI cannot leave single API functions out: every "
+				       "API call is recorded");
+	else
+		status(KG_STATUS_INFO, "API calls not recorded (trivial queries; kgantt record "
+				       "--all-api keeps them): cudaGetDevice, cudaGetLastError, "
+				       "cudaPeekAtLastError, cudaGetDeviceCount, cudaDeviceGetAttribute, "
+				       "cudaStreamIsCapturing, cudaStreamGetCaptureInfo, "
+				       "cudaPointerGetAttributes, cudaFuncGetAttributes, "
+				       "cuDevicePrimaryCtxGetState, cuCtxGetCurrent, cuCtxGetDevice, "
+				       "cuKernelGetName, cuKernelGetFunction, cuDeviceGetAttribute, "
+				       "cuFuncGetAttribute, cuGetProcAddress, cuPointerGetAttribute(s), "
+				       "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "
+				       "cuCtxGetStreamPriorityRange, cuStreamIsCapturing, "
+				       "cuStreamGetCaptureInfo");
+}
+
 /* Switch the traced kinds on or off; returns 0 or a CUPTI error (only when switching on). */
 static CUptiResult set_capture(int on, const char *why)
 {
@@ -247,6 +319,8 @@ static CUptiResult set_capture(int on, const char *why)
 				first_err = res;
 		}
 	}
+	if (on && g.mode == KG_MODE_FULL && !g.all_api)
+		skip_trivial_api();
 	g.capturing = on;
 	pthread_mutex_unlock(&g.capture_lock);
 	capture_record(on, why);
@@ -546,6 +620,7 @@ static void read_settings(void)
 	const char *mode = getenv("KGANTT_MODE");
 	g.mode = mode && strcmp(mode, "kernels") == 0 ? KG_MODE_KERNELS : KG_MODE_FULL;
 	g.latency = (int)env_long("KGANTT_LATENCY", g.mode == KG_MODE_FULL, 0, 1);
+	g.all_api = (int)env_long("KGANTT_ALL_API", 0, 0, 1);
 	g.flush_ms = (unsigned)env_long("KGANTT_FLUSH_MS", 500, 10, 60000);
 	g.delay_s = env_double("KGANTT_DELAY", 0);
 	g.duration_s = env_double("KGANTT_DURATION", 0);

@@ -11,3 +11,11 @@ grep -q "nothing was recorded" "$WORK/err" || fail "no explanation: $(cat "$WORK
 "$K" record -o "$WORK/y.kgt" -- true 2> "$WORK/err2"
 grep -q "cannot load the recorder" "$WORK/err2" && fail "recorder does not load: $(cat "$WORK/err2")"
 echo "record without GPU: exit $rc: $(head -1 "$WORK/err")"
+# the program gets the recorder's settings: trivial API queries left out unless --all-api
+"$K" record -o "$WORK/z.kgt" -- sh -c 'echo "all_api=$KGANTT_ALL_API mode=$KGANTT_MODE"' \
+	> "$WORK/out3" 2> /dev/null
+grep -q "all_api=0 mode=full" "$WORK/out3" || fail "default settings: $(cat "$WORK/out3")"
+"$K" record --all-api -o "$WORK/z.kgt" -- sh -c 'echo "all_api=$KGANTT_ALL_API"' \
+	> "$WORK/out3" 2> /dev/null
+grep -q "all_api=1" "$WORK/out3" || fail "--all-api: $(cat "$WORK/out3")"
+echo "record passes --all-api to the recorder"

@@ -472,3 +472,20 @@ TEST(unpack_removes_blocks_and_triggers)
 	CHECK(!usable("kernels"));
 	unlink(path);
 }
+
+/* The recorder's note that it left trivial API queries out reaches the report header. */
+TEST(left_out_api_queries_are_noted)
+{
+	write_trace();
+	struct kg_model a, b;
+	load(&a, 0, 0);
+	CHECK(!has_note(&a, "trivial API queries"));
+	sql("INSERT INTO messages VALUES(1, 5, 'info', 'API calls not recorded (trivial queries; "
+	    "kgantt record --all-api keeps them): cudaGetDevice, cudaGetLastError')");
+	load(&b, 0, 0);
+	CHECK(has_note(&b, "trivial API queries"));
+	CHECK(has_note(&b, "--all-api"));
+	model_free(&a);
+	model_free(&b);
+	unlink(path);
+}
