@@ -12,7 +12,8 @@ enum {
 	KG_EXIT_OK = 0,
 	KG_EXIT_FAILURE = 1,  /* bad input, I/O error, nothing recorded */
 	KG_EXIT_USAGE = 2,    /* wrong command line */
-	KG_EXIT_FINDINGS = 3, /* kgantt report --fail-on: a finding at or above the severity */
+	KG_EXIT_FINDINGS = 3, /* report --fail-on: a finding at or above the severity;
+			       diff --fail-slower: the second trace is slower */
 };
 
 int cmd_record(int argc, char **argv);
@@ -24,6 +25,7 @@ int cmd_view(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 void kg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,6 +17,8 @@ static const struct kg_command commands[] = {
 	{"info", cmd_info, "say what a trace holds: processes, devices, counts, losses"},
 	{"report", cmd_report,
 	 "summarise a trace and diagnose its scheduling problems, ranked by what fixing them saves"},
+	{"diff", cmd_diff,
+	 "compare two traces: span, GPU time, findings resolved or new, kernels that changed"},
 	{"plot", cmd_plot, "draw the schedule as a Gantt chart (PNG, SVG or PDF)"},
 	{"dump", cmd_dump, "print the raw rows of a trace table"},
 	{"view", cmd_view, "write an interactive HTML timeline (one self-contained file)"},

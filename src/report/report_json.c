@@ -11,133 +11,9 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
+#include "report/json_writer.h"
 #include "util/utf8.h"
 
-struct jw {
-	yajl_gen g;
-	FILE *f;
-	int failed;
-};
-
-static void jw_print(void *ctx, const char *s, size_t len)
-{
-	struct jw *w = ctx;
-	if (fwrite(s, 1, len, w->f) != len)
-		w->failed = 1;
-}
-
-static void jw_check(struct jw *w, yajl_gen_status st)
-{
-	if (st != yajl_gen_status_ok)
-		w->failed = 1;
-}
-
-
-static void j_str(struct jw *w, const char *s)
-{
-	if (!s) {
-		jw_check(w, yajl_gen_null(w->g));
-		return;
-	}
-	/* invalid UTF-8 bytes become U+FFFD: yajl would pass them through and JSON.parse
-	 * would see garbage */
-	char *buf = NULL;
-	size_t n, cap = 0;
-	const char *t = utf8_clean(s, &n, &buf, &cap);
-	if (!t)
-		w->failed = 1;
-	else
-		jw_check(w, yajl_gen_string(w->g, (const unsigned char *)t, n));
-	free(buf);
-}
-
-static void j_key(struct jw *w, const char *k)
-{
-	jw_check(w, yajl_gen_string(w->g, (const unsigned char *)k, strlen(k)));
-}
-
-static void j_int(struct jw *w, long long v)
-{
-	jw_check(w, yajl_gen_integer(w->g, v));
-}
-
-/* A time or duration; KG_NO_TIME is null. */
-static void j_time(struct jw *w, int64_t v)
-{
-	if (v == KG_NO_TIME)
-		jw_check(w, yajl_gen_null(w->g));
-	else
-		j_int(w, v);
-}
-
-/* yajl_gen_double prints 17 digits ("0.10000000000000001"); six significant ones are
- * what a fraction or percentage is worth, and large values are whole numbers (never
- * "1.07e+06"). Non-finite values are null. */
-static void j_num(struct jw *w, double v)
-{
-	if (!isfinite(v)) {
-		jw_check(w, yajl_gen_null(w->g));
-		return;
-	}
-	char buf[400];
-	int n = snprintf(buf, sizeof(buf), fabs(v) >= 1e6 ? "%.0f" : "%.6g", v);
-	jw_check(w, yajl_gen_number(w->g, buf, (size_t)n));
-}
-
-static void j_pct(struct jw *w, double part, double whole)
-{
-	if (whole > 0)
-		j_num(w, 100.0 * part / whole);
-	else
-		jw_check(w, yajl_gen_null(w->g));
-}
-
-static void j_bool(struct jw *w, int v)
-{
-	jw_check(w, yajl_gen_bool(w->g, v));
-}
-
-static void j_null(struct jw *w)
-{
-	jw_check(w, yajl_gen_null(w->g));
-}
-
-static void j_open(struct jw *w) { jw_check(w, yajl_gen_map_open(w->g)); }
-static void j_close(struct jw *w) { jw_check(w, yajl_gen_map_close(w->g)); }
-static void j_aopen(struct jw *w) { jw_check(w, yajl_gen_array_open(w->g)); }
-static void j_aclose(struct jw *w) { jw_check(w, yajl_gen_array_close(w->g)); }
-
-/* A string id of the model: null for 0 (unknown). */
-static void j_text(struct jw *w, const struct kg_model *m, uint32_t id)
-{
-	if (id)
-		j_str(w, model_text(m, id));
-	else
-		j_null(w);
-}
-
-/* "key": value pairs */
-static void kv_str(struct jw *w, const char *k, const char *v) { j_key(w, k); j_str(w, v); }
-static void kv_int(struct jw *w, const char *k, long long v) { j_key(w, k); j_int(w, v); }
-static void kv_time(struct jw *w, const char *k, int64_t v) { j_key(w, k); j_time(w, v); }
-static void kv_num(struct jw *w, const char *k, double v) { j_key(w, k); j_num(w, v); }
-static void kv_bool(struct jw *w, const char *k, int v) { j_key(w, k); j_bool(w, v); }
-
-static void kv_pct(struct jw *w, const char *k, double part, double whole)
-{
-	j_key(w, k);
-	j_pct(w, part, whole);
-}
-
-/* v when known, else null */
-static void kv_opt_int(struct jw *w, const char *k, int known, long long v)
-{
-	j_key(w, k);
-	if (known)
-		j_int(w, v);
-	else
-		j_null(w);
-}
 
 static void kv_opt_num(struct jw *w, const char *k, int known, double v)
 {
@@ -477,12 +353,9 @@ static void json_findings(struct jw *w, const struct kg_analysis *a)
 
 int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
 {
-	struct jw w = {yajl_gen_alloc(NULL), f, 0};
-	if (!w.g)
+	struct jw w;
+	if (jw_begin(&w, f) < 0)
 		return -ENOMEM;
-	yajl_gen_config(w.g, yajl_gen_beautify, 1);
-	yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
-	yajl_gen_config(w.g, yajl_gen_print_callback, jw_print, &w);
 	j_open(&w);
 	kv_int(&w, "kgantt_report_version", KG_REPORT_VERSION);
 	json_trace(&w, a, o);
@@ -493,8 +366,5 @@ int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opt
 	json_kernels(&w, a, o);
 	json_findings(&w, a);
 	j_close(&w);
-	yajl_gen_free(w.g);
-	if (!w.failed)
-		w.failed = fputc('\n', f) == EOF;
-	return w.failed || ferror(f) ? -EIO : 0;
+	return jw_end(&w) < 0 ? -EIO : 0;
 }

@@ -1,0 +1,162 @@
+/* kgantt diff: two traces of the same program (before and after a change, two runs, two
+ * ranks) compared: span, GPU time, idle time by cause, findings resolved or new, kernels
+ * by change in total time. Any format kgantt reads, on either side. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/window.h"
+#include "model/load.h"
+#include "report/diff.h"
+
+struct diff_args {
+	int json, top;
+	double fail_slower;    /* percent; < 0: never */
+	struct kg_window window;
+	const char *path[2];
+};
+
+static void diff_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kgantt diff [options] BEFORE AFTER\n"
+		"\n"
+		"Compares two traces (kgantt, PyTorch profiler JSON or Nsight Systems SQLite):\n"
+		"the span, GPU busy and idle time by cause, the findings resolved, new or\n"
+		"changed, and the kernels whose total time changed most.\n"
+		"\n"
+		"options:\n"
+		"      --json               the comparison as JSON (docs/diff.md)\n"
+		"      --top N              kernel names shown (default 10; 0 = all; JSON: all)\n"
+		"      --from T, --to T     compare only this window of each trace (time after\n"
+		"                           its start: 120, 120ms, 1.5s, 250us)\n"
+		"      --nvtx NAME          compare only the ranges named NAME (or starting with\n"
+		"                           it) in each trace, e.g. --nvtx ProfilerStep\n"
+		"      --fail-slower PCT    exit 3 when AFTER's span is more than PCT %% longer\n"
+		"                           than BEFORE's (for CI)\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Exit status: 0; 1 bad input; 2 bad command line; 3 --fail-slower triggered.\n");
+}
+
+enum { OPT_JSON = 256, OPT_TOP, OPT_FROM, OPT_TO, OPT_NVTX, OPT_FAIL };
+
+static int take_option(int c, const char *arg, struct diff_args *d)
+{
+	char *end;
+	switch (c) {
+	case OPT_JSON: d->json = 1; return -1;
+	case OPT_NVTX: d->window.nvtx = arg; return -1;
+	case OPT_FROM: return window_take_time("from", arg, &d->window.from, &d->window.has_from);
+	case OPT_TO: return window_take_time("to", arg, &d->window.to, &d->window.has_to);
+	case OPT_TOP:
+		errno = 0;
+		d->top = (int)strtol(arg, &end, 10);
+		if (errno || *end || d->top < 0) {
+			kg_err("--top: '%s' is not a count", arg);
+			return KG_EXIT_USAGE;
+		}
+		return -1;
+	case OPT_FAIL:
+		errno = 0;
+		d->fail_slower = strtod(arg, &end);
+		if (errno || *end || end == arg || d->fail_slower < 0) {
+			kg_err("--fail-slower: '%s' is not a percentage", arg);
+			return KG_EXIT_USAGE;
+		}
+		return -1;
+	case 'h': diff_usage(stdout); return finish_stdout(KG_EXIT_OK);
+	default: diff_usage(stderr); return KG_EXIT_USAGE;
+	}
+}
+
+static int parse_args(int argc, char **argv, struct diff_args *d)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, OPT_JSON},
+		{"top", required_argument, NULL, OPT_TOP},
+		{"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},
+		{"nvtx", required_argument, NULL, OPT_NVTX},
+		{"fail-slower", required_argument, NULL, OPT_FAIL},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		if ((rc = take_option(c, optarg, d)) >= 0)
+			return rc;
+	if (argc - optind != 2) {
+		kg_err("diff: %s", argc - optind < 2 ? "two traces needed: BEFORE AFTER"
+						     : "only two traces: BEFORE AFTER");
+		diff_usage(stderr);
+		return KG_EXIT_USAGE;
+	}
+	d->path[0] = argv[optind];
+	d->path[1] = argv[optind + 1];
+	return window_check(&d->window);
+}
+
+/* Loads, windows and analyses one side. */
+static int one_side(const struct diff_args *d, int i, struct kg_model *m, struct kg_analysis *a)
+{
+	char err[1024];
+	struct kg_load_opts lo = {0};
+	if (model_load(d->path[i], m, &lo, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	struct kg_window_cut cut;
+	int rc = window_apply(&d->window, d->path[i], m, &cut);
+	if (rc != KG_EXIT_OK)
+		return rc;
+	if ((rc = analysis_run(m, NULL, a)) < 0) {
+		kg_err("cannot analyse '%s': %s", d->path[i], strerror(-rc));
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_args d = {.top = 10, .fail_slower = -1};
+	int rc = parse_args(argc, argv, &d);
+	if (rc >= 0)
+		return rc;
+	struct kg_model m[2];
+	struct kg_analysis a[2];
+	memset(m, 0, sizeof(m));
+	memset(a, 0, sizeof(a));
+	rc = one_side(&d, 0, &m[0], &a[0]);
+	if (rc == KG_EXIT_OK)
+		rc = one_side(&d, 1, &m[1], &a[1]);
+	struct kg_diff diff = {0};
+	if (rc == KG_EXIT_OK &&
+	    diff_compute(&a[0], &a[1], d.path[0], d.path[1], &diff) < 0) {
+		kg_err("out of memory comparing '%s' and '%s'", d.path[0], d.path[1]);
+		rc = KG_EXIT_FAILURE;
+	}
+	if (rc == KG_EXIT_OK) {
+		struct kg_diff_opts o = {.top = d.top, .color = 0};
+		if ((d.json ? diff_json(stdout, &diff) : diff_text(stdout, &diff, &o)) < 0)
+			rc = KG_EXIT_FAILURE;
+		rc = finish_stdout(rc);
+		if (rc == KG_EXIT_OK && d.fail_slower >= 0 && a[0].span > 0 &&
+		    (double)a[1].span > (double)a[0].span * (1.0 + d.fail_slower / 100.0)) {
+			kg_err("'%s' is %.1f%% slower than '%s' (more than --fail-slower %g%%)",
+			       d.path[1], 100.0 * (double)(a[1].span - a[0].span) / (double)a[0].span,
+			       d.path[0], d.fail_slower);
+			rc = KG_EXIT_FINDINGS;
+		}
+	}
+	diff_free(&diff);
+	for (int i = 0; i < 2; i++) {
+		analysis_free(&a[i]);
+		model_free(&m[i]);
+	}
+	return rc;
+}

@@ -1,0 +1,495 @@
+/* kgantt diff: two analysed traces compared (diff.h). */
+#include "report/diff.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/json_writer.h"
+#include "report/report.h"
+#include "util/fmt.h"
+
+const char *diff_status_name(enum kg_diff_status s)
+{
+	static const char *const names[] = {"same", "resolved", "new", "changed"};
+	return (unsigned)s < 4 ? names[s] : "?";
+}
+
+/* ------------------------------------------------------------------ matching */
+
+static const char *kernel_name(const struct kg_analysis *a, uint32_t k)
+{
+	return model_text(a->m, a->kernels[k].name);
+}
+
+static int by_kernel_name(const void *x, const void *y, void *arg)
+{
+	const struct kg_analysis *a = arg;
+	return strcmp(kernel_name(a, *(const uint32_t *)x), kernel_name(a, *(const uint32_t *)y));
+}
+
+static uint32_t *sorted_kernels(const struct kg_analysis *a)
+{
+	uint32_t *v = malloc(((size_t)a->n_kernels + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < a->n_kernels; i++)
+		v[i] = i;
+	qsort_r(v, a->n_kernels, sizeof(*v), by_kernel_name, (void *)a);
+	return v;
+}
+
+static int64_t kernel_total(const struct kg_analysis *a, uint32_t k)
+{
+	return k == KG_NONE ? 0 : a->kernels[k].total;
+}
+
+static int by_delta(const void *x, const void *y)
+{
+	const struct kg_diff_kernel *a = x, *b = y;
+	int64_t da = a->delta < 0 ? -a->delta : a->delta, db = b->delta < 0 ? -b->delta : b->delta;
+	return (da < db) - (da > db);
+}
+
+/* Kernel names matched by their text: both lists sorted by name, then merged. */
+static int match_kernels(struct kg_diff *d)
+{
+	const struct kg_analysis *a = d->before, *b = d->after;
+	uint32_t *x = sorted_kernels(a), *y = sorted_kernels(b);
+	d->kernels = calloc((size_t)a->n_kernels + b->n_kernels + 1, sizeof(*d->kernels));
+	if (!x || !y || !d->kernels) {
+		free(x);
+		free(y);
+		return -ENOMEM;
+	}
+	uint32_t i = 0, j = 0;
+	while (i < a->n_kernels || j < b->n_kernels) {
+		int c = i == a->n_kernels   ? 1
+			: j == b->n_kernels ? -1
+					    : strcmp(kernel_name(a, x[i]), kernel_name(b, y[j]));
+		struct kg_diff_kernel *k = &d->kernels[d->n_kernels++];
+		k->before = c <= 0 ? x[i++] : KG_NONE;
+		k->after = c >= 0 ? y[j++] : KG_NONE;
+		k->delta = kernel_total(b, k->after) - kernel_total(a, k->before);
+	}
+	qsort(d->kernels, d->n_kernels, sizeof(*d->kernels), by_delta);
+	free(x);
+	free(y);
+	return 0;
+}
+
+/* A gain that moved by more than 5 % of itself, or than 0.1 % of the span, changed. */
+static enum kg_diff_status compare_gains(const struct kg_diff *d, const struct kg_finding *p,
+					 const struct kg_finding *q)
+{
+	double diff = fabs(q->gain_ns - p->gain_ns);
+	double floor = 0.001 * (double)(d->before->span > 0 ? d->before->span : 1);
+	return diff > 0.05 * fabs(p->gain_ns) && diff > floor ? KG_DIFF_CHANGED : KG_DIFF_SAME;
+}
+
+static double finding_gain(const struct kg_diff *d, const struct kg_diff_finding *f)
+{
+	return f->before != KG_NONE ? d->before->findings[f->before].gain_ns
+				    : d->after->findings[f->after].gain_ns;
+}
+
+static int by_status_gain(const void *x, const void *y, void *diff)
+{
+	const struct kg_diff *d = diff;
+	const struct kg_diff_finding *a = x, *b = y;
+	static const int order[] = {3, 0, 1, 2}; /* resolved, new, changed, same */
+	if (a->status != b->status)
+		return order[a->status] - order[b->status];
+	double ga = finding_gain(d, a), gb = finding_gain(d, b);
+	return (ga < gb) - (ga > gb);
+}
+
+/* Findings matched by rule and GPU number: the same problem in both runs. */
+static int match_findings(struct kg_diff *d)
+{
+	const struct kg_analysis *a = d->before, *b = d->after;
+	d->findings = calloc((size_t)a->n_findings + b->n_findings + 1, sizeof(*d->findings));
+	uint8_t *taken = calloc((size_t)b->n_findings + 1, 1);
+	if (!d->findings || !taken) {
+		free(taken);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < a->n_findings; i++) {
+		const struct kg_finding *p = &a->findings[i];
+		struct kg_diff_finding *f = &d->findings[d->n_findings++];
+		f->before = i;
+		f->after = KG_NONE;
+		f->status = KG_DIFF_RESOLVED;
+		for (uint32_t j = 0; j < b->n_findings; j++)
+			if (!taken[j] && !strcmp(b->findings[j].rule, p->rule) &&
+			    b->findings[j].gpu == p->gpu) {
+				taken[j] = 1;
+				f->after = j;
+				f->status = compare_gains(d, p, &b->findings[j]);
+				break;
+			}
+	}
+	for (uint32_t j = 0; j < b->n_findings; j++)
+		if (!taken[j])
+			d->findings[d->n_findings++] =
+				(struct kg_diff_finding){KG_NONE, j, KG_DIFF_NEW};
+	free(taken);
+	qsort_r(d->findings, d->n_findings, sizeof(*d->findings), by_status_gain, d);
+	return 0;
+}
+
+int diff_compute(const struct kg_analysis *before, const struct kg_analysis *after,
+		 const char *before_path, const char *after_path, struct kg_diff *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->before = before;
+	d->after = after;
+	d->before_path = before_path;
+	d->after_path = after_path;
+	if (match_kernels(d) < 0 || match_findings(d) < 0) {
+		diff_free(d);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void diff_free(struct kg_diff *d)
+{
+	free(d->kernels);
+	free(d->findings);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ------------------------------------------------------------------ sums over a trace */
+
+struct totals {
+	uint64_t kernels, copies, memsets;
+	int64_t kernel_time, busy, idle[KG_GAP_CAUSES];
+};
+
+static void totals_of(const struct kg_analysis *a, struct totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		t->kernels += gm->kernels;
+		t->copies += gm->copies;
+		t->memsets += gm->memsets;
+		t->kernel_time += gm->kernel_time;
+		t->busy += gm->busy;
+		for (int c = 0; c < KG_GAP_CAUSES; c++)
+			t->idle[c] += gm->idle_by_cause[c];
+	}
+}
+
+/* ------------------------------------------------------------------ the page */
+
+/* Columns a UTF-8 string takes on a terminal (one per code point: "−" and "µ" are one). */
+static size_t columns(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* s right-aligned in width columns, after a space */
+static void cell(FILE *f, const char *s, size_t width)
+{
+	size_t c = columns(s);
+	fprintf(f, " %*s%s", (int)(c < width ? width - c : 0), "", s);
+}
+
+/* text from column 12 on, word-wrapped at the page width */
+static void wrapped(FILE *f, const char *text)
+{
+	const size_t indent = 12, room = KG_REPORT_WIDTH - indent;
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+		if (columns(text) > room) {
+			cut = 0;
+			for (size_t i = 0, c = 0; text[i] && c <= room; i++) {
+				if (text[i] == ' ')
+					cut = i;
+				c += ((unsigned char)text[i] & 0xc0) != 0x80;
+			}
+			if (!cut)
+				cut = room;
+		}
+		fprintf(f, "%*s%.*s\n", (int)indent, "", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+/* "+1.20 ms", "−3.40 µs", "0 ns" */
+static const char *fmt_change(int64_t ns, char buf[40])
+{
+	char d[32];
+	fmt_duration(ns < 0 ? -ns : ns, d);
+	snprintf(buf, 40, "%s%s", ns > 0 ? "+" : ns < 0 ? "−" : "", d);
+	return buf;
+}
+
+/* "(−68.4%)", "" when there is nothing to compare with */
+static const char *fmt_change_pct(double before, double after, char buf[24])
+{
+	if (before <= 0)
+		return strcpy(buf, "");
+	double p = 100.0 * (after - before) / before;
+	snprintf(buf, 24, "(%s%.1f%%)", p > 0 ? "+" : p < 0 ? "−" : "", fabs(p));
+	return buf;
+}
+
+static void side_line(FILE *f, const char *label, const char *path, const struct kg_analysis *a)
+{
+	fprintf(f, "  %-12s %s (%s trace)", label, path, a->m->source);
+	if (a->m->command)
+		fprintf(f, ": %s", model_text(a->m, a->m->command));
+	fputc('\n', f);
+}
+
+static void duration_row(FILE *f, const char *label, int64_t before, int64_t after)
+{
+	char a[32], b[32], c[40], p[24];
+	fprintf(f, "  %-12s %s → %s   %s %s\n", label, fmt_duration(before, a),
+		fmt_duration(after, b), fmt_change(after - before, c),
+		fmt_change_pct((double)before, (double)after, p));
+}
+
+static void count_row(FILE *f, const char *label, uint64_t before, uint64_t after)
+{
+	char a[32], b[32];
+	fprintf(f, "  %-12s %s → %s\n", label, fmt_count(before, a), fmt_count(after, b));
+}
+
+static void text_summary(FILE *f, const struct kg_diff *d)
+{
+	const struct kg_analysis *a = d->before, *b = d->after;
+	struct totals x, y;
+	totals_of(a, &x);
+	totals_of(b, &y);
+	fprintf(f, "kgantt diff\n");
+	side_line(f, "before", d->before_path, a);
+	side_line(f, "after", d->after_path, b);
+	char c[40], p[24];
+	fprintf(f, "  %-12s ", "span");
+	char s1[32], s2[32];
+	fprintf(f, "%s → %s   %s %s: %s\n", fmt_duration(a->span, s1), fmt_duration(b->span, s2),
+		fmt_change(b->span - a->span, c), fmt_change_pct((double)a->span, (double)b->span, p),
+		b->span < a->span ? "faster" : b->span > a->span ? "slower" : "the same");
+	duration_row(f, "GPU busy", x.busy, y.busy);
+	duration_row(f, "kernels", x.kernel_time, y.kernel_time);
+	count_row(f, "  count", x.kernels, y.kernels);
+	count_row(f, "copies", x.copies, y.copies);
+	count_row(f, "memsets", x.memsets, y.memsets);
+	count_row(f, "API calls", a->m->n_apis, b->m->n_apis);
+	for (int cause = 0; cause < KG_GAP_CAUSES; cause++) {
+		if (!x.idle[cause] && !y.idle[cause])
+			continue;
+		char label[24];
+		snprintf(label, sizeof(label), "idle %s", gap_cause_name((enum kg_gap_cause)cause));
+		duration_row(f, label, x.idle[cause], y.idle[cause]);
+	}
+	if (a->n_gpus != b->n_gpus)
+		fprintf(f, "  %-12s %u GPU(s) before, %u after\n", "note", a->n_gpus, b->n_gpus);
+}
+
+static void finding_brief(FILE *f, const struct kg_analysis *a, uint32_t i)
+{
+	char g[32];
+	const struct kg_finding *k = &a->findings[i];
+	fprintf(f, "%s (%.1f%% of its span)", fmt_duration((int64_t)k->gain_ns, g), k->gain_pct);
+}
+
+static void text_findings(FILE *f, const struct kg_diff *d)
+{
+	fprintf(f, "\nFindings (%u before, %u after)\n", d->before->n_findings, d->after->n_findings);
+	if (!d->n_findings)
+		fprintf(f, "  none in either trace\n");
+	for (uint32_t i = 0; i < d->n_findings; i++) {
+		const struct kg_diff_finding *x = &d->findings[i];
+		const struct kg_finding *p = x->before != KG_NONE ? &d->before->findings[x->before] : NULL;
+		const struct kg_finding *q = x->after != KG_NONE ? &d->after->findings[x->after] : NULL;
+		const struct kg_finding *k = q ? q : p;
+		fprintf(f, "  %-9s %s [%s%s%s] ", diff_status_name(x->status), k->rule,
+			p ? severity_name(p->severity) : "", p && q ? "→" : "",
+			q ? severity_name(q->severity) : "");
+		if (p && q) {
+			fprintf(f, "gain ");
+			finding_brief(f, d->before, x->before);
+			fprintf(f, " → ");
+			finding_brief(f, d->after, x->after);
+		} else {
+			fprintf(f, "%s ", p ? "was" : "now");
+			finding_brief(f, p ? d->before : d->after, p ? x->before : x->after);
+		}
+		fputc('\n', f);
+		wrapped(f, k->title);
+	}
+}
+
+static void kernel_count(const struct kg_analysis *a, uint32_t k, char buf[32])
+{
+	if (k == KG_NONE)
+		strcpy(buf, "-");
+	else
+		fmt_count(a->kernels[k].count, buf);
+}
+
+static void text_kernels(FILE *f, const struct kg_diff *d, const struct kg_diff_opts *o)
+{
+	uint32_t shown = o->top > 0 && (uint32_t)o->top < d->n_kernels ? (uint32_t)o->top
+								       : d->n_kernels;
+	fprintf(f, "\nKernels by change in total time (%u of %u names)\n", shown, d->n_kernels);
+	if (!shown) {
+		fprintf(f, "  none\n");
+		return;
+	}
+	static const char *const head[] = {"before", "after", "change", "count", "→ count",
+					   "mean", "→ mean"};
+	static const size_t width[] = {11, 11, 11, 9, 9, 11, 11};
+	fputc(' ', f);
+	for (int c = 0; c < 7; c++)
+		cell(f, head[c], width[c]);
+	fputc('\n', f);
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct kg_diff_kernel *k = &d->kernels[i];
+		char t1[32], t2[32], c[40], n1[32], n2[32], m1[32], m2[32], name[200];
+		kernel_count(d->before, k->before, n1);
+		kernel_count(d->after, k->after, n2);
+		fmt_duration(k->before != KG_NONE ? d->before->kernels[k->before].total : KG_NO_TIME, t1);
+		fmt_duration(k->after != KG_NONE ? d->after->kernels[k->after].total : KG_NO_TIME, t2);
+		fmt_duration(k->before != KG_NONE ? (int64_t)d->before->kernels[k->before].mean
+						  : KG_NO_TIME, m1);
+		fmt_duration(k->after != KG_NONE ? (int64_t)d->after->kernels[k->after].mean
+						 : KG_NO_TIME, m2);
+		const char *v[] = {t1, t2, fmt_change(k->delta, c), n1, n2, m1, m2};
+		fputc(' ', f);
+		for (int col = 0; col < 7; col++)
+			cell(f, v[col], width[col]);
+		fputc('\n', f);
+		const struct kg_analysis *a = k->after != KG_NONE ? d->after : d->before;
+		uint32_t idx = k->after != KG_NONE ? k->after : k->before;
+		fprintf(f, "      %s%s\n",
+			kernel_short_name(kernel_name(a, idx), KG_REPORT_WIDTH - 20, name, sizeof(name)),
+			k->before == KG_NONE ? "  (new)" : k->after == KG_NONE ? "  (gone)" : "");
+	}
+}
+
+int diff_text(FILE *f, const struct kg_diff *d, const struct kg_diff_opts *o)
+{
+	text_summary(f, d);
+	text_findings(f, d);
+	text_kernels(f, d, o);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_side(struct jw *w, const char *key, const char *path, const struct kg_analysis *a)
+{
+	struct totals t;
+	totals_of(a, &t);
+	j_key(w, key);
+	j_open(w);
+	kv_str(w, "path", path);
+	kv_str(w, "source", a->m->source);
+	j_key(w, "command");
+	j_text(w, a->m, a->m->command);
+	kv_int(w, "span_ns", a->span);
+	kv_int(w, "gpus", a->n_gpus);
+	kv_int(w, "gpu_busy_ns", t.busy);
+	kv_int(w, "kernels", (long long)t.kernels);
+	kv_int(w, "kernel_time_ns", t.kernel_time);
+	kv_int(w, "copies", (long long)t.copies);
+	kv_int(w, "memsets", (long long)t.memsets);
+	kv_int(w, "api_calls", a->m->n_apis);
+	j_key(w, "idle_ns_by_cause");
+	j_open(w);
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		kv_int(w, gap_cause_name((enum kg_gap_cause)c), t.idle[c]);
+	j_close(w);
+	kv_int(w, "findings", a->n_findings);
+	j_close(w);
+}
+
+static void json_finding(struct jw *w, const char *key, const struct kg_analysis *a, uint32_t i)
+{
+	j_key(w, key);
+	if (i == KG_NONE) {
+		j_null(w);
+		return;
+	}
+	const struct kg_finding *k = &a->findings[i];
+	j_open(w);
+	kv_str(w, "severity", severity_name(k->severity));
+	kv_str(w, "title", k->title);
+	kv_num(w, "gain_ns", k->gain_ns);
+	kv_num(w, "gain_pct", k->gain_pct);
+	j_close(w);
+}
+
+static void json_kernel(struct jw *w, const char *key, const struct kg_analysis *a, uint32_t i)
+{
+	j_key(w, key);
+	if (i == KG_NONE) {
+		j_null(w);
+		return;
+	}
+	const struct kg_kernel_stats *k = &a->kernels[i];
+	j_open(w);
+	kv_int(w, "count", k->count);
+	kv_int(w, "total_ns", k->total);
+	kv_num(w, "mean_ns", k->mean);
+	kv_int(w, "p50_ns", k->p50);
+	kv_int(w, "p99_ns", k->p99);
+	j_close(w);
+}
+
+int diff_json(FILE *f, const struct kg_diff *d)
+{
+	struct jw w;
+	if (jw_begin(&w, f) < 0)
+		return -ENOMEM;
+	j_open(&w);
+	kv_int(&w, "kgantt_diff_version", KG_DIFF_VERSION);
+	json_side(&w, "before", d->before_path, d->before);
+	json_side(&w, "after", d->after_path, d->after);
+	kv_int(&w, "span_delta_ns", d->after->span - d->before->span);
+	kv_pct(&w, "span_delta_pct", (double)(d->after->span - d->before->span),
+	       (double)d->before->span);
+	j_key(&w, "findings");
+	j_aopen(&w);
+	for (uint32_t i = 0; i < d->n_findings; i++) {
+		const struct kg_diff_finding *x = &d->findings[i];
+		const struct kg_finding *k = x->after != KG_NONE ? &d->after->findings[x->after]
+								  : &d->before->findings[x->before];
+		j_open(&w);
+		kv_str(&w, "rule", k->rule);
+		kv_opt_int(&w, "gpu", k->gpu != KG_NONE, k->gpu);
+		kv_str(&w, "status", diff_status_name(x->status));
+		json_finding(&w, "before", d->before, x->before);
+		json_finding(&w, "after", d->after, x->after);
+		j_close(&w);
+	}
+	j_aclose(&w);
+	j_key(&w, "kernels");
+	j_aopen(&w);
+	for (uint32_t i = 0; i < d->n_kernels; i++) {
+		const struct kg_diff_kernel *k = &d->kernels[i];
+		j_open(&w);
+		kv_str(&w, "name", k->after != KG_NONE ? kernel_name(d->after, k->after)
+						       : kernel_name(d->before, k->before));
+		json_kernel(&w, "before", d->before, k->before);
+		json_kernel(&w, "after", d->after, k->after);
+		kv_int(&w, "delta_total_ns", k->delta);
+		j_close(&w);
+	}
+	j_aclose(&w);
+	j_close(&w);
+	return jw_end(&w) < 0 ? -EIO : 0;
+}

@@ -1,0 +1,83 @@
+# 'kgantt diff' on H200 fixture pairs: the fix of each example shows as faster with its
+# planted finding resolved (and the reverse as slower, with the finding new); a trace
+# against itself changes nothing; the JSON agrees with the traces; --fail-slower gates;
+# windows, mixed formats and bad input.
+. tests/e2e/lib.sh
+command -v python3 > /dev/null || skip "no python3"
+
+# pair BEFORE AFTER RULE: AFTER is faster and RULE's finding is resolved
+pair() {
+	local b a rule=$3
+	b=$(fixture "$1") a=$(fixture "$2")
+	"$K" diff "$b" "$a" > "$WORK/page" 2> "$WORK/err" || fail "diff $1 $2 exited $?: $(cat "$WORK/err")"
+	grep -q ": faster$" "$WORK/page" || fail "$1 → $2 not faster: $(head -5 "$WORK/page")"
+	grep -qE "^  resolved +$rule " "$WORK/page" || fail "$1 → $2: $rule not resolved: $(cat "$WORK/page")"
+	awk 'length($0) > 100 { exit 1 }' "$WORK/page" 2> /dev/null ||
+		python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' "$WORK/page" ||
+		fail "$1 → $2: the page is wider than 100 columns"
+	"$K" diff --json "$b" "$a" > "$WORK/d.json" || fail "diff --json $1 $2"
+	python3 - "$WORK/d.json" "$b" "$a" "$rule" <<'PY' || fail "$1 → $2: JSON"
+import json, sqlite3, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+b, a, rule = sys.argv[2], sys.argv[3], sys.argv[4]
+assert d["kgantt_diff_version"] == 1
+assert d["span_delta_ns"] == d["after"]["span_ns"] - d["before"]["span_ns"] < 0
+for side, path in (("before", b), ("after", a)):
+    db = sqlite3.connect(path)
+    n = db.execute("SELECT COUNT(*) FROM kernels WHERE start IS NOT NULL AND end IS NOT NULL").fetchone()[0]
+    assert d[side]["kernels"] == n, (side, d[side]["kernels"], n)
+    names = {r[0] for r in db.execute("SELECT DISTINCT demangled FROM kernels WHERE start IS NOT NULL")}
+    got = [k for k in d["kernels"] if k[side]]
+    assert len(got) == len(names), (side, len(got), len(names))
+    assert sum(k[side]["count"] for k in got) == n
+for k in d["kernels"]:
+    t = lambda s: k[s]["total_ns"] if k[s] else 0
+    assert k["delta_total_ns"] == t("after") - t("before")
+f = [x for x in d["findings"] if x["rule"] == rule]
+assert f and f[0]["status"] == "resolved" and f[0]["after"] is None and f[0]["before"]["gain_ns"] > 0
+PY
+	# the other way round: slower, the finding new, and --fail-slower gates on it
+	"$K" diff "$a" "$b" > "$WORK/rev" || fail "diff $2 $1"
+	grep -q ": slower$" "$WORK/rev" || fail "$2 → $1 not slower"
+	grep -qE "^  new +$rule " "$WORK/rev" || fail "$2 → $1: $rule not new"
+	"$K" diff --fail-slower 10 "$a" "$b" > /dev/null 2> "$WORK/err"
+	[ $? -eq 3 ] || fail "--fail-slower 10 did not exit 3 on $2 → $1"
+	grep -q "slower than" "$WORK/err" || fail "--fail-slower did not say why"
+	"$K" diff --fail-slower 10 "$b" "$a" > /dev/null || fail "--fail-slower on a faster run"
+	echo "ok: $1 → $2: faster, $rule resolved; reversed: slower, $rule new, --fail-slower exits 3"
+}
+pair copies_bad copies_fixed copy-compute-overlap
+pair launches_bad launches_graph launch-overhead
+pair streams_bad streams_fixed stream-serialization
+pair occupancy_bad occupancy_fixed low-occupancy
+
+# a trace against itself: nothing changes
+t=$(fixture timeslice_bad)
+"$K" diff --json "$t" "$t" > "$WORK/same.json" || fail "diff with itself"
+python3 - "$WORK/same.json" <<'PY' || fail "a trace against itself changed"
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert d["span_delta_ns"] == 0 and d["span_delta_pct"] == 0
+assert d["findings"] and all(f["status"] == "same" for f in d["findings"])
+assert all(k["delta_total_ns"] == 0 for k in d["kernels"])
+PY
+echo "ok: a trace against itself: every finding the same, no kernel changed"
+
+# windows on both sides, and two formats (PyTorch profiler JSON against a kgantt trace)
+nv=$(fixture torch_tiny_ops)
+"$K" diff --nvtx step "$nv" "$nv" > /dev/null || fail "diff --nvtx step"
+"$K" diff --from 0ms --to 30ms "$(fixture copies_bad)" "$(fixture copies_fixed)" > /dev/null || fail "diff --from/--to"
+"$K" diff tests/fixtures/torch/torch_tiny_ops.json.gz "$nv" > "$WORK/mixed" ||
+	fail "diff of a Kineto trace and a kgantt trace"
+grep -q "(kineto trace)" "$WORK/mixed" && grep -q "(kgantt trace)" "$WORK/mixed" ||
+	fail "mixed formats: sources not named"
+echo "ok: --nvtx, --from/--to, Kineto JSON against a kgantt trace"
+
+# bad input
+expect_error 2 "two traces needed" "$K" diff "$t"
+expect_error 2 "only two traces" "$K" diff "$t" "$t" "$t"
+expect_error 2 "not a count" "$K" diff --top x "$t" "$t"
+expect_error 2 "not a percentage" "$K" diff --fail-slower -5 "$t" "$t"
+expect_error 1 "$WORK/missing.kgt" "$K" diff "$t" "$WORK/missing.kgt"
+expect_error 1 "no-such-range" "$K" diff --nvtx no-such-range "$t" "$t"
+exit 0
