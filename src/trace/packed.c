@@ -294,7 +294,7 @@ int packed_block_row(struct kg_packed_block *b, struct kg_row *row)
 
 static int pack_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
 {
-	snprintf(err, errlen, "cannot pack %s: %s", what, sqlite3_errmsg(db));
+	snprintf(err, errlen, "%s: %s", what, sqlite3_errmsg(db));
 	return -EIO;
 }
 
@@ -360,7 +360,7 @@ static int pack_table(sqlite3 *db, const struct kg_packed_table *t, sqlite3_stmt
 	sqlite3_finalize(st);
 	packed_writer_free(w);
 	if (rc == -ENOMEM)
-		snprintf(err, errlen, "out of memory packing %s", t->name);
+		snprintf(err, errlen, "%s: out of memory", t->name);
 	if (rc)
 		return rc;
 	/* any change to the rows drops the blocks: the reader goes back to the rows */
