@@ -26,9 +26,15 @@ int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 void kg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "-o FILE [-f] INPUT..." for commands that write one file from several inputs (import,
+ * merge): -1 with *output set and optind at the first input, or an exit code after a
+ * message (what names the command, inputs what it reads). */
+int output_and_inputs(int argc, char **argv, const char *what, const char *inputs,
+		      void (*usage)(FILE *), const char **output);
 /* Flushes stdout and reports a failed write (full disk, closed pipe) as an error. */
 int finish_stdout(int rc);
 

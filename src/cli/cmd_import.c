@@ -2,11 +2,11 @@
  * (record was killed, the recorder was injected by hand with CUDA_INJECTION64_PATH, or
  * spools gathered from several hosts). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
+
+#include <getopt.h> /* optind */
 
 #include "cli/cli.h"
 #include "trace/spool_import.h"
@@ -25,34 +25,12 @@ static void import_usage(FILE *f)
 
 int cmd_import(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *output = NULL;
-	int force = 0, c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case 'f': force = 1; break;
-		case 'h': import_usage(stdout); return finish_stdout(KG_EXIT_OK);
-		default: import_usage(stderr); return KG_EXIT_USAGE;
-		}
-	}
-	if (!output || optind >= argc) {
-		kg_err("import: %s", !output ? "no output file (-o FILE)" : "no spool to read");
-		import_usage(stderr);
-		return KG_EXIT_USAGE;
-	}
-	if (!force && access(output, F_OK) == 0) {
-		kg_err("'%s' already exists (use -f to overwrite)", output);
-		return KG_EXIT_FAILURE;
-	}
+	const char *output;
+	int rc = output_and_inputs(argc, argv, "import", "no spool to read", import_usage, &output);
+	if (rc >= 0)
+		return rc;
 	struct kg_import im;
-	int rc = import_begin(&im, output, "kgantt import");
+	rc = import_begin(&im, output, "kgantt import");
 	int total = 0;
 	for (int i = optind; !rc && i < argc; i++) {
 		struct stat sb;

@@ -1,8 +1,10 @@
 /* kgantt: the command line. Each subcommand lives in its own cmd_<name>.c; this file only
  * dispatches. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -24,8 +26,41 @@ static const struct kg_command commands[] = {
 	{"view", cmd_view, "write an interactive HTML timeline (one self-contained file)"},
 	{"import", cmd_import, "build a trace from recorder spools (after a crash, or by hand)"},
 	{"export", cmd_export, "write a trace as Perfetto/Chrome JSON, CSV or SQLite"},
+	{"merge", cmd_merge, "several traces (one per rank or host) into one"},
 	{"pack", cmd_pack, "(re)build a trace's packed columns, which load several times faster"},
 };
+
+int output_and_inputs(int argc, char **argv, const char *what, const char *inputs,
+		      void (*usage)(FILE *), const char **output)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int force = 0, c;
+	*output = NULL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': *output = optarg; break;
+		case 'f': force = 1; break;
+		case 'h': usage(stdout); return finish_stdout(KG_EXIT_OK);
+		default: usage(stderr); return KG_EXIT_USAGE;
+		}
+	}
+	if (!*output || optind >= argc) {
+		kg_err("%s: %s", what, !*output ? "no output file (-o FILE)" : inputs);
+		usage(stderr);
+		return KG_EXIT_USAGE;
+	}
+	if (!force && access(*output, F_OK) == 0) {
+		kg_err("'%s' already exists (use -f to overwrite)", *output);
+		return KG_EXIT_FAILURE;
+	}
+	return -1;
+}
 
 void kg_err(const char *fmt, ...)
 {

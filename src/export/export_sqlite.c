@@ -240,34 +240,17 @@ static int open_db(struct sq *q)
 
 static int write_meta(struct sq *q, const struct kg_model *m)
 {
-	char buf[64], when[64];
-	time_t now = time(NULL);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	int kgt = !strcmp(m->source, "kgantt");
-	int rc = put_meta(q, "format", KG_TRACE_FORMAT);
-	snprintf(buf, sizeof(buf), "%d", KG_TRACE_VERSION);
-	if (!rc)
-		rc = put_meta(q, "version", buf);
-	snprintf(buf, sizeof(buf), "%d", KG_TRACE_MIN_READER);
-	if (!rc)
-		rc = put_meta(q, "min_reader_version", buf);
+	char buf[64];
 	/* the clock is the source's: only a kgantt trace is known to be MONOTONIC_RAW */
-	if (!rc)
-		rc = put_meta(q, "clock", kgt ? "CLOCK_MONOTONIC_RAW" : "source");
-	if (!rc)
-		rc = put_meta(q, "time_unit", "ns");
-	if (!rc)
-		rc = put_meta(q, "source", "kgantt-export");
+	int kgt = !strcmp(m->source, "kgantt");
+	int rc = trace_write_meta(q->db, kgt ? "CLOCK_MONOTONIC_RAW" : "source", "kgantt-export",
+				  m->command ? model_text(m, m->command) : NULL) == SQLITE_OK
+			 ? 0
+			 : sql_fail(q, "meta");
 	if (!rc)
 		rc = put_meta(q, "exported_from", m->path);
 	if (!rc)
 		rc = put_meta(q, "exported_from_format", m->source);
-	if (!rc)
-		rc = put_meta(q, "created_by", "kgantt " KGANTT_VERSION);
-	if (!rc)
-		rc = put_meta(q, "created_at", when);
-	if (!rc && m->command)
-		rc = put_meta(q, "command", model_text(m, m->command));
 	if (!rc && q->o->windowed) {
 		snprintf(buf, sizeof(buf), "%lld %lld", (long long)q->o->window_begin,
 			 (long long)q->o->window_end);

@@ -3,6 +3,9 @@
  * named here appears in the document). */
 #include "trace/schema.h"
 
+#include <stdio.h>
+#include <time.h>
+
 const char kg_schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
 	"CREATE TABLE strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL);\n"
@@ -118,3 +121,35 @@ const char kg_index_sql[] =
 	"CREATE INDEX memcpys_by_time ON memcpys(process, device, stream, start);\n"
 	"CREATE INDEX api_by_correlation ON api_calls(process, correlation);\n"
 	"CREATE INDEX api_by_thread ON api_calls(process, thread, start);\n";
+
+int trace_put_meta(sqlite3 *db, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES(?, ?)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int trace_write_meta(sqlite3 *db, const char *clock, const char *source, const char *command)
+{
+	char version[16], min_reader[16], when[64];
+	time_t now = time(NULL);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	snprintf(version, sizeof(version), "%d", KG_TRACE_VERSION);
+	snprintf(min_reader, sizeof(min_reader), "%d", KG_TRACE_MIN_READER);
+	const char *rows[][2] = {
+		{"format", KG_TRACE_FORMAT}, {"version", version}, {"min_reader_version", min_reader},
+		{"clock", clock}, {"time_unit", "ns"}, {"source", source},
+		{"created_by", "kgantt " KGANTT_VERSION}, {"created_at", when}, {"command", command},
+	};
+	int rc = SQLITE_OK;
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (rows[i][1])
+			rc = trace_put_meta(db, rows[i][0], rows[i][1]);
+	return rc;
+}

@@ -11,4 +11,12 @@
 extern const char kg_schema_sql[];
 extern const char kg_index_sql[];
 
+#include <sqlite3.h>
+
+/* One meta row (INSERT OR REPLACE). SQLITE_OK or SQLite's error code. */
+int trace_put_meta(sqlite3 *db, const char *key, const char *value);
+/* The meta rows every kgantt writer writes: format, version, min_reader_version, clock,
+ * time_unit ("ns"), source, created_by, created_at, and command when not NULL. */
+int trace_write_meta(sqlite3 *db, const char *clock, const char *source, const char *command);
+
 #endif

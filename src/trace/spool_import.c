@@ -77,19 +77,6 @@ static int exec_sql(struct kg_import *im, const char *sql, const char *what)
 	return 0;
 }
 
-static int put_meta(struct kg_import *im, const char *key, const char *value)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(im->db, "INSERT OR REPLACE INTO meta VALUES(?,?)", -1, &st,
-			       NULL) != SQLITE_OK)
-		return sql_fail(im, "meta");
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_fail(im, "meta");
-}
-
 int import_begin(struct kg_import *im, const char *out_path, const char *command)
 {
 	memset(im, 0, sizeof(*im));
@@ -119,29 +106,9 @@ int import_begin(struct kg_import *im, const char *out_path, const char *command
 		if (sqlite3_prepare_v3(im->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &im->st[i],
 				       NULL) != SQLITE_OK)
 			rc = sql_fail(im, stmt_sql[i]);
-	char buf[64], when[64];
-	time_t now = time(NULL);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	if (!rc)
-		rc = put_meta(im, "format", KG_TRACE_FORMAT);
-	snprintf(buf, sizeof(buf), "%d", KG_TRACE_VERSION);
-	if (!rc)
-		rc = put_meta(im, "version", buf);
-	snprintf(buf, sizeof(buf), "%d", KG_TRACE_MIN_READER);
-	if (!rc)
-		rc = put_meta(im, "min_reader_version", buf);
-	if (!rc)
-		rc = put_meta(im, "clock", "CLOCK_MONOTONIC_RAW");
-	if (!rc)
-		rc = put_meta(im, "time_unit", "ns");
-	if (!rc)
-		rc = put_meta(im, "source", "kgantt-record");
-	if (!rc)
-		rc = put_meta(im, "created_by", "kgantt " KGANTT_VERSION);
-	if (!rc)
-		rc = put_meta(im, "created_at", when);
-	if (!rc && command)
-		rc = put_meta(im, "command", command);
+	if (!rc && trace_write_meta(im->db, "CLOCK_MONOTONIC_RAW", "kgantt-record", command) !=
+			   SQLITE_OK)
+		rc = sql_fail(im, "meta");
 	if (rc)
 		import_abort(im);
 	return rc;

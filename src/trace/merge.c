@@ -1,0 +1,329 @@
+/* kgantt traces merged into one (merge.h), in SQL: every input is attached in turn and
+ * its rows copied with their process numbers, string ids and times mapped, so that every
+ * column of every table survives (nothing goes through the in-memory model). */
+#include "trace/merge.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "trace/packed.h"
+#include "trace/schema.h"
+#include "trace/trace_db.h"
+
+/* What each table's columns mean to a merge; the other columns are copied as they are. */
+struct table_map {
+	const char *name;
+	const char *times;     /* columns holding timestamps, " a b " */
+	const char *strings;   /* columns holding string ids */
+	int has_id;            /* an id INTEGER PRIMARY KEY: renumbered */
+};
+
+static const struct table_map tables[] = {
+	{"processes", " start_ns end_ns ", "", 0},
+	{"messages", " ts ", "", 0},
+	{"devices", "", "", 0},
+	{"contexts", "", "", 0},
+	{"streams", "", "", 0},
+	{"kernels", " queued submitted start end ", " name demangled ", 1},
+	{"memcpys", " start end ", "", 1},
+	{"memsets", " start end ", "", 1},
+	{"syncs", " start end ", "", 1},
+	{"api_calls", " start end ", " name ", 1},
+	{"nvtx", " start end ", " domain name ", 1},
+	{"overheads", " start end ", "", 0},
+	{"dropped", " ts ", "", 0},
+	{"captures", " ts ", "", 0},
+};
+
+struct merger {
+	sqlite3 *db;
+	char *err;
+	size_t errlen;
+	const char *path;      /* the input being merged, for messages */
+	struct kg_merge_stats *st;
+	char (*hosts)[256];    /* hosts seen, and the realtime offset of their first process */
+	long long *host_offset;
+	int n_hosts, cap_hosts;
+	long long ref_offset;  /* the first host's */
+	int have_ref;
+};
+
+static int sql_error(struct merger *g, const char *what)
+{
+	snprintf(g->err, g->errlen, "cannot merge '%s' (%s): %s", g->path, what, sqlite3_errmsg(g->db));
+	return -EIO;
+}
+
+static int exec(struct merger *g, const char *sql, const char *what)
+{
+	return sqlite3_exec(g->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : sql_error(g, what);
+}
+
+static int has_word(const char *list, const char *word)
+{
+	char w[80];
+	snprintf(w, sizeof(w), " %s ", word);
+	return strstr(list, w) != NULL;
+}
+
+/* The shift that moves a process of host onto the first host's clock. */
+static int host_shift(struct merger *g, const char *host, int has_offset, long long offset,
+		      long long *shift)
+{
+	*shift = 0;
+	if (!has_offset) {
+		g->st->unaligned++;
+		return 0;
+	}
+	/* one clock: the same host, and a realtime offset within a second of its first
+	 * process's (NTP moves it by far less; another boot of the host by far more) */
+	for (int i = 0; i < g->n_hosts; i++)
+		if (!strcmp(g->hosts[i], host) && llabs(offset - g->host_offset[i]) < 1000000000LL) {
+			*shift = g->host_offset[i] - g->ref_offset;
+			return 0;
+		}
+	if (g->n_hosts == g->cap_hosts) {
+		int cap = g->cap_hosts ? g->cap_hosts * 2 : 8;
+		char(*h)[256] = realloc(g->hosts, (size_t)cap * sizeof(*h));
+		long long *o = h ? realloc(g->host_offset, (size_t)cap * sizeof(*o)) : NULL;
+		if (h)
+			g->hosts = h;
+		if (!o)
+			return -ENOMEM;
+		g->host_offset = o;
+		g->cap_hosts = cap;
+	}
+	snprintf(g->hosts[g->n_hosts], sizeof(g->hosts[0]), "%s", host);
+	g->host_offset[g->n_hosts++] = offset;
+	if (!g->have_ref) {
+		g->ref_offset = offset;
+		g->have_ref = 1;
+	}
+	*shift = offset - g->ref_offset;
+	if (*shift)
+		g->st->shifted_hosts++;
+	return 0;
+}
+
+/* pm(old, new, shift): the input's processes, renumbered after those merged already. */
+static int map_processes(struct merger *g)
+{
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	int rc = exec(g,
+		      "DROP TABLE IF EXISTS temp.pm; CREATE TEMP TABLE pm(old INTEGER PRIMARY KEY, "
+		      "new INTEGER, shift INTEGER)",
+		      "process map");
+	if (!rc && (sqlite3_prepare_v2(g->db,
+				       "SELECT process, COALESCE(host, ''), realtime_offset_ns, "
+				       "(SELECT COALESCE(MAX(process), 0) FROM main.processes) "
+				       "FROM src.processes ORDER BY process",
+				       -1, &sel, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v2(g->db, "INSERT INTO pm VALUES(?, ?, ?)", -1, &ins, NULL) !=
+			    SQLITE_OK))
+		rc = sql_error(g, "processes");
+	long long next = 0;
+	int first = 1;
+	while (!rc && sqlite3_step(sel) == SQLITE_ROW) {
+		if (first)
+			next = sqlite3_column_int64(sel, 3);
+		first = 0;
+		long long shift;
+		rc = host_shift(g, (const char *)sqlite3_column_text(sel, 1),
+				sqlite3_column_type(sel, 2) != SQLITE_NULL, sqlite3_column_int64(sel, 2),
+				&shift);
+		sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 0));
+		sqlite3_bind_int64(ins, 2, ++next);
+		sqlite3_bind_int64(ins, 3, shift);
+		if (!rc && sqlite3_step(ins) != SQLITE_DONE)
+			rc = sql_error(g, "process map");
+		sqlite3_reset(ins);
+		g->st->processes++;
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	return rc == -ENOMEM ? (snprintf(g->err, g->errlen, "out of memory"), -ENOMEM) : rc;
+}
+
+/* sm(old, new): the input's strings, interned in the output. */
+static int map_strings(struct merger *g)
+{
+	return exec(g,
+		    "DROP TABLE IF EXISTS temp.sm; CREATE TEMP TABLE sm(old INTEGER PRIMARY KEY, "
+		    "new INTEGER);"
+		    "INSERT INTO main.strings(text) SELECT DISTINCT text FROM src.strings "
+		    "WHERE text NOT IN (SELECT text FROM main.strings);"
+		    "INSERT INTO sm SELECT s.id, m.id FROM src.strings s JOIN main.strings m "
+		    "ON m.text = s.text",
+		    "strings");
+}
+
+/* appendf: adds to a growing SQL text */
+static int appendf(char *buf, size_t cap, size_t *len, const char *fmt, const char *a,
+		   const char *b)
+{
+	int n = snprintf(buf + *len, cap - *len, fmt, a, b);
+	if (n < 0 || (size_t)n >= cap - *len)
+		return -1;
+	*len += (size_t)n;
+	return 0;
+}
+
+/* INSERT INTO main.T (columns both have) SELECT each mapped FROM src.T. */
+static int copy_table(struct merger *g, const struct table_map *t)
+{
+	char sql[8192], cols[4096], exprs[4096], joins[1024], q[160];
+	size_t cl = 0, el = 0, jl = 0;
+	int nstr = 0, rc = 0;
+	sqlite3_stmt *info;
+	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s', 'src') WHERE name IN "
+			       "(SELECT name FROM pragma_table_info('%s', 'main'))",
+		 t->name, t->name);
+	if (sqlite3_prepare_v2(g->db, q, -1, &info, NULL) != SQLITE_OK)
+		return sql_error(g, t->name);
+	joins[0] = 0;
+	while (!rc && sqlite3_step(info) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(info, 0);
+		char alias[16];
+		rc = appendf(cols, sizeof(cols), &cl, "%s\"%s\"", cl ? ", " : "", c);
+		if (rc)
+			break;
+		if (!strcmp(c, "process"))
+			rc = appendf(exprs, sizeof(exprs), &el, "%spm.new%s", el ? ", " : "", "");
+		else if (t->has_id && !strcmp(c, "id"))
+			rc = appendf(exprs, sizeof(exprs), &el, "%sNULL%s", el ? ", " : "", "");
+		else if (!strcmp(t->name, "processes") && !strcmp(c, "realtime_offset_ns"))
+			rc = appendf(exprs, sizeof(exprs), &el, "%st.realtime_offset_ns - pm.shift%s",
+				     el ? ", " : "", "");
+		else if (has_word(t->times, c))
+			rc = appendf(exprs, sizeof(exprs), &el, "%st.\"%s\" + pm.shift", el ? ", " : "",
+				     c);
+		else if (has_word(t->strings, c)) {
+			snprintf(alias, sizeof(alias), "s%d", nstr++);
+			rc = appendf(exprs, sizeof(exprs), &el, "%s%s.new", el ? ", " : "", alias);
+			if (!rc) {
+				char j[200];
+				snprintf(j, sizeof(j), " LEFT JOIN sm %s ON %s.old = t.\"%s\"", alias, alias,
+					 c);
+				rc = appendf(joins, sizeof(joins), &jl, "%s%s", j, "");
+			}
+		} else
+			rc = appendf(exprs, sizeof(exprs), &el, "%st.\"%s\"", el ? ", " : "", c);
+	}
+	sqlite3_finalize(info);
+	if (rc) {
+		snprintf(g->err, g->errlen, "cannot merge '%s': table %s has too many columns", g->path,
+			 t->name);
+		return -EINVAL;
+	}
+	if (!cl)
+		return 0; /* a table the input does not have */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO main.\"%s\"(%s) SELECT %s FROM src.\"%s\" t JOIN pm ON pm.old = "
+		 "t.process%s",
+		 t->name, cols, exprs, t->name, joins);
+	return exec(g, sql, t->name);
+}
+
+static int merge_one(struct merger *g, const char *path)
+{
+	char err[512];
+	sqlite3 *check;
+	g->path = path;
+	if (trace_db_open(path, &check, err, sizeof(err)) < 0) { /* a kgantt trace, whole */
+		snprintf(g->err, g->errlen, "%s", err);
+		return -EINVAL;
+	}
+	sqlite3_close(check);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(g->db, "ATTACH ?1 AS src", -1, &st, NULL) != SQLITE_OK)
+		return sql_error(g, "attach");
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_error(g, "attach");
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	/* one transaction per input: an attached database cannot be detached inside the
+	 * transaction that read it (the output is a temporary file until the end anyway) */
+	rc = exec(g, "BEGIN", "begin");
+	if (!rc)
+		rc = map_processes(g);
+	if (!rc)
+		rc = map_strings(g);
+	for (size_t i = 0; !rc && i < sizeof(tables) / sizeof(tables[0]); i++)
+		rc = copy_table(g, &tables[i]);
+	if (!rc)
+		rc = exec(g, "DROP TABLE temp.pm; DROP TABLE temp.sm; COMMIT", "commit");
+	else
+		sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
+	if (sqlite3_exec(g->db, "DETACH src", NULL, NULL, NULL) != SQLITE_OK && !rc)
+		rc = sql_error(g, "detach");
+	return rc;
+}
+
+static int write_meta(struct merger *g, const char *const *inputs, int n)
+{
+	char command[4096];
+	size_t len = (size_t)snprintf(command, sizeof(command), "kgantt merge");
+	for (int i = 0; i < n && len < sizeof(command); i++)
+		len += (size_t)snprintf(command + len, sizeof(command) - len, " %s", inputs[i]);
+	return trace_write_meta(g->db, "CLOCK_MONOTONIC_RAW", "kgantt-merge", command) == SQLITE_OK
+		       ? 0
+		       : sql_error(g, "meta");
+}
+
+int trace_merge(const char *out, const char *const *inputs, int n, struct kg_merge_stats *st,
+		char *err, size_t errlen)
+{
+	char tmp[4200];
+	struct merger g = {.err = err, .errlen = errlen, .path = out, .st = st};
+	memset(st, 0, sizeof(*st));
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", out, (int)getpid());
+	unlink(tmp);
+	if (sqlite3_open_v2(tmp, &g.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				       SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot create '%s': %s", tmp,
+			 g.db ? sqlite3_errmsg(g.db) : "out of memory");
+		sqlite3_close(g.db);
+		return -EIO;
+	}
+	int rc = exec(&g, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", "set-up");
+	if (!rc)
+		rc = exec(&g, kg_schema_sql, "schema");
+	if (!rc)
+		rc = write_meta(&g, inputs, n);
+	/* the output's strings looked up by text while merging; dropped at the end */
+	if (!rc)
+		rc = exec(&g, "CREATE INDEX strings_by_text ON strings(text)", "strings");
+	for (int i = 0; !rc && i < n; i++)
+		rc = merge_one(&g, inputs[i]);
+	g.path = out;
+	if (!rc)
+		rc = exec(&g, "BEGIN; DROP INDEX strings_by_text", "strings");
+	if (!rc)
+		rc = exec(&g, kg_index_sql, "indexes");
+	char why[400];
+	if (!rc && (rc = trace_pack(g.db, why, sizeof(why))) < 0)
+		snprintf(err, errlen, "cannot write '%s': %s", out, why);
+	if (!rc)
+		rc = exec(&g, "COMMIT", "commit");
+	st->hosts = g.n_hosts;
+	if (sqlite3_close(g.db) != SQLITE_OK && !rc) {
+		snprintf(err, errlen, "cannot write '%s'", out);
+		rc = -EIO;
+	}
+	if (!rc && rename(tmp, out) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, out, strerror(errno));
+	}
+	if (rc)
+		unlink(tmp);
+	free(g.hosts);
+	free(g.host_offset);
+	return rc;
+}
