@@ -234,13 +234,13 @@ static const char *fmt_change(int64_t ns, char buf[40])
 	return buf;
 }
 
-/* "(−68.4%)", "" when there is nothing to compare with */
+/* " (−68.4%)", "" when there is nothing to compare with */
 static const char *fmt_change_pct(double before, double after, char buf[24])
 {
 	if (before <= 0)
 		return strcpy(buf, "");
 	double p = 100.0 * (after - before) / before;
-	snprintf(buf, 24, "(%s%.1f%%)", p > 0 ? "+" : p < 0 ? "−" : "", fabs(p));
+	snprintf(buf, 24, " (%s%.1f%%)", p > 0 ? "+" : p < 0 ? "−" : "", fabs(p));
 	return buf;
 }
 
@@ -255,7 +255,7 @@ static void side_line(FILE *f, const char *label, const char *path, const struct
 static void duration_row(FILE *f, const char *label, int64_t before, int64_t after)
 {
 	char a[32], b[32], c[40], p[24];
-	fprintf(f, "  %-12s %s → %s   %s %s\n", label, fmt_duration(before, a),
+	fprintf(f, "  %-12s %s → %s   %s%s\n", label, fmt_duration(before, a),
 		fmt_duration(after, b), fmt_change(after - before, c),
 		fmt_change_pct((double)before, (double)after, p));
 }
@@ -278,7 +278,7 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 	char c[40], p[24];
 	fprintf(f, "  %-12s ", "span");
 	char s1[32], s2[32];
-	fprintf(f, "%s → %s   %s %s: %s\n", fmt_duration(a->span, s1), fmt_duration(b->span, s2),
+	fprintf(f, "%s → %s   %s%s: %s\n", fmt_duration(a->span, s1), fmt_duration(b->span, s2),
 		fmt_change(b->span - a->span, c), fmt_change_pct((double)a->span, (double)b->span, p),
 		b->span < a->span ? "faster" : b->span > a->span ? "slower" : "the same");
 	duration_row(f, "GPU busy", x.busy, y.busy);
