@@ -117,13 +117,8 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	case OPT_STREAMS: bad = parse_streams(arg, r); break;
 	case OPT_FROM:
 	case OPT_TO:
-		if (window_parse_time(arg, c == OPT_FROM ? &r->from : &r->to) < 0) {
-			kg_err("--%s: '%s' is not a time (e.g. 12.5ms, 300us, 1s; a bare number is ms)",
-			       c == OPT_FROM ? "from" : "to", arg);
-			return KG_EXIT_USAGE;
-		}
-		*(c == OPT_FROM ? &r->has_from : &r->has_to) = 1;
-		break;
+		return c == OPT_FROM ? window_take_time("from", arg, &r->from, &r->has_from)
+				     : window_take_time("to", arg, &r->to, &r->has_to);
 	case 'h': plot_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: plot_usage(stderr); return KG_EXIT_USAGE;
 	}
@@ -187,14 +182,9 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		kg_err("plot: no output given (-o chart.png, .svg or .pdf)");
 		return KG_EXIT_USAGE;
 	}
-	if (r->nvtx && (r->has_from || r->has_to)) {
-		kg_err("--nvtx chooses the window itself: give it without --from/--to");
-		return KG_EXIT_USAGE;
-	}
-	if (r->has_from && r->has_to && r->to <= r->from) {
-		kg_err("--to must be later than --from");
-		return KG_EXIT_USAGE;
-	}
+	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
+	if ((rc = window_check(&w)) >= 0)
+		return rc;
 	return format_of(r, fmt) < 0 ? KG_EXIT_USAGE : -1;
 }
 
