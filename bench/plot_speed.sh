@@ -60,12 +60,8 @@ measure() {
 		'BEGIN { printf "%.3f %d %.2f %d\n", b - a, r, u + s, rc }'
 }
 
-label() { # 100000 -> 100k, 1000000 -> 1M
-	local n=$1
-	if [ $((n % 1000000)) -eq 0 ]; then echo "$((n / 1000000))M"
-	elif [ $((n % 1000)) -eq 0 ]; then echo "$((n / 1000))k"
-	else echo "$n"; fi
-}
+BENCH=plot_speed
+. bench/traces.sh
 
 # name|arguments after the trace; OUT is replaced by the output file
 CMDS=("plot PNG|plot TRACE -o OUT.png"
@@ -84,19 +80,8 @@ FAILED=0
 IFS=, read -r -a SIZE_LIST <<< "$SIZES"
 for n in "${SIZE_LIST[@]}"; do
 	case $n in '' | *[!0-9]* | 0) usage ;; esac
-	t=$CACHE/synthetic-$(label "$n")-seed$SEED.kgt
-	if [ ! -s "$t" ] || [ bench/gen_trace.py -nt "$t" ] || [ src/trace/schema.c -nt "$t" ]; then
-		echo "generating $t ($n kernels; about a minute per million) ..." >&2
-		"$PY" bench/gen_trace.py -n "$n" --seed "$SEED" -o "$t" ||
-			{ echo "plot_speed: bench/gen_trace.py failed" >&2; exit 1; }
-	fi
 	# drawn as 'kgantt record' writes a trace: with packed columns (trace/packed.h)
-	pk=${t%.kgt}-packed.kgt
-	if [ ! -s "$pk" ] || [ "$t" -nt "$pk" ] || [ "$K" -nt "$pk" ]; then
-		cp "$t" "$pk.tmp" && "$K" pack "$pk.tmp" && mv "$pk.tmp" "$pk" ||
-			{ echo "plot_speed: kgantt pack failed" >&2; exit 1; }
-	fi
-	t=$pk
+	t=$(synthetic_trace "$n") && t=$(packed_copy "$t") || exit 1
 	for spec in "${CMDS[@]}"; do
 		name=${spec%%|*} args=${spec#*|}
 		args=${args//TRACE/$t}

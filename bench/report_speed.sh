@@ -45,7 +45,9 @@ K=${KGANTT:-build/kgantt}
 PY=${PYTHON:-python3}
 SEED=${SEED:-1}
 CACHE=${CACHE:-build/bench}
-ARGS_LINE="bench/report_speed.sh -n $RUNS -s $SIZES${OUTMD:+ -o $OUTMD}"
+ARGS_LINE="bench/report_speed.sh -n $RUNS -s $SIZES"
+for t in ${REAL[@]+"${REAL[@]}"}; do ARGS_LINE+=" -t $t"; done
+ARGS_LINE+="${OUTMD:+ -o $OUTMD}"
 
 [ -x "$K" ] || { echo "report_speed: no $K (run 'make tool')" >&2; exit 1; }
 command -v "$PY" > /dev/null || { echo "report_speed: no $PY" >&2; exit 1; }
@@ -96,29 +98,18 @@ EOF
 fi
 
 # --- the traces ------------------------------------------------------------------------
-label() { # 100000 -> 100k, 1000000 -> 1M
-	local n=$1
-	if [ $((n % 1000000)) -eq 0 ]; then echo "$((n / 1000000))M"
-	elif [ $((n % 1000)) -eq 0 ]; then echo "$((n / 1000))k"
-	else echo "$n"; fi
-}
+BENCH=report_speed
+. bench/traces.sh
 declare -a TRACES PACKED PACKTIME LABELS NKERN
 # add_trace ROWS LABEL KERNELS: ROWS is a trace without packed columns; next to it goes
 # what 'kgantt record' writes, the same trace with them (trace/packed.h), and how long
 # 'kgantt pack' took to make them
 add_trace() {
-	local t=$1 pk=${1%.kgt}-packed.kgt
+	local t=$1 pk
 	if [ -n "$(sqlite3 "$t" "SELECT name FROM sqlite_master WHERE name = 'packed'" 2> /dev/null)" ]; then
 		"$K" pack --drop "$t" || exit 1 # the rows-only side must have no blocks
 	fi
-	if [ ! -s "$pk" ] || [ "$t" -nt "$pk" ] || [ "$K" -nt "$pk" ]; then
-		cp "$t" "$pk.tmp" || exit 1
-		local t0=$EPOCHREALTIME
-		"$K" pack "$pk.tmp" || { echo "report_speed: kgantt pack failed" >&2; exit 1; }
-		local t1=$EPOCHREALTIME
-		mv "$pk.tmp" "$pk"
-		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' > "$pk.packtime"
-	fi
+	pk=$(packed_copy "$t") || exit 1
 	TRACES+=("$t")
 	PACKED+=("$pk")
 	PACKTIME+=("$(cat "$pk.packtime" 2> /dev/null || echo -)")
@@ -128,19 +119,13 @@ add_trace() {
 IFS=, read -r -a SIZE_LIST <<< "$SIZES"
 for spec in "${SIZE_LIST[@]}"; do
 	# N, or NxC: N kernels with C extra trivial API calls before each launch (PyTorch)
-	n=${spec%x*} hc=0 suffix= lab=
-	[ "$spec" != "$n" ] && hc=${spec#*x} suffix=-hc$hc
+	n=${spec%x*} hc=0
+	[ "$spec" != "$n" ] && hc=${spec#*x}
 	case $n in '' | *[!0-9]* | 0) usage ;; esac
 	case $hc in '' | *[!0-9]*) usage ;; esac
-	t=$CACHE/synthetic-$(label "$n")$suffix-seed$SEED.kgt
 	lab=$(label "$n")
 	[ "$hc" != 0 ] && lab="$lab, $((hc + 1)) calls/kernel"
-	# regenerated when the generator or the schema changed since it was written
-	if [ ! -s "$t" ] || [ bench/gen_trace.py -nt "$t" ] || [ src/trace/schema.c -nt "$t" ]; then
-		echo "generating $t ($n kernels; about a minute per million) ..." >&2
-		"$PY" bench/gen_trace.py -n "$n" --host-calls "$hc" --seed "$SEED" -o "$t" ||
-			{ echo "report_speed: bench/gen_trace.py failed" >&2; exit 1; }
-	fi
+	t=$(synthetic_trace "$n" "$hc") || exit 1
 	add_trace "$t" "$lab" "$n"
 done
 for t in ${REAL[@]+"${REAL[@]}"}; do
