@@ -347,29 +347,9 @@ static int on_nvtx(struct kgt_reader *r, sqlite3_stmt *st)
 	return 0;
 }
 
-/* One integer from sql (0 when NULL or no row). */
-static int one_int(struct kgt_reader *r, const char *sql, const char *what, int64_t *out)
-{
-	sqlite3_stmt *st;
-	*out = 0;
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return kgt_read_error(r, what);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : kgt_read_error(r, what);
-}
-
-/* The smallest and largest value of a table's integer key; 0 when empty. Two queries: a
- * query with both MIN and MAX scans the table, one with either reads a single page. */
 int kgt_id_range(struct kgt_reader *r, const char *table, int64_t *lo, int64_t *hi)
 {
-	char sql[96];
-	snprintf(sql, sizeof(sql), "SELECT MIN(rowid) FROM %s", table);
-	int rc = one_int(r, sql, table, lo);
-	snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM %s", table);
-	return rc ? rc : one_int(r, sql, table, hi);
+	return trace_db_id_range(r->db, table, lo, hi) == SQLITE_OK ? 0 : kgt_read_error(r, table);
 }
 
 /* Rows a table can hold at most, from its ids (so a guess when ids are sparse). */

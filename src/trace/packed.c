@@ -418,21 +418,12 @@ int trace_unpack(sqlite3 *db, char *err, size_t errlen)
 		    err, errlen, "packed table");
 }
 
-static int64_t one_int(sqlite3 *db, const char *sql, const char *bind, int *ok)
+/* trace_db_int that remembers, in *ok, whether every query so far worked */
+static int64_t query_int(sqlite3 *db, const char *sql, const char *text, int *ok)
 {
-	sqlite3_stmt *st;
-	int64_t v = 0;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	int64_t v;
+	if (trace_db_int(db, sql, text, &v) != SQLITE_OK)
 		*ok = 0;
-		return 0;
-	}
-	if (bind)
-		sqlite3_bind_text(st, 1, bind, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else
-		*ok = 0;
-	sqlite3_finalize(st);
 	return v;
 }
 
@@ -444,7 +435,7 @@ int packed_usable(sqlite3 *db, const char *table, int64_t *rows)
 	if (!packed_table(table))
 		return 0;
 	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table); /* walks pages, not rows */
-	*rows = one_int(db, sql, NULL, &ok);
+	*rows = query_int(db, sql, NULL, &ok);
 	trace_db_meta(db, "packed_version", version, sizeof(version));
 	if (!ok || atoi(version) != KG_PACKED_VERSION)
 		return 0;
@@ -452,19 +443,18 @@ int packed_usable(sqlite3 *db, const char *table, int64_t *rows)
 		 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1 "
 		 "AND name IN ('packed_%1$s_insert', 'packed_%1$s_update', 'packed_%1$s_delete')",
 		 table);
-	if (one_int(db, sql, table, &ok) != 3 || !ok)
+	if (query_int(db, sql, table, &ok) != 3 || !ok)
 		return 0;
-	int64_t packed_rows = one_int(db, "SELECT COALESCE(SUM(rows), 0) FROM packed WHERE tbl = ?1",
+	int64_t packed_rows = query_int(db, "SELECT COALESCE(SUM(rows), 0) FROM packed WHERE tbl = ?1",
 				      table, &ok);
 	if (!ok || packed_rows != *rows)
 		return 0;
 	if (*rows == 0)
 		return 1;
-	snprintf(sql, sizeof(sql), "SELECT MIN(rowid) FROM %s", table);
-	int64_t lo = one_int(db, sql, NULL, &ok);
-	snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM %s", table);
-	int64_t hi = one_int(db, sql, NULL, &ok);
-	int64_t plo = one_int(db, "SELECT MIN(first_id) FROM packed WHERE tbl = ?1", table, &ok);
-	int64_t phi = one_int(db, "SELECT MAX(last_id) FROM packed WHERE tbl = ?1", table, &ok);
+	int64_t lo, hi;
+	if (trace_db_id_range(db, table, &lo, &hi) != SQLITE_OK)
+		return 0;
+	int64_t plo = query_int(db, "SELECT MIN(first_id) FROM packed WHERE tbl = ?1", table, &ok);
+	int64_t phi = query_int(db, "SELECT MAX(last_id) FROM packed WHERE tbl = ?1", table, &ok);
 	return ok && lo == plo && hi == phi;
 }

@@ -109,3 +109,29 @@ int trace_db_open(const char *path, sqlite3 **dbp, char *err, size_t errlen)
 	*dbp = db;
 	return 0;
 }
+
+int trace_db_int(sqlite3 *db, const char *sql, const char *text, int64_t *out)
+{
+	sqlite3_stmt *st;
+	*out = 0;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (text)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? SQLITE_OK : rc == SQLITE_DONE ? SQLITE_ERROR : rc;
+}
+
+int trace_db_id_range(sqlite3 *db, const char *table, int64_t *lo, int64_t *hi)
+{
+	char sql[128];
+	*hi = 0;
+	snprintf(sql, sizeof(sql), "SELECT MIN(rowid) FROM \"%s\"", table);
+	int rc = trace_db_int(db, sql, NULL, lo);
+	snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM \"%s\"", table);
+	return rc != SQLITE_OK ? rc : trace_db_int(db, sql, NULL, hi);
+}

@@ -4,10 +4,17 @@
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* 0 on success; otherwise a negative errno-style code and a message in err that names
  * the file and says what was expected. */
 int trace_db_open(const char *path, sqlite3 **db, char *err, size_t errlen);
+/* The integer that sql returns, 0 when NULL (text, when not NULL, is bound to ?1).
+ * SQLITE_OK, or SQLite's error code (sqlite3_errmsg says more). */
+int trace_db_int(sqlite3 *db, const char *sql, const char *text, int64_t *out);
+/* The smallest and largest rowid of table (0 when empty). Two queries: one asking for both
+ * MIN and MAX scans the whole table, one with either reads a single page. */
+int trace_db_id_range(sqlite3 *db, const char *table, int64_t *lo, int64_t *hi);
 /* Value of a meta key, copied into out (empty when missing). */
 void trace_db_meta(sqlite3 *db, const char *key, char *out, size_t outlen);
 
