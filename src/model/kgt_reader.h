@@ -58,9 +58,10 @@ uint64_t kgt_id_span(int64_t lo, int64_t hi);
 int kgt_each_op_row(struct kgt_reader *r, const char *sql, const char *what, int ncolumns,
 		    int (*row)(struct kgt_reader *, const struct kg_row *));
 /* The stream of an op row's (process, device, context, stream); KG_NONE for a device of no
- * known process (counted in r->skipped), or when out of memory (*no_memory set). Not
+ * known process (counted in *skipped), or when out of memory (*no_memory set). Not
  * thread-safe: the model's streams and devices. */
-uint32_t kgt_row_stream(struct kgt_reader *r, const struct kg_row *row, int *no_memory);
+uint32_t kgt_row_stream(struct kgt_reader *r, const struct kg_row *row, uint64_t *skipped,
+			int *no_memory);
 /* A row whose start or end is NULL never ran within the recording. */
 int kgt_ran(const struct kg_row *row);
 void kgt_op_common(struct kg_op *o, const struct kg_row *row, enum kg_op_kind kind,

@@ -220,12 +220,13 @@ int kgt_each_op_row(struct kgt_reader *r, const char *sql, const char *what, int
 
 /* The stream of the row's (process, device, context, stream); KG_NONE for a device of no
  * known process (counted as skipped), or when out of memory (*no_memory set). */
-uint32_t kgt_row_stream(struct kgt_reader *r, const struct kg_row *row, int *no_memory)
+uint32_t kgt_row_stream(struct kgt_reader *r, const struct kg_row *row, uint64_t *skipped,
+			int *no_memory)
 {
 	uint32_t p = kgt_proc_of(r, row->v[COL_PROCESS]);
 	uint32_t d = device_of(r, p, row->v[COL_DEVICE]);
 	if (d == KG_NONE) {
-		r->skipped++;
+		(*skipped)++;
 		return KG_NONE;
 	}
 	uint32_t s = model_stream_index(r->m, p, d, (uint32_t)row->v[COL_CONTEXT],
@@ -264,7 +265,7 @@ static struct kg_op *new_op(struct kgt_reader *r, const struct kg_row *row, enum
 			    int *err)
 {
 	int no_memory = 0;
-	uint32_t s = kgt_ran(row) ? kgt_row_stream(r, row, &no_memory) : KG_NONE;
+	uint32_t s = kgt_ran(row) ? kgt_row_stream(r, row, &r->skipped, &no_memory) : KG_NONE;
 	struct kg_op *o = s == KG_NONE ? NULL : model_add_op(r->m);
 	if (o)
 		kgt_op_common(o, row, kind, s);

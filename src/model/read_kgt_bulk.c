@@ -112,7 +112,7 @@ static void api_fields(const struct kgt_reader *r, const struct kg_row *row, str
 static int on_kernel(struct kgt_reader *r, const struct kg_row *row)
 {
 	int no_memory = 0;
-	uint32_t s = kgt_ran(row) ? kgt_row_stream(r, row, &no_memory) : KG_NONE;
+	uint32_t s = kgt_ran(row) ? kgt_row_stream(r, row, &r->skipped, &no_memory) : KG_NONE;
 	struct kg_op *o = s == KG_NONE ? NULL : model_add_op(r->m);
 	if (!o)
 		return s != KG_NONE || no_memory ? kgt_oom(r) : 0;
@@ -153,10 +153,7 @@ static uint32_t worker_stream(struct worker *w, const struct kg_row *row, int *n
 	/* new here, or the first row that tells the stream's channel */
 	struct scan *k = w->scan;
 	pthread_mutex_lock(&k->lock);
-	uint64_t skipped = k->r->skipped;
-	uint32_t s = kgt_row_stream(k->r, row, no_memory);
-	w->r.skipped += k->r->skipped - skipped;
-	k->r->skipped = skipped;
+	uint32_t s = kgt_row_stream(k->r, row, &w->r.skipped, no_memory);
 	int has_channel = s != KG_NONE && k->r->m->streams[s].channel >= 0;
 	pthread_mutex_unlock(&k->lock);
 	if (s != KG_NONE)
