@@ -66,6 +66,10 @@ uint32_t kgt_row_stream(struct kgt_reader *r, const struct kg_row *row, uint64_t
 int kgt_ran(const struct kg_row *row);
 void kgt_op_common(struct kg_op *o, const struct kg_row *row, enum kg_op_kind kind,
 		   uint32_t stream);
+/* A new op for the row in the model's next slot (one thread at a time); NULL when the row
+ * is skipped, or when out of memory (*err set). */
+struct kg_op *kgt_new_op(struct kgt_reader *r, const struct kg_row *row, enum kg_op_kind kind,
+			 int *err);
 
 static inline int64_t row_time(const struct kg_row *row, int col)
 {

@@ -811,10 +811,13 @@ static int place_ops(struct finish_pass *f)
 	struct kg_op *out = malloc(((size_t)m->n_ops + 1) * sizeof(*out));
 	struct finish_part part[2];
 	uint32_t half = m->n_ops / 2;
-	int rc = keys && out ? 0 : -ENOMEM;
-	if (!rc)
-		rc = part_init(&part[0], f, 0, half, 0) | part_init(&part[1], f, half, m->n_ops, 1);
-	if (rc) {
+	int rc0 = part_init(&part[0], f, 0, half, 0);
+	int rc1 = part_init(&part[1], f, half, m->n_ops, 1);
+	if (!keys || !out || rc0 < 0 || rc1 < 0) {
+		for (int k = 0; k < 2; k++) {
+			free(part[k].comm);
+			free(part[k].first_use);
+		}
 		free(keys);
 		free(out);
 		free(ends);

@@ -259,10 +259,8 @@ int kgt_ran(const struct kg_row *row)
 	return !row_is_null(row, COL_START) && !row_is_null(row, COL_END);
 }
 
-/* A new op for the row in the model's next slot; NULL when the row is skipped, or when
- * out of memory (*err set). */
-static struct kg_op *new_op(struct kgt_reader *r, const struct kg_row *row, enum kg_op_kind kind,
-			    int *err)
+struct kg_op *kgt_new_op(struct kgt_reader *r, const struct kg_row *row, enum kg_op_kind kind,
+			int *err)
 {
 	int no_memory = 0;
 	uint32_t s = kgt_ran(row) ? kgt_row_stream(r, row, &r->skipped, &no_memory) : KG_NONE;
@@ -277,7 +275,7 @@ static struct kg_op *new_op(struct kgt_reader *r, const struct kg_row *row, enum
 static int on_memcpy(struct kgt_reader *r, const struct kg_row *row)
 {
 	int err = 0;
-	struct kg_op *o = new_op(r, row, KG_OP_MEMCPY, &err);
+	struct kg_op *o = kgt_new_op(r, row, KG_OP_MEMCPY, &err);
 	if (!o)
 		return err;
 	o->copy_kind = (uint8_t)row->v[C_COPY_KIND];
@@ -294,7 +292,7 @@ static int on_memcpy(struct kgt_reader *r, const struct kg_row *row)
 static int on_memset(struct kgt_reader *r, const struct kg_row *row)
 {
 	int err = 0;
-	struct kg_op *o = new_op(r, row, KG_OP_MEMSET, &err);
+	struct kg_op *o = kgt_new_op(r, row, KG_OP_MEMSET, &err);
 	if (!o)
 		return err;
 	o->dst_kind = (uint8_t)row->v[S_MEMORY_KIND];

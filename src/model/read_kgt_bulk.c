@@ -111,14 +111,11 @@ static void api_fields(const struct kgt_reader *r, const struct kg_row *row, str
 /* The one-thread way, for tables whose ids are too sparse for slices. */
 static int on_kernel(struct kgt_reader *r, const struct kg_row *row)
 {
-	int no_memory = 0;
-	uint32_t s = kgt_ran(row) ? kgt_row_stream(r, row, &r->skipped, &no_memory) : KG_NONE;
-	struct kg_op *o = s == KG_NONE ? NULL : model_add_op(r->m);
-	if (!o)
-		return s != KG_NONE || no_memory ? kgt_oom(r) : 0;
-	kgt_op_common(o, row, KG_OP_KERNEL, s);
-	kernel_fields(r, row, o);
-	return 0;
+	int err = 0;
+	struct kg_op *o = kgt_new_op(r, row, KG_OP_KERNEL, &err);
+	if (o)
+		kernel_fields(r, row, o);
+	return err;
 }
 
 static int on_api(struct kgt_reader *r, const struct kg_row *row)
