@@ -186,45 +186,6 @@ static void totals_of(const struct kg_analysis *a, struct totals *t)
 
 /* ------------------------------------------------------------------ the page */
 
-/* Columns a UTF-8 string takes on a terminal (one per code point: "−" and "µ" are one). */
-static size_t columns(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-/* s right-aligned in width columns, after a space */
-static void cell(FILE *f, const char *s, size_t width)
-{
-	size_t c = columns(s);
-	fprintf(f, " %*s%s", (int)(c < width ? width - c : 0), "", s);
-}
-
-/* text from column 12 on, word-wrapped at the page width */
-static void wrapped(FILE *f, const char *text)
-{
-	const size_t indent = 12, room = KG_REPORT_WIDTH - indent;
-	while (*text) {
-		size_t n = strlen(text), cut = n;
-		if (columns(text) > room) {
-			cut = 0;
-			for (size_t i = 0, c = 0; text[i] && c <= room; i++) {
-				if (text[i] == ' ')
-					cut = i;
-				c += ((unsigned char)text[i] & 0xc0) != 0x80;
-			}
-			if (!cut)
-				cut = room;
-		}
-		fprintf(f, "%*s%.*s\n", (int)indent, "", (int)cut, text);
-		text += cut;
-		while (*text == ' ')
-			text++;
-	}
-}
-
 /* "+1.20 ms", "−3.40 µs", "0 ns" */
 static const char *fmt_change(int64_t ns, char buf[40])
 {
@@ -246,10 +207,11 @@ static const char *fmt_change_pct(double before, double after, char buf[24])
 
 static void side_line(FILE *f, const char *label, const char *path, const struct kg_analysis *a)
 {
-	fprintf(f, "  %-12s %s (%s trace)", label, path, a->m->source);
-	if (a->m->command)
-		fprintf(f, ": %s", model_text(a->m, a->m->command));
-	fputc('\n', f);
+	char text[2048];
+	snprintf(text, sizeof(text), "%s (%s trace)%s%s", path, a->m->source,
+		 a->m->command ? ": " : "", a->m->command ? model_text(a->m, a->m->command) : "");
+	fprintf(f, "  %-12s ", label);
+	report_wrap(f, 15, text);
 }
 
 static void duration_row(FILE *f, const char *label, int64_t before, int64_t after)
@@ -327,8 +289,8 @@ static void text_findings(FILE *f, const struct kg_diff *d)
 			fprintf(f, "%s ", p ? "was" : "now");
 			finding_brief(f, p ? d->before : d->after, p ? x->before : x->after);
 		}
-		fputc('\n', f);
-		wrapped(f, k->title);
+		fprintf(f, "\n%12s", "");
+		report_wrap(f, 12, k->title);
 	}
 }
 
@@ -354,7 +316,7 @@ static void text_kernels(FILE *f, const struct kg_diff *d, const struct kg_diff_
 	static const size_t width[] = {11, 11, 11, 9, 9, 11, 11};
 	fputc(' ', f);
 	for (int c = 0; c < 7; c++)
-		cell(f, head[c], width[c]);
+		report_cell(f, head[c], width[c] + 1, 1);
 	fputc('\n', f);
 	for (uint32_t i = 0; i < shown; i++) {
 		const struct kg_diff_kernel *k = &d->kernels[i];
@@ -370,7 +332,7 @@ static void text_kernels(FILE *f, const struct kg_diff *d, const struct kg_diff_
 		const char *v[] = {t1, t2, fmt_change(k->delta, c), n1, n2, m1, m2};
 		fputc(' ', f);
 		for (int col = 0; col < 7; col++)
-			cell(f, v[col], width[col]);
+			report_cell(f, v[col], width[col] + 1, 1);
 		fputc('\n', f);
 		const struct kg_analysis *a = k->after != KG_NONE ? d->after : d->before;
 		uint32_t idx = k->after != KG_NONE ? k->after : k->before;

@@ -65,5 +65,11 @@ const char *stream_kind_name(enum kg_stream_kind k);
 
 /* Display columns of UTF-8 text (code points; every one taken as one column wide). */
 size_t text_columns(const char *s);
+/* s padded to width columns, right- or left-aligned; a right-aligned s wider than its
+ * column still gets one space before it. */
+void report_cell(FILE *f, const char *s, size_t width, int right);
+/* text (made safe for a terminal) from column col to the page width, word-wrapped; the
+ * next lines start at column col too. */
+void report_wrap(FILE *f, size_t col, const char *text);
 
 #endif

@@ -354,7 +354,7 @@ static void heading(FILE *f, const struct kg_report_opts *o, const char *fmt, ..
 }
 
 /* s padded with spaces to width columns, on the right (right=1) or the left. */
-static void cell(FILE *f, const char *s, size_t width, int right)
+void report_cell(FILE *f, const char *s, size_t width, int right)
 {
 	size_t c = text_columns(s);
 	size_t pad = c < width ? width - c : (size_t)(right != 0); /* a gap even when too wide */
@@ -391,13 +391,19 @@ static void wrap_text(FILE *f, size_t col, const char *p)
 	}
 }
 
+void report_wrap(FILE *f, size_t col, const char *text)
+{
+	char buf[4096];
+	wrap_text(f, col, term_safe(text, buf, sizeof(buf)));
+}
+
 /* indent, then label padded to LABEL_COLS (none when NULL), then text wrapped under itself. */
 static void wrap(FILE *f, int indent, const char *label, const char *text)
 {
 	char buf[4096];
 	fprintf(f, "%*s", indent, "");
 	if (label)
-		cell(f, label, LABEL_COLS, 0);
+		report_cell(f, label, LABEL_COLS, 0);
 	wrap_text(f, (size_t)indent + (label ? LABEL_COLS : 0), term_safe(text, buf, sizeof(buf)));
 }
 
@@ -587,7 +593,7 @@ static void gpu_sparkline(FILE *f, const struct kg_analysis *a, const struct kg_
 		appendf(line, sizeof(line), "%s", u <= 0.0 ? " " : bars[(int)(u * 7.999)]);
 	}
 	fprintf(f, "    ");
-	cell(f, "over time", LABEL_COLS, 0);
+	report_cell(f, "over time", LABEL_COLS, 0);
 	fprintf(f, "|%s|  %d × %s\n", line, cols, fmt_duration(a->span / cols, d));
 }
 
@@ -695,7 +701,7 @@ static void stream_row(FILE *f, const struct kg_analysis *a, uint32_t s)
 	for (size_t col = 0; col < sizeof(v) / sizeof(v[0]); col++) {
 		if (col == 3) /* the one left-aligned column needs its own gap */
 			fputs("  ", f);
-		cell(f, v[col], stream_cols[col], col != 3);
+		report_cell(f, v[col], stream_cols[col], col != 3);
 	}
 	fputc('\n', f);
 }
@@ -724,7 +730,7 @@ void report_text_streams(FILE *f, const struct kg_analysis *a, const struct kg_r
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 		if (c == 3)
 			fputs("  ", f);
-		cell(f, cols[c], stream_cols[c], c != 3);
+		report_cell(f, cols[c], stream_cols[c], c != 3);
 	}
 	fputc('\n', f);
 	for (uint32_t i = 0; i < shown; i++)
@@ -777,7 +783,7 @@ static void kernel_rows(FILE *f, const struct kg_analysis *a, uint32_t i)
 			   fmt_duration(k->launch_p50, l),
 			   fmt_duration(k->queue_p50, q)};
 	for (size_t col = 0; col < sizeof(v) / sizeof(v[0]); col++)
-		cell(f, v[col], kernel_cols[col], 1);
+		report_cell(f, v[col], kernel_cols[col], 1);
 	fputc('\n', f);
 	fprintf(f, "      %s\n", kernel_short_name(model_text(a->m, k->name), W - 6, name,
 						   sizeof(name)));
@@ -808,7 +814,7 @@ void report_text_kernels(FILE *f, const struct kg_analysis *a, const struct kg_r
 	static const char *const cols[] = {"#", "total", "span", "count", "mean", "p50", "p99",
 					   "launch", "queue"};
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-		cell(f, cols[c], kernel_cols[c], 1);
+		report_cell(f, cols[c], kernel_cols[c], 1);
 	fputc('\n', f);
 	for (uint32_t i = 0; i < n; i++)
 		kernel_rows(f, a, i);
