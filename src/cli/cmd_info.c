@@ -115,14 +115,15 @@ static void print_devices(sqlite3 *db)
 /* Which tables load from packed columns (trace/packed.h), and which from their rows. */
 static void print_packed(sqlite3 *db)
 {
+	int all = 1;
 	printf("packed:");
 	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
 		int64_t rows;
 		int usable = packed_usable(db, t->name, &rows);
+		all &= usable;
 		printf(" %s %s%s", t->name, usable ? "yes" : "no", t[1].name ? "," : "");
 	}
-	printf("%s\n", packed_usable(db, "kernels", &(int64_t){0}) ? ""
-		: " (kgantt pack makes them: faster loading)");
+	printf("%s\n", all ? "" : " (kgantt pack makes them: faster loading)");
 }
 
 int cmd_info(int argc, char **argv)
