@@ -23,6 +23,8 @@ CAIRO_CFLAGS := $(shell pkg-config --cflags cairo 2>/dev/null)
 CAIRO_LIBS   := $(or $(shell pkg-config --libs cairo 2>/dev/null),-lcairo)
 CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc $(CAIRO_CFLAGS) -MMD -MP
 LDFLAGS    += $(SAN)
+# What the tool and every test binary link: one list.
+TOOL_LIBS  := -lsqlite3 -lyajl -lz -ldw -lelf $(CAIRO_LIBS) -lstdc++ -lm -ldl -lpthread
 
 # Hopper (H100/H200) machine code plus PTX so newer GPUs can JIT it.
 NVCC_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
@@ -50,7 +52,8 @@ ANALYSIS_OBJ := $(ANALYSIS_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 # The recorder is built position-independent and without sanitizers: it lives inside the
 # user's program, which was not built with them.
-REC_OBJ    := $(REC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/util/strtab.o
+REC_OBJ    := $(REC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/util/strtab.o \
+              $(BUILD)/pic/src/util/api_names.o
 
 # The HTML view's page, embedded as a C array at build time (scripts/embed.sh).
 VIEW_GEN   := $(BUILD)/gen/view_template.c
@@ -80,7 +83,7 @@ $(LIB_A): $(LIB_OBJ)
 
 tool: $(BUILD)/kgantt
 $(BUILD)/kgantt: $(CLI_OBJ) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) -lsqlite3 -lyajl -lz $(CAIRO_LIBS) -lstdc++ -lm -ldl -lpthread
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(TOOL_LIBS)
 
 # The injected library. libcupti is found through the rpath of the toolkit it was built
 # against; `kgantt record` also points NVTX_INJECTION64_PATH at that same libcupti.
@@ -100,6 +103,7 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 # ---------------------------------------------------------------- set-up
 # Debian packages the build and tests need; installed when missing (CI runs as root).
 DEB_PKGS := build-essential pkg-config libsqlite3-dev sqlite3 libyajl-dev zlib1g-dev libcairo2-dev \
+            libdw-dev libelf-dev \
             fonts-dejavu-core python3 xz-utils
 # Only the tests need a browser (the HTML view is checked in headless Chromium).
 TEST_PKGS := chromium

@@ -6,7 +6,7 @@
 #
 # Each program plants one GPU scheduling problem; see examples/README.md.
 
-EXAMPLE_NAMES := streams copies launches occupancy timeslice multigpu longrun nvtx profrange
+EXAMPLE_NAMES := streams copies launches occupancy timeslice multigpu longrun nvtx profrange syncs
 EXAMPLES      := $(EXAMPLE_NAMES:%=$(BUILD)/examples/%)
 
 # -cudart shared: link libcudart dynamically, as most real programs do, so kgantt traces
@@ -15,6 +15,9 @@ EXAMPLES      := $(EXAMPLE_NAMES:%=$(BUILD)/examples/%)
 # Host-compiler warnings on, so the examples stay warning clean.
 EXAMPLES_LDFLAGS := -cudart shared -Xlinker -rpath -Xlinker $(CUDA_LIB)
 EXAMPLES_WARN    := -Xcompiler -Wall,-Wextra
+# -g: host debug info, so that call stacks name the examples' source lines (device code is
+# untouched: that would be -G).
+EXAMPLES_DEBUG   := -g
 
 .PHONY: examples
 examples: $(EXAMPLES)
@@ -22,4 +25,16 @@ examples: $(EXAMPLES)
 # nvtx.cu uses NVTX v3, header-only (it dlopens its injection library at run time).
 $(BUILD)/examples/%: examples/%.cu examples/common.h
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_FLAGS) $(EXAMPLES_WARN) -o $@ $< $(EXAMPLES_LDFLAGS)
+	$(NVCC) $(NVCC_FLAGS) $(EXAMPLES_DEBUG) $(EXAMPLES_WARN) -o $@ $< $(EXAMPLES_LDFLAGS)
+
+# Two builds of `syncs` that call stacks must survive: one stripped of every symbol (the
+# frames keep their module and address), one also without unwind tables for its own code
+# (the unwinder stops inside it: the stacks are marked partial).
+examples: $(BUILD)/examples/syncs_stripped $(BUILD)/examples/syncs_nounwind
+$(BUILD)/examples/syncs_stripped: $(BUILD)/examples/syncs
+	strip -s -o $@ $<
+$(BUILD)/examples/syncs_nounwind: examples/syncs.cu examples/common.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_FLAGS) $(EXAMPLES_WARN) \
+	    -Xcompiler -fno-asynchronous-unwind-tables,-fno-unwind-tables,-fno-exceptions,-fomit-frame-pointer \
+	    -o $@.tmp $< $(EXAMPLES_LDFLAGS) && strip -s -o $@ $@.tmp && rm -f $@.tmp

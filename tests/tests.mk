@@ -23,7 +23,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/harness.h $(SAN_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(SAN_LIB) \
-	    -lsqlite3 -lyajl -lz $(CAIRO_LIBS) -lstdc++ -lpthread -lm
+	    $(TOOL_LIBS)
 
 .PHONY: unit-tests e2e-tests gpu-tests test-build
 test-build: all $(UNIT_TESTS)
@@ -37,3 +37,42 @@ e2e-tests: all
 test: deps test-deps
 	@$(MAKE) --no-print-directory test-build
 	@tests/run-all.sh $(UNIT_TESTS)
+
+# The recorder's stack taker as a library of its own, for tests/unit/test_stacks.c: the
+# test's functions must not lie in the module whose frames the recorder skips.
+STACKS_TEST_SRC := src/recorder/stacks.c src/recorder/pyframes.c src/recorder/spool.c \
+                   src/util/strtab.c src/util/api_names.c
+$(BUILD)/tests/libkgstacks.so: $(STACKS_TEST_SRC) $(wildcard src/recorder/*.h src/util/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared -Isrc -I$(CUDA_INC) -o $@ $(filter %.c,$^) \
+	    -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -ldl -lpthread
+
+$(BUILD)/tests/test_stacks: tests/unit/test_stacks.c tests/unit/harness.h $(SAN_LIB) \
+                            $(BUILD)/tests/libkgstacks.so
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
+	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(BUILD)/tests/libkgstacks.so \
+	    -Wl,-rpath,$(abspath $(BUILD)/tests) $(SAN_LIB) $(TOOL_LIBS) \
+	    -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
+
+# recorder/pyframes.c inside a live CPython: tests/py/pyframes_probe.c wraps the recorder's
+# own object (same flags, -fPIC, no sanitizers) and trace/pyline.c into a library that
+# tests/py/test_pyframes.py loads with ctypes (tests/e2e/t090_pyframes.sh runs it under
+# every installed CPython). The _asan variant is the same library under ASan/UBSan.
+PYPROBE     := $(BUILD)/tests/py/pyframes_probe.so
+PYPROBE_ASAN := $(BUILD)/tests/py/pyframes_probe_asan.so
+PYPROBE_SRC := tests/py/pyframes_probe.c src/recorder/pyframes.c src/trace/pyline.c
+
+$(PYPROBE): tests/py/pyframes_probe.c $(BUILD)/pic/src/recorder/pyframes.o \
+            $(BUILD)/pic/src/trace/pyline.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden -shared -Isrc -o $@ $^ \
+	    -ldl -lpthread -Wl,--no-undefined
+
+$(PYPROBE_ASAN): $(PYPROBE_SRC) src/recorder/pyframes.h src/trace/pyline.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -fPIC \
+	    -fvisibility=hidden -shared -Isrc -o $@ $(PYPROBE_SRC) -ldl -lpthread
+
+.PHONY: pyprobe
+pyprobe: $(PYPROBE) $(PYPROBE_ASAN)
+test-build: pyprobe

@@ -97,6 +97,7 @@ struct kg_kernel_stats {
 	int64_t total, min, max, p50, p99;
 	double mean;
 	int64_t launch_p50, launch_p99;   /* queued - api start, KG_NO_TIME when unknown */
+	int launch_incl_queue;            /* no queued times in the trace: start - api start */
 	int64_t queue_p50, queue_p99;     /* start - queued */
 	uint32_t example_op;          /* an op of this name (the longest) */
 	/* of the example op: */
@@ -114,6 +115,35 @@ enum kg_severity { KG_SEV_INFO = 0, KG_SEV_WARNING = 1, KG_SEV_CRITICAL = 2 };
 const char *severity_name(enum kg_severity s);
 
 #define KG_MAX_EVIDENCE 8
+#define KG_MAX_FINDING_SITES 5
+
+/* A place in the program: the innermost frame of the user's own code (a Python line, a
+ * source line of the program), the framework operator it called (aten::item) and the
+ * API call that operator made. Findings are attributed to sites through the stacks of
+ * the API calls behind them (analysis/sites.c). */
+struct kg_site {
+	uint32_t stack;          /* a stack of this site (model.stacks) */
+	uint32_t user_frame;     /* index into model.frames of the user's frame, KG_NONE */
+	uint32_t op_frame;       /* the operator's frame, KG_NONE */
+	char op[96];             /* the operator ("aten::item"), "" none */
+	uint32_t api_name;       /* string id of the API function */
+	double ns;               /* gain of all findings attributed here */
+	uint32_t findings;       /* how many findings have a share here */
+	char label[320];         /* "train.py:27 in epoch → aten::item → cudaStreamSynchronize" */
+};
+
+/* One event behind a finding and its part of the gain: an API call, or an operation
+ * (whose launch call is meant). Rules add them with analysis_blame. */
+struct kg_blame {
+	uint32_t api;
+	uint32_t op;
+	double ns;
+};
+
+struct kg_site_share {
+	uint32_t site;           /* index into analysis.sites */
+	double ns;
+};
 
 struct kg_evidence {
 	int64_t start, end;           /* time range */
@@ -136,6 +166,11 @@ struct kg_finding {
 	struct kg_evidence evidence[KG_MAX_EVIDENCE];
 	int n_evidence;
 	char figures[400];            /* the numbers behind it, "name=value, ..." */
+	uint32_t first_blame, n_blame; /* its events: analysis.blame[first_blame ..] */
+	struct kg_site_share sites[KG_MAX_FINDING_SITES]; /* by share, largest first */
+	int n_sites;
+	double sited_ns;              /* the part of the gain the stacks place (all sites) */
+	double unsited_ns;            /* ... and the part behind calls without a stack */
 };
 
 struct kg_analysis {
@@ -150,6 +185,11 @@ struct kg_analysis {
 	int64_t *solo;                       /* by op: time it was the only kernel on its GPU */
 	struct kg_finding *findings;         /* by gain, descending */
 	uint32_t n_findings, cap_findings;
+	struct kg_blame *blame;              /* the findings' events */
+	uint32_t n_blame, cap_blame;
+	struct kg_site *sites;               /* by gain over all findings, descending */
+	uint32_t n_sites;
+	int has_stacks;                      /* some API call has a stack */
 };
 
 int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct kg_analysis *a);
@@ -165,6 +205,18 @@ void occ_device_of(const struct kg_device *d, struct kg_occ_device *out);
 double op_fill(const struct kg_analysis *a, const struct kg_op *o);
 /* Runs every rule; called by analysis_run. */
 void rules_run(struct kg_analysis *a);
+
+/* A rule's events: remember mark = a->n_blame before gathering, call analysis_blame for
+ * each event, then finding_take_blame(a, f, mark) when it makes a finding, or
+ * analysis_drop_blame(a, mark) when it does not. */
+void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns);
+void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark);
+void analysis_drop_blame(struct kg_analysis *a, uint32_t mark);
+/* Places every finding's events at their call sites (analysis/sites.c); called by
+ * analysis_run after the rules. 0 or -ENOMEM. */
+int sites_run(struct kg_analysis *a);
+/* "train.py:27 in epoch" for a frame; "" when f is NULL. */
+void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, size_t len);
 
 #endif
 

@@ -177,6 +177,32 @@ struct kg_finding *analysis_add_finding(struct kg_analysis *a, const char *rule)
 	return f;
 }
 
+void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns)
+{
+	if (!(ns > 0))
+		return;
+	if (a->n_blame == a->cap_blame) {
+		uint32_t cap = a->cap_blame ? a->cap_blame * 2 : 1024;
+		struct kg_blame *b = cap > a->cap_blame ? realloc(a->blame, cap * sizeof(*b)) : NULL;
+		if (!b)
+			return; /* the sites miss this event; the finding and its gain stand */
+		a->blame = b;
+		a->cap_blame = cap;
+	}
+	a->blame[a->n_blame++] = (struct kg_blame){api, op, ns};
+}
+
+void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark)
+{
+	f->first_blame = mark;
+	f->n_blame = a->n_blame - mark;
+}
+
+void analysis_drop_blame(struct kg_analysis *a, uint32_t mark)
+{
+	a->n_blame = mark;
+}
+
 void finding_evidence(struct kg_finding *f, int64_t start, int64_t end, uint32_t stream,
 		      uint32_t op, const char *fmt, ...)
 {
@@ -758,10 +784,16 @@ static int phase_stats(const struct kg_analysis *a, const struct kdur *run, uint
 		       struct kg_kernel_stats *k, int64_t *tmp1, int64_t *tmp2)
 {
 	uint32_t nl = 0, nq = 0;
+	/* Without queued times (PyTorch profiler traces) the launch figure is start - API
+	 * start: it then includes the wait behind earlier work of the stream. */
+	k->launch_incl_queue = !a->m->has_queued;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kg_op *o = &a->m->ops[run[i].op];
-		if (o->queued == KG_NO_TIME)
+		if (o->queued == KG_NO_TIME) {
+			if (k->launch_incl_queue && o->api_start != KG_NO_TIME && o->start >= o->api_start)
+				tmp1[nl++] = o->start - o->api_start;
 			continue;
+		}
 		tmp2[nq++] = o->start - o->queued;
 		if (o->api_start != KG_NO_TIME)
 			tmp1[nl++] = o->queued - o->api_start;
@@ -890,6 +922,10 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 	}
 	if (a->n_findings)
 		qsort(a->findings, a->n_findings, sizeof(*a->findings), by_gain_desc);
+	if (sites_run(a) < 0) {
+		analysis_free(a);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -905,6 +941,8 @@ void analysis_free(struct kg_analysis *a)
 	free(a->kernels);
 	free(a->findings);
 	free(a->solo);
+	free(a->blame);
+	free(a->sites);
 	memset(a, 0, sizeof(*a));
 }
 

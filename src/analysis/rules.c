@@ -129,6 +129,7 @@ static void rule_stream_serialization(struct kg_analysis *a)
 		goto out;
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
 		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		uint32_t mark = a->n_blame;
 		memset(per_stream, 0, ((size_t)m->n_streams + 1) * sizeof(*per_stream));
 		double gain = 0, solo_total = 0;
 		uint32_t nser = 0;
@@ -144,6 +145,7 @@ static void rule_stream_serialization(struct kg_analysis *a)
 			if (fill >= a->cfg.underfill_waves || fill >= 1.0 || !has_backlog(a, o, oi))
 				continue;
 			double g1 = (double)solo[oi] * (1.0 - fill);
+			analysis_blame(a, KG_NONE, oi, g1);
 			gain += g1;
 			solo_total += (double)solo[oi];
 			per_stream[o->stream] += g1;
@@ -152,11 +154,14 @@ static void rule_stream_serialization(struct kg_analysis *a)
 				first = o->start;
 			last = o->end;
 		}
-		if (!worth(a, gain))
+		if (!worth(a, gain)) {
+			analysis_drop_blame(a, mark);
 			continue;
+		}
 		struct kg_finding *f = analysis_add_finding(a, "stream-serialization");
 		if (!f)
 			break;
+		finding_take_blame(a, f, mark);
 		char gl[128], sl[128];
 		gpu_label(a, g, gl, sizeof(gl));
 		uint32_t worst = 0;
@@ -233,6 +238,33 @@ static double pinned_bandwidth(const struct kg_analysis *a)
 	return ns > 0 ? bytes / ns : a->cfg.pinned_bandwidth;
 }
 
+/* Each copy's part: what pinned memory saves on it, and its share (by duration) of the
+ * overlap that issuing the blocking copies asynchronously would gain. */
+static void blame_copies(struct kg_analysis *a, struct kg_finding *f,
+			 const struct kg_gpu_metrics *gm, double bw, double blocking_ns, double extra)
+{
+	const struct kg_model *m = a->m;
+	uint32_t mark = a->n_blame;
+	for (uint32_t i = 0; i < gm->n_ops; i++) {
+		uint32_t oi = gm->ops[i];
+		const struct kg_op *o = op(a, oi);
+		if (o->kind != KG_OP_MEMCPY)
+			continue;
+		int sync = api_is_sync_copy(m, o);
+		int same_stream = a->streams[o->stream].kernels > 0 && o->copy_kind == KG_COPY_HTOD;
+		int pageable = is_pageable_copy(o);
+		if (!sync && !same_stream && !pageable)
+			continue;
+		double part = blocking_ns > 0 ? extra * (double)dur(o) / blocking_ns : 0;
+		if (pageable) {
+			double d = (double)o->bytes / bw;
+			part += d < (double)dur(o) ? (double)dur(o) - d : 0;
+		}
+		analysis_blame(a, o->api, oi, part);
+	}
+	finding_take_blame(a, f, mark);
+}
+
 static void rule_copies(struct kg_analysis *a)
 {
 	const struct kg_model *m = a->m;
@@ -288,6 +320,7 @@ static void rule_copies(struct kg_analysis *a)
 		struct kg_finding *f = analysis_add_finding(a, "copy-compute-overlap");
 		if (!f)
 			return;
+		blame_copies(a, f, gm, bw, blocking_ns, extra > 0 ? extra : 0);
 		char gl[128];
 		gpu_label(a, g, gl, sizeof(gl));
 		double overlap_pct = gm->copy_total ? 100.0 * gm->copy_kernel_overlap / gm->copy_total : 0;
@@ -343,6 +376,7 @@ static void rule_launch_overhead(struct kg_analysis *a)
 	const struct kg_model *m = a->m;
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
 		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		uint32_t mark = a->n_blame;
 		/* idle gaps of the GPU between two tiny kernels: the GPU waited for launches */
 		double idle = 0, exec = 0, graph_gaps = 0;
 		uint32_t n = 0, ngraph = 0, worst_stream = KG_NONE;
@@ -354,6 +388,7 @@ static void rule_launch_overhead(struct kg_analysis *a)
 			    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
 			    o->start > busy_end) {
 				double gap = (double)(o->start - busy_end);
+				analysis_blame(a, KG_NONE, gm->ops[i], gap);
 				if (o->flags & KG_OPF_GRAPH) {
 					graph_gaps += gap;
 					ngraph++;
@@ -370,15 +405,17 @@ static void rule_launch_overhead(struct kg_analysis *a)
 				busy_end = o->end;
 			prev = o;
 		}
-		if (n < 100 || exec <= 0 || idle / exec < a->cfg.launch_bound_ratio)
-			continue;
 		double gap_after = ngraph > n / 2 ? 0 : GRAPH_GAP_NS;
 		double gain = idle - n * gap_after;
-		if (!worth(a, gain))
+		if (n < 100 || exec <= 0 || idle / exec < a->cfg.launch_bound_ratio ||
+		    !worth(a, gain)) {
+			analysis_drop_blame(a, mark);
 			continue;
+		}
 		struct kg_finding *f = analysis_add_finding(a, "launch-overhead");
 		if (!f)
 			return;
+		finding_take_blame(a, f, mark);
 		char gl[128];
 		gpu_label(a, g, gl, sizeof(gl));
 		snprintf(f->title, sizeof(f->title),
@@ -426,7 +463,7 @@ static void rule_launch_overhead(struct kg_analysis *a)
 	for (uint32_t k = 0; k < a->n_kernels; k++) {
 		const struct kg_kernel_stats *ks = &a->kernels[k];
 		if (ks->launch_p50 == KG_NO_TIME || ks->launch_p50 < a->cfg.high_launch_latency_ns ||
-		    ks->count < 10)
+		    ks->count < 10 || ks->launch_incl_queue)
 			continue;
 		double gain = (double)(ks->launch_p50 - a->cfg.high_launch_latency_ns) * ks->count;
 		if (!worth(a, gain))
@@ -434,6 +471,16 @@ static void rule_launch_overhead(struct kg_analysis *a)
 		struct kg_finding *f = analysis_add_finding(a, "launch-latency");
 		if (!f)
 			return;
+		uint32_t mark = a->n_blame;
+		for (uint32_t i = 0; i < a->m->n_ops; i++) {
+			const struct kg_op *o = op(a, i);
+			if (o->kind == KG_OP_KERNEL && o->name == ks->name && o->queued != KG_NO_TIME &&
+			    o->api_start != KG_NO_TIME)
+				analysis_blame(a, KG_NONE, i,
+					       (double)(o->queued - o->api_start -
+							a->cfg.high_launch_latency_ns));
+		}
+		finding_take_blame(a, f, mark);
 		char nm[160];
 		snprintf(f->title, sizeof(f->title),
 			 "%s: median launch latency %.0f µs from the API call to the hardware queue",
@@ -482,6 +529,14 @@ static void rule_imbalance(struct kg_analysis *a)
 			struct kg_finding *f = analysis_add_finding(a, "gpu-imbalance");
 			if (!f)
 				return;
+			/* the busiest GPU's kernels, where the extra work is launched */
+			uint32_t mark = a->n_blame;
+			for (uint32_t i = 0; i < a->gpus[gmax].n_ops; i++) {
+				const struct kg_op *o = op(a, a->gpus[gmax].ops[i]);
+				if (o->kind == KG_OP_KERNEL)
+					analysis_blame(a, KG_NONE, a->gpus[gmax].ops[i], (double)dur(o));
+			}
+			finding_take_blame(a, f, mark);
 			char g1[128], g2[128];
 			gpu_label(a, gmax, g1, sizeof(g1));
 			gpu_label(a, gmin, g2, sizeof(g2));
@@ -524,27 +579,32 @@ static void rule_imbalance(struct kg_analysis *a)
 	double wait = 0, worst = 0;
 	uint32_t ncoll = 0, *late = calloc(a->n_gpus, sizeof(*late));
 	int64_t wstart = KG_NO_TIME;
+	uint32_t mark = a->n_blame;
+	int made = 0;
 	for (;;) {
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		uint32_t last_gpu = 0, present = 0;
+		uint32_t last_gpu = 0, present = 0, last_op = KG_NONE;
 		for (uint32_t g = 0; g < a->n_gpus; g++) {
 			const struct kg_gpu_metrics *gm = &a->gpus[g];
 			while (cursor[g] < gm->n_ops && !(op(a, gm->ops[cursor[g]])->flags & KG_OPF_COMM))
 				cursor[g]++;
 			if (cursor[g] >= gm->n_ops)
 				continue;
-			const struct kg_op *o = op(a, gm->ops[cursor[g]++]);
+			uint32_t oi = gm->ops[cursor[g]++];
+			const struct kg_op *o = op(a, oi);
 			present++;
 			if (o->start < lo)
 				lo = o->start;
 			if (o->start > hi)
-				hi = o->start, last_gpu = g;
+				hi = o->start, last_gpu = g, last_op = oi;
 		}
 		if (present < 2)
 			break;
 		ncoll++;
 		if (hi - lo >= a->cfg.comm_skew_ns) {
 			wait += (double)(hi - lo) * (present - 1);
+			/* the late rank's collective: its launch is where that rank came late */
+			analysis_blame(a, KG_NONE, last_op, (double)(hi - lo) * (present - 1));
 			if (late)
 				late[last_gpu]++;
 			if (hi - lo > worst)
@@ -559,6 +619,8 @@ static void rule_imbalance(struct kg_analysis *a)
 				lg = g;
 		struct kg_finding *f = analysis_add_finding(a, "straggler");
 		if (f) {
+			made = 1;
+			finding_take_blame(a, f, mark);
 			char gl[128];
 			gpu_label(a, lg, gl, sizeof(gl));
 			snprintf(f->title, sizeof(f->title),
@@ -584,6 +646,8 @@ static void rule_imbalance(struct kg_analysis *a)
 				 ncoll, ms(worst));
 		}
 	}
+	if (!made)
+		analysis_drop_blame(a, mark);
 	free(late);
 	(void)m;
 }
@@ -640,6 +704,14 @@ static void rule_occupancy(struct kg_analysis *a)
 									: "low-occupancy");
 		if (!f)
 			break;
+		uint32_t mark = a->n_blame;
+		for (uint32_t i = 0; i < a->m->n_ops; i++) {
+			const struct kg_op *o2 = op(a, i);
+			if (o2->kind == KG_OP_KERNEL && o2->name == ks->name)
+				analysis_blame(a, KG_NONE, i,
+					       (double)(underfilled ? (a->solo ? a->solo[i] : 0) : dur(o2)) * unused);
+		}
+		finding_take_blame(a, f, mark);
 		reported++;
 		char nm[160];
 		short_name(a, ks->name, nm, sizeof(nm));
@@ -717,7 +789,7 @@ static void rule_time_slicing(struct kg_analysis *a)
 		/* overlap between kernels of different contexts: sweep keeping the running
 		 * kernel that ends last, per the two most recent contexts */
 		double overlap = 0;
-		uint32_t contexts = 0, nover = 0;
+		uint32_t contexts = 0, nover = 0, mark = a->n_blame;
 		uint64_t ctx_seen[8];
 		int64_t run_end = KG_NO_TIME, first = KG_NO_TIME, last = KG_NO_TIME;
 		uint64_t run_ctx = 0;
@@ -734,6 +806,7 @@ static void rule_time_slicing(struct kg_analysis *a)
 			if (run_end != KG_NO_TIME && o->start < run_end && c != run_ctx) {
 				int64_t e = o->end < run_end ? o->end : run_end;
 				overlap += (double)(e - o->start);
+				analysis_blame(a, KG_NONE, gm->ops[i], (double)(e - o->start));
 				nover++;
 				if (first == KG_NO_TIME)
 					first = o->start;
@@ -745,11 +818,14 @@ static void rule_time_slicing(struct kg_analysis *a)
 			}
 		}
 		double gain = overlap * SLICE_OVERHEAD;
-		if (contexts < 2 || !worth(a, gain))
+		if (contexts < 2 || !worth(a, gain)) {
+			analysis_drop_blame(a, mark);
 			continue;
+		}
 		struct kg_finding *f = analysis_add_finding(a, "time-slicing");
 		if (!f)
 			return;
+		finding_take_blame(a, f, mark);
 		char gl[128];
 		gpu_label(a, g, gl, sizeof(gl));
 		uint32_t procs = 0;
@@ -818,6 +894,13 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 		analysis_add_finding(a, cause == KG_GAP_SYNC ? "host-sync-stall" : "host-bound");
 	if (!f)
 		return;
+	/* each gap: the synchronising call the host was in, or the launch that came late */
+	uint32_t mark = a->n_blame;
+	for (uint32_t i = 0; i < gm->n_gaps; i++)
+		if (gm->gaps[i].cause == cause)
+			analysis_blame(a, gm->gaps[i].api, cause == KG_GAP_SYNC ? KG_NONE : gm->gaps[i].next_op,
+				       (double)(gm->gaps[i].end - gm->gaps[i].start));
+	finding_take_blame(a, f, mark);
 	char gl[128];
 	gpu_label(a, g, gl, sizeof(gl));
 	if (cause == KG_GAP_SYNC) {

@@ -32,6 +32,8 @@ struct record_opts {
 	const char *rank_env;
 	double delay, duration;
 	long buffer_mb, buffers, flush_ms;
+	const char *stacks;
+	long stack_first, stack_every, stack_depth;
 	int force, keep_spool, quiet, all_api;
 };
 
@@ -55,6 +57,13 @@ static void record_usage(FILE *f)
 		"                           (cudaGetDevice, cudaGetLastError, cuCtxGetCurrent...,\n"
 		"                           which PyTorch makes ~10 times per kernel); left out\n"
 		"                           by default, and the trace says which\n"
+		"      --stacks MODE        full mode: where the program made its calls (native\n"
+		"                           and Python frames): waits (default: synchronising\n"
+		"                           calls, copies, memsets, allocations, and launches\n"
+		"                           sampled), all (every recorded call), off\n"
+		"      --stack-launches F:K waits mode: the first F launches of each kernel get a\n"
+		"                           stack, then 1 in K (default 8:64)\n"
+		"      --stack-depth N      native frames kept per stack (default 64, at most 128)\n"
 		"      --latency on|off     queued/submitted timestamps of each kernel (default:\n"
 		"                           on in full mode, off in kernels mode)\n"
 		"      --delay SEC          start recording SEC seconds after the program starts\n"
@@ -105,8 +114,26 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 
 enum {
 	OPT_MODE = 256, OPT_LATENCY, OPT_DELAY, OPT_DURATION, OPT_RANGE, OPT_BUFSIZE,
-	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP, OPT_ALL_API,
+	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP, OPT_ALL_API, OPT_STACKS, OPT_STACK_LAUNCHES,
+	OPT_STACK_DEPTH,
 };
+
+/* F:K, the launch sampling of --stacks waits. */
+static int parse_launches(const char *s, struct record_opts *o)
+{
+	char first[32];
+	const char *colon = strchr(s, ':');
+	if (!colon || (size_t)(colon - s) >= sizeof(first)) {
+		kg_err("--stack-launches: expected FIRST:EVERY (e.g. 8:64), not '%s'", s);
+		return -1;
+	}
+	memcpy(first, s, (size_t)(colon - s));
+	first[colon - s] = '\0';
+	if (parse_long("--stack-launches FIRST", first, 0, 1000000, &o->stack_first) < 0 ||
+	    parse_long("--stack-launches EVERY", colon + 1, 1, 1000000000, &o->stack_every) < 0)
+		return -1;
+	return 0;
+}
 
 static int parse_options(int argc, char **argv, struct record_opts *o, int *prog_index)
 {
@@ -126,6 +153,9 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 		{"rank-env", required_argument, NULL, OPT_RANK},
 		{"keep-spool", no_argument, NULL, OPT_KEEP},
 		{"all-api", no_argument, NULL, OPT_ALL_API},
+		{"stacks", required_argument, NULL, OPT_STACKS},
+		{"stack-launches", required_argument, NULL, OPT_STACK_LAUNCHES},
+		{"stack-depth", required_argument, NULL, OPT_STACK_DEPTH},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -182,6 +212,21 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 		case OPT_RANK: o->rank_env = optarg; break;
 		case OPT_KEEP: o->keep_spool = 1; break;
 		case OPT_ALL_API: o->all_api = 1; break;
+		case OPT_STACKS:
+			if (strcmp(optarg, "off") && strcmp(optarg, "waits") && strcmp(optarg, "all")) {
+				kg_err("--stacks: expected off, waits or all, not '%s'", optarg);
+				return -1;
+			}
+			o->stacks = optarg;
+			break;
+		case OPT_STACK_LAUNCHES:
+			if (parse_launches(optarg, o) < 0)
+				return -1;
+			break;
+		case OPT_STACK_DEPTH:
+			if (parse_long("--stack-depth", optarg, 1, 128, &o->stack_depth) < 0)
+				return -1;
+			break;
 		default: record_usage(stderr); return -1;
 		}
 	}
@@ -303,6 +348,10 @@ static void prepare_environment(const struct record_opts *o, const char *recorde
 	set_env_long("KGANTT_BUFFER_MB", o->buffer_mb);
 	set_env_long("KGANTT_BUFFERS", o->buffers);
 	set_env_long("KGANTT_FLUSH_MS", o->flush_ms);
+	setenv("KGANTT_STACKS", o->stacks, 1);
+	set_env_long("KGANTT_STACK_FIRST", o->stack_first);
+	set_env_long("KGANTT_STACK_EVERY", o->stack_every);
+	set_env_long("KGANTT_STACK_DEPTH", o->stack_depth);
 	if (o->rank_env)
 		setenv("KGANTT_RANK_ENV", o->rank_env, 1);
 	char t0[32];
@@ -434,6 +483,10 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o = {
 		.output = "kgantt.kgt", .mode = "full", .buffer_mb = 8, .buffers = 8,
 		.flush_ms = 500,
+		.stacks = "waits",
+		.stack_first = 8,
+		.stack_every = 64,
+		.stack_depth = 64,
 	};
 	int prog = 0;
 	int rc = parse_options(argc, argv, &o, &prog);

@@ -19,6 +19,8 @@
 struct report_args {
 	int json, list, no_progress;
 	int top;               /* -1: not given (10 in text, all in JSON) */
+	int sites;             /* rows of the call-site table, 0 none */
+	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
 	const char *sets[MAX_SETS];
 	int n_sets;
@@ -43,6 +45,9 @@ static void report_usage(FILE *f)
 		"  --set NAME=VALUE        change a rule threshold (repeatable), e.g.\n"
 		"                          --set min_gain_pct=0.5 --set sync_gap_ns=50us\n"
 		"  --list-thresholds       list the thresholds, their defaults and meanings\n"
+		"  --sites                 a table of the call sites (file:line, operator, API\n"
+		"                          call) ranked by the gain of the findings they cause\n"
+		"  --finding-sites N       call sites shown under each finding (default 3)\n"
 		"  --fail-on SEVERITY      exit 3 when a finding of SEVERITY or worse exists\n"
 		"                          (info, warning, critical)\n"
 		"  --from T, --to T        only what was launched in this window, T after the\n"
@@ -93,7 +98,7 @@ static int parse_severity(const char *s)
  * "250us", "800ns". */
 
 enum { OPT_JSON = 256, OPT_SET, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_NOPROG, OPT_FROM, OPT_TO,
-       OPT_NVTX };
+       OPT_NVTX, OPT_SITES, OPT_FINDING_SITES };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct report_args *r)
@@ -111,13 +116,16 @@ static int take_option(int c, const char *arg, struct report_args *r)
 		}
 		r->sets[r->n_sets++] = arg;
 		return -1;
-	case OPT_TOP: {
+	case OPT_SITES: r->sites = 20; return -1;
+	case OPT_TOP:
+	case OPT_FINDING_SITES: {
 		long n = strtol(arg, &end, 10);
 		if (!*arg || *end || n < 0 || n > 1000000) {
-			kg_err("--top: '%s' is not a count", arg);
+			kg_err("%s: '%s' is not a count", c == OPT_TOP ? "--top" : "--finding-sites",
+			       arg);
 			return KG_EXIT_USAGE;
 		}
-		r->top = (int)n;
+		*(c == OPT_TOP ? &r->top : &r->finding_sites) = (int)n;
 		return -1;
 	}
 	case OPT_FAIL:
@@ -149,6 +157,8 @@ static int parse_args(int argc, char **argv, struct report_args *r)
 		{"from", required_argument, NULL, OPT_FROM},
 		{"to", required_argument, NULL, OPT_TO},
 		{"nvtx", required_argument, NULL, OPT_NVTX},
+		{"sites", no_argument, NULL, OPT_SITES},
+		{"finding-sites", required_argument, NULL, OPT_FINDING_SITES},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -274,7 +284,7 @@ static int apply_window(const struct report_args *r, struct kg_model *m,
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args r = {.top = -1, .fail_on = -1};
+	struct report_args r = {.top = -1, .fail_on = -1, .finding_sites = 3};
 	int rc = parse_args(argc, argv, &r);
 	if (rc >= 0)
 		return rc;
@@ -293,6 +303,8 @@ int cmd_report(int argc, char **argv)
 	struct kg_analysis a;
 	struct kg_report_opts o = {
 		.top = r.top >= 0 ? r.top : r.json ? 0 : 10,
+		.sites = r.sites,
+		.finding_sites = r.finding_sites,
 		.color = !r.json && use_color(),
 		.overrides = r.sets,
 		.n_overrides = r.n_sets,

@@ -86,5 +86,7 @@ static inline void graph_of(struct kg_op *o, const struct kg_row *row, int col)
 
 /* kernels and api_calls: from packed blocks when usable, else rows; two threads. */
 int kgt_read_bulk(struct kgt_reader *r);
+/* Call stacks and which API calls they belong to (read_kgt_stacks.c). */
+int kgt_read_stacks(struct kgt_reader *r);
 
 #endif

@@ -15,6 +15,7 @@
  * element itself. */
 struct model_index {
 	struct kg_idmap streams, threads;
+	struct kg_idmap stacks;  /* by hash of process, flags and frames */
 	uint32_t last_stream; /* readers ask for the same stream many times in a row */
 	int have_last;
 	uint32_t last_thread; /* and API calls come from one thread at a time */
@@ -35,6 +36,7 @@ static void index_free(struct kg_model *m)
 		return;
 	idmap_free(&ix->streams);
 	idmap_free(&ix->threads);
+	idmap_free(&ix->stacks);
 	free(ix);
 	m->index = NULL;
 }
@@ -63,6 +65,9 @@ void model_free(struct kg_model *m)
 	free(m->apis);
 	free(m->syncs);
 	free(m->ranges);
+	free(m->frames);
+	free(m->stacks);
+	free(m->stack_refs);
 	index_free(m);
 	memset(m, 0, sizeof(*m));
 }
@@ -177,6 +182,7 @@ void model_api_init(struct kg_api *a)
 	memset(a, 0, sizeof(*a));
 	a->op = KG_NONE;
 	a->thread = KG_NONE;
+	a->stack = KG_NONE;
 }
 
 struct kg_op *model_add_op(struct kg_model *m)
@@ -342,32 +348,6 @@ uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o)
 	return model_string(m, label);
 }
 
-static int has_prefix(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
-
-enum kg_api_category api_category(const char *name)
-{
-	if (!name)
-		return KG_API_OTHER;
-	/* runtime (cuda...) and driver (cu...) names; versions suffixes (_v7000) don't matter */
-	if (strstr(name, "Synchronize") || has_prefix(name, "cudaStreamWaitEvent") ||
-	    has_prefix(name, "cuStreamWaitEvent"))
-		return KG_API_SYNC;
-	if (strstr(name, "LaunchKernel") || strstr(name, "GraphLaunch") ||
-	    has_prefix(name, "cudaLaunch") || has_prefix(name, "cuLaunch"))
-		return KG_API_LAUNCH;
-	if (strstr(name, "Memcpy") || strstr(name, "memcpy"))
-		return KG_API_MEMCPY;
-	if (strstr(name, "Memset") || strstr(name, "memset"))
-		return KG_API_MEMSET;
-	if (strstr(name, "Malloc") || strstr(name, "Free") || strstr(name, "MemAlloc") ||
-	    strstr(name, "MemFree") || strstr(name, "HostAlloc") || strstr(name, "HostRegister"))
-		return KG_API_ALLOC;
-	return KG_API_OTHER;
-}
-
 int kernel_is_comm(const char *name)
 {
 	return name && (strstr(name, "nccl") || strstr(name, "NCCL") || strstr(name, "rccl") ||
@@ -463,9 +443,6 @@ static int canonical_threads(struct kg_model *m, uint32_t **map)
 			m->ranges[i].thread = (*map)[m->ranges[i].thread];
 	return rc;
 }
-
-/* ------------------------------------------------------------------ finish */
-
 
 /* ------------------------------------------------------------------ sorting ops */
 
@@ -720,6 +697,97 @@ static int index_launches(struct kg_model *m, struct launch_index *li, const uin
 	return 0;
 }
 
+/* ------------------------------------------------------------------ call stacks */
+
+static uint64_t stack_hash(uint32_t process, const struct kg_frame *f, uint32_t n,
+			   uint32_t flags)
+{
+	uint64_t h = idmap_mix(((uint64_t)process << 32) ^ flags ^ ((uint64_t)n << 48));
+	for (uint32_t i = 0; i < n; i++) {
+		h = idmap_mix(h ^ f[i].address ^ ((uint64_t)f[i].kind << 56));
+		h = idmap_mix(h ^ f[i].function ^ ((uint64_t)f[i].file << 32));
+		h = idmap_mix(h ^ f[i].module ^ ((uint64_t)(uint32_t)f[i].line << 32));
+	}
+	return h;
+}
+
+static int same_frames(const struct kg_frame *a, const struct kg_frame *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i].address != b[i].address || a[i].function != b[i].function ||
+		    a[i].file != b[i].file || a[i].module != b[i].module ||
+		    a[i].line != b[i].line || a[i].kind != b[i].kind)
+			return 0;
+	return 1;
+}
+
+uint32_t model_add_stack(struct kg_model *m, uint32_t process, const struct kg_frame *frames,
+			 uint32_t n, uint32_t flags)
+{
+	struct model_index *ix = model_ix(m);
+	if (!ix)
+		return KG_NONE;
+	/* equal hashes of different stacks are told apart by probing the next key */
+	uint64_t key = stack_hash(process, frames, n, flags);
+	for (int probe = 0; probe < 64; probe++, key = idmap_mix(key + 1)) {
+		uint32_t *slot = idmap_slot(&ix->stacks, key >> 1);
+		if (!slot)
+			return KG_NONE;
+		if (*slot != KG_IDMAP_NONE) {
+			const struct kg_stack *s = &m->stacks[*slot];
+			if (s->process == process && s->flags == flags && s->n_frames == n &&
+			    same_frames(&m->frames[s->first_frame], frames, n))
+				return *slot;
+			continue;
+		}
+		if (m->n_frames + (uint64_t)n >= UINT32_MAX ||
+		    reserve((void **)&m->frames, &m->cap_frames,
+			    m->n_frames + n > m->cap_frames ? (m->n_frames + n) * 2 + 64 : 0,
+			    sizeof(*m->frames)) < 0)
+			return KG_NONE;
+		struct kg_stack *s = ADD(m, stacks);
+		if (!s)
+			return KG_NONE;
+		s->first_frame = m->n_frames;
+		s->n_frames = n;
+		s->process = process;
+		s->flags = flags;
+		if (n)
+			memcpy(&m->frames[m->n_frames], frames, n * sizeof(*frames));
+		m->n_frames += n;
+		*slot = m->n_stacks - 1;
+		return *slot;
+	}
+	return KG_NONE;
+}
+
+int model_add_stack_ref(struct kg_model *m, uint32_t process, uint32_t correlation,
+			uint32_t stack)
+{
+	struct kg_stack_ref *r = ADD(m, stack_refs);
+	if (!r)
+		return -ENOMEM;
+	r->process = process;
+	r->correlation = correlation;
+	r->stack = stack;
+	return 0;
+}
+
+/* Each stack reference names its call by correlation id: the outer (runtime) call of
+ * that id, as for launches. */
+static void link_stacks(struct kg_model *m, const struct launch_index *li)
+{
+	uint32_t np = m->n_processes + 1;
+	for (uint32_t i = 0; i < m->n_stack_refs; i++) {
+		const struct kg_stack_ref *r = &m->stack_refs[i];
+		if (r->stack >= m->n_stacks)
+			continue;
+		uint32_t a = launch_get(li, r->process < np ? r->process : np - 1, r->correlation);
+		if (a != KG_NONE)
+			m->apis[a].stack = r->stack;
+	}
+}
+
 /* ------------------------------------------------------------------ finish */
 
 /* What model_finish does to each op in its final place: span, flags and the link to its
@@ -869,6 +937,8 @@ int model_finish(struct kg_model *m)
 		rc = canonical_threads(m, &thread_map);
 	if (!rc)
 		rc = index_launches(m, &f.li, thread_map);
+	if (!rc)
+		link_stacks(m, &f.li);
 	free(thread_map);
 	if (!rc)
 		rc = place_ops(&f);

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/api_names.h"
+#include "util/stack_flags.h"
 #include "util/strtab.h"
 
 #define KG_NO_TIME INT64_MIN
@@ -110,15 +112,6 @@ struct kg_op {
 
 /* ------------------------------------------------------------------ host side */
 
-enum kg_api_category {
-	KG_API_OTHER = 0,
-	KG_API_LAUNCH,      /* kernel launches, graph launches */
-	KG_API_MEMCPY,
-	KG_API_MEMSET,
-	KG_API_SYNC,        /* device/stream/event/context synchronize, stream wait */
-	KG_API_ALLOC,       /* malloc/free of any kind */
-};
-
 struct kg_api {
 	int64_t start, end;
 	uint32_t name;        /* string id */
@@ -129,6 +122,7 @@ struct kg_api {
 	uint8_t driver;       /* 1: driver API, 0: runtime (or unknown) */
 	uint16_t pad;
 	uint32_t process;
+	uint32_t stack;       /* index into stacks: where the program made the call, KG_NONE */
 };
 
 enum kg_sync_kind { KG_SYNC_UNKNOWN = 0, KG_SYNC_EVENT = 1, KG_SYNC_STREAM_WAIT_EVENT = 2,
@@ -162,6 +156,41 @@ struct kg_gpu {
 	int32_t ordinal;
 };
 
+/* ------------------------------------------------------------------ call stacks */
+
+/* Where in the program an API call was made. A stack is a list of frames, innermost
+ * first, in call order whatever their kind: native frames below the interpreter, then the
+ * Python frames that called them, then the rest. Readers that know operators (PyTorch's
+ * aten::item...) or annotation ranges put them in the order they enclose the call. */
+enum kg_frame_kind {
+	KG_FRAME_NATIVE = 0,     /* machine code: function, source line when debug info has it */
+	KG_FRAME_PYTHON = 1,     /* a Python function: file, line, qualified name */
+	KG_FRAME_OP = 2,         /* a framework operator (PyTorch aten::item) */
+	KG_FRAME_ANNOTATION = 3, /* a user annotation (record_function, NVTX) */
+};
+
+struct kg_frame {
+	uint64_t address;   /* native: module-relative address of the instruction, 0 unknown */
+	uint32_t function;  /* string id: demangled symbol, Python function, operator; 0 unknown */
+	uint32_t file;      /* string id: source file, 0 unknown */
+	uint32_t module;    /* string id: executable or shared library path, 0 unknown */
+	int32_t line;       /* 1-based source line, 0 unknown */
+	uint8_t kind;       /* enum kg_frame_kind */
+	uint8_t pad[7];
+};
+
+struct kg_stack {
+	uint32_t first_frame, n_frames; /* frames[first_frame .. + n_frames], innermost first */
+	uint32_t process;
+	uint32_t flags;                 /* enum kg_stack_flags */
+};
+
+/* A stack recorded for the call with this correlation id in this process (kgantt and
+ * Nsight traces): model_finish sets that call's `stack` from it. */
+struct kg_stack_ref {
+	uint32_t process, correlation, stack;
+};
+
 #define KG_ARRAY(T, name) \
 	T *name;          \
 	uint32_t n_##name, cap_##name
@@ -179,6 +208,10 @@ struct kg_model {
 	KG_ARRAY(struct kg_api, apis);
 	KG_ARRAY(struct kg_sync, syncs);
 	KG_ARRAY(struct kg_range, ranges);
+	KG_ARRAY(struct kg_frame, frames);
+	KG_ARRAY(struct kg_stack, stacks);
+	KG_ARRAY(struct kg_stack_ref, stack_refs);
+	char stack_note[200];   /* how the source took its stacks (sampling), "" when none */
 	int64_t begin, end;     /* first start and last end of the GPU operations */
 	uint64_t dropped;       /* over all processes */
 	uint32_t command;       /* string id: the recorded command line */
@@ -221,6 +254,15 @@ void model_op_init(struct kg_op *o);
 void model_api_init(struct kg_api *a);
 void model_note(struct kg_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Index of the stack of these frames (innermost first) in this process, added when new:
+ * the same frames and flags always give the same index. KG_NONE when out of memory. */
+uint32_t model_add_stack(struct kg_model *m, uint32_t process, const struct kg_frame *frames,
+			 uint32_t n, uint32_t flags);
+/* The call (process, correlation) was made at `stack`; linked by model_finish. 0 or
+ * -ENOMEM. */
+int model_add_stack_ref(struct kg_model *m, uint32_t process, uint32_t correlation,
+			uint32_t stack);
+
 /* Index of the stream (process, device, context, id), created when new (device must be a
  * valid index). Readers call this for every op: it keeps a hash, so it is cheap. */
 uint32_t model_stream_index(struct kg_model *m, uint32_t process, uint32_t device,
@@ -234,15 +276,14 @@ const char *copy_kind_name(unsigned kind);
  * "memcpy HtoD pageable→device", "memset device". */
 uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o);
 
-/* The category of a CUDA runtime/driver API function from its name. */
-enum kg_api_category api_category(const char *name);
 /* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */
 int kernel_is_comm(const char *name);
 
 /* Sort, link and index. 0, or -ENOMEM. After it: streams are in (process, device, context,
  * id) order and threads in (process, tid) order (whatever order the reader met them in),
  * streams[s].first_op/nops are valid, each stream's ops are sorted by start,
- * ops[].api/api_start/api_end and apis[].op are linked. */
+ * ops[].api/api_start/api_end and apis[].op are linked, and apis[].stack is set from the
+ * stack references. */
 int model_finish(struct kg_model *m);
 
 /* Keeps only what overlaps [t0, t1) (GPU operations: what was launched in it) and

@@ -433,6 +433,8 @@ static int read_all(struct kgt_reader *r)
 	if (!rc)
 		rc = each_row(r, "SELECT process, thread, domain, name, start, end FROM nvtx", "nvtx",
 			      on_nvtx);
+	if (!rc)
+		rc = kgt_read_stacks(r);
 	kgt_progress(r, 1.0);
 	return rc;
 }

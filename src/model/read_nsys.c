@@ -4,7 +4,9 @@
  * (columns are added, some renamed), so every column is found by name: a missing required
  * column is an error naming table and column, a missing optional one reads as NULL. Codes
  * whose numbering is nsys's own (memory kinds, event types, event classes) are mapped
- * through the ENUM_* tables of the file itself when present, by symbol name. */
+ * through the ENUM_* tables of the file itself when present, by symbol name. CUDA API
+ * backtraces (nsys profile --cudabacktrace) come from CUDA_CALLCHAINS, read after the
+ * activity for the callchains the calls name. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "model/load.h"
+#include "util/demangle.h"
 #include "util/idmap.h"
 
 #define EXPECTED "expected an Nsight Systems export, 2023.1 or later"
@@ -20,6 +23,7 @@
 #define TID_MASK 0xFFFFFFull
 #define NO_ID 0xFFFFFFFFu         /* CUPTI's "no stream / no event" (uint32 -1) */
 #define PROGRESS_ROWS 65536
+#define MAX_FRAMES 128            /* frames kept per backtrace, innermost first */
 
 /* ------------------------------------------------------------------ the reader */
 
@@ -32,12 +36,30 @@ struct gpu_row {
 
 /* Codes of the file → kgantt's, indexed by the file's code (ENUM_* ids are small). */
 enum { NCODES = 256 };
-enum ev_class { EVC_UNKNOWN = 0, EVC_RUNTIME, EVC_DRIVER, EVC_OTHER };
+enum ev_class { EVC_UNKNOWN = 0, EVC_RUNTIME, EVC_DRIVER, EVC_BACKTRACE, EVC_OTHER };
 enum nvtx_type { NV_NONE = 0, NV_PUSHPOP, NV_STARTEND, NV_MARK, NV_DOMAIN };
 
 struct codes {
 	uint8_t mem[NCODES], copy[NCODES], sync[NCODES], stream[NCODES], evclass[NCODES],
 		nvtx[NCODES];
+};
+
+/* A backtrace that a CUPTI_ACTIVITY_KIND_RUNTIME row names by callchainId: resolved into a
+ * stack once CUDA_CALLCHAINS has been read (rows may come in any order). */
+struct chain_ref {
+	uint64_t pkey;          /* process key: globalTid with the tid bits clear */
+	uint32_t correlation;   /* the call's; 0: none, then api says which call */
+	uint32_t api;           /* the call itself when it has no correlation id, else KG_NONE */
+	uint32_t chain;         /* index into chains */
+	uint8_t prio;           /* 0 a backtrace record's, 1 a driver call's, 2 a runtime call's */
+};
+
+/* One CUDA_CALLCHAINS id that some call names, and its frames once read. */
+struct chain {
+	int64_t id;
+	uint32_t first, n;      /* frames: cframes[first .. + n], innermost first */
+	uint32_t flags;         /* KG_STACK_TRUNCATED when deeper than MAX_FRAMES */
+	int found;              /* CUDA_CALLCHAINS has rows for it */
 };
 
 struct nsys_reader {
@@ -64,6 +86,15 @@ struct nsys_reader {
 	struct codes codes;
 	uint64_t skipped_ops, skipped_apis, no_strings;
 	int has_strings;
+	struct chain_ref *refs;         /* calls with a backtrace */
+	size_t nrefs, caprefs;
+	struct chain *chains;           /* the callchains they name */
+	uint32_t nchains, capchains;
+	struct kg_idmap chain_ids;      /* CUDA_CALLCHAINS id → index into chains */
+	struct kg_frame *cframes;       /* the chains' frames */
+	size_t ncframes, capcframes;
+	struct kg_idmap symbols;        /* StringIds id of a symbol → demangled model string */
+	uint64_t bad_chains;            /* calls naming a callchain the file does not have */
 	double rows_done, rows_total;
 };
 
@@ -628,10 +659,11 @@ static int on_memset(struct nsys_reader *r, sqlite3_stmt *st)
 
 /* ------------------------------------------------------------------ host side */
 
-enum { A_START, A_END, A_CLASS, A_TID, A_CORR, A_NAME, A_NCOLS };
+enum { A_START, A_END, A_CLASS, A_TID, A_CORR, A_NAME, A_CHAIN, A_NCOLS };
 static const struct col api_cols[A_NCOLS] = {
 	[A_START] = {"start", 1}, [A_END] = {"end", 0},       [A_CLASS] = {"eventClass", 0},
 	[A_TID] = {"globalTid", 0}, [A_CORR] = {"correlationId", 0}, [A_NAME] = {"nameId", 0},
+	[A_CHAIN] = {"callchainId", 0},
 };
 
 /* Driver functions are cu*, runtime ones cuda*: what decides when the file does not say. */
@@ -640,17 +672,59 @@ static int driver_name(const char *s)
 	return s[0] == 'c' && s[1] == 'u' && strncmp(s, "cuda", 4) != 0;
 }
 
+/* Remembers that the call (process key, correlation, or the call api itself) has the
+ * backtrace CUDA_CALLCHAINS id `id`; read_callchains resolves it. */
+static int add_chain_ref(struct nsys_reader *r, uint64_t pkey, uint32_t correlation,
+			 uint32_t api, int64_t id, uint8_t prio)
+{
+	if (id < 0)
+		return 0; /* not a callchain id: read as none */
+	uint32_t *slot = idmap_slot(&r->chain_ids, (uint64_t)id);
+	if (!slot)
+		return oom(r);
+	if (*slot == KG_NONE) {
+		if (r->nchains == r->capchains) {
+			uint32_t cap = r->capchains ? r->capchains * 2 : 64;
+			struct chain *c = cap > r->capchains
+						  ? realloc(r->chains, (size_t)cap * sizeof(*c))
+						  : NULL;
+			if (!c)
+				return oom(r);
+			r->chains = c;
+			r->capchains = cap;
+		}
+		r->chains[r->nchains] = (struct chain){.id = id};
+		*slot = r->nchains++;
+	}
+	if (r->nrefs == r->caprefs) {
+		size_t cap = r->caprefs ? r->caprefs * 2 : 256;
+		struct chain_ref *p = realloc(r->refs, cap * sizeof(*p));
+		if (!p)
+			return oom(r);
+		r->refs = p;
+		r->caprefs = cap;
+	}
+	r->refs[r->nrefs++] = (struct chain_ref){.pkey = pkey, .correlation = correlation,
+						 .api = api, .chain = *slot, .prio = prio};
+	return 0;
+}
+
 static int on_api(struct nsys_reader *r, sqlite3_stmt *st)
 {
-	int64_t start, end, class;
+	int64_t start, end, class, chain;
 	uint8_t cls = !int_col(st, A_CLASS, &class) ? EVC_UNKNOWN
 		      : class >= 0 && class < NCODES ? r->codes.evclass[class]
 						     : EVC_UNKNOWN;
-	if (cls == EVC_OTHER || !int_col(st, A_START, &start)) {
+	int has_chain = int_col(st, A_CHAIN, &chain);
+	uint64_t gtid = (uint64_t)sqlite3_column_int64(st, A_TID);
+	if (cls == EVC_OTHER || cls == EVC_BACKTRACE || !int_col(st, A_START, &start)) {
 		r->skipped_apis++; /* e.g. CUDA backtrace records: not calls of their own */
+		/* a backtrace record carries the stack of the call with its correlation id */
+		uint32_t corr = (uint32_t)sqlite3_column_int64(st, A_CORR);
+		if (cls == EVC_BACKTRACE && has_chain && corr)
+			return add_chain_ref(r, gtid & ~TID_MASK, corr, KG_NONE, chain, 0);
 		return 0;
 	}
-	uint64_t gtid = (uint64_t)sqlite3_column_int64(st, A_TID);
 	uint32_t p = process_of(r, gtid);
 	struct kg_api *a = p == KG_NONE ? NULL : model_add_api(r->m);
 	if (!a)
@@ -663,7 +737,11 @@ static int on_api(struct nsys_reader *r, sqlite3_stmt *st)
 	a->name = string_col(r, st, A_NAME);
 	a->driver = cls == EVC_DRIVER ||
 		    (cls == EVC_UNKNOWN && driver_name(model_text(r->m, a->name)));
-	return 0;
+	if (!has_chain)
+		return 0;
+	return add_chain_ref(r, gtid & ~TID_MASK, a->correlation,
+			     a->correlation ? KG_NONE : r->m->n_apis - 1, chain,
+			     a->driver ? 1 : 2);
 }
 
 enum { Y_START, Y_END, Y_DEVICE, Y_CONTEXT, Y_STREAM, Y_CORR, Y_PID, Y_TYPE, Y_NCOLS };
@@ -908,6 +986,200 @@ static int link_calls(struct nsys_reader *r)
 	return rc ? oom(r) : 0;
 }
 
+/* ------------------------------------------------------------------ backtraces */
+
+/* The demangled form of a symbol (StringIds id), looked up once per id. */
+static uint32_t symbol_of(struct nsys_reader *r, int64_t id)
+{
+	uint32_t *slot = id >= 0 ? idmap_slot(&r->symbols, (uint64_t)id) : NULL;
+	if (slot && *slot != KG_NONE)
+		return *slot;
+	uint32_t s = string_of(r, id);
+	char *d = s ? demangle(model_text(r->m, s)) : NULL;
+	if (d) {
+		s = model_string(r->m, d);
+		free(d);
+	}
+	if (slot)
+		*slot = s;
+	return s;
+}
+
+enum { CC_ID, CC_DEPTH, CC_SYMBOL, CC_MODULE, CC_UNRESOLVED, CC_IP, CC_NCOLS };
+static const struct col callchain_cols[CC_NCOLS] = {
+	[CC_ID] = {"id", 0},         [CC_DEPTH] = {"stackDepth", 0}, [CC_SYMBOL] = {"symbol", 0},
+	[CC_MODULE] = {"module", 0}, [CC_UNRESOLVED] = {"unresolved", 0},
+	[CC_IP] = {"originalIP", 0},
+};
+
+/* One row of CUDA_CALLCHAINS as a frame. The export has no source files or lines, and its
+ * instruction pointers are absolute, without the modules' load addresses: the model's
+ * module-relative address stays unknown. A symbol nsys could not resolve is kept as
+ * written; a frame without a symbol is named by its instruction pointer when known. */
+static struct kg_frame callchain_frame(struct nsys_reader *r, sqlite3_stmt *st)
+{
+	struct kg_frame f;
+	memset(&f, 0, sizeof(f));
+	f.kind = KG_FRAME_NATIVE;
+	int64_t v, ip;
+	int unresolved = int_col(st, CC_UNRESOLVED, &v) && v != 0;
+	if (int_col(st, CC_SYMBOL, &v))
+		f.function = unresolved ? string_of(r, v) : symbol_of(r, v);
+	if (f.function && !*model_text(r->m, f.function))
+		f.function = 0;
+	if (!f.function && int_col(st, CC_IP, &ip)) {
+		char hex[24];
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)ip);
+		f.function = model_string(r->m, hex);
+	}
+	f.module = string_col(r, st, CC_MODULE);
+	if (f.module && !*model_text(r->m, f.module))
+		f.module = 0;
+	return f;
+}
+
+/* Reads the frames of the callchains that calls name, in one pass over CUDA_CALLCHAINS
+ * sorted by id and depth (nsys's primary key, so usually an index walk). Depth 0 is the
+ * innermost frame; frames deeper than MAX_FRAMES are cut (KG_STACK_TRUNCATED), so a
+ * damaged depth cannot make the reader allocate more than MAX_FRAMES per chain. 0, 1 when
+ * the table cannot be read (said in a note), or an error. */
+static int read_callchain_rows(struct nsys_reader *r)
+{
+	static const char table[] = "CUDA_CALLCHAINS";
+	for (int i = CC_ID; i <= CC_DEPTH; i++)
+		if (!has_column(r, table, callchain_cols[i].names)) {
+			model_note(r->m, "%s has no column '%s': the CUDA API backtraces are "
+				   "not read", table, callchain_cols[i].names);
+			return 1;
+		}
+	char sql[1024];
+	int rc = build_select(r, table, callchain_cols, CC_NCOLS, sql, sizeof(sql));
+	if (rc)
+		return rc;
+	size_t len = strlen(sql);
+	snprintf(sql + len, sizeof(sql) - len, " ORDER BY \"id\", \"stackDepth\"");
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(r, table);
+	uint32_t cur = KG_NONE; /* the chain whose rows are being read */
+	int64_t last_depth = -1;
+	int step;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id, depth;
+		if (!int_col(st, CC_ID, &id) || id < 0 || !int_col(st, CC_DEPTH, &depth) ||
+		    depth < 0)
+			continue;
+		uint32_t ci = idmap_get(&r->chain_ids, (uint64_t)id);
+		if (ci == KG_NONE)
+			continue; /* no call names it */
+		struct chain *c = &r->chains[ci];
+		if (ci != cur) {
+			cur = ci;
+			last_depth = -1;
+			if (c->found) { /* ids of mixed types sort apart: the first run wins */
+				cur = KG_NONE;
+				continue;
+			}
+			c->found = 1;
+			c->first = (uint32_t)r->ncframes;
+		}
+		if (depth == last_depth)
+			continue; /* a duplicate row (no primary key) */
+		last_depth = depth;
+		if (depth >= MAX_FRAMES || c->n >= MAX_FRAMES) {
+			c->flags |= KG_STACK_TRUNCATED;
+			continue;
+		}
+		if (r->ncframes == r->capcframes) {
+			size_t cap = r->capcframes ? r->capcframes * 2 : 1024;
+			struct kg_frame *f = realloc(r->cframes, cap * sizeof(*f));
+			if (!f) {
+				rc = oom(r);
+				break;
+			}
+			r->cframes = f;
+			r->capcframes = cap;
+		}
+		r->cframes[r->ncframes++] = callchain_frame(r, st);
+		c->n++;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(r, table);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The stack of each call with a backtrace: model_add_stack_ref for the calls with a
+ * correlation id (model_finish gives it to the outer, runtime, call of that id), the
+ * call itself otherwise. A call's own callchainId wins over a backtrace record's, and a
+ * runtime call's over a driver call's. The stack note counts the calls given a stack. */
+static int link_callchains(struct nsys_reader *r)
+{
+	struct kg_model *m = r->m;
+	struct kg_idmap stacks = {0}; /* process << 32 | chain index → stack */
+	struct kg_idmap called = {0}; /* corr_key of the calls with a stack */
+	uint64_t direct = 0;
+	int rc = 0;
+	for (uint8_t prio = 0; prio <= 2 && !rc; prio++)
+		for (size_t i = 0; i < r->nrefs && !rc; i++) {
+			const struct chain_ref *ref = &r->refs[i];
+			if (ref->prio != prio)
+				continue;
+			const struct chain *c = &r->chains[ref->chain];
+			if (!c->found || !c->n) {
+				r->bad_chains += c->id != 0; /* nsys may write 0 for "none" */
+				continue;
+			}
+			uint32_t p = known_process(r, ref->pkey);
+			if (p == KG_NONE)
+				continue; /* a backtrace record of a process without calls */
+			uint32_t *slot = idmap_slot(&stacks, (uint64_t)p << 32 | ref->chain);
+			if (slot && *slot == KG_NONE)
+				*slot = model_add_stack(m, p, &r->cframes[c->first], c->n,
+							c->flags);
+			if (!slot || *slot == KG_NONE) {
+				rc = -ENOMEM;
+			} else if (ref->correlation) {
+				rc = model_add_stack_ref(m, p, ref->correlation, *slot);
+				if (!rc && !idmap_slot(&called, corr_key(p, ref->correlation)))
+					rc = -ENOMEM;
+			} else if (ref->api < m->n_apis) {
+				direct += m->apis[ref->api].stack == KG_NONE;
+				m->apis[ref->api].stack = *slot;
+			}
+		}
+	uint64_t linked = direct;
+	for (uint32_t i = 0; i < m->n_apis && !rc && called.count; i++) {
+		const struct kg_api *a = &m->apis[i];
+		uint32_t *slot = a->correlation ? idmap_find(&called, corr_key(a->process,
+									       a->correlation))
+						: NULL;
+		if (slot && *slot == KG_NONE) { /* count each (process, correlation) once */
+			*slot = 1;
+			linked++;
+		}
+	}
+	idmap_free(&stacks);
+	idmap_free(&called);
+	if (rc)
+		return oom(r);
+	if (linked)
+		snprintf(m->stack_note, sizeof(m->stack_note),
+			 "Nsight Systems CUDA API backtraces (%llu calls)",
+			 (unsigned long long)linked);
+	return 0;
+}
+
+/* CUDA API backtraces: without a CUDA_CALLCHAINS table (or without callchainId values)
+ * there are none, which is not an error. */
+static int read_callchains(struct nsys_reader *r)
+{
+	if (!r->nrefs || !has_table(r, "CUDA_CALLCHAINS"))
+		return 0;
+	int rc = read_callchain_rows(r);
+	return rc < 0 ? rc : rc ? 0 : link_callchains(r);
+}
+
 /* ------------------------------------------------------------------ codes */
 
 /* The file's code → kgantt's, by the symbol names of an ENUM table: each entry of
@@ -975,7 +1247,8 @@ static const struct code_name stream_names[] = {
 	{"NULL", KG_STREAM_LEGACY_DEFAULT},
 };
 static const struct code_name class_names[] = {
-	{"CUDA_RUNTIME", EVC_RUNTIME}, {"CUDA_DRIVER", EVC_DRIVER}, {"CUDABACKTRACE", EVC_OTHER},
+	{"CUDA_RUNTIME", EVC_RUNTIME}, {"CUDA_DRIVER", EVC_DRIVER},
+	{"CUDABACKTRACE", EVC_BACKTRACE},
 };
 static const struct code_name nvtx_names[] = {
 	{"NvtxPushPopRange", NV_PUSHPOP}, {"NvtxStartEndRange", NV_STARTEND}, {"NvtxMark", NV_MARK},
@@ -1225,6 +1498,8 @@ static int read_all(struct nsys_reader *r)
 		rc = read_host(r);
 	if (!rc)
 		rc = link_calls(r);
+	if (!rc)
+		rc = read_callchains(r);
 	return rc;
 }
 
@@ -1239,6 +1514,9 @@ static void add_notes(struct nsys_reader *r)
 	if (r->no_strings)
 		model_note(r->m, "%llu names refer to ids missing from StringIds",
 			   (unsigned long long)r->no_strings);
+	if (r->bad_chains)
+		model_note(r->m, "%llu CUDA API calls name a backtrace (callchainId) that "
+			   "CUDA_CALLCHAINS does not have", (unsigned long long)r->bad_chains);
 }
 
 int read_nsys(struct kg_model *m, const char *path, const struct kg_load_opts *opts, char *err,
@@ -1276,5 +1554,10 @@ int read_nsys(struct kg_model *m, const char *path, const struct kg_load_opts *o
 	idmap_free(&r.proc_names);
 	idmap_free(&r.devs);
 	idmap_free(&r.domains);
+	idmap_free(&r.chain_ids);
+	idmap_free(&r.symbols);
+	free(r.refs);
+	free(r.chains);
+	free(r.cframes);
 	return rc;
 }

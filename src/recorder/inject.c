@@ -30,6 +30,7 @@
 #include "recorder/convert.h"
 #include "recorder/raw_format.h"
 #include "recorder/spool.h"
+#include "recorder/stacks.h"
 
 #define KG_EXPORT __attribute__((visibility("default")))
 #define KG_STR2(x) #x
@@ -52,6 +53,7 @@ static struct {
 	enum kg_mode mode;
 	int latency;
 	int all_api;                /* 1: every API call, trivial queries too (--all-api) */
+	struct kg_stack_config stacks; /* call stacks (--stacks) */
 	unsigned flush_ms;
 	double delay_s, duration_s;
 	int profiler_api_range;
@@ -297,6 +299,21 @@ static void skip_trivial_api(void)
 				       "cuStreamGetCaptureInfo");
 }
 
+/* Calls the trace leaves out get no stack either. */
+static int untraced_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (g.all_api)
+		return 0;
+	const CUpti_CallbackId *list = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? trivial_runtime
+									     : trivial_driver;
+	size_t n = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? COUNT(trivial_runtime)
+							 : COUNT(trivial_driver);
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == cbid)
+			return 1;
+	return 0;
+}
+
 /* Switch the traced kinds on or off; returns 0 or a CUPTI error (only when switching on). */
 static CUptiResult set_capture(int on, const char *why)
 {
@@ -333,6 +350,10 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 				  CUpti_CallbackId cbid, const void *data)
 {
 	const CUpti_CallbackData *cb = data;
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return;
+	if (g.capturing)
+		stacks_on_api(domain, cbid, cb);
 	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || !g.profiler_api_range)
 		return;
 	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart && cb->callbackSite == CUPTI_API_EXIT)
@@ -385,6 +406,7 @@ static void *flusher_main(void *arg)
 			set_capture(0, "duration elapsed");
 		}
 		cuptiActivityFlushAll(0);
+		stacks_drain(&g.spool);
 	}
 	return NULL;
 }
@@ -515,6 +537,19 @@ static void sync_current_context(void)
 	dlclose(cuda);
 }
 
+/* What the stacks cost in the trace, and what did not fit. */
+static void report_stacks(void)
+{
+	if (g.stacks.mode == KG_STACKS_OFF)
+		return;
+	uint64_t stacks = 0, calls = 0, lost = 0;
+	stacks_counts(&stacks, &calls, &lost);
+	status(lost ? KG_STATUS_WARNING : KG_STATUS_INFO,
+	       "call stacks: %llu calls, %llu distinct stacks, %llu calls without a stack "
+	       "(tables full)",
+	       (unsigned long long)calls, (unsigned long long)stacks, (unsigned long long)lost);
+}
+
 /* The spool's last record: its absence tells the importer the process died. */
 static void write_end_record(void)
 {
@@ -542,6 +577,8 @@ static void at_exit(void)
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (g.flusher_started)
 		pthread_join(g.flusher, NULL);
+	stacks_drain(&g.spool);
+	report_stacks();
 
 	write_end_record();
 	if (g.pool.late)
@@ -554,6 +591,7 @@ static void at_exit(void)
 /* A forked child that does not exec must not write into its parent's spool. */
 static void atfork_child(void)
 {
+	stacks_disable();
 	if (g.active) {
 		g.active = 0;
 		if (g.spool.fd >= 0)
@@ -584,6 +622,15 @@ static int setup_cupti(void)
 	if (res != CUPTI_SUCCESS) {
 		status(KG_STATUS_ERROR, "CUPTI refused the buffer callbacks: %s", cupti_error(res));
 		return -1;
+	}
+	if (g.stacks.mode != KG_STACKS_OFF) {
+		g.stacks.untraced = untraced_api;
+		if (stacks_init(&g.stacks, &g.spool) < 0) {
+			status(KG_STATUS_WARNING, "no call stacks: cannot allocate their tables");
+			g.stacks.mode = KG_STACKS_OFF;
+		} else {
+			stacks_subscribe(g.subscriber);
+		}
 	}
 	if (g.profiler_api_range) {
 		cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
@@ -622,6 +669,15 @@ static void read_settings(void)
 	g.latency = (int)env_long("KGANTT_LATENCY", g.mode == KG_MODE_FULL, 0, 1);
 	g.all_api = (int)env_long("KGANTT_ALL_API", 0, 0, 1);
 	g.flush_ms = (unsigned)env_long("KGANTT_FLUSH_MS", 500, 10, 60000);
+	const char *stacks = getenv("KGANTT_STACKS");
+	g.stacks.mode = g.mode != KG_MODE_FULL       ? KG_STACKS_OFF
+			: !stacks || !*stacks        ? KG_STACKS_WAITS
+			: !strcmp(stacks, "off")     ? KG_STACKS_OFF
+			: !strcmp(stacks, "all")     ? KG_STACKS_ALL
+						     : KG_STACKS_WAITS;
+	g.stacks.launch_first = (unsigned)env_long("KGANTT_STACK_FIRST", 8, 0, 1000000);
+	g.stacks.launch_every = (unsigned)env_long("KGANTT_STACK_EVERY", 64, 1, 1000000000);
+	g.stacks.max_depth = (unsigned)env_long("KGANTT_STACK_DEPTH", 64, 1, 128);
 	g.delay_s = env_double("KGANTT_DELAY", 0);
 	g.duration_s = env_double("KGANTT_DURATION", 0);
 	const char *range = getenv("KGANTT_CAPTURE_RANGE");

@@ -45,6 +45,11 @@ enum kg_raw_type {
 	KG_RAW_DROPPED = 14,
 	KG_RAW_CAPTURE = 15, /* capture window switched on or off */
 	KG_RAW_END = 16,     /* clean end: absent when the program died */
+	KG_RAW_STACK_SETTINGS = 17, /* how call stacks are taken (record --stacks) */
+	KG_RAW_MODULE = 18,  /* a loaded executable or shared library */
+	KG_RAW_STACK = 19,   /* one distinct call stack */
+	KG_RAW_CALLSITES = 20, /* API calls (correlation ids) and their stacks */
+	KG_RAW_PYCODE = 21,  /* a Python code object that appears in stacks */
 	KG_RAW_TYPE_MAX
 };
 
@@ -234,6 +239,71 @@ struct kg_raw_end {
 	uint64_t records;
 	uint64_t incomplete_records;
 	uint64_t late_buffers; /* buffers CUPTI asked for after the pre-allocated pool ran out */
+};
+
+/* ------------------------------------------------------------------ call stacks
+ * Stacks are taken in the program (recorder/stacks.c) as raw instruction addresses and
+ * Python (code, instruction offset) pairs, deduplicated there, and symbolised by the
+ * importer from the module records and the files they name, after the program ended. */
+
+enum kg_stack_mode { KG_STACKS_OFF = 0, KG_STACKS_WAITS = 1, KG_STACKS_ALL = 2 };
+
+struct kg_raw_stack_settings {
+	struct kg_raw_hdr h;
+	uint32_t mode;          /* enum kg_stack_mode */
+	uint32_t launch_first;  /* waits mode: the first N launches of each kernel get a stack */
+	uint32_t launch_every;  /* ... then one launch in this many */
+	uint32_t max_depth;     /* native frames kept, innermost first */
+	uint32_t python_str;    /* what the Python frame reader found ("CPython 3.12.3", why not) */
+	int32_t python;         /* 1 Python frames read, 0 not a Python program, -1 unreadable */
+	uint32_t python_version; /* major << 8 | minor, 0 none */
+	uint32_t pad;
+};
+
+struct kg_raw_module {
+	struct kg_raw_hdr h;
+	uint64_t base;          /* load bias: file address = runtime address - base */
+	uint64_t low, high;     /* runtime addresses covered by its loaded segments */
+	uint32_t path_str;
+	uint32_t build_id_len;  /* bytes of build_id used (GNU build id), 0 none */
+	uint8_t build_id[32];
+};
+
+struct kg_raw_pyframe {
+	uint32_t code;          /* KG_RAW_PYCODE id, 0 unreadable */
+	int32_t lasti;          /* byte offset of the instruction in progress, -1 unknown */
+};
+
+/* Followed by n_native uint64_t return addresses (innermost first; the first is the
+ * calling instruction itself) and n_python struct kg_raw_pyframe (innermost first). */
+struct kg_raw_stack {
+	struct kg_raw_hdr h;
+	uint32_t id;            /* 1, 2, ... per process */
+	uint32_t flags;         /* enum kg_stack_flags (util/stack_flags.h) */
+	uint16_t n_native, n_python;
+	uint32_t pad;
+};
+
+struct kg_raw_callsite {
+	uint32_t correlation;   /* the API call (CUPTI correlation id) */
+	uint32_t stack;         /* KG_RAW_STACK id */
+};
+
+/* Followed by count struct kg_raw_callsite. */
+struct kg_raw_callsites {
+	struct kg_raw_hdr h;
+	uint32_t count;
+	uint32_t pad;
+};
+
+/* Followed by linetable_len bytes of the code object's co_linetable (padded to 8). */
+struct kg_raw_pycode {
+	struct kg_raw_hdr h;
+	uint32_t id;
+	uint32_t filename_str, qualname_str;
+	int32_t firstlineno;
+	uint32_t linetable_len;
+	uint32_t pad;
 };
 
 #endif

@@ -20,6 +20,9 @@
 
 struct kg_report_opts {
 	int top;                  /* kernel names shown; 0 = all */
+	int finding_sites;        /* call sites shown under each finding (default 3) */
+	int sites;                /* the call-site table: how many rows, 0 = no table (text);
+				   * JSON always lists every site */
 	int color;                /* ANSI bold/red/yellow (text only) */
 	const char *const *overrides; /* the --set assignments, for the JSON's record */
 	int n_overrides;
@@ -41,6 +44,7 @@ void report_text_gpus(FILE *f, const struct kg_analysis *a, const struct kg_repo
 void report_text_streams(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_kernels(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_findings(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 
 /* ---------------------------------------------------------------- formatting helpers */
 

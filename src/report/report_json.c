@@ -69,6 +69,8 @@ static void json_trace(struct jw *w, const struct kg_analysis *a, const struct k
 	kv_int(w, "memsets", (long long)kinds[KG_OP_MEMSET]);
 	kv_opt_int(w, "api_calls", m->has_api, m->n_apis);
 	kv_int(w, "dropped_records", (long long)m->dropped);
+	kv_bool(w, "stacks", a->has_stacks);
+	kv_str(w, "stack_note", m->stack_note);
 	json_window(w, o);
 	j_key(w, "notes");
 	j_aopen(w);
@@ -317,6 +319,84 @@ static void json_evidence(struct jw *w, const struct kg_analysis *a, const struc
 	j_close(w);
 }
 
+static const char *const frame_kinds[] = {"native", "python", "operator", "annotation"};
+
+static void json_frame(struct jw *w, const struct kg_model *m, const struct kg_frame *fr)
+{
+	j_open(w);
+	kv_str(w, "kind", fr->kind < 4 ? frame_kinds[fr->kind] : "native");
+	kv_text(w, "function", m, fr->function);
+	kv_text(w, "file", m, fr->file);
+	kv_opt_int(w, "line", fr->line > 0, fr->line);
+	kv_text(w, "module", m, fr->module);
+	j_close(w);
+}
+
+/* A site: its parts, and the whole stack of one of its calls, innermost first. */
+static void json_site_body(struct jw *w, const struct kg_analysis *a, const struct kg_site *s)
+{
+	const struct kg_model *m = a->m;
+	kv_str(w, "label", s->label);
+	kv_text(w, "api", m, s->api_name);
+	j_key(w, "operator");
+	if (s->op[0])
+		j_str(w, s->op);
+	else
+		j_null(w);
+	j_key(w, "frame");
+	if (s->user_frame != KG_NONE)
+		json_frame(w, m, &m->frames[s->user_frame]);
+	else
+		j_null(w);
+	const struct kg_stack *st = &m->stacks[s->stack];
+	kv_bool(w, "partial", (st->flags & KG_STACK_PARTIAL) != 0);
+	kv_bool(w, "truncated", (st->flags & KG_STACK_TRUNCATED) != 0);
+	kv_bool(w, "python_unreadable", (st->flags & KG_STACK_NO_PYTHON) != 0);
+	j_key(w, "stack");
+	j_aopen(w);
+	for (uint32_t k = 0; k < st->n_frames; k++)
+		json_frame(w, m, &m->frames[st->first_frame + k]);
+	j_aclose(w);
+}
+
+static void json_finding_sites(struct jw *w, const struct kg_analysis *a,
+			       const struct kg_finding *f)
+{
+	double total = f->sited_ns + f->unsited_ns;
+	kv_int(w, "sited_ns", llround(f->sited_ns));
+	kv_int(w, "unsited_ns", llround(f->unsited_ns));
+	j_key(w, "sites");
+	j_aopen(w);
+	for (int k = 0; k < f->n_sites; k++) {
+		j_open(w);
+		kv_int(w, "site", f->sites[k].site + 1);
+		kv_num(w, "share", total > 0 ? f->sites[k].ns / total : 0);
+		kv_int(w, "gain_ns", llround(f->sites[k].ns));
+		json_site_body(w, a, &a->sites[f->sites[k].site]);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+static void json_sites(struct jw *w, const struct kg_analysis *a)
+{
+	j_key(w, "sites");
+	j_aopen(w);
+	for (uint32_t i = 0; i < a->n_sites; i++) {
+		const struct kg_site *s = &a->sites[i];
+		if (s->ns <= 0)
+			break; /* sorted: the rest are sites of no finding */
+		j_open(w);
+		kv_int(w, "site", i + 1);
+		kv_int(w, "gain_ns", llround(s->ns));
+		kv_pct(w, "gain_pct", s->ns, (double)a->span);
+		kv_int(w, "findings", s->findings);
+		json_site_body(w, a, s);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
 static void json_finding(struct jw *w, const struct kg_analysis *a, uint32_t i)
 {
 	const struct kg_finding *f = &a->findings[i];
@@ -334,6 +414,7 @@ static void json_finding(struct jw *w, const struct kg_analysis *a, uint32_t i)
 	kv_time(w, "end_ns", f->end);
 	kv_opt_int(w, "gpu", f->gpu != KG_NONE, f->gpu);
 	kv_str(w, "figures", f->figures);
+	json_finding_sites(w, a, f);
 	j_key(w, "evidence");
 	j_aopen(w);
 	for (int k = 0; k < f->n_evidence && k < KG_MAX_EVIDENCE; k++)
@@ -365,6 +446,7 @@ int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opt
 	json_streams(&w, a);
 	json_kernels(&w, a, o);
 	json_findings(&w, a);
+	json_sites(&w, a);
 	j_close(&w);
 	return jw_end(&w) < 0 ? -EIO : 0;
 }

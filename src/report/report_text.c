@@ -569,6 +569,8 @@ void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_re
 	      fmt_duration(a->span, d), o->windowed ? " in the window" : "");
 	header_counts(f, m);
 	header_losses(f, m, o);
+	if (m->stack_note[0])
+		field(f, "stacks", "%s", m->stack_note);
 	for (int i = 0; i < m->n_notes; i++)
 		field(f, i ? "" : "notes", "%s", m->notes[i]);
 }
@@ -868,6 +870,40 @@ static void finding_gain(FILE *f, const struct kg_finding *fd)
 	wrap(f, 3, "gain", line);
 }
 
+/* "88% (12.3 ms)  train.py:27 in epoch → aten::item → cudaStreamSynchronize" per site. */
+static void finding_sites(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd,
+			  int max)
+{
+	char line[600], g[32];
+	double total = fd->sited_ns + fd->unsited_ns;
+	if (!a->has_stacks || total <= 0 || max <= 0)
+		return;
+	int shown = 0;
+	for (int k = 0; k < fd->n_sites && k < max; k++) {
+		const struct kg_site *s = &a->sites[fd->sites[k].site];
+		snprintf(line, sizeof(line), "%.0f%% (%s) at %s", 100.0 * fd->sites[k].ns / total,
+			 fmt_duration((int64_t)llround(fd->sites[k].ns), g), s->label);
+		wrap(f, 3, shown++ ? "" : "where", line);
+	}
+	double rest = total - fd->unsited_ns;
+	for (int k = 0; k < fd->n_sites && k < max; k++)
+		rest -= fd->sites[k].ns;
+	if (rest > total * 0.005) {
+		snprintf(line, sizeof(line), "%.0f%% (%s) at %d other sites", 100.0 * rest / total,
+			 fmt_duration((int64_t)llround(rest), g), fd->n_sites - max);
+		if (fd->n_sites >= KG_MAX_FINDING_SITES)
+			snprintf(line, sizeof(line), "%.0f%% (%s) at other sites (kgantt report --sites)",
+				 100.0 * rest / total, fmt_duration((int64_t)llround(rest), g));
+		wrap(f, 3, shown++ ? "" : "where", line);
+	}
+	if (fd->unsited_ns > total * 0.005) {
+		snprintf(line, sizeof(line), "%.0f%% (%s) from calls recorded without a stack",
+			 100.0 * fd->unsited_ns / total,
+			 fmt_duration((int64_t)llround(fd->unsited_ns), g));
+		wrap(f, 3, shown++ ? "" : "where", line);
+	}
+}
+
 static void finding_block(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o,
 			  uint32_t i)
 {
@@ -884,6 +920,7 @@ static void finding_block(FILE *f, const struct kg_analysis *a, const struct kg_
 			appendf(line, sizeof(line), " on GPU %" PRIu32, fd->gpu);
 		wrap(f, 3, "when", line);
 	}
+	finding_sites(f, a, fd, o->finding_sites);
 	for (int k = 0; k < fd->n_evidence && k < KG_MAX_EVIDENCE; k++)
 		evidence_line(f, a, &fd->evidence[k], k ? "" : "evidence");
 	if (fd->explanation[0])
@@ -914,6 +951,40 @@ void report_text_findings(FILE *f, const struct kg_analysis *a, const struct kg_
 		   "up.\n");
 }
 
+/* ---------------------------------------------------------------- 6. call sites */
+
+void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
+{
+	char g[32], p[16], n[16];
+	if (o->sites <= 0)
+		return;
+	heading(f, o, "Call sites, ranked by the gain of the findings they cause");
+	if (!a->has_stacks) {
+		fprintf(f, "  the trace has no call stacks (kgantt record takes them in full mode; "
+			   "torch.profiler with_stack=True)\n");
+		return;
+	}
+	if (!a->n_sites || a->sites[0].ns <= 0) {
+		fprintf(f, "  no finding is placed at a call site\n");
+		return;
+	}
+	fprintf(f, "  %-4s %10s %7s %8s  %s\n", "#", "gain", "span", "findings", "site");
+	for (uint32_t i = 0; i < a->n_sites && i < (uint32_t)o->sites && a->sites[i].ns > 0; i++) {
+		const struct kg_site *s = &a->sites[i];
+		snprintf(n, sizeof(n), "%" PRIu32, i + 1);
+		fprintf(f, "  ");
+		report_cell(f, n, 4, 0);
+		report_cell(f, fmt_duration((int64_t)llround(s->ns), g), 11, 1);
+		report_cell(f, fmt_pct(s->ns, (double)a->span, p), 8, 1);
+		snprintf(n, sizeof(n), "%" PRIu32, s->findings);
+		report_cell(f, n, 9, 1);
+		fputs("  ", f);
+		report_wrap(f, 38, s->label);
+	}
+	fprintf(f, "  gain: the share of each finding's estimated gain caused by calls from that "
+		   "site, summed over findings\n");
+}
+
 int report_text(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
 {
 	report_text_header(f, a, o);
@@ -921,5 +992,6 @@ int report_text(FILE *f, const struct kg_analysis *a, const struct kg_report_opt
 	report_text_streams(f, a, o);
 	report_text_kernels(f, a, o);
 	report_text_findings(f, a, o);
+	report_text_sites(f, a, o);
 	return ferror(f) ? -EIO : 0;
 }

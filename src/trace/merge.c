@@ -22,23 +22,32 @@ struct table_map {
 	const char *times;     /* columns holding timestamps, " a b " */
 	const char *strings;   /* columns holding string ids */
 	int has_id;            /* an id INTEGER PRIMARY KEY: renumbered */
+	const char *stacks;    /* columns holding stack ids: moved past the output's */
+	const char *process;   /* how a row finds its process, when it has no column */
 };
 
 static const struct table_map tables[] = {
-	{"processes", " start_ns end_ns ", "", 0},
-	{"messages", " ts ", "", 0},
-	{"devices", "", "", 0},
-	{"contexts", "", "", 0},
-	{"streams", "", "", 0},
-	{"kernels", " queued submitted start end ", " name demangled ", 1},
-	{"memcpys", " start end ", "", 1},
-	{"memsets", " start end ", "", 1},
-	{"syncs", " start end ", "", 1},
-	{"api_calls", " start end ", " name ", 1},
-	{"nvtx", " start end ", " domain name ", 1},
-	{"overheads", " start end ", "", 0},
-	{"dropped", " ts ", "", 0},
-	{"captures", " ts ", "", 0},
+	{.name = "processes", .times = " start_ns end_ns "},
+	{.name = "messages", .times = " ts "},
+	{.name = "devices"},
+	{.name = "contexts"},
+	{.name = "streams"},
+	{.name = "kernels", .times = " queued submitted start end ", .strings = " name demangled ",
+	 .has_id = 1},
+	{.name = "memcpys", .times = " start end ", .has_id = 1},
+	{.name = "memsets", .times = " start end ", .has_id = 1},
+	{.name = "syncs", .times = " start end ", .has_id = 1},
+	{.name = "api_calls", .times = " start end ", .strings = " name ", .has_id = 1},
+	{.name = "nvtx", .times = " start end ", .strings = " domain name ", .has_id = 1},
+	{.name = "overheads", .times = " start end "},
+	{.name = "dropped", .times = " ts "},
+	{.name = "captures", .times = " ts "},
+	{.name = "stack_settings"},
+	{.name = "modules"},
+	{.name = "stacks", .stacks = " id "},
+	{.name = "stack_frames", .strings = " function file module ", .stacks = " stack ",
+	 .process = " JOIN src.stacks k ON k.id = t.stack JOIN pm ON pm.old = k.process"},
+	{.name = "api_stacks", .stacks = " stack "},
 };
 
 struct merger {
@@ -200,10 +209,13 @@ static int copy_table(struct merger *g, const struct table_map *t)
 		else if (!strcmp(t->name, "processes") && !strcmp(c, "realtime_offset_ns"))
 			rc = appendf(exprs, sizeof(exprs), &el, "%st.realtime_offset_ns - pm.shift%s",
 				     el ? ", " : "", "");
-		else if (has_word(t->times, c))
+		else if (t->stacks && has_word(t->stacks, c))
+			rc = appendf(exprs, sizeof(exprs), &el, "%st.\"%s\" + (SELECT off FROM km)",
+				     el ? ", " : "", c);
+		else if (t->times && has_word(t->times, c))
 			rc = appendf(exprs, sizeof(exprs), &el, "%st.\"%s\" + pm.shift", el ? ", " : "",
 				     c);
-		else if (has_word(t->strings, c)) {
+		else if (t->strings && has_word(t->strings, c)) {
 			snprintf(alias, sizeof(alias), "s%d", nstr++);
 			rc = appendf(exprs, sizeof(exprs), &el, "%s%s.new", el ? ", " : "", alias);
 			if (!rc) {
@@ -223,10 +235,9 @@ static int copy_table(struct merger *g, const struct table_map *t)
 	}
 	if (!cl)
 		return 0; /* a table the input does not have */
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO main.\"%s\"(%s) SELECT %s FROM src.\"%s\" t JOIN pm ON pm.old = "
-		 "t.process%s",
-		 t->name, cols, exprs, t->name, joins);
+	snprintf(sql, sizeof(sql), "INSERT INTO main.\"%s\"(%s) SELECT %s FROM src.\"%s\" t%s%s",
+		 t->name, cols, exprs, t->name,
+		 t->process ? t->process : " JOIN pm ON pm.old = t.process", joins);
 	return exec(g, sql, t->name);
 }
 
@@ -255,10 +266,17 @@ static int merge_one(struct merger *g, const char *path)
 		rc = map_processes(g);
 	if (!rc)
 		rc = map_strings(g);
+	/* stack ids of this input go on after the output's */
+	if (!rc)
+		rc = exec(g,
+			  "DROP TABLE IF EXISTS temp.km; CREATE TEMP TABLE km AS "
+			  "SELECT COALESCE(MAX(id), 0) AS off FROM main.stacks",
+			  "stacks");
 	for (size_t i = 0; !rc && i < sizeof(tables) / sizeof(tables[0]); i++)
 		rc = copy_table(g, &tables[i]);
 	if (!rc)
-		rc = exec(g, "DROP TABLE temp.pm; DROP TABLE temp.sm; COMMIT", "commit");
+		rc = exec(g, "DROP TABLE temp.pm; DROP TABLE temp.sm; DROP TABLE temp.km; COMMIT",
+			  "commit");
 	else
 		sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
 	if (sqlite3_exec(g->db, "DETACH src", NULL, NULL, NULL) != SQLITE_OK && !rc)

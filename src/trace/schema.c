@@ -72,6 +72,18 @@ const char kg_schema_sql[] =
 	"CREATE TABLE dropped(process INTEGER, ts INTEGER, context INTEGER,\n"
 	"  stream INTEGER, total INTEGER);\n"
 	"CREATE TABLE captures(process INTEGER, ts INTEGER, active INTEGER, why TEXT);\n"
+	/* Call stacks: where the program made its API calls (record --stacks). */
+	"CREATE TABLE stack_settings(process INTEGER PRIMARY KEY, mode TEXT,\n"
+	"  launch_first INTEGER, launch_every INTEGER, max_depth INTEGER, python TEXT);\n"
+	"CREATE TABLE modules(process INTEGER, path TEXT, build_id TEXT, base INTEGER,\n"
+	"  low INTEGER, high INTEGER, symbols TEXT);\n"
+	"CREATE TABLE stacks(id INTEGER PRIMARY KEY, process INTEGER, flags INTEGER,\n"
+	"  depth INTEGER);\n"
+	"CREATE TABLE stack_frames(stack INTEGER, depth INTEGER, kind INTEGER,\n"
+	"  function INTEGER, file INTEGER, line INTEGER, module INTEGER, address INTEGER,\n"
+	"  PRIMARY KEY(stack, depth)) WITHOUT ROWID;\n"
+	"CREATE TABLE api_stacks(process INTEGER, correlation INTEGER, stack INTEGER,\n"
+	"  PRIMARY KEY(process, correlation)) WITHOUT ROWID;\n"
 	/* Enumerations: the trace explains its own codes to anyone with the sqlite3 shell. */
 	"CREATE TABLE enum_copy_kind(code INTEGER PRIMARY KEY, name TEXT);\n"
 	"INSERT INTO enum_copy_kind VALUES(0,'unknown'),(1,'HtoD'),(2,'DtoH'),(3,'HtoA'),\n"
@@ -90,6 +102,11 @@ const char kg_schema_sql[] =
 	"  (2,'cooperative_multi_device'),(3,'cbl_commandlist');\n"
 	"CREATE TABLE enum_api_domain(code INTEGER PRIMARY KEY, name TEXT);\n"
 	"INSERT INTO enum_api_domain VALUES(1,'runtime'),(2,'driver');\n"
+	"CREATE TABLE enum_frame_kind(code INTEGER PRIMARY KEY, name TEXT);\n"
+	"INSERT INTO enum_frame_kind VALUES(0,'native'),(1,'python'),(2,'operator'),\n"
+	"  (3,'annotation');\n"
+	"CREATE TABLE enum_stack_flags(code INTEGER PRIMARY KEY, name TEXT);\n"
+	"INSERT INTO enum_stack_flags VALUES(1,'partial'),(2,'truncated'),(4,'no_python');\n"
 	"CREATE TABLE enum_stream_flags(code INTEGER PRIMARY KEY, name TEXT);\n"
 	"INSERT INTO enum_stream_flags VALUES(0,'unknown'),(1,'default'),(2,'non_blocking'),\n"
 	"  (3,'null');\n"
@@ -111,7 +128,15 @@ const char kg_schema_sql[] =
 	"CREATE VIEW api AS SELECT a.id, a.process, a.thread, e.name AS domain, s.text AS name,\n"
 	"  a.start, a.end, a.end - a.start AS duration_ns, a.correlation, a.return_value\n"
 	"  FROM api_calls a LEFT JOIN strings s ON s.id = a.name\n"
-	"  LEFT JOIN enum_api_domain e ON e.code = a.domain;\n";
+	"  LEFT JOIN enum_api_domain e ON e.code = a.domain;\n"
+	"CREATE VIEW call_stacks AS SELECT a.id AS api_id, a.process, n.text AS api,\n"
+	"  a.start, f.depth, k.name AS kind, fn.text AS function, fl.text AS file, f.line,\n"
+	"  md.text AS module FROM api_calls a\n"
+	"  JOIN api_stacks x ON x.process = a.process AND x.correlation = a.correlation\n"
+	"  JOIN stack_frames f ON f.stack = x.stack\n"
+	"  LEFT JOIN strings n ON n.id = a.name LEFT JOIN enum_frame_kind k ON k.code = f.kind\n"
+	"  LEFT JOIN strings fn ON fn.id = f.function LEFT JOIN strings fl ON fl.id = f.file\n"
+	"  LEFT JOIN strings md ON md.id = f.module;\n";
 
 /* Created after the bulk insert: building an index once is far cheaper than keeping it
  * up to date row by row. */

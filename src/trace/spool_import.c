@@ -15,6 +15,7 @@
 #include "recorder/raw_format.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
+#include "trace/stack_import.h"
 #include "util/demangle.h"
 
 enum {
@@ -160,8 +161,7 @@ int import_commit(struct kg_import *im)
 
 /* ------------------------------------------------------------------ strings */
 
-/* Global id of a text, inserted into the strings table the first time it is seen. */
-static int64_t global_string(struct kg_import *im, const char *text)
+int64_t import_string(struct kg_import *im, const char *text)
 {
 	if (!text)
 		return 0;
@@ -201,7 +201,7 @@ static int64_t demangled_id(struct kg_import *im, int64_t name_id)
 	if (!im->demangled[name_id]) {
 		const char *name = strtab_get(&im->strings, (uint32_t)name_id);
 		char *dem = demangle(name);
-		int64_t id = dem ? global_string(im, dem) : name_id;
+		int64_t id = dem ? import_string(im, dem) : name_id;
 		free(dem);
 		if (id < 0)
 			return id;
@@ -226,6 +226,7 @@ struct spool_reader {
 	uint64_t *open_keys;
 	int64_t *open_rows;
 	size_t open_cap, open_count;
+	struct kg_stack_import *stacks; /* made at the first stack record */
 };
 
 static int64_t spool_str(struct spool_reader *r, uint32_t sid)
@@ -290,7 +291,7 @@ static int on_string(struct spool_reader *r, const struct kg_raw_string *s, size
 		r->smap = m;
 		r->smap_cap = cap;
 	}
-	int64_t g = global_string(r->im, s->text);
+	int64_t g = import_string(r->im, s->text);
 	if (g < 0)
 		return (int)g;
 	r->smap[s->id] = (uint32_t)g;
@@ -688,6 +689,42 @@ static int on_capture(struct spool_reader *r, const struct kg_raw_capture *c)
 	return step(r, ST_CAPTURE, "captures");
 }
 
+/* Stack records go to stack_import.c, which keeps them until the process is finished. */
+static int on_stack_record(struct spool_reader *r, const struct kg_raw_hdr *h)
+{
+	char why[256] = "";
+	if (!r->stacks && !(r->stacks = stack_import_new()))
+		return -ENOMEM;
+	int rc = 0;
+	switch (h->type) {
+	case KG_RAW_STACK_SETTINGS: {
+		const struct kg_raw_stack_settings *x = (const void *)h;
+		rc = stack_import_settings(r->stacks, x, spool_text(r, x->python_str));
+		break;
+	}
+	case KG_RAW_MODULE: {
+		const struct kg_raw_module *x = (const void *)h;
+		rc = stack_import_module(r->stacks, x, spool_text(r, x->path_str));
+		break;
+	}
+	case KG_RAW_PYCODE: {
+		const struct kg_raw_pycode *x = (const void *)h;
+		rc = stack_import_pycode(r->stacks, x, h->size, spool_text(r, x->filename_str),
+					 spool_text(r, x->qualname_str), why, sizeof(why));
+		break;
+	}
+	case KG_RAW_STACK:
+		rc = stack_import_stack(r->stacks, (const void *)h, h->size, why, sizeof(why));
+		break;
+	case KG_RAW_CALLSITES:
+		rc = stack_import_callsites(r->stacks, (const void *)h, h->size, why, sizeof(why));
+		break;
+	}
+	if (rc == -EINVAL)
+		return fail(r->im, rc, "'%s': at byte %zu: %s", r->path, r->off, why);
+	return rc;
+}
+
 static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
 	[KG_RAW_PROCESS] = sizeof(struct kg_raw_process),
 	[KG_RAW_STRING] = sizeof(struct kg_raw_string),
@@ -705,6 +742,11 @@ static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
 	[KG_RAW_DROPPED] = sizeof(struct kg_raw_dropped),
 	[KG_RAW_CAPTURE] = sizeof(struct kg_raw_capture),
 	[KG_RAW_END] = sizeof(struct kg_raw_end),
+	[KG_RAW_STACK_SETTINGS] = sizeof(struct kg_raw_stack_settings),
+	[KG_RAW_MODULE] = sizeof(struct kg_raw_module),
+	[KG_RAW_STACK] = sizeof(struct kg_raw_stack),
+	[KG_RAW_CALLSITES] = sizeof(struct kg_raw_callsites),
+	[KG_RAW_PYCODE] = sizeof(struct kg_raw_pycode),
 };
 
 static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *ended,
@@ -735,6 +777,11 @@ static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *en
 	case KG_RAW_OVERHEAD: return on_overhead(r, (const void *)h);
 	case KG_RAW_DROPPED: return on_dropped(r, (const void *)h);
 	case KG_RAW_CAPTURE: return on_capture(r, (const void *)h);
+	case KG_RAW_STACK_SETTINGS:
+	case KG_RAW_MODULE:
+	case KG_RAW_STACK:
+	case KG_RAW_CALLSITES:
+	case KG_RAW_PYCODE: return on_stack_record(r, h);
 	case KG_RAW_END:
 		*ended = 1;
 		*end = (const void *)h;
@@ -748,6 +795,11 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 {
 	struct kg_import_process *p = r->proc;
 	sqlite3_stmt *st;
+	int src = stack_import_write(r->stacks, r->im, r->process);
+	if (src)
+		return src == -ENOMEM && !r->im->err[0]
+			       ? fail(r->im, src, "out of memory reading the stacks of '%s'", r->path)
+			       : src;
 	p->complete = ended;
 	p->end_ns = ended ? end->ts : r->last_ts;
 	if (ended && end->dropped_total > p->dropped)
@@ -854,6 +906,7 @@ int import_spool_file(struct kg_import *im, const char *path)
 	free(r.smap);
 	free(r.open_keys);
 	free(r.open_rows);
+	stack_import_free(r.stacks);
 	return rc;
 }
 

@@ -40,6 +40,7 @@ struct kg_import {
 	struct kg_import_process *procs;
 	size_t nprocs, procs_cap;
 	uint64_t strings_written;   /* strings already inserted into the table */
+	int64_t stacks_written;     /* stacks of the processes imported so far: ids go on */
 };
 
 int import_begin(struct kg_import *im, const char *out_path, const char *command);
@@ -48,6 +49,9 @@ int import_spool_file(struct kg_import *im, const char *spool_path);
 int import_spool_dir(struct kg_import *im, const char *dir, int *nfiles);
 int import_set_exit_status(struct kg_import *im, uint32_t pid, const char *status);
 int import_commit(struct kg_import *im);
+/* Global id of a text, inserted into the strings table the first time it is seen; 0 for
+ * NULL, negative on error. */
+int64_t import_string(struct kg_import *im, const char *text);
 void import_abort(struct kg_import *im);
 
 #endif

@@ -102,7 +102,7 @@ export_all() {
 		fail "export sqlite $n exited $?: $(cat "$WORK/err")"
 	[ "$(nops "$WORK/$n.kgt")" -eq "$want" ] || fail "$n: sqlite export has $(nops "$WORK/$n.kgt") ops, expected $want"
 	"$K" info "$WORK/$n.kgt" > "$WORK/info" || fail "info on the sqlite export of $n"
-	grep -q "kgantt-trace version 2" "$WORK/info" || fail "info on $n.kgt: $(cat "$WORK/info")"
+	grep -q "kgantt-trace version $(sed -n 's/^#define KG_TRACE_VERSION //p' src/trace/schema.h)" "$WORK/info" || fail "info on $n.kgt: $(cat "$WORK/info")"
 	echo "ok: $n csv, sqlite: $want ops"
 	ls "$WORK" | grep -q '\.tmp' && fail "$n: a temporary file was left behind"
 	return 0

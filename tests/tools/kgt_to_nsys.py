@@ -16,6 +16,14 @@ cluster columns in the kernel table, no eventId in NVTX_EVENTS, no copyCount...)
 What kgantt records and nsys does not export is dropped: kernels' queued/submitted times,
 hardware channels, the async flag of copies (nsys leaves it to the API name).
 
+Call stacks (a trace from `kgantt record --stacks`: tables stacks, stack_frames, api_stacks)
+become CUDA API backtraces as `nsys profile --cudabacktrace` exports them: the native frames
+of each call's stack, innermost first (stackDepth 0), in CUDA_CALLCHAINS, and the call's
+callchainId in CUPTI_ACTIVITY_KIND_RUNTIME (on the outer call of its correlation id). One
+callchain per call, so readers must find equal stacks themselves. nsys exports no source
+files or lines and no Python frames: those are dropped. A frame without a function is
+written unresolved, named by its address.
+
     kgt_to_nsys.py [--schema 3.28|3.16] [--scale N] [--kgt-copy T.kgt] TRACE.kgt[.xz] OUT.sqlite
 
 --scale N repeats the kernels and the API calls that launched them N times, shifted in
@@ -121,6 +129,14 @@ TARGET_INFO_GPU_316 = [
 ]
 TARGET_INFO_GPU_328 = TARGET_INFO_GPU_316 + [("numaNodeId", "INTEGER", "")]
 
+# The frames of CUDA API backtraces (--cudabacktrace); CUPTI_ACTIVITY_KIND_RUNTIME.callchainId
+# names one. Both layouts.
+CALLCHAINS = [
+    ("id", "INTEGER", NOT_NULL), ("symbol", "INTEGER", NOT_NULL), ("module", "INTEGER", NOT_NULL),
+    ("unresolved", "INTEGER", ""), ("originalIP", "INTEGER", ""), ("stackDepth", "INTEGER", NOT_NULL),
+]
+CALLCHAINS_KEY = "PRIMARY KEY (id, stackDepth)"
+
 CUDA_DEVICE = [
     ("gpuId", "INTEGER", ""), ("cudaId", "INTEGER", NOT_NULL), ("pid", "INTEGER", NOT_NULL),
     ("uuid", "TEXT", ""), ("numMultiprocessors", "INTEGER", ""),
@@ -222,8 +238,10 @@ EV_MARK, EV_PUSHPOP, EV_STARTEND, EV_DOMAIN = 34, 59, 60, 75
 INVALID = 0xFFFFFFFF  # CUPTI's "no stream/event" in synchronization records
 
 
-def create(db, table, columns):
+def create(db, table, columns, key=None):
     body = ",\n".join(f"    {c:<27} {t:<9} {k}".rstrip() for c, t, k in columns)
+    if key:
+        body += f",\n\n    {key}"
     db.execute(f"CREATE TABLE {table} (\n{body}\n)")
 
 
@@ -232,14 +250,14 @@ def insert(db, table, columns, rows):
     db.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
 
 
-def insert_lazily(db, table, columns, rows):
+def insert_lazily(db, table, columns, rows, key=None):
     """Creates the table with its first row: nsys creates tables lazily, so an export
     without copies has no CUPTI_ACTIVITY_KIND_MEMCPY at all."""
     rows = iter(rows)
     first = next(rows, None)
     if first is None:
         return
-    create(db, table, columns)
+    create(db, table, columns, key)
     insert(db, table, columns, [first])
     insert(db, table, columns, rows)
 
@@ -280,6 +298,11 @@ class Strings:
         if text not in self.ids:
             self.ids[text] = len(self.ids)  # nsys numbers its strings from 0
         return self.ids[text]
+
+
+def has_table(db, name):
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                      (name,)).fetchone() is not None
 
 
 def open_trace(path):
@@ -350,7 +373,9 @@ class Converter:
         self.kernels()
         self.memcpys()
         self.memsets()
+        self.read_stacks()
         self.apis()
+        self.callchains()
         self.syncs()
         self.nvtx()
         self.meta()
@@ -468,22 +493,63 @@ class Converter:
                         self.proc[proc][1], value or 0, nbytes, node, nsys_mem_kind(kind)))
         insert_lazily(self.db, "CUPTI_ACTIVITY_KIND_MEMSET", MEMSET, out)
 
+    def read_stacks(self):
+        """The native frames of each stack and the stack of each call, from a trace with
+        call stacks (none from older traces)."""
+        self.stack_frames, self.call_stack = {}, {}
+        self.chain_rows, self.chain_of = [], {}
+        if not all(has_table(self.src, t) for t in ("stacks", "stack_frames", "api_stacks")):
+            return
+        for stack, func, module, address in self.src.execute(
+                "SELECT stack, function, module, address FROM stack_frames WHERE kind = 0 "
+                "ORDER BY stack, depth"):
+            self.stack_frames.setdefault(stack, []).append((func, module, address))
+        self.call_stack = {(p, c): s for p, c, s in self.src.execute(
+            "SELECT process, correlation, stack FROM api_stacks WHERE correlation")
+            if s in self.stack_frames}
+
+    def chain(self, proc, corr):
+        """The callchain id of the call (proc, corr), its rows written on first use."""
+        key = (proc, corr)
+        if key not in self.chain_of:
+            chain = len(self.chain_of) + 1
+            self.chain_of[key] = chain
+            for depth, (func, module, address) in enumerate(
+                    self.stack_frames[self.call_stack[key]]):
+                name = self.name(func)
+                self.chain_rows.append((
+                    chain, self.sid(name or "0x%x" % ((address or 0) & 0xFFFFFFFFFFFFFFFF)),
+                    self.sid(self.name(module) or ""), None if name else 1, address, depth))
+        return self.chain_of[key]
+
     def apis(self):
         rows = self.src.execute(
-            "SELECT process, thread, domain, name, start, end, correlation, return_value "
+            "SELECT id, process, thread, domain, name, start, end, correlation, return_value "
             "FROM api_calls WHERE start IS NOT NULL ORDER BY id").fetchall()
+        # the backtrace goes on the outer call of a correlation id (the runtime call around
+        # the driver call it makes): the first to start
+        outer = {}
+        for rid, proc, _, _, _, start, _, corr, _ in rows:
+            key = (proc, corr)
+            if key in self.call_stack and (key not in outer or (start, rid) < outer[key][0]):
+                outer[key] = ((start, rid), rid)
+        outer = {rid for _, rid in outer.values()}
 
         def gen():
             for rep in range(self.scale):
                 dt, dc = rep * self.span, rep * (self.max_corr + 1)
-                for proc, thread, domain, name, start, end, corr, ret in rows:
+                for rid, proc, thread, domain, name, start, end, corr, ret in rows:
                     if rep and (proc, corr) not in self.kernel_corr:
                         continue  # --scale repeats kernel launches only
+                    chain = self.chain(proc, corr) if rid in outer else None
                     yield (self.t(start) + dt, self.t(end if end is not None else start) + dt,
                            1 if domain == 2 else 0, self.gtid(proc, thread),
                            corr + dc if corr is not None else None, self.sid(self.name(name)),
-                           ret or 0, None)
+                           ret or 0, chain)
         insert_lazily(self.db, "CUPTI_ACTIVITY_KIND_RUNTIME", RUNTIME, gen())
+
+    def callchains(self):
+        insert_lazily(self.db, "CUDA_CALLCHAINS", CALLCHAINS, self.chain_rows, CALLCHAINS_KEY)
 
     def syncs(self):
         cols = self.layout["sync"]

@@ -719,6 +719,360 @@ TEST(backtrace_rows_skipped)
 	unlink(path);
 }
 
+/* ------------------------------------------------------------------ CUDA API backtraces */
+
+/* CUDA_CALLCHAINS as the schema reference defines it, a few symbols and one callchain
+ * (id 7): the launch in libcudart, a mangled function of the program, main. */
+#define CALLCHAINS                                                                        \
+	"CREATE TABLE CUDA_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL,"     \
+	" module INTEGER NOT NULL, unresolved INTEGER, originalIP INTEGER,"              \
+	" stackDepth INTEGER NOT NULL, PRIMARY KEY (id, stackDepth));"                    \
+	"INSERT INTO StringIds VALUES (100001, 'cudaLaunchKernel'),"                      \
+	" (100002, '/usr/lib/x86_64-linux-gnu/libcudart.so.13'),"                         \
+	" (100003, '_Z10launch_allPfi'), (100004, '/work/copies'), (100005, 'main'),"    \
+	" (100006, '_ZN3app4stepEi'), (100007, '/usr/lib/x86_64-linux-gnu/libcuda.so.1'),"\
+	" (100008, '_Z3foov'), (100009, 'cuLaunchKernel'), (100010, '');"                 \
+	"INSERT INTO CUDA_CALLCHAINS VALUES (7, 100001, 100002, NULL, 385552, 0),"       \
+	" (7, 100003, 100004, NULL, 10816, 1), (7, 100005, 100004, NULL, 12056, 2);"
+
+/* The calls of one function in the export, as SQL. */
+#define CALLS_OF(fn)                                                                      \
+	" nameId = (SELECT id FROM StringIds WHERE value = '" fn "')"
+#define LAUNCHES CALLS_OF("cudaLaunchKernel_v7000")
+#define MEMCPYS CALLS_OF("cudaMemcpy_v3020")
+#define MEMSETS CALLS_OF("cudaMemset_v3020")
+
+static int64_t calls_named(const char *fn)
+{
+	char sql[256];
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM api_calls a JOIN strings s ON"
+				   " s.id = a.name WHERE s.text = '%s'", fn);
+	return kgt_int("copies_bad", sql);
+}
+
+/* Checks that the calls named fn all have one stack (returned), or none (KG_NONE). */
+static uint32_t stack_of_calls(const struct kg_model *m, const char *fn)
+{
+	uint32_t stack = KG_NONE, n = 0;
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		if (strcmp(model_text(m, m->apis[i].name), fn) != 0)
+			continue;
+		if (n++ == 0)
+			stack = m->apis[i].stack;
+		CHECK_EQ_INT(m->apis[i].stack, stack);
+	}
+	CHECK_EQ_INT(n, calls_named(fn));
+	return stack;
+}
+
+static uint32_t calls_with_stacks(const struct kg_model *m)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		n += m->apis[i].stack != KG_NONE;
+	return n;
+}
+
+/* Frame d of stack s is function@module, native, without file, line or address. */
+static void check_frame(const struct kg_model *m, uint32_t s, uint32_t d, const char *function,
+			const char *module)
+{
+	CHECK(s < m->n_stacks && d < m->stacks[s].n_frames);
+	const struct kg_frame *f = &m->frames[m->stacks[s].first_frame + d];
+	CHECK_EQ_STR(model_text(m, f->function), function);
+	CHECK_EQ_STR(model_text(m, f->module), module);
+	CHECK_EQ_INT(f->kind, KG_FRAME_NATIVE);
+	CHECK_EQ_INT(f->file, 0);
+	CHECK_EQ_INT(f->line, 0);
+	CHECK_EQ_INT(f->address, 0);
+}
+
+static void check_launch_stack(const struct kg_model *m, uint32_t s)
+{
+	CHECK_EQ_INT(m->stacks[s].n_frames, 3);
+	CHECK_EQ_INT(m->stacks[s].flags, 0);
+	check_frame(m, s, 0, "cudaLaunchKernel", "/usr/lib/x86_64-linux-gnu/libcudart.so.13");
+	check_frame(m, s, 1, "launch_all(float*, int)", "/work/copies"); /* demangled */
+	check_frame(m, s, 2, "main", "/work/copies");
+}
+
+/* Every launch names a callchain, half of them 7, half an equal copy of it (8): one
+ * stack, innermost frame first, for all of them; the kernels' launches carry it. */
+TEST(callchain_shared_by_many_calls)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		CALLCHAINS
+		"INSERT INTO CUDA_CALLCHAINS SELECT 8, symbol, module, unresolved, originalIP,"
+		" stackDepth FROM CUDA_CALLCHAINS WHERE id = 7;"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 7 + (rowid % 2) WHERE"
+		LAUNCHES ";");
+	struct loaded l;
+	load_ok(&l, path);
+	struct kg_model *m = &l.m;
+	CHECK_EQ_INT(m->n_stacks, 1);
+	CHECK_EQ_INT(m->n_frames, 3);
+	uint32_t s = stack_of_calls(m, "cudaLaunchKernel_v7000");
+	CHECK_EQ_INT(s, 0);
+	check_launch_stack(m, s);
+	CHECK_EQ_INT(m->stacks[s].process, 0);
+	CHECK_EQ_INT(calls_with_stacks(m), calls_named("cudaLaunchKernel_v7000"));
+	char note[128];
+	snprintf(note, sizeof(note), "Nsight Systems CUDA API backtraces (%lld calls)",
+		 (long long)calls_named("cudaLaunchKernel_v7000"));
+	CHECK_EQ_STR(m->stack_note, note);
+	CHECK_EQ_INT(m->n_notes, 0);
+	uint32_t kernels = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (m->ops[i].kind == KG_OP_KERNEL) {
+			kernels++;
+			CHECK_EQ_INT(m->apis[m->ops[i].api].stack, s);
+		}
+	CHECK(kernels > 0);
+	model_free(m);
+	unlink(path);
+}
+
+/* No stacks and no error: backtrace ids without a CUDA_CALLCHAINS table, a table without
+ * a callchainId column to name its chains (older layouts). A CUDA_CALLCHAINS without the
+ * columns that order its frames is named in a note. */
+TEST(callchains_missing_table_or_column)
+{
+	static const char *const cases[] = {
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 7 WHERE" LAUNCHES ";",
+		CALLCHAINS "ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME DROP COLUMN callchainId;",
+		CALLCHAINS "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 7 WHERE" LAUNCHES
+			   ";CREATE TABLE c AS SELECT id, symbol, module FROM CUDA_CALLCHAINS;"
+			   "DROP TABLE CUDA_CALLCHAINS; ALTER TABLE c RENAME TO CUDA_CALLCHAINS;",
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *path = altered(nsys_file("copies_bad", "3.28"), cases[i]);
+		struct loaded l;
+		load_ok(&l, path);
+		CHECK_EQ_INT(l.m.n_stacks, 0);
+		CHECK_EQ_INT(calls_with_stacks(&l.m), 0);
+		CHECK_EQ_STR(l.m.stack_note, "");
+		CHECK_EQ_INT(l.m.n_apis, kgt_int("copies_bad", "SELECT COUNT(*) FROM api_calls"));
+		CHECK_EQ_INT(l.m.n_notes, i == 2);
+		if (i == 2)
+			CHECK(has_note(&l.m, "CUDA_CALLCHAINS has no column 'stackDepth'"));
+		model_free(&l.m);
+		unlink(path);
+	}
+}
+
+/* Frames without symbols or modules (NULL where nsys's schema says NOT NULL, an empty
+ * string, an id StringIds lacks) are kept, unnamed or named by their address. */
+TEST(callchain_null_symbol)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		CALLCHAINS LOOSEN("CUDA_CALLCHAINS")
+		"INSERT INTO CUDA_CALLCHAINS VALUES (9, NULL, NULL, NULL, NULL, 0),"
+		" (9, NULL, 100004, NULL, 4200971, 1), (9, 999999, 100010, NULL, NULL, 2),"
+		" (9, 100010, 100004, NULL, NULL, 3), (9, 100005, 100004, NULL, 1234, 4);"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 9 WHERE" MEMCPYS ";");
+	struct loaded l;
+	load_ok(&l, path);
+	uint32_t s = stack_of_calls(&l.m, "cudaMemcpy_v3020");
+	CHECK(s != KG_NONE);
+	CHECK_EQ_INT(l.m.stacks[s].n_frames, 5);
+	check_frame(&l.m, s, 0, "", "");
+	check_frame(&l.m, s, 1, "0x401a0b", "/work/copies");
+	check_frame(&l.m, s, 2, "", "");
+	check_frame(&l.m, s, 3, "", "/work/copies");
+	check_frame(&l.m, s, 4, "main", "/work/copies");
+	CHECK(has_note(&l.m, "1 names refer to ids missing from StringIds"));
+	model_free(&l.m);
+	unlink(path);
+}
+/* A symbol nsys could not resolve is kept as written (not demangled); without one, the
+ * frame is named by its instruction pointer. Resolved symbols are demangled. */
+TEST(callchain_unresolved_symbols)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		CALLCHAINS LOOSEN("CUDA_CALLCHAINS")
+		"INSERT INTO CUDA_CALLCHAINS VALUES (10, 100008, 100007, 1, 139637976727552, 0),"
+		" (10, NULL, 100007, 1, 139637976731648, 1), (10, 100008, 100004, 0, 4096, 2),"
+		" (10, 100006, 100004, NULL, 8192, 3);"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 10 WHERE" MEMSETS ";");
+	struct loaded l;
+	load_ok(&l, path);
+	uint32_t s = stack_of_calls(&l.m, "cudaMemset_v3020");
+	CHECK(s != KG_NONE);
+	CHECK_EQ_INT(l.m.stacks[s].n_frames, 4);
+	check_frame(&l.m, s, 0, "_Z3foov", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	check_frame(&l.m, s, 1, "0x7f0000001000", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	check_frame(&l.m, s, 2, "foo()", "/work/copies");
+	check_frame(&l.m, s, 3, "app::step(int)", "/work/copies");
+	CHECK_EQ_INT(l.m.n_notes, 0);
+	model_free(&l.m);
+	unlink(path);
+}
+
+/* Depth is bounded by MAX_FRAMES (128), never by the file: 200 frames keep the innermost
+ * 128, one frame at depth 4e12 is cut without allocating for it, gaps close up. */
+TEST(callchain_depth_capped)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		CALLCHAINS
+		"WITH RECURSIVE d(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM d WHERE n < 199)"
+		" INSERT INTO CUDA_CALLCHAINS SELECT 11, CASE WHEN n = 0 THEN 100001"
+		" ELSE 100005 END, 100004, NULL, 4096 + n, n FROM d;"
+		"INSERT INTO CUDA_CALLCHAINS VALUES (12, 100001, 100002, NULL, 1, 0),"
+		" (12, 100005, 100004, NULL, 2, 4000000000000),"
+		" (13, 100001, 100002, NULL, 1, 0), (13, 100003, 100004, NULL, 2, 5),"
+		" (13, 100005, 100004, NULL, 3, 9);"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 11 WHERE" LAUNCHES ";"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 12 WHERE" MEMCPYS ";"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 13 WHERE" MEMSETS ";");
+	struct loaded l;
+	load_ok(&l, path);
+	struct kg_model *m = &l.m;
+	uint32_t deep = stack_of_calls(m, "cudaLaunchKernel_v7000");
+	uint32_t far = stack_of_calls(m, "cudaMemcpy_v3020");
+	uint32_t gaps = stack_of_calls(m, "cudaMemset_v3020");
+	CHECK(deep != KG_NONE && far != KG_NONE && gaps != KG_NONE);
+	CHECK_EQ_INT(m->stacks[deep].n_frames, 128);
+	CHECK_EQ_INT(m->stacks[deep].flags, KG_STACK_TRUNCATED);
+	check_frame(m, deep, 0, "cudaLaunchKernel", "/work/copies");
+	check_frame(m, deep, 127, "main", "/work/copies");
+	CHECK_EQ_INT(m->stacks[far].n_frames, 1);
+	CHECK_EQ_INT(m->stacks[far].flags, KG_STACK_TRUNCATED);
+	check_frame(m, far, 0, "cudaLaunchKernel", "/usr/lib/x86_64-linux-gnu/libcudart.so.13");
+	check_launch_stack(m, gaps); /* depths 0, 5, 9: three frames in order, not cut */
+	CHECK_EQ_INT(m->n_stacks, 3);
+	CHECK_EQ_INT(m->n_frames, 128 + 1 + 3);
+	model_free(m);
+	unlink(path);
+}
+
+/* A callchainId that CUDA_CALLCHAINS does not have gives no stack and a note; 0, which
+ * nsys may write for "no backtrace", and negative ids give no stack silently. A call
+ * without a correlation id still gets its own backtrace. */
+TEST(callchain_id_missing)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		CALLCHAINS
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 999 WHERE" LAUNCHES ";"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 7 WHERE" MEMCPYS ";"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 0 WHERE" MEMSETS ";"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = -1 WHERE"
+		CALLS_OF("cudaFree_v3020") ";"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 7, correlationId = NULL WHERE"
+		CALLS_OF("cudaGetLastError_v3020") ";");
+	struct loaded l;
+	load_ok(&l, path);
+	struct kg_model *m = &l.m;
+	CHECK_EQ_INT(stack_of_calls(m, "cudaLaunchKernel_v7000"), KG_NONE);
+	CHECK_EQ_INT(stack_of_calls(m, "cudaMemset_v3020"), KG_NONE);
+	CHECK_EQ_INT(stack_of_calls(m, "cudaFree_v3020"), KG_NONE);
+	uint32_t s = stack_of_calls(m, "cudaMemcpy_v3020");
+	CHECK(s != KG_NONE);
+	check_launch_stack(m, s);
+	CHECK_EQ_INT(stack_of_calls(m, "cudaGetLastError_v3020"), s);
+	CHECK_EQ_INT(calls_with_stacks(m),
+		     calls_named("cudaMemcpy_v3020") + calls_named("cudaGetLastError_v3020"));
+	char note[160];
+	snprintf(note, sizeof(note),
+		 "%lld CUDA API calls name a backtrace (callchainId) that CUDA_CALLCHAINS does"
+		 " not have", (long long)calls_named("cudaLaunchKernel_v7000"));
+	CHECK(has_note(m, note));
+	CHECK_EQ_INT(m->n_notes, 1);
+	model_free(m);
+	unlink(path);
+}
+
+/* Backtraces as separate records of their own event class (TRACE_PROCESS_EVENT_CUDABACKTRACE)
+ * that repeat the call's correlation id: the stack goes to that call. One whose
+ * correlation id no call has is not counted. */
+TEST(callchain_on_backtrace_records)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		CALLCHAINS
+		"INSERT INTO ENUM_NSYS_EVENT_CLASS VALUES (67, 'TRACE_PROCESS_EVENT_CUDABACKTRACE',"
+		" 'CUDA backtrace');"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT start - 1, end + 1, 67, globalTid,"
+		" correlationId, 100001, 0, 7 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE" LAUNCHES ";"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT start, end, 67, globalTid, 999999,"
+		" 100001, 0, 7 FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1;");
+	struct loaded l;
+	load_ok(&l, path);
+	struct kg_model *m = &l.m;
+	CHECK_EQ_INT(m->n_apis, kgt_int("copies_bad", "SELECT COUNT(*) FROM api_calls"));
+	uint32_t s = stack_of_calls(m, "cudaLaunchKernel_v7000");
+	CHECK(s != KG_NONE);
+	check_launch_stack(m, s);
+	CHECK_EQ_INT(calls_with_stacks(m), calls_named("cudaLaunchKernel_v7000"));
+	char note[128];
+	snprintf(note, sizeof(note), "Nsight Systems CUDA API backtraces (%lld calls)",
+		 (long long)calls_named("cudaLaunchKernel_v7000"));
+	CHECK_EQ_STR(m->stack_note, note);
+	CHECK(has_note(m, "CUDA API rows without a start or not calls (backtraces)"));
+	model_free(m);
+	unlink(path);
+}
+
+/* A driver call inside a runtime call shares its correlation id: a backtrace taken at the
+ * driver call goes to the runtime call the program made (model_finish), and the runtime
+ * call's own backtrace wins over its driver call's. */
+TEST(callchain_of_driver_call_goes_to_runtime_call)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		CALLCHAINS
+		"INSERT INTO CUDA_CALLCHAINS SELECT 8, symbol, module, unresolved, originalIP,"
+		" stackDepth FROM CUDA_CALLCHAINS WHERE id = 7 AND stackDepth > 0;"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT start + 1, end - 1, 1, globalTid,"
+		" correlationId, 100009, 0, 7 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE" LAUNCHES ";"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT start + 1, end - 1, 1, globalTid,"
+		" correlationId, 100009, 0, 7 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE" MEMCPYS ";"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 8 WHERE" MEMCPYS ";");
+	struct loaded l;
+	load_ok(&l, path);
+	struct kg_model *m = &l.m;
+	int64_t launches = calls_named("cudaLaunchKernel_v7000");
+	int64_t copies = calls_named("cudaMemcpy_v3020");
+	CHECK_EQ_INT(m->n_apis, kgt_int("copies_bad", "SELECT COUNT(*) FROM api_calls") +
+					launches + copies);
+	uint32_t s = stack_of_calls(m, "cudaLaunchKernel_v7000");
+	CHECK(s != KG_NONE);
+	check_launch_stack(m, s);
+	uint32_t own = stack_of_calls(m, "cudaMemcpy_v3020");
+	CHECK(own != KG_NONE && own != s);
+	CHECK_EQ_INT(m->stacks[own].n_frames, 2);
+	check_frame(m, own, 0, "launch_all(float*, int)", "/work/copies");
+	uint32_t driver = 0;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (strcmp(model_text(m, m->apis[i].name), "cuLaunchKernel") == 0) {
+			driver++;
+			CHECK(m->apis[i].driver);
+			CHECK_EQ_INT(m->apis[i].stack, KG_NONE);
+		}
+	CHECK_EQ_INT(driver, launches + copies);
+	CHECK_EQ_INT(calls_with_stacks(m), launches + copies);
+	model_free(m);
+	unlink(path);
+}
+
+/* The 2024.6 layout carries the same backtraces. */
+TEST(callchains_schema_3_16)
+{
+	const char *path = altered(nsys_file("copies_bad", "3.16"),
+				   CALLCHAINS "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME"
+					      " SET callchainId = 7 WHERE" LAUNCHES ";");
+	struct loaded l;
+	load_ok(&l, path);
+	check_launch_stack(&l.m, stack_of_calls(&l.m, "cudaLaunchKernel_v7000"));
+	CHECK_EQ_INT(l.m.n_stacks, 1);
+	model_free(&l.m);
+	unlink(path);
+}
+
 /* ------------------------------------------------------------------ bad input */
 
 static void load_fails(const char *path, int rc, const char *part)

@@ -1,0 +1,493 @@
+/* Call sites: which lines of the program caused each finding, and how much of its gain.
+ *
+ * A rule lists the events behind its finding with their part of the gain (analysis_blame:
+ * a synchronising call and the idle time after it; a launch and the gap before its
+ * kernel; a copy and the time pinned memory would save). Each event's API call has a
+ * stack (the recorder's, or the operators and Python functions of a PyTorch profiler
+ * trace), and each stack one site: the innermost frame of the user's own code, the
+ * framework operator it called, and the API function. A kernel whose launch got no stack
+ * (launches are sampled) is shared among the sites of the sampled launches of the same
+ * kernel in the same process, in proportion to how often each launched it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "util/api_names.h"
+#include "util/idmap.h"
+
+/* ------------------------------------------------------------------ whose code */
+
+static int contains(const char *s, const char *part)
+{
+	return s && strstr(s, part) != NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* Packages and standard modules whose frames are not the user's. The PyTorch profiler
+ * writes file names relative to the sys.path entry they were found in ("torch/nn/
+ * modules/module.py", "typing.py"), so the first component is all there is to go by. */
+static int library_python_path(const char *file)
+{
+	static const char *const tops[] = {
+		"torch", "torchvision", "torchaudio", "triton", "transformers", "accelerate",
+		"deepspeed", "megatron", "apex", "lightning", "pytorch_lightning", "numpy", "jax",
+		"flax", "optax", "cupy", "tensorflow", "keras", "timm", "peft", "datasets",
+		"safetensors", "tokenizers", "einops", "importlib", "concurrent", "multiprocessing",
+		"asyncio", "collections", "json", "logging", "unittest", "threading", "contextlib",
+		"functools", "typing", "traceback", "abc", "runpy", "queue", "selectors", "socket",
+		"copy", "inspect", "enum", "dataclasses", "weakref", "warnings", "os", "posixpath",
+		"genericpath", "random", "codecs", "linecache", "tokenize", "pickle", "copyreg",
+	};
+	if (*file == '/')
+		return 0;
+	size_t n = strcspn(file, "/.");
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
+		if (strlen(tops[i]) == n && !strncmp(file, tops[i], n))
+			return 1;
+	return 0;
+}
+
+/* A Python file of the user's, not of the interpreter, an installed package or a
+ * framework: where the user can change something. */
+static int user_python_file(const char *file)
+{
+	if (!file || !*file || *file == '<')
+		return 0; /* <frozen importlib._bootstrap>, <string>, built-ins */
+	if (contains(file, "/site-packages/") || contains(file, "/dist-packages/") ||
+	    library_python_path(file))
+		return 0;
+	/* the standard library: .../lib/python3.12/x.py */
+	const char *lib = strstr(file, "/lib/python");
+	if (lib && strchr(lib + 11, '/'))
+		return 0;
+	return 1;
+}
+
+/* Libraries whose frames are never the user's call site: the CUDA stack, the C and C++
+ * runtimes, the interpreter and the frameworks. */
+static int runtime_module(const char *module)
+{
+	static const char *const libs[] = {
+		"libcuda.", "libcudart", "libcupti", "libnvidia", "libcublas", "libcudnn",
+		"libnccl", "libcufft", "libcurand", "libcusparse", "libcusolver", "libnvrtc",
+		"libnvJitLink", "libtorch", "libc10", "libpython", "libc.", "libc-", "libstdc++",
+		"libgcc_s", "libpthread", "libm.", "libdl.", "ld-linux", "libkgantt", "libtriton",
+		"libjax", "libxla", "libcupy", "libopenblas", "libgomp", "libmpi", "libucp", "libucs",
+	};
+	if (!module || !*module)
+		return 0;
+	if (contains(module, "/site-packages/") || contains(module, "/dist-packages/") ||
+	    contains(module, "/usr/local/cuda") || !strncmp(module, "/lib/", 5) ||
+	    !strncmp(module, "/lib64/", 7) || !strncmp(module, "/usr/lib", 8))
+		return 1;
+	const char *b = base_name(module);
+	if (!strncmp(b, "python", 6))
+		return 1; /* the interpreter's own executable */
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (!strncmp(b, libs[i], strlen(libs[i])))
+			return 1;
+	return 0;
+}
+
+/* "at::_ops::item::call" (PyTorch's operator entry points, in libtorch's symbols) →
+ * "aten::item" in buf; 0 when the function is not one. */
+static int aten_op_of(const char *fn, char *buf, size_t len)
+{
+	const char *p = strstr(fn, "at::_ops::");
+	if (!p)
+		return 0;
+	p += 10;
+	const char *e = strstr(p, "::");
+	if (!e || e == p || (strncmp(e, "::call", 6) && strncmp(e, "::redispatch", 12)))
+		return 0;
+	snprintf(buf, len, "aten::%.*s", (int)(e - p), p);
+	return 1;
+}
+
+void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, size_t len)
+{
+	if (!f) {
+		buf[0] = '\0';
+		return;
+	}
+	const char *fn = model_text(m, f->function);
+	const char *file = model_text(m, f->file);
+	if (!*fn && f->module && f->kind == KG_FRAME_NATIVE) {
+		snprintf(buf, len, "%s+0x%llx (no symbols)", base_name(model_text(m, f->module)),
+			 (unsigned long long)(f->address ? f->address - 1 : 0));
+		return;
+	}
+	if (!*fn)
+		fn = "?";
+	if (*file && f->line > 0)
+		snprintf(buf, len, "%s:%d in %s", base_name(file), f->line, fn);
+	else if (*file)
+		snprintf(buf, len, "%s in %s", base_name(file), fn);
+	else if (f->module)
+		snprintf(buf, len, "%s (%s)", fn, base_name(model_text(m, f->module)));
+	else
+		snprintf(buf, len, "%s", fn);
+}
+
+/* The user's frame of a stack: its innermost Python frame in the user's files, else its
+ * innermost native frame in the user's own binaries; else the innermost Python frame at
+ * all. KG_NONE when none. */
+static uint32_t user_frame(const struct kg_model *m, const struct kg_stack *s)
+{
+	uint32_t any_python = KG_NONE;
+	for (uint32_t i = 0; i < s->n_frames; i++) {
+		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		if (f->kind == KG_FRAME_PYTHON) {
+			if (user_python_file(model_text(m, f->file)))
+				return s->first_frame + i;
+			if (any_python == KG_NONE)
+				any_python = s->first_frame + i;
+		}
+	}
+	for (uint32_t i = 0; i < s->n_frames; i++) {
+		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		/* a stripped binary of the user's still names the place: module + address */
+		if (f->kind == KG_FRAME_NATIVE && f->module && !runtime_module(model_text(m, f->module)))
+			return s->first_frame + i;
+	}
+	return any_python;
+}
+
+/* The operator the user's frame called: the outermost operator frame inside it (the
+ * aten::item the line called, not the aten::_local_scalar_dense it called in turn). */
+static void op_of(const struct kg_model *m, const struct kg_stack *s, uint32_t user, uint32_t *frame,
+		  char *name, size_t len)
+{
+	uint32_t end = user != KG_NONE ? user - s->first_frame : s->n_frames;
+	*frame = KG_NONE;
+	name[0] = '\0';
+	for (uint32_t i = end; i-- > 0;) {
+		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		if (f->kind == KG_FRAME_OP) {
+			*frame = s->first_frame + i;
+			snprintf(name, len, "%s", model_text(m, f->function));
+			return;
+		}
+		if (f->kind == KG_FRAME_NATIVE && f->function &&
+		    aten_op_of(model_text(m, f->function), name, len)) {
+			*frame = s->first_frame + i;
+			return;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ sites */
+
+struct site_table {
+	struct kg_analysis *a;
+	struct kg_idmap by_key;       /* site key → site */
+	uint32_t *of_stack;           /* stack → site, KG_NONE until computed */
+	uint32_t cap;
+};
+
+static uint64_t site_key(uint32_t user_fn, uint32_t user_file, int32_t line, uint32_t op_hash,
+			 uint32_t api)
+{
+	uint64_t h = idmap_mix(((uint64_t)user_fn << 32) | user_file);
+	h = idmap_mix(h ^ ((uint64_t)(uint32_t)line << 32 | op_hash));
+	return idmap_mix(h ^ api) >> 1;
+}
+
+static uint32_t op_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+/* The site of a call with a stack: made once per stack. */
+static uint32_t site_of(struct site_table *t, const struct kg_api *call)
+{
+	struct kg_analysis *a = t->a;
+	const struct kg_model *m = a->m;
+	const struct kg_stack *s = &m->stacks[call->stack];
+	uint32_t uf = user_frame(m, s), opf;
+	char op[sizeof(a->sites[0].op)];
+	op_of(m, s, uf, &opf, op, sizeof(op));
+	const struct kg_frame *f = uf != KG_NONE ? &m->frames[uf] : NULL;
+	uint64_t key = site_key(f ? f->function : 0, f ? f->file : 0, f ? f->line : 0,
+				op_hash(op), call->name);
+	for (int probe = 0; probe < 16; probe++, key = idmap_mix(key + 1) >> 1) {
+		uint32_t *slot = idmap_slot(&t->by_key, key);
+		if (!slot)
+			return KG_NONE;
+		if (*slot != KG_IDMAP_NONE) {
+			const struct kg_site *x = &a->sites[*slot];
+			const struct kg_frame *g = x->user_frame != KG_NONE ? &m->frames[x->user_frame]
+									    : NULL;
+			int same_user = (!f && !g) || (f && g && f->function == g->function &&
+						       f->file == g->file && f->line == g->line);
+			if (same_user && x->api_name == call->name && !strcmp(x->op, op))
+				return *slot;
+			continue;
+		}
+		if (a->n_sites == t->cap) {
+			uint32_t cap = t->cap ? t->cap * 2 : 64;
+			struct kg_site *n = realloc(a->sites, cap * sizeof(*n));
+			if (!n)
+				return KG_NONE;
+			a->sites = n;
+			t->cap = cap;
+		}
+		struct kg_site *x = &a->sites[a->n_sites];
+		memset(x, 0, sizeof(*x));
+		x->stack = call->stack;
+		x->user_frame = uf;
+		x->op_frame = opf;
+		snprintf(x->op, sizeof(x->op), "%s", op);
+		x->api_name = call->name;
+		char user[200], api[96];
+		frame_label(m, f, user, sizeof(user));
+		api_display_name(model_text(m, call->name), api, sizeof(api));
+		if (*user && *op)
+			snprintf(x->label, sizeof(x->label), "%s → %s → %s", user, op, api);
+		else if (*user)
+			snprintf(x->label, sizeof(x->label), "%s → %s", user, api);
+		else if (*op)
+			snprintf(x->label, sizeof(x->label), "%s → %s", op, api);
+		else
+			snprintf(x->label, sizeof(x->label), "%s (no frame of the program's own)", api);
+		*slot = a->n_sites++;
+		return *slot;
+	}
+	return KG_NONE;
+}
+
+static uint32_t stack_site(struct site_table *t, const struct kg_api *call)
+{
+	if (call->stack == KG_NONE || call->stack >= t->a->m->n_stacks)
+		return KG_NONE;
+	uint32_t *c = &t->of_stack[call->stack];
+	/* a stack is one place; its API name is fixed by the call it was taken at */
+	if (*c == KG_NONE)
+		*c = site_of(t, call);
+	return *c;
+}
+
+/* ------------------------------------------------------------------ unsampled launches */
+
+/* For each (process, kernel name): the sites of its sampled launches and how often. */
+struct launch_mix {
+	struct kg_idmap by_kernel;    /* process << 32 | name → first entry */
+	struct mix_entry {
+		uint32_t site, count, next; /* next entry of the same kernel, KG_NONE */
+	} *e;
+	uint32_t n, cap;
+};
+
+static int mix_add(struct launch_mix *x, uint64_t kernel, uint32_t site)
+{
+	uint32_t *head = idmap_slot(&x->by_kernel, kernel);
+	if (!head)
+		return -ENOMEM;
+	for (uint32_t i = *head; i != KG_IDMAP_NONE && i != KG_NONE; i = x->e[i].next)
+		if (x->e[i].site == site) {
+			x->e[i].count++;
+			return 0;
+		}
+	if (x->n == x->cap) {
+		uint32_t cap = x->cap ? x->cap * 2 : 256;
+		struct mix_entry *n = realloc(x->e, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		x->e = n;
+		x->cap = cap;
+	}
+	x->e[x->n] = (struct mix_entry){site, 1, *head == KG_IDMAP_NONE ? KG_NONE : *head};
+	*head = x->n++;
+	return 0;
+}
+
+static uint64_t kernel_key(const struct kg_model *m, const struct kg_op *o)
+{
+	return ((uint64_t)m->streams[o->stream].process << 32) | o->name;
+}
+
+static int build_mix(struct site_table *t, struct launch_mix *x)
+{
+	const struct kg_model *m = t->a->m;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		if (o->api == KG_NONE || m->apis[o->api].stack == KG_NONE)
+			continue;
+		uint32_t site = stack_site(t, &m->apis[o->api]);
+		if (site != KG_NONE && mix_add(x, kernel_key(m, o), site) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ per finding */
+
+struct tally {
+	double *ns;                   /* by site, this finding */
+	uint32_t *touched;
+	uint32_t n_touched, cap;      /* cap: sites when it was made */
+	double lost;                  /* sites made later, out of memory: not placed */
+};
+
+static void tally_add(struct tally *y, uint32_t site, double ns)
+{
+	if (site >= y->cap) {
+		y->lost += ns;
+		return;
+	}
+	if (y->ns[site] == 0)
+		y->touched[y->n_touched++] = site;
+	y->ns[site] += ns;
+}
+
+static int by_share(const void *p, const void *q, void *arg)
+{
+	const double *ns = arg;
+	double a = ns[*(const uint32_t *)p], b = ns[*(const uint32_t *)q];
+	return (a < b) - (a > b);
+}
+
+static void place_event(struct site_table *t, struct launch_mix *x, struct tally *y,
+			const struct kg_blame *b, double *unsited)
+{
+	const struct kg_model *m = t->a->m;
+	uint32_t api = b->api;
+	const struct kg_op *o = b->op != KG_NONE && b->op < m->n_ops ? &m->ops[b->op] : NULL;
+	if (api == KG_NONE && o)
+		api = o->api;
+	uint32_t site = api != KG_NONE && api < m->n_apis ? stack_site(t, &m->apis[api]) : KG_NONE;
+	if (site != KG_NONE) {
+		tally_add(y, site, b->ns);
+		return;
+	}
+	/* an unsampled launch: as its kernel's sampled launches are spread */
+	uint32_t head = o && o->kind == KG_OP_KERNEL ? idmap_get(&x->by_kernel, kernel_key(m, o))
+						     : KG_IDMAP_NONE;
+	if (head == KG_IDMAP_NONE) {
+		*unsited += b->ns;
+		return;
+	}
+	double total = 0;
+	for (uint32_t i = head; i != KG_NONE; i = x->e[i].next)
+		total += x->e[i].count;
+	for (uint32_t i = head; i != KG_NONE; i = x->e[i].next)
+		tally_add(y, x->e[i].site, b->ns * x->e[i].count / total);
+}
+
+static void place_finding(struct site_table *t, struct launch_mix *x, struct tally *y,
+			  struct kg_finding *f)
+{
+	struct kg_analysis *a = t->a;
+	double unsited = 0, sited = 0;
+	y->n_touched = 0;
+	y->lost = 0;
+	for (uint32_t i = 0; i < f->n_blame; i++)
+		place_event(t, x, y, &a->blame[f->first_blame + i], &unsited);
+	unsited += y->lost;
+	for (uint32_t i = 0; i < y->n_touched; i++)
+		sited += y->ns[y->touched[i]];
+	qsort_r(y->touched, y->n_touched, sizeof(*y->touched), by_share, y->ns);
+	/* shares of the finding's own estimate: the events say where, the rule how much */
+	double scale = sited + unsited > 0 ? f->gain_ns / (sited + unsited) : 0;
+	f->sited_ns = sited * scale;
+	f->unsited_ns = unsited * scale;
+	for (uint32_t i = 0; i < y->n_touched; i++) {
+		uint32_t s = y->touched[i];
+		if (f->n_sites < KG_MAX_FINDING_SITES)
+			f->sites[f->n_sites++] = (struct kg_site_share){s, y->ns[s] * scale};
+		a->sites[s].ns += y->ns[s] * scale;
+		a->sites[s].findings++;
+		y->ns[s] = 0;
+	}
+}
+
+static int by_site_gain(const void *p, const void *q)
+{
+	const struct kg_site *a = p, *b = q;
+	return (a->ns < b->ns) - (a->ns > b->ns);
+}
+
+int sites_run(struct kg_analysis *a)
+{
+	const struct kg_model *m = a->m;
+	for (uint32_t i = 0; i < m->n_apis && !a->has_stacks; i++)
+		a->has_stacks = m->apis[i].stack != KG_NONE;
+	if (!a->has_stacks)
+		return 0;
+	struct site_table t = {.a = a};
+	struct launch_mix x = {0};
+	struct tally y = {0};
+	int rc = 0;
+	t.of_stack = malloc(((size_t)m->n_stacks + 1) * sizeof(*t.of_stack));
+	if (!t.of_stack)
+		return -ENOMEM;
+	memset(t.of_stack, 0xff, ((size_t)m->n_stacks + 1) * sizeof(*t.of_stack));
+	rc = build_mix(&t, &x);
+	/* every site exists now but those of calls only the findings name: room for all */
+	if (!rc) {
+		for (uint32_t i = 0; i < a->n_blame; i++) {
+			const struct kg_blame *b = &a->blame[i];
+			uint32_t api = b->api != KG_NONE ? b->api
+				       : b->op != KG_NONE && b->op < m->n_ops ? m->ops[b->op].api
+									       : KG_NONE;
+			if (api != KG_NONE && api < m->n_apis)
+				stack_site(&t, &m->apis[api]);
+		}
+		y.cap = a->n_sites;
+		y.ns = calloc((size_t)a->n_sites + 1, sizeof(*y.ns));
+		y.touched = malloc(((size_t)a->n_sites + 1) * sizeof(*y.touched));
+		if (!y.ns || !y.touched)
+			rc = -ENOMEM;
+	}
+	for (uint32_t i = 0; !rc && i < a->n_findings; i++)
+		place_finding(&t, &x, &y, &a->findings[i]);
+	if (!rc && a->n_sites) {
+		/* sort the sites and renumber the findings' references */
+		uint32_t *order = malloc(a->n_sites * sizeof(*order));
+		struct kg_site *sorted = malloc(a->n_sites * sizeof(*sorted));
+		if (!order || !sorted) {
+			rc = -ENOMEM;
+		} else {
+			memcpy(sorted, a->sites, a->n_sites * sizeof(*sorted));
+			for (uint32_t i = 0; i < a->n_sites; i++)
+				sorted[i].stack = i; /* remember the old index through the sort */
+			uint32_t *stack_of = malloc(a->n_sites * sizeof(*stack_of));
+			if (!stack_of) {
+				rc = -ENOMEM;
+			} else {
+				for (uint32_t i = 0; i < a->n_sites; i++)
+					stack_of[i] = a->sites[i].stack;
+				qsort(sorted, a->n_sites, sizeof(*sorted), by_site_gain);
+				for (uint32_t i = 0; i < a->n_sites; i++) {
+					order[sorted[i].stack] = i;
+					sorted[i].stack = stack_of[sorted[i].stack];
+				}
+				memcpy(a->sites, sorted, a->n_sites * sizeof(*sorted));
+				for (uint32_t i = 0; i < a->n_findings; i++)
+					for (int k = 0; k < a->findings[i].n_sites; k++)
+						a->findings[i].sites[k].site =
+							order[a->findings[i].sites[k].site];
+				free(stack_of);
+			}
+		}
+		free(order);
+		free(sorted);
+	}
+	idmap_free(&t.by_key);
+	free(t.of_stack);
+	idmap_free(&x.by_kernel);
+	free(x.e);
+	free(y.ns);
+	free(y.touched);
+	return rc;
+}

@@ -1,0 +1,592 @@
+/* Call stacks inside the traced program (see stacks.h). Everything the callback touches
+ * is allocated by stacks_init; the callback itself never allocates, never writes to a
+ * file and holds one short lock to deduplicate. */
+#include "recorder/stacks.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <unwind.h>
+
+#include "recorder/pyframes.h"
+#include "util/api_names.h"
+#include "util/stack_flags.h"
+
+#define MAX_NATIVE 128
+#define MAX_PYTHON 64
+#define MAX_STACKS 65536            /* distinct stacks kept; more are counted as lost */
+#define ARENA_WORDS (1u << 19)      /* 4 MiB of frames: addresses and Python frames */
+#define MAX_CALLSITES 65536         /* calls between two drains (every flush_ms) */
+#define LAUNCH_KEYS 4096            /* kernels counted for launch sampling */
+#define MAX_MODULES 4096
+
+enum call_class { CLASS_NONE = 0, CLASS_WAIT = 1, CLASS_LAUNCH = 2 };
+
+struct stack_entry {
+	uint64_t hash;
+	uint32_t off;                   /* in arena: n_native addresses, then Python frames */
+	uint16_t n_native, n_python;
+	uint32_t flags;
+};
+
+struct launch_count {
+	uintptr_t key;
+	uint32_t count;
+};
+
+static struct {
+	int enabled;
+	struct kg_stack_config cfg;
+	uint8_t runtime_class[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+	uint8_t driver_class[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	int python;                     /* pyframes_init's answer */
+	uintptr_t skip_lo[2], skip_hi[2]; /* this library and libcupti: not the program's frames */
+
+	pthread_mutex_t lock;           /* the tables below */
+	struct stack_entry *entries;    /* id - 1 */
+	uint32_t n_entries;
+	uint32_t *slots;                /* open addressing: entry index + 1 */
+	uint64_t *arena;
+	uint32_t arena_used;
+	uint32_t *fresh;                /* entries not yet in the spool */
+	uint32_t n_fresh;
+	struct kg_raw_callsite *calls;  /* call sites not yet in the spool */
+	uint32_t n_calls;
+	uint64_t total_calls, lost;
+
+	struct launch_count *launches;  /* sampled launches: counts per kernel */
+	uint32_t overflow;              /* launches of kernels the count table had no room for */
+
+	/* the flusher's side, only touched by stacks_drain (one caller at a time) */
+	pthread_mutex_t drain_lock;
+	uint32_t *drain_fresh;
+	struct kg_raw_callsite *drain_calls;
+	uint64_t module_seen[MAX_MODULES]; /* base ^ hash of the path of written modules */
+	uint32_t n_modules;
+	unsigned long long last_adds;
+} st = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.drain_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* The last call a stack was taken (or skipped) for, on this thread: a runtime call's
+ * driver calls share its correlation id and must not count twice. */
+static __thread uint32_t last_correlation;
+
+/* ------------------------------------------------------------------ which calls */
+
+static enum call_class class_of_name(const char *name, enum kg_stack_mode mode)
+{
+	switch (api_category(name)) {
+	case KG_API_LAUNCH:
+		return CLASS_LAUNCH;
+	case KG_API_SYNC:
+	case KG_API_MEMCPY:
+	case KG_API_MEMSET:
+	case KG_API_ALLOC:
+		return CLASS_WAIT;
+	default:
+		return mode == KG_STACKS_ALL ? CLASS_WAIT : CLASS_NONE;
+	}
+}
+
+static void classify(CUpti_CallbackDomain domain, uint8_t *cls, uint32_t n)
+{
+	for (uint32_t cbid = 1; cbid < n; cbid++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
+			continue;
+		if (st.cfg.untraced && st.cfg.untraced(domain, cbid))
+			continue;
+		cls[cbid] = (uint8_t)class_of_name(name, st.cfg.mode);
+	}
+}
+
+static uint8_t class_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+		return st.runtime_class[cbid];
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+		return st.driver_class[cbid];
+	return CLASS_NONE;
+}
+
+/* The kernel a launch is for, as a key for counting: the function when the parameters
+ * say it, else the name CUPTI hands the callback. */
+static uintptr_t launch_key(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			    const CUpti_CallbackData *cb)
+{
+	const void *p = cb->functionParams;
+	if (p && domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		switch (cbid) {
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+			return (uintptr_t)*(const void *const *)p;          /* func first */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000:
+			/* (config, func, ...) and (graphExec, stream): the second, the first */
+			return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+					       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000
+				       ? (uintptr_t)*(const void *const *)p
+				       : (uintptr_t)((const void *const *)p)[1];
+		}
+	} else if (p && domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		switch (cbid) {
+		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+		case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+		case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
+			return (uintptr_t)*(const void *const *)p;
+		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+			return (uintptr_t)((const void *const *)p)[1];
+		}
+	}
+	return cb->symbolName ? (uintptr_t)cb->symbolName : (uintptr_t)cbid;
+}
+
+/* The first launch_first launches of each kernel, then one in launch_every: every
+ * kernel's call sites are seen, and a tight launch loop pays for a stack rarely. */
+static int sample_launch(uintptr_t key)
+{
+	if (st.cfg.mode == KG_STACKS_ALL)
+		return 1;
+	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+	uint32_t count = 0;
+	for (uint32_t i = 0; i < 8; i++) {
+		struct launch_count *c = &st.launches[((h >> 40) + i) & (LAUNCH_KEYS - 1)];
+		uintptr_t k = __atomic_load_n(&c->key, __ATOMIC_RELAXED);
+		if (k == 0) {
+			uintptr_t zero = 0;
+			if (!__atomic_compare_exchange_n(&c->key, &zero, key, 0, __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED) &&
+			    zero != key)
+				continue;
+			k = key;
+		}
+		if (k == key) {
+			count = __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	if (!count) /* the table is full around this key: one count for all such kernels */
+		count = st.cfg.launch_first + __atomic_add_fetch(&st.overflow, 1, __ATOMIC_RELAXED);
+	return count <= st.cfg.launch_first ||
+	       (count - st.cfg.launch_first) % st.cfg.launch_every == 0;
+}
+
+/* ------------------------------------------------------------------ taking a stack */
+
+struct unwind_state {
+	uintptr_t *ips;
+	unsigned n, max;
+	int full, leading;
+};
+
+static int skipped(uintptr_t ip)
+{
+	for (int i = 0; i < 2; i++)
+		if (ip >= st.skip_lo[i] && ip < st.skip_hi[i])
+			return 1;
+	return 0;
+}
+
+static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *ctx, void *arg)
+{
+	struct unwind_state *u = arg;
+	uintptr_t ip = _Unwind_GetIP(ctx);
+	if (!ip)
+		return _URC_END_OF_STACK;
+	/* the recorder's and CUPTI's own frames at the top are not the program's */
+	if (u->leading && skipped(ip))
+		return _URC_NO_REASON;
+	u->leading = 0;
+	if (u->n >= u->max) {
+		u->full = 1;
+		return _URC_NORMAL_STOP;
+	}
+	u->ips[u->n++] = ip;
+	return _URC_NO_REASON;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	return h ^ (h >> 29);
+}
+
+/* The id of this stack (1, 2, ...), adding it when new; 0 when the tables are full.
+ * Caller holds st.lock. */
+static uint32_t stack_id(uint64_t hash, const uintptr_t *ips, unsigned nn,
+			 const struct kg_pyframe *py, unsigned np, uint32_t flags)
+{
+	uint32_t nslots = 2 * MAX_STACKS;
+	for (uint32_t i = 0, j = (uint32_t)(hash >> 32) & (nslots - 1); i < nslots;
+	     i++, j = (j + 1) & (nslots - 1)) {
+		uint32_t e = st.slots[j];
+		if (!e) {
+			uint32_t words = nn + np;
+			if (st.n_entries >= MAX_STACKS || st.arena_used + words > ARENA_WORDS)
+				return 0;
+			struct stack_entry *s = &st.entries[st.n_entries];
+			s->hash = hash;
+			s->off = st.arena_used;
+			s->n_native = (uint16_t)nn;
+			s->n_python = (uint16_t)np;
+			s->flags = flags;
+			memcpy(&st.arena[s->off], ips, nn * sizeof(uint64_t));
+			memcpy(&st.arena[s->off + nn], py, np * sizeof(uint64_t));
+			st.arena_used += words;
+			st.slots[j] = ++st.n_entries;
+			st.fresh[st.n_fresh++] = st.n_entries - 1;
+			return st.n_entries;
+		}
+		const struct stack_entry *s = &st.entries[e - 1];
+		if (s->hash == hash && s->n_native == nn && s->n_python == np && s->flags == flags &&
+		    !memcmp(&st.arena[s->off], ips, nn * sizeof(uint64_t)) &&
+		    !memcmp(&st.arena[s->off + nn], py, np * sizeof(uint64_t)))
+			return e;
+	}
+	return 0;
+}
+
+static void take_stack(uint32_t correlation)
+{
+	uintptr_t ips[MAX_NATIVE];
+	struct kg_pyframe py[MAX_PYTHON];
+	struct unwind_state u = {.ips = ips, .max = st.cfg.max_depth, .leading = 1};
+	_Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "64-bit addresses");
+	_Static_assert(sizeof(struct kg_pyframe) == sizeof(uint64_t), "8-byte Python frames");
+
+	_Unwind_Reason_Code rc = _Unwind_Backtrace(unwind_one, &u);
+	uint32_t flags = 0;
+	if (u.full)
+		flags |= KG_STACK_TRUNCATED;
+	else if (rc != _URC_END_OF_STACK)
+		flags |= KG_STACK_PARTIAL; /* the unwinder lost its way */
+	int np = 0, py_cut = 0;
+	if (st.python > 0)
+		np = pyframes_capture(py, MAX_PYTHON, &py_cut);
+	else if (st.python < 0)
+		flags |= KG_STACK_NO_PYTHON;
+	if (py_cut)
+		flags |= KG_STACK_TRUNCATED;
+
+	uint64_t h = mix(flags, ((uint64_t)u.n << 32) | (uint32_t)np);
+	for (unsigned i = 0; i < u.n; i++)
+		h = mix(h, ips[i]);
+	for (int i = 0; i < np; i++)
+		h = mix(h, ((uint64_t)py[i].code << 32) | (uint32_t)py[i].lasti);
+
+	pthread_mutex_lock(&st.lock);
+	uint32_t id = stack_id(h, ips, u.n, py, (unsigned)np, flags);
+	st.total_calls++;
+	if (id && st.n_calls < MAX_CALLSITES) {
+		st.calls[st.n_calls].correlation = correlation;
+		st.calls[st.n_calls].stack = id;
+		st.n_calls++;
+	} else {
+		st.lost++;
+	}
+	pthread_mutex_unlock(&st.lock);
+}
+
+void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		   const CUpti_CallbackData *cb)
+{
+	if (!st.enabled || cb->callbackSite != CUPTI_API_ENTER)
+		return;
+	uint8_t cls = class_of(domain, cbid);
+	if (cls == CLASS_NONE || !cb->correlationId)
+		return;
+	/* a driver call inside a runtime call already seen shares its correlation id */
+	if (cb->correlationId == last_correlation)
+		return;
+	last_correlation = cb->correlationId;
+	if (cls == CLASS_LAUNCH && !sample_launch(launch_key(domain, cbid, cb)))
+		return;
+	take_stack(cb->correlationId);
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+static void module_range_of(const void *addr, uintptr_t *lo, uintptr_t *hi);
+
+int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
+{
+	st.cfg = *cfg;
+	if (st.cfg.mode == KG_STACKS_OFF)
+		return 0;
+	if (st.cfg.max_depth == 0 || st.cfg.max_depth > MAX_NATIVE)
+		st.cfg.max_depth = MAX_NATIVE;
+	if (st.cfg.launch_every == 0)
+		st.cfg.launch_every = 1;
+	st.entries = calloc(MAX_STACKS, sizeof(*st.entries));
+	st.slots = calloc(2 * MAX_STACKS, sizeof(*st.slots));
+	st.arena = malloc(ARENA_WORDS * sizeof(*st.arena));
+	st.fresh = malloc(MAX_STACKS * sizeof(*st.fresh));
+	st.drain_fresh = malloc(MAX_STACKS * sizeof(*st.drain_fresh));
+	st.calls = malloc(MAX_CALLSITES * sizeof(*st.calls));
+	st.drain_calls = malloc(MAX_CALLSITES * sizeof(*st.drain_calls));
+	st.launches = calloc(LAUNCH_KEYS, sizeof(*st.launches));
+	if (!st.entries || !st.slots || !st.arena || !st.fresh || !st.drain_fresh || !st.calls ||
+	    !st.drain_calls || !st.launches)
+		return -ENOMEM;
+	/* touch the arena now, not on the program's first stacks */
+	memset(st.arena, 0, ARENA_WORDS * sizeof(*st.arena));
+	classify(CUPTI_CB_DOMAIN_RUNTIME_API, st.runtime_class, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+	classify(CUPTI_CB_DOMAIN_DRIVER_API, st.driver_class, CUPTI_DRIVER_TRACE_CBID_SIZE);
+	module_range_of((const void *)stacks_init, &st.skip_lo[0], &st.skip_hi[0]);
+	module_range_of((const void *)cuptiSubscribe, &st.skip_lo[1], &st.skip_hi[1]);
+
+	char why[256] = "";
+	st.python = pyframes_init(why, sizeof(why));
+	pthread_mutex_lock(&spool->lock);
+	uint32_t why_s = why[0] ? spool_string(spool, why) : 0;
+	struct kg_raw_stack_settings *r = spool_reserve(spool, KG_RAW_STACK_SETTINGS, sizeof(*r));
+	if (r) {
+		r->mode = st.cfg.mode;
+		r->launch_first = st.cfg.launch_first;
+		r->launch_every = st.cfg.launch_every;
+		r->max_depth = st.cfg.max_depth;
+		r->python_str = why_s;
+		r->python = st.python;
+		r->python_version = pyframes_version();
+	}
+	spool_flush(spool);
+	pthread_mutex_unlock(&spool->lock);
+	st.enabled = 1;
+	return 0;
+}
+
+void stacks_subscribe(CUpti_SubscriberHandle sub)
+{
+	if (!st.enabled)
+		return;
+	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+		if (st.runtime_class[cbid])
+			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+		if (st.driver_class[cbid])
+			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+}
+
+void stacks_disable(void)
+{
+	st.enabled = 0;
+}
+
+void stacks_counts(uint64_t *stacks, uint64_t *calls, uint64_t *lost)
+{
+	pthread_mutex_lock(&st.lock);
+	*stacks = st.n_entries;
+	*calls = st.total_calls;
+	*lost = st.lost;
+	pthread_mutex_unlock(&st.lock);
+}
+
+/* ------------------------------------------------------------------ modules */
+
+struct module_scan {
+	const void *addr;           /* module_range_of: the module holding this address */
+	uintptr_t lo, hi;
+	struct kg_spool *spool;     /* stacks_drain: write new modules */
+};
+
+static void segment_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < *lo)
+			*lo = a;
+		if (a + ph->p_memsz > *hi)
+			*hi = a + ph->p_memsz;
+	}
+}
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct module_scan *s = arg;
+	uintptr_t lo, hi;
+	segment_range(info, &lo, &hi);
+	if ((uintptr_t)s->addr >= lo && (uintptr_t)s->addr < hi) {
+		s->lo = lo;
+		s->hi = hi;
+		return 1;
+	}
+	return 0;
+}
+
+static void module_range_of(const void *addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct module_scan s = {.addr = addr};
+	dl_iterate_phdr(find_module, &s);
+	*lo = s.lo;
+	*hi = s.hi;
+}
+
+/* The GNU build id from the module's notes, in its mapped image. */
+static uint32_t build_id(const struct dl_phdr_info *info, uint8_t *out, uint32_t cap)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			const uint8_t *name = p + sizeof(*n);
+			const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+			const uint8_t *next = desc + ((n->n_descsz + 3) & ~3u);
+			if (next > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(name, "GNU", 4)) {
+				uint32_t len = n->n_descsz < cap ? n->n_descsz : cap;
+				memcpy(out, desc, len);
+				return len;
+			}
+			p = next;
+		}
+	}
+	return 0;
+}
+
+static int write_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct module_scan *s = arg;
+	char exe[4096];
+	const char *path = info->dlpi_name;
+	if (!path || !path[0]) {
+		/* the main program: the first object, without a name */
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return 0;
+		exe[n] = '\0';
+		path = exe;
+	}
+	if (path[0] != '/')
+		return 0; /* linux-vdso.so.1 and the like: no file to read symbols from */
+	uint64_t key = info->dlpi_addr ^ strtab_hash(path, strlen(path));
+	for (uint32_t i = 0; i < st.n_modules; i++)
+		if (st.module_seen[i] == key)
+			return 0;
+	if (st.n_modules >= MAX_MODULES)
+		return 0;
+	st.module_seen[st.n_modules++] = key;
+	struct kg_raw_module *r;
+	uint32_t path_s = spool_string(s->spool, path);
+	r = spool_reserve(s->spool, KG_RAW_MODULE, sizeof(*r));
+	if (!r)
+		return 0;
+	r->base = info->dlpi_addr;
+	segment_range(info, &r->low, &r->high);
+	r->path_str = path_s;
+	r->build_id_len = build_id(info, r->build_id, sizeof(r->build_id));
+	return 0;
+}
+
+static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+/* ------------------------------------------------------------------ to the spool */
+
+static void write_stack(struct kg_spool *spool, uint32_t idx)
+{
+	const struct stack_entry *e = &st.entries[idx];
+	uint32_t size = (uint32_t)(sizeof(struct kg_raw_stack) +
+				   ((size_t)e->n_native + e->n_python) * sizeof(uint64_t));
+	struct kg_raw_stack *r = spool_reserve(spool, KG_RAW_STACK, size);
+	if (!r)
+		return;
+	r->id = idx + 1;
+	r->flags = e->flags;
+	r->n_native = e->n_native;
+	r->n_python = e->n_python;
+	/* entries are never changed once made: read without the lock */
+	memcpy(r + 1, &st.arena[e->off], ((size_t)e->n_native + e->n_python) * sizeof(uint64_t));
+}
+
+static void write_calls(struct kg_spool *spool, const struct kg_raw_callsite *c, uint32_t n)
+{
+	while (n > 0) {
+		uint32_t k = n < 4096 ? n : 4096;
+		struct kg_raw_callsites *r = spool_reserve(
+			spool, KG_RAW_CALLSITES, (uint32_t)(sizeof(*r) + k * sizeof(*c)));
+		if (!r)
+			return;
+		r->count = k;
+		memcpy(r + 1, c, k * sizeof(*c));
+		c += k;
+		n -= k;
+	}
+}
+
+static void emit_pycode(void *arg, const struct kg_pycode_info *info)
+{
+	struct kg_spool *spool = arg;
+	uint32_t file_s = spool_string(spool, info->filename ? info->filename : "");
+	uint32_t name_s = spool_string(spool, info->qualname ? info->qualname : "");
+	uint32_t size = (uint32_t)((sizeof(struct kg_raw_pycode) + info->linetable_len + 7) & ~7u);
+	struct kg_raw_pycode *r = spool_reserve(spool, KG_RAW_PYCODE, size);
+	if (!r)
+		return;
+	r->id = info->id;
+	r->filename_str = file_s;
+	r->qualname_str = name_s;
+	r->firstlineno = info->firstlineno;
+	r->linetable_len = info->linetable_len;
+	if (info->linetable_len)
+		memcpy(r + 1, info->linetable, info->linetable_len);
+}
+
+void stacks_drain(struct kg_spool *spool)
+{
+	if (!st.entries || st.cfg.mode == KG_STACKS_OFF)
+		return;
+	pthread_mutex_lock(&st.drain_lock);
+	pthread_mutex_lock(&st.lock);
+	uint32_t nf = st.n_fresh, nc = st.n_calls;
+	memcpy(st.drain_fresh, st.fresh, nf * sizeof(*st.fresh));
+	memcpy(st.drain_calls, st.calls, nc * sizeof(*st.calls));
+	st.n_fresh = st.n_calls = 0;
+	pthread_mutex_unlock(&st.lock);
+
+	/* new libraries first: dlopen'ed ones (PyTorch's) come long after the start */
+	unsigned long long adds = 0;
+	dl_iterate_phdr(count_loads, &adds);
+	pthread_mutex_lock(&spool->lock);
+	if (adds != st.last_adds || nf) {
+		struct module_scan s = {.spool = spool};
+		dl_iterate_phdr(write_module, &s);
+		st.last_adds = adds;
+	}
+	if (st.python > 0)
+		pyframes_drain(emit_pycode, spool);
+	for (uint32_t i = 0; i < nf; i++)
+		write_stack(spool, st.drain_fresh[i]);
+	write_calls(spool, st.drain_calls, nc);
+	spool_flush(spool);
+	pthread_mutex_unlock(&spool->lock);
+	pthread_mutex_unlock(&st.drain_lock);
+}

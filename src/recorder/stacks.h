@@ -1,0 +1,43 @@
+/* Call stacks of the API calls that make the GPU wait or the host block, taken inside the
+ * program from CUPTI's API callbacks (record --stacks).
+ *
+ * In the callback, on the application's thread: the native return addresses (libgcc's
+ * unwinder, the one C++ exceptions use) and the Python frames (recorder/pyframes.c),
+ * deduplicated in a table allocated at start, and the pair (correlation id, stack id)
+ * appended to a buffer. Nothing is symbolised or written there: the flusher thread moves
+ * new stacks, the call sites and the loaded modules to the spool, and the importer turns
+ * addresses into functions and lines after the program has ended. */
+#ifndef KGANTT_STACKS_H
+#define KGANTT_STACKS_H
+
+#include <cupti.h>
+#include <stdint.h>
+
+#include "recorder/raw_format.h"
+#include "recorder/spool.h"
+
+struct kg_stack_config {
+	enum kg_stack_mode mode;
+	unsigned launch_first;  /* waits mode: the first launches of each kernel get a stack */
+	unsigned launch_every;  /* ... then one in this many */
+	unsigned max_depth;     /* native frames kept */
+	/* 1 when a call of this domain and callback id is left out of the trace anyway */
+	int (*untraced)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+};
+
+/* Allocates every table; writes the settings record. 0, or -ENOMEM (stacks stay off). */
+int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool);
+/* Enables CUPTI's callbacks for the calls that get stacks. */
+void stacks_subscribe(CUpti_SubscriberHandle sub);
+/* From the CUPTI API callback. */
+void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		   const CUpti_CallbackData *cb);
+/* Moves new modules, stacks, Python code objects and call sites to the spool (takes the
+ * spool lock). From the flusher thread and at exit. */
+void stacks_drain(struct kg_spool *spool);
+/* A forked child: stop taking stacks (its parent's locks may be held). */
+void stacks_disable(void);
+/* Counts for the status line at exit. */
+void stacks_counts(uint64_t *stacks, uint64_t *calls, uint64_t *lost);
+
+#endif

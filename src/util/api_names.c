@@ -1,0 +1,45 @@
+#include "util/api_names.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+enum kg_api_category api_category(const char *name)
+{
+	if (!name)
+		return KG_API_OTHER;
+	/* runtime (cuda...) and driver (cu...) names */
+	if (strstr(name, "Synchronize") || has_prefix(name, "cudaStreamWaitEvent") ||
+	    has_prefix(name, "cuStreamWaitEvent"))
+		return KG_API_SYNC;
+	if (strstr(name, "LaunchKernel") || strstr(name, "GraphLaunch") ||
+	    has_prefix(name, "cudaLaunch") || has_prefix(name, "cuLaunch"))
+		return KG_API_LAUNCH;
+	if (strstr(name, "Memcpy") || strstr(name, "memcpy"))
+		return KG_API_MEMCPY;
+	if (strstr(name, "Memset") || strstr(name, "memset"))
+		return KG_API_MEMSET;
+	if (strstr(name, "Malloc") || strstr(name, "Free") || strstr(name, "MemAlloc") ||
+	    strstr(name, "MemFree") || strstr(name, "HostAlloc") || strstr(name, "HostRegister"))
+		return KG_API_ALLOC;
+	return KG_API_OTHER;
+}
+
+const char *api_display_name(const char *name, char *buf, unsigned len)
+{
+	if (!name)
+		name = "";
+	size_t n = strlen(name);
+	/* "_v3020", "_v2", "_v7000": CUPTI's callback names carry the API version */
+	size_t i = n;
+	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	if (i < n && i >= 2 && name[i - 1] == 'v' && name[i - 2] == '_')
+		n = i - 2;
+	snprintf(buf, len, "%.*s", (int)n, name);
+	return buf;
+}
