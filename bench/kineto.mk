@@ -9,8 +9,8 @@
 # read_kineto and nothing else.
 
 KINETO_LOAD := $(BUILD)/bench/kineto_load
-KINETO_LOAD_SRC := bench/kineto_load.c src/model/read_kineto.c src/model/model.c \
-		   src/util/strtab.c
+KINETO_LOAD_SRC := bench/kineto_load.c src/model/read_kineto.c src/model/kineto_stacks.c \
+		   src/model/model.c src/util/strtab.c src/util/idmap.c src/util/api_names.c
 
 .PHONY: kineto-bench-build
 kineto-bench-build: $(KINETO_LOAD)

@@ -9,7 +9,9 @@ bad    the batches come from pageable memory (DataLoader(pin_memory=False)) and 
 fixed  pinned batches (pin_memory=True) copied with non_blocking=True, the loss summed on
        the GPU and read once at the end.
 
-The lines kgantt's findings must name carry a "kgantt-site:" comment. --profile runs the
+Each step is an NVTX range and a profiler annotation named "step" (kgantt report --nvtx
+step looks at the steps only). The lines kgantt's findings must name carry a
+"kgantt-site:" comment. --profile runs the
 same loop under torch.profiler (CPU and CUDA activities; with_stack=True with
 --with-stack) and writes its Chrome trace, gzipped, to OUT.
 
@@ -55,23 +57,30 @@ def batches(fixed, batch):
 
 def train_epoch(model, opt, loader, fixed, steps, losses, total):
     for xb, yb in loader:
-        if fixed:
-            xb = xb.to("cuda", non_blocking=True)
-            yb = yb.to("cuda", non_blocking=True)
-        else:
-            xb = xb.cuda()  # kgantt-site: copy
-            yb = yb.cuda()
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-        if fixed:
-            total += loss.detach()
-            losses.append(None)
-        else:
-            losses.append(loss.item())  # kgantt-site: item
+        # one "step" range per step, for kgantt report --nvtx step and the profiler alike
+        with torch.cuda.nvtx.range("step"), torch.profiler.record_function("step"):
+            total = train_step(model, opt, xb, yb, fixed, losses, total)
         if len(losses) >= steps:
             break
+    return total
+
+
+def train_step(model, opt, xb, yb, fixed, losses, total):
+    if fixed:
+        xb = xb.to("cuda", non_blocking=True)
+        yb = yb.to("cuda", non_blocking=True)
+    else:
+        xb = xb.cuda()  # kgantt-site: copy
+        yb = yb.cuda()
+    opt.zero_grad(set_to_none=True)
+    loss = F.cross_entropy(model(xb), yb)
+    loss.backward()
+    opt.step()
+    if fixed:
+        total += loss.detach()
+        losses.append(None)
+    else:
+        losses.append(loss.item())  # kgantt-site: item
     return total
 
 

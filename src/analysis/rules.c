@@ -667,6 +667,80 @@ static int64_t *solo_by_name(const struct kg_analysis *a)
 	return t;
 }
 
+/* A kernel of a library (cuBLAS, cuDNN, CUTLASS, PyTorch's own, Triton, NCCL): its block
+ * size and registers are not the user's to change. Told by the kernel's name, else by
+ * the library its launches came from (their stacks). NULL for the user's own kernels. */
+static const char *kernel_library(const struct kg_analysis *a, const struct kg_kernel_stats *ks)
+{
+	static const struct {
+		const char *part, *library;
+	} names[] = {
+		{"cutlass", "CUTLASS (through cuBLAS, cuDNN or a library)"},
+		{"cublas", "cuBLAS"}, {"xmma", "cuBLAS/cuDNN"}, {"gemm", "cuBLAS"},
+		{"gemv", "cuBLAS"}, {"sm90_", "cuBLAS/cuDNN"}, {"sm80_", "cuBLAS/cuDNN"},
+		{"ampere_", "cuBLAS/cuDNN"}, {"cudnn", "cuDNN"}, {"nchwToNhwc", "cuDNN"},
+		{"nhwcToNchw", "cuDNN"}, {"implicit_convolve", "cuDNN"}, {"conv2d", "cuDNN"},
+		{"at::native::", "PyTorch (ATen)"}, {"at::cuda::", "PyTorch (ATen)"},
+		{"triton_", "Triton (torch.compile)"}, {"nccl", "NCCL"}, {"flash", "FlashAttention"},
+		{"cub::", "CUB"}, {"thrust::", "Thrust"},
+	};
+	static const struct {
+		const char *module, *library;
+	} modules[] = {
+		{"libcublas", "cuBLAS"}, {"libcudnn", "cuDNN"}, {"libtorch", "PyTorch (ATen)"},
+		{"libnccl", "NCCL"}, {"libcufft", "cuFFT"}, {"libcusparse", "cuSPARSE"},
+	};
+	const char *name = model_text(a->m, ks->name);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strstr(name, names[i].part))
+			return names[i].library;
+	/* the innermost frame outside the CUDA runtime of a launch of this kernel */
+	const struct kg_model *m = a->m;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		if (o->kind != KG_OP_KERNEL || o->name != ks->name || o->api == KG_NONE ||
+		    m->apis[o->api].stack == KG_NONE)
+			continue;
+		const struct kg_stack *st = &m->stacks[m->apis[o->api].stack];
+		for (uint32_t k = 0; k < st->n_frames; k++) {
+			const char *mod = model_text(m, m->frames[st->first_frame + k].module);
+			const char *base = strrchr(mod, '/');
+			base = base ? base + 1 : mod;
+			if (!*base || !strncmp(base, "libcuda", 7))
+				continue;
+			for (size_t j = 0; j < sizeof(modules) / sizeof(modules[0]); j++)
+				if (!strncmp(base, modules[j].module, strlen(modules[j].module)))
+					return modules[j].library;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+/* What the user can change about a library's kernel. */
+static void library_fix(struct kg_finding *f, const char *lib, int underfilled, int sms)
+{
+	if (underfilled)
+		snprintf(f->fix, sizeof(f->fix),
+			 "This kernel is %s's: its grid follows from the problem you give it, not "
+			 "from a block size you choose. Give it more work per call (a larger batch, "
+			 "or several small matrix products as one batched/grouped call: torch.bmm, "
+			 "torch.baddbmm), so that its grid covers the %d SMs; run independent work "
+			 "beside it on other streams; or fuse the small operations around it "
+			 "(torch.compile).",
+			 lib, sms);
+	else
+		snprintf(f->fix, sizeof(f->fix),
+			 "This kernel is %s's: its block size, registers and shared memory are the "
+			 "library's choice. What you control: the shapes (batch and feature sizes "
+			 "multiples of 8 for fp16/bf16 and of 64 or 128 where you can, so it picks "
+			 "tiles that fill the SMs), the algorithm (torch.backends.cudnn.benchmark = "
+			 "True lets cuDNN time its algorithms for your shapes; "
+			 "torch.backends.cuda.matmul.allow_tf32 / bf16 autocast choose faster "
+			 "kernels), and fusion (torch.compile) so that fewer, larger kernels run.",
+			 lib);
+}
+
 static void rule_occupancy(struct kg_analysis *a)
 {
 	uint32_t reported = 0;
@@ -733,7 +807,10 @@ static void rule_occupancy(struct kg_analysis *a)
 			 ks->threads, o->regs, (int)(o->smem_static + o->smem_dynamic),
 			 ks->occ.blocks_per_sm, ks->occ.warps_per_sm, d->max_warps_per_sm,
 			 occupancy_limit_name(ks->occ.limiter), ks->waves);
-		if (underfilled)
+		const char *lib = kernel_library(a, ks);
+		if (lib)
+			library_fix(f, lib, underfilled, d->sm_count);
+		else if (underfilled)
 			snprintf(f->fix, sizeof(f->fix),
 				 "Give the grid at least one block per SM (%d here; %d blocks fill one "
 				 "wave at %d threads per block): split the work into more, smaller "

@@ -24,7 +24,7 @@
 #endif
 
 enum { ST_PROCESS, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_SYNC,
-       ST_API, ST_NVTX, ST_STRING, ST_META, ST_COUNT };
+       ST_API, ST_NVTX, ST_STRING, ST_META, ST_STACK, ST_FRAME, ST_API_STACK, ST_COUNT };
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_PROCESS] = "INSERT INTO processes(process, pid, ppid, host, cmdline, rank, start_ns, "
@@ -57,6 +57,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 		    "VALUES(?,?,?,?,?,?)",
 	[ST_STRING] = "INSERT INTO strings(id, text) VALUES(?,?)",
 	[ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)",
+	[ST_STACK] = "INSERT INTO stacks(id, process, flags, depth) VALUES(?,?,?,?)",
+	[ST_FRAME] = "INSERT INTO stack_frames(stack, depth, kind, function, file, line, module, "
+		     "address) VALUES(?,?,?,?,?,?,?,?)",
+	/* OR REPLACE: a source may give one call two stacks; the last stands */
+	[ST_API_STACK] = "INSERT OR REPLACE INTO api_stacks(process, correlation, stack) "
+			 "VALUES(?,?,?)",
 };
 
 struct sq {
@@ -283,10 +289,50 @@ static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 	return rc;
 }
 
+/* The model's stacks (any source's: the recorder's, the profiler's operators and Python
+ * functions, nsys backtraces) and which calls made them. */
+static int write_stacks(struct sq *q, const struct kg_model *m)
+{
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < m->n_stacks; i++) {
+		const struct kg_stack *s = &m->stacks[i];
+		for (uint32_t k = 0; !rc && k < s->n_frames; k++) {
+			const struct kg_frame *f = &m->frames[s->first_frame + k];
+			b_i64(q, ST_FRAME, 1, (int64_t)i + 1);
+			b_i64(q, ST_FRAME, 2, k);
+			b_i64(q, ST_FRAME, 3, f->kind);
+			b_str(q, ST_FRAME, 4, f->function);
+			b_str(q, ST_FRAME, 5, f->file);
+			b_opt(q, ST_FRAME, 6, f->line > 0, f->line);
+			b_str(q, ST_FRAME, 7, f->module);
+			b_opt(q, ST_FRAME, 8, f->kind == KG_FRAME_NATIVE, (int64_t)f->address);
+			rc = step(q, ST_FRAME, "stack_frames");
+		}
+		b_i64(q, ST_STACK, 1, (int64_t)i + 1);
+		b_i64(q, ST_STACK, 2, (int64_t)s->process + 1);
+		b_i64(q, ST_STACK, 3, s->flags);
+		b_i64(q, ST_STACK, 4, s->n_frames);
+		if (!rc)
+			rc = step(q, ST_STACK, "stacks");
+	}
+	for (uint32_t i = 0; !rc && i < m->n_apis; i++) {
+		const struct kg_api *a = &m->apis[i];
+		if (a->stack == KG_NONE || !a->correlation)
+			continue;
+		b_i64(q, ST_API_STACK, 1, (int64_t)a->process + 1);
+		b_i64(q, ST_API_STACK, 2, a->correlation);
+		b_i64(q, ST_API_STACK, 3, (int64_t)a->stack + 1);
+		rc = step(q, ST_API_STACK, "api_stacks");
+	}
+	return rc;
+}
+
 static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct sq *q = self(x);
-	int rc = exec_sql(q, kg_index_sql, "indexes");
+	int rc = write_stacks(q, m);
+	if (!rc)
+		rc = exec_sql(q, kg_index_sql, "indexes");
 	if (!rc && (rc = trace_pack(q->db, q->err, q->errlen)) < 0) {
 		char why[400];
 		snprintf(why, sizeof(why), "%s", q->err);

@@ -4,10 +4,13 @@
  * chunks, inflated when it starts with the gzip magic, and fed to yajl's event parser.
  * The callbacks keep only the event being read (a few fixed fields and its name), so
  * memory grows with the events kept in the model, not with the file. Host operators
- * (cpu_op, python_function), which outnumber everything else, are counted and dropped.
+ * (cpu_op, python_function) and annotations, which outnumber everything else, are kept as
+ * 24-byte intervals only, and give each API call the chain of them that enclosed it
+ * (kineto_stacks.c).
  *
  * The mapping of Kineto fields onto the model is documented in docs/readers.md, section
  * "PyTorch profiler (Kineto) JSON". */
+#include "model/kineto_stacks.h"
 #include "model/load.h"
 #include "util/idmap.h"
 
@@ -142,12 +145,14 @@ struct kst {
 	VEC(struct kpsync, psyncs);
 	VEC(uint32_t, copies);          /* op indices of copies and memsets */
 	struct kg_idmap async;              /* correlations of ...Async copy/memset calls */
+	struct kstacks *stacks;         /* host intervals, for the API calls' stacks */
 	int64_t rank;
 	int has_rank;
 	uint32_t trace_name;
 	int64_t t_min, t_max;           /* span of the host events, for the process */
 	/* counts for the notes */
-	uint64_t n_cpu_op, n_pyfunc, n_gpu_ann, n_bad, n_other_pid, n_meta_dropped, n_cut;
+	uint64_t n_cpu_op, n_pyfunc, n_user_ann, n_gpu_ann, n_bad, n_other_pid, n_meta_dropped,
+		n_cut;
 	char first_bad[160];
 	/* a fatal error */
 	int failed;                     /* 0, or a negative errno code */
@@ -434,6 +439,7 @@ static void begin_event(struct kst *s)
 static int end_event(struct kst *s);
 static int end_prop(struct kst *s);
 
+/* Categories whose args are not used. */
 static int skipped_cat(uint8_t cat)
 {
 	return cat == C_CPU_OP || cat == C_PYFUNC || cat == C_GPU_ANN || cat == C_OTHER;
@@ -465,7 +471,7 @@ static int child_ctx(struct kst *s, int parent, int is_map)
 		return is_map ? X_EVENT : -1;
 	case X_EVENT:
 		/* the args of host operators (input shapes...) are the bulk of a trace: when
-		 * the category is already known to be dropped, they are only counted through */
+		 * the category is already known to need none, they are only counted through */
 		if (s->key == E_ARGS && is_map && !skipped_cat(s->ev.cat))
 			return X_ARGS;
 		if (s->key == E_TS)
@@ -567,15 +573,6 @@ static uint8_t sync_kind_code(const char *k, size_t len)
 	return KG_SYNC_UNKNOWN;
 }
 
-/* Host operators are dropped without copying their names, except the profiler's step
- * markers, which delimit iterations. */
-static int name_wanted(const struct kst *s, const char *k, size_t len)
-{
-	if (s->ev.cat != C_CPU_OP && s->ev.cat != C_PYFUNC)
-		return 1;
-	return has_prefix(k, len, "ProfilerStep#");
-}
-
 static int keep_name(struct kst *s, const char *k, size_t len)
 {
 	if (len > MAX_NAME) {
@@ -609,7 +606,7 @@ static int event_string(struct kst *s, const char *k, size_t len)
 		s->ev.cat = cat_code(k, len);
 		return 1;
 	case E_NAME:
-		return name_wanted(s, k, len) ? keep_name(s, k, len) : 1;
+		return keep_name(s, k, len);
 	case E_TS:
 		bad_event(s, "\"ts\" is a string, expected a number");
 		return 1;
@@ -1139,22 +1136,47 @@ static void count_bad(struct kst *s, const char *why)
 	}
 }
 
+/* A host operator, Python function or annotation: kept as an interval of its thread
+ * (the same tid as the API calls'), for the stacks of the calls it encloses. */
+static void add_host(struct kst *s, unsigned kind)
+{
+	const struct kev *e = &s->ev;
+	uint32_t name = 0;
+	if (kind == KG_FRAME_PYTHON && e->have & H_NAME)
+		s->name_len = kstacks_drop_addresses(s->name, s->name_len);
+	if (e->have & H_NAME &&
+	    !(name = model_string_n(s->m, s->name_len ? s->name : "", s->name_len))) {
+		out_of_memory(s);
+		return;
+	}
+	if (kstacks_add(s->stacks, (uint64_t)(e->have & H_TID ? e->tid : 0), e->ts, ev_end(e),
+			name, kind) < 0)
+		out_of_memory(s);
+}
+
 /* An "X" (complete) event of a category we keep. */
 static void complete_event(struct kst *s)
 {
+	int step = s->ev.have & H_NAME && has_prefix(s->name, s->name_len, "ProfilerStep#");
 	switch (s->ev.cat) {
 	case C_KERNEL: add_kernel(s); break;
 	case C_MEMCPY: add_copy(s, KG_OP_MEMCPY); break;
 	case C_MEMSET: add_copy(s, KG_OP_MEMSET); break;
 	case C_RUNTIME: add_api(s, 0); break;
 	case C_DRIVER: add_api(s, 1); break;
-	case C_USER_ANN: add_range(s); break;
 	case C_SYNC: add_psync(s); break;
-	case C_CPU_OP: case C_PYFUNC: /* kept only as step markers (name_wanted) */
-		if (s->ev.have & H_NAME && has_prefix(s->name, s->name_len, "ProfilerStep#"))
+	case C_USER_ANN:
+		s->n_user_ann++;
+		add_range(s);
+		add_host(s, KG_FRAME_ANNOTATION);
+		break;
+	case C_CPU_OP: case C_PYFUNC:
+		/* the step markers of older releases (cpu_op) are annotations too */
+		if (step)
 			add_range(s);
-		else
-			*(s->ev.cat == C_CPU_OP ? &s->n_cpu_op : &s->n_pyfunc) += 1;
+		*(s->ev.cat == C_CPU_OP ? &s->n_cpu_op : &s->n_pyfunc) += 1;
+		add_host(s, step ? KG_FRAME_ANNOTATION
+			    : s->ev.cat == C_CPU_OP ? KG_FRAME_OP : KG_FRAME_PYTHON);
 		break;
 	default: break;
 	}
@@ -1297,14 +1319,46 @@ static void apply_async(struct kst *s)
 	}
 }
 
-static void add_notes(struct kst *s)
+/* Gives each API call the operators, Python functions and annotations enclosing it. */
+static int link_stacks(struct kst *s, struct kstacks_result *r)
 {
 	struct kg_model *m = s->m;
-	if (s->n_cpu_op || s->n_pyfunc || s->n_gpu_ann)
-		model_note(m, "not loaded: %llu cpu_op, %llu python_function and %llu "
-			   "gpu_user_annotation events (host operators and GPU copies of the "
-			   "annotations; the diagnosis does not use them)",
+	int rc = kstacks_link(s->stacks, m, s->proc, r);
+	if (rc < 0)
+		return rc;
+	if (s->n_pyfunc)
+		snprintf(m->stack_note, sizeof(m->stack_note), "PyTorch profiler: enclosing "
+			 "operators and Python functions (with_stack=True)");
+	else if (s->n_cpu_op)
+		snprintf(m->stack_note, sizeof(m->stack_note), "PyTorch profiler: enclosing "
+			 "operators only (recorded without with_stack)");
+	else if (s->n_user_ann)
+		snprintf(m->stack_note, sizeof(m->stack_note), "PyTorch profiler: enclosing "
+			 "annotations only (recorded without operators or with_stack)");
+	return 0;
+}
+
+static void add_notes(struct kst *s, const struct kstacks_result *r)
+{
+	struct kg_model *m = s->m;
+	uint64_t unusable = kstacks_unusable(s->stacks);
+	if (s->n_cpu_op || s->n_pyfunc || s->n_user_ann)
+		model_note(m, "linked %llu of %llu API calls to the operators, Python functions "
+			   "and annotations enclosing them (from %llu cpu_op, %llu python_function "
+			   "and %llu user_annotation events); %llu calls were outside any",
+			   (unsigned long long)r->linked, (unsigned long long)r->calls,
 			   (unsigned long long)s->n_cpu_op, (unsigned long long)s->n_pyfunc,
+			   (unsigned long long)s->n_user_ann,
+			   (unsigned long long)(r->calls - r->linked));
+	if (unusable || r->not_nested || r->truncated)
+		model_note(m, "call stacks: %llu host events without a usable time span or name "
+			   "were not used, %llu overran the event enclosing them and were cut at its end, "
+			   "%llu calls' stacks were deeper than %d frames (the outermost were cut)",
+			   (unsigned long long)unusable, (unsigned long long)r->not_nested,
+			   (unsigned long long)r->truncated, KSTACK_MAX_FRAMES);
+	if (s->n_gpu_ann)
+		model_note(m, "not loaded: %llu gpu_user_annotation events (Kineto's copies of the "
+			   "annotations on the GPU timeline; the host ranges are kept)",
 			   (unsigned long long)s->n_gpu_ann);
 	if (s->n_bad)
 		model_note(m, "skipped %llu malformed events (%s)", (unsigned long long)s->n_bad,
@@ -1324,6 +1378,7 @@ static int finish_read(struct kst *s)
 {
 	struct kg_process *p = &s->m->processes[s->proc];
 	char buf[32];
+	struct kstacks_result r;
 	apply_props(s);
 	apply_metas(s);
 	apply_async(s);
@@ -1336,7 +1391,9 @@ static int finish_read(struct kst *s)
 	}
 	p->start = s->t_min;
 	p->end = s->t_max;
-	add_notes(s);
+	if (link_stacks(s, &r) < 0)
+		return -ENOMEM;
+	add_notes(s, &r);
 	return 0;
 }
 
@@ -1592,8 +1649,9 @@ static int kst_init(struct kst *s, struct kg_model *m, const char *path)
 	if (!p)
 		return -ENOMEM;
 	s->proc = m->n_processes - 1;
+	s->stacks = kstacks_new();
 	s->h = yajl_alloc(&callbacks, NULL, s);
-	if (!s->h)
+	if (!s->h || !s->stacks)
 		return -ENOMEM;
 	return 0;
 }
@@ -1608,6 +1666,7 @@ static void kst_free(struct kst *s)
 	free(s->psyncs);
 	free(s->copies);
 	idmap_free(&s->async);
+	kstacks_free(s->stacks);
 }
 
 int read_kineto(struct kg_model *m, const char *path, const struct kg_load_opts *opts,

@@ -820,8 +820,12 @@ void report_text_kernels(FILE *f, const struct kg_analysis *a, const struct kg_r
 	fputc('\n', f);
 	for (uint32_t i = 0; i < n; i++)
 		kernel_rows(f, a, i);
-	fprintf(f, "  launch: queued - API call start (p50); queue: start - queued (p50); "
-		   "- = not in the trace\n");
+	if (a->m->has_queued)
+		fprintf(f, "  launch: queued - API call start (p50); queue: start - queued (p50); "
+			   "- = not in the trace\n");
+	else
+		fprintf(f, "  launch: start - API call start (p50; no queued times in the trace: it "
+			   "includes\n  the wait behind earlier work); - = not in the trace\n");
 }
 
 /* ---------------------------------------------------------------- 5. findings */

@@ -5,6 +5,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <ftw.h>
 #include <zlib.h>
 
@@ -536,7 +537,7 @@ TEST(cuda_sync_events)
 }
 
 /* Metadata and top-level keys after traceEvents, a rank, step markers in any category,
- * cpu_op and python_function dropped, unknown categories and phases ignored. */
+ * cpu_op and python_function counted, unknown categories and phases ignored. */
 TEST(keys_in_any_order)
 {
 	const char *path = write_text(
@@ -586,7 +587,9 @@ TEST(keys_in_any_order)
 	CHECK_EQ_STR(model_text(&m, m.threads[0].name), "worker");
 	CHECK_EQ_INT(m.processes[0].start, 1000);
 	CHECK_EQ_INT(m.processes[0].end, 201000);
-	CHECK(has_note(&m, "1 cpu_op, 1 python_function and 1 gpu_user_annotation"));
+	/* the step markers count as cpu_op events (and annotations in the stacks) */
+	CHECK(has_note(&m, "3 cpu_op, 1 python_function and 1 user_annotation events"));
+	CHECK(has_note(&m, "1 gpu_user_annotation events"));
 	model_free(&m);
 }
 
@@ -813,4 +816,508 @@ TEST(fuzz_damage)
 	}
 	free(buf);
 	free(text);
+}
+
+/* ------------------------------------------------------------------ call stacks */
+
+/* A growing JSON text. */
+struct jbuf {
+	char *p;
+	size_t n, cap;
+};
+
+__attribute__((format(printf, 2, 3))) static void jadd(struct jbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	CHECK(need >= 0);
+	if (b->n + (size_t)need + 1 > b->cap) {
+		b->cap = (b->n + (size_t)need + 1) * 2;
+		CHECK((b->p = realloc(b->p, b->cap)) != NULL);
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->n, (size_t)need + 1, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)need;
+}
+
+/* Host event (cpu_op, python_function, user_annotation) and API call; times in µs as
+ * Kineto writes them (ts and dur given as text). */
+static void jhost(struct jbuf *b, const char *cat, const char *name, int tid, const char *ts,
+		  const char *dur)
+{
+	jadd(b, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 5, \"tid\": %d, "
+		"\"ts\": %s, \"dur\": %s, \"args\": {\"External id\": 1}},\n", cat, name, tid, ts,
+	     dur);
+}
+
+static void japi(struct jbuf *b, const char *name, int tid, const char *ts, const char *dur,
+		 int corr)
+{
+	jadd(b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": 5, "
+		"\"tid\": %d, \"ts\": %s, \"dur\": %s, \"args\": {\"correlation\": %d}},\n", name, tid,
+	     ts, dur, corr);
+}
+
+/* Writes HEAD + events + a last dummy event + TAIL and loads it. */
+static void jload(struct kg_model *m, struct jbuf *b, const char *file)
+{
+	jadd(b, "{\"ph\": \"i\", \"name\": \"end\", \"ts\": 0}" TAIL);
+	struct jbuf all = {0};
+	jadd(&all, HEAD "%s", b->p);
+	load_ok(m, write_text(file, all.p));
+	free(all.p);
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static const struct kg_api *api_by_correlation(const struct kg_model *m, uint32_t corr)
+{
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (m->apis[i].correlation == corr)
+			return &m->apis[i];
+	CHECK(!"no such call");
+	return NULL;
+}
+
+/* A stack as text, innermost first: "op:aten::item | py:train.py:27:epoch |
+ * ann:ProfilerStep"; "-" for none; a trailing " +cut" when truncated. */
+static const char *stack_text(const struct kg_model *m, uint32_t stack)
+{
+	static char buf[8192];
+	size_t n = 0;
+	if (stack == KG_NONE)
+		return "-";
+	CHECK(stack < m->n_stacks);
+	const struct kg_stack *s = &m->stacks[stack];
+	CHECK(s->first_frame + s->n_frames <= m->n_frames);
+	buf[0] = 0;
+	for (uint32_t i = 0; i < s->n_frames && n < sizeof(buf) - 200; i++) {
+		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		static const char *const kinds[] = {"native", "py", "op", "ann"};
+		CHECK(f->kind <= KG_FRAME_ANNOTATION);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s:", i ? " | " : "",
+				      kinds[f->kind]);
+		if (f->file || f->line)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s:%d:",
+					      model_text(m, f->file), f->line);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", model_text(m, f->function));
+	}
+	if (s->flags & KG_STACK_TRUNCATED)
+		snprintf(buf + n, sizeof(buf) - n, " +cut");
+	return buf;
+}
+
+static const char *call_stack(const struct kg_model *m, uint32_t corr)
+{
+	return stack_text(m, api_by_correlation(m, corr)->stack);
+}
+
+/* Operators inside Python functions inside a step: innermost first, each of its kind,
+ * Python names split into file, line and function. */
+TEST(stacks_nested)
+{
+	struct jbuf b = {0};
+	jhost(&b, "user_annotation", "ProfilerStep#1", 10, "1000", "1000");
+	jhost(&b, "python_function", "train.py(27): epoch", 10, "1010", "900");
+	jhost(&b, "python_function", "/opt/m/x.py(12): forward", 10, "1020", "300");
+	jhost(&b, "python_function", "nn.Module: Linear_0", 10, "1030", "200");
+	jhost(&b, "cpu_op", "aten::linear", 10, "1040", "100");
+	japi(&b, "cudaLaunchKernel", 10, "1050", "5", 1);
+	jhost(&b, "python_function", "<built-in method item of Tensor object at 0x7f3a2c0b1e50>",
+	      10, "1400", "200");
+	jhost(&b, "cpu_op", "aten::item", 10, "1410", "180");
+	jhost(&b, "cpu_op", "aten::_local_scalar_dense", 10, "1420", "160");
+	japi(&b, "cudaMemcpyAsync", 10, "1430", "20", 2);
+	japi(&b, "cudaStreamSynchronize", 10, "1455", "120", 3);
+	japi(&b, "cudaLaunchKernel", 10, "1700", "5", 4);  /* in epoch only */
+	japi(&b, "cudaLaunchKernel", 10, "2100", "5", 5);  /* after the step */
+	japi(&b, "cudaLaunchKernel", 10, "990", "5", 6);   /* before it */
+	jadd(&b, "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH (Device -> "
+		 "Pinned)\", \"pid\": 0, \"tid\": 7, \"ts\": 1460, \"dur\": 2, \"args\": {\"device\":"
+		 " 0, \"stream\": 7, \"correlation\": 2, \"bytes\": 4}},\n");
+	struct kg_model m;
+	jload(&m, &b, "nested.json");
+	CHECK_EQ_STR(call_stack(&m, 1), "op:aten::linear | py:nn.Module: Linear_0 | "
+		     "py:/opt/m/x.py:12:forward | py:train.py:27:epoch | ann:ProfilerStep");
+	CHECK_EQ_STR(call_stack(&m, 2), "op:aten::_local_scalar_dense | op:aten::item | "
+		     "py:<built-in method item of Tensor object> | py:train.py:27:epoch | "
+		     "ann:ProfilerStep");
+	CHECK_EQ_INT(api_by_correlation(&m, 3)->stack, api_by_correlation(&m, 2)->stack);
+	CHECK_EQ_STR(call_stack(&m, 4), "py:train.py:27:epoch | ann:ProfilerStep");
+	CHECK_EQ_STR(call_stack(&m, 5), "-");
+	CHECK_EQ_STR(call_stack(&m, 6), "-");
+	/* field by field */
+	const struct kg_stack *s = &m.stacks[api_by_correlation(&m, 1)->stack];
+	const struct kg_frame *f = &m.frames[s->first_frame];
+	CHECK_EQ_INT(s->n_frames, 5);
+	CHECK_EQ_INT(s->flags, 0);
+	CHECK_EQ_INT(s->process, 0);
+	CHECK_EQ_INT(f[0].kind, KG_FRAME_OP);
+	CHECK_EQ_INT(f[1].kind, KG_FRAME_PYTHON);
+	CHECK_EQ_INT(f[1].file, 0);
+	CHECK_EQ_INT(f[1].line, 0);
+	CHECK_EQ_INT(f[2].kind, KG_FRAME_PYTHON);
+	CHECK_EQ_STR(model_text(&m, f[2].file), "/opt/m/x.py");
+	CHECK_EQ_INT(f[2].line, 12);
+	CHECK_EQ_STR(model_text(&m, f[2].function), "forward");
+	CHECK_EQ_INT(f[4].kind, KG_FRAME_ANNOTATION);
+	CHECK_EQ_INT(f[4].address, 0);
+	CHECK_EQ_INT(f[4].module, 0);
+	/* the copy's operator is its launch call's stack */
+	const struct kg_op *o = op_by_correlation(&m, 2);
+	CHECK(o != NULL && o->api != KG_NONE);
+	CHECK_EQ_STR(stack_text(&m, m.apis[o->api].stack), call_stack(&m, 2));
+	CHECK_EQ_INT(m.n_stacks, 3);
+	CHECK(strstr(m.stack_note, "operators and Python functions") != NULL);
+	CHECK(has_note(&m, "linked 4 of 6 API calls"));
+	CHECK(has_note(&m, "3 cpu_op, 4 python_function and 1 user_annotation events"));
+	CHECK(has_note(&m, "2 calls were outside any"));
+	CHECK(!has_note(&m, "call stacks:"));
+	/* the step is still a range, the threads are those of the calls and ranges */
+	CHECK_EQ_INT(m.n_ranges, 1);
+	CHECK_EQ_INT(m.n_threads, 1);
+	model_free(&m);
+}
+
+/* Events of one thread never enclose the calls of another; events without a tid and
+ * calls without one are on thread 0, as for the calls themselves. */
+TEST(stacks_threads)
+{
+	struct jbuf b = {0};
+	jhost(&b, "cpu_op", "aten::mm", 1, "100", "100");
+	jhost(&b, "cpu_op", "aten::add", 2, "100", "100");
+	japi(&b, "cudaLaunchKernel", 2, "110", "5", 1);
+	japi(&b, "cudaLaunchKernel", 1, "120", "5", 2);
+	japi(&b, "cudaLaunchKernel", 3, "130", "5", 3); /* a thread without events */
+	jadd(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::sum\", \"pid\": 5, "
+		 "\"ts\": 300, \"dur\": 10},\n");
+	jadd(&b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+		 "\"pid\": 5, \"ts\": 301, \"dur\": 1, \"args\": {\"correlation\": 4}},\n");
+	japi(&b, "cudaLaunchKernel", 1, "302", "1", 5);
+	jhost(&b, "cpu_op", "aten::only_here", 4, "0", "1000"); /* a thread of events only */
+	struct kg_model m;
+	jload(&m, &b, "threads.json");
+	CHECK_EQ_STR(call_stack(&m, 1), "op:aten::add");
+	CHECK_EQ_STR(call_stack(&m, 2), "op:aten::mm");
+	CHECK_EQ_STR(call_stack(&m, 3), "-");
+	CHECK_EQ_STR(call_stack(&m, 4), "op:aten::sum");
+	CHECK_EQ_STR(call_stack(&m, 5), "-");
+	CHECK_EQ_INT(m.n_threads, 4); /* tids 0, 1, 2, 3: none made for the events' tid 4 */
+	CHECK(strstr(m.stack_note, "operators only") != NULL);
+	model_free(&m);
+}
+
+/* Equal timestamps, µs rounding (older Kineto wrote whole µs), equal starts listed inner
+ * first, a child overrunning its parent by rounding. */
+TEST(stacks_edges)
+{
+	struct jbuf b = {0};
+	jhost(&b, "cpu_op", "op_a", 1, "100", "100");            /* [100, 200] */
+	japi(&b, "c1", 1, "100", "100", 1);                      /* the same: inside */
+	japi(&b, "c2", 1, "200", "10", 2);                       /* begins at its end: not */
+	japi(&b, "c3", 1, "90", "10", 3);                        /* ends at its start: not */
+	japi(&b, "c4", 1, "200", "0", 4);                        /* 0 µs at its end: inside */
+	japi(&b, "c12", 1, "200", "0.5", 12);                    /* from its end: not, though */
+								 /* within 1 µs of it */
+	jhost(&b, "cpu_op", "op_b", 2, "100", "10");             /* [100, 110] */
+	japi(&b, "c5", 2, "105", "5.4", 5);                      /* ends 0.4 µs after: in */
+	japi(&b, "c6", 2, "108", "3", 6);                        /* 1 µs after: in */
+	japi(&b, "c7", 2, "108.5", "3.5", 7);                    /* 2 µs after: not */
+	/* equal starts: the shorter listed first is still the inner one */
+	jhost(&b, "cpu_op", "inner", 3, "500", "10");
+	jhost(&b, "cpu_op", "outer", 3, "500", "50");
+	japi(&b, "c8", 3, "500", "1", 8);
+	/* equal times, different kinds: annotation > Python > operator */
+	jhost(&b, "cpu_op", "aten::x", 4, "700", "10");
+	jhost(&b, "python_function", "f.py(1): f", 4, "700", "10");
+	jhost(&b, "user_annotation", "ann", 4, "700", "10");
+	japi(&b, "c9", 4, "701", "1", 9);
+	/* a child that overruns its parent by 0.5 µs is still its child */
+	jhost(&b, "cpu_op", "parent", 5, "900", "10");
+	jhost(&b, "cpu_op", "child", 5, "905", "5.5");
+	japi(&b, "c10", 5, "909", "1.4", 10);
+	/* the next sibling begun 0.3 µs before its elder ended */
+	jhost(&b, "cpu_op", "elder", 6, "1000", "10");
+	jhost(&b, "cpu_op", "younger", 6, "1009.7", "20");
+	japi(&b, "c11", 6, "1020", "1", 11);
+	struct kg_model m;
+	jload(&m, &b, "edges.json");
+	CHECK_EQ_STR(call_stack(&m, 1), "op:op_a");
+	CHECK_EQ_STR(call_stack(&m, 2), "-");
+	CHECK_EQ_STR(call_stack(&m, 3), "-");
+	CHECK_EQ_STR(call_stack(&m, 4), "op:op_a");
+	CHECK_EQ_STR(call_stack(&m, 12), "-");
+	CHECK_EQ_STR(call_stack(&m, 5), "op:op_b");
+	CHECK_EQ_STR(call_stack(&m, 6), "op:op_b");
+	CHECK_EQ_STR(call_stack(&m, 7), "-");
+	CHECK_EQ_STR(call_stack(&m, 8), "op:inner | op:outer");
+	CHECK_EQ_STR(call_stack(&m, 9), "op:aten::x | py:f.py:1:f | ann:ann");
+	CHECK_EQ_STR(call_stack(&m, 10), "op:child | op:parent");
+	CHECK_EQ_STR(call_stack(&m, 11), "op:younger");
+	CHECK(!has_note(&m, "call stacks:"));
+	model_free(&m);
+}
+
+/* The same place in every step gives one stack: "#<digits>" and object addresses go. */
+TEST(stacks_dedupe_steps)
+{
+	struct jbuf b = {0};
+	char name[128], ts[32];
+	for (int i = 0; i < 3; i++) {
+		int t = 1000 * (i + 1);
+		snprintf(name, sizeof(name), "ProfilerStep#%d", i + 7);
+		snprintf(ts, sizeof(ts), "%d", t);
+		jhost(&b, "user_annotation", name, 1, ts, "900");
+		snprintf(name, sizeof(name), "<built-in method item of Tensor object at 0x7f%04x>",
+			 0xa0 + i * 0x1111);
+		snprintf(ts, sizeof(ts), "%d", t + 10);
+		jhost(&b, "python_function", name, 1, ts, "100");
+		snprintf(ts, sizeof(ts), "%d", t + 20);
+		jhost(&b, "cpu_op", "aten::item", 1, ts, "50");
+		snprintf(ts, sizeof(ts), "%d", t + 30);
+		japi(&b, "cudaStreamSynchronize", 1, ts, "10", i + 1);
+		snprintf(ts, sizeof(ts), "%d", t + 500);
+		japi(&b, "cudaLaunchKernel", 1, ts, "10", i + 11);
+	}
+	/* "Optimizer.step#SGD.step" keeps its name: only a trailing #<digits> goes */
+	jhost(&b, "user_annotation", "Optimizer.step#SGD.step", 1, "5000", "10");
+	japi(&b, "cudaLaunchKernel", 1, "5001", "1", 21);
+	struct kg_model m;
+	jload(&m, &b, "steps.json");
+	CHECK_EQ_STR(call_stack(&m, 1), "op:aten::item | py:<built-in method item of Tensor "
+		     "object> | ann:ProfilerStep");
+	CHECK_EQ_INT(api_by_correlation(&m, 2)->stack, api_by_correlation(&m, 1)->stack);
+	CHECK_EQ_INT(api_by_correlation(&m, 3)->stack, api_by_correlation(&m, 1)->stack);
+	CHECK_EQ_STR(call_stack(&m, 11), "ann:ProfilerStep");
+	CHECK_EQ_INT(api_by_correlation(&m, 12)->stack, api_by_correlation(&m, 11)->stack);
+	CHECK_EQ_INT(api_by_correlation(&m, 13)->stack, api_by_correlation(&m, 11)->stack);
+	CHECK_EQ_STR(call_stack(&m, 21), "ann:Optimizer.step#SGD.step");
+	CHECK_EQ_INT(m.n_stacks, 3);
+	/* the ranges keep their numbers */
+	CHECK_EQ_STR(model_text(&m, m.ranges[0].name), "ProfilerStep#7");
+	model_free(&m);
+}
+
+/* 70 nested operators: the innermost 64 are kept, the stack says it was cut. */
+TEST(stacks_truncated)
+{
+	struct jbuf b = {0};
+	char name[32], ts[32], dur[32];
+	for (int i = 0; i < 70; i++) {
+		snprintf(name, sizeof(name), "op%d", i);
+		snprintf(ts, sizeof(ts), "%d", 100 + i);
+		snprintf(dur, sizeof(dur), "%d", 1000 - 2 * i);
+		jhost(&b, "cpu_op", name, 1, ts, dur);
+	}
+	japi(&b, "cudaLaunchKernel", 1, "500", "1", 1);
+	japi(&b, "cudaLaunchKernel", 1, "149.5", "1", 2); /* under op0..op49 */
+	struct kg_model m;
+	jload(&m, &b, "deep.json");
+	const struct kg_stack *s = &m.stacks[api_by_correlation(&m, 1)->stack];
+	CHECK_EQ_INT(s->n_frames, 64);
+	CHECK(s->flags & KG_STACK_TRUNCATED);
+	CHECK_EQ_STR(model_text(&m, m.frames[s->first_frame].function), "op69");
+	CHECK_EQ_STR(model_text(&m, m.frames[s->first_frame + 63].function), "op6");
+	s = &m.stacks[api_by_correlation(&m, 2)->stack];
+	CHECK_EQ_INT(s->n_frames, 50);
+	CHECK_EQ_INT(s->flags, 0);
+	CHECK_EQ_STR(model_text(&m, m.frames[s->first_frame].function), "op49");
+	CHECK(has_note(&m, "1 calls' stacks were deeper than 64 frames"));
+	model_free(&m);
+}
+
+/* Events that cannot be placed link nothing; overlapping events that do not nest are
+ * cut, and nothing crashes. */
+TEST(stacks_malformed)
+{
+	struct jbuf b = {0};
+	jadd(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"nodur\", \"pid\": 5, "
+		 "\"tid\": 1, \"ts\": 100},\n");
+	jhost(&b, "cpu_op", "negdur", 1, "100", "-50");
+	jhost(&b, "cpu_op", "strts", 1, "\"100\"", "50");
+	jhost(&b, "cpu_op", "nullts", 1, "null", "50");
+	jhost(&b, "cpu_op", "hugedur", 1, "100", "1e30");
+	jhost(&b, "cpu_op", "overflow", 1, "9223372036854775", "9223372036854775");
+	jadd(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"pid\": 5, \"tid\": 1, \"ts\": 100, "
+		 "\"dur\": 50},\n"); /* no name */
+	jadd(&b, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": {\"a\": 1}, \"pid\": 5, "
+		 "\"tid\": 1, \"ts\": 100, \"dur\": 50},\n"); /* name an object */
+	japi(&b, "cudaLaunchKernel", 1, "110", "1", 1);
+	/* A [1000, 1100] and B [1050, 1200] overlap without nesting */
+	jhost(&b, "cpu_op", "A", 1, "1000", "100");
+	jhost(&b, "cpu_op", "B", 1, "1050", "150");
+	japi(&b, "cudaLaunchKernel", 1, "1060", "1", 2);
+	japi(&b, "cudaLaunchKernel", 1, "1020", "1", 3);
+	/* a call without dur: where it began */
+	jhost(&b, "cpu_op", "C", 1, "2000", "100");
+	jadd(&b, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"x\", \"pid\": 5, "
+		 "\"tid\": 1, \"ts\": 2050, \"args\": {\"correlation\": 4}},\n");
+	struct kg_model m;
+	jload(&m, &b, "malformed.json");
+	/* nothing usable encloses call 1 */
+	CHECK_EQ_STR(call_stack(&m, 1), "-");
+	CHECK_EQ_STR(call_stack(&m, 2), "op:B | op:A");
+	CHECK_EQ_STR(call_stack(&m, 3), "op:A");
+	CHECK_EQ_STR(call_stack(&m, 4), "op:C");
+	/* no dur, negative, too large, end past int64, no name, name not a string */
+	CHECK(has_note(&m, "call stacks: 6 host events without a usable time span or name"));
+	CHECK(has_note(&m, "1 overran the event enclosing them"));
+	CHECK(has_note(&m, "skipped 2 malformed events"));
+	model_free(&m);
+}
+
+/* Out of order in the file: the same stacks as in order. */
+TEST(stacks_unsorted)
+{
+	struct jbuf b = {0};
+	japi(&b, "c3", 1, "2050", "1", 3);
+	jhost(&b, "cpu_op", "aten::b", 1, "2000", "100");
+	japi(&b, "c2", 1, "1500", "1", 2);
+	jhost(&b, "cpu_op", "aten::inner", 1, "1010", "50");
+	japi(&b, "c1", 1, "1020", "1", 1);
+	jhost(&b, "user_annotation", "ProfilerStep#0", 1, "900", "2000");
+	jhost(&b, "cpu_op", "aten::a", 1, "1000", "600");
+	struct kg_model m;
+	jload(&m, &b, "unsorted.json");
+	CHECK_EQ_STR(call_stack(&m, 1), "op:aten::inner | op:aten::a | ann:ProfilerStep");
+	CHECK_EQ_STR(call_stack(&m, 2), "op:aten::a | ann:ProfilerStep");
+	CHECK_EQ_STR(call_stack(&m, 3), "op:aten::b | ann:ProfilerStep");
+	model_free(&m);
+}
+
+/* Overlapping, never nested events and deep nesting at scale: linear, no blow-up. */
+TEST(stacks_adversarial_scale)
+{
+	struct jbuf b = {0};
+	char ts[32], dur[32];
+	int n = 50000;
+	for (int i = 0; i < n; i++) { /* [2i, 2i + 4n): each overruns the one before */
+		snprintf(ts, sizeof(ts), "%d", 2 * i);
+		snprintf(dur, sizeof(dur), "%d", 4 * n);
+		jhost(&b, "cpu_op", i % 2 ? "odd" : "even", 1, ts, dur);
+		snprintf(ts, sizeof(ts), "%d.5", 2 * i);
+		japi(&b, "cudaLaunchKernel", 1, ts, "0.1", i + 1);
+	}
+	for (int i = 0; i < n; i++) { /* fully nested, 50000 deep */
+		snprintf(ts, sizeof(ts), "%d", 10 * n + i);
+		snprintf(dur, sizeof(dur), "%d", 2 * (n - i));
+		jhost(&b, "cpu_op", "deep", 2, ts, dur);
+		snprintf(ts, sizeof(ts), "%d.5", 10 * n + i);
+		japi(&b, "cudaLaunchKernel", 2, ts, "0.1", n + i + 1);
+	}
+	struct kg_model m;
+	jload(&m, &b, "scale.json");
+	CHECK_EQ_STR(call_stack(&m, 1), "op:even");
+	CHECK_EQ_STR(call_stack(&m, 2), "op:odd | op:even");
+	const struct kg_stack *s = &m.stacks[api_by_correlation(&m, (uint32_t)(2 * n))->stack];
+	CHECK_EQ_INT(s->n_frames, 64);
+	CHECK(s->flags & KG_STACK_TRUNCATED);
+	for (uint32_t i = 0; i < m.n_apis; i++)
+		CHECK(m.apis[i].stack != KG_NONE);
+	CHECK(has_note(&m, "49999 overran the event enclosing them"));
+	model_free(&m);
+}
+
+/* The real H200 trace (no with_stack): the calls under aten::item. Expected values from
+ * Python, on the raw events (same tid, ts <= call.ts, ts + dur >= call.ts + call.dur):
+ * the 10 cudaMemcpyAsync and 10 cudaStreamSynchronize of aten::item sit in
+ * aten::_local_scalar_dense < aten::item < the "step" annotation; the 20 others of each
+ * in aten::copy_ < aten::_to_copy < aten::to < step; the 2 cudaDeviceSynchronize are
+ * outside any; 15 distinct chains. */
+TEST(stacks_fixture_item)
+{
+	struct kg_model m;
+	load_ok(&m, "tests/fixtures/torch/torch_pageable_item.json.gz");
+	const char *item = "op:aten::_local_scalar_dense | op:aten::item | ann:step";
+	const char *to = "op:aten::copy_ | op:aten::_to_copy | op:aten::to | ann:step";
+	int n_item_sync = 0, n_item_copy = 0, n_to_sync = 0, n_none = 0;
+	for (uint32_t i = 0; i < m.n_apis; i++) {
+		const char *name = model_text(&m, m.apis[i].name);
+		const char *st = stack_text(&m, m.apis[i].stack);
+		if (strcmp(st, "-") == 0) {
+			CHECK_EQ_STR(name, "cudaDeviceSynchronize");
+			n_none++;
+		}
+		if (strcmp(st, item) == 0) {
+			n_item_sync += strcmp(name, "cudaStreamSynchronize") == 0;
+			n_item_copy += strcmp(name, "cudaMemcpyAsync") == 0;
+		}
+		n_to_sync += strcmp(st, to) == 0 && strcmp(name, "cudaStreamSynchronize") == 0;
+	}
+	CHECK_EQ_INT(n_item_sync, 10);
+	CHECK_EQ_INT(n_item_copy, 10);
+	CHECK_EQ_INT(n_to_sync, 20);
+	CHECK_EQ_INT(n_none, 2);
+	CHECK_EQ_STR(call_stack(&m, 458), item); /* cudaStreamSynchronize, 518 µs */
+	CHECK_EQ_INT(m.n_stacks, 15);
+	/* the DtoH copy of .item() is linked to its call, hence to the operator */
+	const struct kg_op *o = op_by_correlation(&m, 457);
+	CHECK(o != NULL && o->api != KG_NONE);
+	CHECK_EQ_STR(stack_text(&m, m.apis[o->api].stack), item);
+	CHECK(strstr(m.stack_note, "operators only (recorded without with_stack)") != NULL);
+	CHECK(has_note(&m, "linked 420 of 422 API calls"));
+	if (getenv("KG_PRINT_STACKS"))
+		printf("    cudaStreamSynchronize (correlation 458): %s\n", call_stack(&m, 458));
+	model_free(&m);
+}
+
+/* 2,000 randomly damaged copies of a small trace with stacks: flipped bytes, junk,
+ * cuts. Anything may come back but a crash or a sanitizer report. */
+TEST(stacks_fuzz)
+{
+	struct jbuf b = {0};
+	jhost(&b, "user_annotation", "ProfilerStep#3", 1, "1000", "1000");
+	jhost(&b, "python_function", "train.py(27): epoch", 1, "1010", "900");
+	jhost(&b, "python_function", "<built-in method item of Tensor object at 0x7f00>", 1,
+	      "1400", "200");
+	jhost(&b, "cpu_op", "aten::item", 1, "1410", "180");
+	japi(&b, "cudaStreamSynchronize", 1, "1455", "120", 3);
+	jhost(&b, "cpu_op", "aten::mm", 2, "1000", "10");
+	japi(&b, "cudaLaunchKernel", 2, "1001", "2", 4);
+	jadd(&b, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+		 "\"ts\": 1004, \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7, "
+		 "\"correlation\": 4}}" TAIL);
+	struct jbuf all = {0};
+	jadd(&all, HEAD "%s", b.p);
+	free(b.p);
+	size_t len = all.n;
+	char *buf = malloc(len + 64);
+	CHECK(buf != NULL);
+	static const char junk[] = "{}[]\",:0123456789.eE-+ntfx#()\\\x80\xff ";
+	int loaded = 0;
+	for (int round = 0; round < 2000; round++) {
+		memcpy(buf, all.p, len);
+		size_t n = len;
+		int edits = 1 + (int)(test_random() % 6);
+		for (int k = 0; k < edits; k++) {
+			size_t at = test_random() % n;
+			unsigned long long r = test_random();
+			if (r % 3 == 0)
+				buf[at] = junk[(r >> 8) % (sizeof(junk) - 1)];
+			else
+				buf[at] ^= (char)(1u << ((r >> 8) % 8));
+		}
+		if (test_random() % 4 == 0)
+			n = test_random() % n;
+		const char *path = write_file("fuzz.json", buf, n);
+		struct kg_model m;
+		char err[512];
+		int rc = load(&m, path, err, sizeof(err));
+		if (rc < 0) {
+			CHECK(strstr(err, path) != NULL);
+		} else {
+			CHECK_EQ_INT(model_finish(&m), 0);
+			for (uint32_t i = 0; i < m.n_apis; i++)
+				if (m.apis[i].stack != KG_NONE)
+					(void)stack_text(&m, m.apis[i].stack);
+			loaded++;
+		}
+		model_free(&m);
+	}
+	CHECK(loaded > 100); /* some damage leaves valid JSON: the stacks are exercised */
+	free(buf);
+	free(all.p);
 }
