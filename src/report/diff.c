@@ -140,6 +140,76 @@ static int match_findings(struct kg_diff *d)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ call sites */
+
+static int same_site(const struct kg_analysis *a, const struct kg_site *x,
+		     const struct kg_analysis *b, const struct kg_site *y)
+{
+	const struct kg_frame *fx = x->user_frame != KG_NONE ? &a->m->frames[x->user_frame] : NULL;
+	const struct kg_frame *fy = y->user_frame != KG_NONE ? &b->m->frames[y->user_frame] : NULL;
+	if (!fx != !fy || strcmp(x->op, y->op) ||
+	    strcmp(model_text(a->m, x->api_name), model_text(b->m, y->api_name)))
+		return 0;
+	return !fx || (!strcmp(model_text(a->m, fx->function), model_text(b->m, fy->function)) &&
+		       !strcmp(model_text(a->m, fx->file), model_text(b->m, fy->file)));
+}
+
+static double site_gain(const struct kg_diff *d, const struct kg_diff_site *s)
+{
+	return s->after != KG_NONE ? d->after->sites[s->after].ns : d->before->sites[s->before].ns;
+}
+
+static int by_site_status(const void *x, const void *y, void *diff)
+{
+	const struct kg_diff_site *a = x, *b = y;
+	static const int order[] = {3, 0, 1, 2};
+	if (a->status != b->status)
+		return order[a->status] - order[b->status];
+	double ga = site_gain(diff, a), gb = site_gain(diff, b);
+	return (ga < gb) - (ga > gb);
+}
+
+/* Only sites some finding is placed at count (their gain is above 0). */
+static uint32_t live_sites(const struct kg_analysis *a)
+{
+	uint32_t n = 0;
+	while (n < a->n_sites && a->sites[n].ns > 0)
+		n++;
+	return n;
+}
+
+static int match_sites(struct kg_diff *d)
+{
+	const struct kg_analysis *a = d->before, *b = d->after;
+	uint32_t na = live_sites(a), nb = live_sites(b);
+	d->sites = calloc((size_t)na + nb + 1, sizeof(*d->sites));
+	uint8_t *taken = calloc((size_t)nb + 1, 1);
+	if (!d->sites || !taken) {
+		free(taken);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < na; i++) {
+		struct kg_diff_site *s = &d->sites[d->n_sites++];
+		*s = (struct kg_diff_site){i, KG_NONE, KG_DIFF_RESOLVED};
+		for (uint32_t j = 0; j < nb; j++)
+			if (!taken[j] && same_site(a, &a->sites[i], b, &b->sites[j])) {
+				taken[j] = 1;
+				s->after = j;
+				double x = a->sites[i].ns, y = b->sites[j].ns;
+				s->status = fabs(y - x) > 0.05 * x && fabs(y - x) > 0.001 * a->span
+						    ? KG_DIFF_CHANGED
+						    : KG_DIFF_SAME;
+				break;
+			}
+	}
+	for (uint32_t j = 0; j < nb; j++)
+		if (!taken[j])
+			d->sites[d->n_sites++] = (struct kg_diff_site){KG_NONE, j, KG_DIFF_NEW};
+	free(taken);
+	qsort_r(d->sites, d->n_sites, sizeof(*d->sites), by_site_status, d);
+	return 0;
+}
+
 int diff_compute(const struct kg_analysis *before, const struct kg_analysis *after,
 		 const char *before_path, const char *after_path, struct kg_diff *d)
 {
@@ -148,7 +218,7 @@ int diff_compute(const struct kg_analysis *before, const struct kg_analysis *aft
 	d->after = after;
 	d->before_path = before_path;
 	d->after_path = after_path;
-	if (match_kernels(d) < 0 || match_findings(d) < 0) {
+	if (match_kernels(d) < 0 || match_findings(d) < 0 || match_sites(d) < 0) {
 		diff_free(d);
 		return -ENOMEM;
 	}
@@ -159,6 +229,7 @@ void diff_free(struct kg_diff *d)
 {
 	free(d->kernels);
 	free(d->findings);
+	free(d->sites);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -342,10 +413,35 @@ static void text_kernels(FILE *f, const struct kg_diff *d, const struct kg_diff_
 	}
 }
 
+static void text_sites(FILE *f, const struct kg_diff *d)
+{
+	if (!d->before->has_stacks && !d->after->has_stacks)
+		return;
+	fprintf(f, "\nCall sites of the findings (%u before, %u after)\n", live_sites(d->before),
+		live_sites(d->after));
+	if (!d->n_sites)
+		fprintf(f, "  none in either trace\n");
+	for (uint32_t i = 0; i < d->n_sites; i++) {
+		const struct kg_diff_site *x = &d->sites[i];
+		const struct kg_site *p = x->before != KG_NONE ? &d->before->sites[x->before] : NULL;
+		const struct kg_site *q = x->after != KG_NONE ? &d->after->sites[x->after] : NULL;
+		char g1[32], g2[32], line[600];
+		if (p && q)
+			snprintf(line, sizeof(line), "%s → %s at %s", fmt_duration((int64_t)p->ns, g1),
+				 fmt_duration((int64_t)q->ns, g2), q->label);
+		else
+			snprintf(line, sizeof(line), "%s %s at %s", p ? "was" : "now",
+				 fmt_duration((int64_t)(p ? p : q)->ns, g1), (p ? p : q)->label);
+		fprintf(f, "  %-9s ", x->status == KG_DIFF_RESOLVED ? "gone" : diff_status_name(x->status));
+		report_wrap(f, 12, line);
+	}
+}
+
 int diff_text(FILE *f, const struct kg_diff *d, const struct kg_diff_opts *o)
 {
 	text_summary(f, d);
 	text_findings(f, d);
+	text_sites(f, d);
 	text_kernels(f, d, o);
 	return ferror(f) ? -EIO : 0;
 }
@@ -436,6 +532,22 @@ int diff_json(FILE *f, const struct kg_diff *d)
 		kv_str(&w, "status", diff_status_name(x->status));
 		json_finding(&w, "before", d->before, x->before);
 		json_finding(&w, "after", d->after, x->after);
+		j_close(&w);
+	}
+	j_aclose(&w);
+	j_key(&w, "sites");
+	j_aopen(&w);
+	for (uint32_t i = 0; i < d->n_sites; i++) {
+		const struct kg_diff_site *x = &d->sites[i];
+		const struct kg_site *p = x->before != KG_NONE ? &d->before->sites[x->before] : NULL;
+		const struct kg_site *q = x->after != KG_NONE ? &d->after->sites[x->after] : NULL;
+		j_open(&w);
+		kv_str(&w, "status", x->status == KG_DIFF_RESOLVED ? "gone" : diff_status_name(x->status));
+		kv_str(&w, "label", (q ? q : p)->label);
+		j_key(&w, "before_gain_ns");
+		p ? j_num(&w, p->ns) : j_null(&w);
+		j_key(&w, "after_gain_ns");
+		q ? j_num(&w, q->ns) : j_null(&w);
 		j_close(&w);
 	}
 	j_aclose(&w);

@@ -25,6 +25,14 @@ struct kg_diff_finding {
 	enum kg_diff_status status;
 };
 
+/* A call site in one trace or both (indices into that analysis' sites, KG_NONE), matched
+ * by the user's frame (function and file, not the line: fixing the code moves lines), the
+ * operator and the API function. RESOLVED: no finding is placed there any more. */
+struct kg_diff_site {
+	uint32_t before, after;
+	enum kg_diff_status status;
+};
+
 struct kg_diff {
 	const struct kg_analysis *before, *after;
 	const char *before_path, *after_path;
@@ -32,6 +40,8 @@ struct kg_diff {
 	uint32_t n_kernels;
 	struct kg_diff_finding *findings; /* resolved, new, changed, same; by gain */
 	uint32_t n_findings;
+	struct kg_diff_site *sites;     /* resolved, new, changed, same; by gain */
+	uint32_t n_sites;
 };
 
 struct kg_diff_opts {
