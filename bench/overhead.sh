@@ -8,12 +8,17 @@
 #   -n RUNS       runs per workload x configuration (default 5)
 #   -o OUTDIR     where overhead.md, overhead.csv and logs/ go
 #                 (default build/bench/results/<date-time> in the repository)
-#   -w WORKLOADS  comma list, default launch_loop,torch_step,torch_tiny
-#   -c CONFIGS    comma list, default untraced,cupti-raw,kgantt-kernels,kgantt-full,torch-profiler;
-#                 also kgantt-full-all-api (full mode with --all-api: every trivial API query)
+#   -w WORKLOADS  comma list of launch_loop, torch_step, torch_tiny, torch_gpt (default: all four)
+#   -c CONFIGS    comma list, default untraced,cupti-raw,kgantt-kernels,kgantt-full-nostacks,
+#                 kgantt-full,torch-profiler; also kgantt-full-stacks-all (--stacks all) and
+#                 kgantt-full-all-api (full mode with --all-api: every trivial API query).
+#                 kgantt-full is `--mode full` with the default call stacks (--stacks waits),
+#                 kgantt-full-nostacks the same with --stacks off.
 #                 (torch-profiler applies to the torch workloads only)
-#   -t SECONDS    time budget: start no new run after this many seconds and report what
-#                 was measured (default 0: none).  SIGINT/SIGTERM also end it with a report.
+#   -t SECONDS    time budget: start no run that would end after this many seconds (judged
+#                 by the longest earlier run of the same workload x configuration, else of
+#                 the workload) and report what was measured (default 0: none).
+#                 SIGINT/SIGTERM also end it with a report.
 #
 # Environment (mostly for testing the script itself with stub programs):
 #   KGANTT           kgantt binary                 (default build/kgantt)
@@ -22,7 +27,8 @@
 #   PYTHON           python with torch             (default python3)
 #   TORCH_STEP       torch workload command        (default "$PYTHON bench/torch_step.py";
 #                    when set, the torch import check is skipped)
-#   LAUNCH_LOOP_ARGS, TORCH_STEP_ARGS, TORCH_TINY_ARGS   extra arguments, word-split
+#   LAUNCH_LOOP_ARGS, TORCH_STEP_ARGS, TORCH_TINY_ARGS, TORCH_GPT_ARGS
+#                    extra arguments, word-split (e.g. TORCH_GPT_ARGS="--batch 4")
 #   RUN_TIMEOUT      seconds before one run is killed (default 120); a workload x
 #                    configuration that timed out once is not run again
 #   PRIME            1 (default): one discarded untraced run of each workload first
@@ -31,6 +37,8 @@
 # Every run is recorded; a run that exits non-zero, prints no figure, or (for tracers)
 # shows no sign that the tracer was active is FAILED, and the report says why, with the
 # tail of its stderr.  The script itself fails only on bad usage or a missing GPU.
+# After each kgantt run the trace's size and row counts (kernels, API calls, call stacks)
+# go into the CSV, and the trace is deleted.
 set -u -o pipefail
 export LC_ALL=C
 
@@ -44,8 +52,8 @@ usage() { sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1
 
 RUNS=5
 OUTDIR=""
-WORKLOADS="launch_loop,torch_step,torch_tiny"
-CONFIGS="untraced,cupti-raw,kgantt-kernels,kgantt-full,torch-profiler"
+WORKLOADS="launch_loop,torch_step,torch_tiny,torch_gpt"
+CONFIGS="untraced,cupti-raw,kgantt-kernels,kgantt-full-nostacks,kgantt-full,torch-profiler"
 BUDGET=0
 while getopts ":n:o:w:c:t:h" opt; do
     case $opt in
@@ -69,10 +77,11 @@ IFS=, read -r -a CF <<<"$CONFIGS"
 [[ ${#WL[@]} -gt 0 ]] || die "no workloads"
 [[ ${#CF[@]} -gt 0 ]] || die "no configurations"
 for w in "${WL[@]}"; do
-    case $w in launch_loop|torch_step|torch_tiny) ;; *) die "unknown workload '$w'" ;; esac
+    case $w in launch_loop|torch_step|torch_tiny|torch_gpt) ;; *) die "unknown workload '$w'" ;; esac
 done
 for c in "${CF[@]}"; do
-    case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full|kgantt-full-all-api|torch-profiler) ;;
+    case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
+        kgantt-full-all-api|torch-profiler) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -125,9 +134,12 @@ fi
 read -r -a LL_ARGS <<<"${LAUNCH_LOOP_ARGS:-}"
 read -r -a TSTEP_ARGS <<<"${TORCH_STEP_ARGS:-}"
 read -r -a TTINY_ARGS <<<"${TORCH_TINY_ARGS:-}"
+read -r -a TGPT_ARGS <<<"${TORCH_GPT_ARGS:-}"
 
 has_workload() { local x; for x in "${WL[@]}"; do [[ $x == "$1" ]] && return 0; done; return 1; }
 has_config()   { local x; for x in "${CF[@]}"; do [[ $x == "$1" ]] && return 0; done; return 1; }
+has_kgantt_config() { local x; for x in "${CF[@]}"; do [[ $x == kgantt-* ]] && return 0; done; return 1; }
+has_torch_workload() { local x; for x in "${WL[@]}"; do [[ $x == torch_* ]] && return 0; done; return 1; }
 
 # ------------------------------------------------------------------ pre-flight checks
 # Problems with one part mark that part unavailable (its rows say FAILED and why); the
@@ -196,10 +208,11 @@ if has_config cupti-raw; then
         [[ -n $FIX_MSG ]] && UNAVAIL[cupti-raw]="libcupti_raw.so: $FIX_MSG"
     fi
 fi
-if has_config kgantt-kernels || has_config kgantt-full; then
+if has_kgantt_config; then
     if [[ -z $KGANTT || ! -x $KGANTT ]]; then
-        UNAVAIL[kgantt-kernels]="$KGANTT_IN missing: run 'make'"
-        UNAVAIL[kgantt-full]=${UNAVAIL[kgantt-kernels]}
+        for c in "${CF[@]}"; do
+            [[ $c == kgantt-* ]] && UNAVAIL[$c]="$KGANTT_IN missing: run 'make'"
+        done
         KGANTT_VERSION="(missing)"
     else
         KGANTT_VERSION=$(timeout 20 "$KGANTT" --version </dev/null 2>&1 | head -n1)
@@ -208,7 +221,7 @@ if has_config kgantt-kernels || has_config kgantt-full; then
     meta kgantt "${KGANTT:-$KGANTT_IN} ($KGANTT_VERSION)"
 fi
 TORCH_INFO="(not used)"
-if has_workload torch_step || has_workload torch_tiny; then
+if has_torch_workload; then
     if [[ $TS_CUSTOM == 1 ]]; then
         TORCH_INFO="(custom TORCH_STEP: not checked)"
     else
@@ -221,8 +234,9 @@ sys.exit(0 if ok else 3)' 2>&1)
         rc=$?
         if [[ $rc -ne 0 ]]; then
             TORCH_INFO=$(echo "$TORCH_INFO" | tail -n 3 | paste -sd ' ' -)
-            UNAVAIL[torch_step]="torch check failed ($PYTHON, exit $rc): $TORCH_INFO"
-            UNAVAIL[torch_tiny]=${UNAVAIL[torch_step]}
+            for w in torch_step torch_tiny torch_gpt; do
+                UNAVAIL[$w]="torch check failed ($PYTHON, exit $rc): $TORCH_INFO"
+            done
         fi
     fi
     log "torch: $TORCH_INFO"
@@ -233,13 +247,18 @@ meta ld_library_path_added "${LIBFIX:-none}"
 for k in "${!UNAVAIL[@]}"; do log "UNAVAILABLE $k: ${UNAVAIL[$k]}"; done
 
 # ------------------------------------------------------------------ workloads
-wl_key()  { case $1 in launch_loop) echo us_per_launch ;; torch_step) echo ms_per_step ;; torch_tiny) echo us_per_op ;; esac; }
-wl_unit() { case $1 in launch_loop) echo "µs/launch" ;; torch_step) echo "ms/step" ;; torch_tiny) echo "µs/op" ;; esac; }
+wl_key() {
+    case $1 in launch_loop) echo us_per_launch ;; torch_step|torch_gpt) echo ms_per_step ;; torch_tiny) echo us_per_op ;; esac
+}
+wl_unit() {
+    case $1 in launch_loop) echo "µs/launch" ;; torch_step|torch_gpt) echo "ms/step" ;; torch_tiny) echo "µs/op" ;; esac
+}
 wl_cmd() {  # sets BASE=(command of workload $1)
     case $1 in
         launch_loop) BASE=("${LL_CMD[@]}" "${LL_ARGS[@]}") ;;
         torch_step)  BASE=("${TS_CMD[@]}" "${TSTEP_ARGS[@]}") ;;
         torch_tiny)  BASE=("${TS_CMD[@]}" --tiny "${TTINY_ARGS[@]}") ;;
+        torch_gpt)   BASE=("${TS_CMD[@]}" --gpt "${TGPT_ARGS[@]}") ;;
     esac
 }
 applies() {  # workload config
@@ -253,20 +272,40 @@ trap 'rm -rf "$TMP"' EXIT
 trap 'INTERRUPTED=1; log "interrupted: finishing the report with what was measured"' INT TERM
 
 csvq() { local s=${1//\"/\"\"}; s=${s//$'\n'/ }; printf '"%s"' "$s"; }
-echo "run,workload,config,status,figure,unit,wall_s,exit_code,trace_bytes,cupti_records,note,stdout_log,stderr_log" >"$CSV"
+echo "run,workload,config,status,figure,unit,wall_s,exit_code,trace_bytes,cupti_records,kernels,api_calls,stacks,stack_frames,api_stacks,stack_mode,note,stdout_log,stderr_log" >"$CSV"
 
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
+# trace_counts TRACE: prints "kernels api_calls stacks stack_frames api_stacks stack_mode"
+# (a table the trace lacks counts 0: a trace recorded with --stacks off may have no stack
+# tables; stack_mode is stack_settings.mode, "-" when there is none).  Non-zero exit and a
+# message on stderr when the trace cannot be read.
+trace_counts() {
+    timeout 120 "$REPORT_PY" - "$1" <<'PYEOF'
+import pathlib, sqlite3, sys
+db = sqlite3.connect(pathlib.Path(sys.argv[1]).resolve().as_uri() + "?mode=ro", uri=True)
+have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+out = [str(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) if t in have else "0"
+       for t in ("kernels", "api_calls", "stacks", "stack_frames", "api_stacks")]
+modes = []
+if "stack_settings" in have:
+    modes = sorted({str(r[0]) for r in db.execute("SELECT mode FROM stack_settings") if r[0] is not None})
+out.append("+".join(modes) or "-")
+print(" ".join(out))
+PYEOF
+}
+
 # run_one RUN WORKLOAD CONFIG  (RUN "prime" = discarded warm-up run, not in the CSV)
 run_one() {
     local r=$1 w=$2 c=$3 key unit out err rc=0 t0 t1 wall fig="" status=OK note="" tb="" recs=""
+    local counts="" nk="" na="" ns="" nf="" nx="" smode=""
     key=$(wl_key "$w"); unit=$(wl_unit "$w")
     out="$LOGS/$w.$c.$r.out"; err="$LOGS/$w.$c.$r.err"
     local reason=${UNAVAIL[$w]:-${UNAVAIL[$c]:-${TIMEDOUT[$w/$c]:-}}}
     if [[ -n $reason ]]; then
         [[ $r == prime ]] && return 0
-        printf '%s,%s,%s,FAILED,,%s,,,,,%s,,\n' "$r" "$w" "$c" "$unit" "$(csvq "not run: $reason")" >>"$CSV"
+        printf '%s,%s,%s,FAILED,,%s,,,,,,,,,,,%s,,\n' "$r" "$w" "$c" "$unit" "$(csvq "not run: $reason")" >>"$CSV"
         return 0
     fi
     wl_cmd "$w"
@@ -277,19 +316,25 @@ run_one() {
         cupti-raw)      full=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${BASE[@]}") ;;
         kgantt-kernels) trace="$TMP/k.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode kernels -- "${BASE[@]}") ;;
+        kgantt-full-nostacks) trace="$TMP/n.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --stacks off -- "${BASE[@]}") ;;
         kgantt-full)    trace="$TMP/f.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-stacks-all) trace="$TMP/s.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --stacks all -- "${BASE[@]}") ;;
         kgantt-full-all-api) trace="$TMP/a.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
     esac
-    [[ -n $trace ]] && rm -f "$trace"
+    [[ -n $trace ]] && rm -rf "$trace" "$trace.spool"
     printf '%q ' "${full[@]}" >"$out.cmd"; echo >>"$out.cmd"
 
     t0=$(now)
     timeout -k 10 "$RUN_TIMEOUT" "${full[@]}" >"$out" 2>"$err" </dev/null || rc=$?
     t1=$(now)
     wall=$(elapsed "$t0" "$t1")
+    # (a run that timed out is not run again and would only overstate the others)
+    [[ $rc -eq 124 || $rc -eq 137 ]] || note_longest "$w" "$c" "$wall"
 
     fig=$(grep -E "^${key}=" "$out" 2>/dev/null | tail -n1 | cut -d= -f2- | tr -d '[:space:]')
     if [[ -n $fig && ! $fig =~ ^[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?$ ]]; then
@@ -313,28 +358,65 @@ run_one() {
     if [[ -n $trace ]]; then
         if [[ -s $trace ]]; then
             tb=$(stat -c %s "$trace" 2>/dev/null || wc -c <"$trace")
+            if [[ $r != prime ]]; then
+                local crc=0
+                counts=$(trace_counts "$trace" 2>"$TMP/counts.err") || crc=$?
+                if [[ $crc -eq 0 ]]; then
+                    read -r nk na ns nf nx smode <<<"$counts"
+                else
+                    note="${note:+$note; }cannot count the trace's rows (exit $crc): $(tail -n 1 "$TMP/counts.err")"
+                fi
+            fi
         elif [[ $status == OK ]]; then
             status=FAILED; note="exit 0 but no trace file written ($trace)"
         fi
+        # The figures are taken: the trace (and a spool a failed run left) can go.
+        rm -rf "$trace" "$trace.spool"
     fi
 
     if [[ $r == prime ]]; then
         log "prime $w: $status ${fig:+$fig $unit} (${wall}s)${note:+ — $note}"
         return 0
     fi
-    printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$r" "$w" "$c" "$status" "$fig" "$unit" \
-        "$wall" "$rc" "$tb" "$recs" "$(csvq "$note")" "$(csvq "logs/$(basename "$out")")" \
-        "$(csvq "logs/$(basename "$err")")" >>"$CSV"
+    printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$r" "$w" "$c" "$status" \
+        "$fig" "$unit" "$wall" "$rc" "$tb" "$recs" "$nk" "$na" "$ns" "$nf" "$nx" "$(csvq "$smode")" \
+        "$(csvq "$note")" "$(csvq "logs/$(basename "$out")")" "$(csvq "logs/$(basename "$err")")" >>"$CSV"
     log "[$r/$RUNS] $w $c: $status ${fig:+$fig $unit} (${wall}s)${note:+ — $note}"
 }
 
+# The longest wall time seen so far per workload x configuration and per workload (the
+# discarded priming run included), to judge whether a run still fits into the -t budget.
+declare -A LONGEST=()
+note_longest() {  # workload config seconds
+    local k
+    for k in "$1/$2" "$1"; do
+        if [[ -z ${LONGEST[$k]:-} ]] || awk -v a="$3" -v b="${LONGEST[$k]}" 'BEGIN { exit !(a > b) }'; then
+            LONGEST[$k]=$3
+        fi
+    done
+}
+
 START=$(now)
-over_budget() {
-    [[ $BUDGET -gt 0 ]] || return 1
-    awk -v a="$START" -v b="$(now)" -v t="$BUDGET" 'BEGIN { exit !(b - a > t) }' || return 1
-    if [[ $INTERRUPTED == 0 ]]; then
-        log "time budget of ${BUDGET}s used up: no new runs"
-        INTERRUPTED=1
+BUDGET_SKIPPED=0
+# budget_check WORKLOAD CONFIG: 0 go; 1 the budget is used up (no more runs at all);
+# 2 this run would end past the budget, judged by the longest earlier run of the same
+# workload x configuration (else of the same workload): skip it, cheaper runs may fit.
+budget_check() {
+    [[ $BUDGET -gt 0 ]] || return 0
+    local t=${LONGEST[$1/$2]:-${LONGEST[$1]:-0}}
+    local used
+    used=$(elapsed "$START" "$(now)")
+    if awk -v u="$used" -v b="$BUDGET" 'BEGIN { exit !(u > b) }'; then
+        if [[ $INTERRUPTED == 0 ]]; then
+            log "time budget of ${BUDGET}s used up: no new runs"
+            INTERRUPTED=1
+        fi
+        return 1
+    fi
+    if awk -v u="$used" -v t="$t" -v b="$BUDGET" 'BEGIN { exit !(u + t > b) }'; then
+        log "not starting $1 $2: a run took up to ${t}s, which would end past the ${BUDGET}s budget (${used}s used)"
+        BUDGET_SKIPPED=$((BUDGET_SKIPPED + 1))
+        return 2
     fi
     return 0
 }
@@ -343,12 +425,20 @@ meta runs "$RUNS"
 meta run_timeout "$RUN_TIMEOUT"
 { printf 'launch_loop:'; printf ' %q' "${LL_CMD[@]}" "${LL_ARGS[@]}"; echo; } >"$OUTDIR/commands.txt"
 { printf 'torch:'; printf ' %q' "${TS_CMD[@]}"; echo; } >>"$OUTDIR/commands.txt"
+for w in "${WL[@]}"; do
+    [[ $w == torch_* ]] || continue
+    wl_cmd "$w"
+    args=("${BASE[@]:${#TS_CMD[@]}}")
+    { printf '%s:' "$w"; [[ ${#args[@]} -gt 0 ]] && printf ' %q' "${args[@]}"; echo; } >>"$OUTDIR/commands.txt"
+done
 meta commands "$(paste -sd ';' "$OUTDIR/commands.txt")"
 
 if [[ $PRIME == 1 ]]; then
     for w in "${WL[@]}"; do
         [[ $INTERRUPTED == 1 ]] && break
-        over_budget && break
+        budget_check "$w" untraced; bc=$?
+        [[ $bc == 1 ]] && break
+        [[ $bc == 2 ]] && continue
         run_one prime "$w" untraced
     done
 fi
@@ -361,7 +451,9 @@ for ((r = 1; r <= RUNS && INTERRUPTED == 0; r++)); do
         for ((i = 0; i < ncf && INTERRUPTED == 0; i++)); do
             c=${CF[$(( (i + r - 1) % ncf ))]}
             applies "$w" "$c" || continue
-            over_budget && break
+            budget_check "$w" "$c"; bc=$?
+            [[ $bc == 1 ]] && break
+            [[ $bc == 2 ]] && continue
             run_one "$r" "$w" "$c"
         done
         [[ $INTERRUPTED == 1 ]] && break
@@ -370,6 +462,7 @@ done
 END=$(now)
 meta total_s "$(elapsed "$START" "$END")"
 meta interrupted "$INTERRUPTED"
+meta budget_skipped "$BUDGET_SKIPPED"
 meta workloads "${WL[*]}"
 meta configs "${CF[*]}"
 log "all runs done in $(elapsed "$START" "$END")s; writing $MD"
@@ -388,7 +481,12 @@ with open(csv_path, newline="", encoding="utf-8", errors="replace") as f:
     rows = list(csv.DictReader(f))
 
 wl_order = meta.get("workloads", "").split()
-cf_order = meta.get("configs", "").split()
+# Report order (not the run order): the kgantt full-mode variants next to each other,
+# without stacks first, so that the cost of the stacks reads off adjacent rows.
+CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
+         "kgantt-full-stacks-all", "kgantt-full-all-api", "torch-profiler"]
+cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]
+COUNTS = ("kernels", "api_calls", "stacks", "stack_frames", "api_stacks")
 groups = {}
 for row in rows:
     groups.setdefault((row["workload"], row["config"]), []).append(row)
@@ -426,7 +524,13 @@ for key, rs in groups.items():
         "wall": med([fnum(r["wall_s"]) for r in ok]),
         "trace": med([fnum(r["trace_bytes"]) for r in ok]),
         "records": med([fnum(r["cupti_records"]) for r in ok]),
+        # bytes per kernel of each run, then the median (a run with 0 kernels has none)
+        "bpk": med([fnum(r["trace_bytes"]) / fnum(r["kernels"]) for r in ok
+                    if fnum(r["trace_bytes"]) is not None and fnum(r.get("kernels"))]),
+        "modes": sorted({r.get("stack_mode") or "-" for r in ok if r.get("kernels")}),
     }
+    for c_ in COUNTS:
+        stats[key][c_] = med([fnum(r.get(c_)) for r in ok])
 
 out = []
 out.append("# kgantt tracing overhead\n")
@@ -440,8 +544,11 @@ out.append(f"- runs per configuration: {meta.get('runs', '?')}, interleaved roun
            f"(configuration order rotated every round); total {meta.get('total_s', '?')} s")
 if meta.get("ld_library_path_added", "none") != "none":
     out.append(f"- added to LD_LIBRARY_PATH:{meta['ld_library_path_added']}")
-if meta.get("interrupted") == "1":
+if meta.get("interrupted") == "1" or meta.get("budget_skipped", "0") not in ("", "0"):
     out.append("- **stopped early** (signal or -t budget): the figures below cover only the runs that finished")
+if meta.get("budget_skipped", "0") not in ("", "0"):
+    out.append(f"- {meta['budget_skipped']} runs not started because, judged by the longest earlier run "
+               "of the same workload, they would have ended past the -t budget")
 out.append(f"- commands: {meta.get('commands', '?')}")
 out.append("")
 out.append("Figure: the workload's own timing of its timed region (median of the runs; "
@@ -473,6 +580,86 @@ for w, c in keys:
     out.append(f"| {w} | {c} | {fmt(s['median'])} {s['unit']} | {ratio} | {delta} | "
                f"{fmt(s['min'])}–{fmt(s['max'])} | {fmt(s['wall'], 2)} | {wratio} | {tsz} | {okc} |")
 
+def cnt(v):
+    return "n/a" if v is None else f"{int(round(v)):,}"
+
+def mb(v):
+    return "n/a" if v is None else f"{v / 1e6:.1f} MB"
+
+def ratio_of(a, b):
+    return f"{a / b:.3f}×" if (a is not None and b) else "n/a"
+
+# ---- what the kgantt traces hold
+tkeys = [k for k in keys if k[1].startswith("kgantt-") and stats[k]["trace"] is not None]
+if tkeys:
+    out.append("\n## What the kgantt traces hold\n")
+    out.append("Medians over the successful runs. Rows counted with SQLite right after each run "
+               "(a table the trace lacks counts 0); bytes per kernel is the file size divided by the "
+               "kernels, per run, then the median. stack mode: `stack_settings.mode` in the trace.\n")
+    out.append("| workload | config | trace size | kernels | API calls | api_stacks | stacks | stack_frames "
+               "| frames per stack | trace bytes per kernel | stack mode |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for w, c in tkeys:
+        s = stats[(w, c)]
+        fps = f"{s['stack_frames'] / s['stacks']:.1f}" if (s["stacks"] and s["stack_frames"] is not None) else "—"
+        bpk = f"{s['bpk']:.0f}" if s["bpk"] is not None else "n/a"
+        out.append(f"| {w} | {c} | {mb(s['trace'])} | {cnt(s['kernels'])} | {cnt(s['api_calls'])} | "
+                   f"{cnt(s['api_stacks'])} | {cnt(s['stacks'])} | {cnt(s['stack_frames'])} | {fps} | {bpk} | "
+                   f"{', '.join('none' if m == '-' else m for m in s['modes']) or 'n/a'} |")
+
+# ---- the cost of call stacks: kgantt-full (and -stacks-all) against kgantt-full-nostacks
+def bytes_per_stack(w, c):
+    a, b = stats.get((w, c)), stats.get((w, "kgantt-full-nostacks"))
+    if not a or not b or a["trace"] is None or b["trace"] is None:
+        return "n/a"
+    if not a["api_stacks"]:
+        return "n/a (no api_stacks rows)"
+    return f"{(a['trace'] - b['trace']) / a['api_stacks']:.0f}"
+
+skw = [w for w in dict.fromkeys(k[0] for k in keys)
+       if (w, "kgantt-full-nostacks") in stats
+       and ((w, "kgantt-full") in stats or (w, "kgantt-full-stacks-all") in stats)]
+if skw:
+    out.append("\n## Cost of call stacks\n")
+    out.append("kgantt-full records call stacks by default (`--stacks waits`: synchronising calls, "
+               "copies, memsets, allocations and sampled launches), kgantt-full-nostacks is the same "
+               "with `--stacks off`, kgantt-full-stacks-all `--stacks all` (every recorded call). "
+               "**stacks cost** = median of kgantt-full / median of kgantt-full-nostacks (the "
+               "workload's own figure; 1.00× = free); **wall** the same for the whole command, trace "
+               "conversion included. **bytes per stack** = (median trace size with stacks − median "
+               "size without) / median api_stacks rows of the traces with stacks: everything stacks "
+               "add to the file (frames, strings, modules) per call that got one.\n")
+    have_all = any((w, "kgantt-full-stacks-all") in stats for w in skw)
+    hdr = "| workload | full, no stacks | full (stacks: waits) | stacks cost | wall | bytes per stack |"
+    sep = "|---|---|---|---|---|---|"
+    if have_all:
+        hdr += " full, stacks: all | all / no stacks | wall (all) | bytes per stack (all) |"
+        sep += "---|---|---|---|"
+    out.append(hdr)
+    out.append(sep)
+    for w in skw:
+        b = stats[(w, "kgantt-full-nostacks")]
+        row = [w, f"{fmt(b['median'])} {b['unit']}" if b["median"] is not None else "**FAILED**"]
+        for c in ("kgantt-full",) + (("kgantt-full-stacks-all",) if have_all else ()):
+            s = stats.get((w, c))
+            if not s:
+                row += ["not run", "", "", ""]
+                continue
+            row += [f"{fmt(s['median'])} {s['unit']}" if s["median"] is not None else "**FAILED**",
+                    ("**" + ratio_of(s["median"], b["median"]) + "**") if s["median"] is not None
+                    and b["median"] else "n/a",
+                    ratio_of(s["wall"], b["wall"]), bytes_per_stack(w, c)]
+        out.append("| " + " | ".join(row) + " |")
+    out.append("")
+    for w in skw:
+        s, b = stats.get((w, "kgantt-full")), stats[(w, "kgantt-full-nostacks")]
+        if s and s["median"] is not None and b["median"]:
+            out.append(f"- stacks cost, {w}: kgantt-full / kgantt-full-nostacks = "
+                       f"{s['median'] / b['median']:.3f}× ({fmt(s['median'])} vs {fmt(b['median'])} {s['unit']}, "
+                       f"medians of {s['ok']} and {b['ok']} runs)")
+        else:
+            out.append(f"- stacks cost, {w}: n/a (kgantt-full or kgantt-full-nostacks has no successful run)")
+
 def tail(path, n=15):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -497,6 +684,15 @@ if failed:
             out.append(tail(os.path.join(outdir, last["stderr_log"])).replace("```", "'''"))
             out.append("```")
         out.append("")
+
+noted = [(k, [r for r in groups[k] if r["status"] == "OK" and r.get("note")]) for k in keys]
+noted = [(k, nr) for k, nr in noted if nr]
+if noted:
+    out.append("\n## Notes on successful runs\n")
+    for (w, c), nr in noted:
+        for n_ in sorted({r["note"] for r in nr}):
+            runs = ", ".join(r["run"] for r in nr if r["note"] == n_)
+            out.append(f"- {w} / {c} (run {runs}): {n_}")
 
 out.append("\nEvery run: overhead.csv; each run's stdout/stderr and command line: logs/.")
 with open(md_path, "w", encoding="utf-8") as f:
