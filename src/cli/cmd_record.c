@@ -62,7 +62,7 @@ static void record_usage(FILE *f)
 		"                           calls, copies, memsets, allocations, and launches\n"
 		"                           sampled), all (every recorded call), off\n"
 		"      --stack-launches F:K waits mode: the first F launches of each kernel get a\n"
-		"                           stack, then 1 in K (default 8:64)\n"
+		"                           stack, then 1 in K (default 8:64); 0:0 none\n"
 		"      --stack-depth N      native frames kept per stack (default 64, at most 128)\n"
 		"      --latency on|off     queued/submitted timestamps of each kernel (default:\n"
 		"                           on in full mode, off in kernels mode)\n"
@@ -130,8 +130,12 @@ static int parse_launches(const char *s, struct record_opts *o)
 	memcpy(first, s, (size_t)(colon - s));
 	first[colon - s] = '\0';
 	if (parse_long("--stack-launches FIRST", first, 0, 1000000, &o->stack_first) < 0 ||
-	    parse_long("--stack-launches EVERY", colon + 1, 1, 1000000000, &o->stack_every) < 0)
+	    parse_long("--stack-launches EVERY", colon + 1, 0, 1000000000, &o->stack_every) < 0)
 		return -1;
+	if (o->stack_every == 0 && o->stack_first != 0) {
+		kg_err("--stack-launches: EVERY 0 only as 0:0 (no launch stacks), not '%s'", s);
+		return -1;
+	}
 	return 0;
 }
 

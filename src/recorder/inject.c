@@ -676,7 +676,7 @@ static void read_settings(void)
 			: !strcmp(stacks, "all")     ? KG_STACKS_ALL
 						     : KG_STACKS_WAITS;
 	g.stacks.launch_first = (unsigned)env_long("KGANTT_STACK_FIRST", 8, 0, 1000000);
-	g.stacks.launch_every = (unsigned)env_long("KGANTT_STACK_EVERY", 64, 1, 1000000000);
+	g.stacks.launch_every = (unsigned)env_long("KGANTT_STACK_EVERY", 64, 0, 1000000000);
 	g.stacks.max_depth = (unsigned)env_long("KGANTT_STACK_DEPTH", 64, 1, 128);
 	g.delay_s = env_double("KGANTT_DELAY", 0);
 	g.duration_s = env_double("KGANTT_DURATION", 0);

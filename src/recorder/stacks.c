@@ -47,6 +47,7 @@ static struct {
 	uint8_t driver_class[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	int python;                     /* pyframes_init's answer */
 	uintptr_t skip_lo[2], skip_hi[2]; /* this library and libcupti: not the program's frames */
+	uintptr_t interp_lo, interp_hi; /* the Python interpreter's code, when frames are read */
 
 	pthread_mutex_t lock;           /* the tables below */
 	struct stack_entry *entries;    /* id - 1 */
@@ -62,6 +63,7 @@ static struct {
 
 	struct launch_count *launches;  /* sampled launches: counts per kernel */
 	uint32_t overflow;              /* launches of kernels the count table had no room for */
+	int no_launches;                /* --stack-launches 0:0 */
 
 	/* the flusher's side, only touched by stacks_drain (one caller at a time) */
 	pthread_mutex_t drain_lock;
@@ -86,9 +88,12 @@ static enum call_class class_of_name(const char *name, enum kg_stack_mode mode)
 	switch (api_category(name)) {
 	case KG_API_LAUNCH:
 		return CLASS_LAUNCH;
+	case KG_API_MEMSET:
+		/* an asynchronous memset never blocks the host: sampled like a launch (PyTorch
+		 * issues hundreds per training step) */
+		return strstr(name, "Async") ? CLASS_LAUNCH : CLASS_WAIT;
 	case KG_API_SYNC:
 	case KG_API_MEMCPY:
-	case KG_API_MEMSET:
 	case KG_API_ALLOC:
 		return CLASS_WAIT;
 	default:
@@ -190,6 +195,8 @@ struct unwind_state {
 	uintptr_t *ips;
 	unsigned n, max;
 	int full, leading;
+	int stop_in_interpreter;        /* Python frames say the rest: stop at its first frame */
+	int in_interpreter;
 };
 
 static int skipped(uintptr_t ip)
@@ -215,6 +222,13 @@ static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *ctx, void *arg)
 		return _URC_NORMAL_STOP;
 	}
 	u->ips[u->n++] = ip;
+	/* Below the interpreter's first frame lie dozens of eval-loop frames that the Python
+	 * frames replace: keep that one frame (the importer puts the Python frames there)
+	 * and stop, which halves a PyTorch stack's cost. */
+	if (u->stop_in_interpreter && ip >= st.interp_lo && ip < st.interp_hi) {
+		u->in_interpreter = 1;
+		return _URC_NORMAL_STOP;
+	}
 	return _URC_NO_REASON;
 }
 
@@ -269,16 +283,18 @@ static void take_stack(uint32_t correlation)
 	_Static_assert(sizeof(uintptr_t) == sizeof(uint64_t), "64-bit addresses");
 	_Static_assert(sizeof(struct kg_pyframe) == sizeof(uint64_t), "8-byte Python frames");
 
-	_Unwind_Reason_Code rc = _Unwind_Backtrace(unwind_one, &u);
-	uint32_t flags = 0;
-	if (u.full)
-		flags |= KG_STACK_TRUNCATED;
-	else if (rc != _URC_END_OF_STACK)
-		flags |= KG_STACK_PARTIAL; /* the unwinder lost its way */
 	int np = 0, py_cut = 0;
 	if (st.python > 0)
 		np = pyframes_capture(py, MAX_PYTHON, &py_cut);
-	else if (st.python < 0)
+	u.stop_in_interpreter = np > 0 && st.interp_hi > st.interp_lo;
+	/* Where the unwinder stopped says little (libgcc's returns the same at a thread's
+	 * first frame, at code without unwind tables and after a corrupt frame): whether
+	 * the stack is whole is told by its outermost frames, at import. */
+	_Unwind_Backtrace(unwind_one, &u);
+	uint32_t flags = 0;
+	if (u.full)
+		flags |= KG_STACK_TRUNCATED;
+	if (st.python < 0)
 		flags |= KG_STACK_NO_PYTHON;
 	if (py_cut)
 		flags |= KG_STACK_TRUNCATED;
@@ -330,6 +346,8 @@ int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
 		return 0;
 	if (st.cfg.max_depth == 0 || st.cfg.max_depth > MAX_NATIVE)
 		st.cfg.max_depth = MAX_NATIVE;
+	/* 0:0 takes no launch (nor asynchronous memset) stacks, and CUPTI calls nothing for them */
+	st.no_launches = st.cfg.launch_first == 0 && st.cfg.launch_every == 0;
 	if (st.cfg.launch_every == 0)
 		st.cfg.launch_every = 1;
 	st.entries = calloc(MAX_STACKS, sizeof(*st.entries));
@@ -352,6 +370,9 @@ int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
 
 	char why[256] = "";
 	st.python = pyframes_init(why, sizeof(why));
+	void *eval = st.python > 0 ? dlsym(RTLD_DEFAULT, "PyEval_EvalCode") : NULL;
+	if (eval)
+		module_range_of(eval, &st.interp_lo, &st.interp_hi);
 	pthread_mutex_lock(&spool->lock);
 	uint32_t why_s = why[0] ? spool_string(spool, why) : 0;
 	struct kg_raw_stack_settings *r = spool_reserve(spool, KG_RAW_STACK_SETTINGS, sizeof(*r));
@@ -375,10 +396,12 @@ void stacks_subscribe(CUpti_SubscriberHandle sub)
 	if (!st.enabled)
 		return;
 	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
-		if (st.runtime_class[cbid])
+		if (st.runtime_class[cbid] == CLASS_WAIT ||
+		    (st.runtime_class[cbid] == CLASS_LAUNCH && !st.no_launches))
 			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
 	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
-		if (st.driver_class[cbid])
+		if (st.driver_class[cbid] == CLASS_WAIT ||
+		    (st.driver_class[cbid] == CLASS_LAUNCH && !st.no_launches))
 			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 }
 

@@ -293,6 +293,14 @@ static int write_python_frames(struct writer *w, int64_t stack, int *depth,
 	return 0;
 }
 
+static int stack_module_is_interpreter(struct writer *w, uint64_t ip)
+{
+	struct kg_symbol s;
+	int k = 0;
+	symbolizer_lookup(w->sym, ip, &s, 1, &k);
+	return s.module >= 0 && w->interp[s.module];
+}
+
 /* Did the unwinder reach the thread's first frame? libgcc's unwinder also stops quietly
  * where code has no unwind tables, so a stack that ends anywhere else is partial: the
  * outermost frames are in the C library (__libc_start_main, then _start of the
@@ -344,8 +352,12 @@ static int write_stack(struct writer *w, const struct kg_raw_stack *r, int64_t i
 		rc = write_python_frames(w, id, &depth, py, r->n_python);
 	if (rc)
 		return rc;
-	uint32_t flags = r->flags;
-	if (!(flags & KG_STACK_TRUNCATED) && r->n_native && !at_thread_start(w, ips, r->n_native))
+	uint32_t flags = r->flags & ~(uint32_t)KG_STACK_PARTIAL; /* decided here, below */
+	/* a stack with Python frames ends, by design, at the interpreter's first frame */
+	int at_python = r->n_python && r->n_native &&
+			stack_module_is_interpreter(w, ips[r->n_native - 1]);
+	if (!(flags & KG_STACK_TRUNCATED) && r->n_native && !at_python &&
+	    !at_thread_start(w, ips, r->n_native))
 		flags |= KG_STACK_PARTIAL;
 	sqlite3_bind_int64(w->stack_st, 1, id);
 	sqlite3_bind_int64(w->stack_st, 2, w->process);

@@ -175,6 +175,7 @@ TEST(stacks_name_the_calling_lines)
 	CHECK(strstr(model_text(&m, f->file), "test_stacks.c") != NULL);
 	CHECK_EQ_INT(f->line, line_of_sync);
 	CHECK(strstr(model_text(&m, f->module), "test_stacks") != NULL);
+	CHECK(!(m.stacks[a->stack].flags & KG_STACK_PARTIAL)); /* down to _start */
 	/* the recorder's own frames are not the program's */
 	const struct kg_frame *x;
 	CHECK_EQ_INT(frame_of(&m, a, "take_stack", &x), -1);
