@@ -252,44 +252,6 @@ static int load(const char *path, struct kg_model *m)
 	return KG_EXIT_OK;
 }
 
-/* A deep copy of a finished model. String ids stay the same: the strings are interned
- * again in id order. Copying is far cheaper than reading the trace a second time. */
-static int model_clone(const struct kg_model *src, struct kg_model *dst)
-{
-	model_init(dst, src->source, src->path);
-	for (size_t i = 0; i < src->strings.count; i++)
-		if (model_string(dst, src->strings.entries[i]) != i + 1)
-			return -ENOMEM;
-#define CLONE(name)                                                                        \
-	do {                                                                               \
-		size_t sz = (size_t)src->n_##name * sizeof(*src->name);                    \
-		if (!(dst->name = malloc(sz ? sz : 1)))                                    \
-			return -ENOMEM;                                                    \
-		if (sz) /* an empty array may be NULL */                                   \
-			memcpy(dst->name, src->name, sz);                                  \
-		dst->n_##name = dst->cap_##name = src->n_##name;                          \
-	} while (0)
-	CLONE(processes);
-	CLONE(devices);
-	CLONE(gpus);
-	CLONE(streams);
-	CLONE(threads);
-	CLONE(ops);
-	CLONE(apis);
-	CLONE(syncs);
-	CLONE(ranges);
-#undef CLONE
-	dst->begin = src->begin;
-	dst->end = src->end;
-	dst->dropped = src->dropped;
-	dst->command = src->command;
-	dst->has_queued = src->has_queued;
-	dst->has_api = src->has_api;
-	memcpy(dst->notes, src->notes, sizeof(dst->notes));
-	dst->n_notes = src->n_notes;
-	return 0;
-}
-
 /* The findings of the window, as `kgantt report` with the same window finds them: on a
  * copy of the trace cut to the window (the picture keeps everything that overlaps it,
  * the report only what was launched in it). */

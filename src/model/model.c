@@ -56,20 +56,53 @@ void model_init(struct kg_model *m, const char *source, const char *path)
 void model_free(struct kg_model *m)
 {
 	strtab_free(&m->strings);
-	free(m->processes);
-	free(m->devices);
-	free(m->gpus);
-	free(m->streams);
-	free(m->threads);
-	free(m->ops);
-	free(m->apis);
-	free(m->syncs);
-	free(m->ranges);
-	free(m->frames);
-	free(m->stacks);
-	free(m->stack_refs);
+#define FREE_ARRAY(name) free(m->name);
+	KG_MODEL_ARRAYS(FREE_ARRAY)
+#undef FREE_ARRAY
 	index_free(m);
 	memset(m, 0, sizeof(*m));
+}
+
+static int copy_array(void **dst, uint32_t *n, uint32_t *cap, const void *src, uint32_t count,
+		      size_t size)
+{
+	size_t sz = (size_t)count * size;
+	if (!(*dst = malloc(sz ? sz : 1)))
+		return -ENOMEM;
+	if (sz) /* an empty array may be NULL */
+		memcpy(*dst, src, sz);
+	*n = *cap = count;
+	return 0;
+}
+
+int model_clone(const struct kg_model *src, struct kg_model *dst)
+{
+	model_init(dst, src->source, src->path);
+	int rc = 0;
+	/* the strings interned again in id order keep their ids */
+	for (size_t i = 0; !rc && i < src->strings.count; i++)
+		if (model_string(dst, src->strings.entries[i]) != i + 1)
+			rc = -ENOMEM;
+#define COPY_ARRAY(name)                                                                     \
+	if (!rc)                                                                             \
+		rc = copy_array((void **)&dst->name, &dst->n_##name, &dst->cap_##name, src->name, \
+				src->n_##name, sizeof(*src->name));
+	KG_MODEL_ARRAYS(COPY_ARRAY)
+#undef COPY_ARRAY
+	if (rc) {
+		model_free(dst);
+		return rc;
+	}
+	memcpy(dst->stack_note, src->stack_note, sizeof(dst->stack_note));
+	dst->begin = src->begin;
+	dst->end = src->end;
+	dst->dropped = src->dropped;
+	dst->command = src->command;
+	dst->has_queued = src->has_queued;
+	dst->has_api = src->has_api;
+	memcpy(dst->notes, src->notes, sizeof(dst->notes));
+	dst->n_notes = src->n_notes;
+	return 0;
 }
 
 uint32_t model_string_n(struct kg_model *m, const char *text, size_t len)

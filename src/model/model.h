@@ -191,6 +191,11 @@ struct kg_stack_ref {
 	uint32_t process, correlation, stack;
 };
 
+/* Every array of the model, once: freeing and copying a model go through this list. */
+#define KG_MODEL_ARRAYS(X) \
+	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(apis) X(syncs) X(ranges) \
+	X(frames) X(stacks) X(stack_refs)
+
 #define KG_ARRAY(T, name) \
 	T *name;          \
 	uint32_t n_##name, cap_##name
@@ -224,6 +229,10 @@ struct kg_model {
 
 void model_init(struct kg_model *m, const char *source, const char *path);
 void model_free(struct kg_model *m);
+/* A deep copy of a finished model into dst (model_init'ed here): the same string ids,
+ * arrays and figures. Far cheaper than reading the trace again. 0 or -ENOMEM (dst is
+ * then freed). */
+int model_clone(const struct kg_model *src, struct kg_model *dst);
 
 /* Interned string id of text; 0 for NULL or on allocation failure. */
 uint32_t model_string(struct kg_model *m, const char *text);
