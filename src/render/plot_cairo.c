@@ -22,6 +22,7 @@
 #include "render/layout.h"
 #include "render/plot.h"
 #include "report/report.h"
+#include "util/utf8.h"
 
 /* ---------------------------------------------------------------- colours */
 
@@ -1262,6 +1263,83 @@ static double legend(struct plot *p, double y0, int draw)
 	return y + line_h - y0;
 }
 
+/* ---------------------------------------------------------------- call sites */
+
+/* "99% at syncs.cu:66 in main → cudaStreamSynchronize": where the finding's gain comes
+ * from, as `kgantt report` prints its first "where" line, with the count of its other
+ * sites; valid UTF-8 (cairo draws nothing of a string that is not). "" when the finding
+ * has no site. */
+static const char *top_site(const struct kg_analysis *a, const struct kg_finding *f, char *buf,
+			    size_t len)
+{
+	double total = f->sited_ns + f->unsited_ns;
+	buf[0] = '\0';
+	if (!a->has_stacks || f->n_sites <= 0 || !(total > 0))
+		return buf;
+	char *clean = NULL;
+	size_t n, cap = 0;
+	const char *label = utf8_clean(a->sites[f->sites[0].site].label, &n, &clean, &cap);
+	int k = snprintf(buf, len, "%.0f%% at %s", 100.0 * f->sites[0].ns / total,
+			 label ? label : "?");
+	double rest = 100.0 * (total - f->unsited_ns - f->sites[0].ns) / total;
+	double unsited = 100.0 * f->unsited_ns / total;
+	if (rest >= 0.5 && k > 0 && (size_t)k < len) {
+		if (f->n_sites >= KG_MAX_FINDING_SITES)
+			k += snprintf(buf + k, len - (size_t)k, "  · %.0f%% at more sites", rest);
+		else
+			k += snprintf(buf + k, len - (size_t)k, "  · %.0f%% at %d other site%s", rest,
+				      f->n_sites - 1, f->n_sites > 2 ? "s" : "");
+	}
+	if (unsited >= 0.5 && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, "  · %.0f%% from calls without a stack", unsited);
+	free(clean);
+	return buf;
+}
+
+/* Under the legend, when the trace has call stacks: for each numbered finding that has
+ * one, its badge, its rule and its first call site. Lays out (and with draw, draws) from
+ * y0; returns its height (0 without sites). */
+static double site_lines(struct plot *p, double y0, int draw)
+{
+	const struct kg_analysis *a = p->a;
+	char line[700], where[600];
+	double y = y0 + 4, line_h = 18, x = MARGIN + 52, right = p->l.width - MARGIN;
+	int shown = 0;
+	if (!a || !a->has_stacks)
+		return 0;
+	cairo_t *cr = p->cr;
+	for (uint32_t i = 0; i < a->n_findings; i++) {
+		const struct kg_finding *f = &a->findings[i];
+		if (!*top_site(a, f, where, sizeof(where)))
+			continue;
+		if (draw) {
+			if (!shown) {
+				font(cr, 10, 1);
+				text_at(cr, MARGIN, y + 9, "where", c_text);
+			}
+			finding_badge(p, x + 7, y + 5, (int)i + 1, c_sev[f->severity <= KG_SEV_CRITICAL
+									? f->severity : 0]);
+			font(cr, 10, 1);
+			snprintf(line, sizeof(line), "%s:", f->rule);
+			text_at(cr, x + 19, y + 9, line, c_text);
+			double w = text_w(cr, line) + 5;
+			font(cr, 10, 0);
+			text_fit(cr, x + 19 + w, y + 9, right - x - 19 - w, where, c_text);
+		}
+		shown++;
+		y += line_h;
+	}
+	if (!shown)
+		return 0;
+	if (draw) {
+		font(cr, 9, 0);
+		text_fit(cr, x, y + 8, right - x, "share of each finding's estimated gain caused by "
+			 "the calls from that place in the program (kgantt report --sites lists them all)",
+			 c_muted);
+	}
+	return y + line_h - y0;
+}
+
 /* ---------------------------------------------------------------- the page */
 
 static void draw(struct plot *p)
@@ -1293,7 +1371,9 @@ static void draw(struct plot *p)
 	if (p->a)
 		annotations(p);
 	cairo_restore(cr);
-	legend(p, p->l.lanes_bottom + (p->l.lanes_bottom - p->l.lanes_top > 500 ? 26 : 10), 1);
+	double y = p->l.lanes_bottom + (p->l.lanes_bottom - p->l.lanes_top > 500 ? 26 : 10);
+	y += legend(p, y, 1);
+	site_lines(p, y, 1);
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -1493,6 +1573,31 @@ static void manifest_marks(FILE *f, const struct plot *p)
 	fprintf(f, "},\n");
 }
 
+/* A finding's call sites as in kgantt report --json (site: its number there; share of the
+ * gain; gain_ns; label), and "where": the line drawn under the chart, null when none. */
+static void manifest_sites(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
+{
+	char where[600], *clean = NULL;
+	size_t n, cap = 0;
+	double total = fd->sited_ns + fd->unsited_ns;
+	fprintf(f, ", \"sited_ns\": %.0f, \"unsited_ns\": %.0f, \"sites\": [", fd->sited_ns,
+		fd->unsited_ns);
+	for (int k = 0; k < fd->n_sites; k++) {
+		const char *label = utf8_clean(a->sites[fd->sites[k].site].label, &n, &clean, &cap);
+		fprintf(f, "%s{\"site\": %" PRIu32 ", \"share\": %.6g, \"gain_ns\": %.0f, \"label\": ",
+			k ? ", " : "", fd->sites[k].site + 1, total > 0 ? fd->sites[k].ns / total : 0,
+			fd->sites[k].ns);
+		json_str(f, label ? label : "");
+		fprintf(f, "}");
+	}
+	free(clean);
+	fprintf(f, "], \"where\": ");
+	if (*top_site(a, fd, where, sizeof(where)))
+		json_str(f, where);
+	else
+		fprintf(f, "null");
+}
+
 static void manifest_findings(FILE *f, const struct plot *p)
 {
 	uint32_t n = p->a ? p->a->n_findings : 0;
@@ -1510,6 +1615,7 @@ static void manifest_findings(FILE *f, const struct plot *p)
 		json_time(f, fm->t0, p->o->origin);
 		fprintf(f, ", \"end_ns\": ");
 		json_time(f, fm->t1, p->o->origin);
+		manifest_sites(f, p->a, fd);
 		fprintf(f, "}");
 	}
 	fprintf(f, "%s]\n", n ? "\n  " : "");
@@ -1527,8 +1633,9 @@ static void manifest_write(FILE *f, const struct plot *p, const char *path)
 		fprintf(f, "  \"pixels\": [%d, %d],\n", (int)ceil(p->l.width * k),
 			(int)ceil(p->l.height * k));
 	fprintf(f, "  \"window\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64
-		   ", \"relative_to\": \"trace begin\"},\n  \"annotations\": %s,\n",
-		p->l.t0 - p->o->origin, p->l.t1 - p->o->origin, p->a ? "true" : "false");
+		   ", \"relative_to\": \"trace begin\"},\n  \"annotations\": %s,\n  \"has_stacks\": %s,\n",
+		p->l.t0 - p->o->origin, p->l.t1 - p->o->origin, p->a ? "true" : "false",
+		p->a && p->a->has_stacks ? "true" : "false");
 	uint64_t tot[6] = {0};
 	for (uint32_t i = 0; i < p->l.n_lanes; i++) {
 		const struct lane_count *n = &p->counts[i];
@@ -1586,6 +1693,7 @@ static double measure_legend(struct plot *p, double width)
 	p->cr = cairo_create(sf);
 	p->l.width = width;
 	double h = legend(p, 0, 0);
+	h += site_lines(p, h, 0);
 	cairo_destroy(p->cr);
 	cairo_surface_destroy(sf);
 	p->cr = NULL;

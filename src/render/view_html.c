@@ -20,6 +20,8 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
+#include "util/api_names.h"
+#include "util/idmap.h"
 #include "util/utf8.h"
 
 #include "report/report.h"
@@ -331,6 +333,16 @@ struct page {
 	uint32_t *cfg_of_op;     /* model op -> launch configuration + 1, 0 = none */
 	struct cfg *cfgs;
 	uint32_t n_cfgs;
+	/* call stacks: only those of API calls and sites, their frames deduplicated */
+	uint32_t *stack_map;     /* model stack -> page stack + 1, 0 = not on the page */
+	uint32_t *stack_order;   /* page stack -> model stack */
+	int32_t *stack_user;     /* page stack -> offset of the user's frame in it, -1 */
+	int32_t *stack_site;     /* page stack -> index into analysis.sites, -1 */
+	uint32_t n_pstacks;
+	uint32_t *stack_frames;  /* the page stacks' frames, one after the other: frame rows */
+	uint64_t n_stack_frames;
+	uint32_t *pframe_order;  /* page frame -> a model frame with its content */
+	uint32_t n_pframes;
 };
 
 /* ------------------------------------ strings: the ones used, most frequent first */
@@ -374,6 +386,18 @@ static int build_names(struct page *p)
 		if (m->ranges[i].domain < n)
 			wt[m->ranges[i].domain].w++;
 	}
+	for (uint32_t i = 0; i < p->n_pframes; i++) {
+		const struct kg_frame *f = &m->frames[p->pframe_order[i]];
+		if (f->function < n)
+			wt[f->function].w++;
+		if (f->file < n)
+			wt[f->file].w++;
+		if (f->module < n)
+			wt[f->module].w++;
+	}
+	for (uint32_t i = 0; i < p->a->n_sites; i++)
+		if (p->a->sites[i].api_name < n)
+			wt[p->a->sites[i].api_name].w++;
 	wt[0].w = UINT64_MAX; /* "" stays 0 */
 	qsort(wt, n, sizeof(*wt), by_weight);
 	p->n_names = 0;
@@ -487,6 +511,311 @@ nomem:
 	free(slots);
 	return -ENOMEM;
 }
+
+/* ------------------------------------ call stacks: the used ones, their frames shared */
+
+/* Whose code a frame is: the same judgement as the analysis makes for its call sites
+ * (analysis/sites.c), so that the frame a tooltip puts first is the one the site names,
+ * and a stack maps to the site its calls were placed at. sites.c keeps these static, so
+ * they are copied here and must change with it: tests/e2e/t050_view.sh checks, on traces
+ * with stacks, that each site's own stack maps back to it with the report's frame. */
+static int vs_contains(const char *s, const char *part)
+{
+	return s && strstr(s, part) != NULL;
+}
+
+static const char *vs_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+static int vs_library_python_path(const char *file)
+{
+	static const char *const tops[] = {
+		"torch", "torchvision", "torchaudio", "triton", "transformers", "accelerate",
+		"deepspeed", "megatron", "apex", "lightning", "pytorch_lightning", "numpy", "jax",
+		"flax", "optax", "cupy", "tensorflow", "keras", "timm", "peft", "datasets",
+		"safetensors", "tokenizers", "einops", "importlib", "concurrent", "multiprocessing",
+		"asyncio", "collections", "json", "logging", "unittest", "threading", "contextlib",
+		"functools", "typing", "traceback", "abc", "runpy", "queue", "selectors", "socket",
+		"copy", "inspect", "enum", "dataclasses", "weakref", "warnings", "os", "posixpath",
+		"genericpath", "random", "codecs", "linecache", "tokenize", "pickle", "copyreg",
+	};
+	if (*file == '/')
+		return 0;
+	size_t n = strcspn(file, "/.");
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
+		if (strlen(tops[i]) == n && !strncmp(file, tops[i], n))
+			return 1;
+	return 0;
+}
+
+static int vs_user_python_file(const char *file)
+{
+	if (!file || !*file || *file == '<')
+		return 0;
+	if (vs_contains(file, "/site-packages/") || vs_contains(file, "/dist-packages/") ||
+	    vs_library_python_path(file))
+		return 0;
+	const char *lib = strstr(file, "/lib/python");
+	if (lib && strchr(lib + 11, '/'))
+		return 0;
+	return 1;
+}
+
+static int vs_runtime_module(const char *module)
+{
+	static const char *const libs[] = {
+		"libcuda.", "libcudart", "libcupti", "libnvidia", "libcublas", "libcudnn",
+		"libnccl", "libcufft", "libcurand", "libcusparse", "libcusolver", "libnvrtc",
+		"libnvJitLink", "libtorch", "libc10", "libpython", "libc.", "libc-", "libstdc++",
+		"libgcc_s", "libpthread", "libm.", "libdl.", "ld-linux", "libkgantt", "libtriton",
+		"libjax", "libxla", "libcupy", "libopenblas", "libgomp", "libmpi", "libucp", "libucs",
+	};
+	if (!module || !*module)
+		return 0;
+	if (vs_contains(module, "/site-packages/") || vs_contains(module, "/dist-packages/") ||
+	    vs_contains(module, "/usr/local/cuda") || !strncmp(module, "/lib/", 5) ||
+	    !strncmp(module, "/lib64/", 7) || !strncmp(module, "/usr/lib", 8))
+		return 1;
+	const char *b = vs_base(module);
+	if (!strncmp(b, "python", 6))
+		return 1;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (!strncmp(b, libs[i], strlen(libs[i])))
+			return 1;
+	return 0;
+}
+
+/* The user's frame of a stack (offset in it): its innermost Python frame in the user's
+ * files, else its innermost native frame in the user's own binaries, else its innermost
+ * Python frame at all; -1 when none. */
+static int32_t vs_user_frame(const struct kg_model *m, const struct kg_stack *s)
+{
+	int32_t any_python = -1;
+	for (uint32_t i = 0; i < s->n_frames; i++) {
+		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		if (f->kind == KG_FRAME_PYTHON) {
+			if (vs_user_python_file(model_text(m, f->file)))
+				return (int32_t)i;
+			if (any_python < 0)
+				any_python = (int32_t)i;
+		}
+	}
+	for (uint32_t i = 0; i < s->n_frames; i++) {
+		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		if (f->kind == KG_FRAME_NATIVE && f->module && !vs_runtime_module(model_text(m, f->module)))
+			return (int32_t)i;
+	}
+	return any_python;
+}
+
+/* "at::_ops::item::call" → "aten::item"; 0 when fn is no operator entry point. */
+static int vs_aten_op(const char *fn, char *buf, size_t len)
+{
+	const char *p = strstr(fn, "at::_ops::");
+	if (!p)
+		return 0;
+	p += 10;
+	const char *e = strstr(p, "::");
+	if (!e || e == p || (strncmp(e, "::call", 6) && strncmp(e, "::redispatch", 12)))
+		return 0;
+	snprintf(buf, len, "aten::%.*s", (int)(e - p), p);
+	return 1;
+}
+
+/* The operator the user's frame called: the outermost operator frame inside it. */
+static void vs_op(const struct kg_model *m, const struct kg_stack *s, int32_t user, char *name,
+		  size_t len)
+{
+	uint32_t end = user >= 0 ? (uint32_t)user : s->n_frames;
+	name[0] = '\0';
+	for (uint32_t i = end; i-- > 0;) {
+		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		if (f->kind == KG_FRAME_OP) {
+			snprintf(name, len, "%s", model_text(m, f->function));
+			return;
+		}
+		if (f->kind == KG_FRAME_NATIVE && f->function &&
+		    vs_aten_op(model_text(m, f->function), name, len))
+			return;
+	}
+}
+
+static uint64_t vs_str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* A site's identity: its user frame (function, file, line), operator and API name. */
+static uint64_t vs_site_key(const struct kg_frame *f, const char *op, uint32_t api)
+{
+	uint64_t h = idmap_mix(f ? ((uint64_t)f->function << 32 | f->file) : 0);
+	h = idmap_mix(h ^ ((uint64_t)(uint32_t)(f ? f->line : 0) << 32 | api));
+	return idmap_mix(h ^ vs_str_hash(op)) >> 1;
+}
+
+static int vs_same_user(const struct kg_frame *a, const struct kg_frame *b)
+{
+	return (!a && !b) || (a && b && a->function == b->function && a->file == b->file &&
+			      a->line == b->line);
+}
+
+static uint64_t vs_frame_key(const struct kg_frame *f)
+{
+	uint64_t h = idmap_mix(f->address ^ (uint64_t)f->kind << 56);
+	h = idmap_mix(h ^ ((uint64_t)f->function << 32 | f->file));
+	return idmap_mix(h ^ ((uint64_t)f->module << 32 | (uint32_t)f->line)) >> 1;
+}
+
+static int vs_same_frame(const struct kg_frame *a, const struct kg_frame *b)
+{
+	return a->address == b->address && a->function == b->function && a->file == b->file &&
+	       a->module == b->module && a->line == b->line && a->kind == b->kind;
+}
+
+static uint32_t page_stack(const struct page *p, uint32_t stack)
+{
+	return p->stack_map && stack < p->m->n_stacks ? p->stack_map[stack] : 0;
+}
+
+/* The stacks the page needs (of API calls, of sites), each frame written once: a stack
+ * is a list of frame rows. Per stack, its user frame and the site of its calls. */
+static int build_stacks(struct page *p)
+{
+	const struct kg_model *m = p->m;
+	const struct kg_analysis *a = p->a;
+	struct kg_idmap frames = {0}, sites = {0};
+	char (*ops)[sizeof(a->sites[0].op)] = NULL; /* page stack -> its operator, "" none */
+	int rc = -ENOMEM;
+	if (!m->n_stacks)
+		return 0;
+	p->stack_map = calloc(m->n_stacks, sizeof(*p->stack_map));
+	if (!p->stack_map)
+		goto out;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (m->apis[i].stack < m->n_stacks)
+			p->stack_map[m->apis[i].stack] = 1;
+	for (uint32_t i = 0; i < a->n_sites; i++)
+		if (a->sites[i].stack < m->n_stacks)
+			p->stack_map[a->sites[i].stack] = 1;
+	uint64_t nframes = 0;
+	for (uint32_t i = 0; i < m->n_stacks; i++)
+		if (p->stack_map[i]) {
+			p->n_pstacks++;
+			nframes += m->stacks[i].n_frames;
+		}
+	if (!p->n_pstacks) {
+		rc = 0;
+		goto out;
+	}
+	p->stack_order = malloc(p->n_pstacks * sizeof(*p->stack_order));
+	p->stack_user = malloc(p->n_pstacks * sizeof(*p->stack_user));
+	p->stack_site = malloc(p->n_pstacks * sizeof(*p->stack_site));
+	p->stack_frames = malloc((nframes ? nframes : 1) * sizeof(*p->stack_frames));
+	p->pframe_order = malloc((nframes ? nframes : 1) * sizeof(*p->pframe_order));
+	if (!p->stack_order || !p->stack_user || !p->stack_site || !p->stack_frames ||
+	    !p->pframe_order || idmap_reserve(&frames, nframes) < 0)
+		goto out;
+	/* the sites by identity, to find the site of each stack */
+	for (uint32_t i = 0; i < a->n_sites; i++) {
+		const struct kg_site *x = &a->sites[i];
+		const struct kg_frame *f = x->user_frame < m->n_frames ? &m->frames[x->user_frame] : NULL;
+		uint64_t key = vs_site_key(f, x->op, x->api_name);
+		for (int probe = 0; probe < 16; probe++, key = idmap_mix(key + 1) >> 1) {
+			uint32_t *slot = idmap_slot(&sites, key);
+			if (!slot)
+				goto out;
+			if (*slot == KG_IDMAP_NONE) {
+				*slot = i;
+				break;
+			}
+		}
+	}
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m->n_stacks; i++) {
+		if (!p->stack_map[i])
+			continue;
+		const struct kg_stack *s = &m->stacks[i];
+		p->stack_order[k] = i;
+		p->stack_map[i] = k + 1;
+		for (uint32_t j = 0; j < s->n_frames; j++) {
+			const struct kg_frame *f = &m->frames[s->first_frame + j];
+			uint64_t key = vs_frame_key(f);
+			uint32_t id = KG_NONE;
+			for (int probe = 0; probe < 64 && id == KG_NONE; probe++,
+				 key = idmap_mix(key + 1) >> 1) {
+				uint32_t *slot = idmap_slot(&frames, key);
+				if (!slot)
+					goto out;
+				if (*slot == KG_IDMAP_NONE) {
+					p->pframe_order[p->n_pframes] = s->first_frame + j;
+					*slot = id = p->n_pframes++;
+				} else if (vs_same_frame(&m->frames[p->pframe_order[*slot]], f)) {
+					id = *slot;
+				}
+			}
+			if (id == KG_NONE) { /* 64 collisions: a frame of its own, unshared */
+				p->pframe_order[p->n_pframes] = s->first_frame + j;
+				id = p->n_pframes++;
+			}
+			p->stack_frames[p->n_stack_frames++] = id;
+		}
+		p->stack_user[k] = vs_user_frame(m, s);
+		p->stack_site[k] = -1;
+		k++;
+	}
+	/* The site of each stack, as the analysis placed its calls (one site per stack): the
+	 * site it made, else the site of the same user frame, operator and the API name of one
+	 * of its calls. */
+	for (uint32_t x = 0; x < a->n_sites; x++) {
+		uint32_t st = page_stack(p, a->sites[x].stack);
+		if (st && p->stack_site[st - 1] < 0)
+			p->stack_site[st - 1] = (int32_t)x;
+	}
+	ops = malloc(p->n_pstacks * sizeof(*ops));
+	if (!ops)
+		goto out;
+	for (uint32_t i = 0; i < p->n_pstacks; i++) {
+		ops[i][0] = '\0';
+		if (p->stack_site[i] < 0)
+			vs_op(m, &m->stacks[p->stack_order[i]], p->stack_user[i], ops[i], sizeof(ops[i]));
+	}
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		uint32_t st = page_stack(p, m->apis[i].stack);
+		if (!st || p->stack_site[st - 1] >= 0)
+			continue;
+		const struct kg_stack *s = &m->stacks[m->apis[i].stack];
+		int32_t uf = p->stack_user[st - 1];
+		const struct kg_frame *f = uf >= 0 ? &m->frames[s->first_frame + uf] : NULL;
+		const char *op = ops[st - 1];
+		uint64_t key = vs_site_key(f, op, m->apis[i].name);
+		for (int probe = 0; probe < 16; probe++, key = idmap_mix(key + 1) >> 1) {
+			uint32_t x = idmap_get(&sites, key);
+			if (x == KG_IDMAP_NONE)
+				break;
+			const struct kg_site *site = &a->sites[x];
+			const struct kg_frame *g = site->user_frame < m->n_frames
+							   ? &m->frames[site->user_frame] : NULL;
+			if (vs_same_user(f, g) && site->api_name == m->apis[i].name &&
+			    !strcmp(site->op, op)) {
+				p->stack_site[st - 1] = (int32_t)x;
+				break;
+			}
+		}
+	}
+	rc = 0;
+out:
+	idmap_free(&frames);
+	idmap_free(&sites);
+	free(ops);
+	return rc;
+}
+
 
 /* ------------------------------------ API calls by thread, then start */
 
@@ -775,12 +1104,13 @@ static void write_thread_lane(struct vw *w, const struct page *p, uint32_t key, 
 }
 
 /* The API calls, by thread then start. Columns: t Δstart, d duration, n name,
- * c Δcorrelation, k category | driver << 3, l nesting depth. Then the thread lanes. */
+ * c Δcorrelation, k category | driver << 3, l nesting depth, S stack + 1 (0: none; sparse
+ * where stacks are sampled). Then the thread lanes. */
 static void write_apis(struct vw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
-	struct col c[6] = {{0}};
-	static const char *const keys[6] = {"t", "d", "n", "c", "k", "l"};
+	struct col c[7] = {{0}};
+	static const char *const keys[7] = {"t", "d", "n", "c", "k", "l", "S"};
 	int64_t prev_start = p->zero, prev_corr = 0, stack[MAX_DEPTH];
 	int top = 0, max_depth = 0;
 	uint32_t lane_first = 0;
@@ -805,6 +1135,7 @@ static void write_apis(struct vw *w, const struct page *p)
 		col_s(&c[3], (int64_t)a->correlation - prev_corr);
 		col_u(&c[4], (uint64_t)(a->category & 7) | (uint64_t)(a->driver ? 8 : 0));
 		col_u(&c[5], (uint64_t)d);
+		col_u(&c[6], page_stack(p, a->stack));
 		prev_start = start;
 		prev_corr = a->correlation;
 	}
@@ -815,7 +1146,7 @@ static void write_apis(struct vw *w, const struct page *p)
 	j_key(w, "apis");
 	j_open(w);
 	kv_int(w, "rows", m->n_apis);
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < 7; k++) {
 		kv_col(w, keys[k], &c[k]);
 		col_free(&c[k]);
 	}
@@ -951,6 +1282,18 @@ static void write_finding(struct vw *w, const struct page *p, const struct kg_fi
 	kv_rel(w, "end", f->end, p->zero);
 	kv_int(w, "gpu", f->gpu == KG_NONE ? -1 : (long long)f->gpu);
 	kv_str(w, "figures", f->figures);
+	/* its call sites, as in kgantt report: [site, gain ns], largest first */
+	kv_num(w, "sited_ns", f->sited_ns);
+	kv_num(w, "unsited_ns", f->unsited_ns);
+	j_key(w, "sites");
+	j_aopen(w);
+	for (int k = 0; k < f->n_sites; k++) {
+		j_aopen(w);
+		j_int(w, f->sites[k].site);
+		j_num(w, f->sites[k].ns);
+		j_aclose(w);
+	}
+	j_aclose(w);
 	j_key(w, "evidence");
 	j_aopen(w);
 	for (int e = 0; e < f->n_evidence; e++) {
@@ -976,6 +1319,86 @@ static void write_findings(struct vw *w, const struct page *p)
 	j_aclose(w);
 }
 
+/* The call stacks. frames: columns k kind, f function, F file, m module (string ids),
+ * l line, a address (module-relative, for frames without symbols). stacks: columns
+ * n frame count, x the frames (sum of n rows, innermost first), p process, f flags,
+ * u user frame offset + 1 (0: none), s site + 1 (0: no site). */
+static void write_stacks(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	struct col c[6] = {{0}};
+	static const char *const fkeys[6] = {"k", "f", "F", "m", "l", "a"};
+	kv_int(w, "has_stacks", p->a->has_stacks);
+	kv_str(w, "stack_note", m->stack_note);
+	for (uint32_t i = 0; i < p->n_pframes; i++) {
+		const struct kg_frame *f = &m->frames[p->pframe_order[i]];
+		col_u(&c[0], f->kind);
+		col_u(&c[1], page_name(p, f->function));
+		col_u(&c[2], page_name(p, f->file));
+		col_u(&c[3], page_name(p, f->module));
+		col_u(&c[4], f->line > 0 ? (uint64_t)f->line : 0);
+		col_u(&c[5], f->address);
+	}
+	j_key(w, "frames");
+	j_open(w);
+	kv_int(w, "rows", p->n_pframes);
+	for (int k = 0; k < 6; k++) {
+		kv_col(w, fkeys[k], &c[k]);
+		col_free(&c[k]);
+	}
+	j_close(w);
+	struct col s[6] = {{0}};
+	static const char *const skeys[6] = {"n", "x", "p", "f", "u", "s"};
+	for (uint32_t i = 0; i < p->n_pstacks; i++) {
+		const struct kg_stack *st = &m->stacks[p->stack_order[i]];
+		col_u(&s[0], st->n_frames);
+		col_u(&s[2], st->process);
+		col_u(&s[3], st->flags);
+		col_u(&s[4], (uint64_t)(p->stack_user[i] + 1));
+		col_u(&s[5], (uint64_t)(p->stack_site[i] + 1));
+	}
+	for (uint64_t i = 0; i < p->n_stack_frames; i++)
+		col_u(&s[1], p->stack_frames[i]);
+	j_key(w, "stacks");
+	j_open(w);
+	kv_int(w, "rows", p->n_pstacks);
+	kv_int(w, "frame_rows", (long long)p->n_stack_frames);
+	for (int k = 0; k < 6; k++) {
+		kv_col(w, skeys[k], &s[k]);
+		col_free(&s[k]);
+	}
+	j_close(w);
+}
+
+/* The call sites of the analysis, by gain (kgantt report --sites): label, API name,
+ * operator, the user's frame (a frame row, -1) and a stack of theirs (a stack row). */
+static void write_sites(struct vw *w, const struct page *p)
+{
+	const struct kg_analysis *a = p->a;
+	const struct kg_model *m = p->m;
+	char api[96];
+	j_key(w, "sites");
+	j_aopen(w);
+	for (uint32_t i = 0; i < a->n_sites; i++) {
+		const struct kg_site *x = &a->sites[i];
+		uint32_t st = page_stack(p, x->stack);
+		j_open(w);
+		kv_str(w, "label", x->label);
+		kv_str(w, "api", api_display_name(model_text(m, x->api_name), api, sizeof(api)));
+		kv_int(w, "name", page_name(p, x->api_name)); /* the API function, as in apis.n */
+		kv_str(w, "op", x->op);
+		kv_int(w, "stack", (long long)st - 1);
+		/* the user's frame, as a row of the frame table: its offset in that stack */
+		kv_int(w, "user", st && x->user_frame != KG_NONE
+					  ? (long long)x->user_frame - m->stacks[x->stack].first_frame : -1);
+		kv_num(w, "ns", x->ns);
+		kv_num(w, "pct", a->span > 0 ? 100.0 * x->ns / (double)a->span : 0);
+		kv_int(w, "findings", x->findings);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
 /* The page's zero: the trace begin, or the first API call when no GPU work was seen. */
 static int64_t page_zero(const struct kg_model *m)
 {
@@ -990,7 +1413,9 @@ static int64_t page_zero(const struct kg_model *m)
 
 static int write_document(struct vw *w, struct page *p)
 {
-	int rc = build_names(p);
+	int rc = build_stacks(p);
+	if (!rc)
+		rc = build_names(p);
 	if (!rc)
 		rc = build_cfgs(p);
 	if (!rc)
@@ -1006,6 +1431,8 @@ static int write_document(struct vw *w, struct page *p)
 	write_strings(w, p);
 	write_cfgs(w, p);
 	write_findings(w, p);
+	write_stacks(w, p);
+	write_sites(w, p);
 	write_ops(w, p);
 	write_apis(w, p);
 	write_syncs(w, p);
@@ -1039,6 +1466,12 @@ int view_html(FILE *f, const struct kg_analysis *a, const struct kg_view_opts *o
 	free(p.api_rank);
 	free(p.cfg_of_op);
 	free(p.cfgs);
+	free(p.stack_map);
+	free(p.stack_order);
+	free(p.stack_user);
+	free(p.stack_site);
+	free(p.stack_frames);
+	free(p.pframe_order);
 	if (rc)
 		return rc;
 	if (w.nomem)

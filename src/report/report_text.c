@@ -985,8 +985,8 @@ void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_rep
 		fputs("  ", f);
 		report_wrap(f, 38, s->label);
 	}
-	fprintf(f, "  gain: the share of each finding's estimated gain caused by calls from that "
-		   "site, summed over findings\n");
+	fprintf(f, "  gain: the part of each finding's estimated gain caused by calls from the "
+		   "site, summed\n");
 }
 
 int report_text(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)

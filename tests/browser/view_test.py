@@ -2,9 +2,10 @@
 """Runs a `kgantt view` page in headless chromium and checks what its self-test saw.
 
 The page, opened at PAGE#selftest&hover=NAME&search=TEXT, drives itself (zoom, keys, wheel,
-drag, a mousemove over the first kernel named NAME, a click on the first finding, a search)
-and writes the results as JSON into <pre id="selftest">; `chromium --dump-dom` prints the
-DOM after the page has loaded. Every expectation here comes from the trace itself (SQLite)
+drag, a mousemove over the first kernel named NAME, a click on the first finding, a search,
+a mousemove over an API call with a call stack, clicks on a finding's call site) and writes
+the results as JSON into <pre id="selftest">; `chromium --dump-dom` prints the DOM after the
+page has loaded. Every expectation here comes from the trace itself (SQLite)
 or from `kgantt report --json`, never from the page: a page that shows wrong data fails.
 
     view_test.py --chrome chromium --page x.html --trace x.kgt --report r.json \\
@@ -167,6 +168,110 @@ def check_search(st, db, query):
         check(q["after_jump"].endswith("/ {:,}".format(n)), "the position is shown")
 
 
+def base(path):
+    return (path or "").rsplit("/", 1)[-1]
+
+
+def frame_label(f):
+    """A frame as kgantt report names it (analysis/sites.c frame_label)."""
+    fn = f["function"] or "?"
+    if f["file"] and f["line"]:
+        return "%s:%d in %s" % (base(f["file"]), f["line"], fn)
+    if f["file"]:
+        return "%s in %s" % (base(f["file"]), fn)
+    if f["module"]:
+        return "%s (%s)" % (fn, base(f["module"]))
+    return fn
+
+
+def api_display(name):
+    """cudaStreamSynchronize_v3020 -> cudaStreamSynchronize, as the report writes it."""
+    return re.sub(r"_v\d+$", "", name or "")
+
+
+def call_frames(db, begin, corr, start_ns, name):
+    """The stack of the API call with this correlation id and start, from the trace:
+    [(function, file, line, module)] innermost first."""
+    row = db.execute("SELECT a.id FROM api_calls a JOIN strings s ON s.id = a.name "
+                     "WHERE a.correlation = ? AND a.start = ? AND s.text = ?",
+                     (corr, begin + int(start_ns), name)).fetchone()
+    if not row:
+        fail("no API call %s with correlation %d at %d ns in the trace" % (name, corr, start_ns))
+    return db.execute("SELECT function, file, line, module FROM call_stacks WHERE api_id = ? "
+                      "ORDER BY depth", (row[0],)).fetchall()
+
+
+def check_stacks(st, db, report, begin):
+    """Call stacks: an API call's tooltip shows its stack with the user's frame first; each
+    finding lists the report's call sites; the Call sites table is the report's; a click on
+    a site selects the first call from it, a second click the next one. A trace without
+    stacks shows none of it."""
+    s, sites = st["stack"], st["sites"]
+    sited = [f for f in report["findings"] if f.get("sites")]
+    if not report.get("sites") and not sited:
+        check(not any(sites["finding_lines"]), "no stacks: no call site under the findings")
+        check(not s.get("found"), "no stacks: no API call with a stack")
+        if not s["has_stacks"]:
+            check("no call stacks" in sites["table_note"], "no stacks: the Call sites table says so")
+        return
+    check(s["has_stacks"] and s["stacks"] > 0 and s["frames"] > 0, "the page holds %d stacks of %d frames"
+          % (s["stacks"], s["frames"]))
+    # the hovered call: the first from the first finding's first site
+    f0 = sited[0]
+    site = f0["sites"][0]
+    check(s.get("found") and s["tooltip_visible"] and s["hovered"] == s["api"],
+          "the mousemove over %s hovers it, tooltip shown" % s.get("name"))
+    check(s["site"] + 1 == site["site"], "it is a call from site #%d (%s)" % (site["site"], site["label"]))
+    check(s["name"] == site["api"], "it calls %s" % site["api"])
+    tip = s["tooltip"]
+    check("call site#%d %s" % (site["site"], site["label"]) in tip, "the tooltip names its call site")
+    want_user = frame_label(site["frame"])
+    check(s["user_line"] and s["user_line"].endswith(want_user), "the user's frame first: '%s'" % want_user)
+    frames = call_frames(db, begin, s["corr"], s["start_ns"], s["name"])
+    check(s["n_frames"] == len(frames) and s["shown"] + s["more"] == len(frames),
+          "the stack has the trace's %d frames (%d shown, %d folded or cut)" % (len(frames), s["shown"], s["more"]))
+    check(len(s["stack_lines"]) <= 25, "the tooltip's stack is at most 25 lines (%d)" % len(s["stack_lines"]))
+    lines = s["stack_lines"]
+    fn, fl, ln, mod = frames[0]
+    inner = "%s:%d in " % (base(fl), ln) if fl and ln else base(mod) if mod else fn
+    check(len(lines) > 1 and inner in lines[1], "then the innermost frame: '%s'" % inner)
+    check(any(l.endswith(want_user) for l in lines[1:]), "... and the user's frame again in its place")
+    check(s["tooltip_height"] < 900, "the tooltip fits the window (%d px)" % s["tooltip_height"])
+    # the findings' sites, as the report says them
+    for f, lines_ in zip(report["findings"], sites["finding_lines"]):
+        clickable = [l for l in lines_ if not re.search(r"at \d+ other site|at other sites|without a stack", l)]
+        want = f.get("sites", [])[:3]
+        check(len(clickable) == len(want), "finding %d lists its %d first sites" % (f["rank"], len(want)))
+        for line, w in zip(clickable, want):
+            m = re.match(r"(\d+)% at (.*)$", line)
+            if not m or m.group(2) != w["label"] or abs(int(m.group(1)) - 100 * w["share"]) > 0.51:
+                fail("finding %d: '%s' is not '%.0f%% at %s'" % (f["rank"], line, 100 * w["share"], w["label"]))
+    ok("every finding lists the report's call sites with their shares")
+    table = sites["table_rows"]
+    check(len(table) == len(report["sites"]), "the Call sites table has the report's %d sites" % len(report["sites"]))
+    for row, w in zip(table, report["sites"]):
+        if row[0] != str(w["site"]) or row[4] != w["label"] or row[3] != str(w["findings"]):
+            fail("Call sites row %s is not the report's %s" % (row, w))
+    ok("... with the same numbers, labels and finding counts")
+    # clicking the first site under the first finding with sites
+    c, c2 = sites["click"], sites["click2"]
+    check(c["site"] + 1 == site["site"] and c["site_of_api"] == c["site"],
+          "a click on '%s' selects a call from it" % site["label"])
+    check(c["name"] == site["api"] and c["earliest"] and c["in_view"] and c["lane_highlighted"] == 1,
+          "... the first in time, in view, its thread highlighted")
+    fr = call_frames(db, begin, c["corr"], c["start_ns"], c["name"])
+    sf = site["frame"]
+    check(any(x[:3] == (sf["function"], sf["file"], sf["line"]) for x in fr),
+          "the selected call's stack in the trace holds %s" % frame_label(sf))
+    check("call stack" in c["panel"] and "calls from it1 of %d" % c["calls"] in c["panel"].replace(",", ""),
+          "the panel shows its stack and 1 of %d calls" % c["calls"])
+    if c["calls"] > 1:
+        check(c2["site_of_api"] == c["site"] and c2["start_ns"] >= c["start_ns"] and c2["api"] != c["api"],
+              "a second click selects the next call from the site")
+    t = sites.get("table_click")
+    check(t and t["site_of_api"] == t["site"] == 0, "a click in the Call sites table selects a call from that site")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--chrome", required=True)
@@ -188,6 +293,7 @@ def main():
     check_hover(st, db, begin, a.hover, a.evil)
     check_finding(st, report, begin)
     check_search(st, db, search)
+    check_stacks(st, db, report, begin)
     t = st["timing"]
     print("timing: %s: %d ops, page ready %.0f ms, decode %.0f ms, frame %.1f ms (zoomed %.1f ms)"
           % (os.path.basename(a.page), st["counts"]["ops"], t["page_ms"], t["decode_ms"],

@@ -93,10 +93,21 @@ def check_manifest(trace, manifest, report, window):
           {k: v["count"] for k, v in m["mark_counts"].items()}))
 
 def check_findings(m, r):
-    """The same findings as the report, in its order, each on a lane of its GPU."""
+    """The same findings as the report, in its order, each on a lane of its GPU, with the
+    same call sites; under the chart, its first site when it has one."""
     assert len(m["findings"]) == len(r["findings"]), (len(m["findings"]), len(r["findings"]))
     for f, g in zip(m["findings"], r["findings"]):
         assert f["number"] == g["rank"] and f["rule"] == g["rule"], (f, g)
+        assert [(x["site"], x["label"]) for x in f["sites"]] == \
+            [(x["site"], x["label"]) for x in g["sites"]], (f["sites"], g["sites"])
+        assert all(abs(x["gain_ns"] - y["gain_ns"]) <= 1 for x, y in zip(f["sites"], g["sites"]))
+        if not g["sites"] or not m["has_stacks"]:
+            assert f["where"] is None, f
+        else:
+            top = g["sites"][0]
+            pct, label = f["where"].split(" at ", 1)
+            assert abs(int(pct.rstrip("%")) - 100 * top["share"]) <= 0.51, (f["where"], top)
+            assert label.startswith(top["label"]), (f["where"], top)
         if g["start_ns"] is not None and g["gpu"] is not None:  # drawn on a lane of its GPU
             lane = m["lanes"][f["lane"]]
             assert f["drawn"] and lane["kind"] == "stream" and lane["gpu"] == g["gpu"], (f, g)
@@ -154,6 +165,26 @@ for xz in "$FIXTURES"/*.kgt.xz; do
 	n=$((n + 1))
 done
 [ "$n" -ge 6 ] || fail "only $n fixtures drawn"
+
+# call stacks: each finding's first call site under the chart (the manifest's "where"),
+# on traces recorded with stacks (check_findings compares every plot's sites with the report)
+for n in syncs_bad torch_cnn_bad py_threads; do
+	if [ ! -f "$FIXTURES/$n.kgt.xz" ]; then
+		echo "skip: $FIXTURES/$n.kgt.xz is not there: no call-site checks on $n"
+		continue
+	fi
+	python3 - "$WORK/$n.png.json" <<'EOF' || fail "$n: no call site under the chart"
+import json, sys
+m = json.load(open(sys.argv[1]))
+where = [f["where"] for f in m["findings"] if f["where"]]
+assert m["has_stacks"] and where, m["findings"]
+print("\n".join("    " + w for w in where))
+EOF
+	echo "ok: $n: the findings' call sites are drawn under the chart (above)"
+done
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert not m["has_stacks"] and all(f["where"] is None and not f["sites"] for f in m["findings"])' \
+	"$WORK/copies_bad.png.json" || fail "copies_bad: call sites without stacks"
+echo "ok: copies_bad (no stacks): no call site"
 
 # the rules' marks where they fired
 marks() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mark_counts"][sys.argv[2]]["count"])' "$@"; }

@@ -1,6 +1,7 @@
 # 'kgantt view': one self-contained HTML timeline per trace. Static checks over real H200
 # traces; then, with Debian's chromium, each page's own self-test in a headless browser
-# (tests/browser/view_test.py: hover, zoom, drag, finding click, search, no script error)
+# (tests/browser/view_test.py: hover, zoom, drag, finding click, search, an API call's
+# call stack in its tooltip, the findings' call sites and a click on one, no script error)
 # and a kernel named <img src=x onerror=alert(1)> that must stay text.
 . tests/e2e/lib.sh
 
@@ -35,6 +36,104 @@ page() {
 for n in streams_bad copies_bad nvtx_bad multigpu_bad timeslice_bad torch_two_streams \
 	torchrun_2ranks launches_graph longrun_killed; do
 	page "$n"
+done
+python3 - "$WORK/streams_bad.html" <<'EOF' || fail "streams_bad: a trace without stacks shows stacks"
+import json, re, sys
+d = json.loads(re.search(r'id="kg-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+assert d["has_stacks"] == 0 and d["frames"]["rows"] == 0 and d["stacks"]["rows"] == 0, d["stacks"]
+assert d["apis"]["S"] == "" and not d["sites"] and all(not f["sites"] for f in d["findings"])
+EOF
+echo "ok: a trace without stacks: no stack, no call site in the page"
+
+# Call stacks: H200 traces recorded with stacks (a CUDA C++ program, a PyTorch CNN, four
+# Python threads). The page's stacks and sites against the trace's tables and the report.
+STACKED=
+for n in syncs_bad torch_cnn_bad py_threads; do
+	if [ -f "$FIXTURES/$n.kgt.xz" ]; then
+		STACKED="$STACKED $n"
+	else
+		echo "skip: $FIXTURES/$n.kgt.xz is not there: no call-stack checks on $n"
+	fi
+done
+cat > "$WORK/stacks.py" <<'EOF'
+import base64, json, re, sqlite3, sys
+
+def varints(b, n):
+    out, p = [], 0
+    for _ in range(n):
+        v = sh = 0
+        while True:
+            x = b[p]; p += 1; v |= (x & 127) << sh; sh += 7
+            if x < 128:
+                break
+        out.append(v)
+    return out
+
+def column(spec, n):
+    """A column of the page (docs/view.md): "", base64url varints, or sparse {n, i, v}."""
+    b64 = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+    if spec == "":
+        return [0] * n
+    if isinstance(spec, str):
+        return varints(b64(spec), n)
+    out, row = [0] * n, 0
+    for d, v in zip(varints(b64(spec["i"]), spec["n"]), varints(b64(spec["v"]), spec["n"])):
+        row += d
+        out[row] = v
+    return out
+
+d = json.loads(re.search(r'id="kg-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+r = json.load(open(sys.argv[2]))
+db = sqlite3.connect(sys.argv[3])
+names = d["strings"]
+fr, st = d["frames"], d["stacks"]
+fn = column(fr["f"], fr["rows"]); fl = column(fr["F"], fr["rows"]); ln = column(fr["l"], fr["rows"])
+count = column(st["n"], st["rows"]); frames = column(st["x"], st["frame_rows"])
+user = column(st["u"], st["rows"]); site = column(st["s"], st["rows"])
+first = [0] * len(count)
+for i in range(1, len(count)):
+    first[i] = first[i - 1] + count[i - 1]
+api_stack = column(d["apis"]["S"], d["apis"]["rows"])
+assert d["has_stacks"] == 1 and sum(count) == st["frame_rows"]
+# every API call the trace gives a stack has one on the page, of as many frames
+with_stack = db.execute("SELECT count(*) FROM api_calls a JOIN api_stacks x "
+                        "USING (process, correlation)").fetchone()[0]
+assert sum(1 for s in api_stack if s) == with_stack, (sum(1 for s in api_stack if s), with_stack)
+depths = sorted(x[0] for x in db.execute(
+    "SELECT depth FROM stacks WHERE id IN (SELECT stack FROM api_stacks)"))
+# (the trace may store a stack twice, the page once)
+assert set(count) == set(depths) and len(count) <= len(depths), "stack depths differ from the trace's"
+assert fr["rows"] < st["frame_rows"], "frames are not shared between stacks"
+# the sites: the report's, each on a stack of its own whose user frame is the site's frame
+rs = {s["site"]: s for s in r["sites"]}
+assert len(rs) == sum(1 for s in d["sites"] if s["ns"] > 0), "not the report's sites"
+for i, s in enumerate(d["sites"]):
+    if s["ns"] <= 0:
+        continue
+    w = rs[i + 1]
+    assert s["label"] == w["label"] and abs(s["ns"] - w["gain_ns"]) <= 1 and \
+        s["findings"] == w["findings"], (s, w)
+    k = s["stack"]
+    assert site[k] == i + 1, "site %d: its stack maps to %d" % (i + 1, site[k] - 1)
+    if w["frame"] is None:  # an operator's site: no frame of the program's own
+        assert user[k] == 0, "site %d: a user frame on the page, none in the report" % (i + 1)
+        continue
+    f = frames[first[k] + user[k] - 1]
+    got = (names[fn[f]], names[fl[f]] or None, ln[f])
+    assert got == (w["frame"]["function"], w["frame"]["file"], w["frame"]["line"]), (got, w["frame"])
+# the findings' sites: the report's, with the same gains
+for f, g in zip(d["findings"], r["findings"]):
+    assert [x[0] + 1 for x in f["sites"]] == [x["site"] for x in g["sites"]], (f["sites"], g["sites"])
+    assert all(abs(x[1] - y["gain_ns"]) <= 1 for x, y in zip(f["sites"], g["sites"]))
+print("%d stacks, %d frames for %d frame rows, %d sites" % (st["rows"], fr["rows"],
+      st["frame_rows"], len(r["sites"])))
+EOF
+for n in $STACKED; do
+	page "$n"
+	"$K" report --json "$(fixture "$n")" > "$WORK/$n.report.json" || fail "report --json $n"
+	out=$(python3 "$WORK/stacks.py" "$WORK/$n.html" "$WORK/$n.report.json" "$(fixture "$n")") ||
+		fail "$n: the page's stacks or call sites are wrong: $out"
+	echo "ok: $n: the page's stacks and call sites are the trace's and the report's: $out"
 done
 
 # the default output name, and an existing page replaced whole (no temporary left behind)
@@ -106,6 +205,13 @@ browser copies_bad "$(fixture copies_bad)" copies_compute
 browser torch_two_streams "$(fixture torch_two_streams)" sm80_xmma_gemm vectorized_elementwise_kernel
 browser torchrun_2ranks "$(fixture torchrun_2ranks)" cutlass Kernel2
 browser evil "$WORK/evil.kgt" onerror onerror '<img src=x onerror=alert(1)>'
+for n in $STACKED; do
+	case $n in
+	syncs_bad) browser syncs_bad "$(fixture syncs_bad)" syncs_step ;;
+	torch_cnn_bad) browser torch_cnn_bad "$(fixture torch_cnn_bad)" nchwToNhwcKernel ;;
+	py_threads) browser py_threads "$(fixture py_threads)" sm90_xmma_gemm ;;
+	esac
+done
 
 # a screenshot of the page as a person sees it: something was drawn
 timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
