@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analysis/occupancy.h"
+#include "util/idmap.h"
 #include "model/model.h"
 
 /* ------------------------------------------------------------------ thresholds */
@@ -187,9 +188,11 @@ struct kg_analysis {
 	uint32_t n_findings, cap_findings;
 	struct kg_blame *blame;              /* the findings' events */
 	uint32_t n_blame, cap_blame;
-	struct kg_site *sites;               /* by gain over all findings, descending */
+	struct kg_site *sites;               /* by gain over all findings, descending; then
+					      * the sites of no finding */
 	uint32_t n_sites;
 	int has_stacks;                      /* some API call has a stack */
+	struct kg_idmap *call_sites;         /* (stack, API name) → site (sites.c) */
 };
 
 int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct kg_analysis *a);
@@ -215,6 +218,13 @@ void analysis_drop_blame(struct kg_analysis *a, uint32_t mark);
 /* Places every finding's events at their call sites (analysis/sites.c); called by
  * analysis_run after the rules. 0 or -ENOMEM. */
 int sites_run(struct kg_analysis *a);
+/* The user's frame of a stack (index into model.frames), KG_NONE when none: its
+ * innermost Python frame in the user's files, else its innermost native frame in the
+ * user's own binaries, else its innermost Python frame. What a site names first. */
+uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s);
+/* The site of an API call (index into a->sites), KG_NONE when it has no stack. */
+uint32_t analysis_call_site(const struct kg_analysis *a, uint32_t api);
+void analysis_free_sites(struct kg_analysis *a);
 /* "train.py:27 in epoch" for a frame; "" when f is NULL. */
 void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, size_t len);
 

@@ -942,7 +942,7 @@ void analysis_free(struct kg_analysis *a)
 	free(a->findings);
 	free(a->solo);
 	free(a->blame);
-	free(a->sites);
+	analysis_free_sites(a);
 	memset(a, 0, sizeof(*a));
 }
 

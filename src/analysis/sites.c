@@ -139,7 +139,7 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 /* The user's frame of a stack: its innermost Python frame in the user's files, else its
  * innermost native frame in the user's own binaries; else the innermost Python frame at
  * all. KG_NONE when none. */
-static uint32_t user_frame(const struct kg_model *m, const struct kg_stack *s)
+uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s)
 {
 	uint32_t any_python = KG_NONE;
 	for (uint32_t i = 0; i < s->n_frames; i++) {
@@ -188,7 +188,7 @@ static void op_of(const struct kg_model *m, const struct kg_stack *s, uint32_t u
 struct site_table {
 	struct kg_analysis *a;
 	struct kg_idmap by_key;       /* site key → site */
-	uint32_t *of_stack;           /* stack → site, KG_NONE until computed */
+	struct kg_idmap *of_call;     /* (stack, API name) → site: analysis.call_sites */
 	uint32_t cap;
 };
 
@@ -214,7 +214,7 @@ static uint32_t site_of(struct site_table *t, const struct kg_api *call)
 	struct kg_analysis *a = t->a;
 	const struct kg_model *m = a->m;
 	const struct kg_stack *s = &m->stacks[call->stack];
-	uint32_t uf = user_frame(m, s), opf;
+	uint32_t uf = stack_user_frame(m, s), opf;
 	char op[sizeof(a->sites[0].op)];
 	op_of(m, s, uf, &opf, op, sizeof(op));
 	const struct kg_frame *f = uf != KG_NONE ? &m->frames[uf] : NULL;
@@ -266,15 +266,42 @@ static uint32_t site_of(struct site_table *t, const struct kg_api *call)
 	return KG_NONE;
 }
 
+static uint64_t call_key(uint32_t stack, uint32_t api_name)
+{
+	return ((uint64_t)stack << 32 | api_name) & (UINT64_MAX >> 1);
+}
+
+/* A stack is one place, but a profiler's operator stack is shared by the calls of several
+ * API functions: a site is a stack and an API function. */
 static uint32_t stack_site(struct site_table *t, const struct kg_api *call)
 {
 	if (call->stack == KG_NONE || call->stack >= t->a->m->n_stacks)
 		return KG_NONE;
-	uint32_t *c = &t->of_stack[call->stack];
-	/* a stack is one place; its API name is fixed by the call it was taken at */
-	if (*c == KG_NONE)
+	uint32_t *c = idmap_slot(t->of_call, call_key(call->stack, call->name));
+	if (!c)
+		return KG_NONE;
+	if (*c == KG_IDMAP_NONE)
 		*c = site_of(t, call);
 	return *c;
+}
+
+uint32_t analysis_call_site(const struct kg_analysis *a, uint32_t api)
+{
+	if (!a->call_sites || api >= a->m->n_apis || a->m->apis[api].stack == KG_NONE)
+		return KG_NONE;
+	const struct kg_api *c = &a->m->apis[api];
+	return idmap_get(a->call_sites, call_key(c->stack, c->name));
+}
+
+void analysis_free_sites(struct kg_analysis *a)
+{
+	if (a->call_sites)
+		idmap_free(a->call_sites);
+	free(a->call_sites);
+	a->call_sites = NULL;
+	free(a->sites);
+	a->sites = NULL;
+	a->n_sites = 0;
 }
 
 /* ------------------------------------------------------------------ unsampled launches */
@@ -428,21 +455,17 @@ int sites_run(struct kg_analysis *a)
 	struct launch_mix x = {0};
 	struct tally y = {0};
 	int rc = 0;
-	t.of_stack = malloc(((size_t)m->n_stacks + 1) * sizeof(*t.of_stack));
-	if (!t.of_stack)
+	a->call_sites = calloc(1, sizeof(*a->call_sites));
+	if (!a->call_sites)
 		return -ENOMEM;
-	memset(t.of_stack, 0xff, ((size_t)m->n_stacks + 1) * sizeof(*t.of_stack));
+	t.of_call = a->call_sites;
 	rc = build_mix(&t, &x);
-	/* every site exists now but those of calls only the findings name: room for all */
+	/* the site of every call with a stack, findings or not (the view shows them all):
+	 * then the tallies have room for every site */
+	for (uint32_t i = 0; !rc && i < m->n_apis; i++)
+		if (m->apis[i].stack != KG_NONE)
+			stack_site(&t, &m->apis[i]); /* out of memory: that call has no site */
 	if (!rc) {
-		for (uint32_t i = 0; i < a->n_blame; i++) {
-			const struct kg_blame *b = &a->blame[i];
-			uint32_t api = b->api != KG_NONE ? b->api
-				       : b->op != KG_NONE && b->op < m->n_ops ? m->ops[b->op].api
-									       : KG_NONE;
-			if (api != KG_NONE && api < m->n_apis)
-				stack_site(&t, &m->apis[api]);
-		}
 		y.cap = a->n_sites;
 		y.ns = calloc((size_t)a->n_sites + 1, sizeof(*y.ns));
 		y.touched = malloc(((size_t)a->n_sites + 1) * sizeof(*y.touched));
@@ -477,6 +500,9 @@ int sites_run(struct kg_analysis *a)
 					for (int k = 0; k < a->findings[i].n_sites; k++)
 						a->findings[i].sites[k].site =
 							order[a->findings[i].sites[k].site];
+				for (size_t i = 0; i < t.of_call->cap; i++)
+					if (t.of_call->keys[i] && t.of_call->vals[i] < a->n_sites)
+						t.of_call->vals[i] = order[t.of_call->vals[i]];
 				free(stack_of);
 			}
 		}
@@ -484,7 +510,6 @@ int sites_run(struct kg_analysis *a)
 		free(sorted);
 	}
 	idmap_free(&t.by_key);
-	free(t.of_stack);
 	idmap_free(&x.by_kernel);
 	free(x.e);
 	free(y.ns);

@@ -744,12 +744,16 @@ static uint64_t stack_hash(uint32_t process, const struct kg_frame *f, uint32_t 
 	return h;
 }
 
+int model_same_frame(const struct kg_frame *a, const struct kg_frame *b)
+{
+	return a->address == b->address && a->function == b->function && a->file == b->file &&
+	       a->module == b->module && a->line == b->line && a->kind == b->kind;
+}
+
 static int same_frames(const struct kg_frame *a, const struct kg_frame *b, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (a[i].address != b[i].address || a[i].function != b[i].function ||
-		    a[i].file != b[i].file || a[i].module != b[i].module ||
-		    a[i].line != b[i].line || a[i].kind != b[i].kind)
+		if (!model_same_frame(&a[i], &b[i]))
 			return 0;
 	return 1;
 }

@@ -267,6 +267,8 @@ void model_note(struct kg_model *m, const char *fmt, ...) __attribute__((format(
  * the same frames and flags always give the same index. KG_NONE when out of memory. */
 uint32_t model_add_stack(struct kg_model *m, uint32_t process, const struct kg_frame *frames,
 			 uint32_t n, uint32_t flags);
+/* Two frames say the same thing (every field equal). */
+int model_same_frame(const struct kg_frame *a, const struct kg_frame *b);
 /* The call (process, correlation) was made at `stack`; linked by model_finish. 0 or
  * -ENOMEM. */
 int model_add_stack_ref(struct kg_model *m, uint32_t process, uint32_t correlation,

@@ -514,168 +514,11 @@ nomem:
 
 /* ------------------------------------ call stacks: the used ones, their frames shared */
 
-/* Whose code a frame is: the same judgement as the analysis makes for its call sites
- * (analysis/sites.c), so that the frame a tooltip puts first is the one the site names,
- * and a stack maps to the site its calls were placed at. sites.c keeps these static, so
- * they are copied here and must change with it: tests/e2e/t050_view.sh checks, on traces
- * with stacks, that each site's own stack maps back to it with the report's frame. */
-static int vs_contains(const char *s, const char *part)
-{
-	return s && strstr(s, part) != NULL;
-}
-
-static const char *vs_base(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
-}
-
-static int vs_library_python_path(const char *file)
-{
-	static const char *const tops[] = {
-		"torch", "torchvision", "torchaudio", "triton", "transformers", "accelerate",
-		"deepspeed", "megatron", "apex", "lightning", "pytorch_lightning", "numpy", "jax",
-		"flax", "optax", "cupy", "tensorflow", "keras", "timm", "peft", "datasets",
-		"safetensors", "tokenizers", "einops", "importlib", "concurrent", "multiprocessing",
-		"asyncio", "collections", "json", "logging", "unittest", "threading", "contextlib",
-		"functools", "typing", "traceback", "abc", "runpy", "queue", "selectors", "socket",
-		"copy", "inspect", "enum", "dataclasses", "weakref", "warnings", "os", "posixpath",
-		"genericpath", "random", "codecs", "linecache", "tokenize", "pickle", "copyreg",
-	};
-	if (*file == '/')
-		return 0;
-	size_t n = strcspn(file, "/.");
-	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
-		if (strlen(tops[i]) == n && !strncmp(file, tops[i], n))
-			return 1;
-	return 0;
-}
-
-static int vs_user_python_file(const char *file)
-{
-	if (!file || !*file || *file == '<')
-		return 0;
-	if (vs_contains(file, "/site-packages/") || vs_contains(file, "/dist-packages/") ||
-	    vs_library_python_path(file))
-		return 0;
-	const char *lib = strstr(file, "/lib/python");
-	if (lib && strchr(lib + 11, '/'))
-		return 0;
-	return 1;
-}
-
-static int vs_runtime_module(const char *module)
-{
-	static const char *const libs[] = {
-		"libcuda.", "libcudart", "libcupti", "libnvidia", "libcublas", "libcudnn",
-		"libnccl", "libcufft", "libcurand", "libcusparse", "libcusolver", "libnvrtc",
-		"libnvJitLink", "libtorch", "libc10", "libpython", "libc.", "libc-", "libstdc++",
-		"libgcc_s", "libpthread", "libm.", "libdl.", "ld-linux", "libkgantt", "libtriton",
-		"libjax", "libxla", "libcupy", "libopenblas", "libgomp", "libmpi", "libucp", "libucs",
-	};
-	if (!module || !*module)
-		return 0;
-	if (vs_contains(module, "/site-packages/") || vs_contains(module, "/dist-packages/") ||
-	    vs_contains(module, "/usr/local/cuda") || !strncmp(module, "/lib/", 5) ||
-	    !strncmp(module, "/lib64/", 7) || !strncmp(module, "/usr/lib", 8))
-		return 1;
-	const char *b = vs_base(module);
-	if (!strncmp(b, "python", 6))
-		return 1;
-	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
-		if (!strncmp(b, libs[i], strlen(libs[i])))
-			return 1;
-	return 0;
-}
-
-/* The user's frame of a stack (offset in it): its innermost Python frame in the user's
- * files, else its innermost native frame in the user's own binaries, else its innermost
- * Python frame at all; -1 when none. */
-static int32_t vs_user_frame(const struct kg_model *m, const struct kg_stack *s)
-{
-	int32_t any_python = -1;
-	for (uint32_t i = 0; i < s->n_frames; i++) {
-		const struct kg_frame *f = &m->frames[s->first_frame + i];
-		if (f->kind == KG_FRAME_PYTHON) {
-			if (vs_user_python_file(model_text(m, f->file)))
-				return (int32_t)i;
-			if (any_python < 0)
-				any_python = (int32_t)i;
-		}
-	}
-	for (uint32_t i = 0; i < s->n_frames; i++) {
-		const struct kg_frame *f = &m->frames[s->first_frame + i];
-		if (f->kind == KG_FRAME_NATIVE && f->module && !vs_runtime_module(model_text(m, f->module)))
-			return (int32_t)i;
-	}
-	return any_python;
-}
-
-/* "at::_ops::item::call" → "aten::item"; 0 when fn is no operator entry point. */
-static int vs_aten_op(const char *fn, char *buf, size_t len)
-{
-	const char *p = strstr(fn, "at::_ops::");
-	if (!p)
-		return 0;
-	p += 10;
-	const char *e = strstr(p, "::");
-	if (!e || e == p || (strncmp(e, "::call", 6) && strncmp(e, "::redispatch", 12)))
-		return 0;
-	snprintf(buf, len, "aten::%.*s", (int)(e - p), p);
-	return 1;
-}
-
-/* The operator the user's frame called: the outermost operator frame inside it. */
-static void vs_op(const struct kg_model *m, const struct kg_stack *s, int32_t user, char *name,
-		  size_t len)
-{
-	uint32_t end = user >= 0 ? (uint32_t)user : s->n_frames;
-	name[0] = '\0';
-	for (uint32_t i = end; i-- > 0;) {
-		const struct kg_frame *f = &m->frames[s->first_frame + i];
-		if (f->kind == KG_FRAME_OP) {
-			snprintf(name, len, "%s", model_text(m, f->function));
-			return;
-		}
-		if (f->kind == KG_FRAME_NATIVE && f->function &&
-		    vs_aten_op(model_text(m, f->function), name, len))
-			return;
-	}
-}
-
-static uint64_t vs_str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
-	return h;
-}
-
-/* A site's identity: its user frame (function, file, line), operator and API name. */
-static uint64_t vs_site_key(const struct kg_frame *f, const char *op, uint32_t api)
-{
-	uint64_t h = idmap_mix(f ? ((uint64_t)f->function << 32 | f->file) : 0);
-	h = idmap_mix(h ^ ((uint64_t)(uint32_t)(f ? f->line : 0) << 32 | api));
-	return idmap_mix(h ^ vs_str_hash(op)) >> 1;
-}
-
-static int vs_same_user(const struct kg_frame *a, const struct kg_frame *b)
-{
-	return (!a && !b) || (a && b && a->function == b->function && a->file == b->file &&
-			      a->line == b->line);
-}
-
 static uint64_t vs_frame_key(const struct kg_frame *f)
 {
 	uint64_t h = idmap_mix(f->address ^ (uint64_t)f->kind << 56);
 	h = idmap_mix(h ^ ((uint64_t)f->function << 32 | f->file));
 	return idmap_mix(h ^ ((uint64_t)f->module << 32 | (uint32_t)f->line)) >> 1;
-}
-
-static int vs_same_frame(const struct kg_frame *a, const struct kg_frame *b)
-{
-	return a->address == b->address && a->function == b->function && a->file == b->file &&
-	       a->module == b->module && a->line == b->line && a->kind == b->kind;
 }
 
 static uint32_t page_stack(const struct page *p, uint32_t stack)
@@ -689,8 +532,7 @@ static int build_stacks(struct page *p)
 {
 	const struct kg_model *m = p->m;
 	const struct kg_analysis *a = p->a;
-	struct kg_idmap frames = {0}, sites = {0};
-	char (*ops)[sizeof(a->sites[0].op)] = NULL; /* page stack -> its operator, "" none */
+	struct kg_idmap frames = {0};
 	int rc = -ENOMEM;
 	if (!m->n_stacks)
 		return 0;
@@ -721,21 +563,6 @@ static int build_stacks(struct page *p)
 	if (!p->stack_order || !p->stack_user || !p->stack_site || !p->stack_frames ||
 	    !p->pframe_order || idmap_reserve(&frames, nframes) < 0)
 		goto out;
-	/* the sites by identity, to find the site of each stack */
-	for (uint32_t i = 0; i < a->n_sites; i++) {
-		const struct kg_site *x = &a->sites[i];
-		const struct kg_frame *f = x->user_frame < m->n_frames ? &m->frames[x->user_frame] : NULL;
-		uint64_t key = vs_site_key(f, x->op, x->api_name);
-		for (int probe = 0; probe < 16; probe++, key = idmap_mix(key + 1) >> 1) {
-			uint32_t *slot = idmap_slot(&sites, key);
-			if (!slot)
-				goto out;
-			if (*slot == KG_IDMAP_NONE) {
-				*slot = i;
-				break;
-			}
-		}
-	}
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < m->n_stacks; i++) {
 		if (!p->stack_map[i])
@@ -755,7 +582,7 @@ static int build_stacks(struct page *p)
 				if (*slot == KG_IDMAP_NONE) {
 					p->pframe_order[p->n_pframes] = s->first_frame + j;
 					*slot = id = p->n_pframes++;
-				} else if (vs_same_frame(&m->frames[p->pframe_order[*slot]], f)) {
+				} else if (model_same_frame(&m->frames[p->pframe_order[*slot]], f)) {
 					id = *slot;
 				}
 			}
@@ -765,54 +592,28 @@ static int build_stacks(struct page *p)
 			}
 			p->stack_frames[p->n_stack_frames++] = id;
 		}
-		p->stack_user[k] = vs_user_frame(m, s);
+		uint32_t uf = stack_user_frame(m, s);
+		p->stack_user[k] = uf != KG_NONE ? (int32_t)(uf - s->first_frame) : -1;
 		p->stack_site[k] = -1;
 		k++;
 	}
-	/* The site of each stack, as the analysis placed its calls (one site per stack): the
-	 * site it made, else the site of the same user frame, operator and the API name of one
-	 * of its calls. */
+	/* The site of each stack: a site's own stack is its; another, the site of its first
+	 * call (a profiler's operator stack serves calls of several API functions: the page
+	 * selects a site's calls by stack and API name) */
 	for (uint32_t x = 0; x < a->n_sites; x++) {
 		uint32_t st = page_stack(p, a->sites[x].stack);
 		if (st && p->stack_site[st - 1] < 0)
 			p->stack_site[st - 1] = (int32_t)x;
 	}
-	ops = malloc(p->n_pstacks * sizeof(*ops));
-	if (!ops)
-		goto out;
-	for (uint32_t i = 0; i < p->n_pstacks; i++) {
-		ops[i][0] = '\0';
-		if (p->stack_site[i] < 0)
-			vs_op(m, &m->stacks[p->stack_order[i]], p->stack_user[i], ops[i], sizeof(ops[i]));
-	}
 	for (uint32_t i = 0; i < m->n_apis; i++) {
 		uint32_t st = page_stack(p, m->apis[i].stack);
-		if (!st || p->stack_site[st - 1] >= 0)
-			continue;
-		const struct kg_stack *s = &m->stacks[m->apis[i].stack];
-		int32_t uf = p->stack_user[st - 1];
-		const struct kg_frame *f = uf >= 0 ? &m->frames[s->first_frame + uf] : NULL;
-		const char *op = ops[st - 1];
-		uint64_t key = vs_site_key(f, op, m->apis[i].name);
-		for (int probe = 0; probe < 16; probe++, key = idmap_mix(key + 1) >> 1) {
-			uint32_t x = idmap_get(&sites, key);
-			if (x == KG_IDMAP_NONE)
-				break;
-			const struct kg_site *site = &a->sites[x];
-			const struct kg_frame *g = site->user_frame < m->n_frames
-							   ? &m->frames[site->user_frame] : NULL;
-			if (vs_same_user(f, g) && site->api_name == m->apis[i].name &&
-			    !strcmp(site->op, op)) {
-				p->stack_site[st - 1] = (int32_t)x;
-				break;
-			}
-		}
+		uint32_t x = st && p->stack_site[st - 1] < 0 ? analysis_call_site(a, i) : KG_NONE;
+		if (x != KG_NONE)
+			p->stack_site[st - 1] = (int32_t)x;
 	}
 	rc = 0;
 out:
 	idmap_free(&frames);
-	idmap_free(&sites);
-	free(ops);
 	return rc;
 }
 
