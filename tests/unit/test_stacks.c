@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include "analysis/analysis.h"
 #include "model/load.h"
 #include "recorder/spool.h"
 #include "recorder/stacks.h"
@@ -296,4 +297,70 @@ TEST(stacks_lost_with_the_process)
 	remove_dir();
 	CHECK_EQ_INT(call(&m, 600)->stack, KG_NONE);
 	model_free(&m);
+}
+
+/* Damaged spools (bytes flipped in stack, module, code and call-site records, or cut
+ * short): the importer says so or imports what it can, never crashes (ASan/UBSan). */
+TEST(stacks_damaged_spools_never_crash)
+{
+	open_spool();
+	struct kg_stack_config c = config(KG_STACKS_ALL);
+	CHECK_EQ_INT(stacks_init(&c, &spool), 0);
+	static const char kernel = 'k';
+	for (uint32_t i = 0; i < 6; i++) {
+		api_record(700 + i, "cudaStreamSynchronize", 2000 + i * 100);
+		if (i % 2)
+			train_step(700 + i);
+		else
+			launch(700 + i, &kernel);
+	}
+	stacks_drain(&spool);
+	spool_close(&spool);
+	char path[300];
+	snprintf(path, sizeof(path), "%s/h.1.kgspool", dir);
+	FILE *f = fopen(path, "rb");
+	CHECK(f);
+	static unsigned char good[1 << 20], bad[1 << 20];
+	size_t n = fread(good, 1, sizeof(good), f);
+	fclose(f);
+	CHECK(n > 64 && n < sizeof(good));
+	int imported = 0, refused = 0;
+	for (int round = 0; round < 60; round++) { /* each symbolises this binary: ~0.25 s */
+		memcpy(bad, good, n);
+		size_t len = n;
+		if (round % 10 == 9) {
+			len = 16 + test_random() % (n - 16); /* cut short */
+		} else {
+			int flips = 1 + (int)(test_random() % 8);
+			for (int k = 0; k < flips; k++)
+				bad[16 + test_random() % (n - 16)] ^= (unsigned char)(1 + test_random() % 255);
+		}
+		char sub[320], file[400], out[400];
+		snprintf(sub, sizeof(sub), "%s/r%d", dir, round);
+		CHECK(mkdir(sub, 0755) == 0);
+		snprintf(file, sizeof(file), "%s/h.1.kgspool", sub);
+		f = fopen(file, "wb");
+		CHECK(f && fwrite(bad, 1, len, f) == len);
+		fclose(f);
+		snprintf(out, sizeof(out), "%s/out.kgt", sub);
+		struct kg_import im;
+		CHECK_EQ_INT(import_begin(&im, out, "test"), 0);
+		if (import_spool_dir(&im, sub, NULL) == 0 && import_commit(&im) == 0) {
+			struct kg_model m;
+			char err[512];
+			if (model_load(out, &m, NULL, err, sizeof(err)) == 0) {
+				struct kg_analysis a;
+				if (analysis_run(&m, NULL, &a) == 0)
+					analysis_free(&a);
+				model_free(&m);
+			}
+			imported++;
+		} else {
+			CHECK(im.err[0] != '\0'); /* a refusal says why */
+			import_abort(&im);
+			refused++;
+		}
+	}
+	CHECK(imported > 0);
+	remove_dir();
 }
