@@ -95,6 +95,38 @@ static void print_processes(sqlite3 *db)
 	sqlite3_finalize(st);
 }
 
+/* How the stacks were taken and what they hold; nothing for a trace without them. */
+static void print_stacks(sqlite3 *db)
+{
+	if (!scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+			"name = 'stack_settings'"))
+		return; /* a trace older than format 3 */
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT mode, launch_first, launch_every, max_depth, python FROM "
+			       "stack_settings ORDER BY process LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	if (next_row(db, st)) {
+		char a[32], b[32], c[32], d[32];
+		printf("stacks: --stacks %s (launches: first %lld of each kernel, then 1 in %lld; "
+		       "%lld native frames at most); %s calls with a stack, %s distinct stacks, "
+		       "%s frames, %s partial\n",
+		       col_text(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+		       sqlite3_column_int64(st, 3),
+		       fmt_count((unsigned long long)scalar(db, "SELECT COUNT(*) FROM api_stacks"), a),
+		       fmt_count((unsigned long long)scalar(db, "SELECT COUNT(*) FROM stacks"), b),
+		       fmt_count((unsigned long long)scalar(db, "SELECT COUNT(*) FROM stack_frames"), c),
+		       fmt_count((unsigned long long)scalar(db, "SELECT COUNT(*) FROM stacks WHERE "
+								"flags & 1"),
+				 d));
+		printf("  python: %s\n", col_text(st, 4));
+	}
+	sqlite3_finalize(st);
+}
+
 static void print_devices(sqlite3 *db)
 {
 	sqlite3_stmt *st;
@@ -166,6 +198,7 @@ int cmd_info(int argc, char **argv)
 		       i + 1 < sizeof(tables) / sizeof(tables[0]) ? "," : "\n");
 	}
 	print_packed(db);
+	print_stacks(db);
 	sqlite3_close(db);
 	return finish_stdout(read_failed ? KG_EXIT_FAILURE : KG_EXIT_OK);
 }

@@ -146,3 +146,11 @@ check tests/fixtures/torch/torch_cnn_bad_profiler_stack.json.gz '
 s = [s for s in j["sites"] if s["operator"] == "aten::item"]
 assert s and s[0]["frame"]["function"] == "train_step" and s[0]["frame"]["file"].endswith("torch_cnn.py"), [x["label"] for x in j["sites"]]
 ' --nvtx step
+
+# kgantt info says how the stacks were taken
+"$K" info "$(fixture torch_cnn_bad)" > "$WORK/info" || fail "info torch_cnn_bad"
+grep -q "^stacks: --stacks waits (launches: first 8 of each kernel, then 1 in 64" "$WORK/info" &&
+	grep -q "^  python: CPython 3.12" "$WORK/info" || fail "info: $(cat "$WORK/info")"
+"$K" info "$(fixture syncs_nounwind)" > "$WORK/info" || fail "info syncs_nounwind"
+grep -qE "stacks, [0-9,]+ frames, [1-9][0-9,]* partial$" "$WORK/info" || fail "info: no partial stacks: $(grep stacks "$WORK/info")"
+echo "ok: info says how the stacks were taken"
