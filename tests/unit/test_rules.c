@@ -171,3 +171,36 @@ TEST(torch_two_streams_overlap_copies)
 		       NULL));
 	CHECK(!find_in(fixture("torch_two_streams"), "step", "copy-compute-overlap", NULL));
 }
+
+/* A library's kernel (here the occupancy example's kernels renamed as cuBLAS's and
+ * PyTorch's would be) gets a fix the user can apply, not "change the block size". */
+TEST(library_kernels_get_fixes_the_user_controls)
+{
+	struct kg_model m;
+	struct kg_analysis a;
+	char err[1024];
+	CHECK(model_load(fixture("occupancy_bad"), &m, NULL, err, sizeof(err)) == 0);
+	uint32_t gemm = model_string(&m, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64");
+	uint32_t elem = model_string(&m, "void at::native::vectorized_elementwise_kernel<4, "
+					 "at::native::FillFunctor<float>>(int, at::native::FillFunctor<float>)");
+	for (uint32_t i = 0; i < m.n_ops; i++) {
+		const char *n = model_text(&m, m.ops[i].name);
+		if (strstr(n, "occupancy_tile"))
+			m.ops[i].name = gemm;
+		else if (strstr(n, "occupancy_grid"))
+			m.ops[i].name = elem;
+	}
+	CHECK(analysis_run(&m, NULL, &a) == 0);
+	int seen = 0;
+	for (uint32_t i = 0; i < a.n_findings; i++) {
+		const struct kg_finding *f = &a.findings[i];
+		if (strcmp(f->rule, "low-occupancy") && strcmp(f->rule, "under-filled-grid"))
+			continue;
+		seen++;
+		CHECK(strstr(f->fix, "cuBLAS") || strstr(f->fix, "PyTorch (ATen)"));
+		CHECK(!strstr(f->fix, "threads per block"));
+	}
+	CHECK_EQ_INT(seen, 2);
+	analysis_free(&a);
+	model_free(&m);
+}
