@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "util/array.h"
 
 /* ------------------------------------------------------------------ configuration */
 
@@ -161,14 +162,9 @@ const char *severity_name(enum kg_severity s)
 
 struct kg_finding *analysis_add_finding(struct kg_analysis *a, const char *rule)
 {
-	if (a->n_findings == a->cap_findings) {
-		uint32_t cap = a->cap_findings ? a->cap_findings * 2 : 16;
-		struct kg_finding *f = realloc(a->findings, cap * sizeof(*f));
-		if (!f)
-			return NULL;
-		a->findings = f;
-		a->cap_findings = cap;
-	}
+	if (array_room((void **)&a->findings, &a->cap_findings, a->n_findings,
+		       sizeof(*a->findings), 16) < 0)
+		return NULL;
 	struct kg_finding *f = &a->findings[a->n_findings++];
 	memset(f, 0, sizeof(*f));
 	f->rule = rule;
@@ -181,14 +177,8 @@ void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns)
 {
 	if (!(ns > 0))
 		return;
-	if (a->n_blame == a->cap_blame) {
-		uint32_t cap = a->cap_blame ? a->cap_blame * 2 : 1024;
-		struct kg_blame *b = cap > a->cap_blame ? realloc(a->blame, cap * sizeof(*b)) : NULL;
-		if (!b)
-			return; /* the sites miss this event; the finding and its gain stand */
-		a->blame = b;
-		a->cap_blame = cap;
-	}
+	if (array_room((void **)&a->blame, &a->cap_blame, a->n_blame, sizeof(*a->blame), 1024) < 0)
+		return; /* the sites miss this event; the finding and its gain stand */
 	a->blame[a->n_blame++] = (struct kg_blame){api, op, ns};
 }
 

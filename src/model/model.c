@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/idmap.h"
 
 
@@ -136,14 +137,8 @@ void model_note(struct kg_model *m, const char *fmt, ...)
 /* Appends one zeroed element to a KG_ARRAY, doubling its storage when full. */
 static void *grow(void **arr, uint32_t *n, uint32_t *cap, size_t size)
 {
-	if (*n == *cap) {
-		uint32_t ncap = *cap ? *cap * 2 : 64;
-		void *p = realloc(*arr, (size_t)ncap * size);
-		if (!p)
-			return NULL;
-		*arr = p;
-		*cap = ncap;
-	}
+	if (array_room(arr, cap, *n, size, 64) < 0)
+		return NULL;
 	void *e = (char *)*arr + (size_t)(*n)++ * size;
 	memset(e, 0, size);
 	return e;

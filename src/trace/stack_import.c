@@ -7,6 +7,7 @@
 
 #include "trace/pyline.h"
 #include "trace/symbolize.h"
+#include "util/array.h"
 #include "util/idmap.h"
 #include "util/stack_flags.h"
 
@@ -35,19 +36,6 @@ struct kg_stack_import {
 	struct kg_raw_callsite *calls;
 	size_t ncall, capcall;
 };
-
-static int grow(void **arr, uint32_t *cap, uint32_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	uint32_t ncap = *cap ? *cap * 2 : 64;
-	void *p = realloc(*arr, (size_t)ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 struct kg_stack_import *stack_import_new(void)
 {
@@ -83,7 +71,7 @@ int stack_import_settings(struct kg_stack_import *si, const struct kg_raw_stack_
 int stack_import_module(struct kg_stack_import *si, const struct kg_raw_module *r,
 			const char *path)
 {
-	if (grow((void **)&si->modules, &si->capmod, si->nmod, sizeof(*si->modules)) < 0)
+	if (array_room((void **)&si->modules, &si->capmod, si->nmod, sizeof(*si->modules), 64) < 0)
 		return -ENOMEM;
 	uint32_t cap = si->capmod;
 	char **paths = realloc(si->module_paths, cap * sizeof(*paths));
@@ -105,7 +93,7 @@ int stack_import_pycode(struct kg_stack_import *si, const struct kg_raw_pycode *
 			 r->linetable_len);
 		return -EINVAL;
 	}
-	if (grow((void **)&si->pycodes, &si->cappy, si->npy, sizeof(*si->pycodes)) < 0)
+	if (array_room((void **)&si->pycodes, &si->cappy, si->npy, sizeof(*si->pycodes), 64) < 0)
 		return -ENOMEM;
 	uint32_t *slot = idmap_slot(&si->codes, r->id);
 	if (!slot)
@@ -129,7 +117,7 @@ int stack_import_stack(struct kg_stack_import *si, const struct kg_raw_stack *r,
 			 r->n_native, r->n_python, size);
 		return -EINVAL;
 	}
-	if (grow((void **)&si->stacks, &si->capstack, si->nstack, sizeof(*si->stacks)) < 0)
+	if (array_room((void **)&si->stacks, &si->capstack, si->nstack, sizeof(*si->stacks), 64) < 0)
 		return -ENOMEM;
 	si->stacks[si->nstack++] = r;
 	return 0;

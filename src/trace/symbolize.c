@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/demangle.h"
 #include "util/idmap.h"
 #include "util/strtab.h"
@@ -40,7 +41,7 @@ struct cached {
 
 struct kg_symbolizer {
 	struct module *mods;
-	int n, cap;
+	uint32_t n, cap;
 	struct kg_strtab names;   /* functions and files, so results stay valid */
 	struct kg_idmap by_addr;  /* address → index in cache */
 	struct cached *cache;
@@ -76,7 +77,7 @@ void symbolizer_free(struct kg_symbolizer *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < s->n; i++) {
+	for (uint32_t i = 0; i < s->n; i++) {
 		if (s->mods[i].dwfl)
 			dwfl_end(s->mods[i].dwfl);
 		free(s->mods[i].path);
@@ -92,14 +93,8 @@ void symbolizer_free(struct kg_symbolizer *s)
 int symbolizer_add_module(struct kg_symbolizer *s, const char *path, uint64_t base, uint64_t low,
 			  uint64_t high, const uint8_t *build_id, uint32_t build_id_len)
 {
-	if (s->n == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 64;
-		struct module *m = realloc(s->mods, (size_t)cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		s->mods = m;
-		s->cap = cap;
-	}
+	if (array_room((void **)&s->mods, &s->cap, s->n, sizeof(*s->mods), 64) < 0)
+		return -ENOMEM;
 	struct module *m = &s->mods[s->n];
 	memset(m, 0, sizeof(*m));
 	m->path = strdup(path ? path : "");
@@ -111,7 +106,7 @@ int symbolizer_add_module(struct kg_symbolizer *s, const char *path, uint64_t ba
 	m->build_id_len = build_id_len < sizeof(m->build_id) ? build_id_len : sizeof(m->build_id);
 	if (build_id)
 		memcpy(m->build_id, build_id, m->build_id_len);
-	return s->n++;
+	return (int)s->n++;
 }
 
 /* Does the ELF file have a section of this type (a full .symtab)? */
@@ -160,7 +155,7 @@ static void open_module(struct module *m)
 
 int symbolizer_module_symbols(struct kg_symbolizer *s, int module, enum kg_symbols *out)
 {
-	if (module < 0 || module >= s->n || !s->mods[module].opened)
+	if (module < 0 || (uint32_t)module >= s->n || !s->mods[module].opened)
 		return 0;
 	*out = s->mods[module].symbols;
 	return 1;
@@ -168,9 +163,9 @@ int symbolizer_module_symbols(struct kg_symbolizer *s, int module, enum kg_symbo
 
 static int module_of(const struct kg_symbolizer *s, uint64_t addr)
 {
-	for (int i = 0; i < s->n; i++)
+	for (uint32_t i = 0; i < s->n; i++)
 		if (addr >= s->mods[i].low && addr < s->mods[i].high)
-			return i;
+			return (int)i;
 	return -1;
 }
 
@@ -181,14 +176,8 @@ static uint32_t name_id(struct kg_symbolizer *s, const char *text)
 
 static int add_frame(struct kg_symbolizer *s, uint32_t function, uint32_t file, int line)
 {
-	if (s->nframes == s->capframes) {
-		uint32_t cap = s->capframes ? s->capframes * 2 : 1024;
-		struct cframe *n = realloc(s->frames, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		s->frames = n;
-		s->capframes = cap;
-	}
+	if (array_room((void **)&s->frames, &s->capframes, s->nframes, sizeof(*s->frames), 1024) < 0)
+		return -ENOMEM;
 	s->frames[s->nframes++] = (struct cframe){function, file, line > 0 ? line : 0};
 	return 0;
 }
@@ -320,15 +309,8 @@ void symbolizer_lookup(struct kg_symbolizer *s, uint64_t addr, struct kg_symbol 
 		c = &s->cache[*slot];
 	} else {
 		resolve(s, addr, &local);
-		if (slot && s->ncache == s->capcache) {
-			uint32_t cap = s->capcache ? s->capcache * 2 : 1024;
-			struct cached *nc = realloc(s->cache, cap * sizeof(*nc));
-			if (nc) {
-				s->cache = nc;
-				s->capcache = cap;
-			}
-		}
-		if (slot && s->ncache < s->capcache) {
+		if (slot && array_room((void **)&s->cache, &s->capcache, s->ncache, sizeof(*s->cache),
+				       1024) == 0) {
 			s->cache[s->ncache] = local;
 			*slot = s->ncache++;
 		}
