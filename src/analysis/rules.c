@@ -238,6 +238,22 @@ static double pinned_bandwidth(const struct kg_analysis *a)
 	return ns > 0 ? bytes / ns : a->cfg.pinned_bandwidth;
 }
 
+/* A host-to-device copy on a stream that also runs kernels cannot overlap them. */
+static int copy_on_compute_stream(const struct kg_analysis *a, const struct kg_op *o)
+{
+	return o->kind == KG_OP_MEMCPY && a->streams[o->stream].kernels > 0 &&
+	       o->copy_kind == KG_COPY_HTOD;
+}
+
+/* What a copy would save at pinned bandwidth: nothing unless it is pageable. */
+static double pinned_saving(const struct kg_op *o, double bw)
+{
+	if (!is_pageable_copy(o))
+		return 0;
+	double d = (double)o->bytes / bw;
+	return d < (double)dur(o) ? (double)dur(o) - d : 0;
+}
+
 /* Each copy's part: what pinned memory saves on it, and its share (by duration) of the
  * overlap that issuing the blocking copies asynchronously would gain. */
 static void blame_copies(struct kg_analysis *a, struct kg_finding *f,
@@ -250,17 +266,10 @@ static void blame_copies(struct kg_analysis *a, struct kg_finding *f,
 		const struct kg_op *o = op(a, oi);
 		if (o->kind != KG_OP_MEMCPY)
 			continue;
-		int sync = api_is_sync_copy(m, o);
-		int same_stream = a->streams[o->stream].kernels > 0 && o->copy_kind == KG_COPY_HTOD;
-		int pageable = is_pageable_copy(o);
-		if (!sync && !same_stream && !pageable)
+		if (!api_is_sync_copy(m, o) && !copy_on_compute_stream(a, o) && !is_pageable_copy(o))
 			continue;
 		double part = blocking_ns > 0 ? extra * (double)dur(o) / blocking_ns : 0;
-		if (pageable) {
-			double d = (double)o->bytes / bw;
-			part += d < (double)dur(o) ? (double)dur(o) - d : 0;
-		}
-		analysis_blame(a, o->api, oi, part);
+		analysis_blame(a, o->api, oi, part + pinned_saving(o, bw));
 	}
 	finding_take_blame(a, f, mark);
 }
@@ -287,8 +296,7 @@ static void rule_copies(struct kg_analysis *a)
 				host_blocked += (double)(m->apis[o->api].end - m->apis[o->api].start);
 			nsync += sync && o->kind == KG_OP_MEMCPY;
 			nsync_set += sync && o->kind == KG_OP_MEMSET;
-			int same_stream = o->kind == KG_OP_MEMCPY && a->streams[o->stream].kernels > 0 &&
-					  o->copy_kind == KG_COPY_HTOD;
+			int same_stream = copy_on_compute_stream(a, o);
 			on_compute += same_stream;
 			int pageable = is_pageable_copy(o);
 			if (o->kind == KG_OP_MEMCPY && (sync || same_stream || pageable))
@@ -298,8 +306,7 @@ static void rule_copies(struct kg_analysis *a)
 			npageable++;
 			pageable_ns += (double)dur(o);
 			pageable_bytes += (double)o->bytes;
-			double d = (double)o->bytes / bw;
-			faster += d < (double)dur(o) ? (double)dur(o) - d : 0;
+			faster += pinned_saving(o, bw);
 			if (example == KG_NONE || dur(o) > dur(op(a, example)))
 				example = oi;
 		}

@@ -15,6 +15,7 @@
 
 #include "analysis/analysis.h"
 #include "util/api_names.h"
+#include "util/array.h"
 #include "util/idmap.h"
 
 /* ------------------------------------------------------------------ whose code */
@@ -234,14 +235,8 @@ static uint32_t site_of(struct site_table *t, const struct kg_api *call)
 				return *slot;
 			continue;
 		}
-		if (a->n_sites == t->cap) {
-			uint32_t cap = t->cap ? t->cap * 2 : 64;
-			struct kg_site *n = realloc(a->sites, cap * sizeof(*n));
-			if (!n)
-				return KG_NONE;
-			a->sites = n;
-			t->cap = cap;
-		}
+		if (array_room((void **)&a->sites, &t->cap, a->n_sites, sizeof(*a->sites), 64) < 0)
+			return KG_NONE;
 		struct kg_site *x = &a->sites[a->n_sites];
 		memset(x, 0, sizeof(*x));
 		x->stack = call->stack;
@@ -325,14 +320,8 @@ static int mix_add(struct launch_mix *x, uint64_t kernel, uint32_t site)
 			x->e[i].count++;
 			return 0;
 		}
-	if (x->n == x->cap) {
-		uint32_t cap = x->cap ? x->cap * 2 : 256;
-		struct mix_entry *n = realloc(x->e, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		x->e = n;
-		x->cap = cap;
-	}
+	if (array_room((void **)&x->e, &x->cap, x->n, sizeof(*x->e), 256) < 0)
+		return -ENOMEM;
 	x->e[x->n] = (struct mix_entry){site, 1, *head == KG_IDMAP_NONE ? KG_NONE : *head};
 	*head = x->n++;
 	return 0;
@@ -438,10 +427,43 @@ static void place_finding(struct site_table *t, struct launch_mix *x, struct tal
 	}
 }
 
-static int by_site_gain(const void *p, const void *q)
+static int by_site_gain(const void *p, const void *q, void *sites)
 {
-	const struct kg_site *a = p, *b = q;
-	return (a->ns < b->ns) - (a->ns > b->ns);
+	const struct kg_site *s = sites;
+	uint32_t x = *(const uint32_t *)p, y = *(const uint32_t *)q;
+	if (s[x].ns != s[y].ns)
+		return (s[x].ns < s[y].ns) - (s[x].ns > s[y].ns);
+	return (x > y) - (x < y);
+}
+
+/* The sites by gain, descending, and every reference to them (the findings', the
+ * calls') renumbered. 0 or -ENOMEM. */
+static int sort_sites(struct kg_analysis *a)
+{
+	uint32_t n = a->n_sites;
+	uint32_t *by = malloc(n * sizeof(*by)), *rank = malloc(n * sizeof(*rank));
+	struct kg_site *sorted = malloc(n * sizeof(*sorted));
+	int rc = by && rank && sorted ? 0 : -ENOMEM;
+	if (!rc) {
+		for (uint32_t i = 0; i < n; i++)
+			by[i] = i;
+		qsort_r(by, n, sizeof(*by), by_site_gain, a->sites);
+		for (uint32_t i = 0; i < n; i++) {
+			sorted[i] = a->sites[by[i]];
+			rank[by[i]] = i;
+		}
+		memcpy(a->sites, sorted, n * sizeof(*sorted));
+		for (uint32_t i = 0; i < a->n_findings; i++)
+			for (int k = 0; k < a->findings[i].n_sites; k++)
+				a->findings[i].sites[k].site = rank[a->findings[i].sites[k].site];
+		for (size_t i = 0; i < a->call_sites->cap; i++)
+			if (a->call_sites->keys[i] && a->call_sites->vals[i] < n)
+				a->call_sites->vals[i] = rank[a->call_sites->vals[i]];
+	}
+	free(by);
+	free(rank);
+	free(sorted);
+	return rc;
 }
 
 int sites_run(struct kg_analysis *a)
@@ -474,41 +496,8 @@ int sites_run(struct kg_analysis *a)
 	}
 	for (uint32_t i = 0; !rc && i < a->n_findings; i++)
 		place_finding(&t, &x, &y, &a->findings[i]);
-	if (!rc && a->n_sites) {
-		/* sort the sites and renumber the findings' references */
-		uint32_t *order = malloc(a->n_sites * sizeof(*order));
-		struct kg_site *sorted = malloc(a->n_sites * sizeof(*sorted));
-		if (!order || !sorted) {
-			rc = -ENOMEM;
-		} else {
-			memcpy(sorted, a->sites, a->n_sites * sizeof(*sorted));
-			for (uint32_t i = 0; i < a->n_sites; i++)
-				sorted[i].stack = i; /* remember the old index through the sort */
-			uint32_t *stack_of = malloc(a->n_sites * sizeof(*stack_of));
-			if (!stack_of) {
-				rc = -ENOMEM;
-			} else {
-				for (uint32_t i = 0; i < a->n_sites; i++)
-					stack_of[i] = a->sites[i].stack;
-				qsort(sorted, a->n_sites, sizeof(*sorted), by_site_gain);
-				for (uint32_t i = 0; i < a->n_sites; i++) {
-					order[sorted[i].stack] = i;
-					sorted[i].stack = stack_of[sorted[i].stack];
-				}
-				memcpy(a->sites, sorted, a->n_sites * sizeof(*sorted));
-				for (uint32_t i = 0; i < a->n_findings; i++)
-					for (int k = 0; k < a->findings[i].n_sites; k++)
-						a->findings[i].sites[k].site =
-							order[a->findings[i].sites[k].site];
-				for (size_t i = 0; i < t.of_call->cap; i++)
-					if (t.of_call->keys[i] && t.of_call->vals[i] < a->n_sites)
-						t.of_call->vals[i] = order[t.of_call->vals[i]];
-				free(stack_of);
-			}
-		}
-		free(order);
-		free(sorted);
-	}
+	if (!rc && a->n_sites)
+		rc = sort_sites(a);
 	idmap_free(&t.by_key);
 	idmap_free(&x.by_kernel);
 	free(x.e);

@@ -883,19 +883,22 @@ static void finding_sites(FILE *f, const struct kg_analysis *a, const struct kg_
 	if (!a->has_stacks || total <= 0 || max <= 0)
 		return;
 	int shown = 0;
+	double rest = fd->sited_ns; /* what the sites not shown cause */
 	for (int k = 0; k < fd->n_sites && k < max; k++) {
 		const struct kg_site *s = &a->sites[fd->sites[k].site];
+		rest -= fd->sites[k].ns;
 		snprintf(line, sizeof(line), "%.0f%% (%s) at %s", 100.0 * fd->sites[k].ns / total,
 			 fmt_duration((int64_t)llround(fd->sites[k].ns), g), s->label);
 		wrap(f, 3, shown++ ? "" : "where", line);
 	}
-	double rest = total - fd->unsited_ns;
-	for (int k = 0; k < fd->n_sites && k < max; k++)
-		rest -= fd->sites[k].ns;
 	if (rest > total * 0.005) {
-		snprintf(line, sizeof(line), "%.0f%% (%s) at %d other sites", 100.0 * rest / total,
-			 fmt_duration((int64_t)llround(rest), g), fd->n_sites - max);
-		if (fd->n_sites >= KG_MAX_FINDING_SITES)
+		/* a finding keeps its largest KG_MAX_FINDING_SITES: past them, their count is not
+		 * known here */
+		if (fd->n_sites < KG_MAX_FINDING_SITES)
+			snprintf(line, sizeof(line), "%.0f%% (%s) at %d other sites",
+				 100.0 * rest / total, fmt_duration((int64_t)llround(rest), g),
+				 fd->n_sites - max);
+		else
 			snprintf(line, sizeof(line), "%.0f%% (%s) at other sites (kgantt report --sites)",
 				 100.0 * rest / total, fmt_duration((int64_t)llround(rest), g));
 		wrap(f, 3, shown++ ? "" : "where", line);
