@@ -70,6 +70,10 @@ $(BUILD)/pic/%.o: %.c
 	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden -Isrc -I$(CUDA_INC) -MMD -MP \
 	    -DKGANTT_VERSION='"$(VERSION)"' -DCUPTI_SOVERSION_MAJOR=$(CUPTI_SOMAJOR) -c $< -o $@
 
+# cupti_profiler_host.h includes C++'s <string> without using it: hwsample.c (C) gets an
+# empty stand-in (src/recorder/cxx_shim/string).
+$(BUILD)/pic/src/recorder/hwsample.o: WARN += -isystem src/recorder/cxx_shim
+
 $(VIEW_GEN): src/render/view_template.html scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh $< kg_view_template $@
@@ -97,6 +101,7 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 -include bench/kineto.mk
 -include tests/tests.mk
 -include tests/gpu/gpu.mk
+-include tests/fuzz/fuzz.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -16,6 +16,12 @@ $(BENCH_OUT)/launch_loop: bench/launch_loop.cu bench/bench.mk
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_FLAGS) -cudart shared -Xlinker -rpath,$(CUDA_LIB) -o $@ bench/launch_loop.cu
 
+# What include/kgantt/sm.h's macros cost per block (tests/gpu/sm_h200.sh runs it).
+$(BENCH_OUT)/sm_cost: bench/sm_cost.cu include/kgantt/sm.h bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_FLAGS) -Iinclude -cudart shared -Xlinker -rpath,$(CUDA_LIB) -o $@ bench/sm_cost.cu
+bench-build: $(BENCH_OUT)/sm_cost
+
 # The minimal CUPTI injection library (the `cupti-raw` configuration).  No sanitizers:
 # it is loaded into programs not built with them.
 $(BENCH_OUT)/libcupti_raw.so: bench/cupti_raw.c bench/bench.mk

@@ -21,6 +21,7 @@ and schema give a byte-identical file.
 import argparse
 import math
 import os
+import re
 import random
 import sqlite3
 import sys
@@ -82,9 +83,21 @@ def c_string_constant(src, name):
                     out.append(src[i])
                     i += 1
             i += 1
+        elif src.startswith("KG_HW_SQL_COLUMNS", i):
+            # the hardware-sample columns, made from src/util/hw_figures.h's list
+            out.append(hw_sql_columns())
+            i += len("KG_HW_SQL_COLUMNS")
         else:
             raise ValueError("unexpected %r in %s at offset %d" % (c, name, i))
     raise ValueError("%s is not terminated by ';'" % name)
+
+
+def hw_sql_columns():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "util",
+                        "hw_figures.h")
+    with open(path, encoding="utf-8") as f:
+        cols = re.findall(r"^\s*X\(\w+,\s*(\w+),", f.read(), re.M)
+    return "".join(", %s REAL" % c for c in cols)
 
 
 def load_schema(path):

@@ -13,7 +13,8 @@
 #                 kgantt-full,torch-profiler; also kgantt-full-stacks-all (--stacks all) and
 #                 kgantt-full-all-api (full mode with --all-api: every trivial API query).
 #                 kgantt-full is `--mode full` with the default call stacks (--stacks waits),
-#                 kgantt-full-nostacks the same with --stacks off.
+#                 kgantt-full-nostacks the same with --stacks off; kgantt-full-hw is
+#                 kgantt-full with --hw (PM sampling at the default interval).
 #                 (torch-profiler applies to the torch workloads only)
 #   -t SECONDS    time budget: start no run that would end after this many seconds (judged
 #                 by the longest earlier run of the same workload x configuration, else of
@@ -81,7 +82,7 @@ for w in "${WL[@]}"; do
 done
 for c in "${CF[@]}"; do
     case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
-        kgantt-full-all-api|torch-profiler) ;;
+        kgantt-full-all-api|kgantt-full-hw|torch-profiler) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -322,6 +323,8 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full -- "${BASE[@]}") ;;
         kgantt-full-stacks-all) trace="$TMP/s.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --stacks all -- "${BASE[@]}") ;;
+        kgantt-full-hw) trace="$TMP/h.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --hw -- "${BASE[@]}") ;;
         kgantt-full-all-api) trace="$TMP/a.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
@@ -484,7 +487,7 @@ wl_order = meta.get("workloads", "").split()
 # Report order (not the run order): the kgantt full-mode variants next to each other,
 # without stacks first, so that the cost of the stacks reads off adjacent rows.
 CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
-         "kgantt-full-stacks-all", "kgantt-full-all-api", "torch-profiler"]
+         "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw", "torch-profiler"]
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]
 COUNTS = ("kernels", "api_calls", "stacks", "stack_frames", "api_stacks")
 groups = {}

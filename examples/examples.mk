@@ -6,7 +6,7 @@
 #
 # Each program plants one GPU scheduling problem; see examples/README.md.
 
-EXAMPLE_NAMES := streams copies launches occupancy timeslice multigpu longrun nvtx profrange syncs
+EXAMPLE_NAMES := streams copies launches occupancy timeslice multigpu longrun nvtx profrange syncs bound
 EXAMPLES      := $(EXAMPLE_NAMES:%=$(BUILD)/examples/%)
 
 # -cudart shared: link libcudart dynamically, as most real programs do, so kgantt traces
@@ -26,6 +26,14 @@ examples: $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.cu examples/common.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_FLAGS) $(EXAMPLES_DEBUG) $(EXAMPLES_WARN) -o $@ $< $(EXAMPLES_LDFLAGS)
+
+# SM placement (kgantt record --sm): kernels that log which SM ran each block with
+# include/kgantt/sm.h.
+EXAMPLES_SM := $(BUILD)/examples/sm_concurrent $(BUILD)/examples/sm_tailwave
+examples: $(EXAMPLES_SM)
+$(EXAMPLES_SM): $(BUILD)/examples/%: examples/%.cu examples/common.h include/kgantt/sm.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_FLAGS) $(EXAMPLES_DEBUG) $(EXAMPLES_WARN) -Iinclude -o $@ $< $(EXAMPLES_LDFLAGS)
 
 # Two builds of `syncs` that call stacks must survive: one stripped of every symbol (the
 # frames keep their module and address), one also without unwind tables for its own code

@@ -54,6 +54,15 @@ $(BUILD)/tests/test_stacks: tests/unit/test_stacks.c tests/unit/harness.h $(SAN_
 	    -Wl,-rpath,$(abspath $(BUILD)/tests) $(SAN_LIB) $(TOOL_LIBS) \
 	    -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
 
+# SM placement (tests/unit/test_sm.c): the recorder's block log reader, src/recorder/smlog.c,
+# built into the test with the sanitizers; the test hands it a fake driver.
+$(BUILD)/tests/test_sm: tests/unit/test_sm.c tests/unit/harness.h $(SAN_LIB) \
+                        src/recorder/smlog.c src/recorder/smlog.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
+	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< src/recorder/smlog.c $(SAN_LIB) \
+	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
+
 # recorder/pyframes.c inside a live CPython: tests/py/pyframes_probe.c wraps the recorder's
 # own object (same flags, -fPIC, no sanitizers) and trace/pyline.c into a library that
 # tests/py/test_pyframes.py loads with ctypes (tests/e2e/t090_pyframes.sh runs it under

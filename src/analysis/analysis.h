@@ -38,6 +38,8 @@ struct kg_config {
 	int64_t long_gap_ns;        /* Nsight's gpu_gaps: idle at least this long (500 ms) */
 	int util_chunks;            /* Nsight's gpu_time_util: chunks of the span (30) */
 	double low_util;            /* ... a chunk below this busy fraction is low (0.5) */
+	double memory_bound;        /* achieved DRAM bandwidth at least this share of peak: memory-bound (0..1) */
+	int min_hw_samples;         /* samples a kernel must have alone to get achieved figures */
 };
 
 void analysis_config_default(struct kg_config *c);
@@ -108,6 +110,25 @@ struct kg_kernel_stats {
 	struct kg_occ_result occ;
 	double waves;
 	int best_block, best_grid;
+};
+
+/* What the GPU's counters said (record --hw), per kernel name and per GPU. Means over
+ * samples; NaN where the figure was not taken. A kernel's figures come only from samples
+ * it spent alone on its GPU from start to end (nothing else ran there then), so that
+ * the counters are its own. */
+struct kg_hw_kernel {
+	uint32_t samples;             /* samples it had to itself */
+	int64_t sampled_ns;           /* their total length */
+	float v[KG_HW_N];
+};
+
+struct kg_hw_gpu {
+	uint32_t samples;
+	int64_t sampled_ns;
+	float mean[KG_HW_N];          /* over the GPU's span (idle time included) */
+	float busy_mean[KG_HW_N];     /* over the samples in which some kernel ran */
+	float max[KG_HW_N];
+	uint32_t hw_device;           /* index into model.hw_devices, KG_NONE: not asked */
 };
 
 /* ------------------------------------------------------------------ findings */
@@ -183,6 +204,8 @@ struct kg_analysis {
 	struct kg_stream_metrics *streams;   /* same order as model.streams */
 	struct kg_kernel_stats *kernels;     /* by total time, descending */
 	uint32_t n_kernels;
+	struct kg_hw_kernel *hw_kernels;     /* same order as kernels; NULL: no samples */
+	struct kg_hw_gpu *hw_gpus;           /* same order as gpus; NULL: no samples asked */
 	int64_t *solo;                       /* by op: time it was the only kernel on its GPU */
 	struct kg_finding *findings;         /* by gain, descending */
 	uint32_t n_findings, cap_findings;
@@ -208,6 +231,10 @@ void occ_device_of(const struct kg_device *d, struct kg_occ_device *out);
 double op_fill(const struct kg_analysis *a, const struct kg_op *o);
 /* Runs every rule; called by analysis_run. */
 void rules_run(struct kg_analysis *a);
+/* The hardware samples per kernel name and per GPU (analysis/hw.c); 0 or -ENOMEM. */
+int hw_run(struct kg_analysis *a);
+/* A kernel's achieved figure f, or NaN when its samples do not tell (too few alone). */
+double hw_kernel_figure(const struct kg_analysis *a, uint32_t kernel_stats_index, int f);
 
 /* A rule's events: remember mark = a->n_blame before gathering, call analysis_blame for
  * each event, then finding_take_blame(a, f, mark) when it makes a finding, or

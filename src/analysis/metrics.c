@@ -11,6 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "util/array.h"
+#include "util/timemath.h"
 
 /* ------------------------------------------------------------------ configuration */
 
@@ -42,6 +43,8 @@ static const struct cfg_entry cfg_table[] = {
 	CFG(long_gap_ns, CFG_NS, "idle gaps at least this long are reported on their own (Nsight's gpu_gaps)"),
 	CFG(util_chunks, CFG_INT, "chunks of the span for utilisation over time (Nsight's gpu_time_util)"),
 	CFG(low_util, CFG_RATIO, "a chunk less busy than this is under-used (0..1)"),
+	CFG(memory_bound, CFG_RATIO, "a kernel whose achieved DRAM bandwidth is at least this share of the peak is memory-bound (0..1; record --hw)"),
+	CFG(min_hw_samples, CFG_INT, "hardware samples a kernel must have to itself before its achieved figures are used (record --hw)"),
 };
 
 void analysis_config_default(struct kg_config *c)
@@ -63,6 +66,8 @@ void analysis_config_default(struct kg_config *c)
 	c->long_gap_ns = 500000000;
 	c->util_chunks = 30;
 	c->low_util = 0.5;
+	c->memory_bound = 0.6;
+	c->min_hw_samples = 2;
 }
 
 /* "250us", "2ms", "1.5s", "300ns" or a bare number of ns. */
@@ -241,9 +246,14 @@ static int op_occupancy(const struct kg_model *m, const struct kg_op *o, struct 
 	return occupancy_compute(&d, &k, r);
 }
 
+/* grid x * y * z; three uint32 from the file can pass LLONG_MAX: saturated */
 static long long op_blocks(const struct kg_op *o)
 {
-	return (long long)o->grid[0] * o->grid[1] * o->grid[2];
+	unsigned long long n; /* the first product fits: (2^32 - 1)^2 < 2^64 */
+	if (__builtin_mul_overflow((unsigned long long)o->grid[0] * o->grid[1], o->grid[2], &n) ||
+	    n > LLONG_MAX)
+		return LLONG_MAX;
+	return (long long)n;
 }
 
 double op_fill(const struct kg_analysis *a, const struct kg_op *o)
@@ -308,7 +318,7 @@ static int64_t heap_pop(struct end_heap *h)
 static void concurrency_add(int64_t conc[4], int active, int64_t dt)
 {
 	if (active > 0 && dt > 0)
-		conc[active > 4 ? 3 : active - 1] += dt;
+		conc[active > 4 ? 3 : active - 1] = kg_time_add(conc[active > 4 ? 3 : active - 1], dt);
 }
 
 /* Time with 1, 2, 3, 4+ kernels running, sweeping kernels in start order. */
@@ -326,18 +336,19 @@ static int sweep_concurrency(const struct kg_model *m, const uint32_t *idx, uint
 		while (h.n && h.v[0] <= o->start) {
 			int active = (int)h.n;
 			int64_t t = heap_pop(&h);
-			concurrency_add(conc, active, t - now);
+			concurrency_add(conc, active, kg_time_diff(t, now));
 			now = t;
 		}
 		if (h.n)
-			concurrency_add(conc, (int)h.n, o->start - now);
+			concurrency_add(conc, (int)h.n, kg_time_diff(o->start, now));
 		now = o->start;
-		heap_push(&h, o->end);
+		/* an unknown end (KG_NO_TIME) or one before the start: a kernel of no length */
+		heap_push(&h, o->end > o->start ? o->end : o->start);
 	}
 	while (h.n) {
 		int active = (int)h.n;
 		int64_t t = heap_pop(&h);
-		concurrency_add(conc, active, t - now);
+		concurrency_add(conc, active, kg_time_diff(t, now));
 		now = t;
 	}
 	free(h.v);
@@ -354,7 +365,7 @@ static int64_t union_of(const struct kg_model *m, const uint32_t *idx, uint32_t 
 			continue;
 		if (ce == KG_NO_TIME || o->start > ce) {
 			if (ce != KG_NO_TIME)
-				total += ce - cs;
+				total = kg_time_add(total, kg_time_span(ce, cs));
 			cs = o->start;
 			ce = o->end;
 		} else if (o->end > ce) {
@@ -362,7 +373,7 @@ static int64_t union_of(const struct kg_model *m, const uint32_t *idx, uint32_t 
 		}
 	}
 	if (ce != KG_NO_TIME)
-		total += ce - cs;
+		total = kg_time_add(total, kg_time_span(ce, cs));
 	return total;
 }
 
@@ -491,20 +502,21 @@ static int busy_and_gaps(struct kg_analysis *a, struct kg_gpu_metrics *gm, const
 			continue;
 		}
 		if (ce != KG_NO_TIME) { /* close the busy interval [cs, ce] */
-			gm->busy += ce - cs;
-			int c = (int)((double)(cs - m->begin) / chunk_ns);
+			gm->busy = kg_time_add(gm->busy, kg_time_span(ce, cs));
+			int c = kg_i32_of((double)kg_time_diff(cs, m->begin) / chunk_ns);
 			for (int64_t t = cs; t < ce && c < chunks; c++) {
 				/* chunk c ends at cend; the last chunk takes whatever is left */
-				int64_t cend = c == chunks - 1 ? ce : m->begin + (int64_t)((c + 1) * chunk_ns);
+				int64_t cend = c == chunks - 1 ? ce
+					       : kg_time_add(m->begin, kg_i64_of((c + 1) * chunk_ns));
 				int64_t seg_end = ce < cend ? ce : cend;
 				if (seg_end > t)
-					gm->util[c] += (double)(seg_end - t);
+					gm->util[c] += (double)kg_time_diff(seg_end, t);
 				t = seg_end > t ? seg_end : t;
 			}
 		}
 		if (!o)
 			break;
-		if (ce != KG_NO_TIME && o->start - ce >= a->cfg.sync_gap_ns &&
+		if (ce != KG_NO_TIME && kg_time_diff(o->start, ce) >= a->cfg.sync_gap_ns &&
 		    add_gap(gm, &cap, ce, o->start, idx[i]) < 0)
 			return -ENOMEM;
 		cs = o->start;
@@ -515,7 +527,8 @@ static int busy_and_gaps(struct kg_analysis *a, struct kg_gpu_metrics *gm, const
 	for (uint32_t g = 0; g < gm->n_gaps; g++) {
 		struct kg_gap *gap = &gm->gaps[g];
 		gap->cause = (uint8_t)gap_cause(m, w, gap);
-		gm->idle_by_cause[gap->cause] += gap->end - gap->start;
+		gm->idle_by_cause[gap->cause] =
+			kg_time_add(gm->idle_by_cause[gap->cause], kg_time_span(gap->end, gap->start));
 	}
 	return 0;
 }
@@ -603,10 +616,10 @@ static int gpu_metrics(struct kg_analysis *a, uint32_t gpu, uint32_t *idx, uint3
 			gm->end = o->end;
 		if (o->kind == KG_OP_KERNEL) {
 			gm->kernels++;
-			gm->kernel_time += o->end - o->start;
+			gm->kernel_time = kg_time_add(gm->kernel_time, kg_time_span(o->end, o->start));
 		} else if (o->kind == KG_OP_MEMCPY) {
 			gm->copies++;
-			gm->copy_total += o->end - o->start;
+			gm->copy_total = kg_time_add(gm->copy_total, kg_time_span(o->end, o->start));
 		} else {
 			gm->memsets++;
 		}
@@ -614,7 +627,7 @@ static int gpu_metrics(struct kg_analysis *a, uint32_t gpu, uint32_t *idx, uint3
 	gm->kernel_busy = union_of(m, idx, n, 1u << KG_OP_KERNEL);
 	gm->copy_busy = union_of(m, idx, n, 1u << KG_OP_MEMCPY);
 	int64_t both = union_of(m, idx, n, (1u << KG_OP_KERNEL) | (1u << KG_OP_MEMCPY));
-	gm->copy_kernel_overlap = gm->kernel_busy + gm->copy_busy - both;
+	gm->copy_kernel_overlap = kg_time_diff(kg_time_add(gm->kernel_busy, gm->copy_busy), both);
 	if (sweep_concurrency(m, idx, n, gm->concurrent) < 0)
 		return -ENOMEM;
 	return busy_and_gaps(a, gm, idx, n, w);
@@ -679,14 +692,15 @@ static int stream_metrics(struct kg_analysis *a)
 			sm->copies += o->kind == KG_OP_MEMCPY;
 			sm->memsets += o->kind == KG_OP_MEMSET;
 			if (o->kind == KG_OP_KERNEL)
-				sm->kernel_time += o->end - o->start;
+				sm->kernel_time =
+					kg_time_add(sm->kernel_time, kg_time_span(o->end, o->start));
 			if (sm->first == KG_NO_TIME)
 				sm->first = o->start;
 			if (sm->last == KG_NO_TIME || o->end > sm->last)
 				sm->last = o->end;
 			if (ce == KG_NO_TIME || o->start > ce) {
 				if (ce != KG_NO_TIME)
-					sm->busy += ce - cs;
+					sm->busy = kg_time_add(sm->busy, kg_time_span(ce, cs));
 				cs = o->start;
 				ce = o->end;
 			} else if (o->end > ce) {
@@ -694,7 +708,7 @@ static int stream_metrics(struct kg_analysis *a)
 			}
 		}
 		if (ce != KG_NO_TIME)
-			sm->busy += ce - cs;
+			sm->busy = kg_time_add(sm->busy, kg_time_span(ce, cs));
 	}
 	return 0;
 }
@@ -781,12 +795,12 @@ static int phase_stats(const struct kg_analysis *a, const struct kdur *run, uint
 		const struct kg_op *o = &a->m->ops[run[i].op];
 		if (o->queued == KG_NO_TIME) {
 			if (k->launch_incl_queue && o->api_start != KG_NO_TIME && o->start >= o->api_start)
-				tmp1[nl++] = o->start - o->api_start;
+				tmp1[nl++] = kg_time_diff(o->start, o->api_start);
 			continue;
 		}
-		tmp2[nq++] = o->start - o->queued;
+		tmp2[nq++] = kg_time_diff(o->start, o->queued);
 		if (o->api_start != KG_NO_TIME)
-			tmp1[nl++] = o->queued - o->api_start;
+			tmp1[nl++] = kg_time_diff(o->queued, o->api_start);
 	}
 	k->launch_p50 = pct(tmp1, nl, 0.5);
 	k->launch_p99 = pct(tmp1, nl, 0.99);
@@ -823,7 +837,7 @@ static int kernel_stats(struct kg_analysis *a)
 	for (uint32_t i = 0; !rc && i < m->n_ops; i++) {
 		const struct kg_op *o = &m->ops[i];
 		if (o->kind == KG_OP_KERNEL && o->name < nnames) {
-			v[at[o->name]++] = (struct kdur){o->name, i, o->end - o->start};
+			v[at[o->name]++] = (struct kdur){o->name, i, kg_time_span(o->end, o->start)};
 			n++;
 		}
 	}
@@ -837,7 +851,7 @@ static int kernel_stats(struct kg_analysis *a)
 		k->min = k->max = v[i].dur;
 		while (j < n && v[j].name == v[i].name) {
 			durs[j - i] = v[j].dur;
-			k->total += v[j].dur;
+			k->total = kg_time_add(k->total, v[j].dur);
 			if (v[j].dur < k->min)
 				k->min = v[j].dur;
 			if (v[j].dur > k->max) {
@@ -881,7 +895,7 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 		a->cfg = *cfg;
 	else
 		analysis_config_default(&a->cfg);
-	a->span = m->begin != KG_NO_TIME && m->end != KG_NO_TIME ? m->end - m->begin : 0;
+	a->span = kg_time_span(m->end, m->begin); /* 0 when either is unknown */
 	/* the per-GPU metrics (most of the work) on a second thread, beside the per-stream
 	 * and per-kernel statistics: they share nothing but the model they read */
 	pthread_t gpu_thread;
@@ -899,6 +913,10 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 	if (rc) {
 		analysis_free(a);
 		return rc;
+	}
+	if (hw_run(a) < 0) {
+		analysis_free(a);
+		return -ENOMEM;
 	}
 	rules_run(a);
 	for (uint32_t i = 0; i < a->n_findings; i++) {
@@ -929,6 +947,8 @@ void analysis_free(struct kg_analysis *a)
 	free(a->gpus);
 	free(a->streams);
 	free(a->kernels);
+	free(a->hw_kernels);
+	free(a->hw_gpus);
 	free(a->findings);
 	free(a->solo);
 	free(a->blame);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "util/timemath.h"
 
 /* Gaps between kernels replayed from a CUDA graph, measured on an H200 (launches_graph
  * example: 0.6 µs on average): what a graph leaves of launch overhead. */
@@ -35,9 +36,15 @@ static const struct kg_op *op(const struct kg_analysis *a, uint32_t i)
 	return &a->m->ops[i];
 }
 
+/* 0 for an op whose end is unknown or before its start; saturated (util/timemath.h) */
 static int64_t dur(const struct kg_op *o)
 {
-	return o->end - o->start;
+	return kg_time_span(o->end, o->start);
+}
+
+static int64_t gap_len(const struct kg_gap *g)
+{
+	return kg_time_span(g->end, g->start);
 }
 
 static void gpu_label(const struct kg_analysis *a, uint32_t gpu, char *buf, size_t len)
@@ -96,7 +103,7 @@ static void solo_times(const struct kg_analysis *a, const struct kg_gpu_metrics 
 		int64_t to = o->end;
 		if (i + 1 < nk && op(a, kidx[i + 1])->start < to)
 			to = op(a, kidx[i + 1])->start;
-		solo[kidx[i]] = to > from ? to - from : 0;
+		solo[kidx[i]] = kg_time_span(to, from);
 		/* later kernels that start before this one ends are not alone meanwhile */
 		if (o->end > running_end)
 			running_end = o->end;
@@ -117,7 +124,8 @@ static int has_backlog(const struct kg_analysis *a, const struct kg_op *o, uint3
 	int64_t issued = n->queued != KG_NO_TIME ? n->queued : n->api_start;
 	if (issued != KG_NO_TIME)
 		return issued < o->end;
-	return n->start - o->end < 5000; /* no launch times: back to back means queued */
+	/* no launch times: back to back means queued */
+	return o->end != KG_NO_TIME && kg_time_diff(n->start, o->end) < 5000;
 }
 
 static void rule_stream_serialization(struct kg_analysis *a)
@@ -293,7 +301,8 @@ static void rule_copies(struct kg_analysis *a)
 				continue;
 			int sync = api_is_sync_copy(m, o);
 			if (sync && o->api != KG_NONE)
-				host_blocked += (double)(m->apis[o->api].end - m->apis[o->api].start);
+				host_blocked += (double)kg_time_span(m->apis[o->api].end,
+								     m->apis[o->api].start);
 			nsync += sync && o->kind == KG_OP_MEMCPY;
 			nsync_set += sync && o->kind == KG_OP_MEMSET;
 			int same_stream = copy_on_compute_stream(a, o);
@@ -393,8 +402,8 @@ static void rule_launch_overhead(struct kg_analysis *a)
 			const struct kg_op *o = op(a, gm->ops[i]);
 			if (prev && prev->kind == KG_OP_KERNEL && o->kind == KG_OP_KERNEL &&
 			    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
-			    o->start > busy_end) {
-				double gap = (double)(o->start - busy_end);
+			    busy_end != KG_NO_TIME && o->start > busy_end) {
+				double gap = (double)kg_time_diff(o->start, busy_end);
 				analysis_blame(a, KG_NONE, gm->ops[i], gap);
 				if (o->flags & KG_OPF_GRAPH) {
 					graph_gaps += gap;
@@ -461,7 +470,8 @@ static void rule_launch_overhead(struct kg_analysis *a)
 		f->end = last;
 		finding_evidence(f, first, last, worst_stream, KG_NONE,
 				 "%u tiny kernels from %.3f to %.3f ms (on this and other streams)", n,
-				 ms((double)(first - m->begin)), ms((double)(last - m->begin)));
+				 ms((double)kg_time_diff(first, m->begin)),
+				 ms((double)kg_time_diff(last, m->begin)));
 		snprintf(f->figures, sizeof(f->figures),
 			 "tiny_kernels=%u, idle_ms=%.3f, exec_ms=%.3f, from_graph=%u", n, ms(idle),
 			 ms(exec), ngraph);
@@ -472,7 +482,8 @@ static void rule_launch_overhead(struct kg_analysis *a)
 		if (ks->launch_p50 == KG_NO_TIME || ks->launch_p50 < a->cfg.high_launch_latency_ns ||
 		    ks->count < 10 || ks->launch_incl_queue)
 			continue;
-		double gain = (double)(ks->launch_p50 - a->cfg.high_launch_latency_ns) * ks->count;
+		double gain = (double)kg_time_diff(ks->launch_p50, a->cfg.high_launch_latency_ns) *
+			      ks->count;
 		if (!worth(a, gain))
 			continue;
 		struct kg_finding *f = analysis_add_finding(a, "launch-latency");
@@ -484,8 +495,8 @@ static void rule_launch_overhead(struct kg_analysis *a)
 			if (o->kind == KG_OP_KERNEL && o->name == ks->name && o->queued != KG_NO_TIME &&
 			    o->api_start != KG_NO_TIME)
 				analysis_blame(a, KG_NONE, i,
-					       (double)(o->queued - o->api_start -
-							a->cfg.high_launch_latency_ns));
+					       (double)kg_time_diff(kg_time_diff(o->queued, o->api_start),
+								    a->cfg.high_launch_latency_ns));
 		}
 		finding_take_blame(a, f, mark);
 		char nm[160];
@@ -608,14 +619,15 @@ static void rule_imbalance(struct kg_analysis *a)
 		if (present < 2)
 			break;
 		ncoll++;
-		if (hi - lo >= a->cfg.comm_skew_ns) {
-			wait += (double)(hi - lo) * (present - 1);
+		int64_t skew = kg_time_diff(hi, lo);
+		if (skew >= a->cfg.comm_skew_ns) {
+			wait += (double)skew * (present - 1);
 			/* the late rank's collective: its launch is where that rank came late */
-			analysis_blame(a, KG_NONE, last_op, (double)(hi - lo) * (present - 1));
+			analysis_blame(a, KG_NONE, last_op, (double)skew * (present - 1));
 			if (late)
 				late[last_gpu]++;
-			if (hi - lo > worst)
-				worst = (double)(hi - lo), wstart = lo;
+			if (skew > worst)
+				worst = (double)skew, wstart = lo;
 		}
 	}
 	free(cursor);
@@ -648,7 +660,7 @@ static void rule_imbalance(struct kg_analysis *a)
 				 "%lld µs",
 				 (long long)(a->cfg.comm_skew_ns / 1000));
 			f->start = wstart;
-			f->end = wstart + (int64_t)worst;
+			f->end = kg_time_add(wstart, kg_i64_of(worst));
 			snprintf(f->figures, sizeof(f->figures), "collectives=%u, worst_skew_ms=%.3f",
 				 ncoll, ms(worst));
 		}
@@ -669,7 +681,7 @@ static int64_t *solo_by_name(const struct kg_analysis *a)
 	for (uint32_t i = 0; t && a->solo && i < a->m->n_ops; i++) {
 		const struct kg_op *o = &a->m->ops[i];
 		if (o->kind == KG_OP_KERNEL && o->name <= a->m->strings.count)
-			t[o->name] += a->solo[i];
+			t[o->name] = kg_time_add(t[o->name], a->solo[i]);
 	}
 	return t;
 }
@@ -748,6 +760,22 @@ static void library_fix(struct kg_finding *f, const char *lib, int underfilled, 
 			 lib);
 }
 
+/* The achieved figures behind a finding about kernel k, appended to its figures. */
+static void hw_figures_text(const struct kg_analysis *a, uint32_t k, struct kg_finding *f)
+{
+	static const int shown[] = {KG_HW_OCCUPANCY, KG_HW_SM_ACTIVE, KG_HW_DRAM_PEAK, KG_HW_TENSOR};
+	size_t len = strlen(f->figures);
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		double v = hw_kernel_figure(a, k, shown[i]);
+		if (!isnan(v) && len < sizeof(f->figures))
+			len += (size_t)snprintf(f->figures + len, sizeof(f->figures) - len,
+						", achieved_%s=%.1f", kg_hw_figure_info[shown[i]].column, v);
+	}
+	if (a->hw_kernels && k < a->n_kernels && a->hw_kernels[k].samples && len < sizeof(f->figures))
+		snprintf(f->figures + len, sizeof(f->figures) - len, ", hw_samples_alone=%u",
+			 a->hw_kernels[k].samples);
+}
+
 static void rule_occupancy(struct kg_analysis *a)
 {
 	uint32_t reported = 0;
@@ -763,6 +791,14 @@ static void rule_occupancy(struct kg_analysis *a)
 		int underfilled = ks->waves > 0 && ks->waves < a->cfg.underfill_waves &&
 				  ks->blocks < d->sm_count;
 		int low = ks->occ.occupancy < a->cfg.low_occupancy;
+		/* the counters (record --hw), NaN without them */
+		double achieved = hw_kernel_figure(a, k, KG_HW_OCCUPANCY) / 100;
+		double sm_active = hw_kernel_figure(a, k, KG_HW_SM_ACTIVE) / 100;
+		double dram = hw_kernel_figure(a, k, KG_HW_DRAM_PEAK) / 100;
+		/* a kernel that already moves DRAM near its peak gains nothing from more warps:
+		 * rule_memory_bound says what it needs instead */
+		if (low && !underfilled && !isnan(dram) && dram >= a->cfg.memory_bound)
+			continue;
 		if (!underfilled && !low)
 			continue;
 		struct kg_occ_device od;
@@ -778,6 +814,9 @@ static void rule_occupancy(struct kg_analysis *a)
 		/* the share of the GPU left unused, as an upper bound on what filling it saves */
 		double unused = underfilled ? 1.0 - (double)ks->blocks / d->sm_count
 					    : 1.0 - ks->occ.occupancy / (best_occ > 0 ? best_occ : 1);
+		/* measured: the share of SM cycles with no block, while it ran alone */
+		if (underfilled && !isnan(sm_active))
+			unused = sm_active < 1 ? 1.0 - sm_active : 0;
 		double gain = (double)(underfilled ? solo[ks->name] : ks->total) * unused;
 		if (!worth(a, gain))
 			continue;
@@ -801,6 +840,12 @@ static void rule_occupancy(struct kg_analysis *a)
 				 "%s launches %lld blocks on %d SMs: %.0f%% of the SMs have nothing "
 				 "to do for %.1f ms",
 				 nm, ks->blocks, d->sm_count, 100.0 * unused, ms(ks->total));
+		else if (!isnan(achieved))
+			snprintf(f->title, sizeof(f->title),
+				 "%s runs at %.0f%% theoretical, %.0f%% achieved occupancy (limited by "
+				 "%s) for %.1f ms",
+				 nm, 100 * ks->occ.occupancy, 100 * achieved,
+				 occupancy_limit_name(ks->occ.limiter), ms(ks->total));
 		else
 			snprintf(f->title, sizeof(f->title),
 				 "%s runs at %.0f%% theoretical occupancy (limited by %s) for %.1f ms",
@@ -853,8 +898,79 @@ static void rule_occupancy(struct kg_analysis *a)
 			 "launches=%u, total_ms=%.3f, occupancy=%.3f, best_block=%d, best_occupancy=%.3f, "
 			 "waves=%.2f",
 			 ks->count, ms(ks->total), ks->occ.occupancy, ks->best_block, best_occ, ks->waves);
+		hw_figures_text(a, k, f);
+		if (underfilled && !isnan(sm_active))
+			snprintf(f->gain_how, sizeof(f->gain_how),
+				 "time it ran alone x share of SM cycles the counters found idle "
+				 "(%.0f%%): an upper bound (assumes the work spreads over all SMs)",
+				 100 * (1 - sm_active));
 	}
 	free(solo);
+}
+
+/* ------------------------------------------------------------------ memory-bound */
+
+/* Kernels whose counters show DRAM near its peak while they ran alone (record --hw): more
+ * occupancy or other block sizes will not speed them up; fewer bytes will. One finding for
+ * all of them, without a gain estimate: what fusing or narrower types save depends on the
+ * program. */
+static void rule_memory_bound(struct kg_analysis *a)
+{
+	int64_t total = 0;
+	uint32_t n = 0, first = KG_NONE;
+	double lo = 1e9, hi = 0;
+	for (uint32_t k = 0; k < a->n_kernels; k++) {
+		double dram = hw_kernel_figure(a, k, KG_HW_DRAM_PEAK) / 100;
+		if (isnan(dram) || dram < a->cfg.memory_bound)
+			continue;
+		total = kg_time_add(total, a->kernels[k].total);
+		lo = dram < lo ? dram : lo;
+		hi = dram > hi ? dram : hi;
+		if (first == KG_NONE)
+			first = k;
+		n++;
+	}
+	if (!n || !worth(a, (double)total))
+		return;
+	struct kg_finding *f = analysis_add_finding(a, "memory-bound");
+	if (!f)
+		return;
+	const struct kg_kernel_stats *ks = &a->kernels[first];
+	const struct kg_op *o = op(a, ks->example_op);
+	char nm[160];
+	short_name(a, ks->name, nm, sizeof(nm));
+	f->severity = KG_SEV_INFO;
+	char range[48];
+	if (llround(100 * lo) == llround(100 * hi))
+		snprintf(range, sizeof(range), "%.0f%%", 100 * hi);
+	else
+		snprintf(range, sizeof(range), "%.0f-%.0f%%", 100 * lo, 100 * hi);
+	snprintf(f->title, sizeof(f->title),
+		 "%u kernel%s DRAM at %s of its peak for %.1f ms (%s the longest): memory-bound",
+		 n, n > 1 ? "s move" : " moves", range, ms(total), nm);
+	snprintf(f->explanation, sizeof(f->explanation),
+		 "The GPU's counters, in samples where each of these kernels ran alone, show DRAM "
+		 "bandwidth at %.0f%% or more of what the memory can deliver: the kernels wait on "
+		 "memory, not on SMs, so larger blocks, more occupancy or more streams do not speed "
+		 "them up.",
+		 100 * a->cfg.memory_bound);
+	snprintf(f->fix, sizeof(f->fix),
+		 "Move fewer bytes: fuse the elementwise and normalisation kernels that read and "
+		 "write the same tensors (torch.compile, or a hand-fused kernel), keep activations "
+		 "in bf16/fp8, and avoid materialising intermediates (views instead of copies, "
+		 "in-place ops). Compare the kernels' bytes with the time at peak bandwidth to see "
+		 "how much a fused version can save.");
+	snprintf(f->gain_how, sizeof(f->gain_how),
+		 "not estimated: what fusion saves depends on the bytes it removes");
+	f->start = o->start;
+	f->end = o->end;
+	finding_evidence(f, o->start, o->end, o->stream, ks->example_op,
+			 "%s: DRAM at %.0f%% of peak, SMs %.0f%% active, %.0f%% achieved occupancy",
+			 nm, hw_kernel_figure(a, first, KG_HW_DRAM_PEAK),
+			 hw_kernel_figure(a, first, KG_HW_SM_ACTIVE),
+			 hw_kernel_figure(a, first, KG_HW_OCCUPANCY));
+	snprintf(f->figures, sizeof(f->figures), "kernels=%u, total_ms=%.3f", n, ms(total));
+	hw_figures_text(a, first, f);
 }
 
 /* ------------------------------------------------------------------ time-slicing */
@@ -863,6 +979,47 @@ static uint64_t context_key(const struct kg_model *m, const struct kg_op *o)
 {
 	const struct kg_stream *s = &m->streams[o->stream];
 	return ((uint64_t)s->process << 32) | s->context;
+}
+
+/* What the counters (record --hw) saw of the switching: the samples in which the GPU
+ * switched contexts, how often, and the first few as evidence. */
+static void ctxsw_evidence(struct kg_analysis *a, uint32_t g, struct kg_finding *f)
+{
+	const struct kg_model *m = a->m;
+	uint32_t episodes = 0, shown = 0;
+	int64_t first = KG_NO_TIME, last = KG_NO_TIME, prev_end = KG_NO_TIME;
+	double share = 0, samples = 0;
+	for (uint32_t i = 0; i < m->n_hw_samples; i++) {
+		const struct kg_hw_sample *x = &m->hw_samples[i];
+		if (x->device >= m->n_devices || m->devices[x->device].gpu != g ||
+		    isnan(x->v[KG_HW_CTXSW]) || x->end <= f->start || x->start >= f->end)
+			continue; /* only while the contexts' kernels overlapped */
+		samples++;
+		share += x->v[KG_HW_CTXSW];
+		if (x->v[KG_HW_CTXSW] < KG_HW_CTXSW_MARK_PCT)
+			continue;
+		if (prev_end == KG_NO_TIME || x->start > prev_end) { /* a new run of samples */
+			episodes++;
+			if (first == KG_NO_TIME)
+				first = x->start;
+			last = x->start;
+			if (shown < 2 && f->n_evidence < KG_MAX_EVIDENCE) {
+				finding_evidence(f, x->start, x->end, KG_NONE, KG_NONE,
+						 "the counters: %.0f%% of the engine's cycles spent switching "
+						 "contexts at %.1f ms",
+						 x->v[KG_HW_CTXSW], ms((double)kg_time_diff(x->start, m->begin)));
+				shown++;
+			}
+		}
+		prev_end = x->end;
+	}
+	if (!episodes)
+		return;
+	size_t len = strlen(f->figures);
+	snprintf(f->figures + len, sizeof(f->figures) - len,
+		 ", hw_context_switches=%u, hw_switch_period_ms=%.2f, hw_ctxsw_pct=%.1f", episodes,
+		 episodes > 1 ? ms((double)kg_time_diff(last, first)) / (episodes - 1) : 0.0,
+		 samples > 0 ? share / samples : 0.0);
 }
 
 static void rule_time_slicing(struct kg_analysis *a)
@@ -889,8 +1046,8 @@ static void rule_time_slicing(struct kg_analysis *a)
 				ctx_seen[contexts++] = c;
 			if (run_end != KG_NO_TIME && o->start < run_end && c != run_ctx) {
 				int64_t e = o->end < run_end ? o->end : run_end;
-				overlap += (double)(e - o->start);
-				analysis_blame(a, KG_NONE, gm->ops[i], (double)(e - o->start));
+				overlap += (double)kg_time_span(e, o->start);
+				analysis_blame(a, KG_NONE, gm->ops[i], (double)kg_time_span(e, o->start));
 				nover++;
 				if (first == KG_NO_TIME)
 					first = o->start;
@@ -944,9 +1101,11 @@ static void rule_time_slicing(struct kg_analysis *a)
 		f->end = last;
 		finding_evidence(f, first, last, KG_NONE, KG_NONE,
 				 "kernels of different contexts overlap from %.1f to %.1f ms", 
-				 ms((double)(first - m->begin)), ms((double)(last - m->begin)));
+				 ms((double)kg_time_diff(first, m->begin)),
+				 ms((double)kg_time_diff(last, m->begin)));
 		snprintf(f->figures, sizeof(f->figures), "contexts=%u, processes=%u, sliced_ms=%.3f",
 			 contexts, procs, ms(overlap));
+		ctxsw_evidence(a, g, f);
 	}
 }
 
@@ -966,12 +1125,12 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			continue;
 		ngaps++;
 		if (longest == KG_NONE ||
-		    gm->gaps[i].end - gm->gaps[i].start > gm->gaps[longest].end - gm->gaps[longest].start)
+		    gap_len(&gm->gaps[i]) > gap_len(&gm->gaps[longest]))
 			longest = i;
 	}
 	/* one or two gaps are a program's start or end, not a pattern worth a finding,
 	 * unless one of them is long on its own */
-	if (ngaps < 3 && (longest == KG_NONE || gm->gaps[longest].end - gm->gaps[longest].start <
+	if (ngaps < 3 && (longest == KG_NONE || gap_len(&gm->gaps[longest]) <
 							     a->cfg.long_gap_ns))
 		return;
 	struct kg_finding *f =
@@ -983,7 +1142,7 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	for (uint32_t i = 0; i < gm->n_gaps; i++)
 		if (gm->gaps[i].cause == cause)
 			analysis_blame(a, gm->gaps[i].api, cause == KG_GAP_SYNC ? KG_NONE : gm->gaps[i].next_op,
-				       (double)(gm->gaps[i].end - gm->gaps[i].start));
+				       (double)gap_len(&gm->gaps[i]));
 	finding_take_blame(a, f, mark);
 	char gl[128];
 	gpu_label(a, g, gl, sizeof(gl));
@@ -1033,8 +1192,8 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 		const struct kg_gap *gap = &gm->gaps[longest];
 		const char *call = gap->api != KG_NONE ? model_text(m, m->apis[gap->api].name) : "?";
 		finding_evidence(f, gap->start, gap->end, KG_NONE, gap->next_op,
-				 "longest gap: %.3f ms at %.3f ms, %s %s", ms(gap->end - gap->start),
-				 ms((double)(gap->start - m->begin)),
+				 "longest gap: %.3f ms at %.3f ms, %s %s", ms(gap_len(gap)),
+				 ms((double)kg_time_diff(gap->start, m->begin)),
 				 cause == KG_GAP_SYNC ? "host in" : "next launch by", call);
 	}
 	snprintf(f->figures, sizeof(f->figures), "gaps=%u, idle_ms=%.3f", ngaps, ms(idle));
@@ -1050,7 +1209,7 @@ static void rule_idle(struct kg_analysis *a)
 		/* Nsight's gpu_gaps and gpu_time_util, as one informational finding */
 		uint32_t long_gaps = 0, low = 0;
 		for (uint32_t i = 0; i < gm->n_gaps; i++)
-			long_gaps += gm->gaps[i].end - gm->gaps[i].start >= a->cfg.long_gap_ns;
+			long_gaps += gap_len(&gm->gaps[i]) >= a->cfg.long_gap_ns;
 		for (int c = 0; c < gm->n_util; c++)
 			low += gm->util[c] < a->cfg.low_util;
 		if (!long_gaps && low * 3 < (uint32_t)gm->n_util)
@@ -1083,11 +1242,11 @@ static void rule_idle(struct kg_analysis *a)
 		f->start = gm->begin;
 		f->end = gm->end;
 		for (uint32_t i = 0; i < gm->n_gaps && f->n_evidence < KG_MAX_EVIDENCE; i++)
-			if (gm->gaps[i].end - gm->gaps[i].start >= a->cfg.long_gap_ns)
+			if (gap_len(&gm->gaps[i]) >= a->cfg.long_gap_ns)
 				finding_evidence(f, gm->gaps[i].start, gm->gaps[i].end, KG_NONE, KG_NONE,
 						 "idle %.1f ms from %.1f ms (%s)",
-						 ms(gm->gaps[i].end - gm->gaps[i].start),
-						 ms((double)(gm->gaps[i].start - m->begin)),
+						 ms(gap_len(&gm->gaps[i])),
+						 ms((double)kg_time_diff(gm->gaps[i].start, m->begin)),
 						 gap_cause_name(gm->gaps[i].cause));
 		snprintf(f->figures, sizeof(f->figures), "busy_ms=%.3f, low_chunks=%u, long_gaps=%u",
 			 ms(gm->busy), low, long_gaps);
@@ -1104,6 +1263,7 @@ void rules_run(struct kg_analysis *a)
 	rule_launch_overhead(a);
 	rule_imbalance(a);
 	rule_occupancy(a);
+	rule_memory_bound(a);
 	rule_time_slicing(a);
 	rule_idle(a);
 }

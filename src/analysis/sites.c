@@ -140,6 +140,20 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 /* The user's frame of a stack: its innermost Python frame in the user's files, else its
  * innermost native frame in the user's own binaries; else the innermost Python frame at
  * all. KG_NONE when none. */
+/* Code nvcc wrote into the user's binary around a <<<...>>> launch (the launch stub and
+ * the CUDA headers inlined into it): the user's line is the caller. */
+static int nvcc_stub(const struct kg_model *m, const struct kg_frame *f)
+{
+	const char *fn = f->function ? model_text(m, f->function) : "";
+	const char *file = f->file ? model_text(m, f->file) : "";
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	return !strncmp(fn, "__device_stub_", 14) || !strncmp(fn, "__cudaLaunch", 12) ||
+	       !strcmp(base, "device_functions.h") || !strcmp(base, "cuda_runtime.h") ||
+	       !strcmp(base, "host_runtime.h") || strstr(file, "/cuda/include/") ||
+	       strstr(file, "/targets/x86_64-linux/include/") || !strncmp(base, "tmpxft_", 7);
+}
+
 uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s)
 {
 	uint32_t any_python = KG_NONE;
@@ -152,11 +166,24 @@ uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s)
 				any_python = s->first_frame + i;
 		}
 	}
+	int after_device_stub = 0;
 	for (uint32_t i = 0; i < s->n_frames; i++) {
 		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		if (f->kind != KG_FRAME_NATIVE || !f->module || runtime_module(model_text(m, f->module)))
+			continue;
+		if (nvcc_stub(m, f)) {
+			after_device_stub |= f->function &&
+					     !strncmp(model_text(m, f->function), "__device_stub_", 14);
+			continue;
+		}
+		/* the host function nvcc names after the kernel calls its __device_stub_: its
+		 * line is the kernel's definition; the launch is in its caller */
+		if (after_device_stub) {
+			after_device_stub = 0;
+			continue;
+		}
 		/* a stripped binary of the user's still names the place: module + address */
-		if (f->kind == KG_FRAME_NATIVE && f->module && !runtime_module(model_text(m, f->module)))
-			return s->first_frame + i;
+		return s->first_frame + i;
 	}
 	return any_python;
 }

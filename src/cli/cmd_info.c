@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "trace/packed.h"
 #include "trace/trace_db.h"
+#include "util/hw_figures.h"
 
 static const char *trace_path;
 static int read_failed;
@@ -144,6 +145,132 @@ static void print_devices(sqlite3 *db)
 	sqlite3_finalize(st);
 }
 
+/* The figures device (process, device) has samples of, by label: ", SM active, ...". */
+static void hw_figures_taken(sqlite3 *db, long long process, long long device, char *out,
+			     size_t len)
+{
+	char sql[1024];
+	int n = snprintf(sql, sizeof(sql), "SELECT 0");
+#define KG_HW_COUNT_(id, column, unit, label) \
+	n += snprintf(sql + n, sizeof(sql) - (size_t)n, ", COUNT(" #column ")");
+	KG_HW_FIGURES(KG_HW_COUNT_)
+#undef KG_HW_COUNT_
+	snprintf(sql + n, sizeof(sql) - (size_t)n, " FROM hw_samples WHERE process = ?1 AND "
+		 "device = ?2");
+	out[0] = '\0';
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	sqlite3_bind_int64(st, 1, process);
+	sqlite3_bind_int64(st, 2, device);
+	size_t k = 0;
+	if (next_row(db, st))
+		for (int f = 0; f < KG_HW_N; f++)
+			if (sqlite3_column_int64(st, 1 + f) > 0 && k < len)
+				k += (size_t)snprintf(out + k, len - k, ", %s", kg_hw_figure_info[f].label);
+	sqlite3_finalize(st);
+}
+
+/* "every 100 µs" */
+static const char *interval_text(long long ns, char buf[32])
+{
+	if (ns <= 0)
+		snprintf(buf, 32, "interval unknown");
+	else if (ns < 1000)
+		snprintf(buf, 32, "every %lld ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, 32, "every %g µs", ns / 1e3);
+	else
+		snprintf(buf, 32, "every %g ms", ns / 1e6);
+	return buf;
+}
+
+/* A line per device that sampled its hardware counters (record --hw), or why it did not;
+ * nothing for a trace without the tables. */
+static void print_hw(sqlite3 *db)
+{
+	if (!scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+			"name = 'hw_devices'"))
+		return;
+	int many = scalar(db, "SELECT COUNT(DISTINCT process) FROM hw_devices") > 1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT h.process, h.device, h.chip, h.state, h.note, h.interval_ns, "
+			       "h.lost_samples, (SELECT COUNT(*) FROM hw_samples s WHERE "
+			       "s.process = h.process AND s.device = h.device), (SELECT pid FROM "
+			       "processes p WHERE p.process = h.process) FROM hw_devices h "
+			       "ORDER BY 1, 2",
+			       -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	while (next_row(db, st)) {
+		char who[64], chip[96] = "", iv[32], n[32], figs[512];
+		long long p = sqlite3_column_int64(st, 0), d = sqlite3_column_int64(st, 1);
+		const char *state = col_text(st, 3);
+		if (many) /* devices are numbered per process */
+			snprintf(who, sizeof(who), "pid %lld device %lld", sqlite3_column_int64(st, 8), d);
+		else
+			snprintf(who, sizeof(who), "device %lld", d);
+		if (!strcmp(state, "refused")) {
+			printf("hardware samples: %s refused: %s\n", who, col_text(st, 4));
+			continue;
+		}
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			snprintf(chip, sizeof(chip), " (%s)", col_text(st, 2));
+		hw_figures_taken(db, p, d, figs, sizeof(figs));
+		long long samples = sqlite3_column_int64(st, 7);
+		printf("hardware samples: %s%s %s: %s sample%s%s (lost %lld)", who, chip,
+		       interval_text(sqlite3_column_int64(st, 5), iv),
+		       fmt_count((unsigned long long)samples, n), samples == 1 ? "" : "s", figs,
+		       sqlite3_column_int64(st, 6));
+		if (strcmp(state, "sampled"))
+			printf("; %s: %s", state, col_text(st, 4));
+		printf("\n");
+	}
+	sqlite3_finalize(st);
+}
+
+/* SM placement (record --sm): a line per process and device that logged blocks; nothing
+ * for a trace without the table. */
+static void print_sm(sqlite3 *db)
+{
+	if (!scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+			"name = 'sm_settings'"))
+		return;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT s.device, s.blocks, s.kernels, s.dropped, s.unmatched, "
+			       "s.own_records, s.offset_mad_ns, s.offset_spread_ns, p.pid, "
+			       "(SELECT COUNT(DISTINCT b.sm) FROM sm_blocks b JOIN kernels k ON "
+			       "k.id = b.kernel WHERE k.process = s.process AND k.device = s.device) "
+			       "FROM sm_settings s JOIN processes p USING(process) ORDER BY s.process, "
+			       "s.device",
+			       -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	while (next_row(db, st)) {
+		char b[32], k[32], d[32], u[32], align[96] = "clock not aligned (no kernel start)";
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+			snprintf(align, sizeof(align), "block times ±%lld ns (offsets spread %lld ns)",
+				 sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 7));
+		printf("SM placement: pid %lld device %lld: %s blocks of %s kernels on %lld SMs, %s "
+		       "dropped (log full), %s matching no kernel, %s; %lld recorder records left "
+		       "out\n",
+		       sqlite3_column_int64(st, 8), sqlite3_column_int64(st, 0),
+		       fmt_count((unsigned long long)sqlite3_column_int64(st, 1), b),
+		       fmt_count((unsigned long long)sqlite3_column_int64(st, 2), k),
+		       sqlite3_column_int64(st, 9),
+		       fmt_count((unsigned long long)sqlite3_column_int64(st, 3), d),
+		       fmt_count((unsigned long long)sqlite3_column_int64(st, 4), u), align,
+		       sqlite3_column_int64(st, 5));
+	}
+	sqlite3_finalize(st);
+}
+
 /* Which tables load from packed columns (trace/packed.h), and which from their rows. */
 static void print_packed(sqlite3 *db)
 {
@@ -188,6 +315,7 @@ int cmd_info(int argc, char **argv)
 	printf("kernel span: %.3f ms\n", span > 0 ? span / 1e6 : 0.0);
 	print_processes(db);
 	print_devices(db);
+	print_hw(db);
 	static const char *const tables[] = {"kernels", "memcpys", "memsets", "syncs", "api_calls",
 					     "nvtx", "streams", "overheads"};
 	printf("records:");
@@ -199,6 +327,7 @@ int cmd_info(int argc, char **argv)
 	}
 	print_packed(db);
 	print_stacks(db);
+	print_sm(db);
 	sqlite3_close(db);
 	return finish_stdout(read_failed ? KG_EXIT_FAILURE : KG_EXIT_OK);
 }

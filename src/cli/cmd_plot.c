@@ -27,6 +27,8 @@ struct plot_args {
 	int n_streams;
 	int width, height, dpi;
 	int no_annotations, no_host, manifest;
+	int no_hw;
+	int sm;                    /* --sm: the SM lanes (record --sm) */
 };
 
 static void plot_usage(FILE *f)
@@ -52,6 +54,9 @@ static void plot_usage(FILE *f)
 		"  --title TEXT            the title (default: the recorded command)\n"
 		"  --no-annotations        no findings, queue-wait, occupancy or overlap marks\n"
 		"  --no-host               no CUDA API and NVTX lanes\n"
+		"  --no-hw                 no strip of hardware samples (record --hw) under a GPU\n"
+		"  --sm                    under the lanes, one lane per SM: which SM ran each\n"
+		"                          block of the kernels that logged them (record --sm)\n"
 		"  --manifest              also write OUTPUT.json: what was drawn, lane by lane\n"
 		"  -h, --help              this help\n"
 		"\n"
@@ -97,6 +102,8 @@ static int parse_streams(const char *s, struct plot_args *r)
 
 enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_NVTX, OPT_DEVICE, OPT_STREAMS, OPT_WIDTH,
        OPT_HEIGHT, OPT_DPI, OPT_TITLE, OPT_NO_ANN, OPT_NO_HOST, OPT_MANIFEST };
+enum { OPT_NO_HW = 400 };
+enum { OPT_SM = 420 };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct plot_args *r)
@@ -110,6 +117,8 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	case OPT_NO_ANN: r->no_annotations = 1; break;
 	case OPT_NO_HOST: r->no_host = 1; break;
 	case OPT_MANIFEST: r->manifest = 1; break;
+	case OPT_NO_HW: r->no_hw = 1; break;
+	case OPT_SM: r->sm = 1; break;
 	case OPT_DEVICE: bad = parse_int("device", arg, 0, 1 << 20, &r->device); break;
 	case OPT_WIDTH: bad = parse_int("width", arg, 300, 20000, &r->width); break;
 	case OPT_HEIGHT: bad = parse_int("height", arg, 150, 30000, &r->height); break;
@@ -164,6 +173,8 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		{"no-annotations", no_argument, NULL, OPT_NO_ANN},
 		{"no-host", no_argument, NULL, OPT_NO_HOST},
 		{"manifest", no_argument, NULL, OPT_MANIFEST},
+		{"no-hw", no_argument, NULL, OPT_NO_HW},
+		{"sm", no_argument, NULL, OPT_SM},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -292,6 +303,7 @@ static int draw(const struct plot_args *r, enum kg_plot_format fmt, const struct
 		.width = r->width, .height = r->height, .dpi = r->dpi, .device = r->device,
 		.streams = r->n_streams ? r->streams : NULL, .n_streams = r->n_streams,
 		.title = r->title, .trace_name = base_name(r->path), .host_lanes = !r->no_host,
+		.no_hw = r->no_hw, .sm = r->sm,
 	};
 	if (!plot_count_ops(m, &o)) {
 		char a0[32], a1[32];
@@ -327,6 +339,13 @@ int cmd_plot(int argc, char **argv)
 		return rc;
 	if (m.begin == KG_NO_TIME) {
 		kg_err("'%s' holds no GPU operation to draw", r.path);
+		rc = KG_EXIT_FAILURE;
+		goto out;
+	}
+	if (r.sm && !m.n_sm_blocks) {
+		kg_err("'%s' has no SM placement (no sm_blocks): record with 'kgantt record --sm' a "
+		       "program whose kernels use KGANTT_SM_BLOCK_BEGIN()/END() of "
+		       "include/kgantt/sm.h", r.path);
 		rc = KG_EXIT_FAILURE;
 		goto out;
 	}

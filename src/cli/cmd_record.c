@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/window.h"
 #include "trace/spool_import.h"
 #include "util/pathfmt.h"
 
@@ -34,7 +35,9 @@ struct record_opts {
 	long buffer_mb, buffers, flush_ms;
 	const char *stacks;
 	long stack_first, stack_every, stack_depth;
+	int64_t hw_ns; /* --hw: PM sampling interval, 0 off */
 	int force, keep_spool, quiet, all_api;
+	int sm; /* --sm: read the SM block logs of include/kgantt/sm.h */
 };
 
 static void record_usage(FILE *f)
@@ -64,6 +67,14 @@ static void record_usage(FILE *f)
 		"      --stack-launches F:K waits mode: the first F launches of each kernel get a\n"
 		"                           stack, then 1 in K (default 8:64); 0:0 none\n"
 		"      --stack-depth N      native frames kept per stack (default 64, at most 128)\n"
+		"      --hw[=INTERVAL]      sample the GPU's own counters every INTERVAL (default\n"
+		"                           100us; 10us to 1s): SM active, achieved occupancy,\n"
+		"                           tensor pipes, DRAM, PCIe and NVLink throughput, SM\n"
+		"                           clock. Needs GPU counters to be permitted; if not,\n"
+		"                           the trace says why and the rest is recorded\n"
+		"      --sm                 full mode: which SM ran each block, and when, for\n"
+		"                           kernels built with include/kgantt/sm.h's\n"
+		"                           KGANTT_SM_BLOCK_BEGIN()/END() (kgantt plot --sm)\n"
 		"      --latency on|off     queued/submitted timestamps of each kernel (default:\n"
 		"                           on in full mode, off in kernels mode)\n"
 		"      --delay SEC          start recording SEC seconds after the program starts\n"
@@ -115,8 +126,24 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 enum {
 	OPT_MODE = 256, OPT_LATENCY, OPT_DELAY, OPT_DURATION, OPT_RANGE, OPT_BUFSIZE,
 	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP, OPT_ALL_API, OPT_STACKS, OPT_STACK_LAUNCHES,
-	OPT_STACK_DEPTH,
+	OPT_STACK_DEPTH, OPT_HW, OPT_SM,
 };
+
+#define KG_HW_DEFAULT_NS 100000 /* 10 kHz: Nsight Systems' default for GPU metrics too */
+
+/* --hw or --hw=INTERVAL (120us, 1ms; a bare number is ms as everywhere else). */
+static int parse_hw(const char *arg, int64_t *ns)
+{
+	if (!arg) {
+		*ns = KG_HW_DEFAULT_NS;
+		return 0;
+	}
+	if (window_parse_time(arg, ns) < 0 || *ns < 10000 || *ns > 1000000000) {
+		kg_err("--hw: '%s' is not an interval from 10us to 1s (e.g. --hw=100us)", arg);
+		return -1;
+	}
+	return 0;
+}
 
 /* F:K, the launch sampling of --stacks waits. */
 static int parse_launches(const char *s, struct record_opts *o)
@@ -160,6 +187,8 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 		{"stacks", required_argument, NULL, OPT_STACKS},
 		{"stack-launches", required_argument, NULL, OPT_STACK_LAUNCHES},
 		{"stack-depth", required_argument, NULL, OPT_STACK_DEPTH},
+		{"hw", optional_argument, NULL, OPT_HW},
+		{"sm", no_argument, NULL, OPT_SM},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -231,8 +260,17 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 			if (parse_long("--stack-depth", optarg, 1, 128, &o->stack_depth) < 0)
 				return -1;
 			break;
+		case OPT_HW:
+			if (parse_hw(optarg, &o->hw_ns) < 0)
+				return -1;
+			break;
+		case OPT_SM: o->sm = 1; break;
 		default: record_usage(stderr); return -1;
 		}
+	}
+	if (o->sm && !strcmp(o->mode, "kernels")) {
+		kg_err("--sm needs --mode full (it reads the block logs at synchronising calls)");
+		return -1;
 	}
 	if (optind >= argc) {
 		kg_err("record: no program to run");
@@ -356,6 +394,8 @@ static void prepare_environment(const struct record_opts *o, const char *recorde
 	set_env_long("KGANTT_STACK_FIRST", o->stack_first);
 	set_env_long("KGANTT_STACK_EVERY", o->stack_every);
 	set_env_long("KGANTT_STACK_DEPTH", o->stack_depth);
+	set_env_long("KGANTT_HW_NS", (long)o->hw_ns);
+	setenv("KGANTT_SM", o->sm ? "1" : "0", 1);
 	if (o->rank_env)
 		setenv("KGANTT_RANK_ENV", o->rank_env, 1);
 	char t0[32];

@@ -6,7 +6,9 @@
  *     "synchronization waits" track and, for what belongs to no thread, a "no thread" one;
  *   - each device of each process is a group of its own (pid = host pid + 1 + ordinal),
  *     its streams are tracks (tid = the stream id);
- *   - flows (ph s/f, cat "launch") join each launch call to what it launched.
+ *   - flows (ph s/f, cat "launch") join each launch call to what it launched;
+ *   - hardware samples (record --hw) are counters (ph C) of the device's group, one per
+ *     figure: "SM active (%)", "DRAM read (GB/s)", "SM clock (MHz)".
  *
  * The JSON importers of both viewers need the complete ("X") events of one track to
  * nest: a slice that starts inside another and ends after it is mis-drawn or dropped.
@@ -20,9 +22,12 @@
  * trace. Times are microseconds after the earliest timestamp exported (otherData gives
  * that origin in ns), printed from integer nanoseconds with three decimals. */
 #include "export/export.h"
+#include "util/timemath.h"
 #include "util/utf8.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
@@ -191,13 +196,13 @@ static void num(struct chrome *c, int64_t v)
 static void ts(struct chrome *c, int64_t t)
 {
 	char b[32];
-	chk(c, yajl_gen_number(c->g, b, export_us(b, t - c->origin)));
+	chk(c, yajl_gen_number(c->g, b, export_us(b, kg_time_diff(t, c->origin))));
 }
 
 static void dur(struct chrome *c, int64_t start, int64_t end)
 {
 	char b[32];
-	chk(c, yajl_gen_number(c->g, b, export_us(b, end > start ? end - start : 0)));
+	chk(c, yajl_gen_number(c->g, b, export_us(b, kg_time_span(end, start))));
 }
 
 /* A key: always one of kgantt's own ASCII names, so no UTF-8 check. */
@@ -396,6 +401,8 @@ static int64_t earliest(const struct kg_model *m)
 		EARLIER(m->ranges[i].start);
 	for (uint32_t i = 0; i < m->n_syncs; i++)
 		EARLIER(m->syncs[i].start);
+	for (uint32_t i = 0; i < m->n_hw_samples; i++)
+		EARLIER(m->hw_samples[i].start);
 #undef EARLIER
 	return t == KG_NO_TIME ? 0 : t;
 }
@@ -601,16 +608,16 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 static void op_latencies(struct chrome *c, const struct kg_op *o)
 {
 	if (o->queued != KG_NO_TIME) {
-		kv_num(c, "queued_rel_ns", o->queued - o->start);
-		kv_num(c, "queue_wait_ns", o->start - o->queued);
+		kv_num(c, "queued_rel_ns", kg_time_diff(o->queued, o->start));
+		kv_num(c, "queue_wait_ns", kg_time_diff(o->start, o->queued));
 	}
 	if (o->submitted != KG_NO_TIME)
-		kv_num(c, "submitted_rel_ns", o->submitted - o->start);
+		kv_num(c, "submitted_rel_ns", kg_time_diff(o->submitted, o->start));
 	if (o->api_start != KG_NO_TIME) {
-		kv_num(c, "api_start_rel_ns", o->api_start - o->start);
-		kv_num(c, "total_latency_ns", o->start - o->api_start);
+		kv_num(c, "api_start_rel_ns", kg_time_diff(o->api_start, o->start));
+		kv_num(c, "total_latency_ns", kg_time_diff(o->start, o->api_start));
 		if (o->queued != KG_NO_TIME)
-			kv_num(c, "launch_latency_ns", o->queued - o->api_start);
+			kv_num(c, "launch_latency_ns", kg_time_diff(o->queued, o->api_start));
 	}
 }
 
@@ -672,7 +679,7 @@ static void flow(struct chrome *c, const struct kg_model *m, uint32_t i, int32_t
 	KEY(c, "id");
 	num(c, (int64_t)i + 1);
 	KEY(c, "ts");
-	ts(c, a->start + (ae - a->start >= 2 ? 1 : 0));
+	ts(c, kg_time_add(a->start, kg_time_span(ae, a->start) >= 2 ? 1 : 0));
 	chk(c, yajl_gen_map_close(c->g));
 	ev_open(c, "f", "launch", "launch", pid, tid);
 	KEY(c, "bp");
@@ -680,7 +687,7 @@ static void flow(struct chrome *c, const struct kg_model *m, uint32_t i, int32_t
 	KEY(c, "id");
 	num(c, (int64_t)i + 1);
 	KEY(c, "ts");
-	ts(c, o->start + (o->end > o->start ? (o->end - o->start) / 2 : 0));
+	ts(c, kg_time_add(o->start, kg_time_span(o->end, o->start) / 2));
 	chk(c, yajl_gen_map_close(c->g));
 }
 
@@ -718,7 +725,7 @@ static void flush_queue(struct chrome *c, const struct kg_model *m)
 		if (o->correlation)
 			kv_num(c, "correlation", o->correlation);
 		if (o->submitted != KG_NO_TIME)
-			kv_num(c, "submitted_rel_ns", o->submitted - o->start);
+			kv_num(c, "submitted_rel_ns", kg_time_diff(o->submitted, o->start));
 		ev_close_args(c);
 	}
 	c->n_pending = 0;
@@ -794,10 +801,80 @@ static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i
 	return c->failed ? -ENOMEM : 0;
 }
 
+/* ------------------------------------------------------------------ hardware samples */
+
+/* Figure f's counter name ("SM active (%)") and the factor from its unit to the name's:
+ * bytes per second as GB/s and hertz as MHz read better than 2.6e12 and 1.98e9. */
+static double counter_name(int f, char *out, size_t len)
+{
+	static const char *const units[] = {[KG_HW_PCT] = "%", [KG_HW_BPS] = "GB/s",
+					    [KG_HW_HZ] = "MHz"};
+	static const double scale[] = {[KG_HW_PCT] = 1, [KG_HW_BPS] = 1e-9, [KG_HW_HZ] = 1e-6};
+	const struct kg_hw_figure_info *fi = &kg_hw_figure_info[f];
+	unsigned u = fi->unit <= KG_HW_HZ ? fi->unit : KG_HW_PCT;
+	snprintf(out, len, "%s (%s)", fi->label, units[u]);
+	return scale[u];
+}
+
+static void counter(struct chrome *c, const char *name, int32_t pid, int64_t t, double v)
+{
+	char b[32];
+	ev_open(c, "C", name, NULL, pid, 0);
+	KEY(c, "ts");
+	ts(c, t);
+	KEY(c, "args");
+	chk(c, yajl_gen_map_open(c->g));
+	KEY(c, "value");
+	/* six digits: what the counters hold, without a double's 17-digit noise */
+	snprintf(b, sizeof(b), "%.6g", v);
+	chk(c, yajl_gen_number(c->g, b, strlen(b)));
+	ev_close_args(c);
+}
+
+/* One figure of one device's samples hw[0 .. n): its value from each sample's start, and
+ * 0 from the end of the last sample of a run (a pause in sampling, a figure not counted,
+ * the end): a counter otherwise holds its last value for ever. */
+static void figure_counter(struct chrome *c, const struct kg_hw_sample *hw, uint32_t n,
+			   int f, int32_t pid, int64_t join)
+{
+	char name[128];
+	double k = counter_name(f, name, sizeof(name));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kg_hw_sample *x = &hw[i];
+		if (!isfinite(x->v[f]) || x->end <= x->start)
+			continue; /* not counted, or no time to hold a value over */
+		counter(c, name, pid, x->start, x->v[f] * k);
+		uint32_t j = i + 1;
+		while (j < n && hw[j].end <= hw[j].start) /* zero-length ones do not count */
+			j++;
+		if (j == n || hw[j].start > kg_time_add(x->end, join) || !isfinite(hw[j].v[f]))
+			counter(c, name, pid, x->end, 0);
+	}
+}
+
+/* The counters of every sampled device, on its GPU group. Samples are by device, then
+ * start (model_finish). */
+static void hw_counters(struct chrome *c, const struct kg_model *m)
+{
+	for (uint32_t i = 0; i < m->n_hw_samples && !c->failed;) {
+		uint32_t d = m->hw_samples[i].device, n = 0;
+		while (i + n < m->n_hw_samples && m->hw_samples[i + n].device == d)
+			n++;
+		int64_t join = 0;
+		for (uint32_t h = 0; h < m->n_hw_devices; h++)
+			if (m->hw_devices[h].device == d && m->hw_devices[h].interval_ns > 0)
+				join = m->hw_devices[h].interval_ns / 2; /* jitter, not a pause */
+		for (int f = 0; d < m->n_devices && f < KG_HW_N; f++)
+			figure_counter(c, &m->hw_samples[i], n, f, gpu_pid(c, m, d), join);
+		i += n;
+	}
+}
+
 static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct chrome *c = self(x);
 	flush_queue(c, m);
+	hw_counters(c, m);
 	chk(c, yajl_gen_array_close(c->g));
 	chk(c, yajl_gen_map_close(c->g));
 	print_cb(c, "\n", 1);

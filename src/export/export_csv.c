@@ -4,6 +4,7 @@
  * as NaN rather than as a misleading 0. Rows end in "\n". Times are integer ns on the
  * trace's own clock, as in the trace. */
 #include "export/export.h"
+#include "util/timemath.h"
 #include "util/utf8.h"
 
 #include <errno.h>
@@ -123,7 +124,7 @@ static void f_time(struct csv *c, int64_t t)
 static void f_diff(struct csv *c, int64_t a, int64_t b)
 {
 	if (a != KG_NO_TIME && b != KG_NO_TIME)
-		f_num(c, b - a);
+		f_num(c, kg_time_diff(b, a)); /* saturated: the times are the file's */
 	else
 		f_empty(c);
 }

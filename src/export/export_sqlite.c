@@ -10,6 +10,7 @@
 #include "export/export.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,12 @@
 #endif
 
 enum { ST_PROCESS, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_SYNC,
-       ST_API, ST_NVTX, ST_STRING, ST_META, ST_STACK, ST_FRAME, ST_API_STACK, ST_COUNT };
+       ST_API, ST_NVTX, ST_STRING, ST_META, ST_STACK, ST_FRAME, ST_API_STACK, ST_HW_DEVICE,
+       ST_HW_METRIC, ST_HW_SAMPLE, ST_COUNT };
+
+/* hw_samples' figure columns and their placeholders, from util/hw_figures.h */
+#define HW_COL_(id, column, unit, label) ", " #column
+#define HW_ARG_(id, column, unit, label) ",?"
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_PROCESS] = "INSERT INTO processes(process, pid, ppid, host, cmdline, rank, start_ns, "
@@ -63,6 +69,11 @@ static const char *const stmt_sql[ST_COUNT] = {
 	/* OR REPLACE: a source may give one call two stacks; the last stands */
 	[ST_API_STACK] = "INSERT OR REPLACE INTO api_stacks(process, correlation, stack) "
 			 "VALUES(?,?,?)",
+	[ST_HW_DEVICE] = "INSERT OR IGNORE INTO hw_devices(process, device, interval_ns, chip, "
+			 "state, note, lost_samples) VALUES(?,?,?,?,?,?,?)",
+	[ST_HW_METRIC] = "INSERT INTO hw_metrics(process, device, figure, metric) VALUES(?,?,?,?)",
+	[ST_HW_SAMPLE] = "INSERT INTO hw_samples(process, device, start, end" KG_HW_FIGURES(HW_COL_)
+			 ") VALUES(?,?,?,?" KG_HW_FIGURES(HW_ARG_) ")",
 };
 
 struct sq {
@@ -75,6 +86,7 @@ struct sq {
 	char *err;
 	size_t errlen;
 	uint32_t *ctx;            /* by stream: its context id in the written trace */
+	int64_t *kernel_id;       /* by op: its kernels.id, for sm_blocks (0: not written) */
 };
 
 static struct sq *self(struct kg_export_ops *x)
@@ -327,10 +339,122 @@ static int write_stacks(struct sq *q, const struct kg_model *m)
 	return rc;
 }
 
+/* The hardware samples (record --hw): how each device was sampled, by which metrics, and
+ * the samples. A row whose device the model does not know is skipped. */
+static int write_hw_device(struct sq *q, const struct kg_model *m, const struct kg_hw_device *h)
+{
+	const struct kg_device *d = &m->devices[h->device];
+	b_i64(q, ST_HW_DEVICE, 1, (int64_t)d->process + 1);
+	b_i64(q, ST_HW_DEVICE, 2, d->ordinal);
+	b_opt(q, ST_HW_DEVICE, 3, h->interval_ns > 0, h->interval_ns);
+	b_text(q, ST_HW_DEVICE, 4, m, h->chip);
+	b_text(q, ST_HW_DEVICE, 5, m, h->state);
+	b_text(q, ST_HW_DEVICE, 6, m, h->note);
+	b_i64(q, ST_HW_DEVICE, 7, (int64_t)h->lost);
+	int rc = step(q, ST_HW_DEVICE, "hw_devices");
+	for (int f = 0; !rc && f < KG_HW_N; f++) {
+		if (!h->metric[f])
+			continue;
+		b_i64(q, ST_HW_METRIC, 1, (int64_t)d->process + 1);
+		b_i64(q, ST_HW_METRIC, 2, d->ordinal);
+		sqlite3_bind_text(q->st[ST_HW_METRIC], 3, kg_hw_figure_info[f].column, -1,
+				  SQLITE_STATIC);
+		b_text(q, ST_HW_METRIC, 4, m, h->metric[f]);
+		rc = step(q, ST_HW_METRIC, "hw_metrics");
+	}
+	return rc;
+}
+
+static int write_hw(struct sq *q, const struct kg_model *m)
+{
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < m->n_hw_devices; i++)
+		if (m->hw_devices[i].device < m->n_devices)
+			rc = write_hw_device(q, m, &m->hw_devices[i]);
+	for (uint32_t i = 0; !rc && i < m->n_hw_samples; i++) {
+		const struct kg_hw_sample *x = &m->hw_samples[i];
+		if (x->device >= m->n_devices)
+			continue;
+		b_i64(q, ST_HW_SAMPLE, 1, (int64_t)m->devices[x->device].process + 1);
+		b_i64(q, ST_HW_SAMPLE, 2, m->devices[x->device].ordinal);
+		b_i64(q, ST_HW_SAMPLE, 3, x->start);
+		b_i64(q, ST_HW_SAMPLE, 4, x->end);
+		for (int f = 0; f < KG_HW_N; f++)
+			if (isfinite(x->v[f]))
+				sqlite3_bind_double(q->st[ST_HW_SAMPLE], 5 + f, x->v[f]);
+			else
+				sqlite3_bind_null(q->st[ST_HW_SAMPLE], 5 + f);
+		rc = step(q, ST_HW_SAMPLE, "hw_samples");
+	}
+	return rc;
+}
+
+/* SM placement (record --sm): the blocks of the kernels written, already on the trace
+ * clock (offset_ns and own_records, which only the recording knew, are NULL). */
+static int write_sm_infos(struct sq *q, const struct kg_model *m)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(q->db,
+			       "INSERT OR IGNORE INTO sm_settings(process, device, blocks, kernels, "
+			       "dropped, unmatched, offset_spread_ns, offset_mad_ns) "
+			       "VALUES(?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(q, "sm_settings");
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < m->n_sm_infos; i++) {
+		const struct kg_sm_info *x = &m->sm_infos[i];
+		if (x->device >= m->n_devices)
+			continue;
+		const int64_t v[] = {(int64_t)m->devices[x->device].process + 1,
+				     m->devices[x->device].ordinal, (int64_t)x->blocks,
+				     (int64_t)x->kernels, (int64_t)x->dropped, (int64_t)x->unmatched};
+		for (int c = 0; c < 6; c++)
+			sqlite3_bind_int64(st, c + 1, v[c]);
+		if (x->offset_spread != KG_NO_TIME)
+			sqlite3_bind_int64(st, 7, x->offset_spread);
+		if (x->offset_mad != KG_NO_TIME)
+			sqlite3_bind_int64(st, 8, x->offset_mad);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_fail(q, "sm_settings");
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_sm(struct sq *q, const struct kg_model *m)
+{
+	if (!m->n_sm_blocks && !m->n_sm_infos)
+		return 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(q->db, "INSERT INTO sm_blocks VALUES(?,?,?,?,?)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return sql_fail(q, "sm_blocks");
+	int rc = 0;
+	for (uint32_t i = 0; !rc && q->kernel_id && i < m->n_sm_blocks; i++) {
+		const struct kg_sm_block *b = &m->sm_blocks[i];
+		if (b->op >= m->n_ops || !q->kernel_id[b->op])
+			continue;
+		sqlite3_bind_int64(st, 1, q->kernel_id[b->op]);
+		sqlite3_bind_int64(st, 2, b->sm);
+		sqlite3_bind_int64(st, 3, b->block);
+		sqlite3_bind_int64(st, 4, b->start);
+		sqlite3_bind_int64(st, 5, b->end);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_fail(q, "sm_blocks");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc ? rc : write_sm_infos(q, m);
+}
+
 static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct sq *q = self(x);
 	int rc = write_stacks(q, m);
+	if (!rc)
+		rc = write_hw(q, m);
+	if (!rc)
+		rc = write_sm(q, m);
 	if (!rc)
 		rc = exec_sql(q, kg_index_sql, "indexes");
 	if (!rc && (rc = trace_pack(q->db, q->err, q->errlen)) < 0) {
@@ -455,7 +579,12 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	const struct kg_op *o = &m->ops[i];
 	int async = (o->flags & KG_OPF_ASYNC) != 0;
 	switch (o->kind) {
-	case KG_OP_KERNEL: return write_kernel(q, m, o);
+	case KG_OP_KERNEL: {
+		int rc = write_kernel(q, m, o);
+		if (!rc && q->kernel_id)
+			q->kernel_id[i] = sqlite3_last_insert_rowid(q->db);
+		return rc;
+	}
 	case KG_OP_MEMCPY:
 		bind_op_common(q, ST_MEMCPY, m, o);
 		b_i64(q, ST_MEMCPY, 11, o->copy_kind);
@@ -533,6 +662,11 @@ int export_sqlite(const char *path, const struct kg_model *m, const struct kg_ex
 		.errlen = errlen,
 	};
 	err[0] = '\0';
+	/* the kernels' new ids, for the SM blocks that name them */
+	if (m->n_sm_blocks && !(q.kernel_id = calloc((size_t)m->n_ops + 1, sizeof(*q.kernel_id)))) {
+		snprintf(err, errlen, "out of memory writing '%s'", path);
+		return -ENOMEM;
+	}
 	int rc = export_walk(m, &q.ops);
 	if (rc == -ENOMEM && !err[0])
 		snprintf(err, errlen, "out of memory writing '%s'", path);
@@ -543,5 +677,6 @@ int export_sqlite(const char *path, const struct kg_model *m, const struct kg_ex
 	if (q.tmp[0])
 		unlink(q.tmp); /* failed: leave nothing behind */
 	free(q.ctx);
+	free(q.kernel_id);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "model/load.h"
 #include "trace/packed.h"
+#include "util/idmap.h"
 
 #define MAX_ORDINALS 64 /* CUDA device ordinals per process we index directly */
 
@@ -17,8 +18,9 @@ struct kgt_reader {
 	const char *path;
 	char *err;
 	size_t errlen;
-	uint32_t *str;          /* trace string id → model string id */
+	uint32_t *str;          /* trace string id → model string id, when the ids are dense */
 	size_t nstr;
+	struct kg_idmap strmap; /* ... the same when they are not (str is then NULL) */
 	uint32_t *proc;         /* trace process number → model index */
 	size_t nproc;
 	uint32_t *dev;          /* [process index * MAX_ORDINALS + ordinal] → device index */
@@ -88,5 +90,13 @@ static inline void graph_of(struct kg_op *o, const struct kg_row *row, int col)
 int kgt_read_bulk(struct kgt_reader *r);
 /* Call stacks and which API calls they belong to (read_kgt_stacks.c). */
 int kgt_read_stacks(struct kgt_reader *r);
+/* Hardware samples and how they were taken (read_kgt_hw.c; traces before format 4 have
+ * none). */
+int kgt_read_hw(struct kgt_reader *r);
+/* SM placement: blocks and how they were aligned (read_kgt_sm.c; after the ops). */
+int kgt_read_sm(struct kgt_reader *r);
+/* The model device of (process index, CUDA ordinal), added bare when the trace never
+ * described it; KG_NONE for an unknown process or an ordinal out of range. */
+uint32_t kgt_device_of(struct kgt_reader *r, uint32_t process, int64_t ordinal);
 
 #endif

@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,6 +238,36 @@ struct kg_sync *model_add_sync(struct kg_model *m)
 		s->api = KG_NONE;
 	}
 	return s;
+}
+
+struct kg_hw_device *model_add_hw_device(struct kg_model *m)
+{
+	struct kg_hw_device *d = ADD(m, hw_devices);
+	if (d)
+		d->device = KG_NONE;
+	return d;
+}
+
+struct kg_sm_block *model_add_sm_block(struct kg_model *m)
+{
+	return ADD(m, sm_blocks);
+}
+
+struct kg_sm_info *model_add_sm_info(struct kg_model *m)
+{
+	struct kg_sm_info *x = ADD(m, sm_infos);
+	if (x)
+		x->offset_mad = x->offset_spread = KG_NO_TIME;
+	return x;
+}
+
+struct kg_hw_sample *model_add_hw_sample(struct kg_model *m)
+{
+	struct kg_hw_sample *x = ADD(m, hw_samples);
+	if (x)
+		for (int f = 0; f < KG_HW_N; f++)
+			x->v[f] = NAN;
+	return x;
 }
 
 struct kg_range *model_add_range(struct kg_model *m)
@@ -901,6 +932,23 @@ static int part_init(struct finish_part *p, struct finish_pass *f, uint32_t from
 	return p->comm && (!second || p->first_use) ? 0 : -ENOMEM;
 }
 
+/* The ops moved (keys[new].op = old index): the SM blocks follow their kernels. */
+static int remap_sm_blocks(struct kg_model *m, const struct op_key *keys)
+{
+	if (!m->n_sm_blocks)
+		return 0;
+	uint32_t *new_of = malloc(((size_t)m->n_ops + 1) * sizeof(*new_of));
+	if (!new_of)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		new_of[keys[i].op] = i;
+	for (uint32_t i = 0; i < m->n_sm_blocks; i++)
+		if (m->sm_blocks[i].op < m->n_ops)
+			m->sm_blocks[i].op = new_of[m->sm_blocks[i].op];
+	free(new_of);
+	return 0;
+}
+
 /* Moves the ops into stream/start order, finishing each as it lands (while it is in the
  * cache): one pass over the ops' memory instead of one per step. */
 static int place_ops(struct finish_pass *f)
@@ -949,11 +997,60 @@ static int place_ops(struct finish_pass *f)
 		free(part[k].comm);
 		free(part[k].first_use);
 	}
+	int rc = remap_sm_blocks(m, keys);
 	free(f->in);
 	free(keys);
 	free(ends);
 	m->cap_ops = m->n_ops + 1;
-	return 0;
+	return rc;
+}
+
+static int by_device_then_start(const void *a, const void *b)
+{
+	const struct kg_hw_sample *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Samples in (device, start) order, for the analysis' and charts' walks. */
+static void sort_hw_samples(struct kg_model *m)
+{
+	for (uint32_t i = 1; i < m->n_hw_samples; i++)
+		if (by_device_then_start(&m->hw_samples[i - 1], &m->hw_samples[i]) > 0) {
+			qsort(m->hw_samples, m->n_hw_samples, sizeof(*m->hw_samples),
+			      by_device_then_start);
+			return;
+		}
+}
+
+static int sm_block_cmp(const void *a, const void *b, void *model)
+{
+	const struct kg_model *m = model;
+	const struct kg_sm_block *x = a, *y = b;
+	uint32_t dx = m->streams[m->ops[x->op].stream].device;
+	uint32_t dy = m->streams[m->ops[y->op].stream].device;
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	if (x->sm != y->sm)
+		return x->sm < y->sm ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Blocks by (device, SM, start): each SM's lane is one run. Blocks of no op (a reader's
+ * mistake) are dropped first, so the comparison never looks past the ops. */
+static void sort_sm_blocks(struct kg_model *m)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_sm_blocks; i++)
+		if (m->sm_blocks[i].op < m->n_ops)
+			m->sm_blocks[n++] = m->sm_blocks[i];
+	m->n_sm_blocks = n;
+	for (uint32_t i = 1; i < n; i++)
+		if (sm_block_cmp(&m->sm_blocks[i - 1], &m->sm_blocks[i], m) > 0) {
+			qsort_r(m->sm_blocks, n, sizeof(*m->sm_blocks), sm_block_cmp, m);
+			return;
+		}
 }
 
 int model_finish(struct kg_model *m)
@@ -978,6 +1075,8 @@ int model_finish(struct kg_model *m)
 	if (rc < 0 || build_gpus(m) < 0)
 		return -ENOMEM;
 	m->has_api = m->n_apis > 0;
+	sort_hw_samples(m);
+	sort_sm_blocks(m);
 	/* the span is the GPU's working window; API calls only when there is no GPU work */
 	for (uint32_t i = 0; !m->n_ops && i < m->n_apis; i++)
 		note_time(m, m->apis[i].start, m->apis[i].end);
@@ -988,6 +1087,18 @@ int model_finish(struct kg_model *m)
 	return 0;
 }
 
+/* The blocks of the ops model_restrict kept (op_map: old index → new, KG_NONE gone). */
+static void keep_sm_blocks_of(struct kg_model *m, const uint32_t *op_map)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; op_map && i < m->n_sm_blocks; i++) {
+		struct kg_sm_block b = m->sm_blocks[i];
+		if ((b.op = op_map[b.op]) != KG_NONE)
+			m->sm_blocks[n++] = b;
+	}
+	m->n_sm_blocks = n;
+}
+
 /* Keeps what overlaps [t0, t1): the report's --from/--to/--nvtx window. A GPU operation
  * belongs to the window when it was launched in it (the GPU may run it later: a CPU-side
  * range such as a training step ends before its kernels do), or, when its launch is not
@@ -995,14 +1106,21 @@ int model_finish(struct kg_model *m)
 int model_restrict(struct kg_model *m, int64_t t0, int64_t t1)
 {
 	uint32_t n = 0;
+	uint32_t *op_map = m->n_sm_blocks ? malloc(((size_t)m->n_ops + 1) * sizeof(*op_map)) : NULL;
+	if (m->n_sm_blocks && !op_map)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct kg_op *o = &m->ops[i];
 		int in = o->api_start != KG_NO_TIME ? o->api_start >= t0 && o->api_start < t1
 						    : o->end > t0 && o->start < t1;
+		if (op_map)
+			op_map[i] = in ? n : KG_NONE;
 		if (in)
 			m->ops[n++] = *o;
 	}
 	m->n_ops = n;
+	keep_sm_blocks_of(m, op_map);
+	free(op_map);
 	n = 0;
 	for (uint32_t i = 0; i < m->n_apis; i++)
 		if (m->apis[i].end > t0 && m->apis[i].start < t1)
@@ -1020,6 +1138,11 @@ int model_restrict(struct kg_model *m, int64_t t0, int64_t t1)
 			m->ranges[n++] = *r;
 	}
 	m->n_ranges = n;
+	n = 0;
+	for (uint32_t i = 0; i < m->n_hw_samples; i++)
+		if (m->hw_samples[i].end > t0 && m->hw_samples[i].start < t1)
+			m->hw_samples[n++] = m->hw_samples[i];
+	m->n_hw_samples = n;
 	for (uint32_t i = 0; i < m->n_syncs; i++)
 		m->syncs[i].api = KG_NONE; /* indices changed */
 	return model_finish(m);

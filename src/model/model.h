@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "util/api_names.h"
+#include "util/hw_figures.h"
 #include "util/stack_flags.h"
 #include "util/strtab.h"
 
@@ -191,10 +192,45 @@ struct kg_stack_ref {
 	uint32_t process, correlation, stack;
 };
 
+/* Hardware sampling on one device (record --hw): how, or why not. */
+struct kg_hw_device {
+	uint32_t device;              /* index into devices */
+	int64_t interval_ns;
+	uint32_t chip, state, note;   /* string ids; state: "sampled", "refused", "stopped" */
+	uint64_t lost;                /* samples the GPU or the recorder could not keep */
+	uint32_t metric[KG_HW_N];     /* string id of the CUPTI metric behind each figure, 0 none */
+};
+
+/* One sample of the GPU's counters over [start, end): figures of util/hw_figures.h,
+ * NaN where the GPU did not count one. Sorted by device, then start (model_finish). */
+struct kg_hw_sample {
+	int64_t start, end;
+	uint32_t device;              /* index into devices */
+	float v[KG_HW_N];
+};
+
+/* Where one block of a kernel ran (kgantt record --sm, include/kgantt/sm.h): its SM and
+ * times on the model's clock. Sorted by (device, SM, start) by model_finish, which also
+ * keeps `op` pointing at the kernel as it reorders the ops. */
+struct kg_sm_block {
+	int64_t start, end;
+	uint32_t op;                  /* index into ops: its kernel */
+	uint32_t sm;                  /* the SM's id (%smid) */
+	uint32_t block;               /* linear block index */
+};
+
+/* How SM placement went on one device of a process. */
+struct kg_sm_info {
+	uint32_t device;              /* index into devices */
+	uint64_t blocks, kernels;     /* in the trace, before any window */
+	uint64_t dropped, unmatched;  /* logged but not in the trace */
+	int64_t offset_mad, offset_spread; /* clock alignment error, ns; KG_NO_TIME unknown */
+};
+
 /* Every array of the model, once: freeing and copying a model go through this list. */
 #define KG_MODEL_ARRAYS(X) \
 	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(apis) X(syncs) X(ranges) \
-	X(frames) X(stacks) X(stack_refs)
+	X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) X(sm_blocks) X(sm_infos)
 
 #define KG_ARRAY(T, name) \
 	T *name;          \
@@ -216,6 +252,10 @@ struct kg_model {
 	KG_ARRAY(struct kg_frame, frames);
 	KG_ARRAY(struct kg_stack, stacks);
 	KG_ARRAY(struct kg_stack_ref, stack_refs);
+	KG_ARRAY(struct kg_hw_device, hw_devices);
+	KG_ARRAY(struct kg_hw_sample, hw_samples);
+	KG_ARRAY(struct kg_sm_block, sm_blocks);
+	KG_ARRAY(struct kg_sm_info, sm_infos);
 	char stack_note[200];   /* how the source took its stacks (sampling), "" when none */
 	int64_t begin, end;     /* first start and last end of the GPU operations */
 	uint64_t dropped;       /* over all processes */
@@ -249,6 +289,12 @@ struct kg_op *model_add_op(struct kg_model *m);
 struct kg_api *model_add_api(struct kg_model *m);
 struct kg_sync *model_add_sync(struct kg_model *m);
 struct kg_range *model_add_range(struct kg_model *m);
+struct kg_hw_device *model_add_hw_device(struct kg_model *m);
+struct kg_hw_sample *model_add_hw_sample(struct kg_model *m);
+/* A block of the kernel ops[op] (op as the reader added it), and a device's SM placement
+ * summary. NULL when out of memory. */
+struct kg_sm_block *model_add_sm_block(struct kg_model *m);
+struct kg_sm_info *model_add_sm_info(struct kg_model *m);
 /* Room for this many ops and API calls, when a reader knows the counts ahead: saves
  * the copies and page faults of growing by doubling. Afterwards, one thread may add ops
  * (model_add_op, model_stream_index, model_string) while another adds API calls

@@ -27,7 +27,10 @@ int kgt_oom(struct kgt_reader *r)
 
 uint32_t kgt_str_of(const struct kgt_reader *r, sqlite3_int64 id)
 {
-	return id > 0 && (size_t)id < r->nstr ? r->str[id] : 0;
+	if (r->str)
+		return id > 0 && (size_t)id < r->nstr ? r->str[id] : 0;
+	uint32_t v = id > 0 ? idmap_get(&r->strmap, (uint64_t)id) : KG_IDMAP_NONE;
+	return v == KG_IDMAP_NONE ? 0 : v;
 }
 
 static uint32_t text_col(struct kg_model *m, sqlite3_stmt *st, int col)
@@ -65,28 +68,45 @@ static int each_row(struct kgt_reader *r, const char *sql, const char *what,
 	return err;
 }
 
+/* Trace string id → model string id. Writers number strings 1, 2, 3...: an array by id,
+ * unless the ids are sparse (an edited or damaged file), where an array would be sized by
+ * the largest id, not by the strings there are (4 bytes per id: a 1 KB file could ask
+ * for gigabytes); then a hash map of the ids present. */
 static int load_strings(struct kgt_reader *r)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db, "SELECT MAX(id) FROM strings", -1, &st, NULL) != SQLITE_OK)
+	int64_t max = 0, count = 0;
+	if (trace_db_int(r->db, "SELECT MAX(id) FROM strings", NULL, &max) != SQLITE_OK ||
+	    trace_db_int(r->db, "SELECT COUNT(*) FROM strings", NULL, &count) != SQLITE_OK)
 		return kgt_read_error(r, "strings");
-	sqlite3_int64 max = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (max < 0 || max > (1 << 30))
-		return kgt_read_error(r, "strings");
-	r->nstr = (size_t)max + 1;
-	r->str = calloc(r->nstr, sizeof(*r->str));
-	if (!r->str)
+	if (max >= 0 && max <= 2 * count + 1024) {
+		r->nstr = (size_t)max + 1;
+		if (!(r->str = calloc(r->nstr, sizeof(*r->str))))
+			return kgt_oom(r);
+	} else if (idmap_reserve(&r->strmap, (size_t)count) < 0) {
 		return kgt_oom(r);
+	}
+	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(r->db, "SELECT id, text FROM strings", -1, &st, NULL) != SQLITE_OK)
 		return kgt_read_error(r, "strings");
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	int rc, err = 0;
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
-		if (id > 0 && id <= max)
-			r->str[id] = text_col(r->m, st, 1);
+		if (id <= 0)
+			continue;
+		if (r->str) {
+			if (id <= max)
+				r->str[id] = text_col(r->m, st, 1);
+		} else {
+			uint32_t *slot = idmap_slot(&r->strmap, (uint64_t)id);
+			if (!slot)
+				err = kgt_oom(r);
+			else
+				*slot = text_col(r->m, st, 1);
+		}
 	}
 	sqlite3_finalize(st);
+	if (err)
+		return err;
 	return rc == SQLITE_DONE ? 0 : kgt_read_error(r, "strings");
 }
 
@@ -174,6 +194,11 @@ static uint32_t device_of(struct kgt_reader *r, uint32_t p, sqlite3_int64 ord)
 	return *slot;
 }
 
+uint32_t kgt_device_of(struct kgt_reader *r, uint32_t process, int64_t ordinal)
+{
+	return device_of(r, process, ordinal);
+}
+
 static int on_stream(struct kgt_reader *r, sqlite3_stmt *st)
 {
 	/* process, context, stream, priority, flags, device, null_stream */
@@ -253,10 +278,12 @@ void kgt_op_common(struct kg_op *o, const struct kg_row *row, enum kg_op_kind ki
 }
 
 /* A row whose start or end is NULL never ran within the recording: nothing to draw or
- * measure. */
+ * measure. INT64_MIN is the model's "unknown" (KG_NO_TIME), so a row holding it has no
+ * time either. */
 int kgt_ran(const struct kg_row *row)
 {
-	return !row_is_null(row, COL_START) && !row_is_null(row, COL_END);
+	return !row_is_null(row, COL_START) && !row_is_null(row, COL_END) &&
+	       row->v[COL_START] != KG_NO_TIME && row->v[COL_END] != KG_NO_TIME;
 }
 
 struct kg_op *kgt_new_op(struct kgt_reader *r, const struct kg_row *row, enum kg_op_kind kind,
@@ -310,7 +337,7 @@ static int on_sync(struct kgt_reader *r, sqlite3_stmt *st)
 {
 	/* process, type, context, stream, start, end, correlation, device */
 	uint32_t p = kgt_proc_of(r, sqlite3_column_int64(st, 0));
-	if (p == KG_NONE || is_null(st, 4) || is_null(st, 5))
+	if (p == KG_NONE || time_col(st, 4) == KG_NO_TIME || time_col(st, 5) == KG_NO_TIME)
 		return 0;
 	struct kg_sync *y = model_add_sync(r->m);
 	if (!y)
@@ -332,8 +359,8 @@ static int on_sync(struct kgt_reader *r, sqlite3_stmt *st)
 static int on_nvtx(struct kgt_reader *r, sqlite3_stmt *st)
 {
 	uint32_t p = kgt_proc_of(r, sqlite3_column_int64(st, 0));
-	if (p == KG_NONE)
-		return 0;
+	if (p == KG_NONE || time_col(st, 4) == KG_NO_TIME)
+		return 0; /* no process, or no start: nothing to place it by */
 	struct kg_range *g = model_add_range(r->m);
 	if (!g)
 		return kgt_oom(r);
@@ -435,6 +462,10 @@ static int read_all(struct kgt_reader *r)
 			      on_nvtx);
 	if (!rc)
 		rc = kgt_read_stacks(r);
+	if (!rc)
+		rc = kgt_read_hw(r);
+	if (!rc) /* after every op: its blocks name ops by index */
+		rc = kgt_read_sm(r);
 	kgt_progress(r, 1.0);
 	return rc;
 }
@@ -452,6 +483,7 @@ int read_kgt(struct kg_model *m, const char *path, const struct kg_load_opts *op
 			   (unsigned long long)r.skipped);
 	sqlite3_close(r.db);
 	free(r.str);
+	idmap_free(&r.strmap);
 	free(r.proc);
 	free(r.dev);
 	return rc;

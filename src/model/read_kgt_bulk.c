@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "model/kgt_reader.h"
+#include "trace/trace_db.h"
 #include "util/idmap.h"
 
 #define ROW_CHUNK 16384 /* ids per unit when reading rows */
@@ -92,11 +93,12 @@ static void kernel_fields(const struct kgt_reader *r, const struct kg_row *row, 
 		o->flags |= KG_OPF_DEVICE_LAUNCHED;
 }
 
-/* A call whose start is NULL, or of no known process, is not kept. */
+/* A call whose start is NULL (or INT64_MIN: KG_NO_TIME), or of no known process, is not
+ * kept. */
 static int api_kept(const struct kgt_reader *r, const struct kg_row *row, uint32_t *process)
 {
 	*process = kgt_proc_of(r, row->v[A_PROCESS]);
-	return *process != KG_NONE && !row_is_null(row, A_START);
+	return *process != KG_NONE && row_time(row, A_START) != KG_NO_TIME;
 }
 
 static void api_fields(const struct kgt_reader *r, const struct kg_row *row, struct kg_api *a)
@@ -400,10 +402,10 @@ static int list_blocks(struct kgt_reader *r, struct table_plan *t, const char *t
 	return rc < 0 ? kgt_oom(r) : rc;
 }
 
-/* Units of a table, and the slots they need (*slots). 0 units: read it as rows on one
- * thread (ids too sparse). */
+/* Units of a table of `rows` rows, and the slots they need (*slots). 0 units: read it as
+ * rows on one thread (ids too sparse). */
 static int plan_table(struct kgt_reader *r, struct table_plan *t, const char *table, int packed,
-		      uint64_t *slots)
+		      int64_t rows, uint64_t *slots)
 {
 	*slots = 0;
 	if (packed) {
@@ -419,29 +421,44 @@ static int plan_table(struct kgt_reader *r, struct table_plan *t, const char *ta
 	int64_t lo, hi;
 	int rc = kgt_id_range(r, table, &lo, &hi);
 	uint64_t span = kgt_id_span(lo, hi);
+	/* A slot per id is sized by the ids, not by the rows: a few rows with ids far apart
+	 * (an edited or damaged file) would reserve gigabytes. Ids sparser than that are read
+	 * one by one instead, into an array that grows with the rows found. */
+	if (span > (uint64_t)rows + (uint64_t)rows / 4 + ROW_CHUNK)
+		span = 0;
 	t->lo = lo;
 	t->nunits = (uint32_t)((span + ROW_CHUNK - 1) / ROW_CHUNK);
 	*slots = (uint64_t)t->nunits * ROW_CHUNK;
 	return rc;
 }
 
-/* Plans both tables and reserves room for their slices and for the copies and memsets
- * that follow. Without room (ids too sparse), a table is read as rows, one by one. */
-static int plan(struct kgt_reader *r, struct scan *k, int packed_kernels, int packed_apis)
+/* Rows of a table: COUNT(*) walks the b-tree's pages, not its rows. */
+static int table_rows(struct kgt_reader *r, const char *table, int64_t *rows)
 {
-	uint64_t ops = 0, apis = 0, other = 0;
-	int64_t lo = 0, hi = 0;
-	int rc = plan_table(r, &k->t[T_KERNELS], "kernels", packed_kernels, &ops);
+	char sql[64];
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table);
+	return trace_db_int(r->db, sql, NULL, rows) == SQLITE_OK ? 0 : kgt_read_error(r, table);
+}
+
+/* Plans both tables (rows[] of each) and reserves room for their slices and for the
+ * copies and memsets that follow. Without room (ids too sparse), a table is read as rows,
+ * one by one. */
+static int plan(struct kgt_reader *r, struct scan *k, int packed_kernels, int packed_apis,
+		const int64_t rows[T_COUNT])
+{
+	uint64_t ops = 0, apis = 0;
+	int64_t copies = 0, memsets = 0;
+	int rc = plan_table(r, &k->t[T_KERNELS], "kernels", packed_kernels, rows[T_KERNELS], &ops);
 	if (!rc)
-		rc = plan_table(r, &k->t[T_APIS], "api_calls", packed_apis, &apis);
+		rc = plan_table(r, &k->t[T_APIS], "api_calls", packed_apis, rows[T_APIS], &apis);
+	/* counted, not taken from the largest id: the room must follow the rows */
 	if (!rc)
-		rc = kgt_id_range(r, "memcpys", &lo, &hi);
-	other += hi > 0 ? (uint64_t)hi : 0;
+		rc = table_rows(r, "memcpys", &copies);
 	if (!rc)
-		rc = kgt_id_range(r, "memsets", &lo, &hi);
-	other += hi > 0 ? (uint64_t)hi : 0;
+		rc = table_rows(r, "memsets", &memsets);
 	if (rc)
 		return rc;
+	uint64_t other = (uint64_t)copies + (uint64_t)memsets;
 	struct kg_model *m = r->m;
 	k->t[T_KERNELS].base = m->n_ops;
 	k->t[T_APIS].base = m->n_apis;
@@ -465,10 +482,11 @@ static int plan(struct kgt_reader *r, struct scan *k, int packed_kernels, int pa
 
 /* ------------------------------------------------------------------ both tables */
 
-static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis)
+static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis,
+		       const int64_t rows[T_COUNT])
 {
 	struct scan k = {.r = r};
-	int rc = plan(r, &k, packed_kernels, packed_apis);
+	int rc = plan(r, &k, packed_kernels, packed_apis, rows);
 	int threaded = 0;
 	pthread_t second;
 	struct worker *w[2] = {calloc(1, sizeof(struct worker)), calloc(1, sizeof(struct worker))};
@@ -521,13 +539,13 @@ static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis
 
 int kgt_read_bulk(struct kgt_reader *r)
 {
-	int64_t rows;
+	int64_t rows[T_COUNT]; /* packed_usable counts them whatever it answers */
 	int rows_only = r->opts && r->opts->rows_only;
-	int pk = !rows_only && packed_usable(r->db, "kernels", &rows);
-	int pa = !rows_only && packed_usable(r->db, "api_calls", &rows);
+	int pk = packed_usable(r->db, "kernels", &rows[T_KERNELS]) && !rows_only;
+	int pa = packed_usable(r->db, "api_calls", &rows[T_APIS]) && !rows_only;
 	uint32_t n_ops = r->m->n_ops, n_apis = r->m->n_apis;
 	uint64_t skipped = r->skipped;
-	int rc = read_tables(r, pk, pa);
+	int rc = read_tables(r, pk, pa, rows);
 	if (rc != -EBADMSG)
 		return rc;
 	/* a damaged block: say so, and read the rows */
@@ -535,5 +553,5 @@ int kgt_read_bulk(struct kgt_reader *r)
 	r->m->n_ops = n_ops;
 	r->m->n_apis = n_apis;
 	r->skipped = skipped;
-	return read_tables(r, 0, 0);
+	return read_tables(r, 0, 0, rows);
 }

@@ -717,7 +717,9 @@ static int on_api(struct nsys_reader *r, sqlite3_stmt *st)
 						     : EVC_UNKNOWN;
 	int has_chain = int_col(st, A_CHAIN, &chain);
 	uint64_t gtid = (uint64_t)sqlite3_column_int64(st, A_TID);
-	if (cls == EVC_OTHER || cls == EVC_BACKTRACE || !int_col(st, A_START, &start)) {
+	/* INT64_MIN is the model's "unknown" (KG_NO_TIME): no start either */
+	if (cls == EVC_OTHER || cls == EVC_BACKTRACE || !int_col(st, A_START, &start) ||
+	    start == KG_NO_TIME) {
 		r->skipped_apis++; /* e.g. CUDA backtrace records: not calls of their own */
 		/* a backtrace record carries the stack of the call with its correlation id */
 		uint32_t corr = (uint32_t)sqlite3_column_int64(st, A_CORR);
@@ -754,8 +756,8 @@ static const struct col sync_cols[Y_NCOLS] = {
 
 static int on_sync(struct nsys_reader *r, sqlite3_stmt *st)
 {
-	if (is_null(st, Y_START) || is_null(st, Y_END))
-		return 0;
+	if (time_col(st, Y_START) == KG_NO_TIME || time_col(st, Y_END) == KG_NO_TIME)
+		return 0; /* NULL, or INT64_MIN: the model's "unknown" */
 	uint32_t p = process_of(r, (uint64_t)sqlite3_column_int64(st, Y_PID));
 	struct kg_sync *y = p == KG_NONE ? NULL : model_add_sync(r->m);
 	if (!y)
@@ -810,7 +812,8 @@ static int on_nvtx_domain(struct nsys_reader *r, sqlite3_stmt *st)
 static int on_nvtx(struct nsys_reader *r, sqlite3_stmt *st)
 {
 	uint8_t type = code_of(r->codes.nvtx, st, N_TYPE);
-	if (type != NV_PUSHPOP && type != NV_STARTEND && type != NV_MARK)
+	if ((type != NV_PUSHPOP && type != NV_STARTEND && type != NV_MARK) ||
+	    sqlite3_column_int64(st, N_START) == KG_NO_TIME) /* the model's "unknown" */
 		return 0;
 	uint64_t gtid = (uint64_t)sqlite3_column_int64(st, N_TID);
 	uint32_t p = process_of(r, gtid);
@@ -1388,12 +1391,19 @@ static int open_strings(struct nsys_reader *r)
 		return 0;
 	}
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db, "SELECT MAX(id) FROM StringIds", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(r->db, "SELECT MAX(id), COUNT(*) FROM StringIds", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return db_error(r, "StringIds");
-	int64_t max = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	int64_t max = 0, count = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		max = sqlite3_column_int64(st, 0);
+		count = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
-	/* ids are dense from 0; a cache beyond 64M entries is not worth its memory */
-	r->nstr = max >= 0 && max < (1 << 26) ? (size_t)max + 1 : 0;
+	/* ids are dense from 0; a cache beyond 64M entries is not worth its memory, nor one
+	 * sized by ids far sparser than the strings there are (a damaged file: 4 bytes per
+	 * id, touched at once) */
+	r->nstr = max >= 0 && max < (1 << 26) && max <= 2 * count + 1024 ? (size_t)max + 1 : 0;
 	r->str = malloc((r->nstr ? r->nstr : 1) * sizeof(*r->str));
 	if (!r->str)
 		return oom(r);

@@ -16,6 +16,8 @@
  */
 #include <cupti.h>
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -28,7 +30,9 @@
 #include <unistd.h>
 
 #include "recorder/convert.h"
+#include "recorder/hwsample.h"
 #include "recorder/raw_format.h"
+#include "recorder/smlog.h"
 #include "recorder/spool.h"
 #include "recorder/stacks.h"
 
@@ -57,6 +61,8 @@ static struct {
 	unsigned flush_ms;
 	double delay_s, duration_s;
 	int profiler_api_range;
+	uint64_t hw_interval_ns;    /* --hw: PM sampling interval, 0 off */
+	int sm;                     /* --sm: read the block logs of include/kgantt/sm.h */
 	uint64_t t0;           /* CLOCK_MONOTONIC_RAW origin of --delay/--duration */
 	struct kg_spool spool;
 	struct kg_pool pool;
@@ -116,6 +122,16 @@ static void status(enum kg_status_level level, const char *fmt, ...)
 	}
 	spool_flush(&g.spool);
 	pthread_mutex_unlock(&g.spool.lock);
+}
+
+static void hw_status(int level, const char *text)
+{
+	status((enum kg_status_level)level, "%s", text);
+}
+
+static void sm_status(int level, const char *text)
+{
+	status((enum kg_status_level)level, "%s", text);
 }
 
 static const char *cupti_error(CUptiResult res)
@@ -350,8 +366,26 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 				  CUpti_CallbackId cbid, const void *data)
 {
 	const CUpti_CallbackData *cb = data;
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+		uint32_t device = 0;
+		const CUpti_ResourceData *rd = data;
+		if (cuptiGetDeviceId(rd->context, &device) == CUPTI_SUCCESS)
+			hw_device_used(device);
+		return;
+	}
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE &&
+	    cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+		if (g.sm)
+			smlog_on_context_destroy(((const CUpti_ResourceData *)data)->context);
+		return;
+	}
 	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
+	/* the recorder's own calls (reading the SM block logs) are nobody's business */
+	if (g.sm && smlog_on_api(domain, cbid, cb))
+		return;
+	if (g.hw_interval_ns && cb->callbackSite == CUPTI_API_EXIT)
+		hw_on_api_exit(cb->context);
 	if (g.capturing)
 		stacks_on_api(domain, cbid, cb);
 	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || !g.profiler_api_range)
@@ -573,6 +607,9 @@ static void at_exit(void)
 		return;
 	g.stopping = 1;
 	sync_current_context();
+	hw_stop(); /* after the sync: the last kernels' samples are complete */
+	if (g.sm)
+		smlog_at_exit(); /* before the flush: its own calls' records leave with the rest */
 	cuptiActivityFlushAll(0);
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (g.flusher_started)
@@ -592,11 +629,30 @@ static void at_exit(void)
 static void atfork_child(void)
 {
 	stacks_disable();
+	smlog_disable();
 	if (g.active) {
 		g.active = 0;
 		if (g.spool.fd >= 0)
 			close(g.spool.fd);
 		g.spool.fd = -1;
+	}
+}
+
+/* record --sm: the driver functions the block logs need, and their tables. */
+static void setup_smlog(void)
+{
+	struct kg_smlog_driver drv;
+	char why[256];
+	if (smlog_load_driver(&drv, why, sizeof(why)) < 0) {
+		status(KG_STATUS_WARNING, "no SM placement: %s", why);
+		g.sm = 0;
+	} else if (smlog_init(&drv, &g.spool, sm_status) < 0) {
+		status(KG_STATUS_WARNING, "no SM placement: cannot allocate its tables");
+		g.sm = 0;
+	} else {
+		smlog_subscribe(g.subscriber);
+		status(KG_STATUS_INFO, "SM placement: reading the block logs of kernels built "
+				       "with include/kgantt/sm.h (record --sm)");
 	}
 }
 
@@ -631,6 +687,13 @@ static int setup_cupti(void)
 		} else {
 			stacks_subscribe(g.subscriber);
 		}
+	}
+	if (g.sm)
+		setup_smlog();
+	if (g.hw_interval_ns && hw_start(g.hw_interval_ns, &g.spool, hw_status) == 0) {
+		cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+		hw_subscribe(g.subscriber);
 	}
 	if (g.profiler_api_range) {
 		cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
@@ -682,6 +745,11 @@ static void read_settings(void)
 	g.duration_s = env_double("KGANTT_DURATION", 0);
 	const char *range = getenv("KGANTT_CAPTURE_RANGE");
 	g.profiler_api_range = range && strcmp(range, "cudaProfilerApi") == 0;
+	g.sm = g.mode == KG_MODE_FULL && env_long("KGANTT_SM", 0, 0, 1);
+	const char *hw_ns = getenv("KGANTT_HW_NS");
+	g.hw_interval_ns = hw_ns && *hw_ns ? strtoull(hw_ns, NULL, 10) : 0;
+	if (g.hw_interval_ns && (g.hw_interval_ns < 1000 || g.hw_interval_ns > 1000000000ull))
+		g.hw_interval_ns = 0; /* `record` rejects these; a hand-set value is ignored */
 	const char *t0 = getenv("KGANTT_T0");
 	g.t0 = t0 && *t0 ? strtoull(t0, NULL, 10) : 0;
 	if (g.t0 == 0 || g.t0 > now_raw_ns())
@@ -715,6 +783,31 @@ KG_EXPORT int InitializeInjectionNvtx(const void *get_export_table)
 	return forward_nvtx("InitializeInjectionNvtx", get_export_table);
 }
 
+/* KGANTT_DEBUG_CRASH=1 (for kgantt's developers, never set by `record`): a crash in the
+ * traced program prints the faulting thread's stack on stderr before the program dies as
+ * it would have. Without it the recorder installs no signal handler. */
+static void crash_report(int sig)
+{
+	void *frames[64];
+	int n = backtrace(frames, 64);
+	char msg[64];
+	int len = snprintf(msg, sizeof(msg), "kgantt[%d]: signal %d, stack:\n", (int)getpid(), sig);
+	if (write(2, msg, (size_t)len) < 0 || n <= 0)
+		_exit(128 + sig);
+	backtrace_symbols_fd(frames, n, 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void debug_crashes(void)
+{
+	if (env_long("KGANTT_DEBUG_CRASH", 0, 0, 1)) {
+		signal(SIGSEGV, crash_report);
+		signal(SIGBUS, crash_report);
+		signal(SIGABRT, crash_report);
+	}
+}
+
 KG_EXPORT int InitializeInjection(void)
 {
 	static int done;
@@ -724,6 +817,7 @@ KG_EXPORT int InitializeInjection(void)
 
 	g.pid = getpid();
 	read_settings();
+	debug_crashes();
 	if (open_spool() < 0)
 		return 1; /* the program runs on; `record` notices the missing spool */
 

@@ -50,6 +50,10 @@ enum kg_raw_type {
 	KG_RAW_STACK = 19,   /* one distinct call stack */
 	KG_RAW_CALLSITES = 20, /* API calls (correlation ids) and their stacks */
 	KG_RAW_PYCODE = 21,  /* a Python code object that appears in stacks */
+	KG_RAW_HW_DEVICE = 22, /* hardware sampling on one device: settings, or why not */
+	KG_RAW_HW_SAMPLES = 23, /* a batch of hardware samples of one device */
+	KG_RAW_SM_BLOCKS = 24, /* blocks' SM and times, from a kernel's own log (record --sm) */
+	KG_RAW_SM_OWN = 25,  /* a driver call the recorder made itself (record --sm) */
 	KG_RAW_TYPE_MAX
 };
 
@@ -303,6 +307,77 @@ struct kg_raw_pycode {
 	uint32_t filename_str, qualname_str;
 	int32_t firstlineno;
 	uint32_t linetable_len;
+	uint32_t pad;
+};
+
+/* ------------------------------------------------------------------ hardware samples
+ * `record --hw`: CUPTI PM sampling of GPU-wide counters (recorder/hwsample.c). The
+ * figures are util/hw_figures.h's, converted in the recorder from the CUPTI metrics the
+ * GPU could count in one pass; times are on the trace's clock. */
+
+/* One per device and figure taken (metric_str names the CUPTI metric), plus one with
+ * figure = UINT32_MAX carrying the device's state: `state` 0 sampling, else why not in
+ * note_str (counters not permitted, another profiler holds them, unsupported GPU). */
+struct kg_raw_hw_device {
+	struct kg_raw_hdr h;
+	uint64_t interval_ns;   /* the sampling interval asked of the GPU */
+	int32_t device;         /* CUDA device ordinal in this process */
+	uint32_t figure;        /* enum kg_hw_figure, or UINT32_MAX: the device's state */
+	uint32_t metric_str;    /* the CUPTI metric behind the figure */
+	uint32_t note_str;      /* the state's explanation, 0 none */
+	int32_t state;          /* 0 sampling, 1 refused, 2 failed later (samples stop) */
+	uint32_t pad;
+};
+
+/* Followed by count samples of 8 + 8 + 4 * n_figures bytes (padded to 8): int64 start and
+ * end, then n_figures floats in enum kg_hw_figure order, NaN where not taken. */
+struct kg_raw_hw_samples {
+	struct kg_raw_hdr h;
+	int32_t device;
+	uint32_t count;
+	uint32_t n_figures;     /* KG_HW_N of the recorder that wrote it */
+	uint32_t lost;          /* samples the GPU's buffer or the decoder lost before these */
+};
+
+/* ------------------------------------------------------------------ SM placement
+ * `record --sm`: kernels built with include/kgantt/sm.h log, per block, the SM it ran on
+ * and when (%globaltimer, the GPU's own clock) into a buffer of their module; the recorder
+ * (recorder/smlog.c) copies the buffers out when the device is idle. Times stay raw here:
+ * the importer puts them on the trace's clock from the kernels they belong to. */
+
+/* One block, as the device wrote it (struct kgantt_sm_record of include/kgantt/sm.h). */
+struct kg_raw_sm_block {
+	uint64_t grid;          /* %gridid: the kernel's CUPTI grid id */
+	uint64_t start, end;    /* %globaltimer, ns */
+	uint32_t sm;            /* %smid */
+	uint32_t block;         /* linear block index */
+};
+
+enum kg_sm_read_why { KG_SM_AT_SYNC = 1, KG_SM_AT_CONTEXT_END = 2, KG_SM_AT_EXIT = 3 };
+
+/* Followed by count struct kg_raw_sm_block (record_size bytes each). A read of a buffer
+ * that held more blocks than one record takes writes several; `dropped` is on the first. */
+struct kg_raw_sm_blocks {
+	struct kg_raw_hdr h;
+	uint64_t ts;            /* CLOCK_MONOTONIC_RAW when the buffer was read */
+	uint64_t dropped;       /* blocks the buffer had no room for since the last read */
+	uint32_t context_id, device_id;
+	uint32_t count;
+	uint32_t record_size;   /* sizeof(struct kg_raw_sm_block) */
+	uint32_t why;           /* enum kg_sm_read_why */
+	uint32_t pad;
+};
+
+/* Written before the recorder makes a driver call of its own (reading a buffer, finding
+ * one): the importer leaves out the driver API record with this correlation id and cbid,
+ * and, when KG_SM_OWN_COPY is set, the copies and memsets with this correlation id, so the
+ * trace shows the program's calls only. */
+#define KG_SM_OWN_COPY 0x1
+struct kg_raw_sm_own {
+	struct kg_raw_hdr h;
+	uint32_t correlation_id;
+	uint32_t cbid;          /* CUPTI driver API callback id */
+	uint32_t flags;         /* KG_SM_OWN_COPY */
 	uint32_t pad;
 };
 

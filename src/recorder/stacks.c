@@ -330,7 +330,8 @@ void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if (cb->correlationId == last_correlation)
 		return;
 	last_correlation = cb->correlationId;
-	if (cls == CLASS_LAUNCH && !sample_launch(launch_key(domain, cbid, cb)))
+	/* launch callbacks may be on for someone else (record --hw) */
+	if (cls == CLASS_LAUNCH && (st.no_launches || !sample_launch(launch_key(domain, cbid, cb))))
 		return;
 	take_stack(cb->correlationId);
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/timemath.h"
+
 /* Natural heights, px. A stream lane is the tallest: it carries blocks with names, the
  * launch and queue phases and the annotation marks. */
 #define STREAM_H 30.0
@@ -17,15 +19,18 @@
 #define PROCESS_HEADER_H 22.0
 #define DEVICE_HEADER_H 18.0
 #define GROUP_GAP 6.0
+#define HW_NOTE_H 20.0     /* the strip of a device without samples: one line of note */
 
 /* ---------------------------------------------------------------- time mapping */
 
 double layout_x(const struct kg_layout *l, int64_t t)
 {
-	/* clamp by comparison, never by subtracting t: t may be anything, KG_NO_TIME too */
-	int64_t span = l->t1 - l->t0, lo = l->t0 - span, hi = l->t1 + span;
+	/* clamp by comparison, never by subtracting t: t may be anything, KG_NO_TIME too;
+	 * the window's own ends are the file's times, so even they saturate */
+	int64_t span = kg_time_diff(l->t1, l->t0);
+	int64_t lo = kg_time_add(l->t0, -span), hi = kg_time_add(l->t1, span);
 	t = t < lo ? lo : t > hi ? hi : t;
-	return l->x0 + (double)(t - l->t0) * l->px_per_ns;
+	return l->x0 + (double)kg_time_diff(t, l->t0) * l->px_per_ns;
 }
 
 double layout_ns_per_px(const struct kg_layout *l)
@@ -68,7 +73,7 @@ static void format_rel(int64_t rel, int64_t unit, const char *uname, int decimal
 
 int64_t layout_time_scale(const struct kg_layout *l, int64_t origin)
 {
-	int64_t a = l->t0 - origin, b = l->t1 - origin;
+	int64_t a = kg_time_diff(l->t0, origin), b = kg_time_diff(l->t1, origin);
 	a = a < 0 ? -a : a;
 	b = b < 0 ? -b : b;
 	return a > b ? a : b;
@@ -78,7 +83,7 @@ const char *layout_time_label(int64_t t, int64_t origin, int64_t scale, char buf
 {
 	const char *uname;
 	int64_t unit = unit_of(scale, &uname);
-	format_rel(t - origin, unit, uname, unit > 1 ? 3 : 0, buf);
+	format_rel(kg_time_diff(t, origin), unit, uname, unit > 1 ? 3 : 0, buf);
 	return buf;
 }
 
@@ -94,13 +99,13 @@ static int64_t nice_step(int64_t raw)
 		return 2 * p;
 	if (5 * p >= raw)
 		return 5 * p;
-	return 10 * p;
+	return p <= INT64_MAX / 10 ? 10 * p : INT64_MAX; /* p is at most 10^18 */
 }
 
 int layout_ticks(const struct kg_layout *l, int64_t origin, int target, struct kg_tick *ticks,
 		 int max)
 {
-	int64_t span = l->t1 - l->t0;
+	int64_t span = kg_time_diff(l->t1, l->t0);
 	if (span <= 0 || target < 1)
 		return 0;
 	int64_t step = nice_step(span / target > 0 ? span / target : 1);
@@ -109,12 +114,17 @@ int layout_ticks(const struct kg_layout *l, int64_t origin, int target, struct k
 	/* as many decimals as the step needs in that unit: 0.2 ms -> 1, 50 µs in ms -> 2 */
 	int decimals = unit > step ? (int)ceil(log10((double)unit / (double)step) - 1e-9) : 0;
 	int n = 0;
-	int64_t t = origin + floor_div(l->t0 - origin, step) * step;
+	/* the first multiple of step from the origin in the window; an origin too far from
+	 * the window for that to fit (a trace of absurd times) gets no ticks */
+	int64_t first;
+	if (__builtin_mul_overflow(floor_div(kg_time_diff(l->t0, origin), step), step, &first))
+		return 0;
+	int64_t t = kg_time_add(origin, first);
 	if (t < l->t0)
-		t += step;
-	for (; t <= l->t1 && n < max; t += step) {
+		t = kg_time_add(t, step);
+	for (; t <= l->t1 && n < max; t = kg_time_add(t, step)) {
 		ticks[n].t = t;
-		format_rel(t - origin, unit, uname, decimals, ticks[n].label);
+		format_rel(kg_time_diff(t, origin), unit, uname, decimals, ticks[n].label);
 		n++;
 	}
 	return n;
@@ -277,6 +287,7 @@ struct builder {
 	struct kg_layout *l;
 	uint32_t cap_lanes, cap_headers;
 	double y;
+	uint32_t cap_strips;
 };
 
 static struct kg_lane *add_lane(struct builder *b, enum kg_lane_kind kind, uint32_t process,
@@ -380,6 +391,35 @@ static int by_id(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
+/* The hardware strip of device d, when the trace sampled it or says why it could not:
+ * full height with samples, one line for the note of a device without. */
+static int add_hw_strip(struct builder *b, uint32_t d)
+{
+	const struct kg_model *m = b->m;
+	struct kg_layout *l = b->l;
+	uint32_t hw = KG_NONE;
+	for (uint32_t i = 0; i < m->n_hw_devices && hw == KG_NONE; i++)
+		if (m->hw_devices[i].device == d)
+			hw = i;
+	if (hw == KG_NONE || b->o->hw_strip_h <= 0)
+		return 0;
+	int sampled = 0;
+	for (uint32_t i = 0; i < m->n_hw_samples && !sampled; i++)
+		sampled = m->hw_samples[i].device == d;
+	if (l->n_hw_strips == b->cap_strips) {
+		uint32_t cap = b->cap_strips ? 2 * b->cap_strips : 4;
+		struct kg_hw_strip *p = realloc(l->hw_strips, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		l->hw_strips = p;
+		b->cap_strips = cap;
+	}
+	double h = sampled ? b->o->hw_strip_h : HW_NOTE_H;
+	l->hw_strips[l->n_hw_strips++] = (struct kg_hw_strip){d, hw, b->y, h};
+	b->y += h;
+	return 0;
+}
+
 /* A device header and its stream lanes (by stream id), when any stream is shown. */
 static int device_lanes(struct builder *b, uint32_t d, const uint8_t *shown, uint32_t *scratch)
 {
@@ -403,7 +443,7 @@ static int device_lanes(struct builder *b, uint32_t d, const uint8_t *shown, uin
 		ln->stream = scratch[i];
 		l->lane_of_stream[scratch[i]] = l->n_lanes - 1;
 	}
-	return 0;
+	return add_hw_strip(b, d);
 }
 
 static int by_ordinal(const void *a, const void *b, void *arg)
@@ -475,6 +515,14 @@ static void fit_height(struct kg_layout *l, const struct kg_layout_opts *o)
 		return;
 	double k = (avail - fixed) / lanes;
 	k = k < 0.3 ? 0.3 : k > 4 ? 4 : k;
+	/* hardware strips keep their height and move by the growth of the lanes above them
+	 * (from the lanes' heights before the loop below changes them) */
+	for (uint32_t s = 0; s < l->n_hw_strips; s++) {
+		double above = 0;
+		for (uint32_t i = 0; i < l->n_lanes && l->lanes[i].y < l->hw_strips[s].y; i++)
+			above += l->lanes[i].h * (k - 1);
+		l->hw_strips[s].y += above;
+	}
 	/* shift every row by the growth of the lanes above it */
 	double grown = 0;
 	uint32_t li = 0, hi = 0;
@@ -524,7 +572,7 @@ static int build_groups(const struct kg_model *m, const struct kg_layout_opts *o
 	for (uint32_t p = 0; p < m->n_processes; p++)
 		procs[p] = p;
 	qsort_r(procs, m->n_processes, sizeof(*procs), by_host_rank_pid, (void *)m);
-	struct builder b = {m, o, l, 0, 0, o->top_space};
+	struct builder b = {m, o, l, 0, 0, o->top_space, 0};
 	l->lanes_top = b.y;
 	for (uint32_t i = 0; i < m->n_processes; i++)
 		if (process_group(&b, procs[i], shown, scratch) < 0)
@@ -542,13 +590,13 @@ int layout_build(const struct kg_model *m, const struct kg_layout_opts *o, struc
 {
 	memset(l, 0, sizeof(*l));
 	l->t0 = o->t0;
-	l->t1 = o->t1 > o->t0 ? o->t1 : o->t0 + 1;
+	l->t1 = o->t1 > o->t0 ? o->t1 : kg_time_add(o->t0, 1);
 	l->width = o->width;
 	l->x0 = o->label_width;
 	l->x1 = o->width - o->right_margin;
 	if (l->x1 < l->x0 + 10)
 		l->x1 = l->x0 + 10;
-	l->px_per_ns = (l->x1 - l->x0) / (double)(l->t1 - l->t0);
+	l->px_per_ns = (l->x1 - l->x0) / (double)kg_time_diff(l->t1, l->t0);
 	if (alloc_maps(m, l) < 0 || host_index(m, l) < 0 || build_groups(m, o, l) < 0) {
 		layout_free(l);
 		return -ENOMEM;
@@ -572,6 +620,7 @@ void layout_free(struct kg_layout *l)
 	free(l->api_first);
 	free(l->range_order);
 	free(l->range_first);
+	free(l->hw_strips);
 	memset(l, 0, sizeof(*l));
 }
 

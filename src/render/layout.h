@@ -59,6 +59,16 @@ struct kg_layout_opts {
 	const int64_t *streams;  /* only streams with these ids; NULL all */
 	int n_streams;
 	int host_lanes;          /* 0: no API and NVTX lanes */
+	double hw_strip_h;       /* px of the hardware-sample strip under each device with
+				  * samples (record --hw); 0: no strips */
+};
+
+/* A device's hardware samples (record --hw), drawn as a strip under its stream lanes; a
+ * device that has none (refused, or nothing recorded) gets a one-line strip for its note. */
+struct kg_hw_strip {
+	uint32_t device;    /* index into model.devices */
+	uint32_t hw;        /* index into model.hw_devices */
+	double y, h;
 };
 
 struct kg_layout {
@@ -81,6 +91,8 @@ struct kg_layout {
 	 * ranges without a thread last (range_first[n_threads] .. range_first[n_threads+1]). */
 	uint32_t *api_order, *api_first;
 	uint32_t *range_order, *range_first;
+	struct kg_hw_strip *hw_strips;  /* in y order, each right after its device's lanes */
+	uint32_t n_hw_strips;
 };
 
 /* 1 when an operation runs in [t0, t1) (a zero-length one: starts in it). */

@@ -30,6 +30,8 @@ struct kg_plot_opts {
 	const char *title;       /* NULL: the recorded command */
 	const char *trace_name;  /* for the subtitle */
 	int host_lanes;          /* API and NVTX lanes */
+	int no_hw;               /* no hardware-sample strips (render/plot_hw.h) */
+	int sm;                  /* SM lanes under the stream lanes (render/plot_sm.h) */
 };
 
 /* What the annotations are computed from; NULL members (or a NULL pointer to

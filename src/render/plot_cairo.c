@@ -19,18 +19,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "render/draw.h"
 #include "render/layout.h"
 #include "render/plot.h"
+#include "render/plot_hw.h"
+#include "render/plot_sm.h"
 #include "report/report.h"
+#include "util/timemath.h"
+#include "util/json_text.h"
 #include "util/utf8.h"
 
 /* ---------------------------------------------------------------- colours */
 
-struct rgb {
-	double r, g, b;
-};
 
-#define RGB(h) {((h) >> 16 & 255) / 255.0, ((h) >> 8 & 255) / 255.0, ((h) & 255) / 255.0}
 
 /* Compute kernels take cool colours (blue, green, violet), copies warm ones, so that the
  * kind reads at a glance and the name within a kind by hue. */
@@ -63,7 +64,6 @@ static const struct rgb c_host_bg = RGB(0xfcfaf6);
 #define RIGHT_MARGIN 18.0
 #define BLOCK_LABEL_MIN 34.0   /* a block this wide gets its name */
 #define BORDER_MIN 5.0         /* ... this wide, a dark border */
-#define FONT "DejaVu Sans"
 
 /* ---------------------------------------------------------------- what was drawn */
 
@@ -101,14 +101,11 @@ struct plot {
 	double *col_busy, *col_rgb;    /* density accumulators, one per pixel column */
 	int ncols;
 	int oom;
+	double sm_h;                   /* the SM panel under the lanes (plot --sm), px */
+	struct kg_sm_drawn sm_drawn;
 };
 
 /* ---------------------------------------------------------------- small drawing helpers */
-
-static void set_rgb(cairo_t *cr, struct rgb c)
-{
-	cairo_set_source_rgb(cr, c.r, c.g, c.b);
-}
 
 static struct rgb darker(struct rgb c, double k)
 {
@@ -127,20 +124,6 @@ static void circle(cairo_t *cr, double x, double y, double r)
 {
 	cairo_new_sub_path(cr);
 	cairo_arc(cr, x, y, r, 0, 2 * M_PI);
-}
-
-static void font(cairo_t *cr, double size, int bold)
-{
-	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
-			       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, size);
-}
-
-static double text_w(cairo_t *cr, const char *s)
-{
-	cairo_text_extents_t e;
-	cairo_text_extents(cr, s, &e);
-	return e.x_advance;
 }
 
 /* Cuts s (UTF-8) so that it fits in maxw px, ending it with "…"; "" when not even one
@@ -170,12 +153,6 @@ static void text_at(cairo_t *cr, double x, double y, const char *s, struct rgb c
 	set_rgb(cr, c);
 	cairo_move_to(cr, x, y);
 	cairo_show_text(cr, s);
-}
-
-static void text_fit(cairo_t *cr, double x, double y, double maxw, const char *s, struct rgb c)
-{
-	char buf[512];
-	text_at(cr, x, y, fit(cr, s, maxw, buf, sizeof(buf)), c);
 }
 
 static void text_centered(cairo_t *cr, double cx, double y, const char *s, struct rgb c)
@@ -268,7 +245,7 @@ static void merger_add(struct merger *g, int64_t a, int64_t b)
 {
 	if (b < a)
 		b = a;
-	if (g->open && a <= g->b + g->join) {
+	if (g->open && a <= kg_time_add(g->b, g->join)) {
 		g->b = b > g->b ? b : g->b;
 		g->a = a < g->a ? a : g->a;
 		g->count++;
@@ -282,7 +259,7 @@ static struct merger merger_new(struct plot *p, double px,
 				void (*flush)(struct plot *, const struct merger *, const void *),
 				const void *arg)
 {
-	int64_t join = (int64_t)(px * layout_ns_per_px(&p->l));
+	int64_t join = kg_i64_of(px * layout_ns_per_px(&p->l));
 	return (struct merger){0, 0, join, 0, 0, flush, p, arg};
 }
 
@@ -337,7 +314,8 @@ static void density_add(struct plot *p, int64_t s, int64_t e, struct rgb c)
 	const struct kg_layout *l = &p->l;
 	s = s < l->t0 ? l->t0 : s;
 	e = e > l->t1 ? l->t1 : e;
-	double fa = (double)(s - l->t0) * l->px_per_ns, fb = (double)(e - l->t0) * l->px_per_ns;
+	double fa = (double)kg_time_diff(s, l->t0) * l->px_per_ns;
+	double fb = (double)kg_time_diff(e, l->t0) * l->px_per_ns;
 	if (fb - fa < 0.02) /* a zero-length operation still shows */
 		fb = fa + 0.02;
 	for (int col = (int)fa; col <= (int)fb && col < p->ncols; col++) {
@@ -603,7 +581,7 @@ static int low_occupancy(const struct plot *p, const struct kg_op *o)
 {
 	const struct kg_kernel_stats *ks = stats_of(p, o->name);
 	return ks && ks->occupancy_ok && ks->occ.occupancy < p->a->cfg.low_occupancy &&
-	       o->end - o->start >= p->a->cfg.long_kernel_ns;
+	       kg_time_span(o->end, o->start) >= p->a->cfg.long_kernel_ns;
 }
 
 struct lane_arg {
@@ -638,7 +616,7 @@ static void queue_marks(struct plot *p, uint32_t li)
 	for (uint32_t i = 0; i < s->nops; i++) {
 		const struct kg_op *o = &p->m->ops[s->first_op + i];
 		if (o->kind != KG_OP_KERNEL || o->queued == KG_NO_TIME ||
-		    o->start - o->queued <= p->a->cfg.queue_wait_mark_ns ||
+		    kg_time_diff(o->start, o->queued) <= p->a->cfg.queue_wait_mark_ns ||
 		    !layout_op_in_window(o, p->l.t0, p->l.t1))
 			continue;
 		merger_add(&g, o->queued, o->start);
@@ -961,7 +939,7 @@ static void title(struct plot *p)
 		else
 			snprintf(gpus, sizeof(gpus), "%s", *name ? name : "1 GPU");
 	}
-	int64_t w = p->l.t1 - p->l.t0;
+	int64_t w = kg_time_diff(p->l.t1, p->l.t0);
 	int64_t scale = layout_time_scale(&p->l, p->o->origin);
 	fmt_duration(w, span);
 	snprintf(line, sizeof(line), "%s%s%" PRIu32 " process%s · window %s – %s (%s)%s%s", gpus,
@@ -1342,6 +1320,23 @@ static double site_lines(struct plot *p, double y0, int draw)
 
 /* ---------------------------------------------------------------- the page */
 
+/* The SM panel's bars take the kernel lanes' colours. */
+static void sm_colour(void *arg, const struct kg_op *o, double rgb[3])
+{
+	struct rgb c = op_colour(arg, o);
+	rgb[0] = c.r, rgb[1] = c.g, rgb[2] = c.b;
+}
+
+/* plot --sm: the SM lanes under the stream lanes (render/plot_sm.c); its height. */
+static double sm_panel(struct plot *p, double y)
+{
+	if (!p->sm_h)
+		return 0;
+	if (plot_sm_draw(p->cr, p->m, &p->l, p->o, y, MARGIN, sm_colour, p, &p->sm_drawn) < 0)
+		p->oom = 1;
+	return p->sm_h;
+}
+
 static void draw(struct plot *p)
 {
 	cairo_t *cr = p->cr;
@@ -1349,6 +1344,7 @@ static void draw(struct plot *p)
 	cairo_paint(cr);
 	title(p);
 	lane_backgrounds(p);
+	plot_hw_backgrounds(cr, p->m, &p->l, MARGIN);
 	axis(p);
 	lane_labels(p);
 	plot_edges(p);
@@ -1371,7 +1367,10 @@ static void draw(struct plot *p)
 	if (p->a)
 		annotations(p);
 	cairo_restore(cr);
+	if (plot_hw_draw(cr, p->m, &p->l, MARGIN) < 0)
+		p->oom = 1;
 	double y = p->l.lanes_bottom + (p->l.lanes_bottom - p->l.lanes_top > 500 ? 26 : 10);
+	y += sm_panel(p, y);
 	y += legend(p, y, 1);
 	site_lines(p, y, 1);
 }
@@ -1481,21 +1480,6 @@ static int render_to(struct plot *p, struct sink *s)
 
 /* ---------------------------------------------------------------- the manifest */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* A number, or null when there is none. */
 static void json_opt(FILE *f, int present, int64_t v)
 {
@@ -1509,7 +1493,7 @@ static void json_opt(FILE *f, int present, int64_t v)
 static void json_time(FILE *f, int64_t t, int64_t origin)
 {
 	if (t != KG_NO_TIME)
-		fprintf(f, "%" PRId64, t - origin);
+		fprintf(f, "%" PRId64, kg_time_diff(t, origin));
 	else
 		fprintf(f, "null");
 }
@@ -1557,7 +1541,7 @@ static void manifest_marks(FILE *f, const struct plot *p)
 		if (k->lane2 != KG_NONE)
 			fprintf(f, ", \"lane2\": %" PRIu32, k->lane2);
 		fprintf(f, ", \"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"count\": %" PRIu32 "}",
-			k->t0 - p->o->origin, k->t1 - p->o->origin, k->count);
+			kg_time_diff(k->t0, p->o->origin), kg_time_diff(k->t1, p->o->origin), k->count);
 	}
 	fprintf(f, "%s],\n  \"mark_counts\": {", p->n_marks ? "\n  " : "");
 	for (int t = 0; t < 3; t++) {
@@ -1587,13 +1571,13 @@ static void manifest_sites(FILE *f, const struct kg_analysis *a, const struct kg
 		fprintf(f, "%s{\"site\": %" PRIu32 ", \"share\": %.6g, \"gain_ns\": %.0f, \"label\": ",
 			k ? ", " : "", fd->sites[k].site + 1, total > 0 ? fd->sites[k].ns / total : 0,
 			fd->sites[k].ns);
-		json_str(f, label ? label : "");
+		json_put_string(f, label ? label : "");
 		fprintf(f, "}");
 	}
 	free(clean);
 	fprintf(f, "], \"where\": ");
 	if (*top_site(a, fd, where, sizeof(where)))
-		json_str(f, where);
+		json_put_string(f, where);
 	else
 		fprintf(f, "null");
 }
@@ -1606,7 +1590,7 @@ static void manifest_findings(FILE *f, const struct plot *p)
 		const struct kg_finding *fd = &p->a->findings[i];
 		const struct finding_mark *fm = &p->fmarks[i];
 		fprintf(f, "%s\n    {\"number\": %" PRIu32 ", \"rule\": ", i ? "," : "", i + 1);
-		json_str(f, fd->rule);
+		json_put_string(f, fd->rule);
 		fprintf(f, ", \"severity\": \"%s\", \"drawn\": %s, \"lane\": ",
 			severity_name(fd->severity),
 			fm->lane != KG_NONE && fm->t0 != KG_NO_TIME ? "true" : "false");
@@ -1626,7 +1610,7 @@ static void manifest_write(FILE *f, const struct plot *p, const char *path)
 	static const char *const formats[] = {"png", "svg", "pdf"};
 	double k = pixel_scale(p->o);
 	fprintf(f, "{\n  \"kgantt_plot_version\": 1,\n  \"output\": ");
-	json_str(f, path);
+	json_put_string(f, path);
 	fprintf(f, ",\n  \"format\": \"%s\",\n  \"width\": %.0f,\n  \"height\": %.0f,\n",
 		formats[p->o->format], p->l.width, p->l.height);
 	if (p->o->format == KG_PLOT_PNG)
@@ -1634,7 +1618,8 @@ static void manifest_write(FILE *f, const struct plot *p, const char *path)
 			(int)ceil(p->l.height * k));
 	fprintf(f, "  \"window\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64
 		   ", \"relative_to\": \"trace begin\"},\n  \"annotations\": %s,\n  \"has_stacks\": %s,\n",
-		p->l.t0 - p->o->origin, p->l.t1 - p->o->origin, p->a ? "true" : "false",
+		kg_time_diff(p->l.t0, p->o->origin), kg_time_diff(p->l.t1, p->o->origin),
+		p->a ? "true" : "false",
 		p->a && p->a->has_stacks ? "true" : "false");
 	uint64_t tot[6] = {0};
 	for (uint32_t i = 0; i < p->l.n_lanes; i++) {
@@ -1652,6 +1637,8 @@ static void manifest_write(FILE *f, const struct plot *p, const char *path)
 		fprintf(f, "%s\n", i + 1 < p->l.n_lanes ? "," : "");
 	}
 	fprintf(f, "  ],\n");
+	plot_hw_manifest(f, p->m, &p->l);
+	plot_sm_manifest(f, &p->sm_drawn);
 	manifest_marks(f, p);
 	manifest_findings(f, p);
 	fprintf(f, "}\n");
@@ -1668,6 +1655,7 @@ static void layout_opts_of(const struct kg_plot_opts *o, struct kg_layout_opts *
 		.label_width = label < 120 ? 120 : label, .right_margin = RIGHT_MARGIN,
 		.top_space = MARGIN + TITLE_H + AXIS_H, .device = o->device,
 		.streams = o->streams, .n_streams = o->n_streams, .host_lanes = o->host_lanes,
+		.hw_strip_h = o->no_hw ? 0 : KG_PLOT_HW_STRIP_H,
 	};
 }
 
@@ -1705,8 +1693,9 @@ static int prepare(struct plot *p)
 	struct kg_layout_opts lo;
 	layout_opts_of(p->o, &lo);
 	p->legend_h = measure_legend(p, lo.width);
+	p->sm_h = p->o->sm ? plot_sm_height(p->m, p->o) : 0;
 	/* room for a bottom axis too: layout does not know yet whether it will be needed */
-	lo.bottom_space = p->legend_h + 26 + MARGIN;
+	lo.bottom_space = p->legend_h + 26 + MARGIN + p->sm_h;
 	if (layout_build(p->m, &lo, &p->l) < 0)
 		return -ENOMEM;
 	if (lo.height <= 0 && p->l.lanes_bottom - p->l.lanes_top <= 500)

@@ -15,6 +15,7 @@
 #include "render/view.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "util/api_names.h"
 #include "util/idmap.h"
+#include "util/timemath.h"
 #include "util/utf8.h"
 
 #include "report/report.h"
@@ -159,7 +161,7 @@ static void kv_rel(struct vw *w, const char *k, int64_t t, int64_t zero)
 	if (t == KG_NO_TIME)
 		j_null(w);
 	else
-		j_int(w, t - zero);
+		j_int(w, kg_time_diff(t, zero));
 }
 
 /* ---------------------------------------------------------------- varint columns */
@@ -447,7 +449,10 @@ static void cfg_occupancy(const struct kg_model *m, struct cfg *c)
 {
 	struct kg_occ_device d;
 	occ_device_of(&m->devices[c->key[10]], &d);
-	long long threads = (long long)c->key[3] * c->key[4] * c->key[5];
+	/* three uint32 from the file: the product may not fit (the first one does) */
+	unsigned long long threads;
+	if (__builtin_mul_overflow((unsigned long long)c->key[3] * c->key[4], c->key[5], &threads))
+		threads = ULLONG_MAX;
 	struct kg_occ_kernel k = {(int)(threads > 1 << 20 ? 0 : threads), (int)c->key[6],
 				  (int)c->key[7], (int)c->key[8], (int)c->key[9]};
 	c->occ_ok = k.block_threads > 0 && occupancy_compute(&d, &k, &c->occ) == 0;
@@ -854,10 +859,14 @@ static int write_ops(struct vw *w, const struct page *p)
 			     : o->end != KG_NO_TIME ? o->end : prev_start;
 		int64_t en = o->end != KG_NO_TIME ? o->end : st;
 		int64_t api = o->api < m->n_apis ? (int64_t)p->api_rank[o->api] + 1 : 0;
-		col_s(&c[0], st - prev_start);
-		col_s(&c[1], en - st);
-		col_opt(&c[2], o->queued != KG_NO_TIME, st - o->queued);
-		col_opt(&c[3], o->submitted != KG_NO_TIME, st - o->submitted);
+		/* never st - KG_NO_TIME, even when col_opt would not use it; and the times are
+		 * the file's: their differences saturate (util/timemath.h) */
+		col_s(&c[0], kg_time_diff(st, prev_start));
+		col_s(&c[1], kg_time_diff(en, st));
+		col_opt(&c[2], o->queued != KG_NO_TIME,
+			o->queued != KG_NO_TIME ? kg_time_diff(st, o->queued) : 0);
+		col_opt(&c[3], o->submitted != KG_NO_TIME,
+			o->submitted != KG_NO_TIME ? kg_time_diff(st, o->submitted) : 0);
 		col_s(&c[4], api - prev_api);
 		col_u(&c[5], page_name(p, o->name));
 		/* the launch call has the same correlation id: then the column is all 0 */
@@ -930,8 +939,8 @@ static void write_apis(struct vw *w, const struct page *p)
 		int64_t end = a->end != KG_NO_TIME && a->end >= start ? a->end : start;
 		int d = nest_depth(stack, &top, start, end);
 		max_depth = d > max_depth ? d : max_depth;
-		col_s(&c[0], start - prev_start);
-		col_s(&c[1], end - start);
+		col_s(&c[0], kg_time_diff(start, prev_start));
+		col_s(&c[1], kg_time_diff(end, start));
 		col_u(&c[2], page_name(p, a->name));
 		col_s(&c[3], (int64_t)a->correlation - prev_corr);
 		col_u(&c[4], (uint64_t)(a->category & 7) | (uint64_t)(a->driver ? 8 : 0));
@@ -1044,8 +1053,9 @@ static int write_ranges(struct vw *w, const struct page *p)
 		int64_t start = r->start != KG_NO_TIME ? r->start : prev_start;
 		int d = nest_depth(stack, &top, start, s[i].end);
 		max_depth = d > max_depth ? d : max_depth;
-		col_s(&c[0], start - prev_start);
-		col_opt(&c[1], r->end != KG_NO_TIME, r->end != KG_NO_TIME ? r->end - start : 0);
+		col_s(&c[0], kg_time_diff(start, prev_start));
+		col_opt(&c[1], r->end != KG_NO_TIME,
+			r->end != KG_NO_TIME ? kg_time_diff(r->end, start) : 0);
 		col_u(&c[2], page_name(p, r->name));
 		col_u(&c[3], page_name(p, r->domain));
 		col_u(&c[4], (uint64_t)d);
@@ -1200,6 +1210,168 @@ static void write_sites(struct vw *w, const struct page *p)
 	j_aclose(w);
 }
 
+/* ---------------------------------------------------------------- hardware samples */
+
+/* A figure's value as an integer of the column: % in tenths, bytes per second in MB/s,
+ * hertz in MHz. The page multiplies by q to get it back. */
+static double hw_quantum(int f)
+{
+	return kg_hw_figure_info[f].unit == KG_HW_PCT ? 0.1 : 1e6;
+}
+
+static const char *hw_unit(int f)
+{
+	static const char *const units[] = {[KG_HW_PCT] = "%", [KG_HW_BPS] = "B/s",
+					    [KG_HW_HZ] = "Hz"};
+	unsigned u = kg_hw_figure_info[f].unit;
+	return u <= KG_HW_HZ ? units[u] : "";
+}
+
+/* Figure f of samples x[0 .. n) as an optional column; nothing when none was counted. */
+static void write_hw_figure(struct vw *w, const struct kg_hw_sample *x, uint32_t n, int f)
+{
+	uint32_t counted = 0;
+	for (uint32_t i = 0; i < n; i++)
+		counted += isfinite(x[i].v[f]) != 0;
+	if (!counted)
+		return;
+	struct col c = {0};
+	double q = hw_quantum(f);
+	for (uint32_t i = 0; i < n; i++) {
+		double v = x[i].v[f] / q;
+		v = v > 1e15 ? 1e15 : v < -1e15 ? -1e15 : v; /* inside int64, whatever was read */
+		col_opt(&c, isfinite(v), isfinite(v) ? llround(v) : 0);
+	}
+	j_open(w);
+	kv_str(w, "f", kg_hw_figure_info[f].column);
+	kv_str(w, "label", kg_hw_figure_info[f].label);
+	kv_str(w, "unit", hw_unit(f));
+	kv_num(w, "q", q);
+	kv_col(w, "v", &c);
+	j_close(w);
+	col_free(&c);
+}
+
+/* One device's sampling and its samples (sorted by start): t Δstart, d duration, and a
+ * column per figure counted. */
+static void write_hw_device(struct vw *w, const struct page *p, const struct kg_hw_device *h)
+{
+	const struct kg_model *m = p->m;
+	uint32_t first = 0, n = 0;
+	while (first < m->n_hw_samples && m->hw_samples[first].device != h->device)
+		first++;
+	while (first + n < m->n_hw_samples && m->hw_samples[first + n].device == h->device)
+		n++;
+	const struct kg_hw_sample *x = m->hw_samples + first;
+	struct col t = {0}, d = {0};
+	int64_t prev = p->zero;
+	for (uint32_t i = 0; i < n; i++) {
+		col_s(&t, x[i].start - prev);
+		col_s(&d, x[i].end - x[i].start);
+		prev = x[i].start;
+	}
+	j_open(w);
+	kv_int(w, "dev", h->device);
+	kv_int(w, "interval", h->interval_ns);
+	kv_str(w, "chip", model_text(m, h->chip));
+	kv_str(w, "state", model_text(m, h->state));
+	kv_str(w, "note", model_text(m, h->note));
+	kv_int(w, "lost", (long long)h->lost);
+	kv_int(w, "rows", n);
+	kv_col(w, "t", &t);
+	kv_col(w, "d", &d);
+	j_key(w, "figs");
+	j_aopen(w);
+	for (int f = 0; f < KG_HW_N; f++)
+		write_hw_figure(w, x, n, f);
+	j_aclose(w);
+	j_close(w);
+	col_free(&t);
+	col_free(&d);
+}
+
+/* "hw": the hardware samples of each device that sampled (record --hw) or says why not. */
+static void write_hw(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	j_key(w, "hw");
+	j_aopen(w);
+	for (uint32_t i = 0; i < m->n_hw_devices; i++)
+		if (m->hw_devices[i].device < m->n_devices)
+			write_hw_device(w, p, &m->hw_devices[i]);
+	j_aclose(w);
+}
+
+/* ---------------------------------------------------------------- SM placement */
+
+/* One device's blocks, sorted by (SM, start): t Δstart, d duration, s ΔSM, o Δop index (the
+ * ops' rows), b block index; sms = the lanes to draw (the device's SMs, or more when a
+ * block names a higher id). */
+static void write_sm_device(struct vw *w, const struct page *p, uint32_t first, uint32_t n)
+{
+	const struct kg_model *m = p->m;
+	const struct kg_sm_block *b = m->sm_blocks + first;
+	uint32_t dev = m->streams[m->ops[b->op].stream].device, max_sm = 0;
+	struct col t = {0}, d = {0}, s = {0}, o = {0}, k = {0};
+	int64_t prev = p->zero, prev_op = 0;
+	uint32_t prev_sm = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		col_s(&t, b[i].start - prev);
+		col_u(&d, b[i].end > b[i].start ? (uint64_t)(b[i].end - b[i].start) : 0);
+		col_u(&s, b[i].sm - prev_sm);
+		col_s(&o, (int64_t)b[i].op - prev_op);
+		col_u(&k, b[i].block);
+		prev = b[i].start;
+		prev_sm = b[i].sm;
+		prev_op = b[i].op;
+		max_sm = b[i].sm > max_sm ? b[i].sm : max_sm;
+	}
+	int sms = m->devices[dev].sm_count;
+	const struct kg_sm_info *x = NULL;
+	for (uint32_t i = 0; i < m->n_sm_infos && !x; i++)
+		if (m->sm_infos[i].device == dev)
+			x = &m->sm_infos[i];
+	j_open(w);
+	kv_int(w, "dev", dev);
+	kv_int(w, "sms", sms > 0 && (uint32_t)sms > max_sm ? sms : (long long)max_sm + 1);
+	kv_int(w, "rows", n);
+	if (x && x->offset_mad != KG_NO_TIME)
+		kv_int(w, "mad", x->offset_mad);
+	kv_int(w, "dropped", x ? (long long)x->dropped : 0);
+	kv_col(w, "t", &t);
+	kv_col(w, "d", &d);
+	kv_col(w, "s", &s);
+	kv_col(w, "o", &o);
+	kv_col(w, "b", &k);
+	j_close(w);
+	col_free(&t);
+	col_free(&d);
+	col_free(&s);
+	col_free(&o);
+	col_free(&k);
+}
+
+/* "sm": where the blocks of the kernels that logged them ran (record --sm), per device.
+ * An SM id past 1023 is a damaged trace's: such blocks are left out. */
+static void write_sm(struct vw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	j_key(w, "sm");
+	j_aopen(w);
+	for (uint32_t i = 0, n = 0; i < m->n_sm_blocks; i += n) {
+		uint32_t dev = m->streams[m->ops[m->sm_blocks[i].op].stream].device;
+		n = 0;
+		while (i + n < m->n_sm_blocks && m->sm_blocks[i + n].sm < 1024 &&
+		       m->streams[m->ops[m->sm_blocks[i + n].op].stream].device == dev)
+			n++;
+		if (n)
+			write_sm_device(w, p, i, n);
+		else
+			n = 1; /* a block of a damaged SM id: skipped */
+	}
+	j_aclose(w);
+}
+
 /* The page's zero: the trace begin, or the first API call when no GPU work was seen. */
 static int64_t page_zero(const struct kg_model *m)
 {
@@ -1234,6 +1406,8 @@ static int write_document(struct vw *w, struct page *p)
 	write_findings(w, p);
 	write_stacks(w, p);
 	write_sites(w, p);
+	write_hw(w, p);
+	write_sm(w, p);
 	write_ops(w, p);
 	write_apis(w, p);
 	write_syncs(w, p);

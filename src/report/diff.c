@@ -10,6 +10,7 @@
 #include "report/json_writer.h"
 #include "report/report.h"
 #include "util/fmt.h"
+#include "util/timemath.h"
 
 const char *diff_status_name(enum kg_diff_status s)
 {
@@ -72,7 +73,7 @@ static int match_kernels(struct kg_diff *d)
 		struct kg_diff_kernel *k = &d->kernels[d->n_kernels++];
 		k->before = c <= 0 ? x[i++] : KG_NONE;
 		k->after = c >= 0 ? y[j++] : KG_NONE;
-		k->delta = kernel_total(b, k->after) - kernel_total(a, k->before);
+		k->delta = kg_time_diff(kernel_total(b, k->after), kernel_total(a, k->before));
 	}
 	qsort(d->kernels, d->n_kernels, sizeof(*d->kernels), by_delta);
 	free(x);
@@ -248,10 +249,10 @@ static void totals_of(const struct kg_analysis *a, struct totals *t)
 		t->kernels += gm->kernels;
 		t->copies += gm->copies;
 		t->memsets += gm->memsets;
-		t->kernel_time += gm->kernel_time;
-		t->busy += gm->busy;
+		t->kernel_time = kg_time_add(t->kernel_time, gm->kernel_time);
+		t->busy = kg_time_add(t->busy, gm->busy);
 		for (int c = 0; c < KG_GAP_CAUSES; c++)
-			t->idle[c] += gm->idle_by_cause[c];
+			t->idle[c] = kg_time_add(t->idle[c], gm->idle_by_cause[c]);
 	}
 }
 
@@ -289,7 +290,7 @@ static void duration_row(FILE *f, const char *label, int64_t before, int64_t aft
 {
 	char a[32], b[32], c[40], p[24];
 	fprintf(f, "  %-12s %s → %s   %s%s\n", label, fmt_duration(before, a),
-		fmt_duration(after, b), fmt_change(after - before, c),
+		fmt_duration(after, b), fmt_change(kg_time_diff(after, before), c),
 		fmt_change_pct((double)before, (double)after, p));
 }
 
@@ -312,7 +313,7 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 	fprintf(f, "  %-12s ", "span");
 	char s1[32], s2[32];
 	fprintf(f, "%s → %s   %s%s: %s\n", fmt_duration(a->span, s1), fmt_duration(b->span, s2),
-		fmt_change(b->span - a->span, c), fmt_change_pct((double)a->span, (double)b->span, p),
+		fmt_change(kg_time_diff(b->span, a->span), c), fmt_change_pct((double)a->span, (double)b->span, p),
 		b->span < a->span ? "faster" : b->span > a->span ? "slower" : "the same");
 	duration_row(f, "GPU busy", x.busy, y.busy);
 	duration_row(f, "kernels", x.kernel_time, y.kernel_time);
@@ -335,7 +336,8 @@ static void finding_brief(FILE *f, const struct kg_analysis *a, uint32_t i)
 {
 	char g[32];
 	const struct kg_finding *k = &a->findings[i];
-	fprintf(f, "%s (%.1f%% of its span)", fmt_duration((int64_t)k->gain_ns, g), k->gain_pct);
+	fprintf(f, "%s (%.1f%% of its span)", fmt_duration(kg_i64_of(k->gain_ns), g),
+		k->gain_pct);
 }
 
 static void text_findings(FILE *f, const struct kg_diff *d)
@@ -396,9 +398,9 @@ static void text_kernels(FILE *f, const struct kg_diff *d, const struct kg_diff_
 		kernel_count(d->after, k->after, n2);
 		fmt_duration(k->before != KG_NONE ? d->before->kernels[k->before].total : KG_NO_TIME, t1);
 		fmt_duration(k->after != KG_NONE ? d->after->kernels[k->after].total : KG_NO_TIME, t2);
-		fmt_duration(k->before != KG_NONE ? (int64_t)d->before->kernels[k->before].mean
+		fmt_duration(k->before != KG_NONE ? kg_i64_of(d->before->kernels[k->before].mean)
 						  : KG_NO_TIME, m1);
-		fmt_duration(k->after != KG_NONE ? (int64_t)d->after->kernels[k->after].mean
+		fmt_duration(k->after != KG_NONE ? kg_i64_of(d->after->kernels[k->after].mean)
 						 : KG_NO_TIME, m2);
 		const char *v[] = {t1, t2, fmt_change(k->delta, c), n1, n2, m1, m2};
 		fputc(' ', f);
@@ -427,11 +429,11 @@ static void text_sites(FILE *f, const struct kg_diff *d)
 		const struct kg_site *q = x->after != KG_NONE ? &d->after->sites[x->after] : NULL;
 		char g1[32], g2[32], line[600];
 		if (p && q)
-			snprintf(line, sizeof(line), "%s → %s at %s", fmt_duration((int64_t)p->ns, g1),
-				 fmt_duration((int64_t)q->ns, g2), q->label);
+			snprintf(line, sizeof(line), "%s → %s at %s", fmt_duration(kg_i64_of(p->ns), g1),
+				 fmt_duration(kg_i64_of(q->ns), g2), q->label);
 		else
 			snprintf(line, sizeof(line), "%s %s at %s", p ? "was" : "now",
-				 fmt_duration((int64_t)(p ? p : q)->ns, g1), (p ? p : q)->label);
+				 fmt_duration(kg_i64_of((p ? p : q)->ns), g1), (p ? p : q)->label);
 		fprintf(f, "  %-9s ", x->status == KG_DIFF_RESOLVED ? "gone" : diff_status_name(x->status));
 		report_wrap(f, 12, line);
 	}
@@ -517,8 +519,8 @@ int diff_json(FILE *f, const struct kg_diff *d)
 	kv_int(&w, "kgantt_diff_version", KG_DIFF_VERSION);
 	json_side(&w, "before", d->before_path, d->before);
 	json_side(&w, "after", d->after_path, d->after);
-	kv_int(&w, "span_delta_ns", d->after->span - d->before->span);
-	kv_pct(&w, "span_delta_pct", (double)(d->after->span - d->before->span),
+	kv_int(&w, "span_delta_ns", kg_time_diff(d->after->span, d->before->span));
+	kv_pct(&w, "span_delta_pct", (double)kg_time_diff(d->after->span, d->before->span),
 	       (double)d->before->span);
 	j_key(&w, "findings");
 	j_aopen(&w);

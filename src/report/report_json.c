@@ -12,6 +12,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "report/json_writer.h"
+#include "util/timemath.h"
 #include "util/utf8.h"
 
 
@@ -150,6 +151,39 @@ static void json_devices(struct jw *w, const struct kg_model *m)
 	j_aclose(w);
 }
 
+/* {"sm_active_pct": 63.1, ...}: the figures taken, by their trace column names. */
+static void json_hw_figures(struct jw *w, const char *key, const float *v)
+{
+	j_key(w, key);
+	j_open(w);
+	for (int f = 0; f < KG_HW_N; f++)
+		if (!isnan(v[f]))
+			kv_num(w, kg_hw_figure_info[f].column, v[f]);
+	j_close(w);
+}
+
+/* "hardware": the GPU's counters (record --hw); absent when they were not asked for. */
+static void json_gpu_hardware(struct jw *w, const struct kg_analysis *a, uint32_t gi)
+{
+	if (!a->hw_gpus || a->hw_gpus[gi].hw_device == KG_NONE)
+		return;
+	const struct kg_hw_gpu *h = &a->hw_gpus[gi];
+	const struct kg_hw_device *hd = &a->m->hw_devices[h->hw_device];
+	j_key(w, "hardware");
+	j_open(w);
+	kv_text(w, "state", a->m, hd->state);
+	kv_text(w, "note", a->m, hd->note);
+	kv_text(w, "chip", a->m, hd->chip);
+	kv_int(w, "interval_ns", hd->interval_ns);
+	kv_int(w, "samples", h->samples);
+	kv_int(w, "sampled_ns", h->sampled_ns);
+	kv_int(w, "lost_samples", (long long)hd->lost);
+	json_hw_figures(w, "mean", h->mean);
+	json_hw_figures(w, "mean_while_kernels_ran", h->busy_mean);
+	json_hw_figures(w, "max", h->max);
+	j_close(w);
+}
+
 static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_gpu_metrics *g)
 {
 	const struct kg_model *m = a->m;
@@ -192,6 +226,7 @@ static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_
 	for (int c = 0; c < g->n_util; c++)
 		j_num(w, g->util[c]);
 	j_aclose(w);
+	json_gpu_hardware(w, a, (uint32_t)(g - a->gpus));
 	j_close(w);
 }
 
@@ -263,7 +298,7 @@ static void json_kernel(struct jw *w, const struct kg_analysis *a, const struct 
 	kv_int(w, "count", k->count);
 	kv_int(w, "total_ns", k->total);
 	kv_pct(w, "total_pct", (double)k->total, (double)a->span);
-	kv_int(w, "mean_ns", isfinite(k->mean) ? llround(k->mean) : 0);
+	kv_int(w, "mean_ns", isfinite(k->mean) ? kg_i64_round(k->mean) : 0);
 	kv_time(w, "p50_ns", k->p50);
 	kv_time(w, "p99_ns", k->p99);
 	kv_time(w, "min_ns", k->min);
@@ -287,6 +322,14 @@ static void json_kernel(struct jw *w, const struct kg_analysis *a, const struct 
 	j_prop(w, "registers_per_thread", ex->regs);
 	kv_int(w, "shared_memory_bytes", (long long)ex->smem_static + ex->smem_dynamic);
 	json_occupancy(w, k);
+	uint32_t ki = (uint32_t)(k - a->kernels);
+	if (a->hw_kernels) {
+		float v[KG_HW_N];
+		for (int f = 0; f < KG_HW_N; f++)
+			v[f] = (float)hw_kernel_figure(a, ki, f);
+		json_hw_figures(w, "achieved", v);
+		kv_int(w, "hw_samples_alone", a->hw_kernels[ki].samples);
+	}
 	j_close(w);
 }
 
@@ -363,15 +406,15 @@ static void json_finding_sites(struct jw *w, const struct kg_analysis *a,
 			       const struct kg_finding *f)
 {
 	double total = f->sited_ns + f->unsited_ns;
-	kv_int(w, "sited_ns", llround(f->sited_ns));
-	kv_int(w, "unsited_ns", llround(f->unsited_ns));
+	kv_int(w, "sited_ns", kg_i64_round(f->sited_ns));
+	kv_int(w, "unsited_ns", kg_i64_round(f->unsited_ns));
 	j_key(w, "sites");
 	j_aopen(w);
 	for (int k = 0; k < f->n_sites; k++) {
 		j_open(w);
 		kv_int(w, "site", f->sites[k].site + 1);
 		kv_num(w, "share", total > 0 ? f->sites[k].ns / total : 0);
-		kv_int(w, "gain_ns", llround(f->sites[k].ns));
+		kv_int(w, "gain_ns", kg_i64_round(f->sites[k].ns));
 		json_site_body(w, a, &a->sites[f->sites[k].site]);
 		j_close(w);
 	}
@@ -388,7 +431,7 @@ static void json_sites(struct jw *w, const struct kg_analysis *a)
 			break; /* sorted: the rest are sites of no finding */
 		j_open(w);
 		kv_int(w, "site", i + 1);
-		kv_int(w, "gain_ns", llround(s->ns));
+		kv_int(w, "gain_ns", kg_i64_round(s->ns));
 		kv_pct(w, "gain_pct", s->ns, (double)a->span);
 		kv_int(w, "findings", s->findings);
 		json_site_body(w, a, s);
@@ -407,7 +450,7 @@ static void json_finding(struct jw *w, const struct kg_analysis *a, uint32_t i)
 	kv_str(w, "title", f->title);
 	kv_str(w, "explanation", f->explanation);
 	kv_str(w, "fix", f->fix);
-	kv_int(w, "gain_ns", isfinite(f->gain_ns) ? llround(f->gain_ns) : 0);
+	kv_int(w, "gain_ns", isfinite(f->gain_ns) ? kg_i64_round(f->gain_ns) : 0);
 	kv_num(w, "gain_pct", f->gain_pct);
 	kv_str(w, "gain_estimate", f->gain_how);
 	kv_time(w, "start_ns", f->start);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/fmt.h"
+#include "util/timemath.h"
 
 #define W KG_REPORT_WIDTH
 #define MAX_STREAM_ROWS 32  /* more streams than this: the busiest only, the rest in --json */
@@ -40,7 +41,7 @@ const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32])
 {
 	if (t == KG_NO_TIME || m->begin == KG_NO_TIME)
 		return strcpy(buf, "-");
-	snprintf(buf, 32, "%.3f ms", (double)(t - m->begin) / 1e6);
+	snprintf(buf, 32, "%.3f ms", (double)kg_time_diff(t, m->begin) / 1e6);
 	return buf;
 }
 
@@ -538,8 +539,9 @@ static void header_window(FILE *f, const struct kg_report_opts *o)
 		snprintf(range, sizeof(range), "ranges named '%s': ", o->window_nvtx);
 	field(f, "window", "%s%.3f ms to %.3f ms of the trace (%s long in all); only what was "
 	      "launched in it is counted, and times below count from its first record",
-	      range, (double)(b - o->trace_begin) / 1e6, (double)(e - o->trace_begin) / 1e6,
-	      fmt_duration(o->trace_end - o->trace_begin, all));
+	      range, (double)kg_time_diff(b, o->trace_begin) / 1e6,
+	      (double)kg_time_diff(e, o->trace_begin) / 1e6,
+	      fmt_duration(kg_time_diff(o->trace_end, o->trace_begin), all));
 }
 
 void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
@@ -604,7 +606,7 @@ static void gpu_idle(FILE *f, const struct kg_analysis *a, const struct kg_gpu_m
 	char line[512], d[32], t[32], gaps[32];
 	int64_t total = 0;
 	for (int c = 0; c < KG_GAP_CAUSES; c++)
-		total += g->idle_by_cause[c];
+		total = kg_time_add(total, g->idle_by_cause[c]);
 	snprintf(line, sizeof(line), "%s in %s gap%s ≥ %s", fmt_duration(total, t),
 		 fmt_count(g->n_gaps, gaps), g->n_gaps == 1 ? "" : "s",
 		 fmt_duration(a->cfg.sync_gap_ns, d));
@@ -617,6 +619,57 @@ static void gpu_idle(FILE *f, const struct kg_analysis *a, const struct kg_gpu_m
 		sep = ", ";
 	}
 	wrap(f, 4, "idle", line);
+}
+
+/* " SM active 63%" for a percentage figure, " DRAM read 1.2 TB/s" for a throughput. */
+static void hw_value(char *line, size_t cap, const char *sep, int fig, double v)
+{
+	if (isnan(v))
+		return;
+	const struct kg_hw_figure_info *fi = &kg_hw_figure_info[fig];
+	if (fi->unit == KG_HW_PCT)
+		appendf(line, cap, "%s%s %.0f%%", sep, fi->label, v);
+	else if (fi->unit == KG_HW_HZ)
+		appendf(line, cap, "%s%s %.2f GHz", sep, fi->label, v / 1e9);
+	else if (v >= 1e12)
+		appendf(line, cap, "%s%s %.2f TB/s", sep, fi->label, v / 1e12);
+	else
+		appendf(line, cap, "%s%s %.1f GB/s", sep, fi->label, v / 1e9);
+}
+
+/* What the GPU's counters said over the span (record --hw), or why there are none. */
+static void gpu_hardware(FILE *f, const struct kg_analysis *a, uint32_t gi)
+{
+	if (!a->hw_gpus || a->hw_gpus[gi].hw_device == KG_NONE)
+		return;
+	const struct kg_model *m = a->m;
+	const struct kg_hw_gpu *h = &a->hw_gpus[gi];
+	const struct kg_hw_device *hd = &m->hw_devices[h->hw_device];
+	char line[768] = "", d[32], n[32];
+	if (!h->samples) {
+		snprintf(line, sizeof(line), "no samples%s%s", hd->note ? ": " : "",
+			 hd->note ? model_text(m, hd->note) : " in the span");
+		wrap(f, 4, "hardware", line);
+		return;
+	}
+	static const int shown[] = {KG_HW_SM_ACTIVE, KG_HW_OCCUPANCY, KG_HW_TENSOR,
+				    KG_HW_DRAM_PEAK, KG_HW_DRAM_READ, KG_HW_DRAM_WRITE,
+				    KG_HW_PCIE_READ, KG_HW_PCIE_WRITE, KG_HW_NVLINK_RX,
+				    KG_HW_NVLINK_TX, KG_HW_SM_CLOCK};
+	const char *sep = "";
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		size_t before = strlen(line);
+		hw_value(line, sizeof(line), sep, shown[i], h->mean[shown[i]]);
+		if (strlen(line) != before)
+			sep = ", ";
+	}
+	appendf(line, sizeof(line), " (means over the span; while kernels ran: SM active %.0f%%, "
+		"achieved occupancy %.0f%%); %s samples of %s", h->busy_mean[KG_HW_SM_ACTIVE],
+		h->busy_mean[KG_HW_OCCUPANCY], fmt_count(h->samples, n),
+		fmt_duration(hd->interval_ns, d));
+	if (hd->lost)
+		appendf(line, sizeof(line), ", %llu lost", (unsigned long long)hd->lost);
+	wrap(f, 4, "hardware", line);
 }
 
 static void gpu_block(FILE *f, const struct kg_analysis *a, const struct kg_gpu_metrics *g)
@@ -653,6 +706,7 @@ static void gpu_block(FILE *f, const struct kg_analysis *a, const struct kg_gpu_
 	gpu_idle(f, a, g);
 	if (g->n_util > 0 && a->span > 0)
 		gpu_sparkline(f, a, g);
+	gpu_hardware(f, a, (uint32_t)(g - a->gpus));
 }
 
 void report_text_gpus(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
@@ -748,6 +802,33 @@ void report_text_streams(FILE *f, const struct kg_analysis *a, const struct kg_r
  * queue. The name gets its own line below, the full width. */
 static const size_t kernel_cols[] = {4, 11, 8, 11, 11, 11, 11, 11, 11};
 
+/* The counters' figures for a kernel that ran alone through whole samples (record --hw). */
+static void kernel_achieved(FILE *f, const struct kg_analysis *a, uint32_t k)
+{
+	if (!a->hw_kernels)
+		return;
+	char line[512] = "", d[32];
+	static const int shown[] = {KG_HW_OCCUPANCY, KG_HW_SM_ACTIVE, KG_HW_TENSOR,
+				    KG_HW_DRAM_PEAK, KG_HW_DRAM_READ, KG_HW_DRAM_WRITE};
+	const char *sep = "";
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		size_t before = strlen(line);
+		hw_value(line, sizeof(line), sep, shown[i], hw_kernel_figure(a, k, shown[i]));
+		if (strlen(line) != before)
+			sep = ", ";
+	}
+	const struct kg_hw_kernel *h = &a->hw_kernels[k];
+	if (line[0])
+		appendf(line, sizeof(line), " (%u samples alone, %s)", h->samples,
+			fmt_duration(h->sampled_ns, d));
+	else
+		snprintf(line, sizeof(line), "- (ran alone through %u whole sample%s: too few)",
+			 h->samples, h->samples == 1 ? "" : "s");
+	char labelled[600];
+	snprintf(labelled, sizeof(labelled), "achieved: %s", line);
+	wrap(f, 6, NULL, labelled);
+}
+
 static void kernel_shape(FILE *f, const struct kg_analysis *a, const struct kg_kernel_stats *k)
 {
 	char line[512], b[32];
@@ -767,6 +848,7 @@ static void kernel_shape(FILE *f, const struct kg_analysis *a, const struct kg_k
 		appendf(line, sizeof(line), ", occupancy unknown");
 	}
 	wrap(f, 6, NULL, line);
+	kernel_achieved(f, a, (uint32_t)(k - a->kernels));
 }
 
 static void kernel_rows(FILE *f, const struct kg_analysis *a, uint32_t i)
@@ -779,7 +861,7 @@ static void kernel_rows(FILE *f, const struct kg_analysis *a, uint32_t i)
 			   fmt_duration(k->total, t),
 			   fmt_pct((double)k->total, (double)a->span, p),
 			   fmt_count(k->count, c),
-			   fmt_duration((int64_t)llround(k->mean), mean),
+			   fmt_duration(kg_i64_round(k->mean), mean),
 			   fmt_duration(k->p50, p50),
 			   fmt_duration(k->p99, p99),
 			   fmt_duration(k->launch_p50, l),
@@ -799,9 +881,9 @@ void report_text_kernels(FILE *f, const struct kg_analysis *a, const struct kg_r
 		n = (uint32_t)o->top;
 	int64_t shown = 0, all = 0;
 	for (uint32_t i = 0; i < a->n_kernels; i++) {
-		all += a->kernels[i].total;
+		all = kg_time_add(all, a->kernels[i].total);
 		if (i < n)
-			shown += a->kernels[i].total;
+			shown = kg_time_add(shown, a->kernels[i].total);
 	}
 	char p[16];
 	if (n < a->n_kernels)
@@ -836,7 +918,7 @@ static void evidence_line(FILE *f, const struct kg_analysis *a, const struct kg_
 	const struct kg_model *m = a->m;
 	char line[1024] = "", s[32], t[32], st[128];
 	if (e->start != KG_NO_TIME && e->end != KG_NO_TIME && e->end != e->start)
-		snprintf(line, sizeof(line), "%.3f–%s  ", (double)(e->start - m->begin) / 1e6,
+		snprintf(line, sizeof(line), "%.3f–%s  ", (double)kg_time_diff(e->start, m->begin) / 1e6,
 			 fmt_rel_ms(m, e->end, t));
 	else if (e->start != KG_NO_TIME)
 		snprintf(line, sizeof(line), "at %s  ", fmt_rel_ms(m, e->start, s));
@@ -866,7 +948,7 @@ static void finding_gain(FILE *f, const struct kg_finding *fd)
 	char line[1024], g[32];
 	if (fd->gain_ns > 0)
 		snprintf(line, sizeof(line), "%s (%.1f%% of the span)%s%s",
-			 fmt_duration((int64_t)llround(fd->gain_ns), g), fd->gain_pct,
+			 fmt_duration(kg_i64_round(fd->gain_ns), g), fd->gain_pct,
 			 fd->gain_how[0] ? "; " : "", fd->gain_how);
 	else
 		snprintf(line, sizeof(line), "%s",
@@ -888,7 +970,7 @@ static void finding_sites(FILE *f, const struct kg_analysis *a, const struct kg_
 		const struct kg_site *s = &a->sites[fd->sites[k].site];
 		rest -= fd->sites[k].ns;
 		snprintf(line, sizeof(line), "%.0f%% (%s) at %s", 100.0 * fd->sites[k].ns / total,
-			 fmt_duration((int64_t)llround(fd->sites[k].ns), g), s->label);
+			 fmt_duration(kg_i64_round(fd->sites[k].ns), g), s->label);
 		wrap(f, 3, shown++ ? "" : "where", line);
 	}
 	if (rest > total * 0.005) {
@@ -896,17 +978,17 @@ static void finding_sites(FILE *f, const struct kg_analysis *a, const struct kg_
 		 * known here */
 		if (fd->n_sites < KG_MAX_FINDING_SITES)
 			snprintf(line, sizeof(line), "%.0f%% (%s) at %d other sites",
-				 100.0 * rest / total, fmt_duration((int64_t)llround(rest), g),
+				 100.0 * rest / total, fmt_duration(kg_i64_round(rest), g),
 				 fd->n_sites - max);
 		else
 			snprintf(line, sizeof(line), "%.0f%% (%s) at other sites (kgantt report --sites)",
-				 100.0 * rest / total, fmt_duration((int64_t)llround(rest), g));
+				 100.0 * rest / total, fmt_duration(kg_i64_round(rest), g));
 		wrap(f, 3, shown++ ? "" : "where", line);
 	}
 	if (fd->unsited_ns > total * 0.005) {
 		snprintf(line, sizeof(line), "%.0f%% (%s) from calls recorded without a stack",
 			 100.0 * fd->unsited_ns / total,
-			 fmt_duration((int64_t)llround(fd->unsited_ns), g));
+			 fmt_duration(kg_i64_round(fd->unsited_ns), g));
 		wrap(f, 3, shown++ ? "" : "where", line);
 	}
 }
@@ -981,7 +1063,7 @@ void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_rep
 		snprintf(n, sizeof(n), "%" PRIu32, i + 1);
 		fprintf(f, "  ");
 		report_cell(f, n, 4, 0);
-		report_cell(f, fmt_duration((int64_t)llround(s->ns), g), 11, 1);
+		report_cell(f, fmt_duration(kg_i64_round(s->ns), g), 11, 1);
 		report_cell(f, fmt_pct(s->ns, (double)a->span, p), 8, 1);
 		snprintf(n, sizeof(n), "%" PRIu32, s->findings);
 		report_cell(f, n, 9, 1);

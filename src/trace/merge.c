@@ -24,6 +24,7 @@ struct table_map {
 	int has_id;            /* an id INTEGER PRIMARY KEY: renumbered */
 	const char *stacks;    /* columns holding stack ids: moved past the output's */
 	const char *process;   /* how a row finds its process, when it has no column */
+	const char *kernels;   /* columns holding kernel ids: moved past the output's kernels */
 };
 
 static const struct table_map tables[] = {
@@ -33,7 +34,7 @@ static const struct table_map tables[] = {
 	{.name = "contexts"},
 	{.name = "streams"},
 	{.name = "kernels", .times = " queued submitted start end ", .strings = " name demangled ",
-	 .has_id = 1},
+	 .has_id = 1, .kernels = " id "},
 	{.name = "memcpys", .times = " start end ", .has_id = 1},
 	{.name = "memsets", .times = " start end ", .has_id = 1},
 	{.name = "syncs", .times = " start end ", .has_id = 1},
@@ -48,6 +49,12 @@ static const struct table_map tables[] = {
 	{.name = "stack_frames", .strings = " function file module ", .stacks = " stack ",
 	 .process = " JOIN src.stacks k ON k.id = t.stack JOIN pm ON pm.old = k.process"},
 	{.name = "api_stacks", .stacks = " stack "},
+	{.name = "hw_devices"},
+	{.name = "hw_metrics"},
+	{.name = "hw_samples", .times = " start end "},
+	{.name = "sm_blocks", .times = " start end ", .kernels = " kernel ",
+	 .process = " JOIN src.kernels k ON k.id = t.kernel JOIN pm ON pm.old = k.process"},
+	{.name = "sm_settings", .times = " offset_ns "},
 };
 
 struct merger {
@@ -204,6 +211,9 @@ static int copy_table(struct merger *g, const struct table_map *t)
 			break;
 		if (!strcmp(c, "process"))
 			rc = appendf(exprs, sizeof(exprs), &el, "%spm.new%s", el ? ", " : "", "");
+		else if (t->kernels && has_word(t->kernels, c)) /* sm_blocks name kernels by id */
+			rc = appendf(exprs, sizeof(exprs), &el, "%st.\"%s\" + (SELECT off FROM ko)",
+				     el ? ", " : "", c);
 		else if (t->has_id && !strcmp(c, "id"))
 			rc = appendf(exprs, sizeof(exprs), &el, "%sNULL%s", el ? ", " : "", "");
 		else if (!strcmp(t->name, "processes") && !strcmp(c, "realtime_offset_ns"))
@@ -272,10 +282,17 @@ static int merge_one(struct merger *g, const char *path)
 			  "DROP TABLE IF EXISTS temp.km; CREATE TEMP TABLE km AS "
 			  "SELECT COALESCE(MAX(id), 0) AS off FROM main.stacks",
 			  "stacks");
+	/* and kernel ids after the output's, so that sm_blocks still find theirs */
+	if (!rc)
+		rc = exec(g,
+			  "DROP TABLE IF EXISTS temp.ko; CREATE TEMP TABLE ko AS "
+			  "SELECT COALESCE(MAX(id), 0) AS off FROM main.kernels",
+			  "kernels");
 	for (size_t i = 0; !rc && i < sizeof(tables) / sizeof(tables[0]); i++)
 		rc = copy_table(g, &tables[i]);
 	if (!rc)
-		rc = exec(g, "DROP TABLE temp.pm; DROP TABLE temp.sm; DROP TABLE temp.km; COMMIT",
+		rc = exec(g, "DROP TABLE temp.pm; DROP TABLE temp.sm; DROP TABLE temp.km; "
+			     "DROP TABLE temp.ko; COMMIT",
 			  "commit");
 	else
 		sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);

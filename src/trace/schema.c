@@ -2,6 +2,7 @@
  * and column; keep the two in step (tests/unit/test_schema.c checks that every column
  * named here appears in the document). */
 #include "trace/schema.h"
+#include "util/hw_figures.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -84,6 +85,21 @@ const char kg_schema_sql[] =
 	"  PRIMARY KEY(stack, depth)) WITHOUT ROWID;\n"
 	"CREATE TABLE api_stacks(process INTEGER, correlation INTEGER, stack INTEGER,\n"
 	"  PRIMARY KEY(process, correlation)) WITHOUT ROWID;\n"
+	/* Hardware samples: the GPU's own counters over time (record --hw); one REAL column
+	 * per figure of util/hw_figures.h, NULL where the GPU did not count it. */
+	"CREATE TABLE hw_devices(process INTEGER, device INTEGER, interval_ns INTEGER,\n"
+	"  chip TEXT, state TEXT, note TEXT, lost_samples INTEGER NOT NULL DEFAULT 0,\n"
+	"  PRIMARY KEY(process, device));\n"
+	"CREATE TABLE hw_metrics(process INTEGER, device INTEGER, figure TEXT, metric TEXT);\n"
+	"CREATE TABLE hw_samples(process INTEGER, device INTEGER, start INTEGER, end INTEGER"
+	KG_HW_SQL_COLUMNS ");\n"
+	/* SM placement: which SM ran each block of a kernel, and when (record --sm). */
+	"CREATE TABLE sm_blocks(kernel INTEGER, sm INTEGER, block INTEGER, start INTEGER,\n"
+	"  end INTEGER);\n"
+	"CREATE TABLE sm_settings(process INTEGER, device INTEGER, blocks INTEGER,\n"
+	"  kernels INTEGER, dropped INTEGER, unmatched INTEGER, own_records INTEGER,\n"
+	"  offset_ns INTEGER, offset_spread_ns INTEGER, offset_mad_ns INTEGER,\n"
+	"  PRIMARY KEY(process, device));\n"
 	/* Enumerations: the trace explains its own codes to anyone with the sqlite3 shell. */
 	"CREATE TABLE enum_copy_kind(code INTEGER PRIMARY KEY, name TEXT);\n"
 	"INSERT INTO enum_copy_kind VALUES(0,'unknown'),(1,'HtoD'),(2,'DtoH'),(3,'HtoA'),\n"
@@ -145,7 +161,8 @@ const char kg_index_sql[] =
 	"CREATE INDEX kernels_by_correlation ON kernels(process, correlation);\n"
 	"CREATE INDEX memcpys_by_time ON memcpys(process, device, stream, start);\n"
 	"CREATE INDEX api_by_correlation ON api_calls(process, correlation);\n"
-	"CREATE INDEX api_by_thread ON api_calls(process, thread, start);\n";
+	"CREATE INDEX api_by_thread ON api_calls(process, thread, start);\n"
+	"CREATE INDEX sm_blocks_by_kernel ON sm_blocks(kernel);\n";
 
 int trace_put_meta(sqlite3 *db, const char *key, const char *value)
 {

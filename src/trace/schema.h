@@ -5,7 +5,7 @@
  * min_reader_version is above KG_TRACE_VERSION; a writer bumps KG_TRACE_VERSION for any
  * change and KG_TRACE_MIN_READER only when old readers would misread the new file. */
 #define KG_TRACE_FORMAT "kgantt-trace"
-#define KG_TRACE_VERSION 3
+#define KG_TRACE_VERSION 4
 #define KG_TRACE_MIN_READER 1
 
 extern const char kg_schema_sql[];

@@ -15,6 +15,8 @@
 #include "recorder/raw_format.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
+#include "trace/hw_import.h"
+#include "trace/sm_import.h"
 #include "trace/stack_import.h"
 #include "util/demangle.h"
 
@@ -227,6 +229,8 @@ struct spool_reader {
 	int64_t *open_rows;
 	size_t open_cap, open_count;
 	struct kg_stack_import *stacks; /* made at the first stack record */
+	struct kg_hw_import *hw;        /* made at the first hardware-sample record */
+	struct kg_sm_import *sm;        /* made at the first SM placement record */
 };
 
 static int64_t spool_str(struct spool_reader *r, uint32_t sid)
@@ -280,6 +284,14 @@ static int on_string(struct spool_reader *r, const struct kg_raw_string *s, size
 		return fail(r->im, -EINVAL,
 			    "'%s': string record at byte %zu: length %u does not fit its record",
 			    r->path, r->off, s->len);
+	/* The recorder numbers strings 1, 2, 3... in record order, so no id exceeds the
+	 * number of string records the file holds: a larger one is damage, and must not
+	 * size the table (4 bytes per id: 16 GiB for a 40-byte spool). */
+	if (s->id > r->size / sizeof(*s))
+		return fail(r->im, -EINVAL,
+			    "'%s': string record at byte %zu: id %u, but a spool of %zu bytes holds "
+			    "at most %zu strings",
+			    r->path, r->off, s->id, r->size, r->size / sizeof(*s));
 	if (s->id >= r->smap_cap) {
 		size_t cap = r->smap_cap ? r->smap_cap : 1024;
 		while (cap <= s->id)
@@ -476,6 +488,8 @@ static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
 
 static int on_memcpy(struct spool_reader *r, const struct kg_raw_memcpy *m)
 {
+	if (sm_import_own_copy(r->sm, m->correlation_id))
+		return 0; /* a copy of an SM block log */
 	sqlite3_stmt *st = r->im->st[ST_MEMCPY];
 	int c = 1;
 	sqlite3_bind_int64(st, c++, r->process);
@@ -503,6 +517,8 @@ static int on_memcpy(struct spool_reader *r, const struct kg_raw_memcpy *m)
 
 static int on_memset(struct spool_reader *r, const struct kg_raw_memset *m)
 {
+	if (sm_import_own_copy(r->sm, m->correlation_id))
+		return 0;
 	sqlite3_stmt *st = r->im->st[ST_MEMSET];
 	int c = 1;
 	sqlite3_bind_int64(st, c++, r->process);
@@ -554,6 +570,8 @@ static int on_sync(struct spool_reader *r, const struct kg_raw_sync *y)
 
 static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 {
+	if (sm_import_own_api(r->sm, a->domain, a->cbid, a->correlation_id))
+		return 0; /* the recorder reading SM block logs, not the program */
 	sqlite3_stmt *st = r->im->st[ST_API];
 	int c = 1;
 	sqlite3_bind_int64(st, c++, r->process);
@@ -725,6 +743,37 @@ static int on_stack_record(struct spool_reader *r, const struct kg_raw_hdr *h)
 	return rc;
 }
 
+/* Hardware samples (record --hw) go straight to their tables (trace/hw_import.c). */
+static int on_hw_record(struct spool_reader *r, const struct kg_raw_hdr *h)
+{
+	if (!r->hw && !(r->hw = hw_import_new(r->im)))
+		return r->im->err[0] ? -EIO : -ENOMEM;
+	if (h->type == KG_RAW_HW_DEVICE) {
+		const struct kg_raw_hw_device *x = (const void *)h;
+		return hw_import_device(r->hw, r->process, x, spool_text(r, x->metric_str),
+					spool_text(r, x->note_str));
+	}
+	char why[256] = "";
+	int rc = hw_import_samples(r->hw, r->process, (const void *)h, h->size, why, sizeof(why));
+	if (rc == -EINVAL)
+		return fail(r->im, rc, "'%s': at byte %zu: %s", r->path, r->off, why);
+	return rc;
+}
+
+/* SM placement (record --sm): kept until the process's kernels are all in (sm_import.c). */
+static int on_sm_record(struct spool_reader *r, const struct kg_raw_hdr *h)
+{
+	if (!r->sm && !(r->sm = sm_import_new()))
+		return -ENOMEM;
+	if (h->type == KG_RAW_SM_OWN)
+		return sm_import_own(r->sm, (const void *)h);
+	char why[256] = "";
+	int rc = sm_import_blocks(r->sm, (const void *)h, h->size, why, sizeof(why));
+	if (rc == -EINVAL)
+		return fail(r->im, rc, "'%s': at byte %zu: %s", r->path, r->off, why);
+	return rc;
+}
+
 static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
 	[KG_RAW_PROCESS] = sizeof(struct kg_raw_process),
 	[KG_RAW_STRING] = sizeof(struct kg_raw_string),
@@ -747,6 +796,10 @@ static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
 	[KG_RAW_STACK] = sizeof(struct kg_raw_stack),
 	[KG_RAW_CALLSITES] = sizeof(struct kg_raw_callsites),
 	[KG_RAW_PYCODE] = sizeof(struct kg_raw_pycode),
+	[KG_RAW_HW_DEVICE] = sizeof(struct kg_raw_hw_device),
+	[KG_RAW_HW_SAMPLES] = sizeof(struct kg_raw_hw_samples),
+	[KG_RAW_SM_BLOCKS] = sizeof(struct kg_raw_sm_blocks),
+	[KG_RAW_SM_OWN] = sizeof(struct kg_raw_sm_own),
 };
 
 static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *ended,
@@ -782,6 +835,10 @@ static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *en
 	case KG_RAW_STACK:
 	case KG_RAW_CALLSITES:
 	case KG_RAW_PYCODE: return on_stack_record(r, h);
+	case KG_RAW_HW_DEVICE:
+	case KG_RAW_HW_SAMPLES: return on_hw_record(r, h);
+	case KG_RAW_SM_BLOCKS:
+	case KG_RAW_SM_OWN: return on_sm_record(r, h);
 	case KG_RAW_END:
 		*ended = 1;
 		*end = (const void *)h;
@@ -796,6 +853,8 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 	struct kg_import_process *p = r->proc;
 	sqlite3_stmt *st;
 	int src = stack_import_write(r->stacks, r->im, r->process);
+	if (!src)
+		src = sm_import_write(r->sm, r->im, r->process);
 	if (src)
 		return src == -ENOMEM && !r->im->err[0]
 			       ? fail(r->im, src, "out of memory reading the stacks of '%s'", r->path)
@@ -840,8 +899,12 @@ static int read_spool(struct spool_reader *r)
 	if (fh->version != KG_RAW_VERSION)
 		return fail(r->im, -EINVAL, "'%s': spool version %u, this kgantt reads version %u",
 			    r->path, fh->version, KG_RAW_VERSION);
-	if (fh->header_size < sizeof(*fh) || fh->header_size > r->size)
-		return fail(r->im, -EINVAL, "'%s': bad header size %u", r->path, fh->header_size);
+	/* records are read in place, so they must start 8-aligned as the writer puts them */
+	if (fh->header_size < sizeof(*fh) || fh->header_size > r->size || fh->header_size % 8)
+		return fail(r->im, -EINVAL,
+			    "'%s': bad header size %u (expected a multiple of 8, at least %zu, at "
+			    "most the file's %zu bytes)",
+			    r->path, fh->header_size, sizeof(*fh), r->size);
 
 	int ended = 0, rc = 0;
 	const struct kg_raw_end *end = NULL;
@@ -901,12 +964,17 @@ int import_spool_file(struct kg_import *im, const char *path)
 	r.data = map;
 	int rc = r.size ? read_spool(&r)
 			: fail(im, -EINVAL, "'%s' is empty: the process wrote nothing", path);
+	/* the readers' allocations return -ENOMEM without words: the message is made here */
+	if (rc == -ENOMEM && !im->err[0])
+		fail(im, rc, "out of memory importing '%s' (%zu bytes)", path, r.size);
 	if (map)
 		munmap(map, r.size);
 	free(r.smap);
 	free(r.open_keys);
 	free(r.open_rows);
 	stack_import_free(r.stacks);
+	hw_import_free(r.hw);
+	sm_import_free(r.sm);
 	return rc;
 }
 

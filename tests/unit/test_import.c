@@ -303,6 +303,41 @@ TEST(import_rejects_bad_string_length)
 	expect_import_error(buf, n + 24, "does not fit its record");
 }
 
+/* Records are read in place: a header size that is not a multiple of 8 put every record
+ * off its alignment (UBSan: misaligned access; found by tests/fuzz/fuzz_spool). */
+TEST(import_rejects_misaligned_header_size)
+{
+	char buf[256] = {0};
+	size_t n = make_header(buf);
+	((struct kg_raw_file_header *)buf)->header_size = 19;
+	struct kg_raw_process p = {.h = {.type = KG_RAW_PROCESS, .size = sizeof(p)}, .pid = 7};
+	memcpy(buf + 19, &p, sizeof(p));
+	expect_import_error(buf, 19 + sizeof(p), "bad header size 19");
+	(void)n;
+}
+
+/* A string id sized the id table: 4 bytes per id, so a tiny spool could ask for 16 GiB
+ * (found by tests/fuzz/fuzz_spool). Ids count the string records, which the file's size
+ * bounds; otherwise the spool is whole, so only the id can be refused. */
+TEST(import_rejects_string_id_beyond_file)
+{
+	char buf[256] = {0};
+	size_t n = make_header(buf);
+	struct kg_raw_string *s = (void *)(buf + n);
+	s->h.type = KG_RAW_STRING;
+	s->h.size = 24;
+	s->id = 1u << 26; /* 256 MiB of table before the bound */
+	s->len = 1;
+	s->text[0] = 'x';
+	n += 24;
+	struct kg_raw_process p = {.h = {.type = KG_RAW_PROCESS, .size = sizeof(p)}, .pid = 7};
+	memcpy(buf + n, &p, sizeof(p));
+	n += sizeof(p);
+	struct kg_raw_end e = {.h = {.type = KG_RAW_END, .size = sizeof(e)}};
+	memcpy(buf + n, &e, sizeof(e));
+	expect_import_error(buf, n + sizeof(e), "holds at most");
+}
+
 TEST(trace_open_rejects_non_traces)
 {
 	char path[300], err[1024];

@@ -489,3 +489,82 @@ TEST(left_out_api_queries_are_noted)
 	model_free(&b);
 	unlink(path);
 }
+
+/* ------------------------------------------------------------------ sizes from the file */
+
+/* The largest single allocation while the hook is installed: what a file can make the
+ * reader ask for. Both reader threads allocate, hence the atomics. */
+int __sanitizer_install_malloc_and_free_hooks(void (*m)(const volatile void *, size_t),
+					      void (*f)(const volatile void *));
+static size_t largest_alloc;
+
+static void note_alloc(const volatile void *p, size_t size)
+{
+	(void)p;
+	size_t seen = __atomic_load_n(&largest_alloc, __ATOMIC_RELAXED);
+	while (size > seen &&
+	       !__atomic_compare_exchange_n(&largest_alloc, &seen, size, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static void note_free(const volatile void *p)
+{
+	(void)p;
+}
+
+/* Row and string ids far apart: a few rows in a 100 KB file whose largest ids would size
+ * the reader's tables — a slot per kernel id, room for copies up to the largest copy id
+ * (70M x 120 bytes: 8.4 GB), 4 bytes per string id. Found by tests/fuzz/fuzz_kgt. The
+ * tables must follow the rows there are, and the rows must still all be read. */
+TEST(sparse_ids_do_not_size_allocations)
+{
+	snprintf(path, sizeof(path), "/tmp/kgantt-sparse-XXXXXX");
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	unlink(path);
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	exec(db, kg_schema_sql);
+	exec(db, "INSERT INTO meta VALUES('format','kgantt-trace'),('version','3'),"
+		 "('min_reader_version','1');"
+		 "INSERT INTO strings VALUES(1,'kernel_a'),(268435456,'kernel_far');"
+		 "INSERT INTO processes(process, pid, complete) VALUES(1, 100, 1);"
+		 "INSERT INTO devices(process, device, name, sm_count) VALUES(1, 0, 'H200', 132);"
+		 "INSERT INTO contexts VALUES(1, 1, 0, 7, 0);"
+		 "INSERT INTO streams VALUES(1, 1, 7, 0, 3, NULL);"
+		 "INSERT INTO kernels(id, process, device, context, stream, correlation, "
+		 "demangled, start, end) VALUES(1, 1, 0, 1, 7, 1, 1, 1000, 2000),"
+		 "(50000000, 1, 0, 1, 7, 2, 268435456, 3000, 4000);"
+		 "INSERT INTO api_calls(id, process, thread, name, start, end, correlation) "
+		 "VALUES(1, 1, 5, 1, 900, 950, 1), (60000000, 1, 5, 1, 2900, 2950, 2);"
+		 "INSERT INTO memcpys(id, process, device, context, stream, correlation, "
+		 "copy_kind, bytes, start, end) VALUES(70000000, 1, 0, 1, 7, 3, 1, 64, 5000, 6000)");
+	sqlite3_close(db);
+	struct kg_model m;
+	char err[512];
+	for (int rows_only = 0; rows_only < 2; rows_only++) {
+		struct kg_load_opts o = {.rows_only = rows_only};
+		model_init(&m, "kgantt", path);
+		largest_alloc = 0;
+		__sanitizer_install_malloc_and_free_hooks(note_alloc, note_free);
+		int rc = read_kgt(&m, path, &o, err, sizeof(err));
+		__sanitizer_install_malloc_and_free_hooks(NULL, NULL);
+		if (rc)
+			fprintf(stderr, "    %s\n", err);
+		CHECK_EQ_INT(rc, 0);
+		if (largest_alloc >= (64u << 20))
+			fprintf(stderr, "    largest allocation: %zu bytes\n", largest_alloc);
+		CHECK(largest_alloc < (64u << 20));
+		CHECK_EQ_INT(model_finish(&m), 0);
+		CHECK_EQ_INT(m.n_ops, 3);
+		CHECK_EQ_INT(m.n_apis, 2);
+		int far = 0;
+		for (uint32_t i = 0; i < m.n_ops; i++)
+			far += !strcmp(model_text(&m, m.ops[i].name), "kernel_far");
+		CHECK_EQ_INT(far, 1); /* the sparse string id still names its kernel */
+		model_free(&m);
+	}
+	unlink(path);
+}

@@ -204,3 +204,109 @@ TEST(library_kernels_get_fixes_the_user_controls)
 	analysis_free(&a);
 	model_free(&m);
 }
+
+/* ------------------------------------------------------------------ times at the edges */
+
+/* Times as a file may hold them (found by tests/fuzz/fuzz_analysis): a launch at
+ * INT64_MAX for a kernel at -INT64_MAX, a kernel as long as int64 allows, one without a
+ * duration (its end unknown: KG_NO_TIME, which is INT64_MIN), a grid whose block count
+ * passes LLONG_MAX, and a range over all of it. Every difference of two such times, every
+ * sum of such durations, overflowed int64 somewhere in the analysis, the report, the
+ * exports, the view or the chart: UBSan ends the test at the first one. */
+static const char extreme_json[] =
+	"{\"traceEvents\": [\n"
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+	"\"ts\":9223372036854775.806,\"dur\":0,\"args\":{\"correlation\":1}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_far\",\"pid\":0,\"tid\":7,"
+	"\"ts\":-9223372036854775.807,\"dur\":1,\"args\":{\"device\":0,\"stream\":7,"
+	"\"correlation\":1,\"grid\":[4294967295,4294967295,4294967295],\"block\":[1024,1,1]}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_long\",\"pid\":0,\"tid\":8,"
+	"\"ts\":-9223372036854775.807,\"dur\":9223372036854775.807,\"args\":{\"device\":0,"
+	"\"stream\":8,\"correlation\":2}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_long\",\"pid\":0,\"tid\":8,"
+	"\"ts\":0,\"dur\":9223372036854775.807,\"args\":{\"device\":0,\"stream\":8}},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_no_dur\",\"pid\":0,\"tid\":7,"
+	"\"ts\":100,\"args\":{\"device\":0,\"stream\":7,\"correlation\":3}},\n"
+	"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+	"\"pid\":0,\"tid\":7,\"ts\":9223372036854775.800,\"dur\":0.007,\"args\":{\"device\":0,"
+	"\"stream\":7,\"bytes\":1048576}},\n"
+	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"step\",\"pid\":1,\"tid\":1,"
+	"\"ts\":-9223372036854775.807,\"dur\":9223372036854775.807}\n"
+	"]}\n";
+
+#include "export/export.h"
+#include "render/layout.h"
+#include "render/plot.h"
+#include "render/view.h"
+#include "report/report.h"
+
+/* fontconfig (under cairo) keeps caches it never frees: its leaks, not kgantt's, and not
+ * worth a table of them after every test. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libfontconfig.so\n";
+}
+
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
+
+TEST(extreme_times_analyse_report_export_and_draw)
+{
+	char path[] = "/tmp/kgantt-extreme-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, extreme_json, sizeof(extreme_json) - 1) == (ssize_t)sizeof(extreme_json) - 1);
+	close(fd);
+	struct kg_model m;
+	struct kg_analysis a;
+	char err[1024];
+	if (model_load(path, &m, NULL, err, sizeof(err)) != 0)
+		fprintf(stderr, "    %s\n", err);
+	CHECK_EQ_INT(m.n_ops, 5);
+	CHECK(analysis_run(&m, NULL, &a) == 0);
+	/* sums saturate at INT64_MAX: never negative, never wrapped */
+	for (uint32_t g = 0; g < a.n_gpus; g++) {
+		CHECK(a.gpus[g].kernel_time > 0 && a.gpus[g].busy > 0);
+		CHECK(a.gpus[g].copy_kernel_overlap >= 0);
+	}
+	for (uint32_t k = 0; k < a.n_kernels; k++)
+		CHECK(a.kernels[k].total >= 0 && a.kernels[k].min >= 0);
+	FILE *out = fopen("/dev/null", "w");
+	CHECK(out != NULL);
+	struct kg_report_opts ro = {.top = 0, .finding_sites = 3, .sites = 20};
+	CHECK_EQ_INT(report_text(out, &a, &ro), 0);
+	CHECK_EQ_INT(report_json(out, &a, &ro), 0);
+	struct kg_export_opts eo = {.format = KG_EXPORT_PERFETTO};
+	CHECK_EQ_INT(export_chrome(out, &m, &eo), 0);
+	eo.format = KG_EXPORT_CSV;
+	CHECK_EQ_INT(export_csv(out, &m, &eo), 0);
+	struct kg_view_opts vo = {.trace_path = path, .tool_version = "test"};
+	CHECK_EQ_INT(view_html(out, &a, &vo), 0);
+	fclose(out);
+	struct kg_layout_opts lo = {.t0 = m.begin, .t1 = m.end, .width = 1600, .label_width = 200,
+				    .right_margin = 20, .device = -1, .host_lanes = 1};
+	struct kg_layout l;
+	CHECK(layout_build(&m, &lo, &l) == 0);
+	struct kg_tick ticks[64];
+	CHECK(layout_ticks(&l, m.begin, 12, ticks, 64) >= 0);
+	for (uint32_t i = 0; i < m.n_ops; i++) {
+		double x = layout_x(&l, m.ops[i].start);
+		CHECK(x >= l.x0 - (l.x1 - l.x0) - 1 && x <= l.x1 + (l.x1 - l.x0) + 1);
+	}
+	layout_free(&l);
+	char svg[64];
+	snprintf(svg, sizeof(svg), "%s.svg", path);
+	struct kg_plot_opts po = {.format = KG_PLOT_SVG, .t0 = m.begin, .t1 = m.end,
+				  .origin = m.begin, .width = 800, .dpi = 96, .device = -1,
+				  .host_lanes = 1};
+	struct kg_plot_notes notes = {&a};
+	CHECK(plot_render(&m, &notes, &po, svg, NULL, err, sizeof(err)) == 0);
+	unlink(svg);
+	analysis_free(&a);
+	model_free(&m);
+	unlink(path);
+}
