@@ -610,6 +610,15 @@ if tkeys:
                    f"{cnt(s['api_stacks'])} | {cnt(s['stacks'])} | {cnt(s['stack_frames'])} | {fps} | {bpk} | "
                    f"{', '.join('none' if m == '-' else m for m in s['modes']) or 'n/a'} |")
 
+def paired_ratios(w, a, b):
+    """a / b for each round in which both configurations of workload w succeeded."""
+    by_run = {}
+    for c in (a, b):
+        for r in groups.get((w, c), []):
+            if r["status"] == "OK" and r["figure"] and str(r["run"]).isdigit():
+                by_run.setdefault(int(r["run"]), {})[c] = float(r["figure"])
+    return [v[a] / v[b] for k, v in sorted(by_run.items()) if a in v and b in v and v[b] > 0]
+
 # ---- the cost of call stacks: kgantt-full (and -stacks-all) against kgantt-full-nostacks
 def bytes_per_stack(w, c):
     a, b = stats.get((w, c)), stats.get((w, "kgantt-full-nostacks"))
@@ -660,8 +669,34 @@ if skw:
             out.append(f"- stacks cost, {w}: kgantt-full / kgantt-full-nostacks = "
                        f"{s['median'] / b['median']:.3f}× ({fmt(s['median'])} vs {fmt(b['median'])} {s['unit']}, "
                        f"medians of {s['ok']} and {b['ok']} runs)")
+            pr = paired_ratios(w, "kgantt-full", "kgantt-full-nostacks")
+            if pr:
+                out.append(f"  - paired by round (the two ran back to back in each round, so drift "
+                           f"between rounds cancels): median {statistics.median(pr):.3f}×, per round "
+                           + ", ".join(f"{x:.3f}" for x in pr))
         else:
             out.append(f"- stacks cost, {w}: n/a (kgantt-full or kgantt-full-nostacks has no successful run)")
+
+# ---- the cost of hardware sampling: kgantt-full-hw (record --hw) against kgantt-full
+hww = [w for w in dict.fromkeys(k[0] for k in keys)
+       if (w, "kgantt-full-hw") in stats and (w, "kgantt-full") in stats]
+if hww:
+    out.append("\n## Cost of hardware samples\n")
+    out.append("kgantt-full-hw is kgantt-full with `--hw` (CUPTI PM sampling at the default interval). "
+               "**hw cost** = median of kgantt-full-hw / median of kgantt-full; **paired** = median "
+               "over rounds of the two runs of the same round (drift between rounds cancels); "
+               "**bytes** = what the samples add to the trace (median sizes).\n")
+    out.append("| workload | full | full + --hw | hw cost | paired | wall | bytes added |")
+    out.append("|---|---|---|---|---|---|---|")
+    for w in hww:
+        a, b = stats[(w, "kgantt-full-hw")], stats[(w, "kgantt-full")]
+        pr = paired_ratios(w, "kgantt-full-hw", "kgantt-full")
+        added = (f"{(a['trace'] - b['trace']) / 1e6:.1f} MB" if a["trace"] is not None
+                 and b["trace"] is not None else "n/a")
+        out.append(f"| {w} | {fmt(b['median'])} {b['unit']} | {fmt(a['median'])} {a['unit']} | "
+                   f"{ratio_of(a['median'], b['median'])} | "
+                   f"{(f'{statistics.median(pr):.3f}×') if pr else 'n/a'} | "
+                   f"{ratio_of(a['wall'], b['wall'])} | {added} |")
 
 def tail(path, n=15):
     try:

@@ -18,7 +18,7 @@
  * Without kgantt the macros still run and cost the same; nothing reads the buffer.
  *
  * Cost per block: two %globaltimer reads, one __syncthreads, one 64-bit atomic and one
- * 32-byte store (measured in docs/results/sm-placement-h200.md). The buffer holds
+ * 32-byte store (measured in docs/results/hw-h200.md). The buffer holds
  * KGANTT_SM_CAPACITY records (define it before the include; default 65536 = 2 MiB); blocks
  * beyond it between two reads are counted and dropped, and the trace says how many.
  *
