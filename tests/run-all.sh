@@ -20,6 +20,20 @@ add "$log/unit.txt"
 echo "== end-to-end tests on the H200 fixtures"
 tests/run-e2e.sh 2>&1 | tee "$log/e2e.txt"
 add "$log/e2e.txt"
+# libFuzzer targets (tests/fuzz): a short run of each, from the committed seeds; built by
+# make test where clang with libFuzzer is installed (tests/fuzz/fuzz.mk).
+fuzz_dir=${KG_FUZZ_DIR:-build/fuzz}
+fuzz_secs=${KG_FUZZ_TEST_SECONDS:-15}
+echo "== fuzz targets (libFuzzer, ASan/UBSan, ${fuzz_secs} s each)"
+if tests/fuzz/run.sh --check "${KG_FUZZ_CC:-clang}" && [ -x "$fuzz_dir/fuzz_kineto" ]; then
+	tests/fuzz/run.sh "$fuzz_dir" "$fuzz_secs" \
+		${KG_FUZZ_TARGETS:-fuzz_kineto fuzz_kgt fuzz_nsys fuzz_spool fuzz_analysis} 2>&1 |
+		tee "$log/fuzz.txt"
+	add "$log/fuzz.txt"
+else
+	echo "fuzz: skipped (clang not installed)"
+	ts=$((ts + 1))
+fi
 echo "== GPU tests"
 if nvidia-smi -L >/dev/null 2>&1; then
 	tests/gpu/record_examples.sh build/gpu-run 2>&1 | tee "$log/gpu.txt"

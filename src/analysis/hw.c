@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "util/timemath.h"
 
 struct sums {
 	double w[KG_HW_N], v[KG_HW_N];
@@ -86,12 +87,13 @@ static void one_sample(struct gpu_walk *w, const struct kg_hw_sample *x)
 {
 	const struct kg_model *m = w->m;
 	const struct kg_gpu_metrics *g = w->g;
-	double len = (double)(x->end - x->start);
+	int64_t dur = kg_time_span(x->end, x->start);
+	double len = (double)dur;
 	if (len <= 0 || x->end <= g->begin || x->start >= g->end)
 		return; /* outside the GPU's working span: the program's start and end */
 	add(&w->span, x, len);
 	w->out->samples++;
-	w->out->sampled_ns += x->end - x->start;
+	w->out->sampled_ns = kg_time_add(w->out->sampled_ns, dur);
 	for (int f = 0; f < KG_HW_N; f++)
 		if (!isnan(x->v[f]) && (isnan(w->out->max[f]) || x->v[f] > w->out->max[f]))
 			w->out->max[f] = x->v[f];
@@ -111,7 +113,7 @@ static void one_sample(struct gpu_walk *w, const struct kg_hw_sample *x)
 		return;
 	add(&w->per_kernel[ks], x, len);
 	w->hk[ks].samples++;
-	w->hk[ks].sampled_ns += x->end - x->start;
+	w->hk[ks].sampled_ns = kg_time_add(w->hk[ks].sampled_ns, dur);
 }
 
 static int walk_gpu(struct kg_analysis *a, uint32_t gi, struct sums *per_kernel,

@@ -1273,6 +1273,7 @@ static void write_hw_device(struct vw *w, const struct page *p, const struct kg_
 	j_open(w);
 	kv_int(w, "dev", h->device);
 	kv_int(w, "interval", h->interval_ns);
+	kv_num(w, "ctxsw_mark", KG_HW_CTXSW_MARK_PCT); /* samples marked as context switches */
 	kv_str(w, "chip", model_text(m, h->chip));
 	kv_str(w, "state", model_text(m, h->state));
 	kv_str(w, "note", model_text(m, h->note));
