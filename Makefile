@@ -19,8 +19,8 @@ CSTD       := -std=c11 -D_GNU_SOURCE
 WARN       := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation
 OPT        ?= -O2 -g
 SAN        ?=
-CAIRO_CFLAGS := $(shell pkg-config --cflags cairo 2>/dev/null)
-CAIRO_LIBS   := $(or $(shell pkg-config --libs cairo 2>/dev/null),-lcairo)
+CAIRO_CFLAGS := $(shell pkg-config --cflags cairo-ft freetype2 2>/dev/null)
+CAIRO_LIBS   := $(or $(shell pkg-config --libs cairo-ft freetype2 2>/dev/null),-lcairo -lfreetype)
 CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc $(CAIRO_CFLAGS) -MMD -MP
 LDFLAGS    += $(SAN)
 # What the tool and every test binary link: one list.
@@ -58,7 +58,12 @@ REC_OBJ    := $(REC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/util/strtab.o \
 # The HTML view's page, embedded as a C array at build time (scripts/embed.sh).
 VIEW_GEN   := $(BUILD)/gen/view_template.c
 VIEW_OBJ   := $(BUILD)/gen/view_template.o
-LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ) $(VIEW_OBJ)
+# The charts' font, Debian's DejaVu Sans, embedded the same way: a chart drawn on a machine
+# without fonts or a fontconfig set-up (a GPU node) looks like one drawn here.
+FONT_DIR   ?= /usr/share/fonts/truetype/dejavu
+FONT_GEN   := $(BUILD)/gen/font_regular.c $(BUILD)/gen/font_bold.c
+FONT_OBJ   := $(FONT_GEN:.c=.o)
+LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ) $(VIEW_OBJ) $(FONT_OBJ)
 LIB_A      := $(BUILD)/libkgantt.a
 
 $(BUILD)/obj/%.o: %.c
@@ -77,6 +82,17 @@ $(BUILD)/pic/src/recorder/hwsample.o: WARN += -isystem src/recorder/cxx_shim
 $(VIEW_GEN): src/render/view_template.html scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh $< kg_view_template $@
+
+$(BUILD)/gen/font_regular.c: $(FONT_DIR)/DejaVuSans.ttf scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh $< kg_font_regular $@
+
+$(BUILD)/gen/font_bold.c: $(FONT_DIR)/DejaVuSans-Bold.ttf scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh $< kg_font_bold $@
+
+$(FONT_OBJ): %.o: %.c
+	$(CC) $(CSTD) -O0 -c $< -o $@
 
 $(VIEW_OBJ): $(VIEW_GEN)
 	$(CC) $(CSTD) -O2 -c $< -o $@

@@ -167,10 +167,17 @@ static const char *curve_label(const struct plan *p, int c, char buf[96])
 /* Title, interval and a legend of the curves, flowing over as many lines as the column
  * needs; the scale at the column's right edge. */
 /* Some sample of the device saw the GPU switching contexts. */
+/* A context switch worth a mark: one within the GPU work's span (the program's own
+ * context is switched in once, before its first kernel). */
+static int ctxsw_mark(const struct kg_model *m, const struct kg_hw_sample *x)
+{
+	return x->v[KG_HW_CTXSW] >= KG_HW_CTXSW_MARK_PCT && x->start >= m->begin && x->end <= m->end;
+}
+
 static int has_ctxsw(const struct kg_model *m, const struct plan *p)
 {
 	for (uint32_t i = p->first; i < p->end; i++)
-		if (m->hw_samples[i].v[KG_HW_CTXSW] >= KG_HW_CTXSW_MARK_PCT)
+		if (ctxsw_mark(m, &m->hw_samples[i]))
 			return 1;
 	return 0;
 }
@@ -487,8 +494,7 @@ static void ctxsw_marks(cairo_t *cr, const struct kg_model *m, const struct kg_l
 	cairo_set_line_width(cr, 1.5);
 	for (uint32_t i = p->first; i < p->end; i++) {
 		const struct kg_hw_sample *x = &m->hw_samples[i];
-		if (!(x->v[KG_HW_CTXSW] >= KG_HW_CTXSW_MARK_PCT) ||
-		    !in_window(x, l->t0, l->t1))
+		if (!ctxsw_mark(m, x) || !in_window(x, l->t0, l->t1))
 			continue;
 		double px = floor(layout_x(l, x->start)) + 0.5;
 		if (px < l->x0 || px > l->x1 || px - last < 1)

@@ -260,4 +260,13 @@ rc=$?
 echo "ok: a failed write -> exit 1: $(cat "$WORK/err")"
 [ ! -e "$WORK/x.png" ] && [ ! -e "$WORK/full.svg" ] || fail "a failed plot left its output"
 ls "$WORK" | grep -q '\.tmp' && fail "temporary files left: $(ls "$WORK" | grep '\.tmp')"
+# Issue 12's defect 9: on a machine without a fontconfig set-up (the H200 nodes) every "·"
+# and "µ" was a box. The font is compiled in: the chart is the same byte for byte.
+trace=$(fixture hw_bound)
+"$K" plot "$trace" -o "$WORK/font_here.png" || fail "plot for the font check"
+FONTCONFIG_FILE=/nonexistent FONTCONFIG_PATH=/nonexistent HOME=/nonexistent \
+	"$K" plot "$trace" -o "$WORK/font_bare.png" 2> "$WORK/font.err" || fail "plot without fontconfig"
+cmp -s "$WORK/font_here.png" "$WORK/font_bare.png" ||
+	fail "the chart differs without a fontconfig set-up: fonts come from the system"
+echo "ok: the same chart without fontconfig (embedded DejaVu Sans)"
 echo "ok: t030_plot"
