@@ -124,7 +124,7 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 # ---------------------------------------------------------------- set-up
 # Debian packages the build and tests need; installed when missing (CI runs as root).
 DEB_PKGS := build-essential pkg-config libsqlite3-dev sqlite3 libyajl-dev zlib1g-dev libcairo2-dev \
-            libdw-dev libelf-dev \
+            libdw-dev libelf-dev libfreetype-dev \
             fonts-dejavu-core python3 xz-utils
 # Only the tests need a browser (the HTML view is checked in headless Chromium).
 TEST_PKGS := chromium
