@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "trace/trace_db.h"
+
 const char *format_name(enum kg_format f)
 {
 	switch (f) {
@@ -19,39 +21,53 @@ const char *format_name(enum kg_format f)
 	}
 }
 
+/* 1 when the table exists, 0 when not, -1 when the schema cannot be read (damage). */
 static int has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *st;
-	int found = 0;
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
 			       &st, NULL) != SQLITE_OK)
-		return 0;
+		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return found;
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* What the tables say the file is; a schema that cannot be read is damage, said as
+ * trace_db_open says it, not "neither format". */
+static enum kg_format format_by_tables(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	int meta = has_table(db, "meta"), kernels = has_table(db, "kernels");
+	if (meta < 0 || kernels < 0) {
+		snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
+		return KG_FORMAT_UNKNOWN;
+	}
+	if (meta && kernels)
+		return KG_FORMAT_KGANTT;
+	if (has_table(db, "StringIds") > 0 || has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL") > 0 ||
+	    has_table(db, "TARGET_INFO_GPU") > 0)
+		return KG_FORMAT_NSYS;
+	snprintf(err, errlen,
+		 "'%s' is an SQLite database but neither a kgantt trace (tables 'meta', "
+		 "'kernels') nor an Nsight Systems export (tables 'StringIds', "
+		 "'CUPTI_ACTIVITY_KIND_KERNEL')",
+		 path);
+	return KG_FORMAT_UNKNOWN;
 }
 
 static enum kg_format detect_sqlite(const char *path, char *err, size_t errlen)
 {
+	/* a copy cut short: found from the header alone, in the words of `kgantt info` */
+	if (trace_db_check_truncation(path, err, errlen) < 0)
+		return KG_FORMAT_UNKNOWN;
 	sqlite3 *db = NULL;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, db ? sqlite3_errmsg(db) : "?");
 		sqlite3_close(db);
 		return KG_FORMAT_UNKNOWN;
 	}
-	enum kg_format f = KG_FORMAT_UNKNOWN;
-	if (has_table(db, "meta") && has_table(db, "kernels"))
-		f = KG_FORMAT_KGANTT;
-	else if (has_table(db, "StringIds") || has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL") ||
-		 has_table(db, "TARGET_INFO_GPU"))
-		f = KG_FORMAT_NSYS;
-	else
-		snprintf(err, errlen,
-			 "'%s' is an SQLite database but neither a kgantt trace (tables 'meta', "
-			 "'kernels') nor an Nsight Systems export (tables 'StringIds', "
-			 "'CUPTI_ACTIVITY_KIND_KERNEL')",
-			 path);
+	enum kg_format f = format_by_tables(db, path, err, errlen);
 	sqlite3_close(db);
 	return f;
 }

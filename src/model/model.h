@@ -33,6 +33,8 @@ struct kg_process {
 	uint32_t rank;        /* string id of the rank, 0 = none */
 	uint32_t exit_status; /* string id, 0 = unknown */
 	int complete;         /* 0: the process died before the recorder finished */
+	uint32_t refused;     /* string id: why it ran untraced (CUPTI refused the recorder:
+			       * another profiler attached...), 0 = it was traced */
 	uint64_t dropped;     /* records the profiler dropped */
 	uint64_t incomplete;  /* records with missing timestamps */
 	int64_t start, end;

@@ -9,6 +9,10 @@
 /* 0 on success; otherwise a negative errno-style code and a message in err that names
  * the file and says what was expected. */
 int trace_db_open(const char *path, sqlite3 **db, char *err, size_t errlen);
+/* An SQLite file shorter than its header says (a copy cut short): -1 with the message
+ * trace_db_open gives ("'t.kgt' is truncated: ..."), else 0. Every reader of SQLite
+ * files (model/load.c too) calls this first, so that each command says the same. */
+int trace_db_check_truncation(const char *path, char *err, size_t errlen);
 /* The integer that sql returns, 0 when NULL (text, when not NULL, is bound to ?1).
  * SQLITE_OK, or SQLite's error code (sqlite3_errmsg says more). */
 int trace_db_int(sqlite3 *db, const char *sql, const char *text, int64_t *out);
