@@ -16,7 +16,7 @@ usage: bench/report_speed.sh [-n RUNS] [-s SIZES] [-t TRACE]... [-o RESULTS.md]
   -n RUNS     timed runs per command, after one untimed warm-up run (default 5)
   -s SIZES    comma list of kernel counts (default 100000,1000000,1000000x9); NxC: N kernels
               with C trivial API calls (cudaGetDevice) before each launch, as PyTorch makes
-  -t TRACE    also a real kgantt trace (e.g. the 1M-launch trace tests/gpu/device_batch5.sh
+  -t TRACE    also a real kgantt trace (e.g. the 1M-launch trace tests/gpu/packed_examples_h200.sh
               records on an H200); measured as recorded and without its packed columns
   -o FILE     also write the results as Markdown to FILE
 environment: KGANTT (default build/kgantt), PYTHON (default python3), SEED (default 1),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copies the shared libraries build/kgantt needs beyond glibc and libstdc++ (SQLite, yajl,
 # cairo and theirs) into build/devlib, to carry to a GPU machine whose image lacks them.
-# tests/gpu/device_batch3.sh and device_batch4.sh put build/devlib on LD_LIBRARY_PATH.
+# tests/gpu/nvtx_and_subscriber_h200.sh and examples_recheck_h200.sh put build/devlib on LD_LIBRARY_PATH.
 set -eu
 cd "$(dirname "$0")/.."
 mkdir -p build/devlib

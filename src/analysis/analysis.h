@@ -222,6 +222,16 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 void analysis_free(struct kg_analysis *a);
 
 /* For the rules (analysis/rules.c) and renderers: */
+/* The rules, one table: their ids (the findings' `rule`, documented in docs/rules.md under
+ * "### <id>", checked by tests/e2e/t099_rules_documented.sh) and what each finds. */
+struct kg_rule_info {
+	const char *id;
+	const char *finds;
+};
+extern const struct kg_rule_info kg_rules[];
+extern const size_t kg_rule_count;
+/* A new finding of rule (an id of kg_rules; any other id gets NULL: a programming error
+ * the test above catches). */
 struct kg_finding *analysis_add_finding(struct kg_analysis *a, const char *rule);
 void finding_evidence(struct kg_finding *f, int64_t start, int64_t end, uint32_t stream,
 		      uint32_t op, const char *fmt, ...) __attribute__((format(printf, 6, 7)));

@@ -165,8 +165,31 @@ const char *severity_name(enum kg_severity s)
 
 /* ------------------------------------------------------------------ findings */
 
+const struct kg_rule_info kg_rules[] = {
+	{"stream-serialization", "independent work serialised on one stream while others idle"},
+	{"copy-compute-overlap", "copies that do not overlap kernels (pageable or synchronous)"},
+	{"launch-overhead", "the GPU starving on launches of tiny kernels"},
+	{"launch-latency", "long launch latency (queued - API call)"},
+	{"gpu-imbalance", "unequal work across GPUs"},
+	{"straggler", "a rank arriving last at collectives"},
+	{"under-filled-grid", "fewer blocks than SMs"},
+	{"low-occupancy", "few resident warps per SM"},
+	{"memory-bound", "kernels at DRAM's peak bandwidth (record --hw)"},
+	{"time-slicing", "kernels of several processes time-sliced on one GPU"},
+	{"host-sync-stall", "GPU idle while the host is blocked in a synchronisation"},
+	{"host-bound", "GPU idle while the host prepares work"},
+	{"gpu-utilization", "low utilisation over time and long idle gaps"},
+};
+const size_t kg_rule_count = sizeof(kg_rules) / sizeof(kg_rules[0]);
+
 struct kg_finding *analysis_add_finding(struct kg_analysis *a, const char *rule)
 {
+	size_t r = 0;
+	while (r < kg_rule_count && strcmp(kg_rules[r].id, rule) != 0)
+		r++;
+	if (r == kg_rule_count)
+		return NULL;
+	rule = kg_rules[r].id;
 	if (array_room((void **)&a->findings, &a->cap_findings, a->n_findings,
 		       sizeof(*a->findings), 16) < 0)
 		return NULL;

@@ -14,7 +14,7 @@ $(BUILD)/tests/gpu/occupancy_probe: tests/gpu/occupancy_probe.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_FLAGS) -cudart shared -Xlinker -rpath -Xlinker $(CUDA_LIB) -o $@ $<
 
-# A program with its own CUPTI subscriber (tests/gpu/device_batch3.sh).
+# A program with its own CUPTI subscriber (tests/gpu/nvtx_and_subscriber_h200.sh).
 $(BUILD)/tests/gpu/cupti_first: tests/gpu/cupti_first.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_FLAGS) -o $@ $< -cudart shared -lcupti -L$(CUDA_LIB) -Xlinker -rpath -Xlinker $(CUDA_LIB)

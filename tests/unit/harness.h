@@ -17,7 +17,7 @@ struct kg_test {
 
 #define MAX_TESTS 256
 static struct kg_test kg_tests[MAX_TESTS];
-static int kg_ntests;
+static int kg_ntests, kg_unregistered; /* tests past MAX_TESTS: a failure, never silent */
 
 #define TEST(name)                                                          \
 	static void test_##name(void);                                      \
@@ -25,6 +25,8 @@ static int kg_ntests;
 	{                                                                   \
 		if (kg_ntests < MAX_TESTS)                                  \
 			kg_tests[kg_ntests++] = (struct kg_test){#name, test_##name}; \
+		else                                                        \
+			kg_unregistered++;                                  \
 	}                                                                   \
 	static void test_##name(void)
 
@@ -85,6 +87,11 @@ int main(int argc, char **argv)
 		printf("%s %s%s\n", ok ? "ok  " : "FAIL", kg_tests[i].name,
 		       WIFSIGNALED(status) ? " (crashed)" : "");
 		ok ? passed++ : failed++;
+	}
+	if (kg_unregistered) {
+		printf("FAIL %d tests not run: more than MAX_TESTS (%d) in one file; raise it\n",
+		       kg_unregistered, MAX_TESTS);
+		failed += kg_unregistered;
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Final check with the committed recorder: every example again, and the program with its
 # own CUPTI subscriber (whose refusal now ends the spool cleanly).
-#   tests/gpu/device_batch4.sh OUTDIR
+#   tests/gpu/examples_recheck_h200.sh OUTDIR
 set -u
 out=${1:?}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

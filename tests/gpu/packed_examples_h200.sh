@@ -3,9 +3,9 @@
 # packed by 'kgantt record' itself and reported the same from its blocks as from its rows;
 # what packing costs at the end of a recording of a million kernels; that recording, a
 # real 1M-kernel trace, brought back for the report-speed benchmark.
-#   tests/gpu/device_batch5.sh OUTDIR
+#   tests/gpu/packed_examples_h200.sh OUTDIR
 set -u
-out=${1:?usage: device_batch5.sh OUTDIR}
+out=${1:?usage: packed_examples_h200.sh OUTDIR}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
 run=/tmp/kgantt-gpu-run5

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Packed columns on real traces of a million kernels, recorded on the H200: blocks and
 # rows must give the same report; the PyTorch trace is brought back for the benchmark.
-#   tests/gpu/device_batch6.sh OUTDIR
+#   tests/gpu/packed_1m_h200.sh OUTDIR
 set -u
-out=${1:?usage: device_batch6.sh OUTDIR}
+out=${1:?usage: packed_1m_h200.sh OUTDIR}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
 run=/tmp/kgantt-gpu-run6

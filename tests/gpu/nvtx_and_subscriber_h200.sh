@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Third GPU batch: NVTX through the recorder (C and PyTorch), a program with its own CUPTI
 # subscriber, no visible GPU, and the PyTorch scenarios recorded again with their NVTX.
-#   tests/gpu/device_batch3.sh OUTDIR
+#   tests/gpu/nvtx_and_subscriber_h200.sh OUTDIR
 set -u
 out=${1:?}
 K=build/kgantt

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Second GPU batch (run on a 2-GPU machine): the examples again (multigpu included), the
 # option and bad-ending tests, the torchrun job, PyTorch scenarios under kgantt.
-#   tests/gpu/device_batch2.sh OUTDIR
+#   tests/gpu/multigpu_torchrun_h200x2.sh OUTDIR
 set -u
 out=${1:?}
 run=/tmp/kgantt-gpu-run2

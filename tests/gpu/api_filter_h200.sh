@@ -2,9 +2,9 @@
 # Trivial API queries left out by default (kgantt record --all-api keeps them): every
 # example recorded again; a PyTorch training run recorded both ways (how many calls, what
 # the report finds); the recording overhead of both ways beside torch.profiler.
-#   tests/gpu/device_batch7.sh OUTDIR
+#   tests/gpu/api_filter_h200.sh OUTDIR
 set -u
-out=${1:?usage: device_batch7.sh OUTDIR}
+out=${1:?usage: api_filter_h200.sh OUTDIR}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
 run=/tmp/kgantt-gpu-run7

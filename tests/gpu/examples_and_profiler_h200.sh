@@ -3,9 +3,9 @@
 # collect PyTorch profiler traces and occupancy ground truth. Binaries come prebuilt in
 # build/ (carried); results go to $OUT as a few archives (the device tool returns at
 # most 8 files).
-#   tests/gpu/device_batch.sh OUTDIR
+#   tests/gpu/examples_and_profiler_h200.sh OUTDIR
 set -u
-out=${1:?usage: device_batch.sh OUTDIR}
+out=${1:?usage: examples_and_profiler_h200.sh OUTDIR}
 run=/tmp/kgantt-gpu-run
 rm -rf "$run"; mkdir -p "$run/logs" "$run/torch"
 {
