@@ -7,14 +7,6 @@
 #include "model/kgt_reader.h"
 #include "trace/trace_db.h"
 
-static int has_table(struct kgt_reader *r, const char *name)
-{
-	int64_t n = 0;
-	return trace_db_int(r->db,
-			    "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-			    name, &n) == SQLITE_OK && n > 0;
-}
-
 static uint32_t text_of(struct kgt_reader *r, sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
@@ -120,7 +112,7 @@ static const char *sample_select(void)
 
 int kgt_read_hw(struct kgt_reader *r)
 {
-	if (!has_table(r, "hw_devices"))
+	if (!trace_db_has_table(r->db, "hw_devices"))
 		return 0;
 	int rc = each(r, "SELECT process, device, interval_ns, chip, state, note, lost_samples "
 			 "FROM hw_devices", "hw_devices", on_device);

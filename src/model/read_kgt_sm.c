@@ -17,8 +17,7 @@ static int has_rows(struct kgt_reader *r, const char *table)
 {
 	int64_t n = 0;
 	char sql[160];
-	if (trace_db_int(r->db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-			 table, &n) != SQLITE_OK || n == 0)
+	if (!trace_db_has_table(r->db, table))
 		return 0;
 	snprintf(sql, sizeof(sql), "SELECT EXISTS(SELECT 1 FROM %s)", table);
 	return trace_db_int(r->db, sql, NULL, &n) == SQLITE_OK && n > 0;

@@ -12,13 +12,6 @@
 
 #define MAX_FRAMES 1024 /* more than any recorder writes: the rest of a stack is cut */
 
-static int has_table(struct kgt_reader *r, const char *name)
-{
-	int64_t n = 0;
-	return trace_db_int(r->db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-			    name, &n) == SQLITE_OK && n > 0;
-}
-
 struct stack_load {
 	struct kgt_reader *r;
 	struct kg_idmap ids;        /* trace stack id → model stack */
@@ -137,7 +130,8 @@ static void describe(struct kgt_reader *r)
 
 int kgt_read_stacks(struct kgt_reader *r)
 {
-	if (!has_table(r, "stacks") || !has_table(r, "stack_frames") || !has_table(r, "api_stacks"))
+	if (!trace_db_has_table(r->db, "stacks") || !trace_db_has_table(r->db, "stack_frames") ||
+	    !trace_db_has_table(r->db, "api_stacks"))
 		return 0;
 	struct stack_load *l = calloc(1, sizeof(*l));
 	if (!l)
@@ -146,7 +140,7 @@ int kgt_read_stacks(struct kgt_reader *r)
 	int rc = load_frames(l);
 	if (!rc)
 		rc = load_refs(l);
-	if (!rc && has_table(r, "stack_settings"))
+	if (!rc && trace_db_has_table(r->db, "stack_settings"))
 		describe(r);
 	idmap_free(&l->ids);
 	free(l);

@@ -143,3 +143,10 @@ int trace_db_id_range(sqlite3 *db, const char *table, int64_t *lo, int64_t *hi)
 	snprintf(sql, sizeof(sql), "SELECT MAX(rowid) FROM \"%s\"", table);
 	return rc != SQLITE_OK ? rc : trace_db_int(db, sql, NULL, hi);
 }
+
+int trace_db_has_table(sqlite3 *db, const char *name)
+{
+	int64_t n = 0;
+	return trace_db_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+			    name, &n) == SQLITE_OK && n > 0;
+}
