@@ -72,13 +72,28 @@ static int div_round_up(int x, int y)
 	return (x + y - 1) / y;
 }
 
+/* The figures come from a file: each must be one a GPU can have (far above any today's:
+ * H200 has 132 SMs, 64 warps, 1024 threads, 64K registers, 228 KiB), which also keeps
+ * every product below in int and the block-size search short. */
+#define MAX_COUNT (1 << 16)     /* SMs, warps and blocks per SM, threads per block, warp */
+#define MAX_AMOUNT (1 << 28)    /* registers, bytes of shared memory */
+
+static int in_range(int v, int lo, int hi)
+{
+	return v >= lo && v <= hi;
+}
+
 static int device_ok(const struct kg_occ_device *d)
 {
-	return d && d->cc_major > 0 && d->cc_minor >= 0 && d->sm_count > 0 &&
-	       d->max_warps_per_sm > 0 && d->max_blocks_per_sm > 0 &&
-	       d->max_threads_per_block > 0 && d->regs_per_sm > 0 &&
-	       d->max_regs_per_block > 0 && d->smem_per_sm > 0 &&
-	       d->smem_per_block_optin >= 0 && d->warp_size > 0;
+	return d && d->cc_major > 0 && d->cc_minor >= 0 && in_range(d->sm_count, 1, MAX_COUNT) &&
+	       in_range(d->max_warps_per_sm, 1, MAX_COUNT) &&
+	       in_range(d->max_blocks_per_sm, 1, MAX_COUNT) &&
+	       in_range(d->max_threads_per_block, 1, MAX_COUNT) &&
+	       in_range(d->regs_per_sm, 1, MAX_AMOUNT) &&
+	       in_range(d->max_regs_per_block, 1, MAX_AMOUNT) &&
+	       in_range(d->smem_per_sm, 1, MAX_AMOUNT) &&
+	       in_range(d->smem_per_block_optin, 0, MAX_AMOUNT) &&
+	       in_range(d->warp_size, 1, MAX_COUNT);
 }
 
 /* The smallest carveout of the architecture that holds `bytes`; -1 if none does. */

@@ -12,8 +12,9 @@
  *                  100 * r.occupancy, occupancy_limit_name(r.limiter));
  *
  * Functions return 0 or a negative errno-style code: -EINVAL for a bad argument (a
- * field <= 0, a block of 0 or more than max_threads_per_block threads, more than 255
- * registers per thread, more shared memory than one block may have), -ENOTSUP for a
+ * field <= 0, or beyond any GPU's: counts above 65536, registers or bytes of shared
+ * memory above 2^28; a block of 0 or more than max_threads_per_block threads, more than
+ * 255 registers per thread, more shared memory than one block may have), -ENOTSUP for a
  * compute capability this file has no constants for. Nothing is allocated; no state. */
 #ifndef KGANTT_OCCUPANCY_H
 #define KGANTT_OCCUPANCY_H

@@ -32,9 +32,12 @@ void kg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "-o FILE [-f] INPUT..." for commands that write one file from several inputs (import,
  * merge): -1 with *output set and optind at the first input, or an exit code after a
- * message (what names the command, inputs what it reads). */
+ * message (what names the command, inputs what it says when there is no input). Each
+ * input is protected (util/outfile.h: input_what names one, "an input trace"), and
+ * the output checked, before any work. -f is accepted and changes nothing: an output is
+ * always replaced (README, "Outputs"). */
 int output_and_inputs(int argc, char **argv, const char *what, const char *inputs,
-		      void (*usage)(FILE *), const char **output);
+		      const char *input_what, void (*usage)(FILE *), const char **output);
 /* Flushes stdout and reports a failed write (full disk, closed pipe) as an error. */
 int finish_stdout(int rc);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/trace_load.h"
 #include "cli/window.h"
 #include "model/load.h"
 #include "report/diff.h"
@@ -104,14 +105,12 @@ static int parse_args(int argc, char **argv, struct diff_args *d)
 /* Loads, windows and analyses one side. */
 static int one_side(const struct diff_args *d, int i, struct kg_model *m, struct kg_analysis *a)
 {
-	char err[1024];
 	struct kg_load_opts lo = {0};
-	if (model_load(d->path[i], m, &lo, err, sizeof(err)) < 0) {
-		kg_err("%s", err);
-		return KG_EXIT_FAILURE;
-	}
+	int rc = cli_load_trace("diff", d->path[i], m, &lo);
+	if (rc != KG_EXIT_OK)
+		return rc; /* m is freed (zeroed): freeing it again is harmless */
 	struct kg_window_cut cut;
-	int rc = window_apply(&d->window, d->path[i], m, &cut);
+	rc = window_apply("diff", &d->window, d->path[i], m, &cut);
 	if (rc != KG_EXIT_OK)
 		return rc;
 	if ((rc = analysis_run(m, NULL, a)) < 0) {

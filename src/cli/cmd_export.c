@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/trace_load.h"
 #include "cli/window.h"
 #include "export/export.h"
 #include "model/load.h"
+#include "util/outfile.h"
 
 struct export_args {
 	int has_format, has_table, no_progress;
@@ -38,8 +40,9 @@ static void export_usage(FILE *f)
 		"                                    chrome://tracing\n"
 		"                          csv       one row per GPU operation, for pandas\n"
 		"                          sqlite    a kgantt trace (needs -o)\n"
-		"  -o, --output FILE       write FILE (default: standard output); it is written under\n"
-		"                          a temporary name and renamed when complete\n"
+		"  -o, --output FILE       write FILE (default, or '-': standard output); replaced if\n"
+		"                          it exists, never the TRACE (written beside it, renamed\n"
+		"                          when complete); a FIFO or a device is written directly\n"
 		"  --table TABLE           csv: ops (default), apis, ranges or syncs\n"
 		"  --from T, --to T        only what was launched in this window, T after the\n"
 		"                          trace begin (ms, or with a unit: 250us, 1.5s)\n"
@@ -176,6 +179,10 @@ static int load_trace(const struct export_args *r, struct kg_model *m)
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
 	}
+	if (cli_check_recorded("export", r->path, m) != KG_EXIT_OK) {
+		model_free(m);
+		return KG_EXIT_FAILURE;
+	}
 	return KG_EXIT_OK;
 }
 
@@ -184,7 +191,7 @@ static int apply_window(struct export_args *r, struct kg_model *m)
 {
 	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
 	struct kg_window_cut cut;
-	int rc = window_apply(&w, r->path, m, &cut);
+	int rc = window_apply("export", &w, r->path, m, &cut);
 	r->o.windowed = cut.windowed;
 	r->o.window_begin = cut.begin;
 	r->o.window_end = cut.end;
@@ -199,81 +206,58 @@ static int write_text(FILE *f, const struct export_args *r, const struct kg_mode
 	return r->o.format == KG_EXPORT_CSV ? export_csv(f, m, &r->o) : export_chrome(f, m, &r->o);
 }
 
-static int to_stdout(const struct export_args *r, const struct kg_model *m)
+/* -o FILE, '-' or nothing (standard output), through util/outfile.h: a file is written
+ * beside FILE and renamed over it when complete; a FIFO or a device directly. */
+static int to_output(const struct export_args *r, const struct kg_model *m)
 {
-	int rc = write_text(stdout, r, m);
-	if (rc == -ENOMEM) {
-		kg_err("out of memory writing the export");
-		return KG_EXIT_FAILURE;
-	}
-	if (rc < 0) {
-		kg_err("cannot write to standard output: %s", strerror(errno));
-		return KG_EXIT_FAILURE;
-	}
-	return finish_stdout(KG_EXIT_OK);
-}
-
-/* Closes f and says whether everything written to it reached the file. */
-static int close_checked(FILE *f)
-{
-	int bad = fflush(f) != 0 || ferror(f);
-	int e = errno;
-	if (fclose(f) != 0 && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	errno = e;
-	return bad ? -EIO : 0;
-}
-
-/* -o FILE: written as FILE.tmpPID and renamed, so that FILE is never half written. A
- * device or a pipe (/dev/stdout, a fifo) is written directly: it cannot be renamed over. */
-static int to_file(const struct export_args *r, const struct kg_model *m)
-{
-	struct stat sb;
-	int special = stat(r->output, &sb) == 0 && !S_ISREG(sb.st_mode);
-	if (special && S_ISDIR(sb.st_mode)) {
-		kg_err("cannot write '%s': it is a directory", r->output);
-		return KG_EXIT_FAILURE;
-	}
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), special ? "%s" : "%s.tmp%d", r->output, (int)getpid());
-	FILE *f = fopen(tmp, "w");
+	struct kg_outfile of;
+	struct kg_outfile_opts oo = {.what = "the export"};
+	const char *out = r->output ? r->output : "-";
+	FILE *f = outfile_open(&of, out, &oo);
 	if (!f) {
-		kg_err("cannot create '%s': %s", tmp, strerror(errno));
+		kg_err("%s", of.err);
 		return KG_EXIT_FAILURE;
 	}
+	errno = 0;
 	int rc = write_text(f, r, m);
-	int e = errno;
-	int crc = close_checked(f);
-	if (!rc && crc) {
-		rc = crc;
-		e = errno;
+	int e = errno ? errno : EIO;
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			kg_err("out of memory writing the export to '%s'", out);
+		else if (of.direct && !strcmp(out, "-"))
+			kg_err("cannot write to standard output: %s", strerror(e));
+		else
+			kg_err("cannot write '%s': %s", out, strerror(e));
+		outfile_abort(&of);
+		return KG_EXIT_FAILURE;
 	}
-	if (!rc && !special && rename(tmp, r->output) < 0) {
-		rc = -EIO;
-		e = errno;
+	if (outfile_commit(&of) < 0) {
+		kg_err("%s", of.err);
+		return KG_EXIT_FAILURE;
 	}
-	if (!rc)
-		return KG_EXIT_OK;
-	if (!special)
-		unlink(tmp);
-	if (rc == -ENOMEM)
-		kg_err("out of memory writing '%s'", r->output);
-	else
-		kg_err("cannot write '%s': %s", r->output, strerror(e));
-	return KG_EXIT_FAILURE;
+	return KG_EXIT_OK;
 }
 
 static int to_sqlite(const struct export_args *r, const struct kg_model *m)
 {
-	struct stat sb;
-	if (stat(r->output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		kg_err("cannot write '%s': an SQLite trace must be a regular file", r->output);
-		return KG_EXIT_FAILURE;
-	}
 	char err[1024];
 	if (export_sqlite(r->output, m, &r->o, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+/* The output may replace a file, never the trace it comes from; said before the load. */
+static int check_output(const struct export_args *r)
+{
+	char err[PATH_MAX + 512];
+	struct kg_outfile_opts oo = {
+		.what = r->o.format == KG_EXPORT_SQLITE ? "the trace" : "the export",
+		.flags = r->o.format == KG_EXPORT_SQLITE ? KG_OUT_REGULAR : 0,
+	};
+	outfile_protect("export", r->path, "the input trace");
+	if (outfile_check(r->output ? r->output : "-", &oo, err, sizeof(err)) < 0) {
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
 	}
@@ -287,17 +271,11 @@ int cmd_export(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct kg_model m;
-	if ((rc = load_trace(&r, &m)) != KG_EXIT_OK)
+	if ((rc = check_output(&r)) != KG_EXIT_OK || (rc = load_trace(&r, &m)) != KG_EXIT_OK)
 		return rc;
 	rc = apply_window(&r, &m);
-	if (rc == KG_EXIT_OK) {
-		if (r.o.format == KG_EXPORT_SQLITE)
-			rc = to_sqlite(&r, &m);
-		else if (!r.output || !strcmp(r.output, "-"))
-			rc = to_stdout(&r, &m);
-		else
-			rc = to_file(&r, &m);
-	}
+	if (rc == KG_EXIT_OK)
+		rc = r.o.format == KG_EXPORT_SQLITE ? to_sqlite(&r, &m) : to_output(&r, &m);
 	model_free(&m);
 	return rc;
 }

@@ -19,14 +19,16 @@ static void import_usage(FILE *f)
 		   "kgantt-spool/ that the recorder writes when injected by hand) or a single\n"
 		   "*.kgspool file. Every process found becomes part of one trace.\n"
 		   "\n"
-		   "  -o, --output FILE   trace to write\n"
-		   "  -f, --force         overwrite FILE\n");
+		   "  -o, --output FILE   trace to write; replaced if it exists, never one of the\n"
+		   "                      SPOOLs (written beside it and renamed when complete)\n"
+		   "  -f, --force         accepted for older scripts; changes nothing\n");
 }
 
 int cmd_import(int argc, char **argv)
 {
 	const char *output;
-	int rc = output_and_inputs(argc, argv, "import", "no spool to read", import_usage, &output);
+	int rc = output_and_inputs(argc, argv, "import", "no spool to read", "an input spool",
+				   import_usage, &output);
 	if (rc >= 0)
 		return rc;
 	struct kg_import im;

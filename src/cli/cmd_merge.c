@@ -16,14 +16,16 @@ static void merge_usage(FILE *f)
 		   "host's clock through their realtime offsets (as precise as NTP). Other formats:\n"
 		   "'kgantt export --format sqlite' them first.\n"
 		   "\n"
-		   "  -o, --output FILE   trace to write\n"
-		   "  -f, --force         overwrite FILE\n");
+		   "  -o, --output FILE   trace to write; replaced if it exists, never one of the\n"
+		   "                      TRACEs (written beside it and renamed when complete)\n"
+		   "  -f, --force         accepted for older scripts; changes nothing\n");
 }
 
 int cmd_merge(int argc, char **argv)
 {
 	const char *output;
-	int rc = output_and_inputs(argc, argv, "merge", "no trace to merge", merge_usage, &output);
+	int rc = output_and_inputs(argc, argv, "merge", "no trace to merge", "an input trace",
+				   merge_usage, &output);
 	if (rc >= 0)
 		return rc;
 	char err[1024];

@@ -11,10 +11,14 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/shows.h"
+#include "cli/trace_load.h"
 #include "cli/window.h"
 #include "model/load.h"
 #include "render/plot.h"
 #include "report/report.h"
+#include "util/outfile.h"
+#include "util/timemath.h"
 
 #define MAX_STREAMS 64
 
@@ -31,6 +35,9 @@ struct plot_args {
 	int sm;                    /* --sm: the SM lanes (record --sm) */
 };
 
+/* What a plot is without options: cmd_plot and plot_show (record --plot) start here. */
+#define PLOT_DEFAULTS {.device = -1, .width = 1600, .dpi = 96}
+
 static void plot_usage(FILE *f)
 {
 	fprintf(f,
@@ -40,8 +47,12 @@ static void plot_usage(FILE *f)
 		"launch latency, waiting in the queue, running), per host thread (its CUDA calls)\n"
 		"and per thread with NVTX ranges, with the findings of 'kgantt report' marked.\n"
 		"\n"
-		"  -o, --output FILE       the picture: .png, .svg or .pdf\n"
-		"  --format FMT            png, svg or pdf, whatever the file name says\n"
+		"  -o, --output FILE       the picture: .png, .svg or .pdf; replaced if it exists,\n"
+		"                          never the TRACE (written beside it, renamed when\n"
+		"                          complete); '-', a FIFO or a device is written directly\n"
+		"  --format FMT            png, svg or pdf: for '-', a FIFO, a device or a name\n"
+		"                          that says none (chart.out); a .png, .svg or .pdf name\n"
+		"                          must agree with it\n"
 		"  --from T, --to T        only this window, T after the trace begin (ms, or with a\n"
 		"                          unit: 12.5ms, 300us, 1s)\n"
 		"  --nvtx NAME             the window of the NVTX ranges named NAME (or starting\n"
@@ -134,24 +145,60 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	return bad ? KG_EXIT_USAGE : -1;
 }
 
+/* The extension of path's file name ("png"), NULL when it has none. */
+static const char *extension(const char *path)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	return dot && dot > base && dot[1] ? dot + 1 : NULL;
+}
+
 static int format_of(const struct plot_args *r, enum kg_plot_format *f)
 {
 	static const char *const names[] = {"png", "svg", "pdf"};
-	const char *ext = r->format;
-	if (!ext) {
-		const char *dot = strrchr(r->out, '.'), *slash = strrchr(r->out, '/');
-		ext = dot && (!slash || dot > slash) ? dot + 1 : "";
+	const char *ext = extension(r->out), *want = r->format ? r->format : ext ? ext : "";
+	int i = 0;
+	while (i < 3 && strcasecmp(want, names[i]))
+		i++;
+	if (i == 3) {
+		if (r->format)
+			kg_err("--format: '%s' is not png, svg or pdf", r->format);
+		else
+			kg_err("cannot tell the format of '%s' from its name: use .png, .svg or .pdf, "
+			       "or --format", r->out);
+		return -1;
 	}
-	for (int i = 0; i < 3; i++)
-		if (!strcasecmp(ext, names[i])) {
-			*f = (enum kg_plot_format)i;
-			return 0;
-		}
-	if (r->format)
-		kg_err("--format: '%s' is not png, svg or pdf", r->format);
-	else
-		kg_err("cannot tell the format of '%s' from its name: use .png, .svg or .pdf, or "
-		       "--format", r->out);
+	*f = (enum kg_plot_format)i;
+	/* a file named .png holding SVG misleads every program that opens it; a FIFO, a
+	 * device or '-' has no name to mislead with, and a name that says no picture format
+	 * (chart.out) is what --format is for */
+	int other = -1;
+	for (int k = 0; ext && k < 3; k++)
+		if (k != i && !strcasecmp(ext, names[k]))
+			other = k;
+	if (other >= 0 && !outfile_is_stream(r->out)) {
+		kg_err("plot: '%s' does not end in .%s: say --format %s or name it %.*s.%s", r->out,
+		       names[i], names[other], (int)(ext - 1 - r->out), r->out, names[i]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The output may replace a file, never the trace it is drawn from; said before the load. */
+static int check_output(const struct plot_args *r)
+{
+	char err[PATH_MAX + 512];
+	struct kg_outfile_opts oo = {.what = "the chart"};
+	outfile_protect("plot", r->path, "the input trace");
+	if (outfile_check(r->out, &oo, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	if (r->manifest && outfile_is_stream(r->out)) {
+		kg_err("plot: --manifest writes OUTPUT.json beside the chart: give the chart a file "
+		       "name, not '%s'", r->out);
+		return KG_EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -193,6 +240,8 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		kg_err("plot: no output given (-o chart.png, .svg or .pdf)");
 		return KG_EXIT_USAGE;
 	}
+	if ((rc = check_output(r)) >= 0)
+		return rc;
 	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
 	if ((rc = window_check(&w)) >= 0)
 		return rc;
@@ -222,45 +271,42 @@ static int64_t launched_until(const struct kg_model *m, int64_t t0, int64_t t1)
 
 static int choose_window(const struct plot_args *r, const struct kg_model *m, struct window *w)
 {
-	*w = (struct window){m->begin, m->end > m->begin ? m->end : m->begin + 1, 0, 0, 0};
+	/* the trace's times are the file's: sums saturate (util/timemath.h) */
+	*w = (struct window){m->begin, m->end > m->begin ? m->end : kg_time_add(m->begin, 1), 0, 0,
+			     0};
+	struct kg_window kw = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
 	if (r->nvtx) {
 		if (model_range_window(m, r->nvtx, &w->r0, &w->r1) < 0) {
-			kg_err("'%s' has no NVTX or annotation range named '%s'", r->path, r->nvtx);
+			kg_err("plot: '%s' has no NVTX or annotation range named '%s'", r->path,
+			       r->nvtx);
 			return KG_EXIT_FAILURE;
 		}
 		w->restricted = 1;
 		w->t0 = w->r0;
 		w->t1 = launched_until(m, w->r0, w->r1);
-		w->t1 = w->t1 > w->t0 ? w->t1 : w->t0 + 1;
-		return KG_EXIT_OK;
+		w->t1 = w->t1 > w->t0 ? w->t1 : kg_time_add(w->t0, 1);
+		return window_holds_work("plot", &kw, r->path, m, w->r0, w->r1);
 	}
 	if (!r->has_from && !r->has_to)
 		return KG_EXIT_OK;
 	w->restricted = 1;
-	w->t0 = w->r0 = m->begin + (r->has_from ? r->from : 0);
-	w->t1 = r->has_to ? m->begin + r->to : m->end;
-	/* the same cut as kgantt report --from/--to, so that the finding numbers agree */
-	w->r1 = r->has_to ? w->t1 : m->end + 1;
-	if (w->t1 <= w->t0) {
-		char a[32], b[32];
-		kg_err("the window starts at %s, after the end of '%s' (%s)",
-		       fmt_duration(w->t0 - m->begin, a), r->path, fmt_duration(m->end - m->begin, b));
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
+	w->t0 = w->r0 = kg_time_add(m->begin, r->has_from ? r->from : 0);
+	w->t1 = r->has_to ? kg_time_add(m->begin, r->to) : m->end;
+	/* the same cut as kgantt report --from/--to, so that the finding numbers agree, and
+	 * the same error when nothing was launched in it */
+	w->r1 = r->has_to ? w->t1 : kg_time_add(m->end, 1);
+	int rc = window_holds_work("plot", &kw, r->path, m, w->r0, w->r1);
+	if (!rc && w->t1 <= w->t0) /* work launched at the very end: draw a sliver */
+		w->t1 = kg_time_add(w->t0, 1);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- analysis */
 
 static int load(const char *path, struct kg_model *m)
 {
-	char err[1024];
 	struct kg_load_opts lo = {0};
-	if (model_load(path, m, &lo, err, sizeof(err)) < 0) {
-		kg_err("%s", err);
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
+	return cli_load_trace("plot", path, m, &lo);
 }
 
 /* The findings of the window, as `kgantt report` with the same window finds them: on a
@@ -325,7 +371,7 @@ static int draw(const struct plot_args *r, enum kg_plot_format fmt, const struct
 
 int cmd_plot(int argc, char **argv)
 {
-	struct plot_args r = {.device = -1, .width = 1600, .dpi = 96};
+	struct plot_args r = PLOT_DEFAULTS;
 	enum kg_plot_format fmt = KG_PLOT_PNG;
 	int rc = parse_args(argc, argv, &r, &fmt);
 	if (rc >= 0)
@@ -367,4 +413,36 @@ out:
 		model_free(&cut);
 	model_free(&m);
 	return rc;
+}
+
+int plot_check_output(const char *out)
+{
+	struct plot_args r = PLOT_DEFAULTS;
+	enum kg_plot_format fmt;
+	const char *ext = extension(out);
+	/* format_of's own message offers --format, which record does not take */
+	if (!ext || (strcasecmp(ext, "png") && strcasecmp(ext, "svg") && strcasecmp(ext, "pdf"))) {
+		kg_err("--plot: cannot tell the format of '%s' from its name: use .png, .svg or "
+		       ".pdf", out);
+		return -1;
+	}
+	r.out = out;
+	return format_of(&r, &fmt);
+}
+
+int plot_show(const char *trace, const char *out, const struct kg_analysis *a)
+{
+	struct plot_args r = PLOT_DEFAULTS;
+	enum kg_plot_format fmt;
+	struct window w;
+	r.path = trace;
+	r.out = out;
+	if (format_of(&r, &fmt) < 0)
+		return KG_EXIT_FAILURE;
+	if (a->m->begin == KG_NO_TIME) {
+		kg_err("'%s' holds no GPU operation to draw", trace);
+		return KG_EXIT_FAILURE;
+	}
+	int rc = choose_window(&r, a->m, &w);
+	return rc ? rc : draw(&r, fmt, &w, a->m, a);
 }

@@ -21,8 +21,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/record_summary.h"
+#include "cli/shows.h"
 #include "cli/window.h"
 #include "trace/spool_import.h"
+#include "util/outfile.h"
 #include "util/pathfmt.h"
 
 struct record_opts {
@@ -38,6 +41,12 @@ struct record_opts {
 	int64_t hw_ns; /* --hw: PM sampling interval, 0 off */
 	int force, keep_spool, quiet, all_api;
 	int sm; /* --sm: read the SM block logs of include/kgantt/sm.h */
+	int report;           /* --report: the text report once the trace exists */
+	const char *plot;     /* --plot FILE: the chart, likewise */
+	const char *view;     /* --view FILE: the HTML page, likewise */
+	/* --summarize-only TRACE (not in --help): run no program, only what record does
+	 * after writing a trace, on TRACE; the tests reach that part without a GPU */
+	const char *summarize_only;
 };
 
 static void record_usage(FILE *f)
@@ -52,7 +61,8 @@ static void record_usage(FILE *f)
 		"  -o, --output FILE        trace file (default kgantt.kgt). %%p = pid of record,\n"
 		"                           %%h = host name, %%q{VAR} = value of environment VAR\n"
 		"                           (e.g. run_%%h_%%q{RANK}.kgt for one file per rank)\n"
-		"  -f, --force              overwrite FILE and a leftover spool directory\n"
+		"  -f, --force              discard a leftover FILE.spool directory (FILE itself\n"
+		"                           is always replaced, when the new trace is complete)\n"
 		"      --mode MODE          full (default): kernels, copies, memsets, syncs,\n"
 		"                           runtime+driver API calls, NVTX, CUPTI overhead;\n"
 		"                           kernels: kernels only, lowest overhead\n"
@@ -90,11 +100,26 @@ static void record_usage(FILE *f)
 		"                           (default: RANK, OMPI_COMM_WORLD_RANK, PMI_RANK,\n"
 		"                           SLURM_PROCID, first found)\n"
 		"      --keep-spool         keep FILE.spool/, the raw per-process records\n"
-		"  -q, --quiet              print nothing but errors\n"
+		"      --report             once the trace is written, print the whole report\n"
+		"                           ('kgantt report FILE') on standard output\n"
+		"      --plot CHART         once it is written, draw the Gantt chart ('kgantt\n"
+		"                           plot'): CHART ends in .png, .svg or .pdf\n"
+		"      --view PAGE          once it is written, write the interactive HTML\n"
+		"                           timeline ('kgantt view'), e.g. --view run.html\n"
+		"  -q, --quiet              print nothing but errors (and, without --report,\n"
+		"                           --plot or --view, analyse nothing)\n"
 		"  -h, --help               this text\n"
 		"\n"
+		"When the program ends and the trace is written, record prints the top findings\n"
+		"(at most 5, one line each: rank, severity, rule, what is wrong, the time its fix\n"
+		"saves) and the commands that show the rest. The trace is analysed once for the\n"
+		"summary, --report, --plot and --view.\n"
+		"\n"
 		"Exit status: PROGRAM's own (128+N if it was killed by signal N); 1 if nothing\n"
-		"could be recorded or the trace could not be written; 2 on a bad command line.\n");
+		"could be recorded or the trace could not be written, or, when PROGRAM exited 0,\n"
+		"if the trace could not be analysed or --report/--plot/--view failed (CUPTI\n"
+		"refused the recorder, so there is nothing to show; a failed write); 2 on a bad\n"
+		"command line.\n");
 }
 
 static int parse_double(const char *opt, const char *s, double *out)
@@ -126,7 +151,7 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 enum {
 	OPT_MODE = 256, OPT_LATENCY, OPT_DELAY, OPT_DURATION, OPT_RANGE, OPT_BUFSIZE,
 	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP, OPT_ALL_API, OPT_STACKS, OPT_STACK_LAUNCHES,
-	OPT_STACK_DEPTH, OPT_HW, OPT_SM,
+	OPT_STACK_DEPTH, OPT_HW, OPT_SM, OPT_REPORT, OPT_PLOT, OPT_VIEW, OPT_SUMMARIZE_ONLY,
 };
 
 #define KG_HW_DEFAULT_NS 100000 /* 10 kHz: Nsight Systems' default for GPU metrics too */
@@ -189,6 +214,10 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 		{"stack-depth", required_argument, NULL, OPT_STACK_DEPTH},
 		{"hw", optional_argument, NULL, OPT_HW},
 		{"sm", no_argument, NULL, OPT_SM},
+		{"report", no_argument, NULL, OPT_REPORT},
+		{"plot", required_argument, NULL, OPT_PLOT},
+		{"view", required_argument, NULL, OPT_VIEW},
+		{"summarize-only", required_argument, NULL, OPT_SUMMARIZE_ONLY},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -265,12 +294,28 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 				return -1;
 			break;
 		case OPT_SM: o->sm = 1; break;
+		case OPT_REPORT: o->report = 1; break;
+		case OPT_PLOT:
+			/* the chart's format is checked now, not after a long run */
+			if (plot_check_output(optarg) < 0)
+				return -1;
+			o->plot = optarg;
+			break;
+		case OPT_VIEW: o->view = optarg; break;
+		case OPT_SUMMARIZE_ONLY: o->summarize_only = optarg; break;
 		default: record_usage(stderr); return -1;
 		}
 	}
 	if (o->sm && !strcmp(o->mode, "kernels")) {
 		kg_err("--sm needs --mode full (it reads the block logs at synchronising calls)");
 		return -1;
+	}
+	if (o->summarize_only) {
+		if (optind < argc) {
+			kg_err("record: --summarize-only TRACE runs no program");
+			return -1;
+		}
+		return 0;
 	}
 	if (optind >= argc) {
 		kg_err("record: no program to run");
@@ -536,6 +581,9 @@ int cmd_record(int argc, char **argv)
 	int rc = parse_options(argc, argv, &o, &prog);
 	if (rc)
 		return rc > 0 ? finish_stdout(KG_EXIT_OK) : KG_EXIT_USAGE;
+	if (o.summarize_only)
+		return record_after(&(struct record_after){.trace = o.summarize_only,
+			.quiet = o.quiet, .report = o.report, .plot = o.plot, .view = o.view});
 
 	char host[256] = "host", output[PATH_MAX], err[512];
 	gethostname(host, sizeof(host) - 1);
@@ -544,8 +592,17 @@ int cmd_record(int argc, char **argv)
 		kg_err("--output: %s", err);
 		return KG_EXIT_USAGE;
 	}
-	if (!o.force && access(output, F_OK) == 0) {
-		kg_err("'%s' already exists (use -f to overwrite)", output);
+	if ((o.plot && !strcmp(o.plot, output)) || (o.view && !strcmp(o.view, output))) {
+		kg_err("--%s '%s' is the trace itself: name another file", o.plot &&
+		       !strcmp(o.plot, output) ? "plot" : "view", output);
+		return KG_EXIT_USAGE;
+	}
+	/* an existing FILE is replaced, as every command's output is (README, "Outputs"):
+	 * the trace is built beside it and renamed over it only when complete. A FILE that
+	 * cannot be (a directory, a device) is said now, not after the program ran. */
+	struct kg_outfile_opts trace_out = {.what = "the trace", .flags = KG_OUT_REGULAR};
+	if (outfile_check(output, &trace_out, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
 	}
 	char recorder[PATH_MAX], cupti[PATH_MAX];
@@ -621,5 +678,9 @@ int cmd_record(int argc, char **argv)
 		remove_spool_dir(spool);
 	if (!o.quiet && status != -1 && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		kg_warn("'%s' ended with %s", argv[prog], status_text);
-	return exit_code_of(status);
+	int after = record_after(&(struct record_after){
+		.trace = output, .quiet = o.quiet, .report = o.report, .plot = o.plot, .view = o.view});
+	/* the program's own status wins: a chart that failed must not hide a failed run */
+	int code = exit_code_of(status);
+	return code ? code : after;
 }

@@ -10,11 +10,15 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/shows.h"
+#include "cli/trace_load.h"
 #include "cli/window.h"
 #include "model/load.h"
 #include "report/report.h"
 
 #define MAX_SETS 64
+#define TEXT_TOP 10      /* kernel names on the text page unless --top */
+#define FINDING_SITES 3  /* call sites under each finding unless --finding-sites */
 
 struct report_args {
 	int json, list, no_progress;
@@ -239,9 +243,13 @@ static int load_trace(const struct report_args *r, struct kg_model *m)
 	}
 	char err[1024];
 	int rc = model_load(r->path, m, &lo, err, sizeof(err));
-	progress_clear(&p);
+	progress_clear(&p); /* before any message: the progress line is rewritten in place */
 	if (rc < 0) {
 		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	if (cli_check_recorded("report", r->path, m) != KG_EXIT_OK) {
+		model_free(m);
 		return KG_EXIT_FAILURE;
 	}
 	return KG_EXIT_OK;
@@ -270,7 +278,7 @@ static int apply_window(const struct report_args *r, struct kg_model *m,
 {
 	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
 	struct kg_window_cut cut;
-	int rc = window_apply(&w, r->path, m, &cut);
+	int rc = window_apply("report", &w, r->path, m, &cut);
 	if (cut.windowed) {
 		o->windowed = 1;
 		o->window_nvtx = cut.nvtx;
@@ -284,7 +292,7 @@ static int apply_window(const struct report_args *r, struct kg_model *m,
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args r = {.top = -1, .fail_on = -1, .finding_sites = 3};
+	struct report_args r = {.top = -1, .fail_on = -1, .finding_sites = FINDING_SITES};
 	int rc = parse_args(argc, argv, &r);
 	if (rc >= 0)
 		return rc;
@@ -302,7 +310,7 @@ int cmd_report(int argc, char **argv)
 	struct kg_model m;
 	struct kg_analysis a;
 	struct kg_report_opts o = {
-		.top = r.top >= 0 ? r.top : r.json ? 0 : 10,
+		.top = r.top >= 0 ? r.top : r.json ? 0 : TEXT_TOP,
 		.sites = r.sites,
 		.finding_sites = r.finding_sites,
 		.color = !r.json && use_color(),
@@ -334,4 +342,16 @@ int cmd_report(int argc, char **argv)
 	}
 	/* a failed write (full disk, closed pipe) wins over --fail-on: the report is lost */
 	return finish_stdout(rc);
+}
+
+int report_show(const struct kg_analysis *a)
+{
+	struct kg_report_opts o = {
+		.top = TEXT_TOP, .finding_sites = FINDING_SITES, .color = use_color(),
+	};
+	if (report_text(stdout, a, &o) == -ENOMEM) {
+		kg_err("out of memory writing the report");
+		return KG_EXIT_FAILURE;
+	}
+	return finish_stdout(KG_EXIT_OK);
 }

@@ -1,7 +1,6 @@
 /* kgantt view: load a trace of any supported format, analyse it, and write the
  * interactive timeline as one self-contained HTML file (render/view.h, docs/view.md).
- * The file appears whole or not at all: it is written to a temporary file beside the
- * output and renamed over it. */
+ * The file appears whole or not at all (util/outfile.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -12,9 +11,12 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/shows.h"
+#include "cli/trace_load.h"
 #include "cli/window.h"
 #include "model/load.h"
 #include "render/view.h"
+#include "util/outfile.h"
 
 #define MAX_SETS 64
 
@@ -40,7 +42,9 @@ static void view_usage(FILE *f)
 		"it loads nothing from the network.\n"
 		"\n"
 		"  -o, --output FILE       the page to write (default: TRACE's name + .html in\n"
-		"                          the current directory; '-' = standard output)\n"
+		"                          the current directory; '-' = standard output); replaced\n"
+		"                          if it exists, never the TRACE (written beside it, renamed\n"
+		"                          when complete); a FIFO or a device is written directly\n"
 		"  --from T, --to T        only what was launched in this window, T after the\n"
 		"                          trace begin (ms, or with a unit: 250us, 1.5s)\n"
 		"  --nvtx NAME             only what was launched in the NVTX or annotation ranges\n"
@@ -115,7 +119,7 @@ static int apply_window(const struct view_args *v, struct kg_model *m, struct kg
 {
 	struct kg_window w = {v->from, v->to, v->has_from, v->has_to, v->nvtx};
 	struct kg_window_cut cut;
-	int rc = window_apply(&w, v->path, m, &cut);
+	int rc = window_apply("view", &w, v->path, m, &cut);
 	if (cut.windowed) {
 		o->windowed = 1;
 		o->window_nvtx = cut.nvtx;
@@ -138,59 +142,61 @@ static void default_output(const char *trace, char *buf, size_t len)
 	snprintf(buf, len, "%.*s.html", (int)n, base);
 }
 
-static const char *write_error(int rc)
-{
-	return rc == -ENOMEM ? "out of memory" : rc == -EINVAL ? "the page template is damaged"
-								 : strerror(errno ? errno : EIO);
-}
-
-/* Writes the page to a temporary file beside out and renames it over out. */
+/* Writes the page through util/outfile.h: a temporary file beside out, renamed over it
+ * (a FIFO, a device or '-' written directly). */
 static int write_page(const char *out, const struct kg_analysis *a, const struct kg_view_opts *o)
 {
-	if (!strcmp(out, "-")) {
-		int rc = view_html(stdout, a, o);
-		if (rc == -ENOMEM || rc == -EINVAL) {
-			kg_err("cannot write the page: %s", write_error(rc));
-			return KG_EXIT_FAILURE;
-		}
-		return finish_stdout(KG_EXIT_OK);
-	}
-	size_t len = strlen(out) + 16;
-	char *tmp = malloc(len);
-	if (!tmp) {
-		kg_err("out of memory");
-		return KG_EXIT_FAILURE;
-	}
-	snprintf(tmp, len, "%s.XXXXXX", out);
-	int fd = mkstemp(tmp);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	struct kg_outfile of;
+	struct kg_outfile_opts oo = {.what = "the page"};
+	FILE *f = outfile_open(&of, out, &oo);
 	if (!f) {
-		kg_err("cannot create '%s': %s", out, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
+		kg_err("%s", of.err);
 		return KG_EXIT_FAILURE;
 	}
 	errno = 0;
 	int rc = view_html(f, a, o);
-	if (fclose(f) != 0 && !rc)
-		rc = -EIO;
-	/* mkstemp makes the file 0600; a page is a document like any other */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (!rc && chmod(tmp, 0666 & ~mask) < 0)
-		rc = -EIO;
-	if (!rc && rename(tmp, out) < 0)
-		rc = -EIO;
-	if (rc) {
-		kg_err("cannot write '%s': %s", out, write_error(rc));
-		unlink(tmp);
-		free(tmp);
+	if (rc < 0) {
+		int e = errno ? errno : EIO;
+		kg_err("cannot write '%s': %s", out,
+		       rc == -ENOMEM ? "out of memory" : rc == -EINVAL ? "the page template is damaged"
+		       : strerror(e));
+		outfile_abort(&of);
 		return KG_EXIT_FAILURE;
 	}
-	free(tmp);
+	if (outfile_commit(&of) < 0) {
+		kg_err("%s", of.err);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
+
+/* Writes the page and says where, unless quiet or written to standard output. */
+static int write_and_say(const char *out, const struct kg_analysis *a,
+			 const struct kg_view_opts *o, int quiet)
+{
+	int rc = write_page(out, a, o);
+	if (!rc && !quiet && strcmp(out, "-") != 0)
+		fprintf(stderr, "kgantt: wrote '%s' (%u GPU operations, %u findings)\n", out,
+			a->m->n_ops, a->n_findings);
+	return rc;
+}
+
+int view_show(const char *trace, const char *out, const struct kg_analysis *a, int quiet)
+{
+	struct kg_view_opts o = {.trace_path = trace, .tool_version = "kgantt " KGANTT_VERSION};
+	return write_and_say(out, a, &o, quiet);
+}
+
+/* The page may replace a file, never the trace it shows; said before the load. */
+static int check_output(const char *trace, const char *out)
+{
+	char err[PATH_MAX + 512];
+	struct kg_outfile_opts oo = {.what = "the page"};
+	outfile_protect("view", trace, "the input trace");
+	if (outfile_check(out, &oo, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
 	return KG_EXIT_OK;
 }
 
@@ -214,13 +220,12 @@ int cmd_view(int argc, char **argv)
 		snprintf(out, sizeof(out), "%s", v.out);
 	else
 		default_output(v.path, out, sizeof(out));
+	if ((rc = check_output(v.path, out)) != KG_EXIT_OK)
+		return rc;
 
 	struct kg_model m;
-	char err[1024];
-	if (model_load(v.path, &m, NULL, err, sizeof(err)) < 0) {
-		kg_err("%s", err);
-		return KG_EXIT_FAILURE;
-	}
+	if ((rc = cli_load_trace("view", v.path, &m, NULL)) != KG_EXIT_OK)
+		return rc;
 	struct kg_view_opts o = {.trace_path = v.path, .tool_version = "kgantt " KGANTT_VERSION};
 	rc = apply_window(&v, &m, &o);
 	struct kg_analysis a;
@@ -232,10 +237,7 @@ int cmd_view(int argc, char **argv)
 		model_free(&m);
 		return rc;
 	}
-	rc = write_page(out, &a, &o);
-	if (!rc && !v.quiet && strcmp(out, "-") != 0)
-		fprintf(stderr, "kgantt: wrote '%s' (%u GPU operations, %u findings)\n", out,
-			m.n_ops, a.n_findings);
+	rc = write_and_say(out, &a, &o, v.quiet);
 	analysis_free(&a);
 	model_free(&m);
 	return rc;

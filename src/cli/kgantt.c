@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/outfile.h"
 
 struct kg_command {
 	const char *name;
@@ -31,7 +32,7 @@ static const struct kg_command commands[] = {
 };
 
 int output_and_inputs(int argc, char **argv, const char *what, const char *inputs,
-		      void (*usage)(FILE *), const char **output)
+		      const char *input_what, void (*usage)(FILE *), const char **output)
 {
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -39,13 +40,13 @@ int output_and_inputs(int argc, char **argv, const char *what, const char *input
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int force = 0, c;
+	int c;
 	*output = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': *output = optarg; break;
-		case 'f': force = 1; break;
+		case 'f': break; /* outputs are always replaced (README, "Outputs"); kept for scripts */
 		case 'h': usage(stdout); return finish_stdout(KG_EXIT_OK);
 		default: usage(stderr); return KG_EXIT_USAGE;
 		}
@@ -55,8 +56,13 @@ int output_and_inputs(int argc, char **argv, const char *what, const char *input
 		usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	if (!force && access(*output, F_OK) == 0) {
-		kg_err("'%s' already exists (use -f to overwrite)", *output);
+	/* the output may replace a file, never one of the inputs; said before any work */
+	for (int i = optind; i < argc; i++)
+		outfile_protect(what, argv[i], input_what);
+	char err[PATH_MAX + 512];
+	struct kg_outfile_opts oo = {.what = "the trace", .flags = KG_OUT_REGULAR};
+	if (outfile_check(*output, &oo, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
 	}
 	return -1;

@@ -29,8 +29,14 @@ int window_take_time(const char *opt, const char *arg, int64_t *value, int *give
 /* The options' consistency: -1 when fine, else KG_EXIT_USAGE after saying why. */
 int window_check(const struct kg_window *w);
 /* Restricts m to the window (model_restrict) and says what was cut: KG_EXIT_OK, or
- * KG_EXIT_FAILURE after a message naming the trace (unknown range, no memory). */
-int window_apply(const struct kg_window *w, const char *path, struct kg_model *m,
-		 struct kg_window_cut *cut);
+ * KG_EXIT_FAILURE after a message naming the command and the trace (unknown range, a
+ * window that holds no GPU operation or API call, no memory). */
+int window_apply(const char *cmd, const struct kg_window *w, const char *path,
+		 struct kg_model *m, struct kg_window_cut *cut);
+/* For a command that draws more than the window keeps (plot): whether [t0, t1) holds
+ * what model_restrict would keep of GPU operations and API calls. KG_EXIT_OK, or
+ * KG_EXIT_FAILURE after the message window_apply gives for an empty window. */
+int window_holds_work(const char *cmd, const struct kg_window *w, const char *path,
+		      const struct kg_model *m, int64_t t0, int64_t t1);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "trace/packed.h"
 #include "trace/schema.h"
+#include "util/outfile.h"
 
 #ifndef KGANTT_VERSION
 #define KGANTT_VERSION "0"
@@ -82,7 +83,7 @@ struct sq {
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_COUNT];
 	const char *path;
-	char tmp[4200];
+	struct kg_outfile out;    /* the trace is built in out.tmp (util/outfile.h) */
 	char *err;
 	size_t errlen;
 	uint32_t *ctx;            /* by stream: its context id in the written trace */
@@ -236,12 +237,16 @@ static int write_contexts(struct sq *q, const struct kg_model *m)
 static int open_db(struct sq *q)
 {
 	/* under a temporary name, renamed at the end: never a half-written trace */
-	snprintf(q->tmp, sizeof(q->tmp), "%s.tmp%d", q->path, (int)getpid());
-	unlink(q->tmp);
-	if (sqlite3_open_v2(q->tmp, &q->db,
+	struct kg_outfile_opts oo = {.what = "the trace"};
+	const char *tmp = outfile_open_path(&q->out, q->path, &oo);
+	if (!tmp) {
+		snprintf(q->err, q->errlen, "%s", q->out.err);
+		return -EIO;
+	}
+	if (sqlite3_open_v2(tmp, &q->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		snprintf(q->err, q->errlen, "cannot create '%s': %s", q->tmp,
+		snprintf(q->err, q->errlen, "cannot create '%s': %s", q->path,
 			 q->db ? sqlite3_errmsg(q->db) : "out of memory");
 		return -EIO;
 	}
@@ -471,13 +476,8 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 		rc = sql_fail(q, "close");
 	if (!rc)
 		q->db = NULL;
-	if (!rc && rename(q->tmp, q->path) < 0) {
-		rc = -errno;
-		snprintf(q->err, q->errlen, "cannot rename '%s' to '%s': %s", q->tmp, q->path,
-			 strerror(-rc));
-	}
-	if (!rc)
-		q->tmp[0] = '\0';
+	if (!rc && (rc = outfile_commit(&q->out)) < 0)
+		snprintf(q->err, q->errlen, "%s", q->out.err);
 	return rc;
 }
 
@@ -674,8 +674,7 @@ int export_sqlite(const char *path, const struct kg_model *m, const struct kg_ex
 		sqlite3_finalize(q.st[i]);
 	if (q.db)
 		sqlite3_close(q.db);
-	if (q.tmp[0])
-		unlink(q.tmp); /* failed: leave nothing behind */
+	outfile_abort(&q.out); /* failed: leave nothing behind; after a commit, a no-op */
 	free(q.ctx);
 	free(q.kernel_id);
 	return rc;

@@ -1099,6 +1099,12 @@ static void keep_sm_blocks_of(struct kg_model *m, const uint32_t *op_map)
 	m->n_sm_blocks = n;
 }
 
+int model_op_in_window(const struct kg_op *o, int64_t t0, int64_t t1)
+{
+	return o->api_start != KG_NO_TIME ? o->api_start >= t0 && o->api_start < t1
+					  : o->end > t0 && o->start < t1;
+}
+
 /* Keeps what overlaps [t0, t1): the report's --from/--to/--nvtx window. A GPU operation
  * belongs to the window when it was launched in it (the GPU may run it later: a CPU-side
  * range such as a training step ends before its kernels do), or, when its launch is not
@@ -1111,8 +1117,7 @@ int model_restrict(struct kg_model *m, int64_t t0, int64_t t1)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct kg_op *o = &m->ops[i];
-		int in = o->api_start != KG_NO_TIME ? o->api_start >= t0 && o->api_start < t1
-						    : o->end > t0 && o->start < t1;
+		int in = model_op_in_window(o, t0, t1);
 		if (op_map)
 			op_map[i] = in ? n : KG_NONE;
 		if (in)

@@ -348,6 +348,9 @@ int model_finish(struct kg_model *m);
 /* Keeps only what overlaps [t0, t1) (GPU operations: what was launched in it) and
  * finishes the model again. 0 or -ENOMEM. */
 int model_restrict(struct kg_model *m, int64_t t0, int64_t t1);
+/* Whether model_restrict(t0, t1) keeps o: launched in the window, or, without a launch
+ * in the trace, running in it. */
+int model_op_in_window(const struct kg_op *o, int64_t t0, int64_t t1);
 /* First start and last end of the ranges whose name is `name` or starts with it
  * ("ProfilerStep" matches "ProfilerStep#3"). 0, or -1 when there is none. */
 int model_range_window(const struct kg_model *m, const char *name, int64_t *t0, int64_t *t1);

@@ -1,5 +1,6 @@
 /* kgantt's own trace (SQLite, docs/trace-format.md) → the model. */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -405,6 +406,28 @@ static void note_api_filter(struct kgt_reader *r)
 	sqlite3_finalize(st);
 }
 
+/* A process whose recorder could not start (CUPTI refused: another profiler attached, no
+ * permission) ran untraced; its first error says why. Kept on the process, so that every
+ * command can tell "recording was refused" from "the program did nothing on the GPU". */
+static void note_refusals(struct kgt_reader *r)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(r->db,
+			       "SELECT process, text FROM messages WHERE level = 'error' ORDER BY rowid",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		uint32_t p = kgt_proc_of(r, sqlite3_column_int64(st, 0));
+		const char *why = (const char *)sqlite3_column_text(st, 1);
+		struct kg_process *proc = p != KG_NONE ? &r->m->processes[p] : NULL;
+		if (!proc || proc->refused || !why || !*why)
+			continue;
+		proc->refused = model_string(r->m, why);
+		model_note(r->m, "pid %" PRIu32 " was not recorded: %s", proc->pid, why);
+	}
+	sqlite3_finalize(st);
+}
+
 static int read_all(struct kgt_reader *r)
 {
 	char command[4096];
@@ -438,6 +461,8 @@ static int read_all(struct kgt_reader *r)
 	kgt_progress(r, 0.05);
 	if (!rc)
 		note_api_filter(r);
+	if (!rc)
+		note_refusals(r);
 	if (!rc)
 		rc = kgt_read_bulk(r);
 	kgt_progress(r, 0.85);

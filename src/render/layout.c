@@ -591,6 +591,8 @@ int layout_build(const struct kg_model *m, const struct kg_layout_opts *o, struc
 	memset(l, 0, sizeof(*l));
 	l->t0 = o->t0;
 	l->t1 = o->t1 > o->t0 ? o->t1 : kg_time_add(o->t0, 1);
+	if (l->t1 == l->t0) /* t0 at INT64_MAX: the window is the last nanosecond there is */
+		l->t0 = l->t1 - 1;
 	l->width = o->width;
 	l->x0 = o->label_width;
 	l->x1 = o->width - o->right_margin;

@@ -4,8 +4,9 @@
  *   struct kg_plot_opts o = { .format = KG_PLOT_PNG, .t0 = m.begin, .t1 = m.end, ... };
  *   plot_render(&m, &analysis, &o, "out.png", "out.png.json", err, sizeof(err));
  *
- * The output is written to a temporary file next to it and renamed into place, so a
- * failed write (a full disk) never leaves a truncated picture under the asked-for name. */
+ * The output is written through util/outfile.h: a temporary file next to it, renamed
+ * into place, so a failed write (a full disk) or Ctrl-C never leaves a truncated picture
+ * under the asked-for name; a FIFO, a device or "-" (standard output) is written directly. */
 #ifndef KGANTT_PLOT_H
 #define KGANTT_PLOT_H
 

@@ -27,6 +27,7 @@
 #include "report/report.h"
 #include "util/timemath.h"
 #include "util/json_text.h"
+#include "util/outfile.h"
 #include "util/utf8.h"
 
 /* ---------------------------------------------------------------- colours */
@@ -1393,40 +1394,6 @@ static cairo_status_t sink_write(void *closure, const unsigned char *data, unsig
 	return CAIRO_STATUS_SUCCESS;
 }
 
-/* A temporary file next to path (so that rename is atomic), with the permissions a new
- * file would get (mkstemp's are 0600). */
-static FILE *open_temp(const char *path, char *tmp, size_t len)
-{
-	snprintf(tmp, len, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return NULL;
-	mode_t mask = umask(0);
-	umask(mask);
-	FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "wb") : NULL;
-	if (!f) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		errno = e;
-	}
-	return f;
-}
-
-/* Closes the temporary file and, when everything was written, renames it to path. */
-static int commit_temp(FILE *f, const char *tmp, const char *path, int rc)
-{
-	if (fflush(f) != 0 || ferror(f))
-		rc = rc ? rc : -errno ? -errno : -EIO;
-	if (fclose(f) != 0)
-		rc = rc ? rc : -errno ? -errno : -EIO;
-	if (!rc && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
-}
-
 static double pixel_scale(const struct kg_plot_opts *o)
 {
 	return o->format == KG_PLOT_PNG ? (o->dpi > 0 ? o->dpi : 96) / 96.0
@@ -1725,16 +1692,17 @@ static void plot_free(struct plot *p)
 static int write_manifest(const struct plot *p, const char *path, const char *manifest,
 			  char *err, size_t errlen)
 {
-	char tmp[4200];
-	FILE *f = open_temp(manifest, tmp, sizeof(tmp));
+	struct kg_outfile of;
+	struct kg_outfile_opts oo = {.what = "the manifest"};
+	FILE *f = outfile_open(&of, manifest, &oo);
 	if (!f) {
-		snprintf(err, errlen, "cannot write '%s': %s", manifest, strerror(errno));
-		return -errno;
+		snprintf(err, errlen, "%s", of.err);
+		return -EIO;
 	}
 	manifest_write(f, p, path);
-	int rc = commit_temp(f, tmp, manifest, 0);
+	int rc = outfile_commit(&of);
 	if (rc < 0)
-		snprintf(err, errlen, "cannot write '%s': %s", manifest, strerror(-rc));
+		snprintf(err, errlen, "%s", of.err);
 	return rc;
 }
 
@@ -1743,7 +1711,6 @@ int plot_render(const struct kg_model *m, const struct kg_plot_notes *notes,
 		char *err, size_t errlen)
 {
 	struct plot p = {.m = m, .o = o, .a = notes ? notes->analysis : NULL};
-	char tmp[4200];
 	int rc = prepare(&p);
 	if (rc < 0) {
 		snprintf(err, errlen, "out of memory drawing '%s'", path);
@@ -1757,19 +1724,25 @@ int plot_render(const struct kg_model *m, const struct kg_plot_notes *notes,
 		plot_free(&p);
 		return -EFBIG;
 	}
-	FILE *f = open_temp(path, tmp, sizeof(tmp));
+	/* the temporary file, the rename, symlinks, FIFOs, devices, signals: util/outfile.h */
+	struct kg_outfile of;
+	struct kg_outfile_opts oo = {.what = "the chart"};
+	FILE *f = outfile_open(&of, path, &oo);
 	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "%s", of.err);
 		plot_free(&p);
-		return rc;
+		return -EIO;
 	}
 	struct sink s = {f, 0};
-	rc = commit_temp(f, tmp, path, render_to(&p, &s));
-	if (rc < 0)
+	rc = render_to(&p, &s);
+	if (rc < 0) {
+		outfile_abort(&of);
 		snprintf(err, errlen, rc == -ENOMEM ? "out of memory drawing '%s'"
 						     : "cannot write '%s': %s",
 			 path, strerror(-rc));
+	} else if ((rc = outfile_commit(&of)) < 0) {
+		snprintf(err, errlen, "%s", of.err);
+	}
 	if (!rc && manifest)
 		rc = write_manifest(&p, path, manifest, err, errlen);
 	plot_free(&p);

@@ -768,7 +768,8 @@ static void write_devices(struct vw *w, const struct page *p)
 		kv_str(w, "name", model_text(m, d->name));
 		kv_str(w, "uuid", model_text(m, d->uuid));
 		kv_int(w, "sms", d->sm_count);
-		kv_int(w, "cc", d->cc_major * 10 + d->cc_minor);
+		/* the file's ints: their "cc" may not fit an int */
+		kv_int(w, "cc", (long long)d->cc_major * 10 + d->cc_minor);
 		kv_int(w, "mem", d->memory_bytes);
 		kv_int(w, "gpu", d->gpu == KG_NONE ? -1 : (long long)d->gpu);
 		j_close(w);

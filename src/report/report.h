@@ -45,6 +45,10 @@ void report_text_streams(FILE *f, const struct kg_analysis *a, const struct kg_r
 void report_text_kernels(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_findings(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+/* The first max findings, one line each and width columns at most (the title is cut):
+ * "  #1 [critical] rule: title…  48.8 ms (79.3%)". What `kgantt record` prints when the
+ * program ends; nothing when there are none. */
+void report_text_brief(FILE *f, const struct kg_analysis *a, uint32_t max, size_t width);
 
 /* ---------------------------------------------------------------- formatting helpers */
 

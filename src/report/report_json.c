@@ -100,6 +100,7 @@ static void json_processes(struct jw *w, const struct kg_model *m)
 		kv_text(w, "rank", m, p->rank);
 		kv_text(w, "cmdline", m, p->cmdline);
 		kv_bool(w, "complete", p->complete);
+		kv_text(w, "refused", m, p->refused);
 		kv_text(w, "exit_status", m, p->exit_status);
 		kv_int(w, "dropped_records", (long long)p->dropped);
 		kv_int(w, "incomplete_records", (long long)p->incomplete);

@@ -501,30 +501,41 @@ static void header_counts(FILE *f, const struct kg_model *m)
 static void header_losses(FILE *f, const struct kg_model *m, const struct kg_report_opts *o)
 {
 	char n[32];
-	uint32_t incomplete = 0;
+	uint32_t incomplete = 0, refused = 0;
 	unsigned long long no_time = 0;
 	for (uint32_t p = 0; p < m->n_processes; p++) {
 		incomplete += !m->processes[p].complete;
 		no_time += m->processes[p].incomplete;
+		refused += m->processes[p].refused != 0;
 	}
-	if (!m->dropped && !incomplete && !no_time) {
+	if (!m->dropped && !incomplete && !no_time && !refused) {
 		field(f, "losses", "none: no record dropped, every process finished recording");
 		return;
 	}
 	tone_on(f, o, TONE_WARN);
+	const char *label = "losses"; /* on the first line only */
+	/* first: a process that ran untraced is the largest loss there is */
+	if (refused == 1 && m->n_processes == 1)
+		field(f, label, "the process was not recorded: CUPTI refused the recorder (the "
+		      "notes say why)");
+	else if (refused)
+		field(f, label, "%" PRIu32 " of %" PRIu32 " processes were not recorded: CUPTI "
+		      "refused the recorder (the notes say why)", refused, m->n_processes);
+	label = refused ? "" : label;
 	if (m->dropped)
-		field(f, "losses", "%s records were dropped: the trace is missing work",
+		field(f, label, "%s records were dropped: the trace is missing work",
 		      fmt_count(m->dropped, n));
+	label = m->dropped ? "" : label;
 	if (incomplete == 1 && m->n_processes == 1)
-		field(f, m->dropped ? "" : "losses", "the process did not finish recording (killed "
-		      "or crashed): its last work may be missing");
+		field(f, label, "the process did not finish recording (killed or crashed): its "
+		      "last work may be missing");
 	else if (incomplete)
-		field(f, m->dropped ? "" : "losses",
+		field(f, label,
 		      "%" PRIu32 " of %" PRIu32 " processes did not finish recording (killed or "
 		      "crashed): their last work may be missing", incomplete, m->n_processes);
+	label = incomplete ? "" : label;
 	if (no_time)
-		field(f, m->dropped || incomplete ? "" : "losses",
-		      "%s records had a missing timestamp and were left out",
+		field(f, label, "%s records had a missing timestamp and were left out",
 		      fmt_count(no_time, n));
 	tone_off(f, o, TONE_WARN);
 }
@@ -1038,6 +1049,27 @@ void report_text_findings(FILE *f, const struct kg_analysis *a, const struct kg_
 		finding_block(f, a, o, i);
 	fprintf(f, "\n  gains overlap: fixing one problem can shrink another's; they do not add "
 		   "up.\n");
+}
+
+/* One line: the head and the gain are kept whole, the title gets what is left. */
+static void brief_line(FILE *f, const struct kg_finding *fd, uint32_t rank, size_t width)
+{
+	char head[128], gain[64] = "", g[32], title[sizeof(fd->title) * 2];
+	snprintf(head, sizeof(head), "  #%" PRIu32 " [%s] %s: ", rank, severity_name(fd->severity),
+		 fd->rule ? fd->rule : "?");
+	if (fd->gain_ns > 0)
+		snprintf(gain, sizeof(gain), "  %s (%.1f%%)", fmt_duration(kg_i64_round(fd->gain_ns), g),
+			 fd->gain_pct);
+	size_t used = text_columns(head) + text_columns(gain);
+	term_safe(fd->title, title, sizeof(title));
+	cut_to(title, sizeof(title), width > used + 12 ? width - used : 12);
+	fprintf(f, "%s%s%s\n", head, title, gain);
+}
+
+void report_text_brief(FILE *f, const struct kg_analysis *a, uint32_t max, size_t width)
+{
+	for (uint32_t i = 0; i < a->n_findings && i < max; i++)
+		brief_line(f, &a->findings[i], i + 1, width);
 }
 
 /* ---------------------------------------------------------------- 6. call sites */

@@ -15,6 +15,7 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
+#include "util/outfile.h"
 
 /* What each table's columns mean to a merge; the other columns are copied as they are. */
 struct table_map {
@@ -315,16 +316,23 @@ static int write_meta(struct merger *g, const char *const *inputs, int n)
 int trace_merge(const char *out, const char *const *inputs, int n, struct kg_merge_stats *st,
 		char *err, size_t errlen)
 {
-	char tmp[4200];
 	struct merger g = {.err = err, .errlen = errlen, .path = out, .st = st};
 	memset(st, 0, sizeof(*st));
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", out, (int)getpid());
-	unlink(tmp);
+	/* built beside out and renamed over it (util/outfile.h): an interrupted merge leaves
+	 * out as it was and no temporary file */
+	struct kg_outfile of;
+	struct kg_outfile_opts oo = {.what = "the merged trace"};
+	const char *tmp = outfile_open_path(&of, out, &oo);
+	if (!tmp) {
+		snprintf(err, errlen, "%s", of.err);
+		return -EIO;
+	}
 	if (sqlite3_open_v2(tmp, &g.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 				       SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot create '%s': %s", tmp,
+		snprintf(err, errlen, "cannot create '%s': %s", out,
 			 g.db ? sqlite3_errmsg(g.db) : "out of memory");
 		sqlite3_close(g.db);
+		outfile_abort(&of);
 		return -EIO;
 	}
 	int rc = exec(&g, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", "set-up");
@@ -352,12 +360,10 @@ int trace_merge(const char *out, const char *const *inputs, int n, struct kg_mer
 		snprintf(err, errlen, "cannot write '%s'", out);
 		rc = -EIO;
 	}
-	if (!rc && rename(tmp, out) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, out, strerror(errno));
-	}
+	if (!rc && (rc = outfile_commit(&of)) < 0)
+		snprintf(err, errlen, "%s", of.err);
 	if (rc)
-		unlink(tmp);
+		outfile_abort(&of);
 	free(g.hosts);
 	free(g.host_offset);
 	return rc;

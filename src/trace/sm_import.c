@@ -393,7 +393,7 @@ int sm_import_write(struct kg_sm_import *s, struct kg_import *im, int64_t proces
 		rc = report_losses(s, im, process);
 	if (rc == -EIO)
 		snprintf(im->err, sizeof(im->err), "cannot write '%s' (SM placement): %s",
-			 im->tmp_path, sqlite3_errmsg(im->db));
+			 im->path, sqlite3_errmsg(im->db));
 	else if (rc == -ENOMEM)
 		snprintf(im->err, sizeof(im->err), "out of memory importing SM placement");
 	return rc;

@@ -64,7 +64,7 @@ static int fail(struct kg_import *im, int code, const char *fmt, ...)
 
 static int sql_fail(struct kg_import *im, const char *what)
 {
-	return fail(im, -EIO, "cannot write '%s' (%s): %s", im->tmp_path, what,
+	return fail(im, -EIO, "cannot write '%s' (%s): %s", im->path, what,
 		    sqlite3_errmsg(im->db));
 }
 
@@ -72,7 +72,7 @@ static int exec_sql(struct kg_import *im, const char *sql, const char *what)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(im->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		fail(im, -EIO, "cannot write '%s' (%s): %s", im->tmp_path, what,
+		fail(im, -EIO, "cannot write '%s' (%s): %s", im->path, what,
 		     msg ? msg : "?");
 		sqlite3_free(msg);
 		return -EIO;
@@ -85,18 +85,23 @@ int import_begin(struct kg_import *im, const char *out_path, const char *command
 	memset(im, 0, sizeof(*im));
 	strtab_init(&im->strings);
 	snprintf(im->path, sizeof(im->path), "%s", out_path);
-	/* Written under a temporary name and renamed at the end: a crash never leaves a
-	 * half-written file under the name the user asked for. */
-	snprintf(im->tmp_path, sizeof(im->tmp_path), "%s.tmp%d", out_path, (int)getpid());
-	unlink(im->tmp_path);
+	/* Built in a temporary file beside it and renamed at the end (util/outfile.h): a
+	 * crash, an error or Ctrl-C never leaves a half-written file under the name the
+	 * user asked for, nor replaces the file that was there. */
+	/* durable: record removes the spools once the trace is written */
+	struct kg_outfile_opts oo = {.what = "the trace", .flags = KG_OUT_DURABLE};
+	const char *tmp = outfile_open_path(&im->out, out_path, &oo);
+	if (!tmp)
+		return fail(im, -EIO, "%s", im->out.err);
 	/* one thread per connection: no SQLite mutexes (a fifth of the time of a big import) */
-	if (sqlite3_open_v2(im->tmp_path, &im->db,
+	if (sqlite3_open_v2(tmp, &im->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		int rc = fail(im, -EIO, "cannot create '%s': %s", im->tmp_path,
+		int rc = fail(im, -EIO, "cannot create '%s': %s", out_path,
 			      im->db ? sqlite3_errmsg(im->db) : "out of memory");
 		sqlite3_close(im->db);
 		im->db = NULL;
+		outfile_abort(&im->out);
 		return rc;
 	}
 	int rc = exec_sql(im,
@@ -125,8 +130,7 @@ void import_abort(struct kg_import *im)
 	if (im->db)
 		sqlite3_close(im->db);
 	im->db = NULL;
-	if (im->tmp_path[0])
-		unlink(im->tmp_path);
+	outfile_abort(&im->out); /* nothing left to remove after a commit */
 	strtab_free(&im->strings);
 	free(im->demangled);
 	im->demangled = NULL;
@@ -139,7 +143,7 @@ int import_commit(struct kg_import *im)
 	int rc = exec_sql(im, kg_index_sql, "indexes");
 	char why[400];
 	if (!rc && (rc = trace_pack(im->db, why, sizeof(why))) < 0)
-		fail(im, rc, "cannot write '%s': %s", im->tmp_path, why);
+		fail(im, rc, "cannot write '%s': %s", im->path, why);
 	if (!rc)
 		rc = exec_sql(im, "COMMIT;", "commit");
 	for (int i = 0; i < ST_COUNT; i++)
@@ -149,16 +153,10 @@ int import_commit(struct kg_import *im)
 		rc = sql_fail(im, "close");
 	if (!rc)
 		im->db = NULL;
-	if (!rc && rename(im->tmp_path, im->path) < 0)
-		rc = fail(im, -errno, "cannot rename '%s' to '%s': %s", im->tmp_path, im->path,
-			  strerror(errno));
-	if (rc) {
-		import_abort(im);
-		return rc;
-	}
-	im->tmp_path[0] = '\0';
-	import_abort(im); /* frees the rest; nothing left to unlink */
-	return 0;
+	if (!rc && (rc = outfile_commit(&im->out)) < 0)
+		fail(im, rc, "%s", im->out.err);
+	import_abort(im); /* frees the rest; after a commit nothing is left to remove */
+	return rc;
 }
 
 /* ------------------------------------------------------------------ strings */

@@ -4,7 +4,7 @@
  *   import_begin(&im, "run.kgt", "kgantt record -- ./app");
  *   import_spool_dir(&im, "run.kgt.spool");     (or import_spool_file per file)
  *   import_set_exit_status(&im, pid, "exit 0");
- *   import_commit(&im);                          (writes run.kgt atomically)
+ *   import_commit(&im);                          (renames it over run.kgt: util/outfile.h)
  *   import_abort(&im) on any error.
  *
  * Every function returns 0 or a negative errno-style code; on failure im->err holds a
@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/outfile.h"
 #include "util/strtab.h"
 
 struct kg_import_process {
@@ -31,7 +32,8 @@ struct kg_import_process {
 
 struct kg_import {
 	sqlite3 *db;
-	char path[4096], tmp_path[4200];
+	char path[4096];
+	struct kg_outfile out;      /* the trace is built in out.tmp (util/outfile.h) */
 	char err[1024];
 	struct kg_strtab strings;   /* every text, interned; id = strings.id */
 	uint32_t *demangled;        /* by string id: id of its demangled text, 0 unknown */

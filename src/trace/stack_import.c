@@ -131,6 +131,8 @@ int stack_import_callsites(struct kg_stack_import *si, const struct kg_raw_calls
 			 size);
 		return -EINVAL;
 	}
+	if (!r->count) /* nothing to keep; and no arithmetic on a table not yet made */
+		return 0;
 	if (si->ncall + r->count > si->capcall) {
 		size_t cap = si->capcall ? si->capcall : 4096;
 		while (cap < si->ncall + r->count)
@@ -159,7 +161,7 @@ struct writer {
 
 static int sql_error(struct writer *w, const char *what)
 {
-	snprintf(w->im->err, sizeof(w->im->err), "cannot write '%s' (%s): %s", w->im->tmp_path,
+	snprintf(w->im->err, sizeof(w->im->err), "cannot write '%s' (%s): %s", w->im->path,
 		 what, sqlite3_errmsg(w->im->db));
 	return -EIO;
 }
@@ -413,7 +415,7 @@ int stack_import_write(struct kg_stack_import *si, struct kg_import *im, int64_t
 	im->stacks_written = base + max_id;
 	if (rc == -ENOMEM && !im->err[0])
 		snprintf(im->err, sizeof(im->err), "out of memory writing the stacks of '%s'",
-			 im->tmp_path);
+			 im->path);
 	sqlite3_finalize(w.stack_st);
 	sqlite3_finalize(w.frame_st);
 	sqlite3_finalize(w.call_st);

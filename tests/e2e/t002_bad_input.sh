@@ -25,3 +25,44 @@ dd if=/dev/urandom of="$WORK/damaged.kgt" bs=4096 seek=$((size / 4096 / 2)) coun
 "$K" info "$WORK/damaged.kgt" > /dev/null 2> "$WORK/err"; rc=$?
 [ $rc -ne 0 ] && grep -q "damaged\|malformed\|cannot read" "$WORK/err" || fail "damaged trace: exit $rc, said: $(cat "$WORK/err")"
 echo "ok: damaged trace -> exit $rc: $(head -1 "$WORK/err")"
+# An allocation that fails is reported with words, never as a bare "kgantt: ": a spool
+# whose string table needs 8 MB (a string id of 2^20 in a 17 MB spool, within what that
+# size can hold), imported with every realloc above 1 MB failing (an LD_PRELOAD shim).
+cat > "$WORK/failalloc.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+void *realloc(void *p, size_t n)
+{
+	static void *(*real)(void *, size_t);
+	static size_t limit;
+	if (!real) {
+		real = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+		const char *e = getenv("KG_FAIL_ABOVE");
+		limit = e ? strtoull(e, NULL, 10) : 0;
+	}
+	if (limit && n > limit) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return real(p, n);
+}
+EOF
+if cc -shared -fPIC -o "$WORK/failalloc.so" "$WORK/failalloc.c" -ldl 2>/dev/null; then
+	python3 - "$WORK/big.kgspool" <<'EOF'
+import struct, sys
+rec = lambda t, body: struct.pack("<HHI", t, 0, 8 + len(body)) + body
+string = rec(2, struct.pack("<II", 1 << 20, 1) + b"x\0" + b"\0" * 6)
+process = rec(1, struct.pack("<IIQQII4I3II", 7, 1, 1000, 2000, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0))
+with open(sys.argv[1], "wb") as f:
+    f.write(b"KGSPOOL\0" + struct.pack("<II", 1, 16) + string + process)
+    f.truncate(17 << 20)  # zeros after the records: the process was cut short
+EOF
+	expect_error 1 "out of memory importing '$WORK/big.kgspool'" \
+		env LD_PRELOAD="$WORK/failalloc.so" KG_FAIL_ABOVE=1048576 "$K" import -o "$WORK/y.kgt" \
+		"$WORK/big.kgspool"
+	[ ! -e "$WORK/y.kgt" ] || fail "a failed import left '$WORK/y.kgt'"
+else
+	echo "no C compiler: the failed-allocation check is skipped"
+fi

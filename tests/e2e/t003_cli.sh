@@ -1,4 +1,4 @@
-# The command line: usage errors exit 2, help exits 0, nothing is overwritten silently.
+# The command line: usage errors exit 2, help exits 0, an output replaced only when complete.
 . tests/e2e/lib.sh
 expect_error 2 "usage: kgantt" "$K"
 expect_error 2 "'frobnicate' is not a kgantt command" "$K" frobnicate
@@ -12,8 +12,12 @@ for c in record info dump import; do
 	grep -q "usage: kgantt $c" "$WORK/help" || fail "kgantt $c --help says no usage"
 done
 "$K" --version | grep -q "^kgantt [0-9]" || fail "--version"
-touch "$WORK/exists.kgt"
-expect_error 1 "'$WORK/exists.kgt' already exists (use -f to overwrite)" "$K" record -o "$WORK/exists.kgt" -- true
+# an existing output is replaced only by a complete trace (README, "Outputs"): here
+# nothing is recorded, and the file stays as it was
+echo old > "$WORK/exists.kgt"
+"$K" record -o "$WORK/exists.kgt" -- true > /dev/null 2> "$WORK/err"
+grep -q "already exists" "$WORK/err" && fail "record refuses an existing output"
+[ "$(cat "$WORK/exists.kgt")" = old ] || fail "record without a recording replaced its output"
 # a full stdout is an error, not a silent truncation
 if [ -w /dev/full ]; then
 	"$K" dump --table kernels -n 5 "$(fixture streams_bad)" > /dev/full 2> "$WORK/err"; rc=$?

@@ -65,6 +65,8 @@ for n, l in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
 
 n=0
 for x in "$FIXTURES"/*.kgt.xz; do
+	# cupti_first: CUPTI refused the recorder, nothing to report (t016 checks that)
+	[ "$(basename "$x" .kgt.xz)" = cupti_first ] && continue
 	report_ok "$(fixture "$(basename "$x" .kgt.xz)")"
 	n=$((n + 1))
 done

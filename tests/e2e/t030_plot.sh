@@ -155,7 +155,10 @@ for xz in "$FIXTURES"/*.kgt.xz; do
 	name=$(basename "$xz" .kgt.xz)
 	t=$(fixture "$name")
 	if [ "$(sqlite3 "$t" 'SELECT (SELECT COUNT(*) FROM kernels) + (SELECT COUNT(*) FROM memcpys) + (SELECT COUNT(*) FROM memsets)')" = 0 ]; then
-		expect_error 1 "no GPU operation" "$K" plot "$t" -o "$WORK/$name.png"
+		# no GPU work; in cupti_first because CUPTI refused the recorder (t016 too)
+		needle="no GPU operation"
+		[ "$name" = cupti_first ] && needle="recording was refused"
+		expect_error 1 "$needle" "$K" plot "$t" -o "$WORK/$name.png"
 		continue
 	fi
 	colours=0
@@ -243,11 +246,11 @@ expect_error 2 "is not a time" "$K" plot "$c" -o "$WORK/x.png" --from 12parsecs
 expect_error 2 "--to must be later" "$K" plot "$c" -o "$WORK/x.png" --from 5 --to 2
 expect_error 2 "no output given" "$K" plot "$c"
 expect_error 2 "--width" "$K" plot "$c" -o "$WORK/x.png" --width 12
-expect_error 1 "after the end of" "$K" plot "$c" -o "$WORK/x.png" --from 10s
+expect_error 1 "plot: the window 10000 ms – end holds no GPU operation or API call" "$K" plot "$c" -o "$WORK/x.png" --from 10s
 expect_error 1 "no GPU operation to draw" "$K" plot "$t" -o "$WORK/x.png" --from 179.9 --to 179.95 --device 1
 expect_error 1 "no GPU operation to draw" "$K" plot "$c" -o "$WORK/x.png" --streams 99
 expect_error 1 "has no NVTX or annotation range named 'nope'" "$K" plot "$c" -o "$WORK/x.png" --nvtx nope
-expect_error 1 "cannot write '$WORK/no/dir/x.png'" "$K" plot "$c" -o "$WORK/no/dir/x.png"
+expect_error 1 "cannot create '$WORK/no/dir/x.png'" "$K" plot "$c" -o "$WORK/no/dir/x.png"
 # a full disk (here a file size limit: writes fail with EFBIG) is an error, not a warning
 (
 	trap '' XFSZ
@@ -259,7 +262,7 @@ rc=$?
 	fail "a failed write exited $rc: $(cat "$WORK/err")"
 echo "ok: a failed write -> exit 1: $(cat "$WORK/err")"
 [ ! -e "$WORK/x.png" ] && [ ! -e "$WORK/full.svg" ] || fail "a failed plot left its output"
-ls "$WORK" | grep -q '\.tmp' && fail "temporary files left: $(ls "$WORK" | grep '\.tmp')"
+ls -A "$WORK" | grep -qE '^\.|\.tmp' && fail "temporary files left: $(ls -A "$WORK" | grep -E '^\.|\.tmp')"
 # Issue 12's defect 9: on a machine without a fontconfig set-up (the H200 nodes) every "·"
 # and "µ" was a box. The font is compiled in: the chart is the same byte for byte.
 trace=$(fixture hw_bound)

@@ -104,7 +104,7 @@ export_all() {
 	"$K" info "$WORK/$n.kgt" > "$WORK/info" || fail "info on the sqlite export of $n"
 	grep -q "kgantt-trace version $(sed -n 's/^#define KG_TRACE_VERSION //p' src/trace/schema.h)" "$WORK/info" || fail "info on $n.kgt: $(cat "$WORK/info")"
 	echo "ok: $n csv, sqlite: $want ops"
-	ls "$WORK" | grep -q '\.tmp' && fail "$n: a temporary file was left behind"
+	ls -A "$WORK" | grep -qE '^\.|\.tmp' && fail "$n: a temporary file was left behind"
 	return 0
 }
 

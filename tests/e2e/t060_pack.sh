@@ -14,6 +14,8 @@ blocks() { sqlite3 "$1" "SELECT COUNT(*) FROM packed" 2> /dev/null || echo 0; }
 n=0
 for x in "$FIXTURES"/*.kgt.xz; do
 	name=$(basename "$x" .kgt.xz)
+	# CUPTI refused the recorder there: nothing to report, nothing to pack (t016)
+	[ "$name" = cupti_first ] && continue
 	src=$(fixture "$name")
 	t=$WORK/$name.kgt
 	cp "$src" "$t"

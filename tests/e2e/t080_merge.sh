@@ -69,10 +69,12 @@ echo "ok: another host's times moved by its realtime offset (5 s exactly); a pro
 # bad input
 expect_error 2 "no output file" "$K" merge "$a"
 expect_error 2 "no trace to merge" "$K" merge -o "$WORK/x.kgt"
-expect_error 1 "already exists" "$K" merge -o "$m" "$a"
+# an existing output is replaced, as by every command; an input never
+"$K" merge -o "$m" "$a" 2> "$WORK/err" || fail "merge over an existing output: $(cat "$WORK/err")"
+expect_error 1 "merge: '$a' is an input trace; refusing to write the trace over it" "$K" merge -o "$a" "$b" "$a"
 expect_error 1 "missing.kgt" "$K" merge -o "$WORK/y.kgt" "$a" "$WORK/missing.kgt"
 expect_error 1 "not a kgantt trace" "$K" merge -o "$WORK/z.kgt" "$a" tests/fixtures/torch/torch_tiny_ops.json.gz
 [ ! -e "$WORK/y.kgt" ] && [ ! -e "$WORK/z.kgt" ] || fail "a failed merge left its output"
-ls "$WORK"/*.tmp* > /dev/null 2>&1 && fail "a failed merge left a temporary file"
+ls -A "$WORK" | grep -qE '^\.|\.tmp' && fail "a failed merge left a temporary file"
 expect_error 1 "cannot create" "$K" merge -o /nonexistent/dir/m.kgt "$a"
 exit 0

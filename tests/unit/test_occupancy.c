@@ -478,6 +478,34 @@ TEST(invalid_inputs_are_refused)
 	CHECK_EQ_INT(grid, 0);
 }
 
+/* Device figures come from the trace: INT_MAX SMs or blocks per SM overflowed the
+ * products (blocks x SMs for the smallest full grid, blocks x warps) and a warp of one
+ * thread in a block of INT_MAX made the block-size search run for billions of steps
+ * (found by tests/fuzz/fuzz_spool). A figure beyond any GPU's is refused like a zero. */
+TEST(device_figures_beyond_any_gpu_are_refused)
+{
+	struct kg_occ_kernel ok = {256, 32, 0, 0, 0};
+	struct kg_occ_result r;
+	for (size_t off = 0; off < sizeof(h200) / sizeof(int); off++) {
+		struct kg_occ_device d = h200;
+		int *fld = (int *)&d + off;
+		if (fld == &d.cc_major || fld == &d.cc_minor)
+			continue; /* no constants for them: -ENOTSUP, checked above */
+		*fld = INT_MAX;
+		CHECK_EQ_INT(occupancy_compute(&d, &ok, &r), -EINVAL);
+		int block = 1, grid = 1;
+		CHECK_EQ_INT(occupancy_best_block(&d, 32, 0, 0, 0, &block, &grid), -EINVAL);
+		CHECK_EQ_INT(block, 0);
+		CHECK_EQ_INT(grid, 0);
+	}
+	/* the largest of each figure still taken: no product overflows */
+	struct kg_occ_device big = h200;
+	big.sm_count = big.max_blocks_per_sm = 1 << 16;
+	int block = 0, grid = 0;
+	CHECK_EQ_INT(occupancy_best_block(&big, 32, 0, 0, 0, &block, &grid), 0);
+	CHECK(block > 0 && grid > 0);
+}
+
 TEST(waves)
 {
 	struct kg_occ_result r = run(&h200, 1024, 20, 0, 0); /* 2 blocks/SM: 264 a wave */

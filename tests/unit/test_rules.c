@@ -210,11 +210,17 @@ TEST(library_kernels_get_fixes_the_user_controls)
 /* Times as a file may hold them (found by tests/fuzz/fuzz_analysis): a launch at
  * INT64_MAX for a kernel at -INT64_MAX, a kernel as long as int64 allows, one without a
  * duration (its end unknown: KG_NO_TIME, which is INT64_MIN), a grid whose block count
- * passes LLONG_MAX, and a range over all of it. Every difference of two such times, every
+ * passes LLONG_MAX, a device whose every property is INT32_MAX, and a range over all of it. Every difference of two such times, every
  * sum of such durations, overflowed int64 somewhere in the analysis, the report, the
  * exports, the view or the chart: UBSan ends the test at the first one. */
 static const char extreme_json[] =
-	"{\"traceEvents\": [\n"
+	"{\"deviceProperties\": [{\"id\": 0, \"name\": \"H200\", \"computeMajor\": 2147483647,"
+	"\"computeMinor\": 2147483647, \"numSms\": 2147483647, \"maxThreadsPerBlock\": 2147483647,"
+	"\"maxThreadsPerMultiprocessor\": 2147483647, \"regsPerBlock\": 2147483647,"
+	"\"regsPerMultiprocessor\": 2147483647, \"warpSize\": 2147483647,"
+	"\"sharedMemPerBlock\": 2147483647, \"sharedMemPerMultiprocessor\": 2147483647,"
+	"\"totalGlobalMem\": 9223372036854775807}],\n"
+	"\"traceEvents\": [\n"
 	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
 	"\"ts\":9223372036854775.806,\"dur\":0,\"args\":{\"correlation\":1}},\n"
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_far\",\"pid\":0,\"tid\":7,"

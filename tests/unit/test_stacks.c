@@ -13,6 +13,7 @@
 #include "recorder/spool.h"
 #include "recorder/stacks.h"
 #include "trace/spool_import.h"
+#include "trace/stack_import.h"
 
 static char dir[256];
 static struct kg_spool spool;
@@ -297,6 +298,18 @@ TEST(stacks_lost_with_the_process)
 	remove_dir();
 	CHECK_EQ_INT(call(&m, 600)->stack, KG_NONE);
 	model_free(&m);
+}
+
+/* A call-site record of no entries, first of its process: its entries were copied to the
+ * end of a table not yet made (NULL + 0: UBSan; found by tests/fuzz/fuzz_spool). */
+TEST(stacks_empty_call_site_record)
+{
+	struct kg_stack_import *si = stack_import_new();
+	CHECK(si != NULL);
+	struct kg_raw_callsites r = {.h = {.type = KG_RAW_CALLSITES, .size = sizeof(r)}};
+	char err[128];
+	CHECK_EQ_INT(stack_import_callsites(si, &r, sizeof(r), err, sizeof(err)), 0);
+	stack_import_free(si);
 }
 
 /* Damaged spools (bytes flipped in stack, module, code and call-site records, or cut

@@ -1,0 +1,49 @@
+#include "cli/trace_load.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+/* A trace recorded while another profiler held CUPTI is a clean, empty file: without
+ * this, report says "losses none" and view writes a blank page, as if the program had
+ * done nothing on the GPU. The reason is on the process (model/read_kgt.c). */
+int cli_check_recorded(const char *cmd, const char *path, const struct kg_model *m)
+{
+	uint32_t refused = 0, first = KG_NONE;
+	for (uint32_t i = 0; i < m->n_processes; i++)
+		if (m->processes[i].refused && !refused++)
+			first = i;
+	if (!refused)
+		return KG_EXIT_OK;
+	if (!m->n_ops && !m->n_apis) {
+		const struct kg_process *p = &m->processes[first];
+		char more[64] = "";
+		if (refused > 1)
+			snprintf(more, sizeof(more), " (and in %" PRIu32 " more processes)",
+				 refused - 1);
+		kg_err("%s: nothing to show in '%s': recording was refused in pid %" PRIu32 "%s: %s",
+		       cmd, path, p->pid, more, model_text(m, p->refused));
+		return KG_EXIT_FAILURE;
+	}
+	for (uint32_t i = 0; i < m->n_processes; i++)
+		if (m->processes[i].refused)
+			kg_warn("%s: pid %" PRIu32 " of '%s' was not recorded: %s", cmd,
+				m->processes[i].pid, path, model_text(m, m->processes[i].refused));
+	return KG_EXIT_OK;
+}
+
+int cli_load_trace(const char *cmd, const char *path, struct kg_model *m,
+		   const struct kg_load_opts *lo)
+{
+	char err[1024];
+	if (model_load(path, m, lo, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	if (cli_check_recorded(cmd, path, m) != KG_EXIT_OK) {
+		model_free(m);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
+}
