@@ -38,6 +38,13 @@ void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * always replaced (README, "Outputs"). */
 int output_and_inputs(int argc, char **argv, const char *what, const char *inputs,
 		      const char *input_what, void (*usage)(FILE *), const char **output);
+/* getopt_long for command cmd, one way for all: the options as getopt_long returns them,
+ * -1 at the end, and '?' for a wrong option after one line about it ("kgantt: report:
+ * unknown option '--jsn' (see kgantt report --help)", or that an option needs a value),
+ * never the whole help; the caller then exits KG_EXIT_USAGE. */
+struct option;
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
 /* Flushes stdout and reports a failed write (full disk, closed pipe) as an error. */
 int finish_stdout(int rc);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/settings.h"
 #include "cli/trace_load.h"
 #include "cli/window.h"
 #include "model/load.h"
@@ -18,6 +19,7 @@ struct diff_args {
 	double fail_slower;    /* percent; < 0: never */
 	struct kg_window window;
 	const char *path[2];
+	struct cli_sets sets;  /* --set: the same thresholds on both sides */
 };
 
 static void diff_usage(FILE *f)
@@ -36,6 +38,8 @@ static void diff_usage(FILE *f)
 		"                           its start: 120, 120ms, 1.5s, 250us)\n"
 		"      --nvtx NAME          compare only the ranges named NAME (or starting with\n"
 		"                           it) in each trace, e.g. --nvtx ProfilerStep\n"
+		"      --set NAME=VALUE     a threshold of the rules, on both sides (kgantt report\n"
+		"                           --list-thresholds)\n"
 		"      --fail-slower PCT    exit 3 when AFTER's span is more than PCT %% longer\n"
 		"                           than BEFORE's (for CI)\n"
 		"  -h, --help               this text\n"
@@ -43,13 +47,14 @@ static void diff_usage(FILE *f)
 		"Exit status: 0; 1 bad input; 2 bad command line; 3 --fail-slower triggered.\n");
 }
 
-enum { OPT_JSON = 256, OPT_TOP, OPT_FROM, OPT_TO, OPT_NVTX, OPT_FAIL };
+enum { OPT_JSON = 256, OPT_TOP, OPT_FROM, OPT_TO, OPT_NVTX, OPT_FAIL, OPT_SET };
 
 static int take_option(int c, const char *arg, struct diff_args *d)
 {
 	char *end;
 	switch (c) {
 	case OPT_JSON: d->json = 1; return -1;
+	case OPT_SET: return cli_take_set("diff", &d->sets, arg);
 	case OPT_NVTX: d->window.nvtx = arg; return -1;
 	case OPT_FROM: return window_take_time("from", arg, &d->window.from, &d->window.has_from);
 	case OPT_TO: return window_take_time("to", arg, &d->window.to, &d->window.has_to);
@@ -70,7 +75,7 @@ static int take_option(int c, const char *arg, struct diff_args *d)
 		}
 		return -1;
 	case 'h': diff_usage(stdout); return finish_stdout(KG_EXIT_OK);
-	default: diff_usage(stderr); return KG_EXIT_USAGE;
+	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
 }
 
@@ -83,12 +88,13 @@ static int parse_args(int argc, char **argv, struct diff_args *d)
 		{"to", required_argument, NULL, OPT_TO},
 		{"nvtx", required_argument, NULL, OPT_NVTX},
 		{"fail-slower", required_argument, NULL, OPT_FAIL},
+		{"set", required_argument, NULL, OPT_SET},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+	while ((c = cli_getopt("diff", argc, argv, "h", longopts)) != -1)
 		if ((rc = take_option(c, optarg, d)) >= 0)
 			return rc;
 	if (argc - optind != 2) {
@@ -113,7 +119,9 @@ static int one_side(const struct diff_args *d, int i, struct kg_model *m, struct
 	rc = window_apply("diff", &d->window, d->path[i], m, &cut);
 	if (rc != KG_EXIT_OK)
 		return rc;
-	if ((rc = analysis_run(m, NULL, a)) < 0) {
+	struct kg_config cfg;
+	cli_config(&d->sets, &cfg);
+	if ((rc = analysis_run(m, &cfg, a)) < 0) {
 		kg_err("cannot analyse '%s': %s", d->path[i], strerror(-rc));
 		return KG_EXIT_FAILURE;
 	}

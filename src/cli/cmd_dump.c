@@ -57,7 +57,7 @@ int cmd_dump(int argc, char **argv)
 	long limit = -1;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:n:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("dump", argc, argv, "t:n:h", longopts)) != -1) {
 		switch (c) {
 		case 't': table = optarg; break;
 		case 'n': {
@@ -70,7 +70,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		}
 		case 'h': dump_usage(stdout); return finish_stdout(KG_EXIT_OK);
-		default: dump_usage(stderr); return KG_EXIT_USAGE;
+		default: return KG_EXIT_USAGE; /* cli_getopt said why */
 		}
 	}
 	if (optind + 1 != argc) {

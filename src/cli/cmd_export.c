@@ -98,7 +98,7 @@ static int take_option(int c, const char *arg, struct export_args *r)
 		return c == OPT_FROM ? window_take_time("from", arg, &r->from, &r->has_from)
 				     : window_take_time("to", arg, &r->to, &r->has_to);
 	case 'h': export_usage(stdout); return finish_stdout(KG_EXIT_OK);
-	default: export_usage(stderr); return KG_EXIT_USAGE;
+	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
 }
 
@@ -136,7 +136,7 @@ static int parse_args(int argc, char **argv, struct export_args *r)
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1)
+	while ((c = cli_getopt("export", argc, argv, "f:o:h", longopts)) != -1)
 		if ((rc = take_option(c, optarg, r)) >= 0)
 			return rc;
 	if ((rc = check_args(r)) >= 0)

@@ -292,7 +292,10 @@ int cmd_info(int argc, char **argv)
 			printf("usage: kgantt info TRACE\n");
 			return finish_stdout(KG_EXIT_OK);
 		}
-		kg_err("usage: kgantt info TRACE");
+		if (argc >= 2 && argv[1][0] == '-' && argv[1][1])
+			kg_err("info: unknown option '%s' (see kgantt info --help)", argv[1]);
+		else
+			kg_err("usage: kgantt info TRACE");
 		return KG_EXIT_USAGE;
 	}
 	sqlite3 *db;

@@ -116,11 +116,11 @@ int cmd_pack(int argc, char **argv)
 	};
 	int drop = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("pack", argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'd': drop = 1; break;
 		case 'h': pack_usage(stdout); return finish_stdout(KG_EXIT_OK);
-		default: pack_usage(stderr); return KG_EXIT_USAGE;
+		default: return KG_EXIT_USAGE; /* cli_getopt said why */
 		}
 	}
 	if (optind >= argc) {

@@ -11,6 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/settings.h"
 #include "cli/shows.h"
 #include "cli/trace_load.h"
 #include "cli/window.h"
@@ -33,6 +34,7 @@ struct plot_args {
 	int no_annotations, no_host, manifest;
 	int no_hw;
 	int sm;                    /* --sm: the SM lanes (record --sm) */
+	struct cli_sets sets;      /* --set: thresholds of the findings drawn */
 };
 
 /* What a plot is without options: cmd_plot and plot_show (record --plot) start here. */
@@ -63,6 +65,8 @@ static void plot_usage(FILE *f)
 		"  --height PX             height (default: as the lanes need)\n"
 		"  --dpi N                 PNG pixels per inch (default 96: PX pixels; 192 doubles)\n"
 		"  --title TEXT            the title (default: the recorded command)\n"
+		"  --set NAME=VALUE        a threshold of the rules whose findings and marks are\n"
+		"                          drawn, as in kgantt report (--list-thresholds there)\n"
 		"  --no-annotations        no findings, queue-wait, occupancy or overlap marks\n"
 		"  --no-host               no CUDA API and NVTX lanes\n"
 		"  --no-hw                 no strip of hardware samples (record --hw) under a GPU\n"
@@ -114,7 +118,7 @@ static int parse_streams(const char *s, struct plot_args *r)
 enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_NVTX, OPT_DEVICE, OPT_STREAMS, OPT_WIDTH,
        OPT_HEIGHT, OPT_DPI, OPT_TITLE, OPT_NO_ANN, OPT_NO_HOST, OPT_MANIFEST };
 enum { OPT_NO_HW = 400 };
-enum { OPT_SM = 420 };
+enum { OPT_SM = 420, OPT_SET };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct plot_args *r)
@@ -130,6 +134,7 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	case OPT_MANIFEST: r->manifest = 1; break;
 	case OPT_NO_HW: r->no_hw = 1; break;
 	case OPT_SM: r->sm = 1; break;
+	case OPT_SET: return cli_take_set("plot", &r->sets, arg);
 	case OPT_DEVICE: bad = parse_int("device", arg, 0, 1 << 20, &r->device); break;
 	case OPT_WIDTH: bad = parse_int("width", arg, 300, 20000, &r->width); break;
 	case OPT_HEIGHT: bad = parse_int("height", arg, 150, 30000, &r->height); break;
@@ -140,7 +145,7 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 		return c == OPT_FROM ? window_take_time("from", arg, &r->from, &r->has_from)
 				     : window_take_time("to", arg, &r->to, &r->has_to);
 	case 'h': plot_usage(stdout); return finish_stdout(KG_EXIT_OK);
-	default: plot_usage(stderr); return KG_EXIT_USAGE;
+	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
 	return bad ? KG_EXIT_USAGE : -1;
 }
@@ -222,12 +227,13 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		{"manifest", no_argument, NULL, OPT_MANIFEST},
 		{"no-hw", no_argument, NULL, OPT_NO_HW},
 		{"sm", no_argument, NULL, OPT_SM},
+		{"set", required_argument, NULL, OPT_SET},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
+	while ((c = cli_getopt("plot", argc, argv, "ho:", longopts)) != -1)
 		if ((rc = take_option(c, optarg, r)) >= 0)
 			return rc;
 	if (optind + 1 != argc) {
@@ -316,7 +322,7 @@ static int analyse(const struct plot_args *r, const struct window *w, const stru
 		   struct kg_model *cut, struct kg_analysis *a)
 {
 	struct kg_config cfg;
-	analysis_config_default(&cfg);
+	cli_config(&r->sets, &cfg);
 	const struct kg_model *src = m;
 	if (w->restricted) {
 		if (model_clone(m, cut) < 0 || model_restrict(cut, w->r0, w->r1) < 0) {

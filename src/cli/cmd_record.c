@@ -223,7 +223,7 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 	int c;
 	optind = 1;
 	/* '+': stop at the program's name, so its own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+o:fqh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("record", argc, argv, "+o:fqh", longopts)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'f': o->force = 1; break;
@@ -303,7 +303,7 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 			break;
 		case OPT_VIEW: o->view = optarg; break;
 		case OPT_SUMMARIZE_ONLY: o->summarize_only = optarg; break;
-		default: record_usage(stderr); return -1;
+		default: return -1; /* cli_getopt said why */
 		}
 	}
 	if (o->sm && !strcmp(o->mode, "kernels")) {

@@ -10,13 +10,13 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/settings.h"
 #include "cli/shows.h"
 #include "cli/trace_load.h"
 #include "cli/window.h"
 #include "model/load.h"
 #include "report/report.h"
 
-#define MAX_SETS 64
 #define TEXT_TOP 10      /* kernel names on the text page unless --top */
 #define FINDING_SITES 3  /* call sites under each finding unless --finding-sites */
 
@@ -26,8 +26,7 @@ struct report_args {
 	int sites;             /* rows of the call-site table, 0 none */
 	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
-	const char *sets[MAX_SETS];
-	int n_sets;
+	struct cli_sets sets;  /* --set */
 	int has_from, has_to;
 	int64_t from, to;      /* --from/--to: ns after the trace begin */
 	const char *nvtx;      /* --nvtx: the window of the ranges of that name */
@@ -113,13 +112,7 @@ static int take_option(int c, const char *arg, struct report_args *r)
 	case OPT_LIST: r->list = 1; return -1;
 	case OPT_NOPROG: r->no_progress = 1; return -1;
 	case OPT_NVTX: r->nvtx = arg; return -1;
-	case OPT_SET:
-		if (r->n_sets == MAX_SETS) {
-			kg_err("--set: at most %d thresholds at once", MAX_SETS);
-			return KG_EXIT_USAGE;
-		}
-		r->sets[r->n_sets++] = arg;
-		return -1;
+	case OPT_SET: return cli_take_set("report", &r->sets, arg);
 	case OPT_SITES: r->sites = 20; return -1;
 	case OPT_TOP:
 	case OPT_FINDING_SITES: {
@@ -144,7 +137,7 @@ static int take_option(int c, const char *arg, struct report_args *r)
 		return c == OPT_FROM ? window_take_time("from", arg, &r->from, &r->has_from)
 				     : window_take_time("to", arg, &r->to, &r->has_to);
 	case 'h': report_usage(stdout); return finish_stdout(KG_EXIT_OK);
-	default: report_usage(stderr); return KG_EXIT_USAGE;
+	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
 }
 
@@ -168,7 +161,7 @@ static int parse_args(int argc, char **argv, struct report_args *r)
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+	while ((c = cli_getopt("report", argc, argv, "h", longopts)) != -1)
 		if ((rc = take_option(c, optarg, r)) >= 0)
 			return rc;
 	if (r->list)
@@ -299,14 +292,7 @@ int cmd_report(int argc, char **argv)
 	if (r.list)
 		return list_thresholds();
 	struct kg_config cfg;
-	analysis_config_default(&cfg);
-	for (int i = 0; i < r.n_sets; i++) {
-		char err[512];
-		if (analysis_config_set(&cfg, r.sets[i], err, sizeof(err)) < 0) {
-			kg_err("%s", err);
-			return KG_EXIT_USAGE;
-		}
-	}
+	cli_config(&r.sets, &cfg);
 	struct kg_model m;
 	struct kg_analysis a;
 	struct kg_report_opts o = {
@@ -314,8 +300,8 @@ int cmd_report(int argc, char **argv)
 		.sites = r.sites,
 		.finding_sites = r.finding_sites,
 		.color = !r.json && use_color(),
-		.overrides = r.sets,
-		.n_overrides = r.n_sets,
+		.overrides = r.sets.v,
+		.n_overrides = r.sets.n,
 	};
 	rc = load_trace(&r, &m);
 	if (rc)

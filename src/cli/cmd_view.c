@@ -11,6 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/settings.h"
 #include "cli/shows.h"
 #include "cli/trace_load.h"
 #include "cli/window.h"
@@ -18,12 +19,10 @@
 #include "render/view.h"
 #include "util/outfile.h"
 
-#define MAX_SETS 64
 
 struct view_args {
 	const char *out;         /* -o; NULL: TRACE's base name + .html */
-	const char *sets[MAX_SETS];
-	int n_sets;
+	struct cli_sets sets;  /* --set */
 	int has_from, has_to, quiet;
 	int64_t from, to;        /* --from/--to: ns after the trace begin */
 	const char *nvtx;
@@ -69,19 +68,13 @@ static int take_option(int c, const char *arg, struct view_args *v)
 	case 'o': v->out = arg; return -1;
 	case 'q': v->quiet = 1; return -1;
 	case OPT_NVTX: v->nvtx = arg; return -1;
-	case OPT_SET:
-		if (v->n_sets == MAX_SETS) {
-			kg_err("--set: at most %d thresholds at once", MAX_SETS);
-			return KG_EXIT_USAGE;
-		}
-		v->sets[v->n_sets++] = arg;
-		return -1;
+	case OPT_SET: return cli_take_set("view", &v->sets, arg);
 	case OPT_FROM:
 	case OPT_TO:
 		return c == OPT_FROM ? window_take_time("from", arg, &v->from, &v->has_from)
 				     : window_take_time("to", arg, &v->to, &v->has_to);
 	case 'h': view_usage(stdout); return finish_stdout(KG_EXIT_OK);
-	default: view_usage(stderr); return KG_EXIT_USAGE;
+	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
 }
 
@@ -99,7 +92,7 @@ static int parse_args(int argc, char **argv, struct view_args *v)
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1)
+	while ((c = cli_getopt("view", argc, argv, "o:qh", longopts)) != -1)
 		if ((rc = take_option(c, optarg, v)) >= 0)
 			return rc;
 	struct kg_window w = {v->from, v->to, v->has_from, v->has_to, v->nvtx};
@@ -207,14 +200,7 @@ int cmd_view(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	struct kg_config cfg;
-	analysis_config_default(&cfg);
-	for (int i = 0; i < v.n_sets; i++) {
-		char err[512];
-		if (analysis_config_set(&cfg, v.sets[i], err, sizeof(err)) < 0) {
-			kg_err("%s", err);
-			return KG_EXIT_USAGE;
-		}
-	}
+	cli_config(&v.sets, &cfg);
 	char out[4096];
 	if (v.out)
 		snprintf(out, sizeof(out), "%s", v.out);

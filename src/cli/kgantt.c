@@ -43,12 +43,12 @@ int output_and_inputs(int argc, char **argv, const char *what, const char *input
 	int c;
 	*output = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:fh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(what, argc, argv, "o:fh", longopts)) != -1) {
 		switch (c) {
 		case 'o': *output = optarg; break;
 		case 'f': break; /* outputs are always replaced (README, "Outputs"); kept for scripts */
 		case 'h': usage(stdout); return finish_stdout(KG_EXIT_OK);
-		default: usage(stderr); return KG_EXIT_USAGE;
+		default: return KG_EXIT_USAGE;
 		}
 	}
 	if (!*output || optind >= argc) {
@@ -86,6 +86,27 @@ void kg_warn(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	/* ':' after a leading '+': a missing value comes back as ':', told apart */
+	char opts[64];
+	int plus = shortopts[0] == '+';
+	snprintf(opts, sizeof(opts), "%s:%s", plus ? "+" : "", shortopts + plus);
+	opterr = 0;
+	int c = getopt_long(argc, argv, opts, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	if (c == ':')
+		kg_err("%s: option '%s' needs a value (see kgantt %s --help)", cmd, arg, cmd);
+	else if (optopt && !(arg[0] == '-' && arg[1] == '-'))
+		kg_err("%s: unknown option '-%c' (see kgantt %s --help)", cmd, optopt, cmd);
+	else
+		kg_err("%s: unknown option '%s' (see kgantt %s --help)", cmd, arg, cmd);
+	return '?';
 }
 
 int finish_stdout(int rc)
