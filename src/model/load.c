@@ -21,32 +21,20 @@ const char *format_name(enum kg_format f)
 	}
 }
 
-/* 1 when the table exists, 0 when not, -1 when the schema cannot be read (damage). */
-static int has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
-			       &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* What the tables say the file is; a schema that cannot be read is damage, said as
  * trace_db_open says it, not "neither format". */
 static enum kg_format format_by_tables(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
-	int meta = has_table(db, "meta"), kernels = has_table(db, "kernels");
+	int meta = trace_db_has_table(db, "meta"), kernels = trace_db_has_table(db, "kernels");
 	if (meta < 0 || kernels < 0) {
 		snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
 		return KG_FORMAT_UNKNOWN;
 	}
 	if (meta && kernels)
 		return KG_FORMAT_KGANTT;
-	if (has_table(db, "StringIds") > 0 || has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL") > 0 ||
-	    has_table(db, "TARGET_INFO_GPU") > 0)
+	if (trace_db_has_table(db, "StringIds") > 0 ||
+	    trace_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL") > 0 ||
+	    trace_db_has_table(db, "TARGET_INFO_GPU") > 0)
 		return KG_FORMAT_NSYS;
 	snprintf(err, errlen,
 		 "'%s' is an SQLite database but neither a kgantt trace (tables 'meta', "

@@ -147,6 +147,8 @@ int trace_db_id_range(sqlite3 *db, const char *table, int64_t *lo, int64_t *hi)
 int trace_db_has_table(sqlite3 *db, const char *name)
 {
 	int64_t n = 0;
-	return trace_db_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-			    name, &n) == SQLITE_OK && n > 0;
+	if (trace_db_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+			 name, &n) != SQLITE_OK)
+		return -1;
+	return n > 0;
 }
