@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "cli/settings.h"
 #include "cli/trace_load.h"
 #include "cli/window.h"
@@ -17,9 +18,7 @@
 struct diff_args {
 	int json, top;
 	double fail_slower;    /* percent; < 0: never */
-	struct kg_window window;
-	const char *path[2];
-	struct cli_sets sets;  /* --set: the same thresholds on both sides */
+	struct cli_session s[2]; /* BEFORE, AFTER: the same window and --set on both */
 };
 
 static void diff_usage(FILE *f)
@@ -47,17 +46,16 @@ static void diff_usage(FILE *f)
 		"Exit status: 0; 1 bad input; 2 bad command line; 3 --fail-slower triggered.\n");
 }
 
-enum { OPT_JSON = 256, OPT_TOP, OPT_FROM, OPT_TO, OPT_NVTX, OPT_FAIL, OPT_SET };
+enum { OPT_JSON = 256, OPT_TOP, OPT_FAIL };
 
 static int take_option(int c, const char *arg, struct diff_args *d)
 {
 	char *end;
+	int shared = cli_session_option(&d->s[0], c, arg); /* copied to s[1] after parsing */
+	if (shared != CLI_NOT_MINE)
+		return shared;
 	switch (c) {
 	case OPT_JSON: d->json = 1; return -1;
-	case OPT_SET: return cli_take_set("diff", &d->sets, arg);
-	case OPT_NVTX: d->window.nvtx = arg; return -1;
-	case OPT_FROM: return window_take_time("from", arg, &d->window.from, &d->window.has_from);
-	case OPT_TO: return window_take_time("to", arg, &d->window.to, &d->window.has_to);
 	case OPT_TOP:
 		errno = 0;
 		d->top = (int)strtol(arg, &end, 10);
@@ -82,13 +80,10 @@ static int take_option(int c, const char *arg, struct diff_args *d)
 static int parse_args(int argc, char **argv, struct diff_args *d)
 {
 	static const struct option longopts[] = {
+		CLI_SESSION_OPTIONS,
 		{"json", no_argument, NULL, OPT_JSON},
 		{"top", required_argument, NULL, OPT_TOP},
-		{"from", required_argument, NULL, OPT_FROM},
-		{"to", required_argument, NULL, OPT_TO},
-		{"nvtx", required_argument, NULL, OPT_NVTX},
 		{"fail-slower", required_argument, NULL, OPT_FAIL},
-		{"set", required_argument, NULL, OPT_SET},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -103,48 +98,29 @@ static int parse_args(int argc, char **argv, struct diff_args *d)
 		diff_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	d->path[0] = argv[optind];
-	d->path[1] = argv[optind + 1];
-	return window_check(&d->window);
-}
-
-/* Loads, windows and analyses one side. */
-static int one_side(const struct diff_args *d, int i, struct kg_model *m, struct kg_analysis *a)
-{
-	struct kg_load_opts lo = {0};
-	int rc = cli_load_trace("diff", d->path[i], m, &lo);
-	if (rc != KG_EXIT_OK)
-		return rc; /* m is freed (zeroed): freeing it again is harmless */
-	struct kg_window_cut cut;
-	rc = window_apply("diff", &d->window, d->path[i], m, &cut);
-	if (rc != KG_EXIT_OK)
-		return rc;
-	struct kg_config cfg;
-	cli_config(&d->sets, &cfg);
-	if ((rc = analysis_run(m, &cfg, a)) < 0) {
-		kg_err("cannot analyse '%s': %s", d->path[i], strerror(-rc));
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
+	d->s[1] = d->s[0];
+	d->s[0].path = argv[optind];
+	d->s[1].path = argv[optind + 1];
+	return cli_session_check(&d->s[0]);
 }
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_args d = {.top = 10, .fail_slower = -1};
+	struct diff_args d = {.top = 10, .fail_slower = -1, .s = {{.cmd = "diff"}}};
 	int rc = parse_args(argc, argv, &d);
 	if (rc >= 0)
 		return rc;
-	struct kg_model m[2];
-	struct kg_analysis a[2];
-	memset(m, 0, sizeof(m));
-	memset(a, 0, sizeof(a));
-	rc = one_side(&d, 0, &m[0], &a[0]);
-	if (rc == KG_EXIT_OK)
-		rc = one_side(&d, 1, &m[1], &a[1]);
+	const char *before = d.s[0].path, *after = d.s[1].path;
+	rc = KG_EXIT_OK;
+	for (int i = 0; rc == KG_EXIT_OK && i < 2; i++) {
+		rc = cli_session_open(&d.s[i]);
+		if (rc == KG_EXIT_OK)
+			rc = cli_session_analyse(&d.s[i]);
+	}
+	const struct kg_analysis *a0 = &d.s[0].a, *a1 = &d.s[1].a;
 	struct kg_diff diff = {0};
-	if (rc == KG_EXIT_OK &&
-	    diff_compute(&a[0], &a[1], d.path[0], d.path[1], &diff) < 0) {
-		kg_err("out of memory comparing '%s' and '%s'", d.path[0], d.path[1]);
+	if (rc == KG_EXIT_OK && diff_compute(a0, a1, before, after, &diff) < 0) {
+		kg_err("out of memory comparing '%s' and '%s'", before, after);
 		rc = KG_EXIT_FAILURE;
 	}
 	if (rc == KG_EXIT_OK) {
@@ -152,18 +128,16 @@ int cmd_diff(int argc, char **argv)
 		if ((d.json ? diff_json(stdout, &diff) : diff_text(stdout, &diff, &o)) < 0)
 			rc = KG_EXIT_FAILURE;
 		rc = finish_stdout(rc);
-		if (rc == KG_EXIT_OK && d.fail_slower >= 0 && a[0].span > 0 &&
-		    (double)a[1].span > (double)a[0].span * (1.0 + d.fail_slower / 100.0)) {
-			kg_err("'%s' is %.1f%% slower than '%s' (more than --fail-slower %g%%)",
-			       d.path[1], 100.0 * (double)(a[1].span - a[0].span) / (double)a[0].span,
-			       d.path[0], d.fail_slower);
+		if (rc == KG_EXIT_OK && d.fail_slower >= 0 && a0->span > 0 &&
+		    (double)a1->span > (double)a0->span * (1.0 + d.fail_slower / 100.0)) {
+			kg_err("'%s' is %.1f%% slower than '%s' (more than --fail-slower %g%%)", after,
+			       100.0 * (double)(a1->span - a0->span) / (double)a0->span, before,
+			       d.fail_slower);
 			rc = KG_EXIT_FINDINGS;
 		}
 	}
 	diff_free(&diff);
-	for (int i = 0; i < 2; i++) {
-		analysis_free(&a[i]);
-		model_free(&m[i]);
-	}
+	cli_session_close(&d.s[0]);
+	cli_session_close(&d.s[1]);
 	return rc;
 }

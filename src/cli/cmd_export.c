@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "cli/trace_load.h"
 #include "cli/window.h"
 #include "export/export.h"
@@ -17,13 +18,10 @@
 #include "util/outfile.h"
 
 struct export_args {
-	int has_format, has_table, no_progress;
+	int has_format, has_table;
 	struct kg_export_opts o;
 	const char *output;    /* NULL or "-": standard output */
-	int has_from, has_to;
-	int64_t from, to;      /* --from/--to: ns after the trace begin */
-	const char *nvtx;
-	const char *path;
+	struct cli_session s;  /* the trace, --from/--to/--nvtx, --no-progress */
 };
 
 static void export_usage(FILE *f)
@@ -65,14 +63,16 @@ static int pick(const char *arg, const char *const *names, int n)
 	return -1;
 }
 
-enum { OPT_TABLE = 256, OPT_FROM, OPT_TO, OPT_NVTX, OPT_NOPROG };
+enum { OPT_TABLE = 256 };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct export_args *r)
 {
 	static const char *const formats[] = {"chrome", "perfetto", "csv", "sqlite"};
 	static const char *const tables[] = {"ops", "apis", "ranges", "syncs"};
-	int v;
+	int v, shared = cli_session_option(&r->s, c, arg);
+	if (shared != CLI_NOT_MINE)
+		return shared;
 	switch (c) {
 	case 'f':
 		if ((v = pick(arg, formats, 4)) < 0) {
@@ -91,12 +91,6 @@ static int take_option(int c, const char *arg, struct export_args *r)
 		r->has_table = 1;
 		return -1;
 	case 'o': r->output = arg; return -1;
-	case OPT_NVTX: r->nvtx = arg; return -1;
-	case OPT_NOPROG: r->no_progress = 1; return -1;
-	case OPT_FROM:
-	case OPT_TO:
-		return c == OPT_FROM ? window_take_time("from", arg, &r->from, &r->has_from)
-				     : window_take_time("to", arg, &r->to, &r->has_to);
 	case 'h': export_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
@@ -117,8 +111,7 @@ static int check_args(struct export_args *r)
 		kg_err("--format sqlite writes a database file: give it with -o FILE");
 		return KG_EXIT_USAGE;
 	}
-	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
-	return window_check(&w);
+	return cli_session_check(&r->s);
 }
 
 static int parse_args(int argc, char **argv, struct export_args *r)
@@ -127,10 +120,7 @@ static int parse_args(int argc, char **argv, struct export_args *r)
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"table", required_argument, NULL, OPT_TABLE},
-		{"from", required_argument, NULL, OPT_FROM},
-		{"to", required_argument, NULL, OPT_TO},
-		{"nvtx", required_argument, NULL, OPT_NVTX},
-		{"no-progress", no_argument, NULL, OPT_NOPROG},
+		CLI_SESSION_LOAD_OPTIONS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -146,58 +136,11 @@ static int parse_args(int argc, char **argv, struct export_args *r)
 		export_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	r->path = argv[optind];
+	r->s.path = argv[optind];
 	return -1;
 }
 
 /* ---------------------------------------------------------------- loading */
-
-static void progress_line(double fraction, void *arg)
-{
-	int *last = arg, pct = (int)(fraction * 100 + 0.5);
-	pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
-	if (pct != *last) {
-		*last = pct;
-		fprintf(stderr, "\rloading: %d%%", pct);
-		fflush(stderr);
-	}
-}
-
-static int load_trace(const struct export_args *r, struct kg_model *m)
-{
-	int last = -1;
-	struct kg_load_opts lo = {0};
-	if (!r->no_progress && isatty(STDERR_FILENO)) {
-		lo.progress = progress_line;
-		lo.progress_arg = &last;
-	}
-	char err[1024];
-	int rc = model_load(r->path, m, &lo, err, sizeof(err));
-	if (last >= 0)
-		fputs("\r\033[K", stderr); /* erase the progress line */
-	if (rc < 0) {
-		kg_err("%s", err);
-		return KG_EXIT_FAILURE;
-	}
-	if (cli_check_recorded("export", r->path, m) != KG_EXIT_OK) {
-		model_free(m);
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
-}
-
-/* Restricts the model to the --from/--to/--nvtx window, as kgantt report does. */
-static int apply_window(struct export_args *r, struct kg_model *m)
-{
-	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
-	struct kg_window_cut cut;
-	int rc = window_apply("export", &w, r->path, m, &cut);
-	r->o.windowed = cut.windowed;
-	r->o.window_begin = cut.begin;
-	r->o.window_end = cut.end;
-	r->o.window_nvtx = cut.nvtx;
-	return rc;
-}
 
 /* ---------------------------------------------------------------- writing */
 
@@ -256,7 +199,7 @@ static int check_output(const struct export_args *r)
 		.what = r->o.format == KG_EXPORT_SQLITE ? "the trace" : "the export",
 		.flags = r->o.format == KG_EXPORT_SQLITE ? KG_OUT_REGULAR : 0,
 	};
-	outfile_protect("export", r->path, "the input trace");
+	outfile_protect("export", r->s.path, "the input trace");
 	if (outfile_check(r->output ? r->output : "-", &oo, err, sizeof(err)) < 0) {
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
@@ -266,16 +209,17 @@ static int check_output(const struct export_args *r)
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_args r = {0};
+	struct export_args r = {.s = {.cmd = "export"}};
 	int rc = parse_args(argc, argv, &r);
 	if (rc >= 0)
 		return rc;
-	struct kg_model m;
-	if ((rc = check_output(&r)) != KG_EXIT_OK || (rc = load_trace(&r, &m)) != KG_EXIT_OK)
+	if ((rc = check_output(&r)) != KG_EXIT_OK || (rc = cli_session_open(&r.s)) != KG_EXIT_OK)
 		return rc;
-	rc = apply_window(&r, &m);
-	if (rc == KG_EXIT_OK)
-		rc = r.o.format == KG_EXPORT_SQLITE ? to_sqlite(&r, &m) : to_output(&r, &m);
-	model_free(&m);
+	r.o.windowed = r.s.cut.windowed;
+	r.o.window_begin = r.s.cut.begin;
+	r.o.window_end = r.s.cut.end;
+	r.o.window_nvtx = r.s.cut.nvtx;
+	rc = r.o.format == KG_EXPORT_SQLITE ? to_sqlite(&r, &r.s.m) : to_output(&r, &r.s.m);
+	cli_session_close(&r.s);
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "cli/settings.h"
 #include "cli/shows.h"
 #include "cli/trace_load.h"
@@ -21,16 +22,12 @@
 #define FINDING_SITES 3  /* call sites under each finding unless --finding-sites */
 
 struct report_args {
-	int json, list, no_progress;
+	int json, list;
 	int top;               /* -1: not given (10 in text, all in JSON) */
 	int sites;             /* rows of the call-site table, 0 none */
 	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
-	struct cli_sets sets;  /* --set */
-	int has_from, has_to;
-	int64_t from, to;      /* --from/--to: ns after the trace begin */
-	const char *nvtx;      /* --nvtx: the window of the ranges of that name */
-	const char *path;
+	struct cli_session s;  /* the trace, --from/--to/--nvtx, --set, --no-progress */
 };
 
 static void report_usage(FILE *f)
@@ -100,19 +97,18 @@ static int parse_severity(const char *s)
 /* A time after the trace begin: "120" (ms, as the report prints times), "120ms", "1.5s",
  * "250us", "800ns". */
 
-enum { OPT_JSON = 256, OPT_SET, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_NOPROG, OPT_FROM, OPT_TO,
-       OPT_NVTX, OPT_SITES, OPT_FINDING_SITES };
+enum { OPT_JSON = 256, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_SITES, OPT_FINDING_SITES };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct report_args *r)
 {
 	char *end;
+	int shared = cli_session_option(&r->s, c, arg);
+	if (shared != CLI_NOT_MINE)
+		return shared;
 	switch (c) {
 	case OPT_JSON: r->json = 1; return -1;
 	case OPT_LIST: r->list = 1; return -1;
-	case OPT_NOPROG: r->no_progress = 1; return -1;
-	case OPT_NVTX: r->nvtx = arg; return -1;
-	case OPT_SET: return cli_take_set("report", &r->sets, arg);
 	case OPT_SITES: r->sites = 20; return -1;
 	case OPT_TOP:
 	case OPT_FINDING_SITES: {
@@ -132,10 +128,6 @@ static int take_option(int c, const char *arg, struct report_args *r)
 			return KG_EXIT_USAGE;
 		}
 		return -1;
-	case OPT_FROM:
-	case OPT_TO:
-		return c == OPT_FROM ? window_take_time("from", arg, &r->from, &r->has_from)
-				     : window_take_time("to", arg, &r->to, &r->has_to);
 	case 'h': report_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
@@ -145,15 +137,11 @@ static int take_option(int c, const char *arg, struct report_args *r)
 static int parse_args(int argc, char **argv, struct report_args *r)
 {
 	static const struct option longopts[] = {
+		CLI_SESSION_OPTIONS,
 		{"json", no_argument, NULL, OPT_JSON},
-		{"set", required_argument, NULL, OPT_SET},
 		{"list-thresholds", no_argument, NULL, OPT_LIST},
 		{"top", required_argument, NULL, OPT_TOP},
 		{"fail-on", required_argument, NULL, OPT_FAIL},
-		{"no-progress", no_argument, NULL, OPT_NOPROG},
-		{"from", required_argument, NULL, OPT_FROM},
-		{"to", required_argument, NULL, OPT_TO},
-		{"nvtx", required_argument, NULL, OPT_NVTX},
 		{"sites", no_argument, NULL, OPT_SITES},
 		{"finding-sites", required_argument, NULL, OPT_FINDING_SITES},
 		{"help", no_argument, NULL, 'h'},
@@ -166,44 +154,18 @@ static int parse_args(int argc, char **argv, struct report_args *r)
 			return rc;
 	if (r->list)
 		return -1;
-	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
-	if ((rc = window_check(&w)) >= 0)
+	if ((rc = cli_session_check(&r->s)) >= 0)
 		return rc;
 	if (optind + 1 != argc) {
 		kg_err(optind == argc ? "report: no trace given" : "report: one trace at a time");
 		report_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	r->path = argv[optind];
+	r->s.path = argv[optind];
 	return -1;
 }
 
 /* ---------------------------------------------------------------- progress */
-
-struct progress {
-	const char *path;
-	int last;              /* last percentage printed, -1 none */
-};
-
-static void progress_line(double fraction, void *arg)
-{
-	struct progress *p = arg;
-	int pct = (int)(fraction * 100 + 0.5);
-	pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
-	if (pct == p->last)
-		return;
-	p->last = pct;
-	fprintf(stderr, "\rloading %s: %d%%", p->path, pct);
-	fflush(stderr);
-}
-
-/* Erases the progress line so that what follows starts on a clean line. */
-static void progress_clear(struct progress *p)
-{
-	if (p->last >= 0)
-		fputs("\r\033[K", stderr);
-	p->last = -1;
-}
 
 /* ---------------------------------------------------------------- the command */
 
@@ -226,102 +188,39 @@ static int worst_severity(const struct kg_analysis *a)
 	return worst;
 }
 
-static int load_trace(const struct report_args *r, struct kg_model *m)
-{
-	struct progress p = {r->path, -1};
-	struct kg_load_opts lo = {0};
-	if (!r->no_progress && isatty(STDERR_FILENO)) {
-		lo.progress = progress_line;
-		lo.progress_arg = &p;
-	}
-	char err[1024];
-	int rc = model_load(r->path, m, &lo, err, sizeof(err));
-	progress_clear(&p); /* before any message: the progress line is rewritten in place */
-	if (rc < 0) {
-		kg_err("%s", err);
-		return KG_EXIT_FAILURE;
-	}
-	if (cli_check_recorded("report", r->path, m) != KG_EXIT_OK) {
-		model_free(m);
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
-}
-
-static int analyse(const struct report_args *r, const struct kg_config *cfg,
-		   const struct kg_model *m, struct kg_analysis *a)
-{
-	struct progress p = {r->path, -1};
-	if (!r->no_progress && isatty(STDERR_FILENO)) {
-		fprintf(stderr, "analysing %s ...", r->path);
-		p.last = 0;
-	}
-	int rc = analysis_run(m, cfg, a);
-	progress_clear(&p);
-	if (rc < 0) {
-		kg_err("cannot analyse '%s': %s", r->path, strerror(-rc));
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
-}
-
-/* Restricts the model to the --from/--to/--nvtx window, and says what it was in o. */
-static int apply_window(const struct report_args *r, struct kg_model *m,
-			struct kg_report_opts *o)
-{
-	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
-	struct kg_window_cut cut;
-	int rc = window_apply("report", &w, r->path, m, &cut);
-	if (cut.windowed) {
-		o->windowed = 1;
-		o->window_nvtx = cut.nvtx;
-		o->window_begin = cut.begin;
-		o->window_end = cut.end;
-		o->trace_begin = cut.trace_begin;
-		o->trace_end = cut.trace_end;
-	}
-	return rc;
-}
-
 int cmd_report(int argc, char **argv)
 {
-	struct report_args r = {.top = -1, .fail_on = -1, .finding_sites = FINDING_SITES};
+	struct report_args r = {.top = -1, .fail_on = -1, .finding_sites = FINDING_SITES,
+				.s = {.cmd = "report"}};
 	int rc = parse_args(argc, argv, &r);
 	if (rc >= 0)
 		return rc;
 	if (r.list)
 		return list_thresholds();
-	struct kg_config cfg;
-	cli_config(&r.sets, &cfg);
-	struct kg_model m;
-	struct kg_analysis a;
 	struct kg_report_opts o = {
 		.top = r.top >= 0 ? r.top : r.json ? 0 : TEXT_TOP,
 		.sites = r.sites,
 		.finding_sites = r.finding_sites,
 		.color = !r.json && use_color(),
-		.overrides = r.sets.v,
-		.n_overrides = r.sets.n,
+		.overrides = r.s.sets.v,
+		.n_overrides = r.s.sets.n,
 	};
-	rc = load_trace(&r, &m);
-	if (rc)
+	if ((rc = cli_session_open(&r.s)) != KG_EXIT_OK)
 		return rc;
-	rc = apply_window(&r, &m, &o);
-	if (!rc)
-		rc = analyse(&r, &cfg, &m, &a);
-	if (rc) {
-		model_free(&m);
+	CLI_SESSION_WINDOW_INTO(&o, &r.s);
+	if ((rc = cli_session_analyse(&r.s)) != KG_EXIT_OK) {
+		cli_session_close(&r.s);
 		return rc;
 	}
-	int wrc = r.json ? report_json(stdout, &a, &o) : report_text(stdout, &a, &o);
+	const struct kg_analysis *a = &r.s.a;
+	int wrc = r.json ? report_json(stdout, a, &o) : report_text(stdout, a, &o);
 	rc = KG_EXIT_OK;
-	if (r.fail_on >= 0 && worst_severity(&a) >= r.fail_on) {
-		kg_err("'%s' has findings of severity '%s' or worse (--fail-on)", r.path,
+	if (r.fail_on >= 0 && worst_severity(a) >= r.fail_on) {
+		kg_err("'%s' has findings of severity '%s' or worse (--fail-on)", r.s.path,
 		       severity_name((enum kg_severity)r.fail_on));
 		rc = KG_EXIT_FINDINGS;
 	}
-	analysis_free(&a);
-	model_free(&m);
+	cli_session_close(&r.s);
 	if (wrc == -ENOMEM) {
 		kg_err("out of memory writing the report");
 		return KG_EXIT_FAILURE;

@@ -11,6 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "cli/settings.h"
 #include "cli/shows.h"
 #include "cli/trace_load.h"
@@ -22,11 +23,8 @@
 
 struct view_args {
 	const char *out;         /* -o; NULL: TRACE's base name + .html */
-	struct cli_sets sets;  /* --set */
-	int has_from, has_to, quiet;
-	int64_t from, to;        /* --from/--to: ns after the trace begin */
-	const char *nvtx;
-	const char *path;
+	int quiet;
+	struct cli_session s;    /* the trace, --from/--to/--nvtx, --set, --no-progress */
 };
 
 static void view_usage(FILE *f)
@@ -50,6 +48,7 @@ static void view_usage(FILE *f)
 		"                          named NAME (or starting with it: ProfilerStep)\n"
 		"  --set NAME=VALUE        change a threshold of the rules and marks (repeatable;\n"
 		"                          'kgantt report --list-thresholds' lists them)\n"
+		"  --no-progress           no progress line while loading\n"
 		"  -q, --quiet             do not say where the page was written\n"
 		"  -h, --help              this help\n"
 		"\n"
@@ -59,20 +58,15 @@ static void view_usage(FILE *f)
 /* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns". The same
  * syntax as kgantt report's --from/--to. */
 
-enum { OPT_FROM = 256, OPT_TO, OPT_NVTX, OPT_SET };
-
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct view_args *v)
 {
+	int shared = cli_session_option(&v->s, c, arg);
+	if (shared != CLI_NOT_MINE)
+		return shared;
 	switch (c) {
 	case 'o': v->out = arg; return -1;
 	case 'q': v->quiet = 1; return -1;
-	case OPT_NVTX: v->nvtx = arg; return -1;
-	case OPT_SET: return cli_take_set("view", &v->sets, arg);
-	case OPT_FROM:
-	case OPT_TO:
-		return c == OPT_FROM ? window_take_time("from", arg, &v->from, &v->has_from)
-				     : window_take_time("to", arg, &v->to, &v->has_to);
 	case 'h': view_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
@@ -81,11 +75,8 @@ static int take_option(int c, const char *arg, struct view_args *v)
 static int parse_args(int argc, char **argv, struct view_args *v)
 {
 	static const struct option longopts[] = {
+		CLI_SESSION_OPTIONS,
 		{"output", required_argument, NULL, 'o'},
-		{"from", required_argument, NULL, OPT_FROM},
-		{"to", required_argument, NULL, OPT_TO},
-		{"nvtx", required_argument, NULL, OPT_NVTX},
-		{"set", required_argument, NULL, OPT_SET},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -95,33 +86,15 @@ static int parse_args(int argc, char **argv, struct view_args *v)
 	while ((c = cli_getopt("view", argc, argv, "o:qh", longopts)) != -1)
 		if ((rc = take_option(c, optarg, v)) >= 0)
 			return rc;
-	struct kg_window w = {v->from, v->to, v->has_from, v->has_to, v->nvtx};
-	if ((rc = window_check(&w)) >= 0)
+	if ((rc = cli_session_check(&v->s)) >= 0)
 		return rc;
 	if (optind + 1 != argc) {
 		kg_err(optind == argc ? "view: no trace given" : "view: one trace at a time");
 		view_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	v->path = argv[optind];
+	v->s.path = argv[optind];
 	return -1;
-}
-
-/* Restricts the model to the --from/--to/--nvtx window and records it in o. */
-static int apply_window(const struct view_args *v, struct kg_model *m, struct kg_view_opts *o)
-{
-	struct kg_window w = {v->from, v->to, v->has_from, v->has_to, v->nvtx};
-	struct kg_window_cut cut;
-	int rc = window_apply("view", &w, v->path, m, &cut);
-	if (cut.windowed) {
-		o->windowed = 1;
-		o->window_nvtx = cut.nvtx;
-		o->window_begin = cut.begin;
-		o->window_end = cut.end;
-		o->trace_begin = cut.trace_begin;
-		o->trace_end = cut.trace_end;
-	}
-	return rc;
 }
 
 /* TRACE's base name without its extensions (.kgt, .json.gz, .sqlite) + ".html". */
@@ -195,36 +168,23 @@ static int check_output(const char *trace, const char *out)
 
 int cmd_view(int argc, char **argv)
 {
-	struct view_args v = {0};
+	struct view_args v = {.s = {.cmd = "view"}};
 	int rc = parse_args(argc, argv, &v);
 	if (rc >= 0)
 		return rc;
-	struct kg_config cfg;
-	cli_config(&v.sets, &cfg);
 	char out[4096];
 	if (v.out)
 		snprintf(out, sizeof(out), "%s", v.out);
 	else
-		default_output(v.path, out, sizeof(out));
-	if ((rc = check_output(v.path, out)) != KG_EXIT_OK)
+		default_output(v.s.path, out, sizeof(out));
+	if ((rc = check_output(v.s.path, out)) != KG_EXIT_OK)
 		return rc;
-
-	struct kg_model m;
-	if ((rc = cli_load_trace("view", v.path, &m, NULL)) != KG_EXIT_OK)
+	if ((rc = cli_session_open(&v.s)) != KG_EXIT_OK)
 		return rc;
-	struct kg_view_opts o = {.trace_path = v.path, .tool_version = "kgantt " KGANTT_VERSION};
-	rc = apply_window(&v, &m, &o);
-	struct kg_analysis a;
-	if (!rc && (rc = analysis_run(&m, &cfg, &a)) < 0) {
-		kg_err("cannot analyse '%s': %s", v.path, strerror(-rc));
-		rc = KG_EXIT_FAILURE;
-	}
-	if (rc) {
-		model_free(&m);
-		return rc;
-	}
-	rc = write_and_say(out, &a, &o, v.quiet);
-	analysis_free(&a);
-	model_free(&m);
+	struct kg_view_opts o = {.trace_path = v.s.path, .tool_version = "kgantt " KGANTT_VERSION};
+	CLI_SESSION_WINDOW_INTO(&o, &v.s);
+	if ((rc = cli_session_analyse(&v.s)) == KG_EXIT_OK)
+		rc = write_and_say(out, &v.s.a, &o, v.quiet);
+	cli_session_close(&v.s);
 	return rc;
 }

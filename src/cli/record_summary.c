@@ -15,6 +15,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "cli/shows.h"
 #include "cli/trace_load.h"
 #include "report/report.h"
@@ -132,23 +133,15 @@ int record_after(const struct record_after *o)
 {
 	if (!record_after_wanted(o))
 		return KG_EXIT_OK;
-	struct kg_model m;
-	int rc = cli_load_trace("record", o->trace, &m, NULL);
-	if (rc != KG_EXIT_OK)
-		return rc;
-	struct kg_analysis a;
-	int arc = analysis_run(&m, NULL, &a);
-	if (arc < 0) {
-		kg_err("record: cannot analyse '%s': %s", o->trace, strerror(-arc));
-		model_free(&m);
-		return KG_EXIT_FAILURE;
+	struct cli_session s = {.cmd = "record", .path = o->trace, .no_progress = 1};
+	int rc = cli_session_open(&s);
+	if (rc == KG_EXIT_OK && (rc = cli_session_analyse(&s)) == KG_EXIT_OK) {
+		rc = write_outputs(o, &s.a);
+		if (!o->quiet) {
+			print_findings(o, &s.a);
+			print_hints(o);
+		}
 	}
-	rc = write_outputs(o, &a);
-	if (!o->quiet) {
-		print_findings(o, &a);
-		print_hints(o);
-	}
-	analysis_free(&a);
-	model_free(&m);
+	cli_session_close(&s);
 	return rc;
 }
