@@ -11,6 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "cli/settings.h"
 #include "cli/shows.h"
 #include "cli/trace_load.h"
@@ -24,9 +25,8 @@
 #define MAX_STREAMS 64
 
 struct plot_args {
-	const char *path, *out, *format, *nvtx, *title;
-	int has_from, has_to;
-	int64_t from, to;          /* ns after the trace begin */
+	const char *out, *format, *title;
+	struct cli_session s;      /* the trace, --from/--to/--nvtx, --set, --no-progress */
 	int device;                /* -1: all */
 	int64_t streams[MAX_STREAMS];
 	int n_streams;
@@ -34,11 +34,10 @@ struct plot_args {
 	int no_annotations, no_host, manifest;
 	int no_hw;
 	int sm;                    /* --sm: the SM lanes (record --sm) */
-	struct cli_sets sets;      /* --set: thresholds of the findings drawn */
 };
 
 /* What a plot is without options: cmd_plot and plot_show (record --plot) start here. */
-#define PLOT_DEFAULTS {.device = -1, .width = 1600, .dpi = 96}
+#define PLOT_DEFAULTS {.device = -1, .width = 1600, .dpi = 96, .s = {.cmd = "plot"}}
 
 static void plot_usage(FILE *f)
 {
@@ -59,6 +58,7 @@ static void plot_usage(FILE *f)
 		"                          unit: 12.5ms, 300us, 1s)\n"
 		"  --nvtx NAME             the window of the NVTX ranges named NAME (or starting\n"
 		"                          with it), until the work launched in them ends\n"
+		"  --no-progress           (accepted, as by every command that reads a trace)\n"
 		"  --device N              only CUDA device N\n"
 		"  --streams LIST          only these stream ids, e.g. 7,13\n"
 		"  --width PX              width (default 1600)\n"
@@ -115,35 +115,31 @@ static int parse_streams(const char *s, struct plot_args *r)
 	return 0;
 }
 
-enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_NVTX, OPT_DEVICE, OPT_STREAMS, OPT_WIDTH,
+enum { OPT_FORMAT = 256, OPT_DEVICE, OPT_STREAMS, OPT_WIDTH,
        OPT_HEIGHT, OPT_DPI, OPT_TITLE, OPT_NO_ANN, OPT_NO_HOST, OPT_MANIFEST };
 enum { OPT_NO_HW = 400 };
-enum { OPT_SM = 420, OPT_SET };
+enum { OPT_SM = 420 };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct plot_args *r)
 {
-	int bad = 0;
+	int bad = 0, shared = cli_session_option(&r->s, c, arg);
+	if (shared != CLI_NOT_MINE)
+		return shared;
 	switch (c) {
 	case 'o': r->out = arg; break;
 	case OPT_FORMAT: r->format = arg; break;
-	case OPT_NVTX: r->nvtx = arg; break;
 	case OPT_TITLE: r->title = arg; break;
 	case OPT_NO_ANN: r->no_annotations = 1; break;
 	case OPT_NO_HOST: r->no_host = 1; break;
 	case OPT_MANIFEST: r->manifest = 1; break;
 	case OPT_NO_HW: r->no_hw = 1; break;
 	case OPT_SM: r->sm = 1; break;
-	case OPT_SET: return cli_take_set("plot", &r->sets, arg);
 	case OPT_DEVICE: bad = parse_int("device", arg, 0, 1 << 20, &r->device); break;
 	case OPT_WIDTH: bad = parse_int("width", arg, 300, 20000, &r->width); break;
 	case OPT_HEIGHT: bad = parse_int("height", arg, 150, 30000, &r->height); break;
 	case OPT_DPI: bad = parse_int("dpi", arg, 24, 1200, &r->dpi); break;
 	case OPT_STREAMS: bad = parse_streams(arg, r); break;
-	case OPT_FROM:
-	case OPT_TO:
-		return c == OPT_FROM ? window_take_time("from", arg, &r->from, &r->has_from)
-				     : window_take_time("to", arg, &r->to, &r->has_to);
 	case 'h': plot_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
@@ -194,7 +190,7 @@ static int check_output(const struct plot_args *r)
 {
 	char err[PATH_MAX + 512];
 	struct kg_outfile_opts oo = {.what = "the chart"};
-	outfile_protect("plot", r->path, "the input trace");
+	outfile_protect("plot", r->s.path, "the input trace");
 	if (outfile_check(r->out, &oo, err, sizeof(err)) < 0) {
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
@@ -213,9 +209,7 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, OPT_FORMAT},
-		{"from", required_argument, NULL, OPT_FROM},
-		{"to", required_argument, NULL, OPT_TO},
-		{"nvtx", required_argument, NULL, OPT_NVTX},
+		CLI_SESSION_OPTIONS,
 		{"device", required_argument, NULL, OPT_DEVICE},
 		{"streams", required_argument, NULL, OPT_STREAMS},
 		{"width", required_argument, NULL, OPT_WIDTH},
@@ -227,7 +221,6 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		{"manifest", no_argument, NULL, OPT_MANIFEST},
 		{"no-hw", no_argument, NULL, OPT_NO_HW},
 		{"sm", no_argument, NULL, OPT_SM},
-		{"set", required_argument, NULL, OPT_SET},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -241,15 +234,14 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		plot_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	r->path = argv[optind];
+	r->s.path = argv[optind];
 	if (!r->out) {
 		kg_err("plot: no output given (-o chart.png, .svg or .pdf)");
 		return KG_EXIT_USAGE;
 	}
 	if ((rc = check_output(r)) >= 0)
 		return rc;
-	struct kg_window w = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
-	if ((rc = window_check(&w)) >= 0)
+	if ((rc = cli_session_check(&r->s)) >= 0)
 		return rc;
 	return format_of(r, fmt) < 0 ? KG_EXIT_USAGE : -1;
 }
@@ -280,28 +272,28 @@ static int choose_window(const struct plot_args *r, const struct kg_model *m, st
 	/* the trace's times are the file's: sums saturate (util/timemath.h) */
 	*w = (struct window){m->begin, m->end > m->begin ? m->end : kg_time_add(m->begin, 1), 0, 0,
 			     0};
-	struct kg_window kw = {r->from, r->to, r->has_from, r->has_to, r->nvtx};
-	if (r->nvtx) {
-		if (model_range_window(m, r->nvtx, &w->r0, &w->r1) < 0) {
-			kg_err("plot: '%s' has no NVTX or annotation range named '%s'", r->path,
-			       r->nvtx);
+	struct kg_window kw = r->s.window;
+	if (r->s.window.nvtx) {
+		if (model_range_window(m, r->s.window.nvtx, &w->r0, &w->r1) < 0) {
+			kg_err("plot: '%s' has no NVTX or annotation range named '%s'", r->s.path,
+			       r->s.window.nvtx);
 			return KG_EXIT_FAILURE;
 		}
 		w->restricted = 1;
 		w->t0 = w->r0;
 		w->t1 = launched_until(m, w->r0, w->r1);
 		w->t1 = w->t1 > w->t0 ? w->t1 : kg_time_add(w->t0, 1);
-		return window_holds_work("plot", &kw, r->path, m, w->r0, w->r1);
+		return window_holds_work("plot", &kw, r->s.path, m, w->r0, w->r1);
 	}
-	if (!r->has_from && !r->has_to)
+	if (!r->s.window.has_from && !r->s.window.has_to)
 		return KG_EXIT_OK;
 	w->restricted = 1;
-	w->t0 = w->r0 = kg_time_add(m->begin, r->has_from ? r->from : 0);
-	w->t1 = r->has_to ? kg_time_add(m->begin, r->to) : m->end;
+	w->t0 = w->r0 = kg_time_add(m->begin, r->s.window.has_from ? r->s.window.from : 0);
+	w->t1 = r->s.window.has_to ? kg_time_add(m->begin, r->s.window.to) : m->end;
 	/* the same cut as kgantt report --from/--to, so that the finding numbers agree, and
 	 * the same error when nothing was launched in it */
-	w->r1 = r->has_to ? w->t1 : kg_time_add(m->end, 1);
-	int rc = window_holds_work("plot", &kw, r->path, m, w->r0, w->r1);
+	w->r1 = r->s.window.has_to ? w->t1 : kg_time_add(m->end, 1);
+	int rc = window_holds_work("plot", &kw, r->s.path, m, w->r0, w->r1);
 	if (!rc && w->t1 <= w->t0) /* work launched at the very end: draw a sliver */
 		w->t1 = kg_time_add(w->t0, 1);
 	return rc;
@@ -322,18 +314,18 @@ static int analyse(const struct plot_args *r, const struct window *w, const stru
 		   struct kg_model *cut, struct kg_analysis *a)
 {
 	struct kg_config cfg;
-	cli_config(&r->sets, &cfg);
+	cli_config(&r->s.sets, &cfg);
 	const struct kg_model *src = m;
 	if (w->restricted) {
 		if (model_clone(m, cut) < 0 || model_restrict(cut, w->r0, w->r1) < 0) {
-			kg_err("out of memory restricting '%s' to the window", r->path);
+			kg_err("out of memory restricting '%s' to the window", r->s.path);
 			return KG_EXIT_FAILURE;
 		}
 		src = cut;
 	}
 	int rc = analysis_run(src, &cfg, a);
 	if (rc < 0) {
-		kg_err("cannot analyse '%s': %s", r->path, strerror(-rc));
+		kg_err("cannot analyse '%s': %s", r->s.path, strerror(-rc));
 		return KG_EXIT_FAILURE;
 	}
 	return KG_EXIT_OK;
@@ -354,12 +346,12 @@ static int draw(const struct plot_args *r, enum kg_plot_format fmt, const struct
 		.format = fmt, .t0 = w->t0, .t1 = w->t1, .origin = m->begin,
 		.width = r->width, .height = r->height, .dpi = r->dpi, .device = r->device,
 		.streams = r->n_streams ? r->streams : NULL, .n_streams = r->n_streams,
-		.title = r->title, .trace_name = base_name(r->path), .host_lanes = !r->no_host,
+		.title = r->title, .trace_name = base_name(r->s.path), .host_lanes = !r->no_host,
 		.no_hw = r->no_hw, .sm = r->sm,
 	};
 	if (!plot_count_ops(m, &o)) {
 		char a0[32], a1[32];
-		kg_err("no GPU operation to draw in '%s' between %s and %s%s", r->path,
+		kg_err("no GPU operation to draw in '%s' between %s and %s%s", r->s.path,
 		       fmt_rel_ms(m, w->t0, a0), fmt_rel_ms(m, w->t1, a1),
 		       r->device >= 0 || r->n_streams ? " on the chosen device and streams" : "");
 		return KG_EXIT_FAILURE;
@@ -386,18 +378,18 @@ int cmd_plot(int argc, char **argv)
 	struct kg_analysis a;
 	struct window w;
 	int have_cut = 0, have_a = 0;
-	rc = load(r.path, &m);
+	rc = load(r.s.path, &m);
 	if (rc)
 		return rc;
 	if (m.begin == KG_NO_TIME) {
-		kg_err("'%s' holds no GPU operation to draw", r.path);
+		kg_err("'%s' holds no GPU operation to draw", r.s.path);
 		rc = KG_EXIT_FAILURE;
 		goto out;
 	}
 	if (r.sm && !m.n_sm_blocks) {
 		kg_err("'%s' has no SM placement (no sm_blocks): record with 'kgantt record --sm' a "
 		       "program whose kernels use KGANTT_SM_BLOCK_BEGIN()/END() of "
-		       "include/kgantt/sm.h", r.path);
+		       "include/kgantt/sm.h", r.s.path);
 		rc = KG_EXIT_FAILURE;
 		goto out;
 	}
@@ -441,7 +433,7 @@ int plot_show(const char *trace, const char *out, const struct kg_analysis *a)
 	struct plot_args r = PLOT_DEFAULTS;
 	enum kg_plot_format fmt;
 	struct window w;
-	r.path = trace;
+	r.s.path = trace;
 	r.out = out;
 	if (format_of(&r, &fmt) < 0)
 		return KG_EXIT_FAILURE;
