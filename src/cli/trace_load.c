@@ -14,6 +14,13 @@ int cli_check_recorded(const char *cmd, const char *path, const struct kg_model 
 	for (uint32_t i = 0; i < m->n_processes; i++)
 		if (m->processes[i].refused && !refused++)
 			first = i;
+	if (!refused && !m->n_ops && !m->n_apis && !m->n_ranges) {
+		/* an empty trace, or one whose every event was malformed: said, not reported as
+		 * a run without problems */
+		kg_err("%s: nothing to show in '%s': it holds no GPU operation, API call or range%s%s",
+		       cmd, path, m->n_notes ? "; " : "", m->n_notes ? m->notes[0] : "");
+		return KG_EXIT_FAILURE;
+	}
 	if (!refused)
 		return KG_EXIT_OK;
 	if (!m->n_ops && !m->n_apis) {

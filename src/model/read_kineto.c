@@ -905,6 +905,14 @@ static struct kg_op *add_op(struct kst *s, uint8_t kind)
 			bad_event(s, "no valid \"device\" and \"stream\"");
 		return NULL;
 	}
+	/* without "dur" the GPU work has no end: left out and counted, as a kgantt trace
+	 * leaves out a record without timestamps ("losses" in the report says so), not
+	 * listed as a 0 ns kernel */
+	int64_t end = ev_end(&s->ev);
+	if (end == KG_NO_TIME) {
+		s->m->processes[s->proc].incomplete++;
+		return NULL;
+	}
 	struct kg_op *o = model_add_op(s->m);
 	uint32_t name = model_string_n(s->m, s->name_len ? s->name : "", s->name_len);
 	if (!o || !name) {
@@ -915,11 +923,7 @@ static struct kg_op *add_op(struct kst *s, uint8_t kind)
 	o->stream = stream;
 	o->name = name;
 	o->start = s->ev.ts;
-	o->end = ev_end(&s->ev);
-	if (o->end == KG_NO_TIME) {
-		o->flags |= KG_OPF_INCOMPLETE;
-		s->m->processes[s->proc].incomplete++;
-	}
+	o->end = end;
 	o->correlation = ev_correlation(&s->ev);
 	if (s->ev.have & H_BYTES && s->ev.bytes > 0)
 		o->bytes = (uint64_t)s->ev.bytes;

@@ -428,23 +428,25 @@ TEST(timestamps_exact)
 		" \"ts\": 10.0005, \"dur\": -1, \"args\": {\"device\": 0, \"stream\": 7}},\n"
 		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k5\", \"pid\": 0, \"tid\": 7,"
 		" \"ts\": 1700000000123456.789, \"dur\": 1, \"args\": {\"device\": 0,"
-		" \"stream\": 7, \"queued\": 1700000000123450}}" TAIL);
+		" \"stream\": 7, \"queued\": 1700000000123450}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k6\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 10.0004, \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k7\", \"pid\": 0, \"tid\": 7,"
+		" \"ts\": 10.0005, \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7}}" TAIL);
 	struct kg_model m;
 	load_ok(&m, path);
-	CHECK_EQ_INT(m.n_ops, 5);
+	CHECK_EQ_INT(m.n_ops, 5); /* k3, k4: no end, left out and counted (issue 12, defect 10) */
 	const struct kg_op *k1 = op_named(&m, "k1"), *k2 = op_named(&m, "k2");
-	const struct kg_op *k3 = op_named(&m, "k3"), *k4 = op_named(&m, "k4");
 	CHECK_EQ_INT(k1->start, 1700000000123456789ll);
 	CHECK_EQ_INT(k1->end, 1700000000123457589ll);
 	CHECK_EQ_INT(k1->queued, 1700000000123455789ll); /* a real timestamp: kept */
 	CHECK_EQ_INT(k2->start, 1500000000000ll);
 	CHECK_EQ_INT(k2->end, 1500000002000ll);
 	CHECK_EQ_INT(k2->queued, KG_NO_TIME); /* 1500 s before the start: not a real queue */
-	CHECK_EQ_INT(k3->start, 10000);       /* 10.0004 µs rounds to 10000 ns */
-	CHECK_EQ_INT(k3->end, KG_NO_TIME);    /* no dur */
-	CHECK(k3->flags & KG_OPF_INCOMPLETE);
-	CHECK_EQ_INT(k4->start, 10001);       /* 10.0005 rounds half up */
-	CHECK_EQ_INT(k4->end, KG_NO_TIME);    /* negative dur */
+	CHECK_EQ_INT(op_named(&m, "k6")->start, 10000); /* 10.0004 µs rounds to 10000 ns */
+	CHECK_EQ_INT(op_named(&m, "k7")->start, 10001); /* 10.0005 rounds half up */
+	CHECK(op_named(&m, "k3") == NULL);    /* no dur */
+	CHECK(op_named(&m, "k4") == NULL);    /* negative dur */
 	CHECK_EQ_INT(m.processes[0].incomplete, 2);
 	/* older Kineto wrote "queued" in whole microseconds */
 	CHECK_EQ_INT(op_named(&m, "k5")->queued, 1700000000123450000ll);

@@ -1,0 +1,38 @@
+# Issue 12, defects 10 and 11: a Kineto kernel without "dur" was listed with 9223372036 s
+# of total time; a trace whose every event is malformed reported "no problem found".
+. tests/e2e/lib.sh
+cat > "$WORK/nodur.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"kernel","name":"k_without_dur","pid":0,"tid":7,"ts":100,"args":{"device":0,"stream":7}},
+{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":200,"dur":5,"args":{"device":0,"stream":7}}]}
+JSON
+"$K" report --json "$WORK/nodur.json" > "$WORK/nodur.out" || fail "report of a kernel without dur"
+python3 - "$WORK/nodur.out" <<'PY' || fail "a kernel without dur"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [k["name"] for k in d["kernels"]]
+assert names == ["k2"], names                      # left out, not a 0 ns or 292-year kernel
+assert d["processes"][0]["incomplete_records"] == 1, d["processes"][0]
+assert all(k["total_ns"] < 10**9 for k in d["kernels"])
+print("kernel without dur: left out and counted (incomplete_records = 1)")
+PY
+"$K" report "$WORK/nodur.json" | grep -q "1 records had a missing timestamp and were left out" ||
+	fail "the report's losses line does not say the kernel was left out"
+
+cat > "$WORK/bad.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":"abc","dur":"x","args":{"device":0,"stream":7}},
+{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":"zz","dur":5}]}
+JSON
+for cmd in report view plot export diff; do
+	case $cmd in
+	view) args=("$WORK/bad.json" -o "$WORK/bad.html") ;;
+	plot) args=("$WORK/bad.json" -o "$WORK/bad.png") ;;
+	export) args=(--format csv "$WORK/bad.json") ;;
+	diff) args=("$WORK/bad.json" "$WORK/nodur.json") ;;
+	*) args=("$WORK/bad.json") ;;
+	esac
+	expect_error 1 "nothing to show in '$WORK/bad.json': it holds no GPU operation, API call or range; skipped 2 malformed events" \
+		"$K" $cmd "${args[@]}"
+done
+echo "ok: t019_malformed_kineto"
