@@ -256,6 +256,19 @@ static void merger_add(struct merger *g, int64_t a, int64_t b)
 	*g = (struct merger){a, b, g->join, 1, 1, g->flush, g->p, g->arg};
 }
 
+/* Marks (circles, links) on one lane at most this many across the plot: at a whole-trace
+ * zoom of a big trace they thin out, as blocks merge per pixel, instead of burying the
+ * blocks (issue 12, defect 12: a 300k-kernel chart was a wall of circles and links);
+ * zoomed in, each kernel keeps its own. Every mark still says how many it stands for
+ * (the manifest's counts). */
+#define MARKS_PER_LANE 48
+
+static double mark_pitch(const struct plot *p, double min_px)
+{
+	double pitch = (p->l.x1 - p->l.x0) / MARKS_PER_LANE;
+	return pitch > min_px ? pitch : min_px;
+}
+
 static struct merger merger_new(struct plot *p, double px,
 				void (*flush)(struct plot *, const struct merger *, const void *),
 				const void *arg)
@@ -665,7 +678,7 @@ static void occupancy_marks(struct plot *p, uint32_t li)
 		xa = xa < p->l.x0 ? p->l.x0 : xa;
 		xb = xb > p->l.x1 ? p->l.x1 : xb;
 		double x = (xa + xb) / 2;
-		if (count && x - cx < 10) {
+		if (count && x - cx < mark_pitch(p, 10)) {
 			b = o->end;
 			count++;
 			continue;
@@ -760,7 +773,7 @@ static void overlap_links(struct plot *p, uint32_t ci, uint32_t ki)
 	const struct kg_lane *cl = &p->l.lanes[ci], *kl = &p->l.lanes[ki];
 	const struct kg_stream *cs = &m->streams[cl->stream], *ks = &m->streams[kl->stream];
 	struct link_arg arg = {ci, ki};
-	struct merger g = merger_new(p, 4, flush_link, &arg);
+	struct merger g = merger_new(p, mark_pitch(p, 4), flush_link, &arg);
 	for (uint32_t i = 0; i < cs->nops; i++) {
 		const struct kg_op *c = &m->ops[cs->first_op + i];
 		int64_t a, b;

@@ -272,4 +272,28 @@ FONTCONFIG_FILE=/nonexistent FONTCONFIG_PATH=/nonexistent HOME=/nonexistent \
 cmp -s "$WORK/font_here.png" "$WORK/font_bare.png" ||
 	fail "the chart differs without a fontconfig set-up: fonts come from the system"
 echo "ok: the same chart without fontconfig (embedded DejaVu Sans)"
+# Issue 12's defect 12: a whole-trace chart of a big trace was buried under occupancy
+# circles and overlap links; they now thin out with the zoom (at most ~48 a lane), and
+# zoomed in each kernel keeps its own.
+python3 bench/gen_trace.py -n 100000 -o "$WORK/g100k.kgt" -q || fail "gen_trace"
+"$K" plot --manifest "$WORK/g100k.kgt" -o "$WORK/g100k.png" || fail "plot of 100k kernels"
+# zoomed to 2 ms from the first circle's start (manifest times are after the trace begin)
+from=$(python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))
+print("%dus" % (min(x["start_ns"] for x in m["marks"] if x["type"] == "low-occupancy") // 1000))' \
+	"$WORK/g100k.png.json")
+"$K" plot --manifest --from "$from" --to "$(( ${from%us} + 2000 ))us" "$WORK/g100k.kgt" \
+	-o "$WORK/g10ms.png" || fail "plot of 2 ms of 100k kernels"
+python3 - "$WORK/g100k.png.json" "$WORK/g10ms.png.json" <<'PY' || fail "marks do not thin out"
+import collections, json, sys
+whole, zoomed = (json.load(open(p)) for p in sys.argv[1:3])
+per_lane = collections.Counter((m["type"], m["lane"]) for m in whole["marks"]
+                               if m["type"] in ("low-occupancy", "overlap"))
+assert per_lane and max(per_lane.values()) <= 50, per_lane.most_common(3)
+occ = [m for m in whole["marks"] if m["type"] == "low-occupancy"]
+assert sum(m["count"] for m in occ) == whole["mark_counts"]["low-occupancy"]["count"]
+zocc = [m for m in zoomed["marks"] if m["type"] == "low-occupancy"]
+assert zocc and max(m["count"] for m in zocc) <= 2, [m["count"] for m in zocc][:10]
+print("whole trace: at most %d circles or links a lane, standing for %d kernels; 2 ms: %d circles for %d kernels"
+      % (max(per_lane.values()), sum(m["count"] for m in occ), len(zocc), sum(m["count"] for m in zocc)))
+PY
 echo "ok: t030_plot"
