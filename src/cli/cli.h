@@ -30,14 +30,15 @@ int cmd_merge(int argc, char **argv);
 
 void kg_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "-o FILE [-f] INPUT..." for commands that write one file from several inputs (import,
+/* "-o FILE [-f] [-q] INPUT..." for commands that write one file from several inputs (import,
  * merge): -1 with *output set and optind at the first input, or an exit code after a
  * message (what names the command, inputs what it says when there is no input). Each
  * input is protected (util/outfile.h: input_what names one, "an input trace"), and
  * the output checked, before any work. -f is accepted and changes nothing: an output is
  * always replaced (README, "Outputs"). */
 int output_and_inputs(int argc, char **argv, const char *what, const char *inputs,
-		      const char *input_what, void (*usage)(FILE *), const char **output);
+		      const char *input_what, void (*usage)(FILE *), const char **output,
+		      int *quiet);
 /* getopt_long for command cmd, one way for all: the options as getopt_long returns them,
  * -1 at the end, and '?' for a wrong option after one line about it ("kgantt: report:
  * unknown option '--jsn' (see kgantt report --help)", or that an option needs a value),

@@ -47,6 +47,7 @@ static void export_usage(FILE *f)
 		"  --nvtx NAME             only what was launched in the NVTX or annotation ranges\n"
 		"                          named NAME (or starting with it: ProfilerStep)\n"
 		"  --no-progress           no progress line while loading\n"
+		"  -q, --quiet             print nothing but errors (the default on success)\n"
 		"  -h, --help              this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n");
@@ -91,6 +92,7 @@ static int take_option(int c, const char *arg, struct export_args *r)
 		r->has_table = 1;
 		return -1;
 	case 'o': r->output = arg; return -1;
+	case 'q': return -1; /* export says nothing on success: accepted, as by every command */
 	case 'h': export_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
@@ -121,12 +123,13 @@ static int parse_args(int argc, char **argv, struct export_args *r)
 		{"output", required_argument, NULL, 'o'},
 		{"table", required_argument, NULL, OPT_TABLE},
 		CLI_SESSION_LOAD_OPTIONS,
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = cli_getopt("export", argc, argv, "f:o:h", longopts)) != -1)
+	while ((c = cli_getopt("export", argc, argv, "f:o:hq", longopts)) != -1)
 		if ((rc = take_option(c, optarg, r)) >= 0)
 			return rc;
 	if ((rc = check_args(r)) >= 0)

@@ -21,14 +21,17 @@ static void import_usage(FILE *f)
 		   "\n"
 		   "  -o, --output FILE   trace to write; replaced if it exists, never one of the\n"
 		   "                      SPOOLs (written beside it and renamed when complete)\n"
-		   "  -f, --force         accepted for older scripts; changes nothing\n");
+		   "  -f, --force         accepted for older scripts; changes nothing\n"
+		   "  -q, --quiet         print nothing but errors\n");
 }
 
 int cmd_import(int argc, char **argv)
 {
 	const char *output;
+	int quiet;
 	int rc = output_and_inputs(argc, argv, "import", "no spool to read", "an input spool",
-				   import_usage, &output);
+				   import_usage, &output,
+				   &quiet);
 	if (rc >= 0)
 		return rc;
 	struct kg_import im;
@@ -61,6 +64,8 @@ int cmd_import(int argc, char **argv)
 		kg_err("%s", im.err);
 		return KG_EXIT_FAILURE;
 	}
-	fprintf(stderr, "kgantt: wrote '%s' from %zu process spool%s\n", output, n, n == 1 ? "" : "s");
+	if (!quiet)
+		fprintf(stderr, "kgantt: wrote '%s' from %zu process spool%s\n", output, n,
+			n == 1 ? "" : "s");
 	return KG_EXIT_OK;
 }

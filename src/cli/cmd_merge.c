@@ -18,14 +18,17 @@ static void merge_usage(FILE *f)
 		   "\n"
 		   "  -o, --output FILE   trace to write; replaced if it exists, never one of the\n"
 		   "                      TRACEs (written beside it and renamed when complete)\n"
-		   "  -f, --force         accepted for older scripts; changes nothing\n");
+		   "  -f, --force         accepted for older scripts; changes nothing\n"
+		   "  -q, --quiet         print nothing but errors\n");
 }
 
 int cmd_merge(int argc, char **argv)
 {
 	const char *output;
+	int quiet;
 	int rc = output_and_inputs(argc, argv, "merge", "no trace to merge", "an input trace",
-				   merge_usage, &output);
+				   merge_usage, &output,
+				   &quiet);
 	if (rc >= 0)
 		return rc;
 	char err[1024];
@@ -35,6 +38,8 @@ int cmd_merge(int argc, char **argv)
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
 	}
+	if (quiet)
+		return KG_EXIT_OK;
 	fprintf(stderr, "kgantt: %s: %d traces, %d processes on %d host(s)", output, argc - optind,
 		st.processes, st.hosts);
 	if (st.shifted_hosts)

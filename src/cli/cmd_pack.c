@@ -22,7 +22,8 @@ static void pack_usage(FILE *f)
 		   "(room for a second copy is needed meanwhile): an interrupted pack leaves\n"
 		   "the trace as it was. A symlink is followed; the link stays.\n"
 		   "\n"
-		   "  --drop   remove the blocks instead (a smaller file, slower to load)\n");
+		   "  --drop   remove the blocks instead (a smaller file, slower to load)\n"
+		   "  -q       print nothing but errors (the default on success)\n");
 }
 
 /* The trace copied page by page into dst (SQLite's backup API: consistent even if
@@ -111,14 +112,16 @@ int cmd_pack(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"drop", no_argument, NULL, 'd'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int drop = 0, c;
 	optind = 1;
-	while ((c = cli_getopt("pack", argc, argv, "h", longopts)) != -1) {
+	while ((c = cli_getopt("pack", argc, argv, "hq", longopts)) != -1) {
 		switch (c) {
 		case 'd': drop = 1; break;
+		case 'q': break; /* pack says nothing on success: accepted, as by every command */
 		case 'h': pack_usage(stdout); return finish_stdout(KG_EXIT_OK);
 		default: return KG_EXIT_USAGE; /* cli_getopt said why */
 		}

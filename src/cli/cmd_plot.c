@@ -73,6 +73,7 @@ static void plot_usage(FILE *f)
 		"  --sm                    under the lanes, one lane per SM: which SM ran each\n"
 		"                          block of the kernels that logged them (record --sm)\n"
 		"  --manifest              also write OUTPUT.json: what was drawn, lane by lane\n"
+		"  -q, --quiet             print nothing but errors (the default on success)\n"
 		"  -h, --help              this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n"
@@ -140,6 +141,7 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	case OPT_HEIGHT: bad = parse_int("height", arg, 150, 30000, &r->height); break;
 	case OPT_DPI: bad = parse_int("dpi", arg, 24, 1200, &r->dpi); break;
 	case OPT_STREAMS: bad = parse_streams(arg, r); break;
+	case 'q': break; /* plot says nothing on success: accepted, as by every command */
 	case 'h': plot_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: return KG_EXIT_USAGE; /* cli_getopt said why */
 	}
@@ -221,12 +223,13 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		{"manifest", no_argument, NULL, OPT_MANIFEST},
 		{"no-hw", no_argument, NULL, OPT_NO_HW},
 		{"sm", no_argument, NULL, OPT_SM},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = cli_getopt("plot", argc, argv, "ho:", longopts)) != -1)
+	while ((c = cli_getopt("plot", argc, argv, "ho:q", longopts)) != -1)
 		if ((rc = take_option(c, optarg, r)) >= 0)
 			return rc;
 	if (optind + 1 != argc) {

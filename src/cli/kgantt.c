@@ -32,20 +32,24 @@ static const struct kg_command commands[] = {
 };
 
 int output_and_inputs(int argc, char **argv, const char *what, const char *inputs,
-		      const char *input_what, void (*usage)(FILE *), const char **output)
+		      const char *input_what, void (*usage)(FILE *), const char **output,
+		      int *quiet)
 {
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, 'f'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 	*output = NULL;
 	optind = 1;
-	while ((c = cli_getopt(what, argc, argv, "o:fh", longopts)) != -1) {
+	*quiet = 0;
+	while ((c = cli_getopt(what, argc, argv, "o:fqh", longopts)) != -1) {
 		switch (c) {
 		case 'o': *output = optarg; break;
+		case 'q': *quiet = 1; break;
 		case 'f': break; /* outputs are always replaced (README, "Outputs"); kept for scripts */
 		case 'h': usage(stdout); return finish_stdout(KG_EXIT_OK);
 		default: return KG_EXIT_USAGE;

@@ -35,4 +35,13 @@ PY
 done
 expect_error 2 "plot: --set: no threshold named 'nope'" "$K" plot --set nope=1 "$trace" -o "$WORK/x.png"
 expect_error 2 "diff: --set: no threshold named 'nope'" "$K" diff --set nope=1 "$trace" "$fixed"
+# -q: every command that writes a file takes it; those that talk on success fall silent
+f=$(fixture copies_bad)
+cp "$f" "$WORK/q.kgt"
+for args in "plot -q $f -o $WORK/q.png" "view -q $f -o $WORK/q.html" \
+	"export -q --format csv $f -o $WORK/q.csv" "merge -q -o $WORK/qm.kgt $f $f" "pack -q $WORK/q.kgt"; do
+	"$K" $args > "$WORK/out" 2> "$WORK/err" || fail "kgantt $args: $(cat "$WORK/err")"
+	[ ! -s "$WORK/err" ] && [ ! -s "$WORK/out" ] || fail "kgantt $args was not quiet: $(cat "$WORK/err")"
+done
+echo "ok: -q in plot, view, export, merge, pack"
 echo "ok: t018_options"
