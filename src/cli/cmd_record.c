@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/record_settings.h"
 #include "cli/record_summary.h"
 #include "cli/shows.h"
 #include "cli/window.h"
@@ -148,13 +149,19 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 	return 0;
 }
 
+/* An option of util/record_settings.h, checked against the range the recorder uses. */
+static int take_setting(enum kg_record_setting id, const char *arg, long *out)
+{
+	const struct kg_record_setting_info *r = &kg_record_setting[id];
+	return parse_long(r->option, arg, r->lo, r->hi, out);
+}
+
 enum {
 	OPT_MODE = 256, OPT_LATENCY, OPT_DELAY, OPT_DURATION, OPT_RANGE, OPT_BUFSIZE,
 	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP, OPT_ALL_API, OPT_STACKS, OPT_STACK_LAUNCHES,
 	OPT_STACK_DEPTH, OPT_HW, OPT_SM, OPT_REPORT, OPT_PLOT, OPT_VIEW, OPT_SUMMARIZE_ONLY,
 };
 
-#define KG_HW_DEFAULT_NS 100000 /* 10 kHz: Nsight Systems' default for GPU metrics too */
 
 /* --hw or --hw=INTERVAL (120us, 1ms; a bare number is ms as everywhere else). */
 static int parse_hw(const char *arg, int64_t *ns)
@@ -163,7 +170,8 @@ static int parse_hw(const char *arg, int64_t *ns)
 		*ns = KG_HW_DEFAULT_NS;
 		return 0;
 	}
-	if (window_parse_time(arg, ns) < 0 || *ns < 10000 || *ns > 1000000000) {
+	const struct kg_record_setting_info *r = &kg_record_setting[KG_RS_HW_NS];
+	if (window_parse_time(arg, ns) < 0 || *ns < r->lo || *ns > r->hi) {
 		kg_err("--hw: '%s' is not an interval from 10us to 1s (e.g. --hw=100us)", arg);
 		return -1;
 	}
@@ -181,8 +189,8 @@ static int parse_launches(const char *s, struct record_opts *o)
 	}
 	memcpy(first, s, (size_t)(colon - s));
 	first[colon - s] = '\0';
-	if (parse_long("--stack-launches FIRST", first, 0, 1000000, &o->stack_first) < 0 ||
-	    parse_long("--stack-launches EVERY", colon + 1, 0, 1000000000, &o->stack_every) < 0)
+	if (take_setting(KG_RS_STACK_FIRST, first, &o->stack_first) < 0 ||
+	    take_setting(KG_RS_STACK_EVERY, colon + 1, &o->stack_every) < 0)
 		return -1;
 	if (o->stack_every == 0 && o->stack_first != 0) {
 		kg_err("--stack-launches: EVERY 0 only as 0:0 (no launch stacks), not '%s'", s);
@@ -260,15 +268,15 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 			o->capture_range = optarg;
 			break;
 		case OPT_BUFSIZE:
-			if (parse_long("--buffer-size", optarg, 1, 1024, &o->buffer_mb) < 0)
+			if (take_setting(KG_RS_BUFFER_MB, optarg, &o->buffer_mb) < 0)
 				return -1;
 			break;
 		case OPT_BUFFERS:
-			if (parse_long("--buffers", optarg, 2, 4096, &o->buffers) < 0)
+			if (take_setting(KG_RS_BUFFERS, optarg, &o->buffers) < 0)
 				return -1;
 			break;
 		case OPT_FLUSH:
-			if (parse_long("--flush-ms", optarg, 10, 60000, &o->flush_ms) < 0)
+			if (take_setting(KG_RS_FLUSH_MS, optarg, &o->flush_ms) < 0)
 				return -1;
 			break;
 		case OPT_RANK: o->rank_env = optarg; break;
@@ -286,7 +294,7 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 				return -1;
 			break;
 		case OPT_STACK_DEPTH:
-			if (parse_long("--stack-depth", optarg, 1, 128, &o->stack_depth) < 0)
+			if (take_setting(KG_RS_STACK_DEPTH, optarg, &o->stack_depth) < 0)
 				return -1;
 			break;
 		case OPT_HW:
@@ -396,6 +404,13 @@ static uint64_t now_raw_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void set_env_long(const char *name, long v);
+
+static void set_env_setting(enum kg_record_setting id, long v)
+{
+	set_env_long(kg_record_setting[id].env, v);
+}
+
 static void set_env_long(const char *name, long v)
 {
 	char buf[32];
@@ -432,14 +447,14 @@ static void prepare_environment(const struct record_opts *o, const char *recorde
 	set_env_double("KGANTT_DELAY", o->delay);
 	set_env_double("KGANTT_DURATION", o->duration);
 	setenv("KGANTT_CAPTURE_RANGE", o->capture_range ? o->capture_range : "none", 1);
-	set_env_long("KGANTT_BUFFER_MB", o->buffer_mb);
-	set_env_long("KGANTT_BUFFERS", o->buffers);
-	set_env_long("KGANTT_FLUSH_MS", o->flush_ms);
+	set_env_setting(KG_RS_BUFFER_MB, o->buffer_mb);
+	set_env_setting(KG_RS_BUFFERS, o->buffers);
+	set_env_setting(KG_RS_FLUSH_MS, o->flush_ms);
 	setenv("KGANTT_STACKS", o->stacks, 1);
-	set_env_long("KGANTT_STACK_FIRST", o->stack_first);
-	set_env_long("KGANTT_STACK_EVERY", o->stack_every);
-	set_env_long("KGANTT_STACK_DEPTH", o->stack_depth);
-	set_env_long("KGANTT_HW_NS", (long)o->hw_ns);
+	set_env_setting(KG_RS_STACK_FIRST, o->stack_first);
+	set_env_setting(KG_RS_STACK_EVERY, o->stack_every);
+	set_env_setting(KG_RS_STACK_DEPTH, o->stack_depth);
+	set_env_setting(KG_RS_HW_NS, (long)o->hw_ns);
 	setenv("KGANTT_SM", o->sm ? "1" : "0", 1);
 	if (o->rank_env)
 		setenv("KGANTT_RANK_ENV", o->rank_env, 1);
@@ -570,12 +585,14 @@ static void report_processes(const struct kg_import *im, const char *trace, int 
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {
-		.output = "kgantt.kgt", .mode = "full", .buffer_mb = 8, .buffers = 8,
-		.flush_ms = 500,
+		.output = "kgantt.kgt", .mode = "full",
+		.buffer_mb = kg_record_setting[KG_RS_BUFFER_MB].def,
+		.buffers = kg_record_setting[KG_RS_BUFFERS].def,
+		.flush_ms = kg_record_setting[KG_RS_FLUSH_MS].def,
 		.stacks = "waits",
-		.stack_first = 8,
-		.stack_every = 64,
-		.stack_depth = 64,
+		.stack_first = kg_record_setting[KG_RS_STACK_FIRST].def,
+		.stack_every = kg_record_setting[KG_RS_STACK_EVERY].def,
+		.stack_depth = kg_record_setting[KG_RS_STACK_DEPTH].def,
 	};
 	int prog = 0;
 	int rc = parse_options(argc, argv, &o, &prog);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "recorder/convert.h"
+#include "util/record_settings.h"
 #include "recorder/hwsample.h"
 #include "recorder/raw_format.h"
 #include "recorder/smlog.h"
@@ -457,6 +458,15 @@ static double env_double(const char *name, double def)
 	return *end == '\0' && d >= 0 ? d : def;
 }
 
+static long env_long(const char *name, long def, long lo, long hi);
+
+/* A setting of util/record_settings.h: its variable, else its default. */
+static long setting(enum kg_record_setting id)
+{
+	const struct kg_record_setting_info *r = &kg_record_setting[id];
+	return env_long(r->env, r->def, r->lo, r->hi);
+}
+
 static long env_long(const char *name, long def, long lo, long hi)
 {
 	const char *v = getenv(name);
@@ -731,25 +741,22 @@ static void read_settings(void)
 	g.mode = mode && strcmp(mode, "kernels") == 0 ? KG_MODE_KERNELS : KG_MODE_FULL;
 	g.latency = (int)env_long("KGANTT_LATENCY", g.mode == KG_MODE_FULL, 0, 1);
 	g.all_api = (int)env_long("KGANTT_ALL_API", 0, 0, 1);
-	g.flush_ms = (unsigned)env_long("KGANTT_FLUSH_MS", 500, 10, 60000);
+	g.flush_ms = (unsigned)setting(KG_RS_FLUSH_MS);
 	const char *stacks = getenv("KGANTT_STACKS");
 	g.stacks.mode = g.mode != KG_MODE_FULL       ? KG_STACKS_OFF
 			: !stacks || !*stacks        ? KG_STACKS_WAITS
 			: !strcmp(stacks, "off")     ? KG_STACKS_OFF
 			: !strcmp(stacks, "all")     ? KG_STACKS_ALL
 						     : KG_STACKS_WAITS;
-	g.stacks.launch_first = (unsigned)env_long("KGANTT_STACK_FIRST", 8, 0, 1000000);
-	g.stacks.launch_every = (unsigned)env_long("KGANTT_STACK_EVERY", 64, 0, 1000000000);
-	g.stacks.max_depth = (unsigned)env_long("KGANTT_STACK_DEPTH", 64, 1, 128);
+	g.stacks.launch_first = (unsigned)setting(KG_RS_STACK_FIRST);
+	g.stacks.launch_every = (unsigned)setting(KG_RS_STACK_EVERY);
+	g.stacks.max_depth = (unsigned)setting(KG_RS_STACK_DEPTH);
 	g.delay_s = env_double("KGANTT_DELAY", 0);
 	g.duration_s = env_double("KGANTT_DURATION", 0);
 	const char *range = getenv("KGANTT_CAPTURE_RANGE");
 	g.profiler_api_range = range && strcmp(range, "cudaProfilerApi") == 0;
 	g.sm = g.mode == KG_MODE_FULL && env_long("KGANTT_SM", 0, 0, 1);
-	const char *hw_ns = getenv("KGANTT_HW_NS");
-	g.hw_interval_ns = hw_ns && *hw_ns ? strtoull(hw_ns, NULL, 10) : 0;
-	if (g.hw_interval_ns && (g.hw_interval_ns < 1000 || g.hw_interval_ns > 1000000000ull))
-		g.hw_interval_ns = 0; /* `record` rejects these; a hand-set value is ignored */
+	g.hw_interval_ns = (uint64_t)setting(KG_RS_HW_NS);
 	const char *t0 = getenv("KGANTT_T0");
 	g.t0 = t0 && *t0 ? strtoull(t0, NULL, 10) : 0;
 	if (g.t0 == 0 || g.t0 > now_raw_ns())
@@ -821,8 +828,8 @@ KG_EXPORT int InitializeInjection(void)
 	if (open_spool() < 0)
 		return 1; /* the program runs on; `record` notices the missing spool */
 
-	long buf_mb = env_long("KGANTT_BUFFER_MB", 8, 1, 1024);
-	long nbuf = env_long("KGANTT_BUFFERS", 8, 2, 4096);
+	long buf_mb = setting(KG_RS_BUFFER_MB);
+	long nbuf = setting(KG_RS_BUFFERS);
 	if (pool_init(&g.pool, (size_t)buf_mb << 20, (int)nbuf) < 0) {
 		fprintf(stderr, "kgantt[%d]: cannot allocate %ld buffers of %ld MiB; untraced\n",
 			(int)g.pid, nbuf, buf_mb);
