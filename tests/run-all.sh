@@ -26,7 +26,7 @@ fuzz_dir=${KG_FUZZ_DIR:-build/fuzz}
 fuzz_secs=${KG_FUZZ_TEST_SECONDS:-15}
 echo "== fuzz targets (libFuzzer, ASan/UBSan, ${fuzz_secs} s each)"
 if tests/fuzz/run.sh --check "${KG_FUZZ_CC:-clang}" && [ -x "$fuzz_dir/fuzz_kineto" ]; then
-	tests/fuzz/run.sh "$fuzz_dir" "$fuzz_secs" \
+	tests/fuzz/run.sh --fresh "$fuzz_dir" "$fuzz_secs" \
 		${KG_FUZZ_TARGETS:-fuzz_kineto fuzz_kgt fuzz_nsys fuzz_spool fuzz_analysis} 2>&1 |
 		tee "$log/fuzz.txt"
 	add "$log/fuzz.txt"

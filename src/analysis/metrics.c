@@ -75,7 +75,7 @@ static int parse_ns(const char *v, int64_t *out)
 {
 	char *end;
 	double d = strtod(v, &end);
-	if (end == v || d < 0)
+	if (end == v || !(d >= 0)) /* !(d >= 0): NaN too */
 		return -1;
 	double scale = 1;
 	if (!strcmp(end, "") || !strcmp(end, "ns"))
@@ -87,6 +87,9 @@ static int parse_ns(const char *v, int64_t *out)
 	else if (!strcmp(end, "s"))
 		scale = 1e9;
 	else
+		return -1;
+	/* 1e300s, inf: no int64 holds them, and converting one would be undefined */
+	if (!(d * scale < 9.2e18))
 		return -1;
 	*out = (int64_t)(d * scale);
 	return 0;

@@ -91,6 +91,13 @@ json_check "$WORK/top.json" 'len(d["kernels"]) == 1 < d["kernel_names"]' || fail
 json_check "$WORK/all.json" 'len(d["kernels"]) == d["kernel_names"] > 10' || fail "--json does not list every kernel name"
 "$K" report --top 2 "$tb" | grep -q "Top kernels by total time (2 of" || fail "--top 2 in text"
 
+# a window at the end of int64's time (a trace whose times are the file's, not a clock's):
+# "begin + --to" is past INT64_MAX and saturates, where it wrapped to a window of nothing
+echo '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,'\
+'"ts":9223372036854775.000,"dur":0.5,"args":{"device":0,"stream":7}}]}' > "$WORK/late.json"
+"$K" report --json --to 1ms "$WORK/late.json" > "$WORK/late.out" || fail "--to 1ms at INT64_MAX"
+json_check "$WORK/late.out" 'd["gpus"][0]["kernels"] == 1' || fail "--to 1ms at INT64_MAX lost the kernel"
+echo "ok: report --to 1ms on a trace at INT64_MAX keeps its kernel"
 # --set reaches the analysis and is recorded; --list-thresholds lists what --set takes
 "$K" report --json --set min_gain_pct=1000 --set sync_gap_ns=50us "$t" > "$WORK/set.json" || fail "--set"
 json_check "$WORK/set.json" 'd["trace"]["overrides"] == ["min_gain_pct=1000", "sync_gap_ns=50us"]' ||
@@ -150,6 +157,9 @@ expect_error 1 "is a directory" "$K" report "$WORK"
 # bad command lines: exit 2
 expect_error 2 "no threshold named 'no_such_threshold'" "$K" report --set no_such_threshold=1 "$t"
 expect_error 2 "min_gain_pct" "$K" report --set min_gain_pct=lots "$t"
+# durations no int64 holds (converting them was undefined behaviour), and not-a-number
+expect_error 2 "sync_gap_ns: '1e300s' is not a valid duration" "$K" report --set sync_gap_ns=1e300s "$t"
+expect_error 2 "sync_gap_ns: 'nan' is not a valid duration" "$K" report --set sync_gap_ns=nan "$t"
 expect_error 2 "expected NAME=VALUE" "$K" report --set min_gain_pct "$t"
 expect_error 2 "'fatal' is not a severity" "$K" report --fail-on fatal "$t"
 expect_error 2 "--top: 'many' is not a count" "$K" report --top many "$t"

@@ -568,3 +568,47 @@ TEST(sparse_ids_do_not_size_allocations)
 	}
 	unlink(path);
 }
+
+/* INT64_MIN is the model's "unknown" time (KG_NO_TIME): a row holding it has no time, as
+ * if NULL, and is skipped like one; kept, its "end - start" overflowed downstream. */
+TEST(int64_min_times_are_unknown)
+{
+	snprintf(path, sizeof(path), "/tmp/kgantt-min-XXXXXX");
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	unlink(path);
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	exec(db, kg_schema_sql);
+	exec(db, "INSERT INTO meta VALUES('format','kgantt-trace'),('version','3'),"
+		 "('min_reader_version','1');"
+		 "INSERT INTO strings VALUES(1,'k');"
+		 "INSERT INTO processes(process, pid, complete) VALUES(1, 100, 1);"
+		 "INSERT INTO contexts VALUES(1, 1, 0, 7, 0);"
+		 "INSERT INTO streams VALUES(1, 1, 7, 0, 3, NULL);"
+		 "INSERT INTO kernels(process, device, context, stream, demangled, start, end) "
+		 "VALUES(1, 0, 1, 7, 1, 1000, 2000), (1, 0, 1, 7, 1, -9223372036854775808, 5),"
+		 "(1, 0, 1, 7, 1, 5, -9223372036854775808);"
+		 "INSERT INTO api_calls(process, thread, name, start, end) VALUES(1, 5, 1, 900, 950),"
+		 "(1, 5, 1, -9223372036854775808, 10);"
+		 "INSERT INTO syncs(process, type, context, stream, start, end) VALUES"
+		 "(1, 3, 1, 7, 100, 200), (1, 3, 1, 7, -9223372036854775808, 200);"
+		 "INSERT INTO nvtx(process, thread, name, start, end) VALUES(1, 5, 1, 100, 200),"
+		 "(1, 5, 1, -9223372036854775808, 200)");
+	sqlite3_close(db);
+	for (int rows_only = 0; rows_only < 2; rows_only++) {
+		struct kg_model m;
+		struct kg_load_opts o = {.rows_only = rows_only};
+		char err[512];
+		model_init(&m, "kgantt", path);
+		CHECK_EQ_INT(read_kgt(&m, path, &o, err, sizeof(err)), 0);
+		CHECK_EQ_INT(model_finish(&m), 0);
+		CHECK_EQ_INT(m.n_ops, 1);
+		CHECK_EQ_INT(m.n_apis, 1);
+		CHECK_EQ_INT(m.n_syncs, 1);
+		CHECK_EQ_INT(m.n_ranges, 1);
+		model_free(&m);
+	}
+	unlink(path);
+}

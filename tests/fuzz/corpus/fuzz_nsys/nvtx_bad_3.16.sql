@@ -1,0 +1,339 @@
+CREATE TABLE StringIds (
+    id                          INTEGER   NOT NULL   PRIMARY KEY,
+    value                       TEXT      NOT NULL
+);
+CREATE TABLE ThreadNames (
+    nameId                      INTEGER   NOT NULL,
+    priority                    INTEGER,
+    globalTid                   INTEGER
+);
+INSERT INTO ThreadNames VALUES(0,0,8338276849);
+CREATE TABLE PROCESSES (
+    globalPid                   INTEGER,
+    pid                         INTEGER,
+    name                        TEXT
+);
+INSERT INTO PROCESSES VALUES(8338276352,497,'nvtx');
+CREATE TABLE ANALYSIS_DETAILS (
+    globalVid                   INTEGER   NOT NULL,
+    duration                    INTEGER   NOT NULL,
+    startTime                   INTEGER   NOT NULL,
+    stopTime                    INTEGER   NOT NULL
+);
+INSERT INTO ANALYSIS_DETAILS VALUES(0,404345724,0,404345724);
+CREATE TABLE TARGET_INFO_SYSTEM_ENV (
+    globalVid                   INTEGER,
+    devStateName                TEXT      NOT NULL,
+    name                        TEXT      NOT NULL,
+    nameEnum                    INTEGER   NOT NULL,
+    value                       TEXT      NOT NULL
+);
+INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES(0,'','Hostname',0,'vm');
+CREATE TABLE META_DATA_EXPORT (
+    name                        TEXT      NOT NULL,
+    value                       TEXT
+);
+INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION','3.16.1');
+INSERT INTO META_DATA_EXPORT VALUES('EXPORT_PRODUCT_NAME','kgantt tests/tools/kgt_to_nsys.py: a kgantt trace in the Nsight Systems export layout');
+CREATE TABLE TARGET_INFO_CUDA_DEVICE (
+    gpuId                       INTEGER,
+    cudaId                      INTEGER   NOT NULL,
+    pid                         INTEGER   NOT NULL,
+    uuid                        TEXT,
+    numMultiprocessors          INTEGER
+);
+INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES(0,0,497,'57f3ba49-c7e0-5326-303e-ebbbadb8adba',132);
+CREATE TABLE TARGET_INFO_CUDA_STREAM (
+    streamId                    INTEGER   NOT NULL,
+    hwId                        INTEGER   NOT NULL,
+    vmId                        INTEGER   NOT NULL,
+    processId                   INTEGER   NOT NULL,
+    contextId                   INTEGER   NOT NULL,
+    priority                    INTEGER   NOT NULL,
+    flag                        INTEGER   NOT NULL
+);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(6,0,0,497,1,0,1);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(7,0,0,497,1,0,3);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(8,0,0,497,1,0,2);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(9,0,0,497,1,0,2);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(10,0,0,497,1,0,2);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(11,0,0,497,1,0,2);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(12,0,0,497,1,-5,1);
+INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(13,0,0,497,1,0,2);
+CREATE TABLE TARGET_INFO_GPU (
+    vmId                        INTEGER   NOT NULL,
+    id                          INTEGER   NOT NULL,
+    name                        TEXT,
+    busLocation                 TEXT,
+    isDiscrete                  INTEGER,
+    l2CacheSize                 INTEGER,
+    totalMemory                 INTEGER,
+    memoryBandwidth             INTEGER,
+    clockRate                   INTEGER,
+    smCount                     INTEGER,
+    pwGpuId                     INTEGER,
+    uuid                        TEXT,
+    luid                        INTEGER,
+    chipName                    TEXT,
+    cuDevice                    INTEGER,
+    ctxswDevPath                TEXT,
+    ctrlDevPath                 TEXT,
+    revision                    INTEGER,
+    nodeMask                    INTEGER,
+    constantMemory              INTEGER,
+    maxIPC                      INTEGER,
+    maxRegistersPerBlock        INTEGER,
+    maxShmemPerBlock            INTEGER,
+    maxShmemPerBlockOptin       INTEGER,
+    maxShmemPerSm               INTEGER,
+    maxRegistersPerSm           INTEGER,
+    threadsPerWarp              INTEGER,
+    asyncEngines                INTEGER,
+    maxWarpsPerSm               INTEGER,
+    maxBlocksPerSm              INTEGER,
+    maxThreadsPerBlock          INTEGER,
+    maxBlockDimX                INTEGER,
+    maxBlockDimY                INTEGER,
+    maxBlockDimZ                INTEGER,
+    maxGridDimX                 INTEGER,
+    maxGridDimY                 INTEGER,
+    maxGridDimZ                 INTEGER,
+    computeMajor                INTEGER,
+    computeMinor                INTEGER,
+    smMajor                     INTEGER,
+    smMinor                     INTEGER
+);
+INSERT INTO TARGET_INFO_GPU VALUES(0,0,'NVIDIA H200','',1,62914560,150109880320,4814304000000,1980000000,132,NULL,'57f3ba49-c7e0-5326-303e-ebbbadb8adba',NULL,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,65536,49152,NULL,233472,65536,32,3,64,32,1024,NULL,NULL,NULL,NULL,NULL,NULL,9,0,9,0);
+CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (
+    nullStreamId                INTEGER   NOT NULL,
+    hwId                        INTEGER   NOT NULL,
+    vmId                        INTEGER   NOT NULL,
+    processId                   INTEGER   NOT NULL,
+    deviceId                    INTEGER   NOT NULL,
+    contextId                   INTEGER   NOT NULL,
+    parentContextId             INTEGER,
+    isGreenContext              INTEGER
+);
+INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES(7,0,0,497,0,1,NULL,0);
+CREATE TABLE ENUM_CUDA_MEMCPY_OPER (
+    id                          INTEGER   NOT NULL   PRIMARY KEY,
+    name                        TEXT,
+    label                       TEXT
+);
+CREATE TABLE ENUM_CUDA_MEM_KIND (
+    id                          INTEGER   NOT NULL   PRIMARY KEY,
+    name                        TEXT,
+    label                       TEXT
+);
+CREATE TABLE ENUM_CUPTI_SYNC_TYPE (
+    id                          INTEGER   NOT NULL   PRIMARY KEY,
+    name                        TEXT,
+    label                       TEXT
+);
+CREATE TABLE ENUM_CUPTI_STREAM_TYPE (
+    id                          INTEGER   NOT NULL   PRIMARY KEY,
+    name                        TEXT,
+    label                       TEXT
+);
+CREATE TABLE ENUM_NSYS_EVENT_TYPE (
+    id                          INTEGER   NOT NULL   PRIMARY KEY,
+    name                        TEXT,
+    label                       TEXT
+);
+CREATE TABLE ENUM_NSYS_EVENT_CLASS (
+    id                          INTEGER   NOT NULL   PRIMARY KEY,
+    name                        TEXT,
+    label                       TEXT
+);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (
+    start                       INTEGER   NOT NULL,
+    end                         INTEGER   NOT NULL,
+    deviceId                    INTEGER   NOT NULL,
+    contextId                   INTEGER   NOT NULL,
+    greenContextId              INTEGER,
+    streamId                    INTEGER   NOT NULL,
+    correlationId               INTEGER,
+    globalPid                   INTEGER,
+    demangledName               INTEGER   NOT NULL,
+    shortName                   INTEGER   NOT NULL,
+    mangledName                 INTEGER,
+    launchType                  INTEGER,
+    cacheConfig                 INTEGER,
+    registersPerThread          INTEGER   NOT NULL,
+    gridX                       INTEGER   NOT NULL,
+    gridY                       INTEGER   NOT NULL,
+    gridZ                       INTEGER   NOT NULL,
+    blockX                      INTEGER   NOT NULL,
+    blockY                      INTEGER   NOT NULL,
+    blockZ                      INTEGER   NOT NULL,
+    staticSharedMemory          INTEGER   NOT NULL,
+    dynamicSharedMemory         INTEGER   NOT NULL,
+    localMemoryPerThread        INTEGER   NOT NULL,
+    localMemoryTotal            INTEGER   NOT NULL,
+    gridId                      INTEGER   NOT NULL,
+    sharedMemoryExecuted        INTEGER,
+    graphNodeId                 INTEGER,
+    sharedMemoryLimitConfig     INTEGER
+);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(379293384,379827493,0,1,NULL,13,128,8338276352,1,2,3,0,0,16,1056,1,1,256,1,1,0,0,0,155713536,3,32768,NULL,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(379829157,380362818,0,1,NULL,13,131,8338276352,1,2,3,0,0,16,1056,1,1,256,1,1,0,0,0,155713536,4,32768,NULL,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(380367522,380902751,0,1,NULL,13,135,8338276352,4,5,6,0,0,16,1056,1,1,256,1,1,0,0,0,155713536,5,32768,NULL,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(380904351,381439547,0,1,NULL,13,138,8338276352,4,5,6,0,0,16,1056,1,1,256,1,1,0,0,0,155713536,6,32768,NULL,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(381454364,381988313,0,1,NULL,13,142,8338276352,1,2,3,0,0,16,1056,1,1,256,1,1,0,0,0,155713536,7,32768,NULL,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(381989816,382523414,0,1,NULL,13,145,8338276352,1,2,3,0,0,16,1056,1,1,256,1,1,0,0,0,155713536,8,32768,NULL,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(382524885,383059858,0,1,NULL,13,148,8338276352,4,5,6,0,0,16,1056,1,1,256,1,1,0,0,0,155713536,9,32768,NULL,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(383061458,383596432,0,1,NULL,13,151,8338276352,4,5,6,0,0,16,1056,1,1,256,1,1,0,0,0,155713536,10,32768,NULL,NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (
+    start                       INTEGER   NOT NULL,
+    end                         INTEGER   NOT NULL,
+    deviceId                    INTEGER   NOT NULL,
+    contextId                   INTEGER   NOT NULL,
+    greenContextId              INTEGER,
+    streamId                    INTEGER   NOT NULL,
+    correlationId               INTEGER,
+    globalPid                   INTEGER,
+    value                       INTEGER   NOT NULL,
+    bytes                       INTEGER   NOT NULL,
+    graphNodeId                 INTEGER,
+    memKind                     INTEGER
+);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES(379197544,379198888,0,1,NULL,13,124,8338276352,0,1081344,NULL,2);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES(379209800,379210824,0,1,NULL,13,125,8338276352,0,1081344,NULL,2);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
+    start                       INTEGER   NOT NULL,
+    end                         INTEGER   NOT NULL,
+    eventClass                  INTEGER   NOT NULL,
+    globalTid                   INTEGER,
+    correlationId               INTEGER,
+    nameId                      INTEGER   NOT NULL,
+    returnValue                 INTEGER   NOT NULL,
+    callchainId                 INTEGER
+);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(250063380,250065037,1,8338276849,1,7,0,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(250137520,250137960,1,8338276849,2,8,0,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(250138700,250146033,1,8338276849,3,9,0,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(250150146,250156456,1,8338276849,4,10,0,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(250157670,250158223,1,8338276849,5,11,0,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(250158909,250159260,1,8338276849,6,12,0,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(250159458,250159607,1,8338276849,7,12,0,NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(250159887,250160031,1,8338276849,8,12,0,NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
+    start                       INTEGER   NOT NULL,
+    end                         INTEGER   NOT NULL,
+    deviceId                    INTEGER   NOT NULL,
+    contextId                   INTEGER   NOT NULL,
+    greenContextId              INTEGER,
+    streamId                    INTEGER   NOT NULL,
+    correlationId               INTEGER,
+    globalPid                   INTEGER,
+    syncType                    INTEGER   NOT NULL,
+    eventId                     INTEGER   NOT NULL
+);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(379211779,379216205,0,1,NULL,13,126,8338276352,3,4294967295);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(379345860,381442859,0,1,NULL,13,140,8338276352,3,4294967295);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(381476642,383599636,0,1,NULL,13,153,8338276352,3,4294967295);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(383635846,385758674,0,1,NULL,13,166,8338276352,3,4294967295);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(385796117,387917409,0,1,NULL,13,179,8338276352,3,4294967295);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(387952133,390074053,0,1,NULL,13,192,8338276352,3,4294967295);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(390080199,390098211,0,1,NULL,4294967295,193,8338276352,4,4294967295);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES(390808478,390811210,0,1,NULL,4294967295,197,8338276352,4,4294967295);
+CREATE TABLE NVTX_EVENTS (
+    start                       INTEGER   NOT NULL,
+    end                         INTEGER,
+    eventType                   INTEGER   NOT NULL,
+    rangeId                     INTEGER,
+    category                    INTEGER,
+    color                       INTEGER,
+    text                        TEXT,
+    globalTid                   INTEGER,
+    endGlobalTid                INTEGER,
+    textId                      INTEGER,
+    domainId                    INTEGER,
+    uint64Value                 INTEGER,
+    int64Value                  INTEGER,
+    doubleValue                 REAL,
+    uint32Value                 INTEGER,
+    int32Value                  INTEGER,
+    floatValue                  REAL,
+    jsonTextId                  INTEGER,
+    jsonText                    TEXT,
+    binaryData                  TEXT
+);
+INSERT INTO NVTX_EVENTS VALUES(379262925,390099005,59,NULL,NULL,NULL,'whole_run',8338276849,8338276849,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL);
+INSERT INTO NVTX_EVENTS VALUES(379263938,381443454,59,NULL,NULL,NULL,'step',8338276849,8338276849,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL);
+INSERT INTO NVTX_EVENTS VALUES(379265135,379307356,59,NULL,NULL,NULL,'forward',8338276849,8338276849,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL);
+INSERT INTO NVTX_EVENTS VALUES(379307855,379345380,59,NULL,NULL,NULL,'backward',8338276849,8338276849,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL);
+INSERT INTO NVTX_EVENTS VALUES(381443761,383600272,59,NULL,NULL,NULL,'step',8338276849,8338276849,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL);
+INSERT INTO NVTX_EVENTS VALUES(381444210,381459582,59,NULL,NULL,NULL,'forward',8338276849,8338276849,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL);
+INSERT INTO NVTX_EVENTS VALUES(381459772,381476060,59,NULL,NULL,NULL,'backward',8338276849,8338276849,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL);
+INSERT INTO NVTX_EVENTS VALUES(383601239,NULL,34,NULL,NULL,NULL,'halfway',8338276849,NULL,NULL,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL);
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(0,'CUDA_MEMCPY_KIND_UNKNOWN','Unknown');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(1,'CUDA_MEMCPY_KIND_HTOD','Host-to-Device');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(2,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(3,'CUDA_MEMCPY_KIND_HTOA','Host-to-Array');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(4,'CUDA_MEMCPY_KIND_ATOH','Array-to-Host');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(5,'CUDA_MEMCPY_KIND_ATOA','Array-to-Array');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(6,'CUDA_MEMCPY_KIND_ATOD','Array-to-Device');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(7,'CUDA_MEMCPY_KIND_DTOA','Device-to-Array');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(8,'CUDA_MEMCPY_KIND_DTOD','Device-to-Device');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(9,'CUDA_MEMCPY_KIND_HTOH','Host-to-Host');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(10,'CUDA_MEMCPY_KIND_PTOP','Peer-to-Peer');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(11,'CUDA_MEMCPY_KIND_UVM_HTOD','Unified Host-to-Device');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(12,'CUDA_MEMCPY_KIND_UVM_DTOH','Unified Device-to-Host');
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES(13,'CUDA_MEMCPY_KIND_UVM_DTOD','Unified Device-to-Device');
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(0,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE','Pageable');
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(1,'CUDA_MEMOPR_MEMORY_KIND_PINNED','Pinned');
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(2,'CUDA_MEMOPR_MEMORY_KIND_DEVICE','Device');
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(3,'CUDA_MEMOPR_MEMORY_KIND_ARRAY','Array');
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(4,'CUDA_MEMOPR_MEMORY_KIND_MANAGED','Managed');
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(5,'CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC','Device Static');
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(6,'CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC','Managed Static');
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES(7,'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN','Unknown');
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES(0,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN','Unknown');
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES(1,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE','Event sync');
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES(2,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT','Stream wait sync');
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES(3,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE','Stream sync');
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES(4,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE','Context sync');
+INSERT INTO ENUM_CUPTI_STREAM_TYPE VALUES(0,'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_UNKNOWN','Unknown');
+INSERT INTO ENUM_CUPTI_STREAM_TYPE VALUES(1,'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT','Default');
+INSERT INTO ENUM_CUPTI_STREAM_TYPE VALUES(2,'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING','Non-blocking');
+INSERT INTO ENUM_CUPTI_STREAM_TYPE VALUES(3,'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL','Null');
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(33,'NvtxCategory','NvtxCategory');
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(34,'NvtxMark','NvtxMark');
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(39,'NvtxThread','NvtxThread');
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(59,'NvtxPushPopRange','NvtxPushPopRange');
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(60,'NvtxStartEndRange','NvtxStartEndRange');
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(75,'NvtxDomainCreate','NvtxDomainCreate');
+INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES(76,'NvtxDomainDestroy','NvtxDomainDestroy');
+INSERT INTO ENUM_NSYS_EVENT_CLASS VALUES(0,'TRACE_PROCESS_EVENT_CUDA_RUNTIME','CUDA runtime');
+INSERT INTO ENUM_NSYS_EVENT_CLASS VALUES(1,'TRACE_PROCESS_EVENT_CUDA_DRIVER','CUDA driver');
+INSERT INTO StringIds VALUES(0,'nvtx');
+INSERT INTO StringIds VALUES(1,'nvtx_forward(float*, int)');
+INSERT INTO StringIds VALUES(2,'nvtx_forward');
+INSERT INTO StringIds VALUES(3,'_Z12nvtx_forwardPfi');
+INSERT INTO StringIds VALUES(4,'nvtx_backward(float*, float*, int)');
+INSERT INTO StringIds VALUES(5,'nvtx_backward');
+INSERT INTO StringIds VALUES(6,'_Z13nvtx_backwardPfS_i');
+INSERT INTO StringIds VALUES(7,'cuModuleGetLoadingMode');
+INSERT INTO StringIds VALUES(8,'cuDeviceGetCount');
+INSERT INTO StringIds VALUES(9,'cuDeviceGet');
+INSERT INTO StringIds VALUES(10,'cuDeviceGetName');
+INSERT INTO StringIds VALUES(11,'cuDeviceTotalMem_v2');
+INSERT INTO StringIds VALUES(12,'cuDeviceGetAttribute');
+INSERT INTO StringIds VALUES(13,'cuDeviceGetUuid');
+INSERT INTO StringIds VALUES(14,'cudaGetDevice_v3020');
+INSERT INTO StringIds VALUES(15,'cudaOccupancyMaxActiveBlocksPerMultiprocessor_v6050');
+INSERT INTO StringIds VALUES(16,'cudaDeviceGetAttribute_v5000');
+INSERT INTO StringIds VALUES(17,'cudaStreamCreateWithFlags_v5000');
+INSERT INTO StringIds VALUES(18,'cudaMalloc_v3020');
+INSERT INTO StringIds VALUES(19,'cudaMemsetAsync_v3020');
+INSERT INTO StringIds VALUES(20,'cudaStreamSynchronize_v3020');
+INSERT INTO StringIds VALUES(21,'cuKernelGetName');
+INSERT INTO StringIds VALUES(22,'cudaLaunchKernel_v7000');
+INSERT INTO StringIds VALUES(23,'cudaGetLastError_v3020');
+INSERT INTO StringIds VALUES(24,'cuLibraryGetKernel');
+INSERT INTO StringIds VALUES(25,'cudaDeviceSynchronize_v3020');
+INSERT INTO StringIds VALUES(26,'cudaFree_v3020');
+INSERT INTO StringIds VALUES(27,'cudaStreamDestroy_v5050');
+INSERT INTO StringIds VALUES(28,'cuCtxGetCurrent');
+INSERT INTO StringIds VALUES(29,'cuCtxSynchronize');

@@ -1,0 +1,236 @@
+/* What the commands do with a loaded model, for the fuzz targets: the analysis (metrics,
+ * rules, call sites), the report as text and JSON, the Chrome/Perfetto and CSV exports,
+ * the HTML view, the plot's layout and axis; with `full`, also (chosen by bytes of the
+ * input, so that a run can be repeated) the SVG chart and its manifest for an eighth of
+ * the inputs, a window cut (model_restrict) analysed again and diffed with the whole, and
+ * for a quarter the SQLite export read back. JSON documents must parse; output goes to
+ * memory, /dev/null or the scratch directory. fuzz_target names the target in messages. */
+#ifndef KGANTT_FUZZ_PIPELINE_H
+#define KGANTT_FUZZ_PIPELINE_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <yajl/yajl_parse.h>
+
+#include "analysis/analysis.h"
+#include "export/export.h"
+#include "fuzz_util.h"
+#include "model/load.h"
+#include "render/layout.h"
+#include "render/plot.h"
+#include "render/view.h"
+#include "report/diff.h"
+#include "report/report.h"
+#include "util/timemath.h"
+
+static const char *fuzz_target = "fuzz";
+
+static FILE *devnull;
+
+/* Leaks of the libraries, not of kgantt: fontconfig (under cairo) keeps caches it never
+ * frees, which LeakSanitizer reports at the first chart drawn. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libfontconfig.so\n";
+}
+
+static inline void fuzz_fail(const char *what)
+{
+	fprintf(stderr, "%s: %s\n", fuzz_target, what);
+	abort();
+}
+
+/* text must be one valid JSON value. */
+static inline void check_text(const char *what, const char *text, size_t len)
+{
+	yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+	if (h && (yajl_parse(h, (const unsigned char *)text, len) != yajl_status_ok ||
+		  yajl_complete_parse(h) != yajl_status_ok)) {
+		fprintf(stderr, "%s: %s wrote invalid JSON:\n%.2000s\n", fuzz_target, what, text);
+		abort();
+	}
+	if (h)
+		yajl_free(h);
+}
+
+/* The document a JSON writer produces must be one valid JSON value. */
+static inline void check_json(const char *what, int (*write)(FILE *, const void *), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	int rc = write(f, arg);
+	fclose(f);
+	if (rc == 0)
+		check_text(what, buf, len);
+	else if (rc != -ENOMEM)
+		fuzz_fail(what);
+	free(buf);
+}
+
+static inline int write_report_json(FILE *f, const void *a)
+{
+	struct kg_report_opts o = {.top = 0, .finding_sites = 3};
+	return report_json(f, a, &o);
+}
+
+static inline int write_chrome(FILE *f, const void *m)
+{
+	struct kg_export_opts o = {.format = KG_EXPORT_PERFETTO};
+	return export_chrome(f, m, &o);
+}
+
+static inline int write_diff_json(FILE *f, const void *d)
+{
+	return diff_json(f, d);
+}
+
+/* The plot's geometry: lanes, the time → x mapping of every op, the axis. */
+static inline void fuzz_layout(const struct kg_model *m)
+{
+	if (m->begin == KG_NO_TIME)
+		return;
+	struct kg_layout_opts lo = {
+		.t0 = m->begin, .t1 = m->end > m->begin ? m->end : kg_time_add(m->begin, 1),
+		.width = 1600, .label_width = 250, .right_margin = 20, .top_space = 60, .device = -1,
+		.host_lanes = 1,
+	};
+	struct kg_layout l;
+	if (layout_build(m, &lo, &l) < 0)
+		return;
+	double sum = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		sum += layout_x(&l, m->ops[i].start) + layout_x(&l, m->ops[i].end);
+	struct kg_tick ticks[64];
+	layout_ticks(&l, m->begin, 12, ticks, 64);
+	fprintf(devnull, "%g %g\n", sum, layout_ns_per_px(&l));
+	layout_free(&l);
+}
+
+static inline void fuzz_outputs(const struct kg_model *m, const struct kg_analysis *a)
+{
+	struct kg_report_opts ro = {.top = 10, .finding_sites = 3, .sites = 20};
+	if (report_text(devnull, a, &ro) == -ENOMEM)
+		return;
+	check_json("report --json", write_report_json, a);
+	check_json("export --format perfetto", write_chrome, m);
+	for (int t = KG_TABLE_OPS; t <= KG_TABLE_SYNCS; t++) {
+		struct kg_export_opts o = {.format = KG_EXPORT_CSV, .table = (enum kg_export_table)t};
+		export_csv(devnull, m, &o);
+	}
+	struct kg_view_opts vo = {.trace_path = "in.json", .tool_version = "kgantt fuzz"};
+	view_html(devnull, a, &vo);
+	fuzz_layout(m);
+}
+
+/* The chart itself (SVG, cairo) and its JSON manifest, which must parse. Drawing costs
+ * milliseconds, so an eighth of the inputs get it. */
+static inline void fuzz_plot(const struct kg_model *m, const struct kg_analysis *a)
+{
+	if (m->begin == KG_NO_TIME)
+		return;
+	struct kg_plot_opts o = {
+		.format = KG_PLOT_SVG, .t0 = m->begin,
+		.t1 = m->end > m->begin ? m->end : kg_time_add(m->begin, 1), .origin = m->begin,
+		.width = 800, .dpi = 96, .device = -1, .trace_name = "in.json", .host_lanes = 1,
+	};
+	if (!plot_count_ops(m, &o)) /* kgantt plot refuses an empty picture */
+		return;
+	char svg[PATH_MAX + 64], manifest[PATH_MAX + 64], err[PATH_MAX + 512];
+	fuzz_path("plot.svg", svg, sizeof(svg));
+	fuzz_path("plot.json", manifest, sizeof(manifest));
+	struct kg_plot_notes notes = {a};
+	int rc = plot_render(m, &notes, &o, svg, manifest, err, sizeof(err));
+	if (rc == -ENOMEM || rc == -EFBIG)
+		return;
+	if (rc) {
+		fprintf(stderr, "%s: plot failed: %s\n", fuzz_target, err);
+		abort();
+	}
+	FILE *f = fopen(manifest, "rb");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = f ? open_memstream(&text, &len) : NULL;
+	for (int c; mem && (c = fgetc(f)) != EOF;)
+		fputc(c, mem);
+	if (mem)
+		fclose(mem);
+	if (f)
+		fclose(f);
+	if (text)
+		check_text("plot manifest", text, len);
+	free(text);
+}
+
+/* The middle half of the trace, as report --from/--to would cut it, analysed and compared
+ * with the whole. */
+static inline void fuzz_window(const struct kg_model *m, const struct kg_analysis *whole)
+{
+	if (m->begin == KG_NO_TIME || m->end <= m->begin)
+		return;
+	/* halves before subtracting: end - begin may not fit in int64 */
+	int64_t quarter = m->end / 4 - m->begin / 4;
+	struct kg_model cut;
+	if (model_clone(m, &cut) < 0)
+		return;
+	struct kg_analysis a;
+	if (model_restrict(&cut, m->begin + quarter, m->end - quarter) == 0 &&
+	    analysis_run(&cut, NULL, &a) == 0) {
+		struct kg_diff d;
+		if (diff_compute(whole, &a, "whole", "window", &d) == 0) {
+			struct kg_diff_opts o = {.top = 10};
+			diff_text(devnull, &d, &o);
+			check_json("diff --json", write_diff_json, &d);
+			diff_free(&d);
+		}
+		analysis_free(&a);
+	}
+	model_free(&cut);
+}
+
+/* export --format sqlite, read back: what kgantt writes, kgantt must read. */
+static inline void fuzz_round_trip(const struct kg_model *m)
+{
+	char path[PATH_MAX + 64], err[1024] = "";
+	fuzz_path("export.kgt", path, sizeof(path));
+	struct kg_export_opts o = {.format = KG_EXPORT_SQLITE};
+	int rc = export_sqlite(path, m, &o, err, sizeof(err));
+	if (rc == -ENOMEM)
+		return;
+	if (rc) {
+		fprintf(stderr, "%s: export --format sqlite failed: %s\n", fuzz_target, err);
+		abort();
+	}
+	struct kg_model back;
+	if (model_load(path, &back, NULL, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: the exported trace does not load: %s\n", fuzz_target, err);
+		abort();
+	}
+	model_free(&back);
+}
+
+/* Everything above on m (a loaded model); data/size choose the optional steps. */
+static inline void fuzz_pipeline(const struct kg_model *m, const uint8_t *data, size_t size,
+				 int full)
+{
+	if (!devnull && !(devnull = fopen("/dev/null", "w")))
+		abort();
+	struct kg_analysis a;
+	if (analysis_run(m, NULL, &a) == 0) {
+		fuzz_outputs(m, &a);
+		if (full && size && data[size / 3] % 8 == 0)
+			fuzz_plot(m, &a);
+		if (full)
+			fuzz_window(m, &a);
+		analysis_free(&a);
+	}
+	if (full && size && (data[size / 2] & 3) == 0)
+		fuzz_round_trip(m);
+}
+
+#endif

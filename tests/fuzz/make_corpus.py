@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets from the committed fixtures (tests/fixtures).
+
+    tests/fuzz/make_corpus.py [--kgantt build/kgantt]
+
+Seeds are small on purpose: libFuzzer mutates small inputs faster and the corpus lives in
+git. What each target gets:
+
+  fuzz_kineto, fuzz_analysis   PyTorch profiler traces cut down to a few kernels with their
+                               launches, flows, enclosing operators and metadata (plain JSON;
+                               fuzz_kineto also one gzip file): the first kernels of each
+                               fixture for one, later ones for the other
+  fuzz_kgt                     SQL that fills an empty kgantt trace with a fixture's rows (a
+                               few of each table), and a small fixture as an SQLite file with
+                               512-byte pages; with --kgantt, a packed copy too ('kgantt pack')
+  fuzz_nsys                    SQL that creates and fills an Nsight Systems export made from a
+                               fixture by tests/tools/kgt_to_nsys.py, both schema layouts
+
+fuzz_spool's seeds come from the recorder's own spool writer: make fuzz-spool-seeds.
+"""
+
+import argparse
+import gzip
+import json
+import lzma
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+H200 = os.path.join(ROOT, "tests/fixtures/h200")
+TORCH = os.path.join(ROOT, "tests/fixtures/torch")
+CORPUS = os.path.join(HERE, "corpus")
+
+# ------------------------------------------------------------------ Kineto JSON
+
+# Operator arguments that only make the seeds longer.
+BULKY_ARGS = ("Input Strides", "Input Dims", "Concrete Inputs", "Input type", "Ev Idx")
+
+
+def encloses(outer, inner):
+    return outer["ts"] <= inner["ts"] and inner["ts"] + inner.get("dur", 0) <= outer["ts"] + outer.get("dur", 0)
+
+
+def cut_kineto(doc, first, kernels):
+    """The document with kernels first .. first + kernels (by start), what launched them,
+    the host events around the launches, a few copies, memsets and GPU annotations, and
+    the metadata of the processes and threads that remain."""
+    ev = doc["traceEvents"]
+    gpu = sorted((e for e in ev if e.get("cat") == "kernel"), key=lambda e: e["ts"])[first:first + kernels]
+    corr = {e["args"].get("correlation") for e in gpu}
+    launches = [e for e in ev if e.get("cat") == "cuda_runtime" and e.get("args", {}).get("correlation") in corr]
+    if not launches:
+        return None
+    flows = [e for e in ev if e.get("cat") == "ac2g" and e.get("id") in corr]
+    host = [e for e in ev if e.get("cat") in ("cpu_op", "user_annotation", "python_function")
+            and any(encloses(e, l) for l in launches)][-6:]
+    lo = min(e["ts"] for e in launches)
+    near = lambda cat, n: sorted((e for e in ev if e.get("cat") == cat), key=lambda e: abs(e["ts"] - lo))[:n]
+    other = near("gpu_memcpy", 2) + near("gpu_memset", 1) + near("gpu_user_annotation", 2) + \
+        near("cuda_driver", 2) + [e for e in ev if e.get("cat") in ("Trace", "overhead")][:1]
+    kept = gpu + launches + flows + host + other
+    pids = {e.get("pid") for e in kept}
+    tids = {(e.get("pid"), e.get("tid")) for e in kept}
+    meta = [e for e in ev if e.get("ph") == "M" and e.get("pid") in pids
+            and (e.get("name") in ("process_name", "process_labels", "process_sort_index")
+                 or (e.get("pid"), e.get("tid")) in tids)]
+    for e in kept:
+        for k in BULKY_ARGS:
+            e.get("args", {}).pop(k, None)
+    out = {k: v for k, v in doc.items() if k not in ("traceEvents", "trace_id", "traceName")}
+    out["traceEvents"] = meta + sorted(kept, key=lambda e: e["ts"])
+    return out
+
+
+def kineto_seeds():
+    seeds = {}
+    for name in sorted(os.listdir(TORCH)):
+        with gzip.open(os.path.join(TORCH, name), "rt") as f:
+            doc = json.load(f)
+        base = name.split(".")[0]
+        for first, n in ((0, 3), (40, 5)):
+            cut = cut_kineto(doc, first, n)
+            if cut:
+                seeds[f"{base}_{first}.json"] = json.dumps(cut, separators=(",", ":")).encode()
+    return seeds
+
+
+# ------------------------------------------------------------------ kgantt traces
+
+def xz_copy(name, out):
+    with lzma.open(os.path.join(H200, name + ".kgt.xz")) as f, open(out, "wb") as g:
+        shutil.copyfileobj(f, g)
+
+
+def quoted_rows(db, table, where="", limit=None):
+    cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+    sql = f"SELECT {','.join('quote(%s)' % c for c in cols)} FROM {table} {where}"
+    if limit:
+        sql += f" LIMIT {limit}"
+    return [f"INSERT INTO {table} VALUES({','.join(r)});" for r in db.execute(sql)]
+
+
+def kgt_sql(path, per_table=6):
+    """INSERTs that put a few rows of each table of a trace into the empty trace that
+    fuzz_kgt starts from (its schema and meta rows are already there)."""
+    db = sqlite3.connect(path)
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    out = []
+    for t in ("processes", "devices", "contexts", "stack_settings"):
+        if t in tables:
+            out += quoted_rows(db, t)
+    out += quoted_rows(db, "streams", "WHERE stream IN (SELECT stream FROM kernels ORDER BY rowid "
+                       "LIMIT %d) OR rowid <= 3" % per_table)
+    for t in ("kernels", "memcpys", "memsets", "syncs", "nvtx", "messages"):
+        if t in tables:
+            out += quoted_rows(db, t, "ORDER BY rowid", per_table)
+    # the launches of those kernels and copies, and a few other calls
+    out += quoted_rows(db, "api_calls",
+                       "WHERE correlation IN (SELECT correlation FROM kernels ORDER BY rowid LIMIT %d) "
+                       "OR correlation IN (SELECT correlation FROM memcpys ORDER BY rowid LIMIT %d) "
+                       "OR rowid <= 4" % (per_table, per_table))
+    if "api_stacks" in tables:
+        out += quoted_rows(db, "api_stacks", "", per_table)
+        out += quoted_rows(db, "stacks", "WHERE id IN (SELECT stack FROM api_stacks LIMIT %d)" % per_table)
+        out += quoted_rows(db, "stack_frames",
+                           "WHERE stack IN (SELECT stack FROM api_stacks LIMIT %d) AND depth < 6" % per_table)
+    out += quoted_rows(db, "strings", "ORDER BY id", 60)
+    db.close()
+    return ("\n".join(out) + "\n").encode()
+
+
+def small_copy(src, out):
+    shutil.copy(src, out)
+    db = sqlite3.connect(out)
+    db.execute("PRAGMA page_size=512")
+    db.execute("VACUUM")
+    db.close()
+
+
+def kgt_seeds(tmp, kgantt):
+    seeds = {}
+    for name in ("launches_fixed", "copies_bad", "nvtx_bad", "multigpu_bad", "syncs_bad",
+                 "torch_two_streams", "capture_range"):
+        path = os.path.join(tmp, name + ".kgt")
+        xz_copy(name, path)
+        seeds[f"{name}.sql"] = kgt_sql(path)
+    for name in ("copies_bad",):
+        out = os.path.join(tmp, name + ".small.kgt")
+        small_copy(os.path.join(tmp, name + ".kgt"), out)
+        with open(out, "rb") as f:
+            seeds[f"{name}.kgt"] = f.read()
+    if kgantt:
+        # packed column blocks: a trace of a few rows, packed, as a file and as SQL
+        path = os.path.join(tmp, "packed.kgt")
+        shutil.copy(os.path.join(tmp, "copies_bad.small.kgt"), path)
+        subprocess.run([kgantt, "pack", path], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        small_copy(path, path + ".small")
+        with open(path + ".small", "rb") as f:
+            seeds["copies_bad_packed.kgt"] = f.read()
+    return seeds
+
+
+# ------------------------------------------------------------------ Nsight exports
+
+def nsys_sql(path, per_table=8):
+    """CREATE TABLEs of an export and a few rows of each: fuzz_nsys starts empty."""
+    db = sqlite3.connect(path)
+    out = []
+    for name, sql in db.execute("SELECT name, sql FROM sqlite_master WHERE type='table'"):
+        out.append(sql + ";")
+        if name.startswith("ENUM_") or name == "StringIds":
+            continue
+        out += quoted_rows(db, name, "ORDER BY rowid", per_table)
+    # the strings the rows kept name; the enums whole (small)
+    for name in [r[0] for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'ENUM_%'")]:
+        out += quoted_rows(db, name)
+    out += quoted_rows(db, "StringIds", "ORDER BY id", 80)
+    db.close()
+    return ("\n".join(out) + "\n").encode()
+
+
+def nsys_seeds(tmp):
+    seeds = {}
+    conv = os.path.join(ROOT, "tests/tools/kgt_to_nsys.py")
+    for name, schema in (("copies_bad", "3.28"), ("nvtx_bad", "3.16"), ("syncs_bad", "3.28")):
+        out = os.path.join(tmp, f"{name}-{schema}.sqlite")
+        subprocess.run([sys.executable, conv, "--schema", schema,
+                        os.path.join(H200, name + ".kgt.xz"), out], check=True)
+        seeds[f"{name}_{schema}.sql"] = nsys_sql(out)
+    return seeds
+
+
+def write(target, seeds):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    for name, data in seeds.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+    total = sum(len(v) for v in seeds.values())
+    print(f"{target}: {len(seeds)} seeds, {total // 1024} KB")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kgantt", help="a built kgantt, for the packed seed")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        # each cut once: the reader's target gets the first kernels of each trace, the
+        # analysis target later ones (the two share what they find through the same code)
+        k = kineto_seeds()
+        reader = {n: v for n, v in k.items() if n.endswith("_0.json")}
+        first = sorted(reader)[0]
+        reader[first + ".gz"] = gzip.compress(reader[first], mtime=0)
+        write("fuzz_kineto", reader)
+        write("fuzz_analysis", {n: v for n, v in k.items() if not n.endswith("_0.json")})
+        write("fuzz_kgt", kgt_seeds(tmp, a.kgantt))
+        write("fuzz_nsys", nsys_seeds(tmp))
+
+
+if __name__ == "__main__":
+    main()
