@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/json_text.h"
+#include "util/timemath.h"
 #include "util/utf8.h"
 
 #define PAD 5.0           /* px between the strip's edges and its 0 % and 100 % lines */
@@ -256,7 +257,7 @@ static int step_path(cairo_t *cr, const struct kg_model *m, const struct kg_layo
 			continue;
 		}
 		double xa = layout_x(l, x->start), xb = layout_x(l, x->end), y = y_of(s, v);
-		if (open && x->start <= prev_end + p->join)
+		if (open && x->start <= kg_time_add(prev_end, p->join))
 			cairo_line_to(cr, xa, y);
 		else
 			cairo_move_to(cr, xa, y);
