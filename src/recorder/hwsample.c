@@ -178,16 +178,11 @@ static void refuse(int device, int state, const char *what, CUptiResult r)
 	say(1, "no hardware samples on device %d: %s", device, note);
 }
 
-static size_t sample_bytes(void)
-{
-	return (16 + 4 * (size_t)KG_HW_N + 7) & ~(size_t)7;
-}
-
 static void flush_batch(int device, struct hw_dev *d)
 {
 	if (!d->n_batch)
 		return;
-	size_t per = sample_bytes();
+	size_t per = kg_raw_hw_sample_bytes(KG_HW_N);
 	uint32_t size = (uint32_t)(sizeof(struct kg_raw_hw_samples) + per * (size_t)d->n_batch);
 	struct kg_spool *s = hw.spool;
 	pthread_mutex_lock(&s->lock);

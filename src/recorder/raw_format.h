@@ -17,6 +17,7 @@
 #ifndef KGANTT_RAW_FORMAT_H
 #define KGANTT_RAW_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define KG_RAW_MAGIC "KGSPOOL\0"
@@ -338,6 +339,12 @@ struct kg_raw_hw_samples {
 	uint32_t n_figures;     /* KG_HW_N of the recorder that wrote it */
 	uint32_t lost;          /* samples the GPU's buffer or the decoder lost before these */
 };
+
+/* Bytes of one sample of a KG_RAW_HW_SAMPLES record: start, end, the figures, padded. */
+static inline size_t kg_raw_hw_sample_bytes(uint32_t n_figures)
+{
+	return (16 + 4 * (size_t)n_figures + 7) & ~(size_t)7;
+}
 
 /* ------------------------------------------------------------------ SM placement
  * `record --sm`: kernels built with include/kgantt/sm.h log, per block, the SM it ran on

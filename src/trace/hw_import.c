@@ -118,7 +118,7 @@ int hw_import_samples(struct kg_hw_import *h, int64_t process, const struct kg_r
 		snprintf(why, why_size, "hardware samples with %u figures each", x->n_figures);
 		return -EINVAL;
 	}
-	size_t per = (16 + 4 * (size_t)x->n_figures + 7) & ~(size_t)7;
+	size_t per = kg_raw_hw_sample_bytes(x->n_figures);
 	if ((size - sizeof(*x)) / per < x->count) {
 		snprintf(why, why_size, "%u hardware samples of %zu bytes do not fit a %zu-byte record",
 			 x->count, per, size);
