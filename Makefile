@@ -24,7 +24,16 @@ CAIRO_LIBS   := $(or $(shell pkg-config --libs cairo-ft freetype2 2>/dev/null),-
 CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc $(CAIRO_CFLAGS) -MMD -MP
 LDFLAGS    += $(SAN)
 # What the tool and every test binary link: one list.
-TOOL_LIBS  := -lsqlite3 -lyajl -lz -ldw -lelf $(CAIRO_LIBS) -lstdc++ -lm -ldl -lpthread
+TOOL_LIBS  := -lsqlite3 -lzstd -lyajl -lz -ldw -lelf $(CAIRO_LIBS) -lstdc++ -lm -ldl -lpthread
+# MPI, for `mpirun kgantt report FOLDER` (src/cli/job_mpi.c): Open MPI from Debian
+# (libopenmpi-dev, which make test installs). Without it kgantt builds without MPI and a
+# report started by mpirun says so.
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null)
+ifneq ($(MPI_LIBS),)
+MPI_CFLAGS += -DKG_HAVE_MPI
+endif
+TOOL_LIBS  += $(MPI_LIBS)
 
 # Hopper (H100/H200) machine code plus PTX so newer GPUs can JIT it.
 NVCC_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
@@ -42,7 +51,8 @@ all: tool recorder examples
 UTIL_SRC   := $(wildcard src/util/*.c)
 TRACE_SRC  := $(wildcard src/trace/*.c)
 ANALYSIS_SRC := $(wildcard src/analysis/*.c) $(wildcard src/model/*.c) $(wildcard src/report/*.c) \
-                $(wildcard src/render/*.c) $(wildcard src/export/*.c)
+                $(wildcard src/render/*.c) $(wildcard src/export/*.c) \
+                $(wildcard src/job/*.c)
 CLI_SRC    := $(wildcard src/cli/*.c)
 REC_SRC    := $(wildcard src/recorder/*.c)
 
@@ -97,6 +107,8 @@ $(FONT_OBJ): %.o: %.c
 $(VIEW_OBJ): $(VIEW_GEN)
 	$(CC) $(CSTD) -O2 -c $< -o $@
 
+$(BUILD)/obj/src/cli/job_mpi.o: CFLAGS += $(MPI_CFLAGS)
+
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -123,9 +135,10 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 
 # ---------------------------------------------------------------- set-up
 # Debian packages the build and tests need; installed when missing (CI runs as root).
-DEB_PKGS := build-essential pkg-config libsqlite3-dev sqlite3 libyajl-dev zlib1g-dev libcairo2-dev \
+DEB_PKGS := build-essential pkg-config libsqlite3-dev sqlite3 libzstd-dev libyajl-dev zlib1g-dev libcairo2-dev \
             libdw-dev libelf-dev libfreetype-dev \
-            fonts-dejavu-core python3 xz-utils
+            fonts-dejavu-core python3 xz-utils \
+            openmpi-bin libopenmpi-dev
 # Only the tests need a browser (the HTML view is checked in headless Chromium).
 TEST_PKGS := chromium
 deps:

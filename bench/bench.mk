@@ -29,3 +29,15 @@ $(BENCH_OUT)/libcupti_raw.so: bench/cupti_raw.c bench/bench.mk
 	$(CC) $(CSTD) $(WARN) -O2 -g -shared -fPIC -fvisibility=hidden -I$(CUDA_INC) \
 	    -o $@ bench/cupti_raw.c -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -lpthread \
 	    -Wl,--no-undefined
+
+# The trace-size benchmark's tools (no GPU needed): which transforms of the packed blocks
+# pay, at which zstd level (bench/pack_transforms.c); a launch loop's spool written by the
+# recorder's own spool writer, for timing `kgantt import` (bench/spool_gen.c).
+.PHONY: bench-pack
+bench-pack: $(BENCH_OUT)/pack_transforms $(BENCH_OUT)/spool_gen
+$(BENCH_OUT)/pack_transforms: bench/pack_transforms.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_A) $(TOOL_LIBS)
+$(BENCH_OUT)/spool_gen: bench/spool_gen.c src/recorder/spool.c src/util/strtab.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -Isrc -I$(CUDA_INC) -o $@ $^ -lpthread

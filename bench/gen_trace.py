@@ -10,10 +10,11 @@ log-normal kernel durations between 2 µs and 2 ms, a host that launches ahead o
 row per kernel with the kernel's correlation id, HtoD/DtoH/DtoD copies (pinned and
 pageable), memsets, stream/device syncs and NVTX ranges per training step.
 
-The tables are created with exactly the SQL of src/trace/schema.c (kg_schema_sql, then
-kg_index_sql after the rows, as kgantt does): the C string literals are parsed at run
-time, so the generator cannot drift from the schema. Deterministic: the same -n, --seed
-and schema give a byte-identical file.
+The tables are created with exactly the SQL of src/trace/schema.c (kg_schema_sql and
+rows_sql, then kg_index_sql and rows_index_sql after the rows): the C string literals are
+parsed at run time, so the generator cannot drift from the schema. The trace has every
+table as SQL rows, as kgantt wrote traces before format 5 (`kgantt pack` compacts it).
+Deterministic: the same -n, --seed and schema give a byte-identical file.
 
   bench/gen_trace.py -o /tmp/t1m.kgt                 # 1,000,000 kernels
   bench/gen_trace.py -n 20000 --seed 7 -o /tmp/t.kgt
@@ -101,9 +102,14 @@ def hw_sql_columns():
 
 
 def load_schema(path):
+    """The schema with kernels and api_calls as SQL tables (rows_sql and rows_index_sql
+    are printf formats whose %1$s is the schema prefix: none here)."""
     with open(path, encoding="utf-8") as f:
         src = f.read()
-    return c_string_constant(src, "kg_schema_sql"), c_string_constant(src, "kg_index_sql")
+    rows = c_string_constant(src, "rows_sql").replace("%1$s", "")
+    rows_index = c_string_constant(src, "rows_index_sql").replace("%1$s", "")
+    return (c_string_constant(src, "kg_schema_sql") + rows,
+            c_string_constant(src, "kg_index_sql") + rows_index)
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,18 +4,18 @@
 #   make kineto-bench-build   build/bench/kineto_load
 #   bench/kineto_speed.sh     generate synthetic traces, time read_kineto against Python's
 #                             json.load (docs/results/kineto-speed.md)
+#   bench/kineto_report_speed.sh   `kgantt report` end to end on such a trace (needs
+#                             `make tool`; same results file)
 #
-# Not part of `all`. Only the reader's own sources are linked, so the driver times
-# read_kineto and nothing else.
+# Not part of `all`. The driver links the tool's library (only the objects read_kineto
+# needs come in), so it times read_kineto and nothing else, and a new source file of the
+# reader needs no change here.
 
 KINETO_LOAD := $(BUILD)/bench/kineto_load
-KINETO_LOAD_SRC := bench/kineto_load.c src/model/read_kineto.c src/model/kineto_stacks.c \
-		   src/model/model.c src/util/strtab.c src/util/idmap.c src/util/api_names.c
 
 .PHONY: kineto-bench-build
-kineto-bench-build: $(KINETO_LOAD)
+kineto-bench-build: $(KINETO_LOAD) $(BUILD)/kgantt
 
-$(KINETO_LOAD): $(KINETO_LOAD_SRC) src/model/model.h src/model/load.h src/util/strtab.h \
-		bench/kineto.mk
+$(KINETO_LOAD): bench/kineto_load.c $(LIB_A) bench/kineto.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -g -Isrc -o $@ $(KINETO_LOAD_SRC) -lyajl -lz -lm
+	$(CC) $(CSTD) $(WARN) -O2 -g -Isrc -o $@ bench/kineto_load.c $(LIB_A) $(TOOL_LIBS)

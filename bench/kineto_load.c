@@ -1,8 +1,9 @@
 /* Times read_kineto alone on one file: prints the seconds, the peak RSS and what was
  * loaded. Used by bench/kineto_speed.sh to compare with Python's json.load.
  *
- *   build/bench/kineto_load TRACE.json[.gz]     */
+ *   build/bench/kineto_load [-1] TRACE.json[.gz]     (-1: on one thread) */
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -17,15 +18,20 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
+	struct kg_load_opts opts = {0};
+	if (argc == 3 && strcmp(argv[1], "-1") == 0) {
+		opts.one_thread = 1;
+		argv++, argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s TRACE.json[.gz]\n", argv[0]);
+		fprintf(stderr, "usage: %s [-1] TRACE.json[.gz]\n", argv[0]);
 		return 2;
 	}
 	struct kg_model m;
 	char err[512];
 	model_init(&m, "kineto", argv[1]);
 	double t0 = now();
-	int rc = read_kineto(&m, argv[1], NULL, err, sizeof(err));
+	int rc = read_kineto(&m, argv[1], &opts, err, sizeof(err));
 	double t1 = now();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);

@@ -280,15 +280,21 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 # trace_counts TRACE: prints "kernels api_calls stacks stack_frames api_stacks stack_mode"
 # (a table the trace lacks counts 0: a trace recorded with --stacks off may have no stack
-# tables; stack_mode is stack_settings.mode, "-" when there is none).  Non-zero exit and a
-# message on stderr when the trace cannot be read.
+# tables; a compacted trace, format 5, keeps kernels and API calls only as blocks of the
+# table packed, whose rows column counts them; stack_mode is stack_settings.mode, "-" when
+# there is none).  Non-zero exit and a message on stderr when the trace cannot be read.
 trace_counts() {
     timeout 120 "$REPORT_PY" - "$1" <<'PYEOF'
 import pathlib, sqlite3, sys
 db = sqlite3.connect(pathlib.Path(sys.argv[1]).resolve().as_uri() + "?mode=ro", uri=True)
 have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-out = [str(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) if t in have else "0"
-       for t in ("kernels", "api_calls", "stacks", "stack_frames", "api_stacks")]
+def rows(t):
+    if t in have:
+        return db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+    if "packed" in have:
+        return db.execute("SELECT COALESCE(SUM(rows), 0) FROM packed WHERE tbl = ?", (t,)).fetchone()[0]
+    return 0
+out = [str(rows(t)) for t in ("kernels", "api_calls", "stacks", "stack_frames", "api_stacks")]
 modes = []
 if "stack_settings" in have:
     modes = sorted({str(r[0]) for r in db.execute("SELECT mode FROM stack_settings") if r[0] is not None})

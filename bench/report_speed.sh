@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Report-speed benchmark: how long `kgantt info` and `kgantt report` take on synthetic
-# LLM-training traces of 100k and 1M kernels (bench/gen_trace.py), and how much memory.
+# LLM-training traces of 100k, 1M and 10M kernels (bench/gen_trace.py), and how much
+# memory: peak RSS, and per event (a row of kernels, api_calls, memcpys, memsets, syncs,
+# nvtx). Goals: `report` of 1M kernels in 0.5 s, of 10M in 5 s, 100 bytes per event.
 #
 #   bench/report_speed.sh                                   # table on stdout
 #   bench/report_speed.sh -o docs/results/report-speed.md   # and the results file
 #   bench/report_speed.sh -n 3 -s 100000                    # 3 runs, the 100k trace only
+#   bench/report_speed.sh -b /tmp/kgantt-old                # before/after another kgantt
 #
 # See bench/README.md ("Report-speed benchmark").
 set -u
@@ -12,28 +15,34 @@ cd "$(dirname "$0")/.." || exit 1
 
 usage() {
 	cat <<EOF
-usage: bench/report_speed.sh [-n RUNS] [-s SIZES] [-t TRACE]... [-o RESULTS.md]
+usage: bench/report_speed.sh [-n RUNS] [-s SIZES] [-t TRACE]... [-b KGANTT] [-o RESULTS.md]
   -n RUNS     timed runs per command, after one untimed warm-up run (default 5)
-  -s SIZES    comma list of kernel counts (default 100000,1000000,1000000x9); NxC: N kernels
-              with C trivial API calls (cudaGetDevice) before each launch, as PyTorch makes
+  -s SIZES    comma list of kernel counts (default 100000,1000000,1000000x9,10000000); NxC: N
+              kernels with C trivial API calls (cudaGetDevice) before each launch, as
+              PyTorch makes
+  -b KGANTT   also 'report' with this other kgantt (an older build: before/after), and this
+              kgantt on the same file, packed by the other one (a format both read)
   -t TRACE    also a real kgantt trace (e.g. the 1M-launch trace tests/gpu/packed_examples_h200.sh
               records on an H200); measured as recorded and without its packed columns
   -o FILE     also write the results as Markdown to FILE
 environment: KGANTT (default build/kgantt), PYTHON (default python3), SEED (default 1),
-             CACHE (default build/bench: where the generated traces are kept)
+             CACHE (default build/bench: where the generated traces are kept),
+             BASE_NOTE (what the -b kgantt is, e.g. its commit, for the results file)
 EOF
 	exit 2
 }
 
 RUNS=5
-SIZES=100000,1000000,1000000x9
+SIZES=100000,1000000,1000000x9,10000000
 OUTMD=
+BASE=
 REAL=()
-while getopts "n:s:t:o:h" opt; do
+while getopts "n:s:t:b:o:h" opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
 	s) SIZES=$OPTARG ;;
 	t) REAL+=("$OPTARG") ;;
+	b) BASE=$OPTARG ;;
 	o) OUTMD=$OPTARG ;;
 	*) usage ;;
 	esac
@@ -45,11 +54,16 @@ K=${KGANTT:-build/kgantt}
 PY=${PYTHON:-python3}
 SEED=${SEED:-1}
 CACHE=${CACHE:-build/bench}
-ARGS_LINE="bench/report_speed.sh -n $RUNS -s $SIZES"
+ARGS_LINE=
+[ "$K" != build/kgantt ] && ARGS_LINE+="KGANTT=$K "
+[ "$CACHE" != build/bench ] && ARGS_LINE+="CACHE=$CACHE "
+[ -n "${BASE_NOTE:-}" ] && ARGS_LINE+="BASE_NOTE='$BASE_NOTE' "
+ARGS_LINE+="bench/report_speed.sh -n $RUNS -s $SIZES"
 for t in ${REAL[@]+"${REAL[@]}"}; do ARGS_LINE+=" -t $t"; done
-ARGS_LINE+="${OUTMD:+ -o $OUTMD}"
+ARGS_LINE+="${BASE:+ -b $BASE}${OUTMD:+ -o $OUTMD}"
 
 [ -x "$K" ] || { echo "report_speed: no $K (run 'make tool')" >&2; exit 1; }
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "report_speed: no $BASE" >&2; exit 1; }
 command -v "$PY" > /dev/null || { echo "report_speed: no $PY" >&2; exit 1; }
 mkdir -p "$CACHE"
 TMP=$(mktemp -d /tmp/kgantt-report-speed-XXXXXX)
@@ -100,21 +114,34 @@ fi
 # --- the traces ------------------------------------------------------------------------
 BENCH=report_speed
 . bench/traces.sh
-declare -a TRACES PACKED PACKTIME LABELS NKERN
+declare -a TRACES PACKED BPACKED PACKTIME LABELS NKERN EVENTS
+# The events of a trace without packed columns: its rows of the tables that become the
+# model's ops, API calls, syncs and ranges (what the memory per event is divided by).
+count_events() {
+	local n=0 c tb
+	for tb in kernels api_calls memcpys memsets syncs nvtx; do
+		c=$(sqlite3 "$1" "SELECT COUNT(*) FROM $tb" 2> /dev/null) || c=0
+		n=$((n + ${c:-0}))
+	done
+	echo "$n"
+}
 # add_trace ROWS LABEL KERNELS: ROWS is a trace without packed columns; next to it goes
 # what 'kgantt record' writes, the same trace with them (trace/packed.h), and how long
-# 'kgantt pack' took to make them
+# 'kgantt pack' took to make them; with -b, also the copy the other kgantt packed
 add_trace() {
-	local t=$1 pk
+	local t=$1 pk bpk=-
 	if [ -n "$(sqlite3 "$t" "SELECT name FROM sqlite_master WHERE name = 'packed'" 2> /dev/null)" ]; then
 		"$K" pack --drop "$t" || exit 1 # the rows-only side must have no blocks
 	fi
 	pk=$(packed_copy "$t") || exit 1
+	[ -n "$BASE" ] && { bpk=$(packed_copy "$t" "$BASE" -base) || exit 1; }
 	TRACES+=("$t")
 	PACKED+=("$pk")
+	BPACKED+=("$bpk")
 	PACKTIME+=("$(cat "$pk.packtime" 2> /dev/null || echo -)")
 	LABELS+=("$2")
 	NKERN+=("$3")
+	EVENTS+=("$(count_events "$t")")
 }
 IFS=, read -r -a SIZE_LIST <<< "$SIZES"
 for spec in "${SIZE_LIST[@]}"; do
@@ -143,24 +170,29 @@ done
 # --- the commands ----------------------------------------------------------------------
 # name|command line. PACKED is the trace as 'kgantt record' writes it (with packed
 # columns), TRACE the same rows without them (a trace from an older kgantt, or one edited
-# with SQL). The sqlite3 row is a reference, not kgantt: the time SQLite alone takes to
-# step through every row and decode the columns that kgantt's reader
-# (src/model/read_kgt.c) selects, from the same file.
+# with SQL), BPACKED the trace packed by the -b kgantt. The sqlite3 row is a reference, not
+# kgantt: the time SQLite alone takes to step through every row and decode the columns
+# that kgantt's reader (src/model/read_kgt.c) selects, from the same file.
 CMDS=("info|$K info PACKED"
 	"report|$K report --no-progress PACKED"
 	"report --json|$K report --json --no-progress PACKED"
 	"report, rows only (no packed columns)|$K report --no-progress TRACE")
-SCAN_SQL="SELECT count(*), sum(process+device+context+stream+correlation+incomplete+start+\"end\"+channel+demangled+coalesce(queued,0)+coalesce(submitted,0)+grid_x+grid_y+grid_z+block_x+block_y+block_z+registers_per_thread+static_smem+dynamic_smem+shared_mem_executed+coalesce(graph,0)+device_launched) FROM kernels; SELECT count(*), sum(process+thread+domain+name+start+\"end\"+correlation) FROM api_calls; SELECT count(*), sum(length(text)) FROM strings;"
+if [ -n "$BASE" ]; then
+	CMDS+=("report, before (-b kgantt, its packed file)|$BASE report --no-progress BPACKED"
+		"report, after (this kgantt, the same file)|$K report --no-progress BPACKED")
+fi
+SCAN_SQL="SELECT count(*), total(process+device+context+stream+correlation+incomplete+start+\"end\"+channel+demangled+coalesce(queued,0)+coalesce(submitted,0)+grid_x+grid_y+grid_z+block_x+block_y+block_z+registers_per_thread+static_smem+dynamic_smem+shared_mem_executed+coalesce(graph,0)+device_launched) FROM kernels; SELECT count(*), total(process+thread+domain+name+start+\"end\"+correlation) FROM api_calls; SELECT count(*), sum(length(text)) FROM strings;"
 if command -v sqlite3 > /dev/null; then
 	CMDS+=("sqlite3 scan (reference)|sqlite3 TRACE $SCAN_SQL")
 fi
 
 run_cmd() { # run_cmd TRACE_INDEX CMD_INDEX OUT ERR -> measure line
-	local t=${TRACES[$1]} pk=${PACKED[$1]} spec=${CMDS[$2]}
+	local t=${TRACES[$1]} pk=${PACKED[$1]} bpk=${BPACKED[$1]} spec=${CMDS[$2]}
 	local line=${spec#*|}
 	if [[ $spec == sqlite3* ]]; then
 		measure "$3" "$4" sqlite3 "$t" "$SCAN_SQL"
 	else
+		line=${line//BPACKED/$bpk}
 		line=${line//PACKED/$pk}
 		# shellcheck disable=SC2086
 		measure "$3" "$4" ${line//TRACE/$t}
@@ -210,42 +242,60 @@ stats() { # stats FILE COLUMN -> "median min max" of that column
 }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
-TABLE="| trace | kernels | file | command | wall s, median | min–max | peak RSS MiB, median | CPU s (user+sys), median |
-|---|---:|---:|---|---:|---:|---:|---:|"
-GOAL_LINE=
+TABLE="| trace | kernels | file | command | wall s, median | min–max | CPU s (user+sys), median | peak RSS MiB, median | events | bytes per event |
+|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"
+# the goals of `report` on the trace as recorded, by trace label: seconds of wall time
+declare -A GOAL_S=([1M]=0.5 [10M]=5)
+GOAL_BYTES=100
+GOAL_LINES=
 PACK_LINES=
+# goal_line LABEL WALL CPU BYTES_PER_EVENT: is `report` within its goals? (memory per
+# event only from a million events on: below, the program's own few MiB weigh in)
+goal_line() {
+	[ -z "${GOAL_S[$1]:-}" ] && [ "$5" -lt 1000000 ] && return
+	awk -v l="$1" -v w="$2" -v c="$3" -v b="$4" -v g="${GOAL_S[$1]:-0}" -v gb="$GOAL_BYTES" 'BEGIN {
+		t = g == 0 ? "" : w <= g ? sprintf("%.2f s wall (goal %g s: met)", w, g) : \
+			c <= g ? sprintf("%.2f s wall (goal %g s: NOT met in wall time, but the CPU time, %.2f s, is within it: the machine was busy, see the load average)", w, g, c) : \
+			sprintf("%.2f s wall (goal %g s: NOT met)", w, g)
+		m = sprintf("%.0f bytes per event (goal %d: %s)", b, gb, b <= gb ? "met" : "NOT met")
+		printf "- `kgantt report` on the %s trace: %s%s%.2f s CPU, %s\n", l, t, t == "" ? "" : ", ", c, m }'
+}
 for ti in "${!TRACES[@]}"; do
-	PACK_LINES+="- ${LABELS[$ti]}: "'`kgantt pack`'" took ${PACKTIME[$ti]} s (one run); the file grew from $(mib "$(stat -c %s "${TRACES[$ti]}")") to $(mib "$(stat -c %s "${PACKED[$ti]}")") MiB"$'\n'
+	PACK_LINES+="- ${LABELS[$ti]}: "'`kgantt pack`'" took ${PACKTIME[$ti]} s (one run); the file went from $(mib "$(stat -c %s "${TRACES[$ti]}")") to $(mib "$(stat -c %s "${PACKED[$ti]}")") MiB"$'\n'
 	for ci in "${!CMDS[@]}"; do
 		name=${CMDS[$ci]%%|*}
-		size=$(stat -c %s "${TRACES[$ti]}")
-		[[ ${CMDS[$ci]} == *PACKED* ]] && size=$(stat -c %s "${PACKED[$ti]}")
+		file=${TRACES[$ti]}
+		case ${CMDS[$ci]} in
+		*BPACKED*) file=${BPACKED[$ti]} ;;
+		*PACKED*) file=${PACKED[$ti]} ;;
+		esac
+		size=$(stat -c %s "$file")
 		f=$TMP/r.$ti.$ci
 		if [ -n "${FAILED[$ti.$ci]:-}" ] && [ ! -s "$f" ]; then
-			row="| ${LABELS[$ti]} | ${NKERN[$ti]} | $(mib "$size") MiB | \`$name\` | FAILED | | | |"
+			row="| ${LABELS[$ti]} | ${NKERN[$ti]} | $(mib "$size") MiB | \`$name\` | FAILED | | | | ${EVENTS[$ti]} | |"
 		else
 			read -r wmed wmin wmax < <(stats "$f" 1)
 			read -r rmed _ _ < <(stats "$f" 2)
 			cpu=$(awk '{ print $3 + $4 }' "$f" | sort -n | awk '{ v[NR] = $1 } END {
 				printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+			per_event=$(awk -v k="$rmed" -v e="${EVENTS[$ti]}" 'BEGIN { printf("%.0f", (e > 0 ? k * 1024 / e : 0)) }')
 			# shellcheck disable=SC2016 # the backquotes are Markdown
-			row=$(printf '| %s | %s | %s MiB | `%s` | %.3f | %.3f–%.3f | %s | %s |' "${LABELS[$ti]}" \
-				"${NKERN[$ti]}" "$(mib "$size")" "$name" "$wmed" "$wmin" "$wmax" \
-				"$(awk -v k="$rmed" 'BEGIN { printf "%.1f", k / 1024 }')" "$cpu")
+			row=$(printf '| %s | %s | %s MiB | `%s` | %.3f | %.3f–%.3f | %s | %s | %s | %s |' \
+				"${LABELS[$ti]}" "${NKERN[$ti]}" "$(mib "$size")" "$name" \
+				"$wmed" "$wmin" "$wmax" "$cpu" \
+				"$(awk -v k="$rmed" 'BEGIN { printf "%.1f", k / 1024 }')" "${EVENTS[$ti]}" "$per_event")
 			[ -n "${FAILED[$ti.$ci]:-}" ] && row="$row ⚠ ${FAILED[$ti.$ci]}"
-			if [ "$name" = report ] && [ "${LABELS[$ti]}" = 1M ]; then
-				GOAL_LINE=$(awk -v w="$wmed" -v c="$cpu" 'BEGIN {
-					v = w <= 1.15 ? "met" : c <= 1.15 ? "NOT met in wall time, but the CPU time is within it: the machine was busy (see the load average)" : "NOT met"
-					printf "`kgantt report` on the 1M-kernel trace: %.2f s wall, %.2f s CPU (medians); goal about 1 s: %s",
-						w, c, v }')
-			fi
+			gl=
+			[ "$name" = report ] &&
+				gl=$(goal_line "${LABELS[$ti]}" "$wmed" "$cpu" "$per_event" "${EVENTS[$ti]}")
+			[ -n "$gl" ] && GOAL_LINES+="$gl"$'\n'
 		fi
 		TABLE+=$'\n'"$row"
 	done
 done
 echo "$TABLE"
 printf '%s' "$PACK_LINES"
-[ -n "$GOAL_LINE" ] && echo && echo "$GOAL_LINE"
+[ -n "$GOAL_LINES" ] && echo && printf '%s' "$GOAL_LINES"
 for k in "${!FAILED[@]}"; do
 	echo "FAILED: ${LABELS[${k%%.*}]} ${CMDS[${k##*.}]%%|*}: ${FAILED[$k]}"
 done
@@ -267,19 +317,29 @@ if [ -n "$OUTMD" ]; then
 		echo "cudaLaunchKernel API row per kernel, copies, memsets, syncs, NVTX), and their peak memory;"
 		echo "*(real)* rows are traces recorded by \`kgantt record\` on an H200 (\`-t\`)."
 		echo "Written by \`bench/report_speed.sh\`; \`bench/README.md\` says how it measures."
+		echo "Goals: \`kgantt report\` of 1M kernels in 0.5 s and of 10M in 5 s on this 2-core"
+		echo "machine, and at most $GOAL_BYTES bytes of memory per event."
 		echo
-		[ -n "$GOAL_LINE" ] && echo "**$GOAL_LINE.**" && echo
+		[ -n "$GOAL_LINES" ] && printf '%s' "$GOAL_LINES" | sed 's/^- \(.*\)$/- **\1**/' && echo
 		echo "$TABLE"
 		echo
 		echo "- **wall s**: median of $RUNS runs (after one untimed warm-up run, so the trace is in"
 		echo "  the page cache), stdout to /dev/null; min–max over the runs. Runs were interleaved"
 		echo "  round-robin over the commands of one trace."
 		echo "- **peak RSS**: maximum resident set size of the process (median over the runs)."
+		echo "- **events**: rows of \`kernels\`, \`api_calls\`, \`memcpys\`, \`memsets\`, \`syncs\` and"
+		echo "  \`nvtx\` in the trace; **bytes per event** = peak RSS / events (the process's own"
+		echo "  few MiB of code and libraries included)."
 		echo "- **CPU s**: user + system time; above the wall time only if the command used more than one core."
 		echo "- **PACKED vs rows only**: \`report\`, \`report --json\` and \`info\` read the trace as"
 		echo "  \`kgantt record\` writes it, with packed columns (\`docs/trace-format.md\`, \"packed\");"
 		echo "  *rows only* reads the same file without them (a trace from an older kgantt, or edited"
 		echo "  with SQL), through SQLite's rows."
+		if [ -n "$BASE" ]; then
+			echo "- **before / after**: \`report\` by the \`-b\` kgantt ($BASE: $("$BASE" --version 2> /dev/null | head -1)${BASE_NOTE:+, $BASE_NOTE})"
+			echo "  and by this one, on the same file: the trace packed by the \`-b\` kgantt, a format"
+			echo "  both read. Interleaved with the other commands, so both saw the same load."
+		fi
 		printf '%s' "$PACK_LINES"
 		echo "- **sqlite3 scan (reference)**: not kgantt. The sqlite3 shell stepping through every row"
 		echo "  of \`kernels\`, \`api_calls\` and \`strings\` and summing the columns kgantt's reader"
@@ -298,7 +358,7 @@ if [ -n "$OUTMD" ]; then
 		echo "## Rerun"
 		echo
 		echo '```sh'
-		echo "make tool"
+		if [ "$K" = build/kgantt ]; then echo "make tool"; else echo "make BUILD=$(dirname "$K") tool"; fi
 		echo "$ARGS_LINE"
 		echo '```'
 		if [ ${#FAILED[@]} -gt 0 ]; then

@@ -25,15 +25,16 @@ synthetic_trace() {
 	echo "$t"
 }
 
-# packed_copy T: prints the path of T's copy with packed columns (trace/packed.h), made
-# when missing or older than T or kgantt; PATH.packtime beside it says how long
-# 'kgantt pack' took
+# packed_copy T [KGANTT SUFFIX]: prints the path of T's copy with packed columns
+# (trace/packed.h), made when missing or older than T or kgantt; PATH.packtime beside it
+# says how long 'kgantt pack' took. KGANTT (default $K) packs it, into
+# T-packedSUFFIX.kgt: another kgantt's format.
 packed_copy() {
-	local t=$1 pk=${1%.kgt}-packed.kgt
-	if [ ! -s "$pk" ] || [ "$t" -nt "$pk" ] || [ "$K" -nt "$pk" ]; then
+	local t=$1 k=${2:-$K} pk=${1%.kgt}-packed${3:-}.kgt
+	if [ ! -s "$pk" ] || [ "$t" -nt "$pk" ] || [ "$k" -nt "$pk" ]; then
 		cp "$t" "$pk.tmp" || return 1
 		local t0=$EPOCHREALTIME
-		"$K" pack "$pk.tmp" || { echo "$BENCH: kgantt pack failed" >&2; return 1; }
+		"$k" pack "$pk.tmp" || { echo "$BENCH: kgantt pack failed" >&2; return 1; }
 		local t1=$EPOCHREALTIME
 		mv "$pk.tmp" "$pk"
 		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' > "$pk.packtime"

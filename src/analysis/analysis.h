@@ -40,6 +40,7 @@ struct kg_config {
 	double low_util;            /* ... a chunk below this busy fraction is low (0.5) */
 	double memory_bound;        /* achieved DRAM bandwidth at least this share of peak: memory-bound (0..1) */
 	int min_hw_samples;         /* samples a kernel must have alone to get achieved figures */
+	double slow_rank_ratio;     /* job: a rank's same-name kernels this much slower than the median rank's */
 };
 
 void analysis_config_default(struct kg_config *c);
@@ -206,7 +207,8 @@ struct kg_analysis {
 	uint32_t n_kernels;
 	struct kg_hw_kernel *hw_kernels;     /* same order as kernels; NULL: no samples */
 	struct kg_hw_gpu *hw_gpus;           /* same order as gpus; NULL: no samples asked */
-	int64_t *solo;                       /* by op: time it was the only kernel on its GPU */
+	int64_t *solo;                       /* by op: time it was the only kernel on its GPU
+					      * (0 for other ops; the per-GPU sweep sets it) */
 	struct kg_finding *findings;         /* by gain, descending */
 	uint32_t n_findings, cap_findings;
 	struct kg_blame *blame;              /* the findings' events */

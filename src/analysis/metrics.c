@@ -45,6 +45,7 @@ static const struct cfg_entry cfg_table[] = {
 	CFG(low_util, CFG_RATIO, "a chunk less busy than this is under-used (0..1)"),
 	CFG(memory_bound, CFG_RATIO, "a kernel whose achieved DRAM bandwidth is at least this share of the peak is memory-bound (0..1; record --hw)"),
 	CFG(min_hw_samples, CFG_INT, "hardware samples a kernel must have to itself before its achieved figures are used (record --hw)"),
+	CFG(slow_rank_ratio, CFG_RATIO, "a rank whose kernels take this much longer than the same kernels on the median rank runs slow (job report)"),
 };
 
 void analysis_config_default(struct kg_config *c)
@@ -68,6 +69,7 @@ void analysis_config_default(struct kg_config *c)
 	c->low_util = 0.5;
 	c->memory_bound = 0.6;
 	c->min_hw_samples = 2;
+	c->slow_rank_ratio = 1.10;
 }
 
 /* "250us", "2ms", "1.5s", "300ns" or a bare number of ns. */
@@ -262,21 +264,23 @@ static int op_occupancy(const struct kg_model *m, const struct kg_op *o, struct 
 {
 	struct kg_occ_device d;
 	occ_device_of(op_device(m, o), &d);
+	const struct kg_launch *l = op_launch(m, o);
 	struct kg_occ_kernel k = {
-		.block_threads = (int)(o->block[0] * o->block[1] * o->block[2]),
-		.regs_per_thread = o->regs,
-		.smem_static = (int)o->smem_static,
-		.smem_dynamic = (int)o->smem_dynamic,
-		.smem_config = (int)o->smem_config,
+		.block_threads = (int)(l->block[0] * l->block[1] * l->block[2]),
+		.regs_per_thread = l->regs,
+		.smem_static = (int)l->smem_static,
+		.smem_dynamic = (int)l->smem_dynamic,
+		.smem_config = (int)l->smem_config,
 	};
 	return occupancy_compute(&d, &k, r);
 }
 
 /* grid x * y * z; three uint32 from the file can pass LLONG_MAX: saturated */
-static long long op_blocks(const struct kg_op *o)
+static long long op_blocks(const struct kg_model *m, const struct kg_op *o)
 {
+	const uint32_t *grid = op_launch(m, o)->grid;
 	unsigned long long n; /* the first product fits: (2^32 - 1)^2 < 2^64 */
-	if (__builtin_mul_overflow((unsigned long long)o->grid[0] * o->grid[1], o->grid[2], &n) ||
+	if (__builtin_mul_overflow((unsigned long long)grid[0] * grid[1], grid[2], &n) ||
 	    n > LLONG_MAX)
 		return LLONG_MAX;
 	return (long long)n;
@@ -289,36 +293,29 @@ double op_fill(const struct kg_analysis *a, const struct kg_op *o)
 	const struct kg_device *d = op_device(a->m, o);
 	if (o->kind != KG_OP_KERNEL || d->sm_count <= 0)
 		return 1.0;
-	double f = (double)op_blocks(o) / d->sm_count;
+	double f = (double)op_blocks(a->m, o) / d->sm_count;
 	return f >= 1 || f <= 0 ? 1.0 : f;
 }
 
 /* ------------------------------------------------------------------ per GPU */
 
-/* ops[x] against ops[y] by start, then end (no global state: the GPU metrics run beside
- * other work). */
-static int by_start(const struct kg_model *m, uint32_t x, uint32_t y)
-{
-	const struct kg_op *a = &m->ops[x], *b = &m->ops[y];
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return (a->end > b->end) - (a->end < b->end);
-}
-
 /* Min-heap of end times: the kernels running at the sweep's current time. */
 struct end_heap {
 	int64_t *v;
-	uint32_t n;
+	uint32_t n, cap;
 };
 
-static void heap_push(struct end_heap *h, int64_t x)
+static int heap_push(struct end_heap *h, int64_t x)
 {
+	if (h->n == h->cap && array_room((void **)&h->v, &h->cap, h->n, sizeof(*h->v), 64) < 0)
+		return -ENOMEM;
 	uint32_t i = h->n++;
 	while (i && h->v[(i - 1) / 2] > x) {
 		h->v[i] = h->v[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
 	h->v[i] = x;
+	return 0;
 }
 
 static int64_t heap_pop(struct end_heap *h)
@@ -347,60 +344,86 @@ static void concurrency_add(int64_t conc[4], int active, int64_t dt)
 		conc[active > 4 ? 3 : active - 1] = kg_time_add(conc[active > 4 ? 3 : active - 1], dt);
 }
 
-/* Time with 1, 2, 3, 4+ kernels running, sweeping kernels in start order. */
-static int sweep_concurrency(const struct kg_model *m, const uint32_t *idx, uint32_t n,
-			     int64_t conc[4])
+/* Time with 1, 2, 3, 4+ kernels running: a sweep over the kernels in start order. */
+struct conc_sweep {
+	struct end_heap h;
+	int64_t now;
+};
+
+static void conc_until(struct conc_sweep *c, int64_t conc[4], int64_t t)
 {
-	struct end_heap h = {malloc((n + 1) * sizeof(int64_t)), 0};
-	if (!h.v)
-		return -ENOMEM;
-	int64_t now = KG_NO_TIME;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_op *o = &m->ops[idx[i]];
-		if (o->kind != KG_OP_KERNEL)
-			continue;
-		while (h.n && h.v[0] <= o->start) {
-			int active = (int)h.n;
-			int64_t t = heap_pop(&h);
-			concurrency_add(conc, active, kg_time_diff(t, now));
-			now = t;
-		}
-		if (h.n)
-			concurrency_add(conc, (int)h.n, kg_time_diff(o->start, now));
-		now = o->start;
-		/* an unknown end (KG_NO_TIME) or one before the start: a kernel of no length */
-		heap_push(&h, o->end > o->start ? o->end : o->start);
+	while (c->h.n && c->h.v[0] <= t) {
+		int active = (int)c->h.n;
+		int64_t e = heap_pop(&c->h);
+		concurrency_add(conc, active, kg_time_diff(e, c->now));
+		c->now = e;
 	}
-	while (h.n) {
-		int active = (int)h.n;
-		int64_t t = heap_pop(&h);
-		concurrency_add(conc, active, kg_time_diff(t, now));
-		now = t;
-	}
-	free(h.v);
-	return 0;
 }
 
-/* Union length of the ops selected by mask (bit per kind), in start order. */
-static int64_t union_of(const struct kg_model *m, const uint32_t *idx, uint32_t n, unsigned mask)
+static int conc_step(struct conc_sweep *c, int64_t conc[4], const struct kg_op *o)
 {
-	int64_t total = 0, cs = 0, ce = KG_NO_TIME;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_op *o = &m->ops[idx[i]];
-		if (!(mask & (1u << o->kind)))
-			continue;
-		if (ce == KG_NO_TIME || o->start > ce) {
-			if (ce != KG_NO_TIME)
-				total = kg_time_add(total, kg_time_span(ce, cs));
-			cs = o->start;
-			ce = o->end;
-		} else if (o->end > ce) {
-			ce = o->end;
-		}
+	conc_until(c, conc, o->start);
+	if (c->h.n)
+		concurrency_add(conc, (int)c->h.n, kg_time_diff(o->start, c->now));
+	c->now = o->start;
+	/* an unknown end (KG_NO_TIME) or one before the start: a kernel of no length */
+	return heap_push(&c->h, o->end > o->start ? o->end : o->start);
+}
+
+static void conc_done(struct conc_sweep *c, int64_t conc[4])
+{
+	conc_until(c, conc, INT64_MAX);
+	free(c->h.v);
+}
+
+/* Union length of some ops, met in start order. */
+struct union_sweep {
+	int64_t total, cs, ce;
+};
+
+static void union_step(struct union_sweep *u, const struct kg_op *o)
+{
+	if (u->ce == KG_NO_TIME || o->start > u->ce) {
+		if (u->ce != KG_NO_TIME)
+			u->total = kg_time_add(u->total, kg_time_span(u->ce, u->cs));
+		u->cs = o->start;
+		u->ce = o->end;
+	} else if (o->end > u->ce) {
+		u->ce = o->end;
 	}
-	if (ce != KG_NO_TIME)
-		total = kg_time_add(total, kg_time_span(ce, cs));
-	return total;
+}
+
+static int64_t union_total(const struct union_sweep *u)
+{
+	return u->ce != KG_NO_TIME ? kg_time_add(u->total, kg_time_span(u->ce, u->cs)) : u->total;
+}
+
+/* Solo time of each kernel: how long it was the only kernel running on its GPU. A kernel
+ * is alone from max(its start, earlier kernels' ends) until the next kernel starts, so
+ * each is settled when the next one comes (`held`). */
+struct solo_sweep {
+	int64_t running_end;   /* latest end among the kernels before `held` */
+	uint32_t held;         /* op index, KG_NONE */
+};
+
+static void solo_settle(const struct kg_model *m, struct solo_sweep *s, int64_t next_start,
+			int64_t *solo)
+{
+	if (s->held == KG_NONE)
+		return;
+	const struct kg_op *o = &m->ops[s->held];
+	int64_t from = o->start > s->running_end ? o->start : s->running_end;
+	int64_t to = next_start < o->end ? next_start : o->end;
+	solo[s->held] = kg_time_span(to, from);
+	/* later kernels that start before this one ends are not alone meanwhile */
+	if (o->end > s->running_end)
+		s->running_end = o->end;
+}
+
+static void solo_step(const struct kg_model *m, struct solo_sweep *s, uint32_t op, int64_t *solo)
+{
+	solo_settle(m, s, m->ops[op].start, solo);
+	s->held = op;
 }
 
 /* Blocking host calls, by process, sorted by start: what a host can be stuck in. */
@@ -508,85 +531,103 @@ static int add_gap(struct kg_gpu_metrics *gm, uint32_t *cap, int64_t s, int64_t 
 }
 
 /* Busy union of all ops, its gaps, and the busy fraction per chunk of the trace span. */
-static int busy_and_gaps(struct kg_analysis *a, struct kg_gpu_metrics *gm, const uint32_t *idx,
-			 uint32_t n, const struct host_waits *w)
+struct busy_sweep {
+	int64_t cs, ce;        /* the busy interval being built */
+	uint32_t cap;          /* of gm->gaps */
+	int chunks;
+	double chunk_ns;
+};
+
+static int busy_begin(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct busy_sweep *b)
 {
-	const struct kg_model *m = a->m;
-	int chunks = a->cfg.util_chunks > 0 ? a->cfg.util_chunks : 30;
-	gm->util = calloc((size_t)chunks, sizeof(double));
-	if (!gm->util)
-		return -ENOMEM;
-	gm->n_util = chunks;
-	double chunk_ns = a->span > 0 ? (double)a->span / chunks : 1;
-	uint32_t cap = 0;
-	int64_t cs = 0, ce = KG_NO_TIME;
-	for (uint32_t i = 0; i <= n; i++) {
-		const struct kg_op *o = i < n ? &m->ops[idx[i]] : NULL;
-		if (o && ce != KG_NO_TIME && o->start <= ce) {
-			if (o->end > ce)
-				ce = o->end;
-			continue;
-		}
-		if (ce != KG_NO_TIME) { /* close the busy interval [cs, ce] */
-			gm->busy = kg_time_add(gm->busy, kg_time_span(ce, cs));
-			int c = kg_i32_of((double)kg_time_diff(cs, m->begin) / chunk_ns);
-			for (int64_t t = cs; t < ce && c < chunks; c++) {
-				/* chunk c ends at cend; the last chunk takes whatever is left */
-				int64_t cend = c == chunks - 1 ? ce
-					       : kg_time_add(m->begin, kg_i64_of((c + 1) * chunk_ns));
-				int64_t seg_end = ce < cend ? ce : cend;
-				if (seg_end > t)
-					gm->util[c] += (double)kg_time_diff(seg_end, t);
-				t = seg_end > t ? seg_end : t;
-			}
-		}
-		if (!o)
-			break;
-		if (ce != KG_NO_TIME && kg_time_diff(o->start, ce) >= a->cfg.sync_gap_ns &&
-		    add_gap(gm, &cap, ce, o->start, idx[i]) < 0)
+	*b = (struct busy_sweep){.ce = KG_NO_TIME};
+	b->chunks = a->cfg.util_chunks > 0 ? a->cfg.util_chunks : 30;
+	b->chunk_ns = a->span > 0 ? (double)a->span / b->chunks : 1;
+	gm->util = calloc((size_t)b->chunks, sizeof(double));
+	gm->n_util = b->chunks;
+	return gm->util ? 0 : -ENOMEM;
+}
+
+/* The busy interval [cs, ce] into the busy time and the chunks it covers. */
+static void busy_close(const struct kg_model *m, struct kg_gpu_metrics *gm,
+		       const struct busy_sweep *b)
+{
+	int64_t cs = b->cs, ce = b->ce;
+	gm->busy = kg_time_add(gm->busy, kg_time_span(ce, cs));
+	int c = kg_i32_of((double)kg_time_diff(cs, m->begin) / b->chunk_ns);
+	for (int64_t t = cs; t < ce && c < b->chunks; c++) {
+		/* chunk c ends at cend; the last chunk takes whatever is left */
+		int64_t cend = c == b->chunks - 1 ? ce
+			       : kg_time_add(m->begin, kg_i64_of((c + 1) * b->chunk_ns));
+		int64_t seg_end = ce < cend ? ce : cend;
+		if (seg_end > t)
+			gm->util[c] += (double)kg_time_diff(seg_end, t);
+		t = seg_end > t ? seg_end : t;
+	}
+}
+
+static int busy_step(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct busy_sweep *b,
+		     uint32_t op)
+{
+	const struct kg_op *o = &a->m->ops[op];
+	if (b->ce != KG_NO_TIME && o->start <= b->ce) {
+		if (o->end > b->ce)
+			b->ce = o->end;
+		return 0;
+	}
+	if (b->ce != KG_NO_TIME) {
+		busy_close(a->m, gm, b);
+		if (kg_time_diff(o->start, b->ce) >= a->cfg.sync_gap_ns &&
+		    add_gap(gm, &b->cap, b->ce, o->start, op) < 0)
 			return -ENOMEM;
-		cs = o->start;
-		ce = o->end;
 	}
-	for (int c = 0; c < chunks; c++)
-		gm->util[c] /= chunk_ns;
-	for (uint32_t g = 0; g < gm->n_gaps; g++) {
-		struct kg_gap *gap = &gm->gaps[g];
-		gap->cause = (uint8_t)gap_cause(m, w, gap);
-		gm->idle_by_cause[gap->cause] =
-			kg_time_add(gm->idle_by_cause[gap->cause], kg_time_span(gap->end, gap->start));
-	}
+	b->cs = o->start;
+	b->ce = o->end;
 	return 0;
 }
 
-/* idx holds a GPU's ops grouped by stream, each group sorted by start (model_finish's
- * order): merge the groups into one start order with a heap over the group heads, O(n log
- * streams) instead of a general sort. */
-static int merge_by_start(const struct kg_model *m, uint32_t *idx, uint32_t n)
+static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct busy_sweep *b,
+		      const struct host_waits *w)
 {
-	if (n < 2)
-		return 0;
-	uint32_t *out = malloc((size_t)n * sizeof(*out));
-	uint32_t *head = malloc((size_t)n * sizeof(*head)); /* run cursors */
-	uint32_t *end = malloc((size_t)n * sizeof(*end));
-	uint32_t *heap = malloc((size_t)n * sizeof(*heap));
-	if (!out || !head || !end || !heap) {
-		free(out), free(head), free(end), free(heap);
-		return -ENOMEM;
+	if (b->ce != KG_NO_TIME)
+		busy_close(a->m, gm, b);
+	for (int c = 0; c < b->chunks; c++)
+		gm->util[c] /= b->chunk_ns;
+	for (uint32_t g = 0; g < gm->n_gaps; g++) {
+		struct kg_gap *gap = &gm->gaps[g];
+		gap->cause = (uint8_t)gap_cause(a->m, w, gap);
+		gm->idle_by_cause[gap->cause] =
+			kg_time_add(gm->idle_by_cause[gap->cause], kg_time_span(gap->end, gap->start));
 	}
-	uint32_t runs = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (i == 0 || m->ops[idx[i]].stream != m->ops[idx[i - 1]].stream ||
-		    by_start(m, idx[i - 1], idx[i]) > 0) {
-			if (runs)
-				end[runs - 1] = i;
-			head[runs++] = i;
-		}
-	end[runs - 1] = n;
-	/* binary min-heap of run numbers keyed by their head op */
-#define KEY_LESS(r1, r2) (by_start(m, idx[head[r1]], idx[head[r2]]) < 0)
+}
+
+/* A run of ops in start order (a stream's, model_finish's order) and its head's key,
+ * kept beside it so that the merge compares without reading the ops. */
+struct merge_run {
+	uint32_t at, end;      /* the run's ops: ops[at .. end) */
+	int64_t start, stop;   /* ops[at]'s start and end */
+};
+
+static int run_less(const struct merge_run *x, const struct merge_run *y)
+{
+	return x->start < y->start || (x->start == y->start && x->stop < y->stop);
+}
+
+static void run_key(const struct kg_model *m, struct merge_run *r)
+{
+	r->start = m->ops[r->at].start;
+	r->stop = m->ops[r->at].end;
+}
+
+/* The ops of a GPU's streams (runs[0 .. nruns), each in start order) merged into one start
+ * order in out, with a heap over the run heads: O(n log streams), no general sort. */
+static void merge_runs_by_start(const struct kg_model *m, struct merge_run *runs, uint32_t nruns,
+				uint32_t *heap, uint32_t *out)
+{
+#define KEY_LESS(r1, r2) run_less(&runs[r1], &runs[r2])
 	uint32_t hn = 0;
-	for (uint32_t r = 0; r < runs; r++) {
+	for (uint32_t r = 0; r < nruns; r++) {
+		run_key(m, &runs[r]);
 		uint32_t i = hn++;
 		while (i && KEY_LESS(r, heap[(i - 1) / 2])) {
 			heap[i] = heap[(i - 1) / 2];
@@ -594,12 +635,14 @@ static int merge_by_start(const struct kg_model *m, uint32_t *idx, uint32_t n)
 		}
 		heap[i] = r;
 	}
-	for (uint32_t o = 0; o < n; o++) {
+	for (uint32_t o = 0; hn; o++) {
 		uint32_t r = heap[0];
-		out[o] = idx[head[r]++];
+		out[o] = runs[r].at++;
 		uint32_t x = r;
-		if (head[r] == end[r])
+		if (runs[r].at == runs[r].end)
 			x = heap[--hn];
+		else
+			run_key(m, &runs[r]);
 		uint32_t i = 0;
 		for (;;) { /* sift x down from the root */
 			uint32_t c = 2 * i + 1;
@@ -616,47 +659,94 @@ static int merge_by_start(const struct kg_model *m, uint32_t *idx, uint32_t n)
 			heap[i] = x;
 	}
 #undef KEY_LESS
-	memcpy(idx, out, (size_t)n * sizeof(*idx));
-	free(out), free(head), free(end), free(heap);
-	return 0;
 }
 
-static int gpu_metrics(struct kg_analysis *a, uint32_t gpu, uint32_t *idx, uint32_t n,
+/* gm->ops: the GPU's ops in start order, from its streams' runs. */
+static int gpu_ops_by_start(const struct kg_model *m, struct kg_gpu_metrics *gm, uint32_t n)
+{
+	uint32_t nruns = 0;
+	for (uint32_t s = 0; s < m->n_streams; s++)
+		nruns += m->streams[s].nops && m->devices[m->streams[s].device].gpu == gm->gpu;
+	struct merge_run *runs = malloc(((size_t)nruns + 1) * sizeof(*runs));
+	uint32_t *heap = malloc(((size_t)nruns + 1) * sizeof(*heap));
+	gm->ops = malloc(((size_t)n + 1) * sizeof(*gm->ops));
+	int rc = runs && heap && gm->ops ? 0 : -ENOMEM;
+	for (uint32_t s = 0, r = 0; !rc && s < m->n_streams; s++) {
+		const struct kg_stream *st = &m->streams[s];
+		if (st->nops && m->devices[st->device].gpu == gm->gpu)
+			runs[r++] = (struct merge_run){st->first_op, st->first_op + st->nops, 0, 0};
+	}
+	if (!rc) {
+		merge_runs_by_start(m, runs, nruns, heap, gm->ops);
+		gm->n_ops = n;
+	}
+	free(runs);
+	free(heap);
+	return rc;
+}
+
+static void count_op(struct kg_gpu_metrics *gm, const struct kg_op *o)
+{
+	if (gm->end == KG_NO_TIME || o->end > gm->end)
+		gm->end = o->end;
+	if (o->kind == KG_OP_KERNEL) {
+		gm->kernels++;
+		gm->kernel_time = kg_time_add(gm->kernel_time, kg_time_span(o->end, o->start));
+	} else if (o->kind == KG_OP_MEMCPY) {
+		gm->copies++;
+		gm->copy_total = kg_time_add(gm->copy_total, kg_time_span(o->end, o->start));
+	} else {
+		gm->memsets++;
+	}
+}
+
+/* Every figure of a GPU in one sweep over its ops in start order: each op is read once
+ * (at 10M ops, the passes are memory-bound). */
+static int gpu_metrics(struct kg_analysis *a, struct kg_gpu_metrics *gm, uint32_t n,
 		       const struct host_waits *w)
 {
 	const struct kg_model *m = a->m;
-	struct kg_gpu_metrics *gm = &a->gpus[gpu];
-	gm->gpu = gpu;
-	if (merge_by_start(m, idx, n) < 0)
-		return -ENOMEM;
-	gm->ops = malloc(((size_t)n + 1) * sizeof(*gm->ops));
-	if (!gm->ops)
-		return -ENOMEM;
-	memcpy(gm->ops, idx, (size_t)n * sizeof(*idx));
-	gm->n_ops = n;
-	gm->begin = n ? m->ops[idx[0]].start : KG_NO_TIME;
+	struct union_sweep kernels = {0, 0, KG_NO_TIME}, copies = kernels, both = kernels;
+	struct conc_sweep conc = {{0}, KG_NO_TIME};
+	struct solo_sweep solo = {INT64_MIN, KG_NONE};
+	struct busy_sweep busy;
+	int rc = gpu_ops_by_start(m, gm, n);
+	if (!rc)
+		rc = busy_begin(a, gm, &busy);
+	gm->begin = n && !rc ? m->ops[gm->ops[0]].start : KG_NO_TIME;
 	gm->end = KG_NO_TIME;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_op *o = &m->ops[idx[i]];
-		if (gm->end == KG_NO_TIME || o->end > gm->end)
-			gm->end = o->end;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		const struct kg_op *o = &m->ops[gm->ops[i]];
+		count_op(gm, o);
 		if (o->kind == KG_OP_KERNEL) {
-			gm->kernels++;
-			gm->kernel_time = kg_time_add(gm->kernel_time, kg_time_span(o->end, o->start));
-		} else if (o->kind == KG_OP_MEMCPY) {
-			gm->copies++;
-			gm->copy_total = kg_time_add(gm->copy_total, kg_time_span(o->end, o->start));
-		} else {
-			gm->memsets++;
+			union_step(&kernels, o);
+			rc = conc_step(&conc, gm->concurrent, o);
+			solo_step(m, &solo, gm->ops[i], a->solo);
 		}
+		if (o->kind == KG_OP_MEMCPY)
+			union_step(&copies, o);
+		if (o->kind == KG_OP_KERNEL || o->kind == KG_OP_MEMCPY)
+			union_step(&both, o);
+		if (!rc)
+			rc = busy_step(a, gm, &busy, gm->ops[i]);
 	}
-	gm->kernel_busy = union_of(m, idx, n, 1u << KG_OP_KERNEL);
-	gm->copy_busy = union_of(m, idx, n, 1u << KG_OP_MEMCPY);
-	int64_t both = union_of(m, idx, n, (1u << KG_OP_KERNEL) | (1u << KG_OP_MEMCPY));
-	gm->copy_kernel_overlap = kg_time_diff(kg_time_add(gm->kernel_busy, gm->copy_busy), both);
-	if (sweep_concurrency(m, idx, n, gm->concurrent) < 0)
-		return -ENOMEM;
-	return busy_and_gaps(a, gm, idx, n, w);
+	conc_done(&conc, gm->concurrent);
+	if (rc)
+		return rc;
+	solo_settle(m, &solo, INT64_MAX, a->solo);
+	gm->kernel_busy = union_total(&kernels);
+	gm->copy_busy = union_total(&copies);
+	gm->copy_kernel_overlap =
+		kg_time_diff(kg_time_add(gm->kernel_busy, gm->copy_busy), union_total(&both));
+	busy_done(a, gm, &busy, w);
+	return 0;
+}
+
+/* Ops per GPU, from their streams (each stream's ops lie together). */
+static void ops_per_gpu(const struct kg_model *m, uint32_t *count)
+{
+	for (uint32_t s = 0; s < m->n_streams; s++)
+		count[m->devices[m->streams[s].device].gpu] += m->streams[s].nops;
 }
 
 static int all_gpu_metrics(struct kg_analysis *a)
@@ -665,24 +755,18 @@ static int all_gpu_metrics(struct kg_analysis *a)
 	a->n_gpus = m->n_gpus;
 	a->gpus = calloc(m->n_gpus ? m->n_gpus : 1, sizeof(*a->gpus));
 	uint32_t *count = calloc(m->n_gpus + 1, sizeof(*count));
-	uint32_t *idx = malloc(((size_t)m->n_ops + 1) * sizeof(*idx));
+	/* by op, for the rules: written here, in the sweep that has the kernels in order */
+	a->solo = calloc((size_t)m->n_ops + 1, sizeof(*a->solo));
 	struct host_waits w = {0};
-	int rc = !a->gpus || !count || !idx ? -ENOMEM : collect_waits(m, &w);
-	/* counting sort of the ops by GPU */
-	for (uint32_t i = 0; !rc && i < m->n_ops; i++)
-		count[op_device(m, &m->ops[i])->gpu + 1]++;
-	for (uint32_t g = 0; !rc && g < m->n_gpus; g++)
-		count[g + 1] += count[g];
-	for (uint32_t i = 0; !rc && i < m->n_ops; i++)
-		idx[count[op_device(m, &m->ops[i])->gpu]++] = i;
-	/* count[g] now ends GPU g's run; its start is count[g-1] (0 for the first) */
+	int rc = !a->gpus || !count || !a->solo ? -ENOMEM : collect_waits(m, &w);
+	if (!rc)
+		ops_per_gpu(m, count);
 	for (uint32_t g = 0; !rc && g < m->n_gpus; g++) {
-		uint32_t begin = g ? count[g - 1] : 0;
-		rc = gpu_metrics(a, g, idx + begin, count[g] - begin, &w);
+		a->gpus[g].gpu = g;
+		rc = gpu_metrics(a, &a->gpus[g], count[g], &w);
 	}
 	free(w.idx);
 	free(count);
-	free(idx);
 	return rc;
 }
 
@@ -741,15 +825,27 @@ static int stream_metrics(struct kg_analysis *a)
 
 /* ------------------------------------------------------------------ per kernel name */
 
-struct kdur {
-	uint32_t name, op;
-	int64_t dur;
+/* One kernel name's figures, gathered in passes over the ops in their order (reading
+ * each op where it lies, rather than by name: a name's kernels are spread over the whole
+ * trace). Its values lie in the value arrays from `first` on. */
+struct name_acc {
+	uint32_t first;
+	uint32_t count, nl, nq;       /* durations, launch latencies, queue waits */
+	int64_t total, min, max;
+	uint32_t longest;             /* the first of its longest kernels */
+	uint32_t stats;               /* its entry in analysis.kernels */
 };
 
-
+/* The arrays the passes fill, each with a slice per name (a counting sort on the name):
+ * durations and launch latencies, then the queue waits where the durations were (two
+ * arrays of 8 bytes a kernel, not three: 80 MB less at 10M kernels). */
+struct name_values {
+	int64_t *dur, *launch;
+};
 
 /* The k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n) on average.
- * Percentiles of a million durations need two selections, not a sort. */
+ * Percentiles of a million durations need two selections, not a sort. It leaves v
+ * partitioned around k: nothing before k is larger, nothing after it smaller. */
 static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
 {
 	uint32_t lo = 0, hi = n - 1;
@@ -784,55 +880,101 @@ static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
 	return v[k];
 }
 
-/* p in 0..1: nearest rank, as a sort would give. Reorders v. */
-static int64_t pct(int64_t *v, uint32_t n, double p)
+/* The rank of percentile p (0..1) of n values: nearest rank, as a sort would give. */
+static uint32_t pct_rank(uint32_t n, double p)
 {
-	if (!n)
-		return KG_NO_TIME;
 	uint32_t i = (uint32_t)(p * (n - 1) + 0.5);
-	return select_kth(v, n, i < n ? i : n - 1);
+	return i < n ? i : n - 1;
+}
+
+/* The median and the 99th percentile of v[0..n), KG_NO_TIME when n is 0. Reorders v:
+ * selecting the median leaves the larger half after it, where the 99th is selected. */
+static void pct_50_99(int64_t *v, uint32_t n, int64_t *p50, int64_t *p99)
+{
+	if (!n) {
+		*p50 = *p99 = KG_NO_TIME;
+		return;
+	}
+	uint32_t i50 = pct_rank(n, 0.5), i99 = pct_rank(n, 0.99);
+	*p50 = select_kth(v, n, i50);
+	*p99 = i99 > i50 ? select_kth(v + i50 + 1, n - i50 - 1, i99 - i50 - 1) : *p50;
 }
 
 static void kernel_occupancy(const struct kg_analysis *a, struct kg_kernel_stats *k)
 {
 	const struct kg_op *o = &a->m->ops[k->example_op];
-	k->blocks = op_blocks(o);
-	k->threads = (int)(o->block[0] * o->block[1] * o->block[2]);
+	const struct kg_launch *l = op_launch(a->m, o);
+	k->blocks = op_blocks(a->m, o);
+	k->threads = (int)(l->block[0] * l->block[1] * l->block[2]);
 	if (op_occupancy(a->m, o, &k->occ) < 0)
 		return;
 	struct kg_occ_device d;
 	occ_device_of(op_device(a->m, o), &d);
 	k->occupancy_ok = 1;
 	k->waves = occupancy_waves(&d, &k->occ, k->blocks);
-	if (occupancy_best_block(&d, o->regs, (int)o->smem_static, (int)o->smem_dynamic, 0,
+	if (occupancy_best_block(&d, l->regs, (int)l->smem_static, (int)l->smem_dynamic, 0,
 				 &k->best_block, &k->best_grid) < 0)
 		k->best_block = k->best_grid = 0;
 }
 
-/* Launch latency and queue wait of one name's kernels, from their sorted runs. */
-static int phase_stats(const struct kg_analysis *a, const struct kdur *run, uint32_t n,
-		       struct kg_kernel_stats *k, int64_t *tmp1, int64_t *tmp2)
+/* Adds kernel ops[i]'s duration and launch latency to its name's figures. Without
+ * queued times (PyTorch profiler traces) the launch figure is start - API start: it then
+ * includes the wait behind earlier work of the stream. */
+static void name_add(const struct kg_op *o, uint32_t i, int launch_incl_queue,
+		     struct name_acc *n, struct name_values *v)
 {
-	uint32_t nl = 0, nq = 0;
-	/* Without queued times (PyTorch profiler traces) the launch figure is start - API
-	 * start: it then includes the wait behind earlier work of the stream. */
-	k->launch_incl_queue = !a->m->has_queued;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_op *o = &a->m->ops[run[i].op];
-		if (o->queued == KG_NO_TIME) {
-			if (k->launch_incl_queue && o->api_start != KG_NO_TIME && o->start >= o->api_start)
-				tmp1[nl++] = kg_time_diff(o->start, o->api_start);
-			continue;
-		}
-		tmp2[nq++] = kg_time_diff(o->start, o->queued);
-		if (o->api_start != KG_NO_TIME)
-			tmp1[nl++] = kg_time_diff(o->queued, o->api_start);
+	int64_t dur = kg_time_span(o->end, o->start);
+	if (!n->count || dur < n->min)
+		n->min = dur;
+	if (!n->count || dur > n->max) {
+		n->max = dur;
+		n->longest = i;
 	}
-	k->launch_p50 = pct(tmp1, nl, 0.5);
-	k->launch_p99 = pct(tmp1, nl, 0.99);
-	k->queue_p50 = pct(tmp2, nq, 0.5);
-	k->queue_p99 = pct(tmp2, nq, 0.99);
-	return 0;
+	n->total = kg_time_add(n->total, dur);
+	v->dur[n->first + n->count++] = dur;
+	if (o->queued == KG_NO_TIME) {
+		if (launch_incl_queue && o->api_start != KG_NO_TIME && o->start >= o->api_start)
+			v->launch[n->first + n->nl++] = kg_time_diff(o->start, o->api_start);
+	} else if (o->api_start != KG_NO_TIME) {
+		v->launch[n->first + n->nl++] = kg_time_diff(o->queued, o->api_start);
+	}
+}
+
+/* The statistics of a name from its durations and launch latencies (reorders them). */
+static void name_stats(const struct kg_analysis *a, uint32_t name, const struct name_acc *n,
+		       const struct name_values *v, struct kg_kernel_stats *k)
+{
+	k->name = name;
+	k->count = n->count;
+	k->total = n->total;
+	k->min = n->min;
+	k->max = n->max;
+	pct_50_99(v->dur + n->first, n->count, &k->p50, &k->p99);
+	k->mean = (double)k->total / k->count;
+	k->example_op = n->longest;
+	k->launch_incl_queue = !a->m->has_queued;
+	pct_50_99(v->launch + n->first, n->nl, &k->launch_p50, &k->launch_p99);
+	kernel_occupancy(a, k);
+}
+
+/* The queue waits (start - queued) of every name, in the durations' place. */
+static void queue_stats(struct kg_analysis *a, struct name_acc *acc, uint32_t nnames,
+			int64_t *queue)
+{
+	const struct kg_model *m = a->m;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		if (o->kind == KG_OP_KERNEL && o->name < nnames && o->queued != KG_NO_TIME) {
+			struct name_acc *n = &acc[o->name];
+			queue[n->first + n->nq++] = kg_time_diff(o->start, o->queued);
+		}
+	}
+	for (uint32_t k = 0; k < nnames; k++) {
+		if (!acc[k].count)
+			continue;
+		struct kg_kernel_stats *ks = &a->kernels[acc[k].stats];
+		pct_50_99(queue + acc[k].first, acc[k].nq, &ks->queue_p50, &ks->queue_p99);
+	}
 }
 
 static int by_total_desc(const void *x, const void *y)
@@ -841,67 +983,52 @@ static int by_total_desc(const void *x, const void *y)
 	return (a->total < b->total) - (a->total > b->total);
 }
 
+static int is_named_kernel(const struct kg_op *o, uint32_t nnames)
+{
+	return o->kind == KG_OP_KERNEL && o->name < nnames;
+}
+
 static int kernel_stats(struct kg_analysis *a)
 {
 	const struct kg_model *m = a->m;
-	uint32_t n = 0, nnames = m->strings.count + 2;
-	/* bucket the kernels by name (a counting sort on the name id) */
-	uint32_t *at = calloc((size_t)nnames + 1, sizeof(*at));
-	struct kdur *v = malloc(((size_t)m->n_ops + 1) * sizeof(*v));
-	int64_t *durs = malloc(((size_t)m->n_ops + 1) * sizeof(*durs));
-	int64_t *t1 = malloc(((size_t)m->n_ops + 1) * sizeof(*t1));
-	int64_t *t2 = malloc(((size_t)m->n_ops + 1) * sizeof(*t2));
-	int rc = !at || !v || !durs || !t1 || !t2 ? -ENOMEM : 0;
-	for (uint32_t i = 0; !rc && i < m->n_ops; i++)
-		if (m->ops[i].kind == KG_OP_KERNEL && m->ops[i].name < nnames)
-			at[m->ops[i].name + 1]++;
-	uint32_t names = 0;
-	for (uint32_t k = 0; !rc && k < nnames; k++) {
-		names += at[k + 1] > 0;
-		at[k + 1] += at[k];
-	}
-	for (uint32_t i = 0; !rc && i < m->n_ops; i++) {
-		const struct kg_op *o = &m->ops[i];
-		if (o->kind == KG_OP_KERNEL && o->name < nnames) {
-			v[at[o->name]++] = (struct kdur){o->name, i, kg_time_span(o->end, o->start)};
-			n++;
+	uint32_t nnames = m->strings.count + 2, kernels = 0, names = 0;
+	struct name_acc *acc = calloc(nnames, sizeof(*acc));
+	for (uint32_t i = 0; acc && i < m->n_ops; i++)
+		if (is_named_kernel(&m->ops[i], nnames)) {
+			acc[m->ops[i].name].count++;
+			kernels++;
 		}
+	struct name_values v = {0};
+	if (acc) {
+		v.dur = malloc(((size_t)kernels + 1) * sizeof(*v.dur));
+		v.launch = malloc(((size_t)kernels + 1) * sizeof(*v.launch));
 	}
+	int rc = acc && v.dur && v.launch ? 0 : -ENOMEM;
+	for (uint32_t k = 0, first = 0; !rc && k < nnames; k++) {
+		acc[k].first = first;
+		first += acc[k].count;
+		names += acc[k].count > 0;
+		acc[k].count = 0;
+	}
+	int launch_incl_queue = !m->has_queued;
+	for (uint32_t i = 0; !rc && i < m->n_ops; i++)
+		if (is_named_kernel(&m->ops[i], nnames))
+			name_add(&m->ops[i], i, launch_incl_queue, &acc[m->ops[i].name], &v);
 	a->kernels = rc ? NULL : calloc((size_t)names + 1, sizeof(*a->kernels));
 	if (!a->kernels)
 		rc = -ENOMEM;
-	for (uint32_t i = 0; !rc && i < n;) {
-		uint32_t j = i, longest = i;
-		struct kg_kernel_stats *k = &a->kernels[a->n_kernels++];
-		k->name = v[i].name;
-		k->min = k->max = v[i].dur;
-		while (j < n && v[j].name == v[i].name) {
-			durs[j - i] = v[j].dur;
-			k->total = kg_time_add(k->total, v[j].dur);
-			if (v[j].dur < k->min)
-				k->min = v[j].dur;
-			if (v[j].dur > k->max) {
-				k->max = v[j].dur;
-				longest = j;
-			}
-			j++;
+	for (uint32_t k = 0; !rc && k < nnames; k++)
+		if (acc[k].count) {
+			acc[k].stats = a->n_kernels;
+			name_stats(a, k, &acc[k], &v, &a->kernels[a->n_kernels++]);
 		}
-		k->count = j - i;
-		k->p50 = pct(durs, k->count, 0.5);
-		k->p99 = pct(durs, k->count, 0.99);
-		k->mean = (double)k->total / k->count;
-		k->example_op = v[longest].op;
-		phase_stats(a, v + i, k->count, k, t1, t2);
-		kernel_occupancy(a, k);
-		i = j;
-	}
+	if (!rc)
+		queue_stats(a, acc, nnames, v.dur);
 	if (!rc && a->n_kernels)
 		qsort(a->kernels, a->n_kernels, sizeof(*a->kernels), by_total_desc);
-	free(at);
-	free(v);
-	free(durs);
-	free(t1);
-	free(t2);
+	free(acc);
+	free(v.dur);
+	free(v.launch);
 	return rc;
 }
 

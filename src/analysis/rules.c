@@ -83,34 +83,6 @@ static const char *short_name(const struct kg_analysis *a, uint32_t name, char *
 
 /* ------------------------------------------------------------------ stream serialization */
 
-/* Solo time of each kernel: how long it was the only kernel running on its GPU. */
-static void solo_times(const struct kg_analysis *a, const struct kg_gpu_metrics *gm,
-		       int64_t *solo)
-{
-	/* kernels by start; a kernel is alone from max(its start, previous ends) until the
-	 * next kernel starts, as long as no earlier kernel still runs */
-	int64_t running_end = INT64_MIN; /* latest end among kernels started before */
-	uint32_t nk = 0;
-	uint32_t *kidx = malloc(((size_t)gm->n_ops + 1) * sizeof(*kidx));
-	if (!kidx)
-		return;
-	for (uint32_t i = 0; i < gm->n_ops; i++)
-		if (op(a, gm->ops[i])->kind == KG_OP_KERNEL)
-			kidx[nk++] = gm->ops[i];
-	for (uint32_t i = 0; i < nk; i++) {
-		const struct kg_op *o = op(a, kidx[i]);
-		int64_t from = o->start > running_end ? o->start : running_end;
-		int64_t to = o->end;
-		if (i + 1 < nk && op(a, kidx[i + 1])->start < to)
-			to = op(a, kidx[i + 1])->start;
-		solo[kidx[i]] = kg_time_span(to, from);
-		/* later kernels that start before this one ends are not alone meanwhile */
-		if (o->end > running_end)
-			running_end = o->end;
-	}
-	free(kidx);
-}
-
 /* Was the next kernel of this stream already waiting when o ended? */
 static int has_backlog(const struct kg_analysis *a, const struct kg_op *o, uint32_t opi)
 {
@@ -787,6 +759,7 @@ static void rule_occupancy(struct kg_analysis *a)
 		if (!ks->occupancy_ok || ks->p50 < a->cfg.long_kernel_ns)
 			continue;
 		const struct kg_op *o = op(a, ks->example_op);
+		const struct kg_launch *l = op_launch(a->m, o);
 		const struct kg_device *d = op_device(a->m, o);
 		int underfilled = ks->waves > 0 && ks->waves < a->cfg.underfill_waves &&
 				  ks->blocks < d->sm_count;
@@ -806,8 +779,8 @@ static void rule_occupancy(struct kg_analysis *a)
 		occ_device_of(d, &od);
 		double best_occ = ks->occ.occupancy;
 		if (ks->best_block > 0) {
-			struct kg_occ_kernel bk = {ks->best_block, o->regs, (int)o->smem_static,
-						   (int)o->smem_dynamic, 0};
+			struct kg_occ_kernel bk = {ks->best_block, l->regs, (int)l->smem_static,
+						   (int)l->smem_dynamic, 0};
 			if (occupancy_compute(&od, &bk, &best) == 0 && best.occupancy > best_occ)
 				best_occ = best.occupancy;
 		}
@@ -856,7 +829,7 @@ static void rule_occupancy(struct kg_analysis *a)
 			 "per block: %d blocks (%d warps of %d) fit on an SM, limited by %s; the grid "
 			 "is %.2f waves. Too few resident warps cannot hide memory and instruction "
 			 "latency; too few blocks leave SMs empty.",
-			 ks->threads, o->regs, (int)(o->smem_static + o->smem_dynamic),
+			 ks->threads, l->regs, (int)(l->smem_static + l->smem_dynamic),
 			 ks->occ.blocks_per_sm, ks->occ.warps_per_sm, d->max_warps_per_sm,
 			 occupancy_limit_name(ks->occ.limiter), ks->waves);
 		const char *lib = kernel_library(a, ks);
@@ -892,8 +865,8 @@ static void rule_occupancy(struct kg_analysis *a)
 		f->end = o->end;
 		finding_evidence(f, o->start, o->end, o->stream, ks->example_op,
 				 "longest instance: %.3f ms, grid %u x %u x %u, block %u x %u x %u",
-				 ms(dur(o)), o->grid[0], o->grid[1], o->grid[2], o->block[0], o->block[1],
-				 o->block[2]);
+				 ms(dur(o)), l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+				 l->block[2]);
 		snprintf(f->figures, sizeof(f->figures),
 			 "launches=%u, total_ms=%.3f, occupancy=%.3f, best_block=%d, best_occupancy=%.3f, "
 			 "waves=%.2f",
@@ -1255,9 +1228,6 @@ static void rule_idle(struct kg_analysis *a)
 
 void rules_run(struct kg_analysis *a)
 {
-	a->solo = calloc((size_t)a->m->n_ops + 1, sizeof(*a->solo));
-	for (uint32_t g = 0; a->solo && g < a->n_gpus; g++)
-		solo_times(a, &a->gpus[g], a->solo);
 	rule_stream_serialization(a);
 	rule_copies(a);
 	rule_launch_overhead(a);

@@ -1,6 +1,7 @@
 /* kgantt info: what a trace holds, at a glance: where it came from, its processes and
  * devices, how many records of each kind, and what was lost. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -50,13 +51,121 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	return t ? (const char *)t : "-";
 }
 
-static void print_processes(sqlite3 *db)
+/* ------------------------------------------------------------------ the kernels */
+
+/* The kernels' count by process and their span: from the rows, or from the blocks of a
+ * compacted trace (format 5), which hold its only copy of them and decode in a tenth of
+ * the time SQL takes to step through as many rows. */
+struct kernel_facts {
+	long long *process, *count; /* the processes table's numbers, sorted; their kernels */
+	size_t n;
+	long long first, last;      /* the earliest start, the latest end; first > last: none */
+};
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+static void count_kernels(struct kernel_facts *f, long long process, long long n)
+{
+	long long *at = f->n ? bsearch(&process, f->process, f->n, sizeof(*at), cmp_ll) : NULL;
+	if (at)
+		f->count[at - f->process] += n;
+}
+
+static void facts_from_rows(sqlite3 *db, struct kernel_facts *f)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT process, COUNT(*) FROM kernels GROUP BY process", -1,
+			       &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	while (next_row(db, st))
+		count_kernels(f, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+	sqlite3_finalize(st);
+	f->first = scalar(db, "SELECT COALESCE(MIN(start), 1) FROM kernels");
+	f->last = scalar(db, "SELECT COALESCE(MAX(end), 0) FROM kernels");
+}
+
+enum { K_PROCESS = 0, K_START = 6, K_END = 7 }; /* block order (trace/packed.c) */
+
+static int facts_from_block(struct kernel_facts *f, sqlite3_stmt *st)
+{
+	struct kg_packed_block b;
+	struct kg_row row;
+	int64_t rows = sqlite3_column_int64(st, 1);
+	int got = -1;
+	if (rows < 1 || rows > KG_PACKED_BLOCK ||
+	    packed_block_open(&b, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2),
+			      K_END + 1, (uint32_t)rows) < 0)
+		return -1;
+	while ((got = packed_block_row(&b, &row)) == 1) {
+		if (!row_is_null(&row, K_PROCESS))
+			count_kernels(f, row.v[K_PROCESS], 1);
+		if (!row_is_null(&row, K_START) && row.v[K_START] < f->first)
+			f->first = row.v[K_START];
+		if (!row_is_null(&row, K_END) && row.v[K_END] > f->last)
+			f->last = row.v[K_END];
+	}
+	packed_block_close(&b);
+	return got;
+}
+
+static void facts_from_blocks(sqlite3 *db, struct kernel_facts *f)
+{
+	sqlite3_stmt *st;
+	f->first = INT64_MAX;
+	f->last = INT64_MIN;
+	if (sqlite3_prepare_v2(db, "SELECT first_id, rows, data FROM packed WHERE tbl = 'kernels'",
+			       -1, &st, NULL) != SQLITE_OK) {
+		query_failed(db);
+		return;
+	}
+	while (next_row(db, st))
+		if (facts_from_block(f, st) < 0 && !read_failed++) {
+			kg_err("cannot read '%s': the packed kernels block at id %lld is damaged",
+			       trace_path, sqlite3_column_int64(st, 0));
+			break;
+		}
+	sqlite3_finalize(st);
+}
+
+static void kernel_facts(sqlite3 *db, struct kernel_facts *f)
+{
+	size_t cap = (size_t)scalar(db, "SELECT COUNT(*) FROM processes");
+	f->process = calloc(cap + 1, sizeof(*f->process));
+	f->count = calloc(cap + 1, sizeof(*f->count));
+	sqlite3_stmt *st;
+	if (f->process && f->count &&
+	    sqlite3_prepare_v2(db, "SELECT process FROM processes ORDER BY process", -1, &st,
+			       NULL) == SQLITE_OK) {
+		while (f->n < cap && next_row(db, st))
+			f->process[f->n++] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (packed_only(db) == 1)
+		facts_from_blocks(db, f);
+	else
+		facts_from_rows(db, f);
+}
+
+static long long kernels_of(const struct kernel_facts *f, long long process)
+{
+	long long *at = f->n ? bsearch(&process, f->process, f->n, sizeof(*at), cmp_ll) : NULL;
+	return at ? f->count[at - f->process] : 0;
+}
+
+/* ------------------------------------------------------------------ the rest */
+
+static void print_processes(sqlite3 *db, const struct kernel_facts *f)
 {
 	sqlite3_stmt *st;
 	const char *sql =
 		"SELECT process, pid, ppid, host, rank, mode, complete, exit_status, "
-		"dropped_records, incomplete_records, (end_ns - start_ns) / 1e6, cmdline, spool_note, "
-		"(SELECT COUNT(*) FROM kernels k WHERE k.process = p.process) "
+		"dropped_records, incomplete_records, (end_ns - start_ns) / 1e6, cmdline, spool_note "
 		"FROM processes p ORDER BY process";
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		query_failed(db);
@@ -70,7 +179,8 @@ static void print_processes(sqlite3 *db)
 		       sqlite3_column_int64(st, 2), col_text(st, 3),
 		       sqlite3_column_type(st, 4) == SQLITE_NULL ? "" : ", rank ",
 		       sqlite3_column_type(st, 4) == SQLITE_NULL ? "" : col_text(st, 4),
-		       col_text(st, 5), sqlite3_column_int64(st, 13), sqlite3_column_double(st, 10),
+		       col_text(st, 5), kernels_of(f, sqlite3_column_int64(st, 0)),
+		       sqlite3_column_double(st, 10),
 		       sqlite3_column_int(st, 6) ? "complete" : "INCOMPLETE", col_text(st, 7));
 		printf("     %s\n", col_text(st, 11));
 		if (sqlite3_column_int64(st, 8))
@@ -194,6 +304,13 @@ static void print_hw(sqlite3 *db)
 	if (!scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
 			"name = 'hw_devices'"))
 		return;
+	char why[256];
+	/* a compacted trace's samples as rows (a few per millisecond: quick) */
+	if (packed_expand(db, "main", "temp", "hw_samples", why, sizeof(why)) < 0) {
+		if (!read_failed++)
+			kg_err("cannot read '%s': %s", trace_path, why);
+		return;
+	}
 	int many = scalar(db, "SELECT COUNT(DISTINCT process) FROM hw_devices") > 1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db,
@@ -240,6 +357,14 @@ static void print_sm(sqlite3 *db)
 	if (!scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
 			"name = 'sm_settings'"))
 		return;
+	char why[256];
+	/* blocks are counted by their kernels' device: a compacted trace's kernels as rows */
+	if (scalar(db, "SELECT COUNT(*) FROM sm_settings") &&
+	    packed_expand(db, "main", "temp", "kernels", why, sizeof(why)) < 0) {
+		if (!read_failed++)
+			kg_err("cannot read '%s': %s", trace_path, why);
+		return;
+	}
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT s.device, s.blocks, s.kernels, s.dropped, s.unmatched, "
@@ -282,7 +407,25 @@ static void print_packed(sqlite3 *db)
 		all &= usable;
 		printf(" %s %s%s", t->name, usable ? "yes" : "no", t[1].name ? "," : "");
 	}
-	printf("%s\n", all ? "" : " (kgantt pack makes them: faster loading)");
+	printf("%s\n", packed_only(db) == 1 ? " (their only copy: 'kgantt export -f sqlite' writes "
+					      "them as rows)"
+		       : all ? ""
+			     : " (kgantt pack makes them: a smaller file, faster loading)");
+}
+
+/* Rows of a table; of a packed table, however it is stored. */
+static long long table_rows(sqlite3 *db, const char *table)
+{
+	char sql[128];
+	int64_t rows;
+	if (packed_table(table)) {
+		if (packed_usable(db, table, &rows) || packed_only(db) != 1)
+			return rows;
+		query_failed(db);
+		return 0;
+	}
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table);
+	return scalar(db, sql);
 }
 
 int cmd_info(int argc, char **argv)
@@ -314,18 +457,21 @@ int cmd_info(int argc, char **argv)
 	printf(" at %s\n", buf);
 	trace_db_meta(db, "command", buf, sizeof(buf));
 	printf("command: %s\n", buf);
-	long long span = scalar(db, "SELECT MAX(end) - MIN(start) FROM kernels");
-	printf("kernel span: %.3f ms\n", span > 0 ? span / 1e6 : 0.0);
-	print_processes(db);
+	struct kernel_facts facts = {0};
+	kernel_facts(db, &facts);
+	double span = facts.last > facts.first ? (double)facts.last - (double)facts.first : 0;
+	printf("kernel span: %.3f ms\n", span / 1e6);
+	print_processes(db, &facts);
+	free(facts.process);
+	free(facts.count);
 	print_devices(db);
 	print_hw(db);
 	static const char *const tables[] = {"kernels", "memcpys", "memsets", "syncs", "api_calls",
 					     "nvtx", "streams", "overheads"};
 	printf("records:");
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		char sql[128], n[32];
-		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", tables[i]);
-		printf(" %s %s%s", tables[i], fmt_count((unsigned long long)scalar(db, sql), n),
+		char n[32];
+		printf(" %s %s%s", tables[i], fmt_count((unsigned long long)table_rows(db, tables[i]), n),
 		       i + 1 < sizeof(tables) / sizeof(tables[0]) ? "," : "\n");
 	}
 	print_packed(db);

@@ -1,11 +1,12 @@
-/* kgantt pack: (re)build the packed columns of kgantt traces (trace/packed.h): for a trace
- * written by an older kgantt, made by another tool, or whose rows were edited with SQL
- * (which drops the blocks); --drop removes them. */
+/* kgantt pack: compacts kgantt traces (trace/packed.h): the kernels and API calls of a
+ * trace written by an older kgantt, by another tool, or made rows again, into compressed
+ * column blocks, their only copy; --drop makes them SQL rows again. */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
 #include "trace/packed.h"
+#include "trace/schema.h"
 #include "trace/trace_db.h"
 #include "util/outfile.h"
 
@@ -13,16 +14,18 @@ static void pack_usage(FILE *f)
 {
 	fprintf(f, "usage: kgantt pack [--drop] TRACE...\n"
 		   "\n"
-		   "Stores the kernels and API calls of each kgantt trace a second time, as\n"
-		   "compressed column blocks that kgantt loads several times faster than the\n"
-		   "SQL rows. The rows stay as they are; any later change to them drops the\n"
-		   "blocks (kgantt then reads the rows). 'kgantt record' packs on its own.\n"
+		   "Compacts each kgantt trace: its kernels and API calls become compressed\n"
+		   "column blocks, their only copy (every column of every row kept), which\n"
+		   "kgantt loads several times faster than SQL rows, in a file several times\n"
+		   "smaller. For a trace written by an older kgantt or made rows again;\n"
+		   "'kgantt record', 'import' and 'merge' write compacted traces already.\n"
 		   "\n"
 		   "Each TRACE is packed in a copy beside it that replaces it when complete\n"
 		   "(room for a second copy is needed meanwhile): an interrupted pack leaves\n"
 		   "the trace as it was. A symlink is followed; the link stays.\n"
 		   "\n"
-		   "  --drop   remove the blocks instead (a smaller file, slower to load)\n"
+		   "  --drop   the other way: the kernels and API calls as SQL rows again, a\n"
+		   "           plain trace for the sqlite3 shell and older kgantt (larger)\n"
 		   "  -q       print nothing but errors (the default on success)\n");
 }
 
@@ -50,13 +53,17 @@ static int exec_or_say(sqlite3 *db, const char *sql, char *err, size_t errlen)
 /* Packs (or unpacks) the copy. */
 static int pack_copy(sqlite3 *dst, int drop, char *err, size_t errlen)
 {
+	char vacuum[64];
 	if (exec_or_say(dst, "BEGIN;", err, errlen) < 0)
 		return -1;
 	int rc = drop ? trace_unpack(dst, err, errlen) : trace_pack(dst, err, errlen);
 	if (!rc)
 		rc = exec_or_say(dst, "COMMIT;", err, errlen);
-	if (!rc && drop)
-		rc = exec_or_say(dst, "VACUUM;", err, errlen); /* give the blocks' pages back */
+	/* the pages of the rows (or blocks) given back; a compacted trace in small pages */
+	snprintf(vacuum, sizeof(vacuum), "PRAGMA page_size=%d; VACUUM;",
+		 drop ? KG_ROWS_PAGE_SIZE : KG_TRACE_PAGE_SIZE);
+	if (!rc)
+		rc = exec_or_say(dst, vacuum, err, errlen);
 	return rc;
 }
 

@@ -638,13 +638,14 @@ static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_
 	if (o->correlation)
 		kv_num(c, "correlation", o->correlation);
 	if (o->kind == KG_OP_KERNEL) {
-		dim3(c, "grid", o->grid);
-		dim3(c, "block", o->block);
-		kv_num(c, "registers", o->regs);
-		kv_num(c, "static_smem", o->smem_static);
-		kv_num(c, "dynamic_smem", o->smem_dynamic);
-		if (o->smem_config)
-			kv_num(c, "smem_config", o->smem_config);
+		const struct kg_launch *l = op_launch(m, o);
+		dim3(c, "grid", l->grid);
+		dim3(c, "block", l->block);
+		kv_num(c, "registers", l->regs);
+		kv_num(c, "static_smem", l->smem_static);
+		kv_num(c, "dynamic_smem", l->smem_dynamic);
+		if (l->smem_config)
+			kv_num(c, "smem_config", l->smem_config);
 	} else {
 		kv_num(c, "bytes", (int64_t)o->bytes);
 		if (o->kind == KG_OP_MEMCPY) {

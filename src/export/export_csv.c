@@ -165,16 +165,17 @@ static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 	return c->oom ? -ENOMEM : 0;
 }
 
-static void op_shape(struct csv *c, const struct kg_op *o)
+static void op_shape(struct csv *c, const struct kg_model *m, const struct kg_op *o)
 {
 	int k = o->kind == KG_OP_KERNEL;
+	const struct kg_launch *l = op_launch(m, o);
 	for (int i = 0; i < 3; i++)
-		f_opt(c, k, o->grid[i]);
+		f_opt(c, k, l->grid[i]);
 	for (int i = 0; i < 3; i++)
-		f_opt(c, k, o->block[i]);
-	f_opt(c, k, o->regs);
-	f_opt(c, k, o->smem_static);
-	f_opt(c, k, o->smem_dynamic);
+		f_opt(c, k, l->block[i]);
+	f_opt(c, k, l->regs);
+	f_opt(c, k, l->smem_static);
+	f_opt(c, k, l->smem_dynamic);
 	f_opt(c, !k, (int64_t)o->bytes);
 	if (o->kind == KG_OP_MEMCPY) {
 		f_str(c, export_copy_kind(o->copy_kind));
@@ -210,7 +211,7 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	f_diff(c, o->queued, o->start);
 	f_diff(c, o->start, o->end);
 	f_diff(c, o->api_start, o->start);
-	op_shape(c, o);
+	op_shape(c, m, o);
 	f_opt(c, o->correlation != 0, o->correlation);
 	f_opt(c, (o->flags & KG_OPF_GRAPH) != 0, o->graph);
 	return end_row(c);

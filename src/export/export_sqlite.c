@@ -19,6 +19,7 @@
 
 #include "trace/packed.h"
 #include "trace/schema.h"
+#include "trace/trace_db.h"
 #include "util/outfile.h"
 
 #ifndef KGANTT_VERSION
@@ -254,6 +255,8 @@ static int open_db(struct sq *q)
 			  "PRAGMA cache_size=-262144; BEGIN;", "set-up");
 	if (!rc)
 		rc = exec_sql(q, kg_schema_sql, "schema");
+	if (!rc && trace_create_rows(q->db, "main") != SQLITE_OK) /* rows, not blocks */
+		rc = sql_fail(q, "schema");
 	for (int i = 0; !rc && i < ST_COUNT; i++)
 		if (sqlite3_prepare_v3(q->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &q->st[i],
 				       NULL) != SQLITE_OK)
@@ -462,11 +465,8 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 		rc = write_sm(q, m);
 	if (!rc)
 		rc = exec_sql(q, kg_index_sql, "indexes");
-	if (!rc && (rc = trace_pack(q->db, q->err, q->errlen)) < 0) {
-		char why[400];
-		snprintf(why, sizeof(why), "%s", q->err);
-		snprintf(q->err, q->errlen, "cannot write '%s': %s", q->path, why);
-	}
+	if (!rc && trace_index_rows(q->db, "main") != SQLITE_OK)
+		rc = sql_fail(q, "indexes");
 	if (!rc)
 		rc = exec_sql(q, "COMMIT;", "commit");
 	for (int i = 0; i < ST_COUNT; i++)
@@ -561,14 +561,15 @@ static int write_kernel(struct sq *q, const struct kg_model *m, const struct kg_
 	b_str(q, ST_KERNEL, 12, o->name); /* the model's name is already demangled */
 	b_time(q, ST_KERNEL, 13, o->queued);
 	b_time(q, ST_KERNEL, 14, o->submitted);
+	const struct kg_launch *l = op_launch(m, o);
 	for (int k = 0; k < 3; k++) {
-		b_i64(q, ST_KERNEL, 15 + k, o->grid[k]);
-		b_i64(q, ST_KERNEL, 18 + k, o->block[k]);
+		b_i64(q, ST_KERNEL, 15 + k, l->grid[k]);
+		b_i64(q, ST_KERNEL, 18 + k, l->block[k]);
 	}
-	b_i64(q, ST_KERNEL, 21, o->regs);
-	b_i64(q, ST_KERNEL, 22, o->smem_static);
-	b_i64(q, ST_KERNEL, 23, o->smem_dynamic);
-	b_opt(q, ST_KERNEL, 24, o->smem_config != 0, o->smem_config);
+	b_i64(q, ST_KERNEL, 21, l->regs);
+	b_i64(q, ST_KERNEL, 22, l->smem_static);
+	b_i64(q, ST_KERNEL, 23, l->smem_dynamic);
+	b_opt(q, ST_KERNEL, 24, l->smem_config != 0, l->smem_config);
 	b_i64(q, ST_KERNEL, 25, (o->flags & KG_OPF_DEVICE_LAUNCHED) != 0);
 	return step(q, ST_KERNEL, "kernels");
 }
@@ -649,6 +650,58 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 	return step(q, ST_NVTX, "nvtx");
 }
 
+/* ------------------------------------------------------------------ a whole kgantt trace */
+
+/* A kgantt trace exported whole is copied as it is (SQLite's backup API) with its packed
+ * tables written out as rows (trace_unpack): every column as recorded, where the model
+ * holds only what kgantt shows. */
+static int copy_as_rows(struct sq *q, const char *input)
+{
+	sqlite3 *src = NULL;
+	char why[512];
+	if (trace_db_open(input, &src, why, sizeof(why)) < 0) {
+		snprintf(q->err, q->errlen, "%s", why);
+		return -EIO;
+	}
+	struct kg_outfile_opts oo = {.what = "the trace"};
+	const char *tmp = outfile_open_path(&q->out, q->path, &oo);
+	if (!tmp) {
+		snprintf(q->err, q->errlen, "%s", q->out.err);
+		sqlite3_close(src);
+		return -EIO;
+	}
+	int rc = sqlite3_open_v2(tmp, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+						       SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK
+			 ? exec_sql(q, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", "set-up")
+			 : sql_fail(q, "create");
+	sqlite3_backup *b = rc ? NULL : sqlite3_backup_init(q->db, "main", src, "main");
+	if (!rc && (!b || sqlite3_backup_step(b, -1) != SQLITE_DONE))
+		rc = sql_fail(q, "copy");
+	if (b && sqlite3_backup_finish(b) != SQLITE_OK && !rc)
+		rc = sql_fail(q, "copy");
+	sqlite3_close(src);
+	if (!rc)
+		rc = exec_sql(q, "BEGIN", "begin");
+	if (!rc && trace_unpack(q->db, why, sizeof(why)) < 0) {
+		snprintf(q->err, q->errlen, "cannot write '%s': %s", q->path, why);
+		rc = -EIO;
+	}
+	if (!rc && (trace_put_meta(q->db, "exported_from", input) != SQLITE_OK ||
+		    trace_put_meta(q->db, "exported_from_format", "kgantt") != SQLITE_OK))
+		rc = sql_fail(q, "meta");
+	char vacuum[64]; /* the blocks' pages given back; rows in SQLite's usual pages */
+	snprintf(vacuum, sizeof(vacuum), "COMMIT; PRAGMA page_size=%d; VACUUM;", KG_ROWS_PAGE_SIZE);
+	if (!rc)
+		rc = exec_sql(q, vacuum, "commit");
+	if (!rc && sqlite3_close(q->db) != SQLITE_OK)
+		rc = sql_fail(q, "close");
+	if (!rc)
+		q->db = NULL;
+	if (!rc && (rc = outfile_commit(&q->out)) < 0)
+		snprintf(q->err, q->errlen, "%s", q->out.err);
+	return rc;
+}
+
 int export_sqlite(const char *path, const struct kg_model *m, const struct kg_export_opts *o,
 		  char *err, size_t errlen)
 {
@@ -662,6 +715,13 @@ int export_sqlite(const char *path, const struct kg_model *m, const struct kg_ex
 		.errlen = errlen,
 	};
 	err[0] = '\0';
+	if (!strcmp(m->source, "kgantt") && !o->windowed) {
+		int rc = copy_as_rows(&q, m->path);
+		if (q.db)
+			sqlite3_close(q.db);
+		outfile_abort(&q.out); /* failed: leave nothing behind; after a commit, a no-op */
+		return rc;
+	}
 	/* the kernels' new ids, for the SM blocks that name them */
 	if (m->n_sm_blocks && !(q.kernel_id = calloc((size_t)m->n_ops + 1, sizeof(*q.kernel_id)))) {
 		snprintf(err, errlen, "out of memory writing '%s'", path);

@@ -25,20 +25,22 @@ const char *format_name(enum kg_format f)
  * trace_db_open says it, not "neither format". */
 static enum kg_format format_by_tables(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
+	/* a compacted trace (format 5) keeps its kernels as blocks in 'packed' */
 	int meta = trace_db_has_table(db, "meta"), kernels = trace_db_has_table(db, "kernels");
-	if (meta < 0 || kernels < 0) {
+	int packed = trace_db_has_table(db, "packed");
+	if (meta < 0 || kernels < 0 || packed < 0) {
 		snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
 		return KG_FORMAT_UNKNOWN;
 	}
-	if (meta && kernels)
+	if (meta && (kernels || packed))
 		return KG_FORMAT_KGANTT;
 	if (trace_db_has_table(db, "StringIds") > 0 ||
 	    trace_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL") > 0 ||
 	    trace_db_has_table(db, "TARGET_INFO_GPU") > 0)
 		return KG_FORMAT_NSYS;
 	snprintf(err, errlen,
-		 "'%s' is an SQLite database but neither a kgantt trace (tables 'meta', "
-		 "'kernels') nor an Nsight Systems export (tables 'StringIds', "
+		 "'%s' is an SQLite database but neither a kgantt trace (tables 'meta' and "
+		 "'kernels' or 'packed') nor an Nsight Systems export (tables 'StringIds', "
 		 "'CUPTI_ACTIVITY_KIND_KERNEL')",
 		 path);
 	return KG_FORMAT_UNKNOWN;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/op_order.h"
 #include "util/array.h"
 #include "util/idmap.h"
 
@@ -18,6 +19,8 @@
 struct model_index {
 	struct kg_idmap streams, threads;
 	struct kg_idmap stacks;  /* by hash of process, flags and frames */
+	struct kg_idmap launches; /* by hash of the launch's bytes */
+	uint32_t launches_indexed; /* launches[1 .. this) are in the map */
 	uint32_t last_stream; /* readers ask for the same stream many times in a row */
 	int have_last;
 	uint32_t last_thread; /* and API calls come from one thread at a time */
@@ -39,6 +42,7 @@ static void index_free(struct kg_model *m)
 	idmap_free(&ix->streams);
 	idmap_free(&ix->threads);
 	idmap_free(&ix->stacks);
+	idmap_free(&ix->launches);
 	free(ix);
 	m->index = NULL;
 }
@@ -171,7 +175,7 @@ struct kg_process *model_add_process(struct kg_model *m)
 {
 	struct kg_process *p = ADD(m, processes);
 	if (p) {
-		p->start = p->end = KG_NO_TIME;
+		p->start = p->end = p->realtime_offset = KG_NO_TIME;
 		p->complete = 1;
 	}
 	return p;
@@ -202,7 +206,7 @@ void model_op_init(struct kg_op *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->queued = o->submitted = KG_NO_TIME;
-	o->api_start = o->api_end = KG_NO_TIME;
+	o->api_start = KG_NO_TIME;
 	o->api = KG_NONE;
 }
 
@@ -279,6 +283,77 @@ struct kg_range *model_add_range(struct kg_model *m)
 	}
 	return r;
 }
+
+/* ------------------------------------------------------------------ launches */
+
+const struct kg_launch kg_launch_unknown;
+
+_Static_assert(sizeof(struct kg_launch) == 10 * sizeof(uint32_t),
+	       "struct kg_launch has padding: equal launches would not be equal bytes");
+
+static uint64_t launch_hash(const struct kg_launch *l)
+{
+	uint32_t w[sizeof(*l) / sizeof(uint32_t)];
+	memcpy(w, l, sizeof(w));
+	uint64_t h = 0;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		h = idmap_mix(h ^ ((uint64_t)w[i] << (i % 2 * 32)) ^ i);
+	return h | 1;
+}
+
+/* The map's slot of launch l: holding its index, or KG_IDMAP_NONE when l is not in the
+ * table (equal hashes of different launches probe on). NULL when out of memory. */
+static uint32_t *launch_table_slot(const struct kg_model *m, struct model_index *ix,
+			     const struct kg_launch *l)
+{
+	for (uint64_t k = launch_hash(l);; k = idmap_mix(k) | 1) {
+		uint32_t *slot = idmap_slot(&ix->launches, k);
+		if (!slot || *slot == KG_IDMAP_NONE ||
+		    !memcmp(&m->launches[*slot], l, sizeof(*l)))
+			return slot;
+	}
+}
+
+/* The map is dropped when the model is finished: a later model_launch (a restricted or
+ * cloned model) puts the table back in first. */
+static int index_launch_table(struct kg_model *m, struct model_index *ix)
+{
+	for (uint32_t i = ix->launches_indexed > 1 ? ix->launches_indexed : 1; i < m->n_launches;
+	     i++) {
+		uint32_t *slot = launch_table_slot(m, ix, &m->launches[i]);
+		if (!slot)
+			return -ENOMEM;
+		if (*slot == KG_IDMAP_NONE)
+			*slot = i;
+	}
+	ix->launches_indexed = m->n_launches;
+	return 0;
+}
+
+uint32_t model_launch(struct kg_model *m, const struct kg_launch *l)
+{
+	if (!memcmp(l, &kg_launch_unknown, sizeof(*l)))
+		return 0;
+	struct model_index *ix = model_ix(m);
+	if (!ix || index_launch_table(m, ix) < 0)
+		return KG_NONE;
+	uint32_t *slot = launch_table_slot(m, ix, l);
+	if (!slot)
+		return KG_NONE;
+	if (*slot != KG_IDMAP_NONE)
+		return *slot;
+	if (!m->n_launches && !ADD(m, launches)) /* [0]: nothing known */
+		return KG_NONE;
+	struct kg_launch *e = ADD(m, launches);
+	if (!e)
+		return KG_NONE;
+	*e = *l;
+	*slot = m->n_launches - 1;
+	ix->launches_indexed = m->n_launches;
+	return *slot;
+}
+
+/* ------------------------------------------------------------------ streams, threads */
 
 static uint32_t stream_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
 			      uint32_t device, uint32_t context, int64_t id);
@@ -501,98 +576,6 @@ static int canonical_threads(struct kg_model *m, uint32_t **map)
 		if (m->ranges[i].thread < m->n_threads)
 			m->ranges[i].thread = (*map)[m->ranges[i].thread];
 	return rc;
-}
-
-/* ------------------------------------------------------------------ sorting ops */
-
-/* What sort_ops orders by, 24 bytes instead of the op's 120: start, then end, stable. */
-struct op_key {
-	int64_t start, end;
-	uint32_t op;
-};
-
-static int key_before(const struct op_key *a, const struct op_key *b)
-{
-	return a->start < b->start || (a->start == b->start && a->end < b->end);
-}
-
-/* The end of the ascending run that begins at i. */
-static uint32_t run_end(const struct op_key *k, uint32_t i, uint32_t n)
-{
-	while (++i < n && !key_before(&k[i], &k[i - 1]))
-		;
-	return i;
-}
-
-static void merge_runs(const struct op_key *a, uint32_t na, const struct op_key *b, uint32_t nb,
-		       struct op_key *out)
-{
-	uint32_t i = 0, j = 0;
-	while (i < na && j < nb)
-		*out++ = key_before(&b[j], &a[i]) ? b[j++] : a[i++];
-	memcpy(out, a + i, (na - i) * sizeof(*a));
-	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
-}
-
-/* A natural merge sort: a stream's ops arrive as a few sorted runs (its kernels, then its
- * copies, then its memsets, each in start order), which two or three linear passes merge;
- * any order still sorts in O(n log n). tmp has room for n keys. */
-static void sort_keys(struct op_key *k, uint32_t n, struct op_key *tmp)
-{
-	struct op_key *src = k, *dst = tmp;
-	for (;;) {
-		uint32_t runs = 0;
-		for (uint32_t i = 0; i < n; runs++) {
-			uint32_t mid = run_end(src, i, n);
-			uint32_t end = mid < n ? run_end(src, mid, n) : n;
-			merge_runs(src + i, mid - i, src + mid, end - mid, dst + i);
-			i = end;
-		}
-		struct op_key *t = src;
-		src = dst;
-		dst = t;
-		if (runs <= 1)
-			break;
-	}
-	if (src != k)
-		memcpy(k, src, (size_t)n * sizeof(*k));
-}
-
-/* The order of the ops by stream, then start: a counting sort by stream of small keys,
- * each stream's keys merge-sorted when they are not in order already; *stream_ends[s] is
- * where stream s's ops end in it. NULL on ENOMEM. */
-static struct op_key *op_order(const struct kg_model *m, uint32_t **stream_ends)
-{
-	uint32_t ns = m->n_streams, n = m->n_ops;
-	uint32_t *at = calloc((size_t)ns + 1, sizeof(*at));
-	struct op_key *keys = malloc(((size_t)n + 1) * sizeof(*keys));
-	struct op_key *tmp = NULL;
-	if (!at || !keys)
-		goto fail;
-	for (uint32_t i = 0; i < n; i++)
-		at[m->ops[i].stream + 1]++;
-	for (uint32_t s = 0; s < ns; s++)
-		at[s + 1] += at[s];
-	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_op *o = &m->ops[i];
-		keys[at[o->stream]++] = (struct op_key){o->start, o->end, i};
-	}
-	/* at[s] is now the end of stream s's run */
-	for (uint32_t s = 0, begin = 0; s < ns; begin = at[s], s++) {
-		uint32_t len = at[s] - begin;
-		if (run_end(keys + begin, 0, len) >= len)
-			continue;
-		if (!tmp && !(tmp = malloc((size_t)n * sizeof(*tmp))))
-			goto fail;
-		sort_keys(keys + begin, len, tmp);
-	}
-	free(tmp);
-	*stream_ends = at;
-	return keys;
-fail:
-	free(at);
-	free(keys);
-	return NULL;
 }
 
 /* Widens [*begin, *end] to take in [start, end] (KG_NO_TIME: unknown). */
@@ -853,32 +836,23 @@ static void link_stacks(struct kg_model *m, const struct launch_index *li)
 
 /* ------------------------------------------------------------------ finish */
 
-/* What model_finish does to each op in its final place: span, flags and the link to its
- * launch call. Two threads share the work, each a half of the ops; what they would both
- * write is kept per part and merged after. */
-struct finish_pass {
+/* What model_finish does to each op: span, flags and the link to its launch call, done
+ * where the reader left the ops, before they move (so the index of the calls by
+ * correlation id is freed before the sort keys are made: the two never take memory at
+ * once). Two threads share the work, each a half of the ops; what both would write is
+ * kept per part and merged after. */
+struct link_part {
 	struct kg_model *m;
-	struct launch_index li;
-	const struct op_key *keys;
-	struct kg_op *in;      /* the ops in reading order */
-};
-
-struct finish_part {
-	struct finish_pass *f;
-	uint32_t from, to;     /* this part's ops in the final order */
+	const struct launch_index *li;
+	uint32_t from, to;
 	int64_t begin, end;
 	int has_queued;
 	uint8_t *comm;         /* name class cache: 2 = communication kernel */
-	uint32_t *first_use;   /* second part: (api, op) pairs, applied after the join */
-	uint32_t n_first_use;
-	int rc;
 };
 
-static void finish_op(struct finish_part *p, uint32_t i)
+static void link_op(struct link_part *p, struct kg_op *o)
 {
-	struct kg_model *m = p->f->m;
-	struct kg_op *o = &m->ops[i];
-	*o = p->f->in[p->f->keys[i].op];
+	struct kg_model *m = p->m;
 	widen(&p->begin, &p->end, o->start, o->end);
 	if (o->kind == KG_OP_KERNEL) {
 		if (o->queued != KG_NO_TIME)
@@ -891,118 +865,61 @@ static void finish_op(struct finish_part *p, uint32_t i)
 		}
 	}
 	o->api = KG_NONE;
-	o->api_start = o->api_end = KG_NO_TIME;
+	o->api_start = KG_NO_TIME;
 	if (!o->correlation)
 		return;
 	uint32_t process = m->streams[o->stream].process;
-	uint32_t ai = launch_get(&p->f->li, process < m->n_processes ? process : m->n_processes,
+	uint32_t ai = launch_get(p->li, process < m->n_processes ? process : m->n_processes,
 				 o->correlation);
 	if (ai == KG_NONE)
 		return;
-	const struct kg_api *a = &m->apis[ai];
 	o->api = ai;
-	o->api_start = a->start;
-	o->api_end = a->end;
-	/* the call's first op: the first part writes it, the second says what it would */
-	if (!p->first_use) {
-		if (a->op == KG_NONE)
-			m->apis[ai].op = i;
-	} else {
-		p->first_use[2 * p->n_first_use] = ai;
-		p->first_use[2 * p->n_first_use++ + 1] = i;
-	}
+	o->api_start = m->apis[ai].start;
 }
 
-static void *finish_part_main(void *arg)
+static void *link_part_main(void *arg)
 {
-	struct finish_part *p = arg;
+	struct link_part *p = arg;
 	for (uint32_t i = p->from; i < p->to; i++)
-		finish_op(p, i);
+		link_op(p, &p->m->ops[i]);
 	return NULL;
 }
 
-static int part_init(struct finish_part *p, struct finish_pass *f, uint32_t from, uint32_t to,
-		     int second)
+static int link_ops(struct kg_model *m, const struct launch_index *li)
 {
-	*p = (struct finish_part){.f = f, .from = from, .to = to, .begin = KG_NO_TIME,
-				  .end = KG_NO_TIME};
-	p->comm = name_class_cache(f->m);
-	if (second)
-		p->first_use = malloc(((size_t)(to - from) + 1) * 2 * sizeof(*p->first_use));
-	return p->comm && (!second || p->first_use) ? 0 : -ENOMEM;
-}
-
-/* The ops moved (keys[new].op = old index): the SM blocks follow their kernels. */
-static int remap_sm_blocks(struct kg_model *m, const struct op_key *keys)
-{
-	if (!m->n_sm_blocks)
-		return 0;
-	uint32_t *new_of = malloc(((size_t)m->n_ops + 1) * sizeof(*new_of));
-	if (!new_of)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < m->n_ops; i++)
-		new_of[keys[i].op] = i;
-	for (uint32_t i = 0; i < m->n_sm_blocks; i++)
-		if (m->sm_blocks[i].op < m->n_ops)
-			m->sm_blocks[i].op = new_of[m->sm_blocks[i].op];
-	free(new_of);
-	return 0;
-}
-
-/* Moves the ops into stream/start order, finishing each as it lands (while it is in the
- * cache): one pass over the ops' memory instead of one per step. */
-static int place_ops(struct finish_pass *f)
-{
-	struct kg_model *m = f->m;
-	uint32_t *ends = NULL;
-	struct op_key *keys = op_order(m, &ends);
-	struct kg_op *out = malloc(((size_t)m->n_ops + 1) * sizeof(*out));
-	struct finish_part part[2];
+	struct link_part part[2];
 	uint32_t half = m->n_ops / 2;
-	int rc0 = part_init(&part[0], f, 0, half, 0);
-	int rc1 = part_init(&part[1], f, half, m->n_ops, 1);
-	if (!keys || !out || rc0 < 0 || rc1 < 0) {
-		for (int k = 0; k < 2; k++) {
-			free(part[k].comm);
-			free(part[k].first_use);
-		}
-		free(keys);
-		free(out);
-		free(ends);
-		return -ENOMEM;
-	}
-	f->keys = keys;
-	f->in = m->ops;
-	m->ops = out;
-	for (uint32_t s = 0, begin = 0; s < m->n_streams; begin = ends[s], s++) {
-		m->streams[s].first_op = begin;
-		m->streams[s].nops = ends[s] - begin;
-	}
-	pthread_t second;
-	int threaded = m->n_ops > 65536 &&
-		       pthread_create(&second, NULL, finish_part_main, &part[1]) == 0;
-	finish_part_main(&part[0]);
-	if (threaded)
-		pthread_join(second, NULL);
-	else
-		finish_part_main(&part[1]);
-	for (uint32_t k = 0; k < part[1].n_first_use; k++) {
-		struct kg_api *a = &m->apis[part[1].first_use[2 * k]];
-		if (a->op == KG_NONE)
-			a->op = part[1].first_use[2 * k + 1];
+	for (int k = 0; k < 2; k++)
+		part[k] = (struct link_part){.m = m, .li = li, .from = k ? half : 0,
+					     .to = k ? m->n_ops : half, .begin = KG_NO_TIME,
+					     .end = KG_NO_TIME, .comm = name_class_cache(m)};
+	int rc = part[0].comm && part[1].comm ? 0 : -ENOMEM;
+	if (!rc) {
+		pthread_t second;
+		int threaded = m->n_ops > 65536 &&
+			       pthread_create(&second, NULL, link_part_main, &part[1]) == 0;
+		link_part_main(&part[0]);
+		if (threaded)
+			pthread_join(second, NULL);
+		else
+			link_part_main(&part[1]);
 	}
 	for (int k = 0; k < 2; k++) {
 		note_time(m, part[k].begin, part[k].end);
 		m->has_queued |= part[k].has_queued;
 		free(part[k].comm);
-		free(part[k].first_use);
 	}
-	int rc = remap_sm_blocks(m, keys);
-	free(f->in);
-	free(keys);
-	free(ends);
-	m->cap_ops = m->n_ops + 1;
 	return rc;
+}
+
+/* Each API call's first op in the final order (index_launches cleared them). */
+static void first_ops(struct kg_model *m)
+{
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		uint32_t ai = m->ops[i].api;
+		if (ai < m->n_apis && m->apis[ai].op == KG_NONE)
+			m->apis[ai].op = i;
+	}
 }
 
 static int by_device_then_start(const void *a, const void *b)
@@ -1059,19 +976,23 @@ int model_finish(struct kg_model *m)
 	m->begin = m->end = KG_NO_TIME;
 	m->n_gpus = 0;
 	m->has_queued = 0;
-	struct finish_pass f = {.m = m};
+	struct launch_index li = {0};
 	uint32_t *thread_map = NULL;
 	int rc = canonical_streams(m);
 	if (!rc)
 		rc = canonical_threads(m, &thread_map);
 	if (!rc)
-		rc = index_launches(m, &f.li, thread_map);
+		rc = index_launches(m, &li, thread_map);
 	if (!rc)
-		link_stacks(m, &f.li);
+		link_stacks(m, &li);
 	free(thread_map);
 	if (!rc)
-		rc = place_ops(&f);
-	launch_index_free(&f.li);
+		rc = link_ops(m, &li);
+	launch_index_free(&li);
+	if (!rc)
+		rc = model_order_ops(m);
+	if (!rc)
+		first_ops(m);
 	if (rc < 0 || build_gpus(m) < 0)
 		return -ENOMEM;
 	m->has_api = m->n_apis > 0;

@@ -2,9 +2,10 @@
  * renderer reads. One model whatever the source: a kgantt trace, a PyTorch profiler
  * (Kineto) JSON trace or an Nsight Systems SQLite export.
  *
- * Arrays of plain structs, indexed by uint32_t: a million kernels must load in well under
- * a second and fit in a few hundred MB. Strings are interned (model_string), so names
- * compare as integers. Times are int64 nanoseconds on the source's clock
+ * Arrays of plain structs, indexed by uint32_t, kept small: `kgantt report` holds a whole
+ * trace, and must stay under 100 bytes per event (80 per op, 48 per API call; 10M
+ * kernels with their launches in 2 GB). Strings are interned (model_string), so names
+ * compare as integers; so are kernel launch configurations (model_launch). Times are int64 nanoseconds on the source's clock
  * (CLOCK_MONOTONIC_RAW for kgantt traces); KG_NO_TIME marks an unknown time.
  *
  * A reader calls model_init, the model_add_* functions in any order, then model_finish,
@@ -38,6 +39,9 @@ struct kg_process {
 	uint64_t dropped;     /* records the profiler dropped */
 	uint64_t incomplete;  /* records with missing timestamps */
 	int64_t start, end;
+	int64_t realtime_offset; /* CLOCK_REALTIME - the trace's clock at start, ns: places
+				  * the process on wall-clock time (another host's traces);
+				  * KG_NO_TIME unknown */
 };
 
 struct kg_device {
@@ -95,22 +99,34 @@ enum kg_op_flags {
 	KG_OPF_DEVICE_LAUNCHED = 1 << 4,
 };
 
-struct kg_op {
-	int64_t start, end;
-	int64_t queued, submitted;    /* KG_NO_TIME when unknown */
-	int64_t api_start, api_end;   /* the launching API call; set by model_finish */
-	uint64_t bytes;               /* copies and memsets */
-	uint32_t name;                /* string id: kernel name (demangled) or copy label */
-	uint32_t stream;              /* index into streams */
-	uint32_t correlation;         /* source's correlation id, 0 = none */
-	uint32_t api;                 /* index into apis of the launch call, KG_NONE */
+/* How a kernel was launched. A million launches use a few hundred distinct ones, so the
+ * model keeps each once (model.launches) and an op names it by index: 40 bytes an op
+ * saved. No padding the compiler could fill with garbage: two equal launches are equal
+ * bytes (the table is keyed by them). */
+struct kg_launch {
 	uint32_t grid[3], block[3];
 	uint32_t smem_static, smem_dynamic, smem_config;
-	uint32_t graph;
 	uint16_t regs;
-	uint16_t flags;               /* enum kg_op_flags */
+	uint16_t zero;                /* always 0 */
+};
+
+/* 80 bytes: a trace of 10M kernels holds this many. What every pass over the ops reads
+ * (times, stream, name, kind) comes first, in the same cache line as often as can be. */
+struct kg_op {
+	int64_t start, end;
+	uint32_t stream;              /* index into streams */
+	uint32_t name;                /* string id: kernel name (demangled) or copy label */
 	uint8_t kind;                 /* enum kg_op_kind */
 	uint8_t copy_kind, src_kind, dst_kind;
+	uint16_t flags;               /* enum kg_op_flags */
+	int64_t queued, submitted;    /* KG_NO_TIME when unknown */
+	int64_t api_start;            /* start of the launching API call (apis[api]); set by
+				       * model_finish */
+	uint64_t bytes;               /* copies and memsets */
+	uint32_t correlation;         /* source's correlation id, 0 = none */
+	uint32_t api;                 /* index into apis of the launch call, KG_NONE */
+	uint32_t launch;              /* index into launches (kernels), 0: nothing known */
+	uint32_t graph;
 };
 
 /* ------------------------------------------------------------------ host side */
@@ -231,8 +247,9 @@ struct kg_sm_info {
 
 /* Every array of the model, once: freeing and copying a model go through this list. */
 #define KG_MODEL_ARRAYS(X) \
-	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(apis) X(syncs) X(ranges) \
-	X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) X(sm_blocks) X(sm_infos)
+	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(launches) X(apis) \
+	X(syncs) X(ranges) X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) \
+	X(sm_blocks) X(sm_infos)
 
 #define KG_ARRAY(T, name) \
 	T *name;          \
@@ -248,6 +265,8 @@ struct kg_model {
 	KG_ARRAY(struct kg_stream, streams);
 	KG_ARRAY(struct kg_thread, threads);
 	KG_ARRAY(struct kg_op, ops);
+	KG_ARRAY(struct kg_launch, launches); /* distinct launches (model_launch); [0] is all
+					       * zeros, nothing known */
 	KG_ARRAY(struct kg_api, apis);
 	KG_ARRAY(struct kg_sync, syncs);
 	KG_ARRAY(struct kg_range, ranges);
@@ -297,6 +316,9 @@ struct kg_hw_sample *model_add_hw_sample(struct kg_model *m);
  * summary. NULL when out of memory. */
 struct kg_sm_block *model_add_sm_block(struct kg_model *m);
 struct kg_sm_info *model_add_sm_info(struct kg_model *m);
+/* Index of the launch l in model.launches, added when new: 0 for one of all zeros,
+ * KG_NONE when out of memory. One thread at a time. */
+uint32_t model_launch(struct kg_model *m, const struct kg_launch *l);
 /* Room for this many ops and API calls, when a reader knows the counts ahead: saves
  * the copies and page faults of growing by doubling. Afterwards, one thread may add ops
  * (model_add_op, model_stream_index, model_string) while another adds API calls
@@ -341,7 +363,7 @@ int kernel_is_comm(const char *name);
 /* Sort, link and index. 0, or -ENOMEM. After it: streams are in (process, device, context,
  * id) order and threads in (process, tid) order (whatever order the reader met them in),
  * streams[s].first_op/nops are valid, each stream's ops are sorted by start,
- * ops[].api/api_start/api_end and apis[].op are linked, and apis[].stack is set from the
+ * ops[].api/api_start and apis[].op are linked, and apis[].stack is set from the
  * stack references. */
 int model_finish(struct kg_model *m);
 
@@ -354,6 +376,14 @@ int model_op_in_window(const struct kg_op *o, int64_t t0, int64_t t1);
 /* First start and last end of the ranges whose name is `name` or starts with it
  * ("ProfilerStep" matches "ProfilerStep#3"). 0, or -1 when there is none. */
 int model_range_window(const struct kg_model *m, const char *name, int64_t *t0, int64_t *t1);
+
+/* How an op was launched: grid, block, registers, shared memory (all zero for copies and
+ * memsets, and for kernels whose source does not say). */
+extern const struct kg_launch kg_launch_unknown;
+static inline const struct kg_launch *op_launch(const struct kg_model *m, const struct kg_op *o)
+{
+	return o->launch < m->n_launches ? &m->launches[o->launch] : &kg_launch_unknown;
+}
 
 /* The device an op ran on, and its physical GPU. */
 static inline const struct kg_device *op_device(const struct kg_model *m, const struct kg_op *o)

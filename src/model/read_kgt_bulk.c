@@ -22,6 +22,7 @@
 
 #define ROW_CHUNK 16384 /* ids per unit when reading rows */
 #define MEMO 64         /* per-thread cache entries, direct-mapped */
+#define LAUNCH_MEMO 1024 /* ... for launches: a training step has hundreds */
 
 enum { T_KERNELS, T_APIS, T_COUNT };
 static const char *const table_name[T_COUNT] = {"kernels", "api_calls"};
@@ -63,34 +64,51 @@ struct thread_memo {
 	uint32_t index;        /* model thread index; KG_NONE = unused */
 };
 
+struct launch_memo {
+	struct kg_launch launch;
+	uint32_t index;        /* model launch index; KG_NONE = unused */
+};
+
 struct worker {
 	struct scan *scan;
 	struct kgt_reader r;   /* own connection and error text */
 	sqlite3_stmt *st[T_COUNT];
 	struct stream_memo streams[MEMO];
 	struct thread_memo threads[MEMO];
+	struct launch_memo launches[LAUNCH_MEMO];
+	/* the entries the last row used: rows mostly repeat the last one's stream and thread,
+	 * answered without hashing */
+	struct stream_memo *last_stream;
+	struct thread_memo *last_thread;
 	char err[512];
 	int rc;
 };
 
 /* ------------------------------------------------------------------ rows → model */
 
+/* A kernel row's fields but its launch (kernel_launch: the model keeps each once). */
 static void kernel_fields(const struct kgt_reader *r, const struct kg_row *row, struct kg_op *o)
 {
 	o->name = kgt_str_of(r, row->v[K_NAME]);
 	o->queued = row_time(row, K_QUEUED);
 	o->submitted = row_time(row, K_SUBMITTED);
-	for (int i = 0; i < 3; i++) {
-		o->grid[i] = (uint32_t)row->v[K_GRID + i];
-		o->block[i] = (uint32_t)row->v[K_BLOCK + i];
-	}
-	o->regs = (uint16_t)row->v[K_REGS];
-	o->smem_static = (uint32_t)row->v[K_SMEM_STATIC];
-	o->smem_dynamic = (uint32_t)row->v[K_SMEM_DYNAMIC];
-	o->smem_config = (uint32_t)row->v[K_SMEM_CONFIG];
 	graph_of(o, row, K_GRAPH);
 	if (row->v[K_DEVICE_LAUNCHED])
 		o->flags |= KG_OPF_DEVICE_LAUNCHED;
+}
+
+static struct kg_launch kernel_launch(const struct kg_row *row)
+{
+	struct kg_launch l = {0};
+	for (int i = 0; i < 3; i++) {
+		l.grid[i] = (uint32_t)row->v[K_GRID + i];
+		l.block[i] = (uint32_t)row->v[K_BLOCK + i];
+	}
+	l.regs = (uint16_t)row->v[K_REGS];
+	l.smem_static = (uint32_t)row->v[K_SMEM_STATIC];
+	l.smem_dynamic = (uint32_t)row->v[K_SMEM_DYNAMIC];
+	l.smem_config = (uint32_t)row->v[K_SMEM_CONFIG];
+	return l;
 }
 
 /* A call whose start is NULL (or INT64_MIN: KG_NO_TIME), or of no known process, is not
@@ -115,9 +133,13 @@ static int on_kernel(struct kgt_reader *r, const struct kg_row *row)
 {
 	int err = 0;
 	struct kg_op *o = kgt_new_op(r, row, KG_OP_KERNEL, &err);
-	if (o)
-		kernel_fields(r, row, o);
-	return err;
+	if (!o)
+		return err;
+	kernel_fields(r, row, o);
+	struct kg_launch l = kernel_launch(row);
+	if ((o->launch = model_launch(r->m, &l)) == KG_NONE)
+		return kgt_oom(r);
+	return 0;
 }
 
 static int on_api(struct kgt_reader *r, const struct kg_row *row)
@@ -137,17 +159,27 @@ static int on_api(struct kgt_reader *r, const struct kg_row *row)
 /* ------------------------------------------------------------------ shared parts, cached */
 
 /* The stream of a kernel row: from the cache, else resolved under the lock. */
+/* The cache entry c answers the row: the same stream, whose channel is known unless the
+ * row does not tell it either. */
+static int stream_hit(const struct stream_memo *c, const struct kg_row *row)
+{
+	return c->index != KG_NONE && c->process == row->v[COL_PROCESS] &&
+	       c->device == row->v[COL_DEVICE] && c->context == (uint32_t)row->v[COL_CONTEXT] &&
+	       c->stream == row->v[COL_STREAM] && (c->has_channel || row_is_null(row, COL_CHANNEL));
+}
+
 static uint32_t worker_stream(struct worker *w, const struct kg_row *row, int *no_memory)
 {
+	if (w->last_stream && stream_hit(w->last_stream, row))
+		return w->last_stream->index;
 	int64_t process = row->v[COL_PROCESS], device = row->v[COL_DEVICE];
 	uint32_t context = (uint32_t)row->v[COL_CONTEXT];
 	int64_t stream = row->v[COL_STREAM];
 	uint64_t h = idmap_mix((uint64_t)stream * 31 + (uint64_t)context * 7 + (uint64_t)device +
 			       ((uint64_t)process << 40));
 	struct stream_memo *c = &w->streams[h % MEMO];
-	if (c->index != KG_NONE && c->process == process && c->device == device &&
-	    c->context == context && c->stream == stream &&
-	    (c->has_channel || row_is_null(row, COL_CHANNEL)))
+	w->last_stream = c;
+	if (stream_hit(c, row))
 		return c->index;
 	/* new here, or the first row that tells the stream's channel */
 	struct scan *k = w->scan;
@@ -155,22 +187,44 @@ static uint32_t worker_stream(struct worker *w, const struct kg_row *row, int *n
 	uint32_t s = kgt_row_stream(k->r, row, &w->r.skipped, no_memory);
 	int has_channel = s != KG_NONE && k->r->m->streams[s].channel >= 0;
 	pthread_mutex_unlock(&k->lock);
-	if (s != KG_NONE)
-		*c = (struct stream_memo){process, device, stream, context, s, has_channel};
+	*c = (struct stream_memo){process, device, stream, context, s, has_channel};
 	return s;
 }
 
 static uint32_t worker_thread(struct worker *w, uint32_t process, uint64_t tid)
 {
-	struct thread_memo *c = &w->threads[idmap_mix(tid ^ ((uint64_t)process << 48)) % MEMO];
+	struct thread_memo *c = w->last_thread;
+	if (c && c->index != KG_NONE && c->process == process && c->tid == tid)
+		return c->index;
+	c = &w->threads[idmap_mix(tid ^ ((uint64_t)process << 48)) % MEMO];
+	w->last_thread = c;
 	if (c->index != KG_NONE && c->process == process && c->tid == tid)
 		return c->index;
 	pthread_mutex_lock(&w->scan->lock);
 	uint32_t t = model_thread_index(w->scan->r->m, process, tid);
 	pthread_mutex_unlock(&w->scan->lock);
-	if (t != KG_NONE)
-		*c = (struct thread_memo){process, tid, t};
+	*c = (struct thread_memo){process, tid, t};
 	return t;
+}
+
+/* The launch of a kernel row: from the cache (a name's kernels mostly share one), else
+ * interned under the lock. KG_NONE when out of memory. */
+static uint32_t worker_launch(struct worker *w, const struct kg_launch *l)
+{
+	uint32_t word[sizeof(*l) / sizeof(uint32_t)];
+	memcpy(word, l, sizeof(word));
+	uint64_t h = 0;
+	for (size_t i = 0; i < sizeof(word) / sizeof(word[0]); i++)
+		h = (h + word[i]) * 0x9e3779b97f4a7c15ull;
+	struct launch_memo *c = &w->launches[(h >> 40) % LAUNCH_MEMO];
+	if (c->index != KG_NONE && !memcmp(&c->launch, l, sizeof(*l)))
+		return c->index;
+	pthread_mutex_lock(&w->scan->lock);
+	uint32_t x = model_launch(w->scan->r->m, l);
+	pthread_mutex_unlock(&w->scan->lock);
+	if (x != KG_NONE)
+		*c = (struct launch_memo){*l, x};
+	return x;
 }
 
 /* ------------------------------------------------------------------ one unit */
@@ -197,10 +251,15 @@ static int slice_row(struct slice *s, const struct kg_row *row)
 			return kgt_oom(&w->r);
 		if (stream == KG_NONE)
 			return 0;
+		struct kg_launch l = kernel_launch(row);
+		uint32_t launch = worker_launch(w, &l);
+		if (launch == KG_NONE)
+			return kgt_oom(&w->r);
 		struct kg_op *o = (struct kg_op *)s->at + s->n++;
 		model_op_init(o);
 		kgt_op_common(o, row, KG_OP_KERNEL, stream);
 		kernel_fields(&w->r, row, o);
+		o->launch = launch;
 		return 0;
 	}
 	uint32_t p;
@@ -219,10 +278,11 @@ static int slice_row(struct slice *s, const struct kg_row *row)
 
 static int damaged(struct kgt_reader *r, const char *table, int64_t first_id)
 {
-	snprintf(r->err, r->errlen,
-		 "'%s': the packed %s block at id %lld is damaged (the rows themselves are read "
-		 "instead; 'kgantt pack' rebuilds the blocks)",
-		 r->path, table, (long long)first_id);
+	snprintf(r->err, r->errlen, "'%s': the packed %s block at id %lld is damaged%s", r->path,
+		 table, (long long)first_id,
+		 packed_only(r->db) ? "" /* the blocks are the rows: nothing else to read */
+				    : " (the rows themselves are read instead; 'kgantt pack' "
+				      "rebuilds the blocks)");
 	return -EBADMSG;
 }
 
@@ -242,6 +302,7 @@ static int scan_block(struct slice *s, const struct block_ref *b)
 				      packed_table(table)->ncolumns, b->rows) == 0)
 			while (!err && (got = packed_block_row(&pb, &row)) == 1)
 				err = slice_row(s, &row);
+		packed_block_close(&pb);
 		if (got < 0 || err == -EBADMSG)
 			err = damaged(&w->r, table, b->first_id);
 	} else {
@@ -313,6 +374,8 @@ static void work(struct worker *w)
 	uint32_t nk = k->t[T_KERNELS].nunits, total = nk + k->t[T_APIS].nunits;
 	for (int i = 0; i < MEMO; i++)
 		w->streams[i].index = w->threads[i].index = KG_NONE;
+	for (int i = 0; i < LAUNCH_MEMO; i++)
+		w->launches[i].index = KG_NONE;
 	if ((w->rc = prepare(w)) != 0)
 		atomic_store(&k->failed, 1);
 	for (uint32_t u; !atomic_load(&k->failed) && (u = atomic_fetch_add(&k->next, 1)) < total;) {
@@ -417,6 +480,11 @@ static int plan_table(struct kgt_reader *r, struct table_plan *t, const char *ta
 				*slots += t->blocks[u].rows;
 			return 0;
 		}
+		if (packed_only(r->db)) { /* no rows to fall back on */
+			snprintf(r->err, r->errlen, "'%s': the packed %s blocks are damaged (their "
+				 "ids or row counts do not fit together)", r->path, table);
+			return -EBADMSG;
+		}
 	}
 	int64_t lo, hi;
 	int rc = kgt_id_range(r, table, &lo, &hi);
@@ -518,13 +586,14 @@ static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis
 		if (k.t[T_APIS].nunits)
 			r->m->n_apis = close_holes(&k.t[T_APIS], r->m->apis, sizeof(struct kg_api));
 	}
-	/* tables left to rows one by one (ids too sparse for slices) */
+	/* tables left to rows one by one (ids too sparse for slices), when they have rows (a
+	 * compacted trace has no table of them) */
 	char sql[512];
-	if (!rc && !k.t[T_KERNELS].nunits) {
+	if (!rc && !k.t[T_KERNELS].nunits && rows[T_KERNELS]) {
 		snprintf(sql, sizeof(sql), "SELECT %s FROM kernels", packed_table("kernels")->columns);
 		rc = kgt_each_op_row(r, sql, "kernels", K_COLUMNS, on_kernel);
 	}
-	if (!rc && !k.t[T_APIS].nunits) {
+	if (!rc && !k.t[T_APIS].nunits && rows[T_APIS]) {
 		snprintf(sql, sizeof(sql), "SELECT %s FROM api_calls", packed_table("api_calls")->columns);
 		rc = kgt_each_op_row(r, sql, "api_calls", A_COLUMNS, on_api);
 	}
@@ -540,13 +609,14 @@ static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis
 int kgt_read_bulk(struct kgt_reader *r)
 {
 	int64_t rows[T_COUNT]; /* packed_usable counts them whatever it answers */
-	int rows_only = r->opts && r->opts->rows_only;
+	int only = packed_only(r->db) == 1; /* format 5: the blocks are the rows */
+	int rows_only = r->opts && r->opts->rows_only && !only;
 	int pk = packed_usable(r->db, "kernels", &rows[T_KERNELS]) && !rows_only;
 	int pa = packed_usable(r->db, "api_calls", &rows[T_APIS]) && !rows_only;
 	uint32_t n_ops = r->m->n_ops, n_apis = r->m->n_apis;
 	uint64_t skipped = r->skipped;
 	int rc = read_tables(r, pk, pa, rows);
-	if (rc != -EBADMSG)
+	if (rc != -EBADMSG || only)
 		return rc;
 	/* a damaged block: say so, and read the rows */
 	model_note(r->m, "%s", r->err);

@@ -110,6 +110,17 @@ static const char *sample_select(void)
 	return sql;
 }
 
+/* A compacted trace (format 5) keeps the samples as blocks: made a temp table first
+ * (trace/packed.h). */
+static int sample_rows(struct kgt_reader *r)
+{
+	char why[256];
+	int rc = packed_expand(r->db, "main", "temp", "hw_samples", why, sizeof(why));
+	if (rc)
+		snprintf(r->err, r->errlen, "cannot read '%s': %s", r->path, why);
+	return rc;
+}
+
 int kgt_read_hw(struct kgt_reader *r)
 {
 	if (!trace_db_has_table(r->db, "hw_devices"))
@@ -119,6 +130,8 @@ int kgt_read_hw(struct kgt_reader *r)
 	if (!rc)
 		rc = each(r, "SELECT process, device, figure, metric FROM hw_metrics", "hw_metrics",
 			  on_metric);
+	if (!rc)
+		rc = sample_rows(r);
 	if (!rc)
 		rc = each(r, sample_select(), "hw_samples", on_sample);
 	return rc;

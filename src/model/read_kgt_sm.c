@@ -75,11 +75,24 @@ static uint32_t find_kernel(struct kgt_reader *r, const struct kg_idmap *ix, sql
 	return KG_NONE;
 }
 
+/* The blocks are joined to their kernels in SQL: in a compacted trace (format 5) the
+ * kernels' rows are made a temp table first (trace/packed.h). */
+static int kernel_rows(struct kgt_reader *r)
+{
+	char why[256];
+	int rc = packed_expand(r->db, "main", "temp", "kernels", why, sizeof(why));
+	if (rc)
+		snprintf(r->err, r->errlen, "cannot read '%s': %s", r->path, why);
+	return rc;
+}
+
 static int load_blocks(struct kgt_reader *r)
 {
 	struct kg_idmap ix = {0};
 	sqlite3_stmt *st = NULL;
-	int rc = index_kernels(r, &ix);
+	int rc = kernel_rows(r);
+	if (!rc)
+		rc = index_kernels(r, &ix);
 	if (!rc && sqlite3_prepare_v2(r->db,
 				      "SELECT b.kernel, k.process, k.correlation, k.start, k.context, "
 				      "k.stream, b.sm, b.block, b.start, b.end FROM sm_blocks b "

@@ -597,14 +597,17 @@ static int on_kernel(struct nsys_reader *r, sqlite3_stmt *st)
 	if (!o)
 		return rc;
 	o->name = kernel_name(r, st);
+	struct kg_launch l = {0};
 	for (int i = 0; i < 3; i++) {
-		o->grid[i] = (uint32_t)sqlite3_column_int64(st, K_GRID_X + i);
-		o->block[i] = (uint32_t)sqlite3_column_int64(st, K_BLOCK_X + i);
+		l.grid[i] = (uint32_t)sqlite3_column_int64(st, K_GRID_X + i);
+		l.block[i] = (uint32_t)sqlite3_column_int64(st, K_BLOCK_X + i);
 	}
-	o->regs = (uint16_t)sqlite3_column_int(st, K_REGS);
-	o->smem_static = (uint32_t)sqlite3_column_int64(st, K_SMEM_STATIC);
-	o->smem_dynamic = (uint32_t)sqlite3_column_int64(st, K_SMEM_DYNAMIC);
-	o->smem_config = (uint32_t)sqlite3_column_int64(st, K_SMEM_CONFIG);
+	l.regs = (uint16_t)sqlite3_column_int(st, K_REGS);
+	l.smem_static = (uint32_t)sqlite3_column_int64(st, K_SMEM_STATIC);
+	l.smem_dynamic = (uint32_t)sqlite3_column_int64(st, K_SMEM_DYNAMIC);
+	l.smem_config = (uint32_t)sqlite3_column_int64(st, K_SMEM_CONFIG);
+	if ((o->launch = model_launch(r->m, &l)) == KG_NONE)
+		return oom(r);
 	o->graph = (uint32_t)sqlite3_column_int64(st, K_GRAPH); /* CUPTI: 0 = no graph */
 	if (o->graph)
 		o->flags |= KG_OPF_GRAPH;

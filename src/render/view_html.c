@@ -432,14 +432,14 @@ static uint64_t cfg_hash(const uint32_t *key)
 	return h ^ (h >> 29);
 }
 
-static void cfg_key(const struct kg_op *o, uint32_t device, uint32_t *key)
+static void cfg_key(const struct kg_launch *l, uint32_t device, uint32_t *key)
 {
-	memcpy(key, o->grid, 3 * sizeof(uint32_t));
-	memcpy(key + 3, o->block, 3 * sizeof(uint32_t));
-	key[6] = o->regs;
-	key[7] = o->smem_static;
-	key[8] = o->smem_dynamic;
-	key[9] = o->smem_config;
+	memcpy(key, l->grid, 3 * sizeof(uint32_t));
+	memcpy(key + 3, l->block, 3 * sizeof(uint32_t));
+	key[6] = l->regs;
+	key[7] = l->smem_static;
+	key[8] = l->smem_dynamic;
+	key[9] = l->smem_config;
 	key[10] = device;
 	key[11] = 0;
 }
@@ -473,7 +473,7 @@ static int build_cfgs(struct page *p)
 		if (o->kind != KG_OP_KERNEL)
 			continue;
 		uint32_t key[12];
-		cfg_key(o, m->streams[o->stream].device, key);
+		cfg_key(op_launch(m, o), m->streams[o->stream].device, key);
 		size_t h = (size_t)cfg_hash(key) & (nslots - 1);
 		while (slots[h] && memcmp(p->cfgs[slots[h] - 1].key, key, sizeof(key)))
 			h = (h + 1) & (nslots - 1);

@@ -293,7 +293,7 @@ static void json_occupancy(struct jw *w, const struct kg_kernel_stats *k)
 
 static void json_kernel(struct jw *w, const struct kg_analysis *a, const struct kg_kernel_stats *k)
 {
-	const struct kg_op *ex = &a->m->ops[k->example_op];
+	const struct kg_launch *ex = op_launch(a->m, &a->m->ops[k->example_op]);
 	j_open(w);
 	kv_text(w, "name", a->m, k->name);
 	kv_int(w, "count", k->count);

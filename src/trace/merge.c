@@ -1,6 +1,9 @@
 /* kgantt traces merged into one (merge.h), in SQL: every input is attached in turn and
  * its rows copied with their process numbers, string ids and times mapped, so that every
- * column of every table survives (nothing goes through the in-memory model). */
+ * column of every table survives (nothing goes through the in-memory model). The packed
+ * tables (kernels, api_calls, hw_samples: trace/packed.h) are read from a second schema, srcrows: the
+ * input attached again, or its blocks made rows in a scratch database; they are written
+ * to temp and packed into the output at the end. */
 #include "trace/merge.h"
 
 #include <errno.h>
@@ -26,6 +29,8 @@ struct table_map {
 	const char *stacks;    /* columns holding stack ids: moved past the output's */
 	const char *process;   /* how a row finds its process, when it has no column */
 	const char *kernels;   /* columns holding kernel ids: moved past the output's kernels */
+	int packed;            /* a packed table (kg_packed_tables): read from srcrows, written
+				* to temp */
 };
 
 static const struct table_map tables[] = {
@@ -35,11 +40,11 @@ static const struct table_map tables[] = {
 	{.name = "contexts"},
 	{.name = "streams"},
 	{.name = "kernels", .times = " queued submitted start end ", .strings = " name demangled ",
-	 .has_id = 1, .kernels = " id "},
+	 .has_id = 1, .kernels = " id ", .packed = 1},
 	{.name = "memcpys", .times = " start end ", .has_id = 1},
 	{.name = "memsets", .times = " start end ", .has_id = 1},
 	{.name = "syncs", .times = " start end ", .has_id = 1},
-	{.name = "api_calls", .times = " start end ", .strings = " name ", .has_id = 1},
+	{.name = "api_calls", .times = " start end ", .strings = " name ", .has_id = 1, .packed = 1},
 	{.name = "nvtx", .times = " start end ", .strings = " domain name ", .has_id = 1},
 	{.name = "overheads", .times = " start end "},
 	{.name = "dropped", .times = " ts "},
@@ -52,9 +57,9 @@ static const struct table_map tables[] = {
 	{.name = "api_stacks", .stacks = " stack "},
 	{.name = "hw_devices"},
 	{.name = "hw_metrics"},
-	{.name = "hw_samples", .times = " start end "},
+	{.name = "hw_samples", .times = " start end ", .packed = 1},
 	{.name = "sm_blocks", .times = " start end ", .kernels = " kernel ",
-	 .process = " JOIN src.kernels k ON k.id = t.kernel JOIN pm ON pm.old = k.process"},
+	 .process = " JOIN srcrows.kernels k ON k.id = t.kernel JOIN pm ON pm.old = k.process"},
 	{.name = "sm_settings", .times = " offset_ns "},
 };
 
@@ -198,9 +203,10 @@ static int copy_table(struct merger *g, const struct table_map *t)
 	size_t cl = 0, el = 0, jl = 0;
 	int nstr = 0, rc = 0;
 	sqlite3_stmt *info;
-	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s', 'src') WHERE name IN "
-			       "(SELECT name FROM pragma_table_info('%s', 'main'))",
-		 t->name, t->name);
+	const char *from = t->packed ? "srcrows" : "src", *to = t->packed ? "temp" : "main";
+	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s', '%s') WHERE name IN "
+			       "(SELECT name FROM pragma_table_info('%s', '%s'))",
+		 t->name, from, t->name, to);
 	if (sqlite3_prepare_v2(g->db, q, -1, &info, NULL) != SQLITE_OK)
 		return sql_error(g, t->name);
 	joins[0] = 0;
@@ -246,10 +252,34 @@ static int copy_table(struct merger *g, const struct table_map *t)
 	}
 	if (!cl)
 		return 0; /* a table the input does not have */
-	snprintf(sql, sizeof(sql), "INSERT INTO main.\"%s\"(%s) SELECT %s FROM src.\"%s\" t%s%s",
-		 t->name, cols, exprs, t->name,
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.\"%s\"(%s) SELECT %s FROM %s.\"%s\" t%s%s", to,
+		 t->name, cols, exprs, from, t->name,
 		 t->process ? t->process : " JOIN pm ON pm.old = t.process", joins);
 	return exec(g, sql, t->name);
+}
+
+static int attach(struct merger *g, const char *path, const char *as)
+{
+	sqlite3_stmt *st;
+	char sql[64];
+	snprintf(sql, sizeof(sql), "ATTACH ?1 AS %s", as);
+	if (sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_error(g, "attach");
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_error(g, "attach");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A compacted input's blocks made SQL rows in srcrows (a scratch database, attached as
+ * "": removed when detached). */
+static int expand_input(struct merger *g)
+{
+	char why[400];
+	if (packed_expand(g->db, "src", "srcrows", NULL, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(g->err, g->errlen, "cannot merge '%s': %s", g->path, why);
+	return -EIO;
 }
 
 static int merge_one(struct merger *g, const char *path)
@@ -261,18 +291,18 @@ static int merge_one(struct merger *g, const char *path)
 		snprintf(g->err, g->errlen, "%s", err);
 		return -EINVAL;
 	}
+	int compacted = packed_only(check) == 1;
 	sqlite3_close(check);
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(g->db, "ATTACH ?1 AS src", -1, &st, NULL) != SQLITE_OK)
-		return sql_error(g, "attach");
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_error(g, "attach");
-	sqlite3_finalize(st);
+	int rc = attach(g, path, "src");
+	if (!rc && (rc = attach(g, compacted ? "" : path, "srcrows")) != 0)
+		sqlite3_exec(g->db, "DETACH src", NULL, NULL, NULL);
 	if (rc)
 		return rc;
 	/* one transaction per input: an attached database cannot be detached inside the
 	 * transaction that read it (the output is a temporary file until the end anyway) */
 	rc = exec(g, "BEGIN", "begin");
+	if (!rc && compacted)
+		rc = expand_input(g);
 	if (!rc)
 		rc = map_processes(g);
 	if (!rc)
@@ -287,7 +317,7 @@ static int merge_one(struct merger *g, const char *path)
 	if (!rc)
 		rc = exec(g,
 			  "DROP TABLE IF EXISTS temp.ko; CREATE TEMP TABLE ko AS "
-			  "SELECT COALESCE(MAX(id), 0) AS off FROM main.kernels",
+			  "SELECT COALESCE(MAX(id), 0) AS off FROM temp.kernels",
 			  "kernels");
 	for (size_t i = 0; !rc && i < sizeof(tables) / sizeof(tables[0]); i++)
 		rc = copy_table(g, &tables[i]);
@@ -297,7 +327,7 @@ static int merge_one(struct merger *g, const char *path)
 			  "commit");
 	else
 		sqlite3_exec(g->db, "ROLLBACK", NULL, NULL, NULL);
-	if (sqlite3_exec(g->db, "DETACH src", NULL, NULL, NULL) != SQLITE_OK && !rc)
+	if (sqlite3_exec(g->db, "DETACH srcrows; DETACH src", NULL, NULL, NULL) != SQLITE_OK && !rc)
 		rc = sql_error(g, "detach");
 	return rc;
 }
@@ -335,9 +365,15 @@ int trace_merge(const char *out, const char *const *inputs, int n, struct kg_mer
 		outfile_abort(&of);
 		return -EIO;
 	}
-	int rc = exec(&g, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", "set-up");
+	char setup[128];
+	snprintf(setup, sizeof(setup), "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; "
+		 "PRAGMA synchronous=OFF;", KG_TRACE_PAGE_SIZE);
+	int rc = exec(&g, setup, "set-up");
 	if (!rc)
 		rc = exec(&g, kg_schema_sql, "schema");
+	/* kernels and API calls in temp until trace_pack makes them blocks of the output */
+	if (!rc && trace_create_rows(g.db, "temp") != SQLITE_OK)
+		rc = sql_error(&g, "schema");
 	if (!rc)
 		rc = write_meta(&g, inputs, n);
 	/* the output's strings looked up by text while merging; dropped at the end */
@@ -353,8 +389,8 @@ int trace_merge(const char *out, const char *const *inputs, int n, struct kg_mer
 	char why[400];
 	if (!rc && (rc = trace_pack(g.db, why, sizeof(why))) < 0)
 		snprintf(err, errlen, "cannot write '%s': %s", out, why);
-	if (!rc)
-		rc = exec(&g, "COMMIT", "commit");
+	if (!rc) /* VACUUM: the pages of the strings' index given back */
+		rc = exec(&g, "COMMIT; VACUUM", "commit");
 	st->hosts = g.n_hosts;
 	if (sqlite3_close(g.db) != SQLITE_OK && !rc) {
 		snprintf(err, errlen, "cannot write '%s'", out);

@@ -1,23 +1,80 @@
-/* Packed columns (packed.h): encoding, decoding, and when a trace's blocks can be trusted. */
+/* Packed columns (packed.h): encoding, decoding, compacting a trace and expanding it back
+ * into rows, and when a trace's blocks can be trusted. */
 #include "trace/packed.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
+#include "trace/schema.h"
 #include "trace/trace_db.h"
+#include "util/hw_figures.h"
 
-/* The reader's columns, in the order it reads them (src/model/read_kgt.c indexes them). */
+/* ------------------------------------------------------------------ the tables */
+
+/* Block order: the model loader's columns first (src/model/kgt_reader.h indexes them),
+ * then the rest. What is subtracted from a column of integers (block indexes, -1 none) was
+ * measured on real traces (docs/results/trace-size.md): a time from the same row's start
+ * (end, queued, submitted), a start from the previous row's end (the gap, not the gap plus
+ * the duration again), counters and ids from their previous value; small codes and
+ * string ids stay as they are, which zstd's matches repeat best. A REAL column: its
+ * values' bits as they are. */
+#define INT(name, base, prev) {name, base, prev, 0}
+#define REAL(name) {name, -1, -1, 1}
+#define SELF(i) (i)
+static const struct kg_packed_column kernel_columns[] = {
+	INT("process", -1, SELF(0)),       INT("device", -1, SELF(1)),
+	INT("context", -1, SELF(2)),       INT("stream", -1, SELF(3)),
+	INT("correlation", -1, SELF(4)),   INT("incomplete", -1, -1),
+	INT("start", -1, 7),               INT("end", 6, -1),
+	INT("channel", -1, -1),            INT("demangled", -1, -1),
+	INT("queued", 6, -1),              INT("submitted", 6, -1),
+	INT("grid_x", -1, -1),             INT("grid_y", -1, -1),
+	INT("grid_z", -1, -1),             INT("block_x", -1, -1),
+	INT("block_y", -1, -1),            INT("block_z", -1, -1),
+	INT("registers_per_thread", -1, -1), INT("static_smem", -1, -1),
+	INT("dynamic_smem", -1, -1),       INT("shared_mem_executed", -1, -1),
+	INT("graph", -1, -1),              INT("device_launched", -1, -1),
+	/* not read by the model */
+	INT("id", -1, SELF(24)),           INT("name", -1, -1),
+	INT("cluster_x", -1, -1),          INT("cluster_y", -1, -1),
+	INT("cluster_z", -1, -1),          INT("local_mem_per_thread", -1, -1),
+	INT("local_mem_total", -1, -1),    INT("channel_type", -1, -1),
+	INT("launch_type", -1, -1),        INT("graph_node", -1, -1),
+	INT("grid_id", -1, SELF(34)),
+};
+
+static const struct kg_packed_column api_columns[] = {
+	INT("process", -1, SELF(0)), INT("thread", -1, -1),   INT("domain", -1, -1),
+	INT("name", -1, -1),         INT("start", -1, 5),     INT("end", 4, -1),
+	INT("correlation", -1, SELF(6)),
+	/* not read by the model */
+	INT("id", -1, SELF(7)),      INT("cbid", -1, -1),     INT("return_value", -1, -1),
+	INT("incomplete", -1, -1),
+};
+
+/* The GPU's counters: REAL figures as their bits, which repeat (0, a clock) */
+#define HW_FIGURE_COLUMN_(id, column, unit, label) REAL(#column),
+static const struct kg_packed_column hw_columns[] = {
+	INT("process", -1, SELF(0)), INT("device", -1, SELF(1)), INT("start", -1, 3),
+	INT("end", 2, -1),           KG_HW_FIGURES(HW_FIGURE_COLUMN_)
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 const struct kg_packed_table kg_packed_tables[] = {
 	{"kernels",
 	 "process, device, context, stream, correlation, incomplete, start, end, channel, "
 	 "demangled, queued, submitted, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
 	 "registers_per_thread, static_smem, dynamic_smem, shared_mem_executed, graph, "
 	 "device_launched",
-	 24},
-	{"api_calls", "process, thread, domain, name, start, end, correlation", 7},
-	{NULL, NULL, 0},
+	 24, kernel_columns, COUNT(kernel_columns)},
+	{"api_calls", "process, thread, domain, name, start, end, correlation", 7, api_columns,
+	 COUNT(api_columns)},
+	{"hw_samples", NULL, 0, hw_columns, COUNT(hw_columns)},
+	{NULL, NULL, 0, NULL, 0},
 };
 
 const struct kg_packed_table *packed_table(const char *name)
@@ -36,7 +93,7 @@ void row_from_stmt(struct kg_row *row, sqlite3_stmt *st, int ncolumns)
 		int64_t v = sqlite3_column_int64(st, c);
 		row->v[c] = v;
 		if (v == 0 && sqlite3_column_type(st, c) == SQLITE_NULL)
-			row->nulls |= 1u << c;
+			row->nulls |= 1ull << c;
 	}
 }
 
@@ -63,6 +120,16 @@ static size_t put_varint(uint8_t *p, uint64_t v)
 	return n;
 }
 
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 /* 0 when the varint runs past end or over 10 bytes. */
 static int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
@@ -80,6 +147,56 @@ static int get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 	return 0;
 }
 
+/* A varint of p, which has at least 10 bytes; the byte after it, or NULL when it runs
+ * over 10 bytes. Times and sizes take 2-4 bytes: those are unrolled. */
+static const uint8_t *varint10(const uint8_t *p, uint64_t *out)
+{
+	uint64_t v = p[0] & 0x7f;
+	if (p[1] < 0x80) {
+		*out = v | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
+	v |= (uint64_t)(p[1] & 0x7f) << 7;
+	if (p[2] < 0x80) {
+		*out = v | (uint64_t)p[2] << 14;
+		return p + 3;
+	}
+	v |= (uint64_t)(p[2] & 0x7f) << 14;
+	if (p[3] < 0x80) {
+		*out = v | (uint64_t)p[3] << 21;
+		return p + 4;
+	}
+	v |= (uint64_t)(p[3] & 0x7f) << 21;
+	for (int i = 4; i < 10; i++) {
+		v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (p[i] < 0x80) {
+			*out = v;
+			return p + i + 1;
+		}
+	}
+	return NULL;
+}
+
+/* What the writer subtracts from column c's value in a row (v, nulls: the row; last: each
+ * column's last non-NULL value before it); packed_block_row adds the same back, inline. */
+static uint64_t predicted(int8_t base, int8_t prev, const int64_t *v, uint64_t nulls,
+			  const int64_t *last)
+{
+	uint64_t p = 0;
+	if (base >= 0 && !((nulls >> base) & 1))
+		p = (uint64_t)v[base];
+	if (prev >= 0)
+		p += (uint64_t)last[prev];
+	return p;
+}
+
+static void remember(int64_t *last, const int64_t *v, uint64_t nulls, int ncolumns)
+{
+	for (int c = 0; c < ncolumns; c++)
+		if (!((nulls >> c) & 1))
+			last[c] = v[c];
+}
+
 /* ------------------------------------------------------------------ writing a block */
 
 struct column_buf {
@@ -87,35 +204,53 @@ struct column_buf {
 	size_t len, cap;
 	uint8_t nullmap[KG_PACKED_BLOCK / 8];
 	uint32_t nulls;
-	int64_t prev;
 };
 
 struct kg_packed_writer {
-	int ncolumns;
+	int ncolumns, level;
 	uint32_t rows;
+	struct kg_packed_column how[KG_PACKED_MAX_COLUMNS];
+	int64_t last[KG_PACKED_MAX_COLUMNS];
 	struct column_buf col[KG_PACKED_MAX_COLUMNS];
-	uint8_t *block;
-	size_t block_cap;
+	uint8_t *payload, *block;
+	size_t payload_cap, block_cap;
+	ZSTD_CCtx *zstd;
 };
 
-struct kg_packed_writer *packed_writer_new(int ncolumns)
+struct kg_packed_writer *packed_writer_new(int ncolumns, const struct kg_packed_column *columns)
 {
 	if (ncolumns <= 0 || ncolumns > KG_PACKED_MAX_COLUMNS)
 		return NULL;
+	for (int c = 0; columns && c < ncolumns; c++) /* the reader checks the same */
+		if (columns[c].base >= c || columns[c].prev >= ncolumns ||
+		    (columns[c].prev >= 0 && columns[c].prev < c))
+			return NULL;
 	struct kg_packed_writer *w = calloc(1, sizeof(*w));
-	if (w)
-		w->ncolumns = ncolumns;
+	if (!w || !(w->zstd = ZSTD_createCCtx())) {
+		free(w);
+		return NULL;
+	}
+	w->ncolumns = ncolumns;
+	w->level = KG_PACKED_ZSTD_LEVEL;
+	for (int c = 0; c < ncolumns; c++)
+		w->how[c] = columns ? columns[c]
+				    : (struct kg_packed_column){NULL, -1, (int8_t)c, 0};
 	return w;
+}
+
+void packed_writer_level(struct kg_packed_writer *w, int level)
+{
+	w->level = level;
 }
 
 void packed_writer_reset(struct kg_packed_writer *w)
 {
 	w->rows = 0;
+	memset(w->last, 0, sizeof(w->last));
 	for (int c = 0; c < w->ncolumns; c++) {
 		struct column_buf *b = &w->col[c];
 		b->len = 0;
 		b->nulls = 0;
-		b->prev = 0;
 		memset(b->nullmap, 0, sizeof(b->nullmap));
 	}
 }
@@ -126,7 +261,9 @@ void packed_writer_free(struct kg_packed_writer *w)
 		return;
 	for (int c = 0; c < w->ncolumns; c++)
 		free(w->col[c].bytes);
+	free(w->payload);
 	free(w->block);
+	ZSTD_freeCCtx(w->zstd);
 	free(w);
 }
 
@@ -163,40 +300,35 @@ int packed_writer_add(struct kg_packed_writer *w, const struct kg_row *row)
 		}
 		if (reserve_bytes(&b->bytes, &b->cap, b->len + 10) < 0)
 			return -ENOMEM;
-		b->len += put_varint(b->bytes + b->len, zigzag((uint64_t)row->v[c] - (uint64_t)b->prev));
-		b->prev = row->v[c];
+		uint64_t p = predicted(w->how[c].base, w->how[c].prev, row->v, row->nulls, w->last);
+		b->len += put_varint(b->bytes + b->len, zigzag((uint64_t)row->v[c] - p));
 	}
+	remember(w->last, row->v, row->nulls, w->ncolumns);
 	w->rows++;
 	return 0;
 }
 
 enum { MODE_NO_NULLS = 0, MODE_BITMAP = 1, MODE_ALL_NULL = 2 };
 
-static size_t section_len(const struct kg_packed_writer *w, const struct column_buf *b)
+static size_t section_len(const struct kg_packed_writer *w, int c)
 {
-	if (b->nulls == 0)
-		return 1 + b->len;
-	if (b->nulls == w->rows)
+	const struct column_buf *b = &w->col[c];
+	if (b->nulls == w->rows && w->rows)
 		return 1;
-	return 1 + (w->rows + 7) / 8 + b->len;
+	return 1 + varint_len((uint64_t)(w->how[c].base + 1)) +
+	       varint_len((uint64_t)(w->how[c].prev + 1)) + (b->nulls ? (w->rows + 7) / 8 : 0) +
+	       b->len;
 }
 
-/* Layout: version byte, varint column count, varint row count, a varint section length
- * per column, then the sections: a mode byte (0 no NULLs, 1 NULL bitmap follows, 2 all
- * NULL), the bitmap (bit r of byte r/8 set: row r is NULL), the non-NULL values. */
-int packed_writer_finish(struct kg_packed_writer *w, const void **data, size_t *len)
+/* The uncompressed block: a varint section length per column, then the sections: a mode
+ * byte (0 no NULLs, 1 NULL bitmap follows, 2 all NULL: nothing follows), 1 + base and
+ * 1 + prev as varints (0: none), the bitmap (bit r of byte r/8 set: row r is NULL), the
+ * non-NULL values. */
+static size_t write_payload(struct kg_packed_writer *w)
 {
-	size_t need = 1 + 10 + 10 + (size_t)w->ncolumns * 10;
+	uint8_t *p = w->payload;
 	for (int c = 0; c < w->ncolumns; c++)
-		need += section_len(w, &w->col[c]);
-	if (reserve_bytes(&w->block, &w->block_cap, need) < 0)
-		return -ENOMEM;
-	uint8_t *p = w->block;
-	*p++ = KG_PACKED_VERSION;
-	p += put_varint(p, (uint64_t)w->ncolumns);
-	p += put_varint(p, w->rows);
-	for (int c = 0; c < w->ncolumns; c++)
-		p += put_varint(p, section_len(w, &w->col[c]));
+		p += put_varint(p, section_len(w, c));
 	for (int c = 0; c < w->ncolumns; c++) {
 		const struct column_buf *b = &w->col[c];
 		if (b->nulls == w->rows && w->rows) {
@@ -204,6 +336,8 @@ int packed_writer_finish(struct kg_packed_writer *w, const void **data, size_t *
 			continue;
 		}
 		*p++ = b->nulls ? MODE_BITMAP : MODE_NO_NULLS;
+		p += put_varint(p, (uint64_t)(w->how[c].base + 1));
+		p += put_varint(p, (uint64_t)(w->how[c].prev + 1));
 		if (b->nulls) {
 			memcpy(p, b->nullmap, (w->rows + 7) / 8);
 			p += (w->rows + 7) / 8;
@@ -212,91 +346,230 @@ int packed_writer_finish(struct kg_packed_writer *w, const void **data, size_t *
 			memcpy(p, b->bytes, b->len);
 		p += b->len;
 	}
+	return (size_t)(p - w->payload);
+}
+
+/* The block: version byte, varint column count, varint row count, varint size of the
+ * payload, and the payload as one zstd frame. */
+int packed_writer_finish(struct kg_packed_writer *w, const void **data, size_t *len)
+{
+	size_t need = (size_t)w->ncolumns * 10;
+	for (int c = 0; c < w->ncolumns; c++)
+		need += section_len(w, c);
+	if (reserve_bytes(&w->payload, &w->payload_cap, need) < 0)
+		return -ENOMEM;
+	size_t size = write_payload(w);
+	size_t bound = ZSTD_compressBound(size);
+	if (reserve_bytes(&w->block, &w->block_cap, 1 + 3 * 10 + bound) < 0)
+		return -ENOMEM;
+	uint8_t *p = w->block;
+	*p++ = KG_PACKED_VERSION;
+	p += put_varint(p, (uint64_t)w->ncolumns);
+	p += put_varint(p, w->rows);
+	p += put_varint(p, size);
+	size_t z = ZSTD_compressCCtx(w->zstd, p, bound, w->payload, size, w->level);
+	if (ZSTD_isError(z))
+		return -ENOMEM; /* with a bound-sized output, only an allocation can fail */
 	*data = w->block;
-	*len = (size_t)(p - w->block);
+	*len = (size_t)(p - w->block) + z;
 	return 0;
 }
 
 /* ------------------------------------------------------------------ reading a block */
 
-int packed_block_open(struct kg_packed_block *b, const void *data, size_t len, int ncolumns,
-		      uint32_t rows)
+/* The most a payload of ncolumns × rows can take: every value 10 bytes, every section its
+ * bitmap and header. Nothing larger is allocated, whatever a damaged frame claims. */
+static uint64_t payload_bound(uint64_t ncolumns, uint64_t rows)
 {
-	const uint8_t *p = data, *end = p + len;
-	uint64_t ncol, nrows;
-	memset(b, 0, sizeof(*b));
-	if (!data || len < 3 || *p++ != KG_PACKED_VERSION || !get_varint(&p, end, &ncol) ||
-	    ncol != (uint64_t)ncolumns || ncolumns > KG_PACKED_MAX_COLUMNS ||
-	    !get_varint(&p, end, &nrows) || nrows != rows || rows > KG_PACKED_BLOCK)
-		return -1;
+	return ncolumns * (10 + 1 + 10 + 10 + (rows + 7) / 8 + rows * 10);
+}
+
+/* Sets up the sections of a payload (p..end) of columns first..first+count-1 that are
+ * among the first ncolumns. version 1 sections have no base and prev: each value follows
+ * the column's previous one. */
+static int open_sections(struct kg_packed_block *b, const uint8_t *p, const uint8_t *end,
+			 int version, uint64_t first, uint64_t count, int ncolumns, uint32_t rows)
+{
 	uint64_t sec[KG_PACKED_MAX_COLUMNS];
-	for (int c = 0; c < ncolumns; c++)
-		if (!get_varint(&p, end, &sec[c]) || sec[c] < 1 || sec[c] > (uint64_t)(end - p))
+	for (uint64_t i = 0; i < count; i++)
+		if (!get_varint(&p, end, &sec[i]) || sec[i] < 1 || sec[i] > (uint64_t)(end - p))
 			return -1;
 	size_t bitmap = (rows + 7) / 8;
-	for (int c = 0; c < ncolumns; c++) {
-		if (sec[c] > (uint64_t)(end - p))
+	for (uint64_t i = 0, c = first; i < count; i++, c++) {
+		if (sec[i] > (uint64_t)(end - p))
 			return -1;
-		const uint8_t *s = p, *e = p + sec[c];
+		const uint8_t *s = p, *e = p + sec[i];
 		p = e;
+		if (c >= (uint64_t)ncolumns)
+			continue; /* a column this reader does not ask for */
 		uint8_t mode = *s++;
+		uint64_t base = 0, prev = c + 1;
 		if (mode == MODE_ALL_NULL) {
 			b->all_null[c] = 1;
+		} else if (mode > MODE_ALL_NULL ||
+			   (version > KG_PACKED_V1 &&
+			    (!get_varint(&s, e, &base) || !get_varint(&s, e, &prev)))) {
+			return -1;
+		} else if (base > c || (prev && (prev <= c || prev > (uint64_t)ncolumns))) {
+			return -1; /* from a column not decoded yet, an earlier one's prev, or
+				    * one not asked for */
 		} else if (mode == MODE_BITMAP) {
 			if ((size_t)(e - s) < bitmap)
 				return -1;
 			b->nullmap[c] = s;
 			s += bitmap;
-		} else if (mode != MODE_NO_NULLS) {
-			return -1;
 		}
+		b->base[c] = (int8_t)((int)base - 1);
+		b->prev[c] = (int8_t)((int)prev - 1);
 		b->at[c] = s;
 		b->end[c] = e;
 	}
-	if (p != end)
+	return p == end ? 0 : -1;
+}
+
+/* A version 2 block's frame (p..end), decompressed into a buffer the block owns; its size,
+ * from the header and the frame, is checked against what the rows and columns can take
+ * before anything is allocated. */
+static int inflate(struct kg_packed_block *b, const uint8_t *p, const uint8_t *end,
+		   uint64_t nstored, int ncolumns, uint32_t rows)
+{
+	uint64_t size;
+	if (!get_varint(&p, end, &size) || size == 0 || size > payload_bound(nstored, rows))
 		return -1;
+	size_t zlen = (size_t)(end - p);
+	if (ZSTD_findFrameCompressedSize(p, zlen) != zlen ||
+	    ZSTD_getFrameContentSize(p, zlen) != size || !(b->owned = malloc((size_t)size)))
+		return -1;
+	size_t got = ZSTD_decompress(b->owned, (size_t)size, p, zlen);
+	if (ZSTD_isError(got) || got != size)
+		return -1;
+	return open_sections(b, b->owned, b->owned + size, KG_PACKED_VERSION, 0, nstored, ncolumns,
+			     rows);
+}
+
+/* What packed_block_row needs beyond the sections: which columns may be NULL, and where
+ * each column's prev value is (a slot that stays 0 when it has none). */
+static void plan_rows(struct kg_packed_block *b)
+{
+	for (int c = 0; c < b->ncolumns; c++) {
+		if (b->all_null[c] || b->nullmap[c])
+			b->nullable |= 1ull << c;
+		b->prev_slot[c] = b->prev[c] >= 0 ? (uint8_t)b->prev[c] : KG_PACKED_MAX_COLUMNS;
+	}
+}
+
+int packed_block_open(struct kg_packed_block *b, const void *data, size_t len, int ncolumns,
+		      uint32_t rows)
+{
+	const uint8_t *p = data, *end = p + len;
+	uint64_t nstored, nrows;
+	memset(b, 0, sizeof(*b));
+	if (!data || len < 3 || ncolumns <= 0 || ncolumns > KG_PACKED_MAX_COLUMNS ||
+	    rows > KG_PACKED_BLOCK)
+		return -1;
+	int version = *p++;
+	if ((version != KG_PACKED_V1 && version != KG_PACKED_VERSION) ||
+	    !get_varint(&p, end, &nstored) || nstored < (uint64_t)ncolumns ||
+	    nstored > KG_PACKED_MAX_COLUMNS ||
+	    (version == KG_PACKED_V1 && nstored != (uint64_t)ncolumns) ||
+	    !get_varint(&p, end, &nrows) || nrows != rows)
+		return -1;
+	int rc = version == KG_PACKED_V1
+			 ? open_sections(b, p, end, version, 0, nstored, ncolumns, rows)
+			 : inflate(b, p, end, nstored, ncolumns, rows);
+	if (rc) {
+		packed_block_close(b);
+		return -1;
+	}
 	b->rows = rows;
 	b->ncolumns = ncolumns;
+	plan_rows(b);
 	return 0;
+}
+
+void packed_block_close(struct kg_packed_block *b)
+{
+	free(b->owned);
+	b->owned = NULL;
 }
 
 int packed_block_row(struct kg_packed_block *b, struct kg_row *row)
 {
+	const int n = b->ncolumns;
 	if (b->row >= b->rows) {
-		for (int c = 0; c < b->ncolumns; c++)
+		for (int c = 0; c < n; c++)
 			if (b->at[c] != b->end[c])
 				return -1; /* values left over: the block does not hold what it says */
 		return 0;
 	}
-	uint32_t r = b->row++;
-	row->nulls = 0;
-	for (int c = 0; c < b->ncolumns; c++) {
-		if (b->all_null[c] || (b->nullmap[c] && (b->nullmap[c][r / 8] >> (r % 8)) & 1)) {
-			row->nulls |= 1u << c;
-			row->v[c] = 0;
+	uint32_t r = b->row++, byte = r / 8;
+	uint8_t bit = (uint8_t)(1u << (r % 8));
+	/* in registers: the stores to v (int64_t) may alias any int64_t of *b */
+	const uint64_t nullable = b->nullable;
+	uint64_t nulls = 0;
+	int64_t *v = row->v;
+	for (int c = 0; c < n; c++) {
+		if (((nullable >> c) & 1) && (b->all_null[c] || (b->nullmap[c][byte] & bit))) {
+			nulls |= 1ull << c;
+			v[c] = 0;
 			continue;
 		}
 		uint64_t z;
-		const uint8_t *p = b->at[c];
-		if (p < b->end[c] && *p < 0x80) { /* most values: one byte */
+		const uint8_t *p = b->at[c], *e = b->end[c];
+		if (p < e && *p < 0x80) { /* most values: one byte */
 			z = *p;
 			b->at[c] = p + 1;
-		} else if (!get_varint(&b->at[c], b->end[c], &z)) {
+		} else if (e - p >= 10) { /* room for the longest: no bounds to check */
+			if (!(b->at[c] = varint10(p, &z)))
+				return -1;
+		} else if (!get_varint(&b->at[c], e, &z)) {
 			return -1;
 		}
-		b->prev[c] = (int64_t)((uint64_t)b->prev[c] + unzigzag(z));
-		row->v[c] = b->prev[c];
+		/* plus what predicted() gives, inline; no prev reads the slot that stays 0 */
+		uint64_t x = unzigzag(z) + (uint64_t)b->last[b->prev_slot[c]];
+		int base = b->base[c];
+		if (base >= 0 && !((nulls >> base) & 1))
+			x += (uint64_t)v[base];
+		v[c] = (int64_t)x;
+		b->last[c] = (int64_t)x; /* prev names this column or a later one: read before */
 	}
+	row->nulls = nulls;
 	return 1;
 }
 
-/* ------------------------------------------------------------------ the table */
+/* ------------------------------------------------------------------ helpers */
 
-static int pack_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
+static int sql_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
 {
 	snprintf(err, errlen, "%s: %s", what, sqlite3_errmsg(db));
 	return -EIO;
 }
+
+static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen, const char *what)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
+		       ? 0
+		       : sql_fail(db, err, errlen, what);
+}
+
+/* The meta value of key in schema, as an integer (0 when missing); -1 when unreadable. */
+static int meta_int(sqlite3 *db, const char *schema, const char *key)
+{
+	char sql[128];
+	int64_t v = 0;
+	snprintf(sql, sizeof(sql), "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM "
+				   "\"%s\".meta WHERE key = ?1), 0)",
+		 schema);
+	return trace_db_int(db, sql, key, &v) == SQLITE_OK ? (int)v : -1;
+}
+
+int packed_only(sqlite3 *db)
+{
+	int v = meta_int(db, "main", "packed_version");
+	return v < 0 ? -1 : v == KG_PACKED_VERSION;
+}
+
+/* ------------------------------------------------------------------ rows → blocks */
 
 static int insert_block(sqlite3_stmt *ins, const char *table, int64_t first, int64_t last,
 			struct kg_packed_writer *w)
@@ -316,35 +589,90 @@ static int insert_block(sqlite3_stmt *ins, const char *table, int64_t first, int
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen, const char *what)
+/* "SELECT <every stored column, NULL where the table lacks it>, rowid FROM t ORDER BY
+ * rowid" into sql; 1 when there is no such table (an older trace), -EINVAL when the table
+ * has a column kgantt does not know (its values would be lost). The table is looked up as
+ * SQL does: temp first, then main. */
+static int select_stored(sqlite3 *db, const struct kg_packed_table *t, char *sql, size_t cap,
+			 char *err, size_t errlen)
 {
-	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
-		       ? 0
-		       : pack_fail(db, err, errlen, what);
+	int have[KG_PACKED_MAX_COLUMNS] = {0}, rc = 0, ncolumns = 0;
+	char q[128];
+	sqlite3_stmt *st;
+	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s')", t->name);
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, errlen, t->name);
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		int c = 0;
+		while (c < t->nstored && strcmp(t->stored[c].name, name ? name : ""))
+			c++;
+		if (c == t->nstored) {
+			snprintf(err, errlen,
+				 "table %s has a column '%s' that kgantt does not know: packing "
+				 "would lose it",
+				 t->name, name ? name : "");
+			rc = -EINVAL;
+		}
+		have[c < t->nstored ? c : 0] = 1;
+		ncolumns++;
+	}
+	sqlite3_finalize(st);
+	if (!ncolumns)
+		return 1;
+	size_t n = (size_t)snprintf(sql, cap, "SELECT ");
+	for (int c = 0; !rc && c < t->nstored && n < cap; c++)
+		n += (size_t)snprintf(sql + n, cap - n, "%s%s, ", have[c] ? "" : "NULL AS ",
+				      t->stored[c].name);
+	if (!rc && n < cap)
+		snprintf(sql + n, cap - n, "rowid FROM %s ORDER BY rowid", t->name);
+	return rc;
 }
 
-static int pack_table(sqlite3 *db, const struct kg_packed_table *t, sqlite3_stmt *ins, char *err,
-		      size_t errlen)
+static const char *type_name(int type)
 {
-	char sql[1024];
-	snprintf(sql, sizeof(sql),
-		 "DROP TRIGGER IF EXISTS packed_%1$s_insert; DROP TRIGGER IF EXISTS packed_%1$s_update;"
-		 "DROP TRIGGER IF EXISTS packed_%1$s_delete; DELETE FROM packed WHERE tbl = '%1$s';",
-		 t->name);
-	int rc = exec(db, sql, err, errlen, t->name);
-	sqlite3_stmt *st = NULL;
-	struct kg_packed_writer *w = packed_writer_new(t->ncolumns);
-	if (!rc && !w)
-		rc = -ENOMEM;
-	snprintf(sql, sizeof(sql), "SELECT %s, rowid FROM %s ORDER BY rowid", t->columns, t->name);
-	if (!rc && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		rc = pack_fail(db, err, errlen, t->name);
+	return type == SQLITE_INTEGER ? "an integer"
+	       : type == SQLITE_FLOAT ? "a real number"
+	       : type == SQLITE_TEXT  ? "text"
+				      : "a blob";
+}
+
+/* A row's values: integers, a REAL column's reals as their bits, NULLs. Anything else (a
+ * TEXT, or a REAL where an integer belongs, put there with SQL) would not come back as it
+ * was, so it is refused. */
+static int row_of_values(sqlite3_stmt *st, const struct kg_packed_table *t, struct kg_row *row,
+			 char *err, size_t errlen)
+{
+	row_from_stmt(row, st, t->nstored);
+	for (int c = 0; c < t->nstored; c++) {
+		int type = sqlite3_column_type(st, c), want = t->stored[c].real ? SQLITE_FLOAT
+									  : SQLITE_INTEGER;
+		if (type == want && want == SQLITE_FLOAT) {
+			double d = sqlite3_column_double(st, c);
+			memcpy(&row->v[c], &d, sizeof(d));
+		} else if (type != want && type != SQLITE_NULL) {
+			snprintf(err, errlen,
+				 "%s row %lld: column %s holds %s; only %s and NULL can be packed "
+				 "there",
+				 t->name, (long long)sqlite3_column_int64(st, t->nstored),
+				 t->stored[c].name, type_name(type),
+				 want == SQLITE_FLOAT ? "real numbers" : "integers");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int pack_rows(sqlite3 *db, const struct kg_packed_table *t, sqlite3_stmt *ins,
+		     sqlite3_stmt *st, struct kg_packed_writer *w, char *err, size_t errlen)
+{
 	struct kg_row row;
 	int64_t first = 0, last = 0;
-	int step;
+	int rc = 0, step;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		row_from_stmt(&row, st, t->ncolumns);
-		last = sqlite3_column_int64(st, t->ncolumns);
+		if ((rc = row_of_values(st, t, &row, err, errlen)) != 0)
+			break;
+		last = sqlite3_column_int64(st, t->nstored);
 		if (packed_writer_rows(w) == 0)
 			first = last;
 		rc = packed_writer_add(w, &row);
@@ -352,52 +680,222 @@ static int pack_table(sqlite3 *db, const struct kg_packed_table *t, sqlite3_stmt
 			rc = insert_block(ins, t->name, first, last, w);
 	}
 	if (!rc && step != SQLITE_DONE)
-		rc = pack_fail(db, err, errlen, t->name);
+		return sql_fail(db, err, errlen, t->name);
 	if (!rc && packed_writer_rows(w))
 		rc = insert_block(ins, t->name, first, last, w);
-	if (rc == -EIO && !err[0])
-		pack_fail(db, err, errlen, t->name);
-	sqlite3_finalize(st);
-	packed_writer_free(w);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", t->name);
+	else if (rc == -EIO)
+		sql_fail(db, err, errlen, t->name);
+	return rc;
+}
+
+static int pack_table(sqlite3 *db, const struct kg_packed_table *t, sqlite3_stmt *ins, char *err,
+		      size_t errlen)
+{
+	char sql[2048];
+	snprintf(sql, sizeof(sql), "DELETE FROM main.packed WHERE tbl = '%s'", t->name);
+	int rc = exec(db, sql, err, errlen, t->name);
+	if (!rc && (rc = select_stored(db, t, sql, sizeof(sql), err, errlen)) != 0)
+		return rc < 0 ? rc : 0; /* 1: older traces may lack a table */
 	if (rc)
 		return rc;
-	/* any change to the rows drops the blocks: the reader goes back to the rows */
+	sqlite3_stmt *st = NULL;
+	struct kg_packed_writer *w = packed_writer_new(t->nstored, t->stored);
+	if (!w) {
+		snprintf(err, errlen, "%s: out of memory", t->name);
+		return -ENOMEM;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		rc = sql_fail(db, err, errlen, t->name);
+	else
+		rc = pack_rows(db, t, ins, st, w, err, errlen);
+	sqlite3_finalize(st);
+	packed_writer_free(w);
+	return rc;
+}
+
+/* The rows in main, their indexes, the views on them and format 2-4's triggers. */
+static int drop_rows(sqlite3 *db, char *err, size_t errlen)
+{
+	char sql[256];
+	for (int i = 0; kg_rows_views[i]; i++) {
+		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS main.%s", kg_rows_views[i]);
+		if (exec(db, sql, err, errlen, kg_rows_views[i]) < 0)
+			return -EIO;
+	}
+	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
+		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS main.%s", t->name);
+		if (exec(db, sql, err, errlen, t->name) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+static int put_versions(sqlite3 *db, int packed, int min_reader, char *err, size_t errlen)
+{
+	char sql[512];
 	snprintf(sql, sizeof(sql),
-		 "CREATE TRIGGER packed_%1$s_insert AFTER INSERT ON %1$s BEGIN "
-		 "DELETE FROM packed WHERE tbl = '%1$s'; END;"
-		 "CREATE TRIGGER packed_%1$s_update AFTER UPDATE ON %1$s BEGIN "
-		 "DELETE FROM packed WHERE tbl = '%1$s'; END;"
-		 "CREATE TRIGGER packed_%1$s_delete AFTER DELETE ON %1$s BEGIN "
-		 "DELETE FROM packed WHERE tbl = '%1$s'; END;",
-		 t->name);
-	return exec(db, sql, err, errlen, t->name);
+		 "INSERT OR REPLACE INTO main.meta VALUES('packed_version', '%d');"
+		 "UPDATE main.meta SET value = '%d' WHERE key = 'version' AND "
+		 "CAST(value AS INTEGER) < %d;"
+		 "INSERT OR REPLACE INTO main.meta VALUES('min_reader_version', '%d');",
+		 packed, KG_TRACE_VERSION, KG_TRACE_VERSION, min_reader);
+	if (!packed) /* no blocks: no packed version */
+		snprintf(sql, sizeof(sql),
+			 "DELETE FROM main.meta WHERE key = 'packed_version';"
+			 "UPDATE main.meta SET value = '%d' WHERE key = 'min_reader_version' AND "
+			 "CAST(value AS INTEGER) > %d;",
+			 min_reader, min_reader);
+	return exec(db, sql, err, errlen, "meta");
 }
 
 int trace_pack(sqlite3 *db, char *err, size_t errlen)
 {
-	char sql[160];
 	err[0] = 0;
+	int only = packed_only(db);
+	if (only)
+		return only < 0 ? sql_fail(db, err, errlen, "meta") : 0; /* compacted already */
 	int rc = exec(db,
-		      "CREATE TABLE IF NOT EXISTS packed(tbl TEXT NOT NULL, first_id INTEGER NOT NULL,"
-		      " last_id INTEGER NOT NULL, rows INTEGER NOT NULL, data BLOB NOT NULL,"
-		      " PRIMARY KEY(tbl, first_id));",
+		      "CREATE TABLE IF NOT EXISTS main.packed(tbl TEXT NOT NULL, first_id INTEGER "
+		      "NOT NULL, last_id INTEGER NOT NULL, rows INTEGER NOT NULL, data BLOB NOT "
+		      "NULL, PRIMARY KEY(tbl, first_id));",
 		      err, errlen, "packed table");
 	sqlite3_stmt *ins = NULL;
-	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO packed VALUES(?,?,?,?,?)", -1, &ins, NULL) !=
-			   SQLITE_OK)
-		rc = pack_fail(db, err, errlen, "packed table");
+	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO main.packed VALUES(?,?,?,?,?)", -1, &ins,
+				      NULL) != SQLITE_OK)
+		rc = sql_fail(db, err, errlen, "packed table");
 	for (const struct kg_packed_table *t = kg_packed_tables; !rc && t->name; t++)
 		rc = pack_table(db, t, ins, err, errlen);
 	sqlite3_finalize(ins);
-	/* the trace now has a table version 1 did not have; version 1 readers ignore it */
-	snprintf(sql, sizeof(sql),
-		 "INSERT OR REPLACE INTO meta VALUES('packed_version', '%d');"
-		 "UPDATE meta SET value = '2' WHERE key = 'version' AND CAST(value AS INTEGER) < 2;",
-		 KG_PACKED_VERSION);
 	if (!rc)
-		rc = exec(db, sql, err, errlen, "meta");
+		rc = drop_rows(db, err, errlen);
+	if (!rc)
+		rc = put_versions(db, KG_PACKED_VERSION, KG_TRACE_PACKED_MIN_READER, err, errlen);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ blocks → rows */
+
+static int damaged(char *err, size_t errlen, const char *table, int64_t first_id)
+{
+	snprintf(err, errlen, "the packed %s block at id %lld is damaged", table,
+		 (long long)first_id);
+	return -EBADMSG;
+}
+
+static void bind_value(sqlite3_stmt *st, int param, const struct kg_row *row, int c, int real)
+{
+	double d;
+	if (row_is_null(row, c)) {
+		sqlite3_bind_null(st, param);
+	} else if (real) {
+		memcpy(&d, &row->v[c], sizeof(d));
+		sqlite3_bind_double(st, param, d);
+	} else {
+		sqlite3_bind_int64(st, param, row->v[c]);
+	}
+}
+
+/* The rows of one block inserted with ins (its parameters: the stored columns in block
+ * order); their ids, where the table has them, must run from first to last. */
+static int expand_block(sqlite3_stmt *ins, const struct kg_packed_table *t, const void *data,
+			size_t len, int64_t rows, int64_t first, int64_t last, char *err,
+			size_t errlen)
+{
+	struct kg_packed_block b;
+	struct kg_row row;
+	int id = 0, got = -1, rc = 0;
+	while (id < t->nstored && strcmp(t->stored[id].name, "id"))
+		id++;
+	if (rows < 1 || rows > KG_PACKED_BLOCK ||
+	    packed_block_open(&b, data, len, t->nstored, (uint32_t)rows) < 0)
+		return damaged(err, errlen, t->name, first);
+	for (uint32_t r = 0; !rc && (got = packed_block_row(&b, &row)) == 1; r++) {
+		if (id < t->nstored && /* a table with ids: they match the packed row's */
+		    ((r == 0 && row.v[id] != first) || (r + 1 == rows && row.v[id] != last))) {
+			got = -1;
+			break;
+		}
+		for (int c = 0; c < t->nstored; c++)
+			bind_value(ins, c + 1, &row, c, t->stored[c].real);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
+		sqlite3_reset(ins);
+	}
+	packed_block_close(&b);
+	if (rc)
+		return rc;
+	return got < 0 ? damaged(err, errlen, t->name, first) : 0;
+}
+
+static int expand_table(sqlite3 *db, const struct kg_packed_table *t, const char *from,
+			const char *to, char *err, size_t errlen)
+{
+	char sql[2048];
+	size_t n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO \"%s\".%s(", to, t->name);
+	for (int c = 0; c < t->nstored && n < sizeof(sql); c++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s%s", c ? ", " : "",
+				      t->stored[c].name);
+	for (int c = 0; c < t->nstored && n < sizeof(sql); c++)
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s", c ? ",?" : ") VALUES(?");
+	if (n < sizeof(sql))
+		snprintf(sql + n, sizeof(sql) - n, ")");
+	sqlite3_stmt *ins = NULL, *sel = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &ins, NULL) != SQLITE_OK)
+		rc = sql_fail(db, err, errlen, t->name);
+	snprintf(sql, sizeof(sql),
+		 "SELECT first_id, last_id, rows, data FROM \"%s\".packed WHERE tbl = ?1 "
+		 "ORDER BY first_id", from);
+	if (!rc && sqlite3_prepare_v2(db, sql, -1, &sel, NULL) != SQLITE_OK)
+		rc = sql_fail(db, err, errlen, "packed");
+	if (!rc)
+		sqlite3_bind_text(sel, 1, t->name, -1, SQLITE_STATIC);
+	int step = SQLITE_DONE;
+	while (!rc && (step = sqlite3_step(sel)) == SQLITE_ROW)
+		rc = expand_block(ins, t, sqlite3_column_blob(sel, 3),
+				  (size_t)sqlite3_column_bytes(sel, 3), sqlite3_column_int64(sel, 2),
+				  sqlite3_column_int64(sel, 0), sqlite3_column_int64(sel, 1), err,
+				  errlen);
+	if (rc == -EIO)
+		sql_fail(db, err, errlen, t->name);
+	else if (!rc && step != SQLITE_DONE)
+		rc = sql_fail(db, err, errlen, "packed");
+	sqlite3_finalize(ins);
+	sqlite3_finalize(sel);
+	return rc;
+}
+
+/* 1 when table in schema has rows already (made by an earlier packed_expand: another
+ * reader of the same connection), 0 when not, -EIO. */
+static int has_rows(sqlite3 *db, const char *schema, const char *table, char *err, size_t errlen)
+{
+	char sql[128];
+	int64_t n;
+	snprintf(sql, sizeof(sql), "SELECT EXISTS(SELECT 1 FROM \"%s\".%s)", schema, table);
+	if (trace_db_int(db, sql, NULL, &n) != SQLITE_OK)
+		return sql_fail(db, err, errlen, table);
+	return n != 0;
+}
+
+int packed_expand(sqlite3 *db, const char *from, const char *to, const char *table, char *err,
+		  size_t errlen)
+{
+	err[0] = 0;
+	int version = meta_int(db, from, "packed_version");
+	if (version < 0)
+		return sql_fail(db, err, errlen, "meta");
+	if (version != KG_PACKED_VERSION)
+		return 0; /* rows are SQL rows already */
+	if (trace_create_rows(db, to) != SQLITE_OK)
+		return sql_fail(db, err, errlen, "rows");
+	int rc = 0;
+	for (const struct kg_packed_table *t = kg_packed_tables; !rc && t->name; t++) {
+		if (table && strcmp(table, t->name))
+			continue;
+		int done = has_rows(db, to, t->name, err, errlen);
+		rc = done < 0 ? done : done ? 0 : expand_table(db, t, from, to, err, errlen);
+	}
 	return rc;
 }
 
@@ -405,18 +903,28 @@ int trace_unpack(sqlite3 *db, char *err, size_t errlen)
 {
 	char sql[512];
 	err[0] = 0;
-	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
-		snprintf(sql, sizeof(sql),
+	int only = packed_only(db);
+	if (only < 0)
+		return sql_fail(db, err, errlen, "meta");
+	int rc = only ? packed_expand(db, "main", "main", NULL, err, errlen) : 0;
+	if (!rc && only && trace_index_rows(db, "main") != SQLITE_OK)
+		rc = sql_fail(db, err, errlen, "indexes");
+	for (const struct kg_packed_table *t = kg_packed_tables; !rc && t->name; t++) {
+		snprintf(sql, sizeof(sql), /* format 2-4's */
 			 "DROP TRIGGER IF EXISTS packed_%1$s_insert;"
 			 "DROP TRIGGER IF EXISTS packed_%1$s_update;"
 			 "DROP TRIGGER IF EXISTS packed_%1$s_delete;",
 			 t->name);
-		if (exec(db, sql, err, errlen, t->name) < 0)
-			return -EIO;
+		rc = exec(db, sql, err, errlen, t->name);
 	}
-	return exec(db, "DROP TABLE IF EXISTS packed; DELETE FROM meta WHERE key = 'packed_version';",
-		    err, errlen, "packed table");
+	if (!rc)
+		rc = exec(db, "DROP TABLE IF EXISTS main.packed", err, errlen, "packed table");
+	if (!rc)
+		rc = put_versions(db, 0, KG_TRACE_MIN_READER, err, errlen);
+	return rc;
 }
+
+/* ------------------------------------------------------------------ can blocks be used */
 
 /* trace_db_int that remembers, in *ok, whether every query so far worked */
 static int64_t query_int(sqlite3 *db, const char *sql, const char *text, int *ok)
@@ -427,18 +935,11 @@ static int64_t query_int(sqlite3 *db, const char *sql, const char *text, int *ok
 	return v;
 }
 
-int packed_usable(sqlite3 *db, const char *table, int64_t *rows)
+/* Format 2-4: the blocks stand for the rows when nothing changed the rows since. */
+static int v1_usable(sqlite3 *db, const char *table, int64_t rows)
 {
-	char version[16], sql[256];
+	char sql[256];
 	int ok = 1;
-	*rows = 0;
-	if (!packed_table(table))
-		return 0;
-	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table); /* walks pages, not rows */
-	*rows = query_int(db, sql, NULL, &ok);
-	trace_db_meta(db, "packed_version", version, sizeof(version));
-	if (!ok || atoi(version) != KG_PACKED_VERSION)
-		return 0;
 	snprintf(sql, sizeof(sql),
 		 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1 "
 		 "AND name IN ('packed_%1$s_insert', 'packed_%1$s_update', 'packed_%1$s_delete')",
@@ -447,9 +948,9 @@ int packed_usable(sqlite3 *db, const char *table, int64_t *rows)
 		return 0;
 	int64_t packed_rows = query_int(db, "SELECT COALESCE(SUM(rows), 0) FROM packed WHERE tbl = ?1",
 				      table, &ok);
-	if (!ok || packed_rows != *rows)
+	if (!ok || packed_rows != rows)
 		return 0;
-	if (*rows == 0)
+	if (rows == 0)
 		return 1;
 	int64_t lo, hi;
 	if (trace_db_id_range(db, table, &lo, &hi) != SQLITE_OK)
@@ -457,4 +958,22 @@ int packed_usable(sqlite3 *db, const char *table, int64_t *rows)
 	int64_t plo = query_int(db, "SELECT MIN(first_id) FROM packed WHERE tbl = ?1", table, &ok);
 	int64_t phi = query_int(db, "SELECT MAX(last_id) FROM packed WHERE tbl = ?1", table, &ok);
 	return ok && lo == plo && hi == phi;
+}
+
+int packed_usable(sqlite3 *db, const char *table, int64_t *rows)
+{
+	char sql[256];
+	int ok = 1;
+	*rows = 0;
+	if (!packed_table(table))
+		return 0;
+	int version = meta_int(db, "main", "packed_version");
+	if (version == KG_PACKED_VERSION) { /* the blocks are the rows */
+		*rows = query_int(db, "SELECT COALESCE(SUM(rows), 0) FROM packed WHERE tbl = ?1",
+				  table, &ok);
+		return ok;
+	}
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table); /* walks pages, not rows */
+	*rows = query_int(db, sql, NULL, &ok);
+	return ok && version == KG_PACKED_V1 && v1_usable(db, table, *rows);
 }

@@ -1,19 +1,23 @@
-/* Packed columns: the two tables that make up most of a big trace (kernels, api_calls)
- * are also stored as compressed column blocks in the table `packed`, which kgantt's reader
- * decodes about ten times faster than SQLite can step through the rows (a million rows of
- * 24 columns cost SQLite ~0.8 s on one core). The SQL tables stay the trace's truth, for
- * users and for every other table; the blocks are derived data, like an index:
+/* Packed columns: the tables that make up most of a trace (kernels, api_calls and, with
+ * --hw, hw_samples) stored as compressed column blocks in the table `packed`.
+ * docs/trace-format.md ("Packed columns") gives the byte layout and what reads what.
  *
- * - written last by every kgantt writer (trace_pack), from the rows themselves;
- * - dropped by triggers as soon as anyone inserts, updates or deletes a row of their
- *   table, so an edited trace is read from its rows again;
- * - used by the reader only when their version, their triggers and their row count and
- *   id range agree with the table (packed_usable).
+ * Since format 5 (packed version 2) the blocks are the tables' only copy: a trace kgantt
+ * writes has no rows of them, and every column of every row comes back from the blocks
+ * exactly as it was inserted (a REAL as its double's bits). A block holds up to
+ * KG_PACKED_BLOCK consecutive rows (by rowid) of every column of its table
+ * (kg_packed_tables), each column its values minus what predicts them (the same row's
+ * value of an earlier column, the last value of a column in the rows before), as zigzag
+ * LEB128 varints, with a NULL bitmap where it has NULLs; the block is one zstd frame.
  *
- * A block holds up to KG_PACKED_BLOCK consecutive rows (by id) of the columns
- * kg_packed_tables lists, each column a run of zigzag LEB128 varints of the difference
- * from the column's previous non-NULL value, with a NULL bitmap where it has NULLs.
- * docs/trace-format.md ("Packed columns") gives the byte layout. */
+ * Formats 2-4 (packed version 1) kept the rows and, beside them, uncompressed blocks of the
+ * reader's columns, each value the difference from the column's previous one: derived
+ * data, dropped by triggers when a row changed, used only when packed_usable says they
+ * agree with the rows. They still read.
+ *
+ * The readers: the model loader decodes blocks itself (packed_block_*); every other reader
+ * of the rows (info, dump, the SM reader, merge, export) asks for them as SQL rows in a
+ * schema of its choice (packed_expand), so its SQL is the same for every format. */
 #ifndef KGANTT_PACKED_H
 #define KGANTT_PACKED_H
 
@@ -21,14 +25,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KG_PACKED_VERSION 1
-#define KG_PACKED_BLOCK 65536
-#define KG_PACKED_MAX_COLUMNS 32
+#define KG_PACKED_VERSION     2 /* what kgantt writes: zstd, every column, the only copy */
+#define KG_PACKED_V1          1 /* formats 2-4: uncompressed, beside the rows; still read */
+#define KG_PACKED_BLOCK       65536
+#define KG_PACKED_MAX_COLUMNS 40
+/* zstd's level for the blocks: docs/results/trace-size.md has the sizes and times of
+ * the levels tried */
+#define KG_PACKED_ZSTD_LEVEL 9
+
+/* A stored column and what is subtracted from its values before they are written. */
+struct kg_packed_column {
+	const char *name;
+	int8_t base;  /* block index of an earlier column: its value in the same row; -1 none */
+	int8_t prev;  /* block index of this column or a later one: its last non-NULL value before
+		       * this row; -1 none */
+	uint8_t real; /* a REAL column: each value is its double's bits (base and prev -1) */
+};
 
 struct kg_packed_table {
-	const char *name;    /* the SQL table */
-	const char *columns; /* the packed columns, comma-separated, in block order */
+	const char *name; /* the SQL table */
+	const char
+	    *columns; /* the model loader's columns, comma-separated: a block's first
+		       * ncolumns; NULL (0) for a table it reads as SQL rows (packed_expand) */
 	int ncolumns;
+	const struct kg_packed_column *stored; /* every column of the table, in block order */
+	int nstored;
 };
 
 /* The packed tables; NULL-terminated. */
@@ -39,56 +60,93 @@ const struct kg_packed_table *packed_table(const char *name);
  * sqlite3_column_int64 gives it, and which columns are NULL. */
 struct kg_row {
 	int64_t v[KG_PACKED_MAX_COLUMNS];
-	uint32_t nulls; /* bit i: column i is NULL */
+	uint64_t nulls; /* bit i: column i is NULL */
 };
 
 static inline int row_is_null(const struct kg_row *r, int col)
 {
-	return (r->nulls >> col) & 1;
+	return (int)((r->nulls >> col) & 1);
 }
 
 /* Fills row from the current row of st (ncolumns columns). */
 void row_from_stmt(struct kg_row *row, sqlite3_stmt *st, int ncolumns);
 
-/* (Re)builds the packed blocks of every packed table from its rows, and the triggers that
- * drop them when a row changes. Runs inside the caller's transaction. 0, or -EIO/-ENOMEM
- * with a message in err. */
+/* The trace compacted: every packed table's rows (from whichever attached schema holds
+ * them first: the importer keeps them in temp) written as blocks into main.packed, the
+ * rows, their indexes and the views on them dropped from main, meta saying so (format 5,
+ * packed_version 2). A cell that is not an integer or NULL, or a column kgantt does not
+ * know, is refused. Runs inside the caller's transaction; VACUUM gives the rows' pages
+ * back. 0, or -EIO/-ENOMEM/-EINVAL with a message in err. */
 int trace_pack(sqlite3 *db, char *err, size_t errlen);
 
-/* Removes the blocks and their triggers. 0, or -EIO with a message in err. */
+/* The other way: the rows of a compacted trace written back into main as SQL tables,
+ * with their indexes and views, and the blocks removed: a plain trace every version of
+ * kgantt and the sqlite3 shell read, with every column as recorded. On a trace of format
+ * 2-4 it removes the blocks and their triggers. 0, or an error with a message in err. */
 int trace_unpack(sqlite3 *db, char *err, size_t errlen);
 
-/* 1 when the packed blocks of table can stand for its rows: version, triggers, row count
- * and id range agree; 0 when not (the reader reads the rows); *rows is the table's row
- * count. */
+/* 1 when the trace keeps its packed tables only as blocks (packed version 2), 0 when not,
+ * -1 when its meta cannot be read. */
+int packed_only(sqlite3 *db);
+
+/* The rows of the packed table named table (NULL: of every one), from the blocks in
+ * from_schema.packed, as SQL tables in to_schema ("temp" for a read-only trace, or an
+ * attached one), with the views kernel_phases, api and call_stacks but no indexes
+ * (trace_index_rows adds them). Nothing when from_schema is not compacted. 0, or -EBADMSG
+ * (a damaged block: err names the table and the id) / -EIO / -ENOMEM with a message in
+ * err. */
+int packed_expand(sqlite3 *db, const char *from_schema, const char *to_schema, const char *table,
+		  char *err, size_t errlen);
+
+/* 1 when the packed blocks of table can stand for its rows: in a compacted trace always
+ * (they are the rows), in a format 2-4 trace when their version, triggers, row count and
+ * id range agree with the table; 0 when not (the reader reads the rows). *rows is the
+ * table's row count either way. */
 int packed_usable(sqlite3 *db, const char *table, int64_t *rows);
 
-/* A block being decoded, row after row. */
+/* A block being decoded, row after row. After open, column c's values are the varints
+ * at[c]..end[c] (zigzag, then plus the same row's value of column base[c] when base[c] >=
+ * 0 and that is not NULL, plus last[prev[c]] when prev[c] >= 0), NULL where bit r of
+ * nullmap[c] is set or every row when all_null[c]; last[c] is column c's last non-NULL
+ * value (prev names a column at or after its own: read before this row's value is). */
 struct kg_packed_block {
 	const uint8_t *at[KG_PACKED_MAX_COLUMNS], *end[KG_PACKED_MAX_COLUMNS];
 	const uint8_t *nullmap[KG_PACKED_MAX_COLUMNS]; /* bitmap, or NULL */
 	uint8_t all_null[KG_PACKED_MAX_COLUMNS];
-	int64_t prev[KG_PACKED_MAX_COLUMNS];
+	int8_t base[KG_PACKED_MAX_COLUMNS], prev[KG_PACKED_MAX_COLUMNS];
+	int64_t last[KG_PACKED_MAX_COLUMNS + 1];  /* [KG_PACKED_MAX_COLUMNS] stays 0 */
+	uint8_t prev_slot[KG_PACKED_MAX_COLUMNS]; /* prev[c], or that 0 when none */
+	uint64_t nullable;                        /* bit c: column c has a bitmap or is all NULL */
 	uint32_t rows, row;
 	int ncolumns;
+	uint8_t *owned; /* the decompressed block (version 2); packed_block_close frees it */
 };
 
-/* Checks the block's header against what the table expects (ncolumns, rows). 0, or -1
- * when the block is damaged. */
+/* Opens a block for its first ncolumns columns (a reader of fewer columns than the block
+ * holds reads the prefix it knows; a version 1 block must hold exactly ncolumns) and checks
+ * its header against rows, the count the packed table gives. Sizes are checked against
+ * what ncolumns × rows can take before anything is allocated. 0, or -1 when the block is
+ * damaged (nothing to close then). */
 int packed_block_open(struct kg_packed_block *b, const void *data, size_t len, int ncolumns,
 		      uint32_t rows);
 /* The next row: 1, 0 after the last, -1 when the block is damaged. */
 int packed_block_row(struct kg_packed_block *b, struct kg_row *row);
+/* Frees what open allocated; the block may be opened again. */
+void packed_block_close(struct kg_packed_block *b);
 
-/* Encoding one block, for trace_pack and the tests. */
+/* Encoding one block, for trace_pack, the tests and bench/pack_transforms.c. The columns
+ * give each column's base and prev (block indexes, as in struct kg_packed_column); NULL
+ * subtracts from each value the column's own previous one. */
 struct kg_packed_writer;
-struct kg_packed_writer *packed_writer_new(int ncolumns);
-/* Adds a row; 0 or -ENOMEM. */
+struct kg_packed_writer *packed_writer_new(int ncolumns, const struct kg_packed_column *columns);
+/* Adds a row; 0 or -ENOMEM (-ENOSPC past KG_PACKED_BLOCK rows). */
 int packed_writer_add(struct kg_packed_writer *w, const struct kg_row *row);
 uint32_t packed_writer_rows(const struct kg_packed_writer *w);
 /* The block of the rows added since the last reset: *data valid until the next call. */
 int packed_writer_finish(struct kg_packed_writer *w, const void **data, size_t *len);
 void packed_writer_reset(struct kg_packed_writer *w);
 void packed_writer_free(struct kg_packed_writer *w);
+/* zstd's level for the next blocks (default KG_PACKED_ZSTD_LEVEL; the bench tries others). */
+void packed_writer_level(struct kg_packed_writer *w, int level);
 
 #endif

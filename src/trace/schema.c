@@ -33,18 +33,6 @@ const char kg_schema_sql[] =
 	"CREATE TABLE streams(process INTEGER, context INTEGER, stream INTEGER,\n"
 	"  priority INTEGER, flags INTEGER, correlation INTEGER,\n"
 	"  PRIMARY KEY(process, context, stream));\n"
-	"CREATE TABLE kernels(\n"
-	"  id INTEGER PRIMARY KEY, process INTEGER, device INTEGER, context INTEGER,\n"
-	"  stream INTEGER, correlation INTEGER, name INTEGER, demangled INTEGER,\n"
-	"  queued INTEGER, submitted INTEGER, start INTEGER, end INTEGER,\n"
-	"  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n"
-	"  block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"
-	"  cluster_x INTEGER, cluster_y INTEGER, cluster_z INTEGER,\n"
-	"  registers_per_thread INTEGER, static_smem INTEGER, dynamic_smem INTEGER,\n"
-	"  local_mem_per_thread INTEGER, local_mem_total INTEGER,\n"
-	"  shared_mem_executed INTEGER, channel INTEGER, channel_type INTEGER,\n"
-	"  launch_type INTEGER, graph INTEGER, graph_node INTEGER, grid_id INTEGER,\n"
-	"  device_launched INTEGER, incomplete INTEGER);\n"
 	"CREATE TABLE memcpys(\n"
 	"  id INTEGER PRIMARY KEY, process INTEGER, device INTEGER, dst_device INTEGER,\n"
 	"  context INTEGER, stream INTEGER, correlation INTEGER, copy_kind INTEGER,\n"
@@ -61,10 +49,6 @@ const char kg_schema_sql[] =
 	"  id INTEGER PRIMARY KEY, process INTEGER, type INTEGER, context INTEGER,\n"
 	"  stream INTEGER, event INTEGER, start INTEGER, end INTEGER,\n"
 	"  correlation INTEGER, return_value INTEGER, incomplete INTEGER);\n"
-	"CREATE TABLE api_calls(\n"
-	"  id INTEGER PRIMARY KEY, process INTEGER, thread INTEGER, domain INTEGER,\n"
-	"  cbid INTEGER, name INTEGER, start INTEGER, end INTEGER, correlation INTEGER,\n"
-	"  return_value INTEGER, incomplete INTEGER);\n"
 	"CREATE TABLE nvtx(\n"
 	"  id INTEGER PRIMARY KEY, process INTEGER, thread INTEGER, domain INTEGER,\n"
 	"  name INTEGER, start INTEGER, end INTEGER, end_thread INTEGER);\n"
@@ -85,14 +69,11 @@ const char kg_schema_sql[] =
 	"  PRIMARY KEY(stack, depth)) WITHOUT ROWID;\n"
 	"CREATE TABLE api_stacks(process INTEGER, correlation INTEGER, stack INTEGER,\n"
 	"  PRIMARY KEY(process, correlation)) WITHOUT ROWID;\n"
-	/* Hardware samples: the GPU's own counters over time (record --hw); one REAL column
-	 * per figure of util/hw_figures.h, NULL where the GPU did not count it. */
+	/* Hardware samples (record --hw): how they were taken; the samples are in rows_sql. */
 	"CREATE TABLE hw_devices(process INTEGER, device INTEGER, interval_ns INTEGER,\n"
 	"  chip TEXT, state TEXT, note TEXT, lost_samples INTEGER NOT NULL DEFAULT 0,\n"
 	"  PRIMARY KEY(process, device));\n"
 	"CREATE TABLE hw_metrics(process INTEGER, device INTEGER, figure TEXT, metric TEXT);\n"
-	"CREATE TABLE hw_samples(process INTEGER, device INTEGER, start INTEGER, end INTEGER"
-	KG_HW_SQL_COLUMNS ");\n"
 	/* SM placement: which SM ran each block of a kernel, and when (record --sm). */
 	"CREATE TABLE sm_blocks(kernel INTEGER, sm INTEGER, block INTEGER, start INTEGER,\n"
 	"  end INTEGER);\n"
@@ -127,42 +108,96 @@ const char kg_schema_sql[] =
 	"INSERT INTO enum_stream_flags VALUES(0,'unknown'),(1,'default'),(2,'non_blocking'),\n"
 	"  (3,'null');\n"
 	/* Views with names and phases spelled out, for people at the sqlite3 prompt. */
-	"CREATE VIEW kernel_phases AS SELECT k.id, k.process, k.device, k.stream,\n"
-	"  COALESCE(d.text, n.text) AS name, a.start AS api_start, k.queued, k.submitted,\n"
-	"  k.start, k.end, k.queued - a.start AS launch_latency_ns,\n"
+	"CREATE VIEW copies AS SELECT m.id, m.process, m.device, m.stream, c.name AS kind,\n"
+	"  s.name AS src, d.name AS dst, m.bytes, m.start, m.end, m.end - m.start AS duration_ns,\n"
+	"  m.async FROM memcpys m LEFT JOIN enum_copy_kind c ON c.code = m.copy_kind\n"
+	"  LEFT JOIN enum_memory_kind s ON s.code = m.src_kind\n"
+	"  LEFT JOIN enum_memory_kind d ON d.code = m.dst_kind;\n";
+
+/* Created after the bulk insert: building an index once is far cheaper than keeping it
+ * up to date row by row. */
+const char kg_index_sql[] =
+	"CREATE INDEX memcpys_by_time ON memcpys(process, device, stream, start);\n"
+	"CREATE INDEX sm_blocks_by_kernel ON sm_blocks(kernel);\n";
+
+/* The packed tables' rows (trace/packed.h: kernels, api_calls, hw_samples), with their
+ * indexes and the views that read them, in schema %1$s ("main.", "temp."...): kgantt keeps
+ * these rows only as blocks in the traces it writes, and makes them SQL tables where they
+ * are needed (the importer's scratch rows, a reader's temp tables, an export). Columns as
+ * in docs/trace-format.md. IF NOT EXISTS: readers make the rows of one table, then another. */
+static const char rows_sql[] =
+	"CREATE TABLE IF NOT EXISTS %1$skernels(\n"
+	"  id INTEGER PRIMARY KEY, process INTEGER, device INTEGER, context INTEGER,\n"
+	"  stream INTEGER, correlation INTEGER, name INTEGER, demangled INTEGER,\n"
+	"  queued INTEGER, submitted INTEGER, start INTEGER, end INTEGER,\n"
+	"  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n"
+	"  block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"
+	"  cluster_x INTEGER, cluster_y INTEGER, cluster_z INTEGER,\n"
+	"  registers_per_thread INTEGER, static_smem INTEGER, dynamic_smem INTEGER,\n"
+	"  local_mem_per_thread INTEGER, local_mem_total INTEGER,\n"
+	"  shared_mem_executed INTEGER, channel INTEGER, channel_type INTEGER,\n"
+	"  launch_type INTEGER, graph INTEGER, graph_node INTEGER, grid_id INTEGER,\n"
+	"  device_launched INTEGER, incomplete INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS %1$sapi_calls(\n"
+	"  id INTEGER PRIMARY KEY, process INTEGER, thread INTEGER, domain INTEGER,\n"
+	"  cbid INTEGER, name INTEGER, start INTEGER, end INTEGER, correlation INTEGER,\n"
+	"  return_value INTEGER, incomplete INTEGER);\n"
+	/* Hardware samples: the GPU's own counters over time (record --hw); one REAL column
+	 * per figure of util/hw_figures.h, NULL where the GPU did not count it. */
+	"CREATE TABLE IF NOT EXISTS %1$shw_samples(process INTEGER, device INTEGER,\n"
+	"  start INTEGER, end INTEGER" KG_HW_SQL_COLUMNS ");\n"
+	/* Views with names and phases spelled out, for people at the sqlite3 prompt. */
+	"CREATE VIEW IF NOT EXISTS %1$skernel_phases AS SELECT k.id, k.process, k.device,\n"
+	"  k.stream, COALESCE(d.text, n.text) AS name, a.start AS api_start, k.queued,\n"
+	"  k.submitted, k.start, k.end, k.queued - a.start AS launch_latency_ns,\n"
 	"  k.start - k.queued AS queue_wait_ns, k.end - k.start AS duration_ns,\n"
 	"  k.grid_x*k.grid_y*k.grid_z AS blocks, k.block_x*k.block_y*k.block_z AS threads,\n"
 	"  k.registers_per_thread, k.static_smem + k.dynamic_smem AS smem, k.graph\n"
 	"  FROM kernels k LEFT JOIN strings n ON n.id = k.name\n"
 	"  LEFT JOIN strings d ON d.id = k.demangled\n"
 	"  LEFT JOIN api_calls a ON a.process = k.process AND a.correlation = k.correlation;\n"
-	"CREATE VIEW copies AS SELECT m.id, m.process, m.device, m.stream, c.name AS kind,\n"
-	"  s.name AS src, d.name AS dst, m.bytes, m.start, m.end, m.end - m.start AS duration_ns,\n"
-	"  m.async FROM memcpys m LEFT JOIN enum_copy_kind c ON c.code = m.copy_kind\n"
-	"  LEFT JOIN enum_memory_kind s ON s.code = m.src_kind\n"
-	"  LEFT JOIN enum_memory_kind d ON d.code = m.dst_kind;\n"
-	"CREATE VIEW api AS SELECT a.id, a.process, a.thread, e.name AS domain, s.text AS name,\n"
-	"  a.start, a.end, a.end - a.start AS duration_ns, a.correlation, a.return_value\n"
-	"  FROM api_calls a LEFT JOIN strings s ON s.id = a.name\n"
+	"CREATE VIEW IF NOT EXISTS %1$sapi AS SELECT a.id, a.process, a.thread,\n"
+	"  e.name AS domain, s.text AS name, a.start, a.end, a.end - a.start AS duration_ns,\n"
+	"  a.correlation, a.return_value FROM api_calls a LEFT JOIN strings s ON s.id = a.name\n"
 	"  LEFT JOIN enum_api_domain e ON e.code = a.domain;\n"
-	"CREATE VIEW call_stacks AS SELECT a.id AS api_id, a.process, n.text AS api,\n"
-	"  a.start, f.depth, k.name AS kind, fn.text AS function, fl.text AS file, f.line,\n"
-	"  md.text AS module FROM api_calls a\n"
+	"CREATE VIEW IF NOT EXISTS %1$scall_stacks AS SELECT a.id AS api_id, a.process,\n"
+	"  n.text AS api, a.start, f.depth, k.name AS kind, fn.text AS function,\n"
+	"  fl.text AS file, f.line, md.text AS module FROM api_calls a\n"
 	"  JOIN api_stacks x ON x.process = a.process AND x.correlation = a.correlation\n"
 	"  JOIN stack_frames f ON f.stack = x.stack\n"
 	"  LEFT JOIN strings n ON n.id = a.name LEFT JOIN enum_frame_kind k ON k.code = f.kind\n"
 	"  LEFT JOIN strings fn ON fn.id = f.function LEFT JOIN strings fl ON fl.id = f.file\n"
 	"  LEFT JOIN strings md ON md.id = f.module;\n";
 
-/* Created after the bulk insert: building an index once is far cheaper than keeping it
- * up to date row by row. */
-const char kg_index_sql[] =
-	"CREATE INDEX kernels_by_time ON kernels(process, device, stream, start);\n"
-	"CREATE INDEX kernels_by_correlation ON kernels(process, correlation);\n"
-	"CREATE INDEX memcpys_by_time ON memcpys(process, device, stream, start);\n"
-	"CREATE INDEX api_by_correlation ON api_calls(process, correlation);\n"
-	"CREATE INDEX api_by_thread ON api_calls(process, thread, start);\n"
-	"CREATE INDEX sm_blocks_by_kernel ON sm_blocks(kernel);\n";
+static const char rows_index_sql[] =
+	"CREATE INDEX IF NOT EXISTS %1$skernels_by_time\n"
+	"  ON kernels(process, device, stream, start);\n"
+	"CREATE INDEX IF NOT EXISTS %1$skernels_by_correlation\n"
+	"  ON kernels(process, correlation);\n"
+	"CREATE INDEX IF NOT EXISTS %1$sapi_by_correlation ON api_calls(process, correlation);\n"
+	"CREATE INDEX IF NOT EXISTS %1$sapi_by_thread ON api_calls(process, thread, start);\n";
+
+const char *const kg_rows_views[] = {"kernel_phases", "api", "call_stacks", NULL};
+
+/* One of the texts above for schema, run. */
+static int exec_in(sqlite3 *db, const char *format, const char *schema)
+{
+	char prefix[64], sql[sizeof(rows_sql) + 1024];
+	if (snprintf(prefix, sizeof(prefix), "%s.", schema) >= (int)sizeof(prefix))
+		return SQLITE_MISUSE;
+	snprintf(sql, sizeof(sql), format, prefix);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+int trace_create_rows(sqlite3 *db, const char *schema)
+{
+	return exec_in(db, rows_sql, schema);
+}
+
+int trace_index_rows(sqlite3 *db, const char *schema)
+{
+	return exec_in(db, rows_index_sql, schema);
+}
 
 int trace_put_meta(sqlite3 *db, const char *key, const char *value)
 {

@@ -104,12 +104,18 @@ int import_begin(struct kg_import *im, const char *out_path, const char *command
 		outfile_abort(&im->out);
 		return rc;
 	}
-	int rc = exec_sql(im,
-			  "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-			  "PRAGMA cache_size=-262144; BEGIN;",
-			  "set-up");
+	char setup[160];
+	snprintf(setup, sizeof(setup),
+		 "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+		 "PRAGMA cache_size=-262144; PRAGMA temp.cache_size=-262144; BEGIN;",
+		 KG_TRACE_PAGE_SIZE);
+	int rc = exec_sql(im, setup, "set-up");
 	if (!rc)
 		rc = exec_sql(im, kg_schema_sql, "schema");
+	/* kernels and API calls go to scratch tables first (temp: never in the trace's file),
+	 * where the SM importer and the counts query them; import_commit packs them */
+	if (!rc && trace_create_rows(im->db, "temp") != SQLITE_OK)
+		rc = sql_fail(im, "schema");
 	for (int i = 0; !rc && i < ST_COUNT; i++)
 		if (sqlite3_prepare_v3(im->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &im->st[i],
 				       NULL) != SQLITE_OK)

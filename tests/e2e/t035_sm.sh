@@ -87,10 +87,14 @@ cmp -s "$WORK/blocks.want" "$WORK/blocks.export" || fail "export --format sqlite
 echo "ok: export --format sqlite keeps every block with its kernel"
 
 "$K" merge -o "$WORK/m.kgt" "$t" "$WORK/e.kgt" 2> "$WORK/merge.err" || fail "merge exited $?: $(cat "$WORK/merge.err")"
+# the merged trace is compacted: its kernels are read with SQL as rows of its export
+"$K" export -q --format sqlite "$WORK/m.kgt" -o "$WORK/m.rows" || fail "export of the merged trace"
 for p in 1 2; do
-	sqlite3 "$WORK/m.kgt" "SELECT k.correlation, k.start, b.sm, b.block, b.start, b.end FROM sm_blocks b
+	sqlite3 "$WORK/m.rows" "SELECT k.correlation, k.start, b.sm, b.block, b.start, b.end FROM sm_blocks b
 		JOIN kernels k ON k.id = b.kernel WHERE k.process = $p ORDER BY 1, 2, 3, 4" | sort > "$WORK/blocks.m$p"
 	cmp -s "$WORK/blocks.want" "$WORK/blocks.m$p" || fail "merge: process $p's blocks changed"
 done
 [ "$(sqlite3 "$WORK/m.kgt" "SELECT COUNT(*) FROM sm_settings")" = 2 ] || fail "merge: sm_settings"
-echo "ok: merge keeps each input's blocks with its own kernels"
+[ "$("$K" info "$WORK/m.kgt" | grep -c "^SM placement: .* 2,560 blocks of 160 kernels on 132 SMs")" = 2 ] ||
+	fail "info of the compacted merge: $("$K" info "$WORK/m.kgt" | grep SM)"
+echo "ok: merge keeps each input's blocks with its own kernels; info counts them in the compacted trace"

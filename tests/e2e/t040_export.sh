@@ -102,7 +102,12 @@ export_all() {
 		fail "export sqlite $n exited $?: $(cat "$WORK/err")"
 	[ "$(nops "$WORK/$n.kgt")" -eq "$want" ] || fail "$n: sqlite export has $(nops "$WORK/$n.kgt") ops, expected $want"
 	"$K" info "$WORK/$n.kgt" > "$WORK/info" || fail "info on the sqlite export of $n"
-	grep -q "kgantt-trace version $(sed -n 's/^#define KG_TRACE_VERSION //p' src/trace/schema.h)" "$WORK/info" || fail "info on $n.kgt: $(cat "$WORK/info")"
+	# a kgantt trace is copied whole, in its own version; any other input is this version
+	version=$(sqlite3 "$t" "SELECT value FROM meta WHERE key = 'version'" 2> /dev/null) ||
+		version=$(sed -n 's/^#define KG_TRACE_VERSION //p' src/trace/schema.h)
+	grep -q "kgantt-trace version $version" "$WORK/info" || fail "info on $n.kgt: $(cat "$WORK/info")"
+	[ "$(sqlite3 "$WORK/$n.kgt" "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('packed',
+		'kernels', 'api_calls', 'kernel_phases')")" = 3 ] || fail "$n.kgt: not every table as rows"
 	echo "ok: $n csv, sqlite: $want ops"
 	ls -A "$WORK" | grep -qE '^\.|\.tmp' && fail "$n: a temporary file was left behind"
 	return 0
@@ -120,6 +125,23 @@ for name in streams_fixed copies_bad nvtx_bad timeslice_bad; do
 	done
 	echo "ok: $name: sqlite round trip keeps every op, API call, range and sync"
 done
+
+# a compacted trace (format 5) exported whole: every table as rows, every row of every table
+# as the fixture it was packed from has it, every column of it
+t=$(fixture copies_bad)
+cp "$t" "$WORK/c.kgt" && "$K" pack "$WORK/c.kgt" || fail "pack copies_bad"
+"$K" export -q -f sqlite -o "$WORK/c.rows" "$WORK/c.kgt" || fail "export of a compacted trace"
+n=0
+for tb in $(sqlite3 "$t" "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta'"); do
+	cols=$(sqlite3 "$t" "SELECT group_concat('quote(\"' || name || '\")', '||'',''||') FROM pragma_table_info('$tb')")
+	[ "$(sqlite3 "$t" "SELECT $cols FROM \"$tb\" ORDER BY 1" | md5sum)" = \
+	  "$(sqlite3 "$WORK/c.rows" "SELECT $cols FROM \"$tb\" ORDER BY 1" | md5sum)" ] ||
+		fail "export of the compacted trace changed $tb"
+	n=$((n + 1))
+done
+[ "$(sqlite3 "$WORK/c.rows" "SELECT value FROM meta WHERE key = 'exported_from'")" = "$WORK/c.kgt" ] ||
+	fail "the export does not say where it came from"
+echo "ok: a compacted trace exported whole: its $n tables as the rows it was packed from"
 
 # two processes on one GPU: a host group and a GPU group each
 python3 - "$WORK/timeslice_bad.chrome.json" <<'EOF' || fail "timeslice_bad: groups"

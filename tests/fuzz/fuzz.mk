@@ -9,7 +9,7 @@
 
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_TARGETS := fuzz_kineto fuzz_kgt fuzz_nsys fuzz_spool fuzz_analysis
+FUZZ_TARGETS := fuzz_kineto fuzz_kineto_pieces fuzz_kgt fuzz_nsys fuzz_spool fuzz_analysis
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 15

@@ -3,23 +3,58 @@
  * itself; any other input is SQL run on an empty trace (fuzz_util.h: SQL mode), which
  * reaches what byte mutations rarely do: extreme values, sparse ids, damaged packed
  * blocks. Some bits of the input also choose how the trace is read (packed blocks or
- * rows, one thread or two), so every way gets fuzzed. A model that loads is analysed and
- * written out (fuzz_pipeline.h): SQL makes extreme times easy. */
+ * rows, one thread or two) and whether an SQL-made trace is compacted first (format 5:
+ * blocks of rows SQL put anything in), so every way gets fuzzed. A model that loads is
+ * analysed and written out (fuzz_pipeline.h): SQL makes extreme times easy. Every trace is
+ * also made rows again as info, dump and merge do (packed_expand). */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz_pipeline.h"
 #include "model/load.h"
+#include "trace/packed.h"
 #include "trace/schema.h"
 
-/* An empty trace, as 'kgantt import' starts one. */
+/* An empty trace with its kernels and API calls as rows, as 'kgantt import' starts one. */
 static int kgt_base(sqlite3 *db)
 {
 	int rc = sqlite3_exec(db, kg_schema_sql, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
+		rc = trace_create_rows(db, "main");
+	if (rc == SQLITE_OK)
 		rc = trace_write_meta(db, "CLOCK_MONOTONIC_RAW", "kgantt-record", "./app");
 	return rc;
+}
+
+/* The SQL-made trace compacted, as 'kgantt import' ends one; a trace pack refuses (a REAL
+ * where an integer belongs) stays rows. */
+static void compact(const char *path)
+{
+	sqlite3 *db;
+	char err[512];
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
+		sqlite3_exec(db, trace_pack(db, err, sizeof(err)) ? "ROLLBACK" : "COMMIT", NULL, NULL,
+			     NULL);
+	sqlite3_close(db);
+}
+
+/* The blocks made rows, as info, dump, the SM reader and merge do: decoded or refused,
+ * never a crash; a refusal says which table. */
+static void expand(const char *path)
+{
+	sqlite3 *db;
+	char err[512];
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    packed_expand(db, "main", "temp", NULL, err, sizeof(err)) == -EBADMSG &&
+	    !strstr(err, "packed")) {
+		fprintf(stderr, "fuzz_kgt: a damaged block said '%s'\n", err);
+		abort();
+	}
+	sqlite3_close(db);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -30,6 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (fuzz_sql_db(fuzz_path("in.kgt", path, sizeof(path)), kgt_base, data, size) < 0)
 		return 0;
 	uint8_t pick = size ? data[size - 1] : 0;
+	if (!fuzz_is_sqlite(data, size) && (pick >> 2) & 1)
+		compact(path);
+	expand(path);
 	struct kg_load_opts opts = {.one_thread = pick & 1, .rows_only = (pick >> 1) & 1};
 	struct kg_model m;
 	if (fuzz_load("fuzz_kgt", path, &opts, &m) == 0) {

@@ -10,9 +10,13 @@ git. What each target gets:
                                launches, flows, enclosing operators and metadata (plain JSON;
                                fuzz_kineto also one gzip file): the first kernels of each
                                fixture for one, later ones for the other
+  fuzz_kineto_pieces           fuzz_kineto's plain JSON seeds
   fuzz_kgt                     SQL that fills an empty kgantt trace with a fixture's rows (a
                                few of each table), and a small fixture as an SQLite file with
-                               512-byte pages; with --kgantt, a packed copy too ('kgantt pack')
+                               512-byte pages; with --kgantt, a compacted copy too ('kgantt
+                               pack': format 5). copies_bad_packed.kgt, the same with format
+                               2-4's blocks beside the rows, was written by an older kgantt
+                               and is kept as it is.
   fuzz_nsys                    SQL that creates and fills an Nsight Systems export made from a
                                fixture by tests/tools/kgt_to_nsys.py, both schema layouts
 
@@ -155,14 +159,14 @@ def kgt_seeds(tmp, kgantt):
         with open(out, "rb") as f:
             seeds[f"{name}.kgt"] = f.read()
     if kgantt:
-        # packed column blocks: a trace of a few rows, packed, as a file and as SQL
+        # the trace compacted: its kernels and API calls as blocks only
         path = os.path.join(tmp, "packed.kgt")
         shutil.copy(os.path.join(tmp, "copies_bad.small.kgt"), path)
         subprocess.run([kgantt, "pack", path], check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         small_copy(path, path + ".small")
         with open(path + ".small", "rb") as f:
-            seeds["copies_bad_packed.kgt"] = f.read()
+            seeds["copies_bad_compact.kgt"] = f.read()
     return seeds
 
 
@@ -219,6 +223,7 @@ def main():
         first = sorted(reader)[0]
         reader[first + ".gz"] = gzip.compress(reader[first], mtime=0)
         write("fuzz_kineto", reader)
+        write("fuzz_kineto_pieces", {n: v for n, v in reader.items() if n.endswith(".json")})
         write("fuzz_analysis", {n: v for n, v in k.items() if not n.endswith("_0.json")})
         write("fuzz_kgt", kgt_seeds(tmp, a.kgantt))
         write("fuzz_nsys", nsys_seeds(tmp))

@@ -31,8 +31,10 @@ for how in default all-api; do
 	"$K" report --no-progress "$run/mlp_$how.kgt" > "$run/mlp_$how.report.txt"
 	grep -E "^  (recorded|notes?) |^#[0-9]+ " "$run/mlp_$how.report.txt" | tee -a "$log"
 	python3 - "$run/mlp_$how.kgt" <<'PY' | tee -a "$log"
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
+import sys
+sys.path.insert(0, "tests/gpu")
+import kgt_rows  # a compacted trace as rows
+db = kgt_rows.connect(sys.argv[1])
 rows = db.execute("select s.text, count(*) from api_calls a join strings s on s.id = a.name "
                   "group by 1 order by 2 desc limit 8").fetchall()
 print("  top API calls:", ", ".join("%s %d" % r for r in rows))

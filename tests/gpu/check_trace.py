@@ -4,8 +4,9 @@ machine right after recording and in CI on the committed fixtures.
 
 usage: check_trace.py SCENARIO TRACE     (prints one line; exits 1 on failure)
 """
-import sqlite3
 import sys
+
+import kgt_rows
 
 
 def window_delay_duration(q, one):
@@ -81,7 +82,7 @@ def main():
     if len(sys.argv) != 3 or sys.argv[1] not in globals() or sys.argv[1].startswith("_"):
         print(__doc__, file=sys.stderr)
         return 2
-    db = sqlite3.connect("file:%s?mode=ro" % sys.argv[2], uri=True)
+    db = kgt_rows.connect(sys.argv[2])
     q = lambda sql, *a: db.execute(sql, a).fetchall()
     one = lambda sql, *a: db.execute(sql, a).fetchone()[0]
     try:

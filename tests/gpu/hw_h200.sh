@@ -19,8 +19,10 @@ mkdir -p "$run" "$out"
 log=$out/hw.txt
 say() { echo "$*" | tee -a "$log"; }
 q() { # trace, SQL (the GPU machine may lack the sqlite3 shell)
-	python3 -c 'import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
+	python3 -c 'import sys
+sys.path.insert(0, "tests/gpu")
+import kgt_rows  # a compacted trace as rows
+c = kgt_rows.connect(sys.argv[1])
 for stmt in sys.argv[2].split(";"):
     if stmt.strip():
         for row in c.execute(stmt):

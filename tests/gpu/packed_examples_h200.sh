@@ -33,7 +33,8 @@ for t in "$run"/fixtures/*.kgt; do
 	packed=$("$K" info "$t" | sed -n 's/^packed: //p')
 	cp "$t" "$run/rows/$n.kgt"
 	"$K" pack --drop "$run/rows/$n.kgt" 2> /dev/null
-	if [ "$packed" = "kernels yes, api_calls yes" ] && same_report "$t" "$run/rows/$n.kgt"; then
+	case $packed in "kernels yes, api_calls yes"*) blocks=1 ;; *) blocks=0 ;; esac
+	if [ $blocks = 1 ] && same_report "$t" "$run/rows/$n.kgt"; then
 		ok=$((ok + 1))
 	else
 		bad=$((bad + 1))

@@ -83,8 +83,10 @@ kill -9 "$victim" 2>/dev/null
 wait $rec
 rc=$?
 python3 - "$out/fixtures/$name.kgt" "$rc" "$progress" > "$out/logs/$name.validate" 2>&1 <<'EOF'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
+import sys
+sys.path.insert(0, "tests/gpu")
+import kgt_rows  # a compacted trace as rows
+db = kgt_rows.connect(sys.argv[1])
 complete, status, note = db.execute('SELECT complete, exit_status, spool_note FROM processes').fetchone()
 kernels = db.execute('SELECT COUNT(*) FROM kernels').fetchone()[0]
 launched = int(sys.argv[3].split()[-1]) if sys.argv[3].split() else 0

@@ -69,13 +69,15 @@ rec() {
 	say "  plot --sm: exit $? $(grep -o '"sm": {[^}]*}' "$run/$name.png.json" 2> /dev/null) $(head -c 300 "$run/$name.plot.txt")"
 	"$K" plot --sm --no-host "$run/$name.kgt" -o "$run/$name.svg" > /dev/null 2>&1
 	"$K" view -q "$run/$name.kgt" -o "$run/$name.html" 2>&1 | head -2
-	python3 "$run/check.py" "$run/$name.kgt" "$run/$name.untraced.out" 2>&1 | sed 's/^/  /' | tee -a "$log"
+	KGANTT=$K python3 "$run/check.py" "$run/$name.kgt" "$run/$name.untraced.out" 2>&1 | sed 's/^/  /' | tee -a "$log"
 }
 
 cat > "$run/check.py" <<'PY'
-import re, sqlite3, statistics as st, sys
+import os, re, statistics as st, sys
+sys.path.insert(0, os.path.join(os.getcwd(), "tests/gpu"))
+import kgt_rows  # a compacted trace as rows
 trace, prog_out = sys.argv[1], sys.argv[2]
-db = sqlite3.connect(trace)
+db = kgt_rows.connect(trace)
 q = lambda sql, *a: db.execute(sql, a).fetchall()
 want = None
 for line in open(prog_out):

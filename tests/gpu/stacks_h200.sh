@@ -55,9 +55,11 @@ done
 
 # where each planted sync really is, as the trace stores it
 python3 - "$run/syncs_bad.kgt" "$run/torch_cnn_bad.kgt" <<'PY' | tee -a "$log"
-import sqlite3, sys
+import sys
+sys.path.insert(0, "tests/gpu")
+import kgt_rows  # a compacted trace as rows
 for path in sys.argv[1:]:
-    db = sqlite3.connect(path)
+    db = kgt_rows.connect(path)
     print(path)
     try:
         print("  stacks", db.execute("select count(*) from stacks").fetchone()[0],

@@ -12,11 +12,13 @@ kernel ran, how many copies, memsets and NVTX ranges it made. The checks:
     queued/submitted: api_start <= start <= end);
   - every process finished cleanly (unless --allow-incomplete) and no record was dropped.
 Prints one line per check and `N passed, N failed`; exits 1 if any check failed.
-Needs only Python's sqlite3 module, so it runs on the GPU machine and in CI alike.
+Needs only Python's sqlite3 module (and kgantt for a compacted trace: kgt_rows.py), so it
+runs on the GPU machine and in CI alike.
 """
 import re
-import sqlite3
 import sys
+
+import kgt_rows
 
 
 def base_identifier(demangled):
@@ -102,7 +104,7 @@ def main():
         print('skip  ' + exp['skip'])
         print('0 passed, 0 failed, 1 skipped')
         return 0
-    db = sqlite3.connect('file:%s?mode=ro' % trace, uri=True)
+    db = kgt_rows.connect(trace)
     q = db.execute
 
     fmt = q("SELECT value FROM meta WHERE key='format'").fetchone()

@@ -238,13 +238,14 @@ TEST(fixture_pageable_item)
 	CHECK_EQ_INT(k->kind, KG_OP_KERNEL);
 	CHECK_EQ_INT(k->start, 5111704709054892ll);
 	CHECK_EQ_INT(k->end, 5111704709054892ll + 178720);
-	CHECK_EQ_INT(k->grid[0], 8);
-	CHECK_EQ_INT(k->grid[1], 32);
-	CHECK_EQ_INT(k->grid[2], 1);
-	CHECK_EQ_INT(k->block[0], 128);
-	CHECK_EQ_INT(k->regs, 255);
-	CHECK_EQ_INT(k->smem_dynamic, 33792);
-	CHECK_EQ_INT(k->smem_static, 0);
+	const struct kg_launch *kl = op_launch(&m, k);
+	CHECK_EQ_INT(kl->grid[0], 8);
+	CHECK_EQ_INT(kl->grid[1], 32);
+	CHECK_EQ_INT(kl->grid[2], 1);
+	CHECK_EQ_INT(kl->block[0], 128);
+	CHECK_EQ_INT(kl->regs, 255);
+	CHECK_EQ_INT(kl->smem_dynamic, 33792);
+	CHECK_EQ_INT(kl->smem_static, 0);
 	CHECK_EQ_INT(k->queued, KG_NO_TIME); /* Kineto wrote "queued": 0 */
 	CHECK(strstr(model_text(&m, k->name), "sm80_xmma_gemm_f32f32") != NULL);
 	CHECK(k->api != KG_NONE);
@@ -673,7 +674,7 @@ TEST(wrong_types)
 	/* the "name": 7 kernel has no stream ("stream" is a string, pid an object): bad */
 	CHECK_EQ_INT(m.n_ops, 1);
 	CHECK_EQ_STR(model_text(&m, m.ops[0].name), "good");
-	CHECK_EQ_INT(m.ops[0].grid[0], 2);
+	CHECK_EQ_INT(op_launch(&m, &m.ops[0])->grid[0], 2);
 	/* all but "good" and the one whose "ph" is a number (an unknown phase is ignored) */
 	CHECK(has_note(&m, "skipped 12 malformed events"));
 	CHECK(has_note(&m, "\"ts\" is a string, expected a number"));

@@ -1,14 +1,19 @@
-/* Packed columns (trace/packed.h) and the kgantt reader's ways of reading: rows on one
- * thread, rows on two, packed blocks on one or two. All must give the same model; edited
- * rows must drop the blocks; damaged blocks must never crash and fall back to the rows. */
+/* Packed columns (trace/packed.h): blocks round-trip every value whatever is subtracted;
+ * a compacted trace (format 5) gives back every column of every row, reads as its rows
+ * did, and says which block is damaged; the reader's ways of reading agree: rows on one
+ * thread or two, blocks of format 2-4 or 5 on one or two; format 2-4's blocks are dropped
+ * by edited rows and fall back to the rows when damaged; sizes read from the file are
+ * bounded before anything is allocated. */
 #include "harness.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdint.h>
 
 #include "model/load.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
+#include "trace/trace_db.h"
 
 /* ------------------------------------------------------------------ blocks */
 
@@ -27,11 +32,11 @@ static void random_row(struct kg_row *row, int ncols, uint32_t r)
 		case 1: row->v[c] = edge[x % (sizeof(edge) / sizeof(edge[0]))]; break;
 		case 2: row->v[c] = (int64_t)x; break;
 		case 3: row->v[c] = 7; break;
-		default: row->v[c] = 0; row->nulls |= 1u << c; break; /* always NULL */
+		default: row->v[c] = 0; row->nulls |= 1ull << c; break; /* always NULL */
 		}
 		if (c % 5 == 2 && x % 3 == 0) {
 			row->v[c] = 0;
-			row->nulls |= 1u << c;
+			row->nulls |= 1ull << c;
 		}
 	}
 }
@@ -49,91 +54,225 @@ static void *encode(struct kg_packed_writer *w, const struct kg_row *rows, uint3
 	return copy;
 }
 
-TEST(blocks_round_trip_every_value)
+/* The block's first ncols columns read back as they were written. */
+static void check_decodes(const void *data, size_t len, const struct kg_row *rows, uint32_t n,
+			  int ncols)
 {
-	enum { NCOLS = 24, N = 5000 };
-	struct kg_row *rows = calloc(N, sizeof(*rows));
-	for (uint32_t i = 0; i < N; i++)
-		random_row(&rows[i], NCOLS, i);
-	struct kg_packed_writer *w = packed_writer_new(NCOLS);
-	size_t len;
-	void *data = encode(w, rows, N, &len);
 	struct kg_packed_block b;
-	CHECK_EQ_INT(packed_block_open(&b, data, len, NCOLS, N), 0);
 	struct kg_row got;
-	for (uint32_t i = 0; i < N; i++) {
+	CHECK_EQ_INT(packed_block_open(&b, data, len, ncols, n), 0);
+	for (uint32_t i = 0; i < n; i++) {
 		CHECK_EQ_INT(packed_block_row(&b, &got), 1);
-		CHECK_EQ_INT(got.nulls, rows[i].nulls);
-		for (int c = 0; c < NCOLS; c++)
+		CHECK(got.nulls == (rows[i].nulls & ((2ull << (ncols - 1)) - 1)));
+		for (int c = 0; c < ncols; c++)
 			CHECK(got.v[c] == rows[i].v[c]);
 	}
 	CHECK_EQ_INT(packed_block_row(&b, &got), 0);
-	/* the header must match what the table says */
-	CHECK_EQ_INT(packed_block_open(&b, data, len, NCOLS - 1, N), -1);
-	CHECK_EQ_INT(packed_block_open(&b, data, len, NCOLS, N + 1), -1);
-	/* an empty block */
-	free(data);
-	data = encode(w, rows, 0, &len);
-	CHECK_EQ_INT(packed_block_open(&b, data, len, NCOLS, 0), 0);
-	CHECK_EQ_INT(packed_block_row(&b, &got), 0);
-	free(data);
-	packed_writer_free(w);
+	packed_block_close(&b);
+}
+
+/* Each column predicted from nothing, its previous value, an earlier column of the same
+ * row (NULL in some rows), a later column's last value, or both. */
+static const struct kg_packed_column mixed[] = {
+	{"a", -1, -1, 0}, {"b", -1, 1, 0},  {"c", 0, -1, 0}, {"d", 2, 5, 0},  {"e", -1, 4, 0},
+	{"f", 1, -1, 0},  {"g", 3, 6, 0},   {"h", -1, 9, 0}, {"i", 7, 8, 0},  {"j", 4, 9, 0},
+	{"k", -1, -1, 0}, {"l", 10, 11, 0},
+};
+
+TEST(blocks_round_trip_every_value)
+{
+	enum { NCOLS = 12, N = 5000 };
+	struct kg_row *rows = calloc(N, sizeof(*rows));
+	for (uint32_t i = 0; i < N; i++)
+		random_row(&rows[i], NCOLS, i);
+	for (int how = 0; how < 2; how++) {
+		struct kg_packed_writer *w = packed_writer_new(NCOLS, how ? mixed : NULL);
+		size_t len;
+		void *data = encode(w, rows, N, &len);
+		check_decodes(data, len, rows, N, NCOLS);
+		check_decodes(data, len, rows, N, 10); /* a prefix: what a reader asks for */
+		struct kg_packed_block b;
+		/* the header must match what the table says */
+		CHECK_EQ_INT(packed_block_open(&b, data, len, NCOLS + 1, N), -1);
+		CHECK_EQ_INT(packed_block_open(&b, data, len, NCOLS, N + 1), -1);
+		if (how) /* h (7) is predicted from the last j (9): a column not asked for */
+			CHECK_EQ_INT(packed_block_open(&b, data, len, 8, N), -1);
+		free(data);
+		/* an empty block */
+		data = encode(w, rows, 0, &len);
+		check_decodes(data, len, rows, 0, NCOLS);
+		free(data);
+		packed_writer_free(w);
+	}
 	free(rows);
 }
 
 TEST(blocks_hold_at_most_their_size)
 {
-	struct kg_packed_writer *w = packed_writer_new(1);
+	struct kg_packed_writer *w = packed_writer_new(1, NULL);
 	struct kg_row row = {.v = {5}};
 	for (uint32_t i = 0; i < KG_PACKED_BLOCK; i++)
 		CHECK_EQ_INT(packed_writer_add(w, &row), 0);
 	CHECK(packed_writer_add(w, &row) < 0);
-	CHECK(packed_writer_new(0) == NULL);
-	CHECK(packed_writer_new(KG_PACKED_MAX_COLUMNS + 1) == NULL);
+	CHECK(packed_writer_new(0, NULL) == NULL);
+	CHECK(packed_writer_new(KG_PACKED_MAX_COLUMNS + 1, NULL) == NULL);
+	/* predicted from a later column of the same row, or from no column */
+	struct kg_packed_column bad[2] = {{"x", 1, -1, 0}, {"y", -1, -1, 0}};
+	CHECK(packed_writer_new(2, bad) == NULL);
+	bad[0] = (struct kg_packed_column){"x", -1, 2, 0};
+	CHECK(packed_writer_new(2, bad) == NULL);
+	/* from an earlier column's last value: its value of this row is decoded already */
+	bad[0] = (struct kg_packed_column){"x", -1, -1, 0};
+	bad[1] = (struct kg_packed_column){"y", -1, 0, 0};
+	CHECK(packed_writer_new(2, bad) == NULL);
 	packed_writer_free(w);
 }
 
-/* Every cut and many flipped bytes: decoding ends with -1 or a row count, never a crash
- * (ASan watches every read). */
+/* A version 1 block (formats 2-4) as kgantt wrote them: no compression, each value the
+ * difference from the column's previous one. */
+static size_t put_v(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	for (; v >= 0x80; v >>= 7)
+		p[n++] = (uint8_t)(v | 0x80);
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static uint8_t *encode_v1(const struct kg_row *rows, uint32_t n, int ncols, size_t *len)
+{
+	size_t cap = 64 + (size_t)ncols * (16 + n / 8 + (size_t)n * 10);
+	uint8_t *sec = malloc(cap), *out = malloc(cap);
+	size_t seclen[KG_PACKED_MAX_COLUMNS], at = 0;
+	for (int c = 0; c < ncols; c++) {
+		size_t start = at;
+		uint32_t nulls = 0;
+		for (uint32_t r = 0; r < n; r++)
+			nulls += row_is_null(&rows[r], c);
+		sec[at++] = nulls == n && n ? 2 : nulls ? 1 : 0;
+		if (nulls && nulls < n) {
+			memset(sec + at, 0, (n + 7) / 8);
+			for (uint32_t r = 0; r < n; r++)
+				if (row_is_null(&rows[r], c))
+					sec[at + r / 8] |= (uint8_t)(1u << (r % 8));
+			at += (n + 7) / 8;
+		}
+		int64_t prev = 0;
+		for (uint32_t r = 0; r < n && nulls < n; r++)
+			if (!row_is_null(&rows[r], c)) {
+				uint64_t d = (uint64_t)rows[r].v[c] - (uint64_t)prev;
+				at += put_v(sec + at, (d << 1) ^ (uint64_t)((int64_t)d >> 63));
+				prev = rows[r].v[c];
+			}
+		seclen[c] = at - start;
+	}
+	size_t o = 0;
+	out[o++] = 1;
+	o += put_v(out + o, (uint64_t)ncols);
+	o += put_v(out + o, n);
+	for (int c = 0; c < ncols; c++)
+		o += put_v(out + o, seclen[c]);
+	memcpy(out + o, sec, at);
+	free(sec);
+	*len = o + at;
+	return out;
+}
+
+TEST(version_1_blocks_still_read)
+{
+	enum { NCOLS = 24, N = 3000 };
+	struct kg_row *rows = calloc(N, sizeof(*rows));
+	for (uint32_t i = 0; i < N; i++)
+		random_row(&rows[i], NCOLS, i);
+	size_t len;
+	uint8_t *data = encode_v1(rows, N, NCOLS, &len);
+	check_decodes(data, len, rows, N, NCOLS);
+	struct kg_packed_block b;
+	CHECK_EQ_INT(packed_block_open(&b, data, len, NCOLS - 1, N), -1); /* exactly its columns */
+	free(data);
+	free(rows);
+}
+
+/* Decoding ends with -1 or a row count, never a crash (ASan watches every read). */
+static void decode_damaged(const uint8_t *data, size_t len, int ncols, uint32_t n)
+{
+	struct kg_packed_block b;
+	struct kg_row got;
+	if (packed_block_open(&b, data, len, ncols, n) == 0) {
+		uint32_t rows = 0;
+		int r;
+		while ((r = packed_block_row(&b, &got)) == 1)
+			rows++;
+		CHECK(r == -1 || rows == n);
+		packed_block_close(&b);
+	}
+}
+
+/* Every cut and many flipped bytes, of blocks of both versions. */
 TEST(damaged_blocks_never_crash)
 {
-	enum { NCOLS = 10, N = 300 };
+	enum { NCOLS = 12, N = 300 };
 	struct kg_row rows[N];
 	for (uint32_t i = 0; i < N; i++)
 		random_row(&rows[i], NCOLS, i);
-	struct kg_packed_writer *w = packed_writer_new(NCOLS);
-	size_t len;
-	uint8_t *data = encode(w, rows, N, &len);
+	struct kg_packed_writer *w = packed_writer_new(NCOLS, mixed);
+	size_t len[2];
+	uint8_t *data[2] = {encode(w, rows, N, &len[0]), encode_v1(rows, N, NCOLS, &len[1])};
+	for (int v = 0; v < 2; v++) {
+		for (size_t cut = 0; cut < len[v]; cut++) {
+			uint8_t *part = malloc(cut ? cut : 1);
+			memcpy(part, data[v], cut);
+			decode_damaged(part, cut, NCOLS, N);
+			free(part);
+		}
+		for (int i = 0; i < 3000; i++) {
+			uint8_t *bad = malloc(len[v]);
+			memcpy(bad, data[v], len[v]);
+			for (int k = 0; k < 1 + (int)(rnd() % 4); k++)
+				bad[rnd() % len[v]] ^= (uint8_t)(1 + rnd() % 255);
+			decode_damaged(bad, len[v], NCOLS, N);
+			free(bad);
+		}
+		free(data[v]);
+	}
 	struct kg_packed_block b;
-	struct kg_row got;
-	for (size_t cut = 0; cut < len; cut++) {
-		uint8_t *part = malloc(cut ? cut : 1);
-		memcpy(part, data, cut);
-		if (packed_block_open(&b, part, cut, NCOLS, N) == 0) {
-			int r;
-			while ((r = packed_block_row(&b, &got)) == 1)
-				;
-			CHECK_EQ_INT(r, -1); /* a cut block cannot decode to its end */
-		}
-		free(part);
-	}
-	for (int i = 0; i < 3000; i++) {
-		uint8_t *bad = malloc(len);
-		memcpy(bad, data, len);
-		for (int k = 0; k < 1 + (int)(rnd() % 4); k++)
-			bad[rnd() % len] ^= (uint8_t)(1 + rnd() % 255);
-		if (packed_block_open(&b, bad, len, NCOLS, N) == 0) {
-			uint32_t n = 0;
-			int r;
-			while ((r = packed_block_row(&b, &got)) == 1)
-				n++;
-			CHECK(r == -1 || n == N);
-		}
-		free(bad);
-	}
 	CHECK_EQ_INT(packed_block_open(&b, NULL, 0, NCOLS, N), -1);
-	free(data);
 	packed_writer_free(w);
+}
+
+/* Every column of each packed table stored once; the reader's columns first, in the
+ * order its column list says, predicted only from columns it reads. */
+TEST(packed_tables_cover_their_tables)
+{
+	sqlite3 *db;
+	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, kg_schema_sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK_EQ_INT(trace_create_rows(db, "main"), SQLITE_OK);
+	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
+		char list[1024] = "", sql[128];
+		size_t n = 0;
+		for (int c = 0; c < t->ncolumns; c++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", c ? ", " : "",
+					      t->stored[c].name);
+		CHECK_EQ_STR(list, t->columns ? t->columns : ""); /* NULL: read as SQL rows */
+		CHECK(t->nstored <= KG_PACKED_MAX_COLUMNS);
+		for (int c = 0; c < t->nstored; c++) {
+			int limit = c < t->ncolumns ? t->ncolumns : t->nstored;
+			CHECK(t->stored[c].base < c && t->stored[c].prev < limit);
+			CHECK(t->stored[c].prev < 0 || t->stored[c].prev >= c);
+			CHECK(!t->stored[c].real || (t->stored[c].base < 0 && t->stored[c].prev < 0));
+			snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE "
+						   "name = ?1", t->name);
+			int64_t found;
+			CHECK_EQ_INT(trace_db_int(db, sql, t->stored[c].name, &found), SQLITE_OK);
+			CHECK_EQ_INT(found, 1);
+		}
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM pragma_table_info('%s')", t->name);
+		int64_t ncols;
+		CHECK_EQ_INT(trace_db_int(db, sql, NULL, &ncols), SQLITE_OK);
+		CHECK_EQ_INT(ncols, t->nstored);
+	}
+	sqlite3_close(db);
 }
 
 /* ------------------------------------------------------------------ a trace */
@@ -162,6 +301,7 @@ static void write_trace(void)
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	exec(db, "BEGIN");
 	exec(db, kg_schema_sql);
+	CHECK_EQ_INT(trace_create_rows(db, "main"), SQLITE_OK);
 	exec(db, "INSERT INTO meta VALUES('format','kgantt-trace'),('version','2'),"
 		 "('min_reader_version','1');"
 		 "INSERT INTO strings VALUES(1,'kernel_a'),(2,'kernel_b'),(3,'cudaLaunchKernel'),"
@@ -249,6 +389,20 @@ static void write_trace(void)
 	exec(db, "INSERT INTO memcpys(process, device, context, stream, correlation, copy_kind, "
 		 "src_kind, dst_kind, bytes, start, end, async) VALUES(1, 0, 1, 13, 3, 1, 1, 3, "
 		 "4096, 1500000, 1510000, 1)");
+	/* hardware samples: REALs of every kind, NULLs */
+	exec(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
+		 "INSERT INTO hw_samples(process, device, start, end, sm_active_pct, occupancy_pct, "
+		 "dram_read_bps, sm_clock_hz, ctxsw_pct) SELECT 1 + i % 2, 0, 1000000 + i * 100000, "
+		 "1000000 + i * 100000 + 99999 + i % 3, (i % 101) / 7.0, CASE WHEN i % 5 THEN "
+		 "1.0 / i END, i * 1e9 / 3, 1980000000.0, CASE WHEN i % 7 = 0 THEN -0.0 WHEN "
+		 "i % 11 = 0 THEN 1e308 * 10 ELSE 5e-324 * i END FROM n");
+	/* and the columns the model does not read, which a compacted trace keeps too */
+	exec(db, "UPDATE kernels SET name = 10 + id % 7, cluster_x = CASE WHEN id % 3 THEN 2 END, "
+		 "cluster_y = 1, local_mem_per_thread = id % 5, local_mem_total = id * 977 % 100003, "
+		 "channel_type = 1, launch_type = id % 2, graph_node = CASE WHEN graph IS NOT NULL "
+		 "THEN id % 13 END, grid_id = id * 2 + 5;"
+		 "UPDATE api_calls SET cbid = 211 + id % 3, return_value = CASE WHEN id % 101 = 0 "
+		 "THEN 700 ELSE 0 END, incomplete = id % 997 = 0, domain = 1 + id % 2");
 	exec(db, "COMMIT");
 	sqlite3_close(db);
 }
@@ -297,7 +451,10 @@ static void check_same(const struct kg_model *a, const struct kg_model *b)
 		CHECK_EQ_INT(x->priority, y->priority);
 		for (uint32_t i = 0; i < x->nops; i++) {
 			struct kg_op p = a->ops[x->first_op + i], q = b->ops[y->first_op + i];
+			/* launches are numbered in the order the threads met them, as streams */
+			CHECK(memcmp(op_launch(a, &p), op_launch(b, &q), sizeof(struct kg_launch)) == 0);
 			p.stream = q.stream = 0;
+			p.launch = q.launch = 0;
 			if (memcmp(&p, &q, sizeof(p)) != 0)
 				fprintf(stderr, "    stream %u op %u differs (start %lld vs %lld)\n", s, i,
 					(long long)p.start, (long long)q.start);
@@ -320,6 +477,7 @@ static void check_same(const struct kg_model *a, const struct kg_model *b)
 		CHECK_EQ_INT(same_stream(a, s, b), s);
 }
 
+/* Compacts the trace (format 5): the blocks become the rows' only copy. */
 static void pack(void)
 {
 	sqlite3 *db;
@@ -334,12 +492,82 @@ static void pack(void)
 	sqlite3_close(db);
 }
 
+/* Packs as formats 2-4 did: version 1 blocks of the reader's columns beside the rows, and
+ * the triggers that drop them when a row changes. */
+static void pack_v1(void)
+{
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	exec(db, "BEGIN; CREATE TABLE IF NOT EXISTS packed(tbl TEXT NOT NULL, first_id INTEGER "
+		 "NOT NULL, last_id INTEGER NOT NULL, rows INTEGER NOT NULL, data BLOB NOT NULL, "
+		 "PRIMARY KEY(tbl, first_id)); DELETE FROM packed;"
+		 "INSERT OR REPLACE INTO meta VALUES('packed_version', '1')");
+	struct kg_row *rows = calloc(KG_PACKED_BLOCK, sizeof(*rows));
+	sqlite3_stmt *ins;
+	CHECK(sqlite3_prepare_v2(db, "INSERT INTO packed VALUES(?,?,?,?,?)", -1, &ins, NULL) ==
+	      SQLITE_OK);
+	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
+		char sql[1024];
+		snprintf(sql, sizeof(sql), "SELECT %s, rowid FROM %s ORDER BY rowid", t->columns, t->name);
+		sqlite3_stmt *st;
+		CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+		int64_t first = 0, last = 0;
+		for (int more = 1; more;) {
+			uint32_t n = 0;
+			while (n < KG_PACKED_BLOCK && (more = sqlite3_step(st) == SQLITE_ROW)) {
+				row_from_stmt(&rows[n], st, t->ncolumns);
+				last = sqlite3_column_int64(st, t->ncolumns);
+				if (n++ == 0)
+					first = last;
+			}
+			if (!n)
+				break;
+			size_t len;
+			uint8_t *data = encode_v1(rows, n, t->ncolumns, &len);
+			sqlite3_bind_text(ins, 1, t->name, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ins, 2, first);
+			sqlite3_bind_int64(ins, 3, last);
+			sqlite3_bind_int64(ins, 4, n);
+			sqlite3_bind_blob(ins, 5, data, (int)len, free);
+			CHECK_EQ_INT(sqlite3_step(ins), SQLITE_DONE);
+			sqlite3_reset(ins);
+		}
+		sqlite3_finalize(st);
+		snprintf(sql, sizeof(sql),
+			 "DROP TRIGGER IF EXISTS packed_%1$s_insert;"
+			 "DROP TRIGGER IF EXISTS packed_%1$s_update;"
+			 "DROP TRIGGER IF EXISTS packed_%1$s_delete;"
+			 "CREATE TRIGGER packed_%1$s_insert AFTER INSERT ON %1$s BEGIN "
+			 "DELETE FROM packed WHERE tbl = '%1$s'; END;"
+			 "CREATE TRIGGER packed_%1$s_update AFTER UPDATE ON %1$s BEGIN "
+			 "DELETE FROM packed WHERE tbl = '%1$s'; END;"
+			 "CREATE TRIGGER packed_%1$s_delete AFTER DELETE ON %1$s BEGIN "
+			 "DELETE FROM packed WHERE tbl = '%1$s'; END;",
+			 t->name);
+		exec(db, sql);
+	}
+	sqlite3_finalize(ins);
+	free(rows);
+	exec(db, "COMMIT");
+	sqlite3_close(db);
+}
+
 static void sql(const char *text)
 {
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	exec(db, text);
 	sqlite3_close(db);
+}
+
+static int64_t sql_int(const char *text)
+{
+	sqlite3 *db;
+	int64_t v = 0;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK_EQ_INT(trace_db_int(db, text, NULL, &v), SQLITE_OK);
+	sqlite3_close(db);
+	return v;
 }
 
 static int usable(const char *table)
@@ -371,40 +599,160 @@ static void drop_note(struct kg_model *m, const char *text)
 		}
 }
 
-TEST(four_ways_of_reading_agree)
+TEST(every_way_of_reading_agrees)
 {
 	CHECK_EQ_INT(packed_table("kernels")->ncolumns, 24);
 	CHECK_EQ_INT(packed_table("api_calls")->ncolumns, 7);
 	write_trace();
-	struct kg_model rows1, rows2, packed1, packed2;
+	struct kg_model rows1, rows2, v1a, v1b, c1, c2, c3;
 	load(&rows1, 1, 0); /* no blocks yet: rows */
 	load(&rows2, 0, 0);
 	CHECK(rows1.n_ops > KERNELS * 9 / 10 && rows1.n_ops < KERNELS);
 	CHECK(has_note(&rows1, "no known process")); /* process 99 */
 	check_same(&rows1, &rows2);
 	CHECK(!usable("kernels"));
-	pack();
+	pack_v1(); /* formats 2-4 */
 	CHECK(usable("kernels") && usable("api_calls"));
-	load(&packed1, 1, 0);
-	load(&packed2, 0, 0);
-	check_same(&rows1, &packed1);
-	check_same(&rows1, &packed2);
+	load(&v1a, 1, 0);
+	load(&v1b, 0, 0);
+	check_same(&rows1, &v1a);
+	check_same(&rows1, &v1b);
+	pack(); /* format 5 */
+	CHECK(usable("kernels") && usable("api_calls"));
+	CHECK_EQ_INT(sql_int("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('kernels', "
+			     "'api_calls', 'kernel_phases', 'api', 'call_stacks') OR type = 'trigger'"),
+		     0);
+	load(&c1, 1, 0);
+	load(&c2, 0, 0);
+	load(&c3, 0, 1); /* rows asked for: the blocks are the rows */
+	check_same(&rows1, &c1);
+	check_same(&rows1, &c2);
+	check_same(&rows1, &c3);
 	/* launches linked: every kernel of a known process has its call */
 	uint32_t linked = 0;
-	for (uint32_t i = 0; i < packed2.n_ops; i++)
-		linked += packed2.ops[i].api != KG_NONE;
-	CHECK(linked > packed2.n_ops * 9 / 10);
-	model_free(&rows1);
-	model_free(&rows2);
-	model_free(&packed1);
-	model_free(&packed2);
+	for (uint32_t i = 0; i < c2.n_ops; i++)
+		linked += c2.ops[i].api != KG_NONE;
+	CHECK(linked > c2.n_ops * 9 / 10);
+	struct kg_model *all[] = {&rows1, &rows2, &v1a, &v1b, &c1, &c2, &c3};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		model_free(all[i]);
 	unlink(path);
 }
 
-TEST(edited_rows_drop_the_blocks)
+/* Every row of table in schema a and in schema b, every column quoted (its type shows, a
+ * REAL in digits enough to read back the same double): the same, in rowid order. */
+static void check_same_rows(sqlite3 *db, const char *table, const char *a, const char *b)
+{
+	char cols[2048] = "", sql[4096], q[160];
+	size_t n = 0;
+	sqlite3_stmt *st, *x, *y;
+	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s', '%s')", table, a);
+	CHECK(sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		n += (size_t)snprintf(cols + n, sizeof(cols) - n, "%squote(\"%s\")", n ? "||','||" : "",
+				      (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	CHECK(n > 0);
+	snprintf(sql, sizeof(sql), "SELECT %s FROM \"%s\".%s ORDER BY rowid", cols, a, table);
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &x, NULL) == SQLITE_OK);
+	snprintf(sql, sizeof(sql), "SELECT %s FROM \"%s\".%s ORDER BY rowid", cols, b, table);
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &y, NULL) == SQLITE_OK);
+	int rx, ry, rows = 0;
+	while ((rx = sqlite3_step(x)) == SQLITE_ROW && (ry = sqlite3_step(y)) == SQLITE_ROW) {
+		CHECK_EQ_STR((const char *)sqlite3_column_text(x, 0),
+			     (const char *)sqlite3_column_text(y, 0));
+		rows++;
+	}
+	CHECK_EQ_INT(rx, SQLITE_DONE);
+	CHECK_EQ_INT(sqlite3_step(y), SQLITE_DONE);
+	CHECK(rows > 1000);
+	sqlite3_finalize(x);
+	sqlite3_finalize(y);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	CHECK_EQ_INT(system(cmd), 0);
+}
+
+static char *meta(sqlite3 *db, const char *key)
+{
+	static char v[64];
+	trace_db_meta(db, key, v, sizeof(v));
+	return v;
+}
+
+TEST(compacted_traces_keep_every_column_of_every_row)
 {
 	write_trace();
+	char rows[80];
+	snprintf(rows, sizeof(rows), "%s.rows", path);
+	copy_file(path, rows);
 	pack();
+	sqlite3 *db;
+	char err[256], attach[128];
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK_EQ_STR(meta(db, "packed_version"), "2");
+	CHECK_EQ_STR(meta(db, "version"), "5");
+	CHECK_EQ_STR(meta(db, "min_reader_version"), "5");
+	snprintf(attach, sizeof(attach), "ATTACH '%s' AS orig", rows);
+	exec(db, attach);
+	/* as readers see them: temp tables, one table after another, then all (made once) */
+	CHECK_EQ_INT(packed_expand(db, "main", "temp", "kernels", err, sizeof(err)), 0);
+	CHECK_EQ_INT(packed_expand(db, "main", "temp", "hw_samples", err, sizeof(err)), 0);
+	CHECK_EQ_INT(packed_expand(db, "main", "temp", NULL, err, sizeof(err)), 0);
+	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++)
+		check_same_rows(db, t->name, "orig", "temp");
+	/* made rows again for good: the same, in main, with the views */
+	exec(db, "BEGIN");
+	CHECK_EQ_INT(trace_unpack(db, err, sizeof(err)), 0);
+	exec(db, "COMMIT");
+	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++)
+		check_same_rows(db, t->name, "orig", "main");
+	CHECK_EQ_STR(meta(db, "packed_version"), "");
+	CHECK_EQ_STR(meta(db, "min_reader_version"), "1");
+	int64_t n;
+	CHECK_EQ_INT(trace_db_int(db, "SELECT COUNT(*) FROM main.kernel_phases", NULL, &n), SQLITE_OK);
+	CHECK_EQ_INT(n, KERNELS);
+	CHECK_EQ_INT(trace_db_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE "
+				      "'packed%'", NULL, &n), SQLITE_OK);
+	CHECK_EQ_INT(n, 0);
+	sqlite3_close(db);
+	/* packing twice changes nothing */
+	pack();
+	pack();
+	CHECK(usable("kernels"));
+	unlink(rows);
+	unlink(path);
+}
+
+/* A cell trace_pack cannot give back as it was is refused, not changed. */
+TEST(packing_refuses_what_it_cannot_keep)
+{
+	write_trace();
+	sqlite3 *db;
+	char err[256];
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	exec(db, "UPDATE kernels SET start = start + 0.5 WHERE id = 7");
+	exec(db, "BEGIN");
+	CHECK_EQ_INT(trace_pack(db, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "kernels row 7: column start holds a real number"));
+	exec(db, "ROLLBACK; UPDATE kernels SET start = CAST(start AS INTEGER);"
+		 "ALTER TABLE api_calls ADD COLUMN note TEXT");
+	exec(db, "BEGIN");
+	CHECK_EQ_INT(trace_pack(db, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "column 'note' that kgantt does not know"));
+	exec(db, "ROLLBACK");
+	sqlite3_close(db);
+	unlink(path);
+}
+
+TEST(edited_rows_drop_version_1_blocks)
+{
+	write_trace();
+	pack_v1();
 	sql("DELETE FROM kernels WHERE id % 97 = 0");
 	CHECK(!usable("kernels"));
 	CHECK(usable("api_calls"));
@@ -412,15 +760,15 @@ TEST(edited_rows_drop_the_blocks)
 	load(&a, 0, 0);
 	load(&b, 1, 1);
 	check_same(&a, &b);
-	pack();
+	pack_v1();
 	sql("UPDATE api_calls SET end = end + 1 WHERE id = 5");
 	CHECK(usable("kernels") && !usable("api_calls"));
-	pack();
+	pack_v1();
 	sql("INSERT INTO kernels(process, device, context, stream, start, end) "
 	    "VALUES(1, 0, 1, 7, 5, 6)");
 	CHECK(!usable("kernels"));
 	/* blocks whose ids no longer span the table's */
-	pack();
+	pack_v1();
 	sql("DROP TRIGGER packed_kernels_delete; DELETE FROM kernels WHERE id = 1");
 	CHECK(!usable("kernels"));
 	model_free(&a);
@@ -428,12 +776,27 @@ TEST(edited_rows_drop_the_blocks)
 	unlink(path);
 }
 
-TEST(damaged_blocks_fall_back_to_the_rows)
+TEST(unpacking_version_1_removes_blocks_and_triggers)
+{
+	write_trace();
+	pack_v1();
+	sqlite3 *db;
+	char err[256];
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK_EQ_INT(trace_unpack(db, err, sizeof(err)), 0);
+	sqlite3_close(db);
+	CHECK_EQ_INT(sql_int("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'packed%'"), 0);
+	CHECK_EQ_INT(sql_int("SELECT COUNT(*) FROM kernels"), KERNELS);
+	CHECK(!usable("kernels"));
+	unlink(path);
+}
+
+TEST(damaged_version_1_blocks_fall_back_to_the_rows)
 {
 	write_trace();
 	struct kg_model rows, k, a;
 	load(&rows, 1, 1);
-	pack();
+	pack_v1();
 	sql("UPDATE packed SET data = substr(data, 1, length(data) - 9) WHERE tbl = 'kernels' "
 	    "AND first_id = (SELECT MAX(first_id) FROM packed WHERE tbl = 'kernels')");
 	CHECK(usable("kernels")); /* what packed_usable can see still agrees */
@@ -442,7 +805,7 @@ TEST(damaged_blocks_fall_back_to_the_rows)
 	CHECK(has_note(&k, "damaged"));
 	drop_note(&k, "damaged");
 	check_same(&rows, &k);
-	pack();
+	pack_v1();
 	sql("UPDATE packed SET data = zeroblob(40) WHERE tbl = 'api_calls' AND first_id = 1");
 	load(&a, 0, 0);
 	CHECK(has_note(&a, "packed api_calls block at id 1 is damaged"));
@@ -454,26 +817,63 @@ TEST(damaged_blocks_fall_back_to_the_rows)
 	unlink(path);
 }
 
-TEST(unpack_removes_blocks_and_triggers)
+/* The load fails saying which file, table and block, and reads nothing it should not. */
+static void load_fails(const char *says)
 {
-	write_trace();
-	pack();
+	for (int threads = 0; threads < 2; threads++) {
+		struct kg_model m;
+		struct kg_load_opts o = {.one_thread = threads};
+		char err[512];
+		model_init(&m, "kgantt", path);
+		CHECK(read_kgt(&m, path, &o, err, sizeof(err)) < 0);
+		if (!strstr(err, says) || !strstr(err, path))
+			fprintf(stderr, "    %s\n", err);
+		CHECK(strstr(err, says) && strstr(err, path));
+		model_free(&m);
+	}
 	sqlite3 *db;
 	char err[256];
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
-	CHECK_EQ_INT(trace_unpack(db, err, sizeof(err)), 0);
-	sqlite3_stmt *st;
-	CHECK(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'packed%'",
-				 -1, &st, NULL) == SQLITE_OK);
-	CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
-	CHECK_EQ_INT(sqlite3_column_int(st, 0), 0);
-	sqlite3_finalize(st);
+	CHECK(packed_expand(db, "main", "temp", NULL, err, sizeof(err)) < 0);
 	sqlite3_close(db);
-	CHECK(!usable("kernels"));
+}
+
+/* packed_expand, as info, dump, merge and export make rows, fails naming the table. */
+static void expand_fails(const char *says)
+{
+	sqlite3 *db;
+	char err[256];
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK_EQ_INT(packed_expand(db, "main", "temp", NULL, err, sizeof(err)), -EBADMSG);
+	CHECK(strstr(err, says));
+	sqlite3_close(db);
+}
+
+TEST(damaged_compacted_blocks_are_errors)
+{
+	write_trace();
+	pack();
+	sql("UPDATE packed SET data = substr(data, 1, length(data) - 9) WHERE tbl = 'kernels' "
+	    "AND first_id = (SELECT MAX(first_id) FROM packed WHERE tbl = 'kernels')");
+	load_fails("the packed kernels block at id");
+	expand_fails("the packed kernels block at id");
+	pack(); /* compacted already: nothing to rebuild the blocks from */
+	load_fails("the packed kernels block at id");
+	write_trace();
+	pack();
+	sql("UPDATE packed SET data = zeroblob(40) WHERE tbl = 'api_calls' AND first_id = 1");
+	load_fails("the packed api_calls block at id 1 is damaged");
+	write_trace();
+	pack();
+	sql("UPDATE packed SET rows = rows - 1 WHERE tbl = 'api_calls' AND first_id = 1");
+	load_fails("the packed api_calls block at id 1 is damaged");
+	write_trace();
+	pack(); /* blocks that overlap */
+	sql("UPDATE packed SET last_id = last_id + 70000 WHERE tbl = 'kernels' AND first_id = 1");
+	load_fails("packed kernels blocks are damaged");
 	unlink(path);
 }
 
-/* The recorder's note that it left trivial API queries out reaches the report header. */
 TEST(left_out_api_queries_are_noted)
 {
 	write_trace();
@@ -527,6 +927,7 @@ TEST(sparse_ids_do_not_size_allocations)
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	exec(db, kg_schema_sql);
+	CHECK_EQ_INT(trace_create_rows(db, "main"), SQLITE_OK);
 	exec(db, "INSERT INTO meta VALUES('format','kgantt-trace'),('version','3'),"
 		 "('min_reader_version','1');"
 		 "INSERT INTO strings VALUES(1,'kernel_a'),(268435456,'kernel_far');"
@@ -544,8 +945,10 @@ TEST(sparse_ids_do_not_size_allocations)
 	sqlite3_close(db);
 	struct kg_model m;
 	char err[512];
-	for (int rows_only = 0; rows_only < 2; rows_only++) {
-		struct kg_load_opts o = {.rows_only = rows_only};
+	for (int way = 0; way < 3; way++) { /* blocks, rows, compacted */
+		struct kg_load_opts o = {.rows_only = way == 1};
+		if (way == 2)
+			pack();
 		model_init(&m, "kgantt", path);
 		largest_alloc = 0;
 		__sanitizer_install_malloc_and_free_hooks(note_alloc, note_free);
@@ -569,6 +972,41 @@ TEST(sparse_ids_do_not_size_allocations)
 	unlink(path);
 }
 
+/* A block's header says how large it is once decompressed; a size larger than its rows
+ * and columns can take, or one its zstd frame does not agree with, is refused before
+ * anything that large is allocated. */
+TEST(block_sizes_are_bounded_before_allocating)
+{
+	struct kg_row row = {.v = {42}};
+	struct kg_packed_writer *w = packed_writer_new(1, NULL);
+	size_t len;
+	uint8_t *data = encode(w, &row, 1, &len);
+	packed_writer_free(w);
+	CHECK(data[0] == KG_PACKED_VERSION && data[1] == 1 && data[2] == 1 && data[3] < 0x80);
+	check_decodes(data, len, &row, 1, 1);
+	/* the size varint (byte 3) replaced: one more, and 2^40 */
+	static const uint8_t sizes[][6] = {{0}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x20}};
+	for (int i = 0; i < 2; i++) {
+		size_t n = i ? 6 : 1;
+		uint8_t *bad = malloc(len + 6);
+		memcpy(bad, data, 3);
+		if (i)
+			memcpy(bad + 3, sizes[1], n);
+		else
+			bad[3] = (uint8_t)(data[3] + 1);
+		memcpy(bad + 3 + n, data + 4, len - 4);
+		struct kg_packed_block b;
+		largest_alloc = 0;
+		__sanitizer_install_malloc_and_free_hooks(note_alloc, note_free);
+		int rc = packed_block_open(&b, bad, len - 1 + n, 1, 1);
+		__sanitizer_install_malloc_and_free_hooks(NULL, NULL);
+		CHECK_EQ_INT(rc, -1);
+		CHECK(largest_alloc < 4096);
+		free(bad);
+	}
+	free(data);
+}
+
 /* INT64_MIN is the model's "unknown" time (KG_NO_TIME): a row holding it has no time, as
  * if NULL, and is skipped like one; kept, its "end - start" overflowed downstream. */
 TEST(int64_min_times_are_unknown)
@@ -581,6 +1019,7 @@ TEST(int64_min_times_are_unknown)
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	exec(db, kg_schema_sql);
+	CHECK_EQ_INT(trace_create_rows(db, "main"), SQLITE_OK);
 	exec(db, "INSERT INTO meta VALUES('format','kgantt-trace'),('version','3'),"
 		 "('min_reader_version','1');"
 		 "INSERT INTO strings VALUES(1,'k');"
@@ -597,10 +1036,12 @@ TEST(int64_min_times_are_unknown)
 		 "INSERT INTO nvtx(process, thread, name, start, end) VALUES(1, 5, 1, 100, 200),"
 		 "(1, 5, 1, -9223372036854775808, 200)");
 	sqlite3_close(db);
-	for (int rows_only = 0; rows_only < 2; rows_only++) {
+	for (int way = 0; way < 3; way++) { /* blocks, rows, compacted */
 		struct kg_model m;
-		struct kg_load_opts o = {.rows_only = rows_only};
+		struct kg_load_opts o = {.rows_only = way == 1};
 		char err[512];
+		if (way == 2)
+			pack();
 		model_init(&m, "kgantt", path);
 		CHECK_EQ_INT(read_kgt(&m, path, &o, err, sizeof(err)), 0);
 		CHECK_EQ_INT(model_finish(&m), 0);

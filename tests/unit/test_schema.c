@@ -17,15 +17,9 @@ static char *read_doc(void)
 	return buf;
 }
 
-TEST(every_table_and_column_is_documented)
+/* The tables of db documented, each with its columns; how many there are. */
+static int check_documented(sqlite3 *db, const char *doc)
 {
-	const char *doc = read_doc();
-	sqlite3 *db;
-	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, kg_schema_sql, NULL, NULL, NULL) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, kg_index_sql, NULL, NULL, NULL) == SQLITE_OK);
-	char err[256];
-	CHECK_EQ_INT(trace_pack(db, err, sizeof(err)), 0); /* the packed table too */
 	sqlite3_stmt *tables;
 	CHECK(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type='table'", -1,
 				 &tables, NULL) == SQLITE_OK);
@@ -62,6 +56,23 @@ TEST(every_table_and_column_is_documented)
 		sqlite3_finalize(cols);
 	}
 	sqlite3_finalize(tables);
-	CHECK(ntables >= 20);
+	return ntables;
+}
+
+TEST(every_table_and_column_is_documented)
+{
+	const char *doc = read_doc();
+	sqlite3 *db;
+	char err[256];
+	/* every table as rows, as an export writes them */
+	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, kg_schema_sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, kg_index_sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK_EQ_INT(trace_create_rows(db, "main"), SQLITE_OK);
+	CHECK_EQ_INT(trace_index_rows(db, "main"), SQLITE_OK);
+	CHECK(check_documented(db, doc) >= 20);
+	/* compacted: the packed table too */
+	CHECK_EQ_INT(trace_pack(db, err, sizeof(err)), 0);
+	CHECK(check_documented(db, doc) >= 20);
 	sqlite3_close(db);
 }

@@ -13,6 +13,7 @@
 #include "recorder/smlog.h"
 #include "recorder/spool.h"
 #include "render/plot.h"
+#include "trace/packed.h"
 #include "trace/spool_import.h"
 
 #define REC(s, type, T) ((T *)spool_reserve((s), (type), sizeof(T)))
@@ -153,7 +154,10 @@ static long long query(const char *sql)
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	long long v = -1;
+	char err[256];
 	CHECK_EQ_INT(sqlite3_open_v2(out, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	/* the trace keeps kernels and API calls as blocks: as rows in temp for SQL */
+	CHECK_EQ_INT(packed_expand(db, "main", "temp", NULL, err, sizeof(err)), 0);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		fprintf(stderr, "    %s: %s\n", sql, sqlite3_errmsg(db));
 		CHECK(0);

@@ -1,0 +1,278 @@
+/* The per-GPU and per-kernel figures of random models against a plain restatement of
+ * what each one means (sorts and brute force). The analysis gets them in one sweep over
+ * each GPU's ops and in passes over the ops in their stored order; the plain way must
+ * agree exactly, with ties, overlaps, kernels of no length and kernels without a queued
+ * time or a launch call. */
+#include "harness.h"
+
+#include "analysis/analysis.h"
+#include "model/model.h"
+
+#define rnd() ((uint64_t)test_random())
+
+static const char *const kernel_names[] = {"gemm", "softmax", "ncclAllReduce", "add", "norm"};
+
+/* One process, one GPU, a few streams; kernels, copies and memsets with random
+ * overlapping times on a coarse grid (so that starts and ends repeat); most with a launch
+ * call. queued: whether kernels carry queued times. */
+static void build(struct kg_model *m, uint32_t n, uint32_t streams, int queued)
+{
+	model_init(m, "test", "");
+	model_add_process(m);
+	struct kg_device *d = model_add_device(m);
+	d->process = 0;
+	d->ordinal = 0;
+	uint32_t thread = model_thread_index(m, 0, 1);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = (uint32_t)(rnd() % 100);
+		int64_t start = 1000 + 10 * (int64_t)(rnd() % (n * 5));
+		struct kg_op *o = model_add_op(m);
+		o->kind = r < 80 ? KG_OP_KERNEL : r < 93 ? KG_OP_MEMCPY : KG_OP_MEMSET;
+		o->stream = model_stream_index(m, 0, 0, 1, (int64_t)(rnd() % streams));
+		o->start = start;
+		o->end = start + 10 * (int64_t)(rnd() % 300); /* some of no length */
+		o->name = model_string(m, o->kind == KG_OP_KERNEL ? kernel_names[rnd() % 5] : "copy");
+		if (o->kind == KG_OP_KERNEL && queued && rnd() % 4)
+			o->queued = start - (int64_t)(rnd() % 500);
+		if (rnd() % 10 == 0)
+			continue; /* no launch call */
+		o->correlation = i + 1;
+		struct kg_api *a = model_add_api(m);
+		a->process = 0;
+		a->thread = thread;
+		a->correlation = i + 1;
+		a->name = model_string(m, "cudaLaunchKernel");
+		a->start = (o->queued != KG_NO_TIME ? o->queued : start) - (int64_t)(rnd() % 2000);
+		a->end = a->start + 100;
+	}
+	CHECK_EQ_INT(model_finish(m), 0);
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The nearest-rank percentile of n values, by sorting them. */
+static int64_t sorted_pct(int64_t *v, uint32_t n, double p)
+{
+	if (!n)
+		return KG_NO_TIME;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	uint32_t i = (uint32_t)(p * (n - 1) + 0.5);
+	return v[i < n ? i : n - 1];
+}
+
+/* ------------------------------------------------------------------ kernel names */
+
+static void check_name(const struct kg_model *m, const struct kg_kernel_stats *k)
+{
+	int64_t *dur = malloc((m->n_ops + 1) * sizeof(*dur));
+	int64_t *launch = malloc((m->n_ops + 1) * sizeof(*launch));
+	int64_t *queue = malloc((m->n_ops + 1) * sizeof(*queue));
+	uint32_t n = 0, nl = 0, nq = 0, longest = KG_NONE;
+	int64_t total = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		if (o->kind != KG_OP_KERNEL || o->name != k->name)
+			continue;
+		int64_t d = o->end - o->start;
+		if (longest == KG_NONE || d > m->ops[longest].end - m->ops[longest].start)
+			longest = i; /* the first of the longest */
+		total += d;
+		dur[n++] = d;
+		if (o->queued != KG_NO_TIME) {
+			queue[nq++] = o->start - o->queued;
+			if (o->api_start != KG_NO_TIME)
+				launch[nl++] = o->queued - o->api_start;
+		} else if (!m->has_queued && o->api_start != KG_NO_TIME && o->start >= o->api_start) {
+			launch[nl++] = o->start - o->api_start;
+		}
+	}
+	CHECK_EQ_INT(k->count, n);
+	CHECK_EQ_INT(k->total, total);
+	CHECK_EQ_INT(k->example_op, longest);
+	CHECK_EQ_INT(k->p50, sorted_pct(dur, n, 0.5));
+	CHECK_EQ_INT(k->p99, sorted_pct(dur, n, 0.99));
+	CHECK_EQ_INT(k->min, dur[0]); /* sorted by sorted_pct */
+	CHECK_EQ_INT(k->max, dur[n - 1]);
+	CHECK_EQ_INT(k->launch_p50, sorted_pct(launch, nl, 0.5));
+	CHECK_EQ_INT(k->launch_p99, sorted_pct(launch, nl, 0.99));
+	CHECK_EQ_INT(k->queue_p50, sorted_pct(queue, nq, 0.5));
+	CHECK_EQ_INT(k->queue_p99, sorted_pct(queue, nq, 0.99));
+	CHECK_EQ_INT(k->launch_incl_queue, !m->has_queued);
+	free(dur);
+	free(launch);
+	free(queue);
+}
+
+/* ------------------------------------------------------------------ one GPU */
+
+struct span {
+	int64_t start, end;
+	uint32_t op;
+};
+
+static int by_start(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+	if (a->start != b->start)
+		return (a->start > b->start) - (a->start < b->start);
+	if (a->end != b->end)
+		return (a->end > b->end) - (a->end < b->end);
+	return (a->op > b->op) - (a->op < b->op);
+}
+
+/* The ops of the kinds in mask, by start. */
+static uint32_t spans_of(const struct kg_model *m, unsigned mask, struct span *s)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (mask & (1u << m->ops[i].kind))
+			s[n++] = (struct span){m->ops[i].start, m->ops[i].end, i};
+	qsort(s, n, sizeof(*s), by_start);
+	return n;
+}
+
+/* Union length of the ops of mask, interval by interval; with gaps >= min_gap listed. */
+static int64_t union_len(const struct kg_model *m, unsigned mask, struct span *s,
+			 struct span *gaps, uint32_t *ngaps, int64_t min_gap)
+{
+	uint32_t n = spans_of(m, mask, s);
+	int64_t total = 0, cs = 0, ce = 0;
+	for (uint32_t i = 0; i <= n; i++) {
+		if (i < n && i > 0 && s[i].start <= ce) {
+			ce = s[i].end > ce ? s[i].end : ce;
+			continue;
+		}
+		if (i > 0)
+			total += ce - cs;
+		if (i == n)
+			break;
+		if (i > 0 && gaps && s[i].start - ce >= min_gap)
+			gaps[(*ngaps)++] = (struct span){ce, s[i].start, s[i].op};
+		cs = s[i].start;
+		ce = s[i].end;
+	}
+	return total;
+}
+
+/* Time with 1, 2, 3, 4+ kernels running: between every two consecutive start or end
+ * times, the kernels running [start, end) then. */
+static void concurrency(const struct kg_model *m, struct span *s, int64_t conc[4])
+{
+	uint32_t n = spans_of(m, 1u << KG_OP_KERNEL, s);
+	int64_t *t = malloc((2 * n + 1) * sizeof(*t));
+	for (uint32_t i = 0; i < n; i++) {
+		t[2 * i] = s[i].start;
+		t[2 * i + 1] = s[i].end > s[i].start ? s[i].end : s[i].start;
+	}
+	qsort(t, 2 * n, sizeof(*t), cmp_i64);
+	for (uint32_t j = 0; j + 1 < 2 * n; j++) {
+		if (t[j] == t[j + 1])
+			continue;
+		int active = 0;
+		for (uint32_t i = 0; i < n && s[i].start <= t[j]; i++)
+			active += s[i].end > t[j];
+		if (active)
+			conc[active > 4 ? 3 : active - 1] += t[j + 1] - t[j];
+	}
+	free(t);
+}
+
+/* Solo time, as the stream-serialization rule means it: a kernel (by start) is alone from
+ * max(its start, the latest end before it) until the next kernel starts or it ends. */
+static void solo_times(const struct kg_model *m, struct span *s, int64_t *solo)
+{
+	uint32_t n = spans_of(m, 1u << KG_OP_KERNEL, s);
+	int64_t running_end = INT64_MIN;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t from = s[i].start > running_end ? s[i].start : running_end;
+		int64_t to = i + 1 < n && s[i + 1].start < s[i].end ? s[i + 1].start : s[i].end;
+		solo[s[i].op] = to > from ? to - from : 0;
+		running_end = s[i].end > running_end ? s[i].end : running_end;
+	}
+}
+
+static void check_gpu(const struct kg_analysis *a)
+{
+	const struct kg_model *m = a->m;
+	const struct kg_gpu_metrics *g = &a->gpus[0];
+	const unsigned k = 1u << KG_OP_KERNEL, c = 1u << KG_OP_MEMCPY, all = 7;
+	struct span *s = malloc((m->n_ops + 1) * sizeof(*s));
+	struct span *gaps = malloc((m->n_ops + 1) * sizeof(*gaps));
+	/* its ops, once each, by start */
+	CHECK_EQ_INT(g->n_ops, m->n_ops);
+	uint8_t *seen = calloc(m->n_ops + 1, 1);
+	for (uint32_t i = 0; i < g->n_ops; i++) {
+		CHECK(g->ops[i] < m->n_ops && !seen[g->ops[i]]);
+		seen[g->ops[i]] = 1;
+		if (i) {
+			const struct kg_op *p = &m->ops[g->ops[i - 1]], *o = &m->ops[g->ops[i]];
+			CHECK(p->start < o->start || (p->start == o->start && p->end <= o->end));
+		}
+	}
+	free(seen);
+	int64_t kb = union_len(m, k, s, NULL, NULL, 0), cb = union_len(m, c, s, NULL, NULL, 0);
+	CHECK_EQ_INT(g->kernel_busy, kb);
+	CHECK_EQ_INT(g->copy_busy, cb);
+	CHECK_EQ_INT(g->copy_kernel_overlap, kb + cb - union_len(m, k | c, s, NULL, NULL, 0));
+	uint32_t ngaps = 0;
+	CHECK_EQ_INT(g->busy, union_len(m, all, s, gaps, &ngaps, a->cfg.sync_gap_ns));
+	CHECK_EQ_INT(g->n_gaps, ngaps);
+	for (uint32_t i = 0; i < ngaps; i++) {
+		CHECK_EQ_INT(g->gaps[i].start, gaps[i].start);
+		CHECK_EQ_INT(g->gaps[i].end, gaps[i].end);
+		CHECK_EQ_INT(m->ops[g->gaps[i].next_op].start, gaps[i].end); /* ties: either op */
+	}
+	int64_t conc[4] = {0};
+	concurrency(m, s, conc);
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ_INT(g->concurrent[i], conc[i]);
+	int64_t *solo = calloc(m->n_ops + 1, sizeof(*solo));
+	solo_times(m, s, solo);
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		CHECK_EQ_INT(a->solo[i], solo[i]);
+	free(solo);
+	free(gaps);
+	free(s);
+}
+
+static void check_model(uint32_t n, uint32_t streams, int queued)
+{
+	struct kg_model m;
+	struct kg_analysis a;
+	build(&m, n, streams, queued);
+	CHECK_EQ_INT(m.has_queued, queued);
+	CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+	CHECK_EQ_INT(a.n_gpus, 1);
+	check_gpu(&a);
+	uint32_t names = 0;
+	for (uint32_t i = 0; i < a.n_kernels; i++) {
+		check_name(&m, &a.kernels[i]);
+		names++;
+		if (i)
+			CHECK(a.kernels[i - 1].total >= a.kernels[i].total);
+	}
+	CHECK_EQ_INT(names, 5);
+	analysis_free(&a);
+	model_free(&m);
+}
+
+TEST(figures_with_queued_times)
+{
+	for (int round = 0; round < 20; round++)
+		check_model(200 + 50 * (uint32_t)round, 1 + (uint32_t)round % 6, 1);
+}
+
+TEST(figures_without_queued_times)
+{
+	for (int round = 0; round < 20; round++)
+		check_model(200 + 50 * (uint32_t)round, 1 + (uint32_t)round % 6, 0);
+}
+
+TEST(figures_of_many_ops)
+{
+	check_model(5000, 4, 1);
+}
