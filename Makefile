@@ -25,6 +25,15 @@ CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc $(CAIRO_CFLAGS) -MMD -MP
 LDFLAGS    += $(SAN)
 # What the tool and every test binary link: one list.
 TOOL_LIBS  := -lsqlite3 -lyajl -lz -ldw -lelf $(CAIRO_LIBS) -lstdc++ -lm -ldl -lpthread
+# MPI, for `mpirun kgantt report FOLDER` (src/cli/job_mpi.c): Open MPI from Debian
+# (libopenmpi-dev, which make test installs). Without it kgantt builds without MPI and a
+# report started by mpirun says so.
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null)
+ifneq ($(MPI_LIBS),)
+MPI_CFLAGS += -DKG_HAVE_MPI
+endif
+TOOL_LIBS  += $(MPI_LIBS)
 
 # Hopper (H100/H200) machine code plus PTX so newer GPUs can JIT it.
 NVCC_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
@@ -42,7 +51,8 @@ all: tool recorder examples
 UTIL_SRC   := $(wildcard src/util/*.c)
 TRACE_SRC  := $(wildcard src/trace/*.c)
 ANALYSIS_SRC := $(wildcard src/analysis/*.c) $(wildcard src/model/*.c) $(wildcard src/report/*.c) \
-                $(wildcard src/render/*.c) $(wildcard src/export/*.c)
+                $(wildcard src/render/*.c) $(wildcard src/export/*.c) \
+                $(wildcard src/job/*.c)
 CLI_SRC    := $(wildcard src/cli/*.c)
 REC_SRC    := $(wildcard src/recorder/*.c)
 
@@ -58,12 +68,14 @@ REC_OBJ    := $(REC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/util/strtab.o \
 # The HTML view's page, embedded as a C array at build time (scripts/embed.sh).
 VIEW_GEN   := $(BUILD)/gen/view_template.c
 VIEW_OBJ   := $(BUILD)/gen/view_template.o
+VIEW_JOB_GEN := $(BUILD)/gen/view_job_template.c
+VIEW_JOB_OBJ := $(BUILD)/gen/view_job_template.o
 # The charts' font, Debian's DejaVu Sans, embedded the same way: a chart drawn on a machine
 # without fonts or a fontconfig set-up (a GPU node) looks like one drawn here.
 FONT_DIR   ?= /usr/share/fonts/truetype/dejavu
 FONT_GEN   := $(BUILD)/gen/font_regular.c $(BUILD)/gen/font_bold.c
 FONT_OBJ   := $(FONT_GEN:.c=.o)
-LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ) $(VIEW_OBJ) $(FONT_OBJ)
+LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ) $(VIEW_OBJ) $(VIEW_JOB_OBJ) $(FONT_OBJ)
 LIB_A      := $(BUILD)/libkgantt.a
 
 $(BUILD)/obj/%.o: %.c
@@ -83,6 +95,10 @@ $(VIEW_GEN): src/render/view_template.html scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh $< kg_view_template $@
 
+$(VIEW_JOB_GEN): src/render/view_job_template.html scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh $< kg_view_job_template $@
+
 $(BUILD)/gen/font_regular.c: $(FONT_DIR)/DejaVuSans.ttf scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh $< kg_font_regular $@
@@ -96,6 +112,11 @@ $(FONT_OBJ): %.o: %.c
 
 $(VIEW_OBJ): $(VIEW_GEN)
 	$(CC) $(CSTD) -O2 -c $< -o $@
+
+$(VIEW_JOB_OBJ): $(VIEW_JOB_GEN)
+	$(CC) $(CSTD) -O2 -c $< -o $@
+
+$(BUILD)/obj/src/cli/job_mpi.o: CFLAGS += $(MPI_CFLAGS)
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
@@ -125,7 +146,8 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 # Debian packages the build and tests need; installed when missing (CI runs as root).
 DEB_PKGS := build-essential pkg-config libsqlite3-dev sqlite3 libyajl-dev zlib1g-dev libcairo2-dev \
             libdw-dev libelf-dev libfreetype-dev \
-            fonts-dejavu-core python3 xz-utils
+            fonts-dejavu-core python3 xz-utils \
+            openmpi-bin libopenmpi-dev
 # Only the tests need a browser (the HTML view is checked in headless Chromium).
 TEST_PKGS := chromium
 deps:

@@ -40,6 +40,7 @@ struct kg_config {
 	double low_util;            /* ... a chunk below this busy fraction is low (0.5) */
 	double memory_bound;        /* achieved DRAM bandwidth at least this share of peak: memory-bound (0..1) */
 	int min_hw_samples;         /* samples a kernel must have alone to get achieved figures */
+	double slow_rank_ratio;     /* job: a rank's same-name kernels this much slower than the median rank's */
 };
 
 void analysis_config_default(struct kg_config *c);

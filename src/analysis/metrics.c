@@ -45,6 +45,7 @@ static const struct cfg_entry cfg_table[] = {
 	CFG(low_util, CFG_RATIO, "a chunk less busy than this is under-used (0..1)"),
 	CFG(memory_bound, CFG_RATIO, "a kernel whose achieved DRAM bandwidth is at least this share of the peak is memory-bound (0..1; record --hw)"),
 	CFG(min_hw_samples, CFG_INT, "hardware samples a kernel must have to itself before its achieved figures are used (record --hw)"),
+	CFG(slow_rank_ratio, CFG_RATIO, "a rank whose kernels take this much longer than the same kernels on the median rank runs slow (job report)"),
 };
 
 void analysis_config_default(struct kg_config *c)
@@ -68,6 +69,7 @@ void analysis_config_default(struct kg_config *c)
 	c->low_util = 0.5;
 	c->memory_bound = 0.6;
 	c->min_hw_samples = 2;
+	c->slow_rank_ratio = 1.10;
 }
 
 /* "250us", "2ms", "1.5s", "300ns" or a bare number of ns. */

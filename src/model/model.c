@@ -171,7 +171,7 @@ struct kg_process *model_add_process(struct kg_model *m)
 {
 	struct kg_process *p = ADD(m, processes);
 	if (p) {
-		p->start = p->end = KG_NO_TIME;
+		p->start = p->end = p->realtime_offset = KG_NO_TIME;
 		p->complete = 1;
 	}
 	return p;

@@ -38,6 +38,9 @@ struct kg_process {
 	uint64_t dropped;     /* records the profiler dropped */
 	uint64_t incomplete;  /* records with missing timestamps */
 	int64_t start, end;
+	int64_t realtime_offset; /* CLOCK_REALTIME - the trace's clock at start, ns: places
+				  * the process on wall-clock time (another host's traces);
+				  * KG_NO_TIME unknown */
 };
 
 struct kg_device {

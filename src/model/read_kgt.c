@@ -141,6 +141,7 @@ static int on_process(struct kgt_reader *r, sqlite3_stmt *st)
 	p->incomplete = (uint64_t)sqlite3_column_int64(st, 9);
 	p->start = time_col(st, 10);
 	p->end = time_col(st, 11);
+	p->realtime_offset = time_col(st, 12);
 	return 0;
 }
 
@@ -437,7 +438,8 @@ static int read_all(struct kgt_reader *r)
 	if (!rc)
 		rc = each_row(r,
 			      "SELECT process, pid, ppid, host, cmdline, rank, complete, exit_status, "
-			      "dropped_records, incomplete_records, start_ns, end_ns FROM processes "
+			      "dropped_records, incomplete_records, start_ns, end_ns, realtime_offset_ns "
+			      "FROM processes "
 			      "ORDER BY process",
 			      "processes", on_process);
 	if (!rc) {
