@@ -61,7 +61,7 @@ static void plot_usage(FILE *f)
 		"  -o, --output FILE       the picture: .png, .svg or .pdf; replaced if it exists,\n"
 		"                          never the TRACE (written beside it, renamed when\n"
 		"                          complete); '-', a FIFO or a device is written directly\n"
-		"  --format FMT            png, svg or pdf: for '-', a FIFO, a device or a name\n"
+		"  -f, --format FMT        png, svg or pdf: for '-', a FIFO, a device or a name\n"
 		"                          that says none (chart.out); a .png, .svg or .pdf name\n"
 		"                          must agree with it\n"
 		"  --from T, --to T        only this window, T after the trace begin (ms, or with a\n"
@@ -145,6 +145,7 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 		return shared;
 	switch (c) {
 	case 'o': r->out = arg; break;
+	case 'f':
 	case OPT_FORMAT: r->format = arg; break;
 	case OPT_TITLE: r->title = arg; break;
 	case OPT_NO_ANN: r->no_annotations = 1; break;
@@ -257,7 +258,7 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = cli_getopt("plot", argc, argv, "ho:qj:", longopts)) != -1)
+	while ((c = cli_getopt("plot", argc, argv, "ho:qj:f:", longopts)) != -1)
 		if ((rc = take_option(c, optarg, r)) >= 0)
 			return rc;
 	if (optind == argc) {
