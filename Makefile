@@ -68,12 +68,14 @@ REC_OBJ    := $(REC_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/util/strtab.o \
 # The HTML view's page, embedded as a C array at build time (scripts/embed.sh).
 VIEW_GEN   := $(BUILD)/gen/view_template.c
 VIEW_OBJ   := $(BUILD)/gen/view_template.o
+VIEW_JOB_GEN := $(BUILD)/gen/view_job_template.c
+VIEW_JOB_OBJ := $(BUILD)/gen/view_job_template.o
 # The charts' font, Debian's DejaVu Sans, embedded the same way: a chart drawn on a machine
 # without fonts or a fontconfig set-up (a GPU node) looks like one drawn here.
 FONT_DIR   ?= /usr/share/fonts/truetype/dejavu
 FONT_GEN   := $(BUILD)/gen/font_regular.c $(BUILD)/gen/font_bold.c
 FONT_OBJ   := $(FONT_GEN:.c=.o)
-LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ) $(VIEW_OBJ) $(FONT_OBJ)
+LIB_OBJ    := $(UTIL_OBJ) $(TRACE_OBJ) $(ANALYSIS_OBJ) $(VIEW_OBJ) $(VIEW_JOB_OBJ) $(FONT_OBJ)
 LIB_A      := $(BUILD)/libkgantt.a
 
 $(BUILD)/obj/%.o: %.c
@@ -93,6 +95,10 @@ $(VIEW_GEN): src/render/view_template.html scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh $< kg_view_template $@
 
+$(VIEW_JOB_GEN): src/render/view_job_template.html scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh $< kg_view_job_template $@
+
 $(BUILD)/gen/font_regular.c: $(FONT_DIR)/DejaVuSans.ttf scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh $< kg_font_regular $@
@@ -105,6 +111,9 @@ $(FONT_OBJ): %.o: %.c
 	$(CC) $(CSTD) -O0 -c $< -o $@
 
 $(VIEW_OBJ): $(VIEW_GEN)
+	$(CC) $(CSTD) -O2 -c $< -o $@
+
+$(VIEW_JOB_OBJ): $(VIEW_JOB_GEN)
 	$(CC) $(CSTD) -O2 -c $< -o $@
 
 $(BUILD)/obj/src/cli/job_mpi.o: CFLAGS += $(MPI_CFLAGS)

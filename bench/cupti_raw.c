@@ -9,6 +9,13 @@
  *
  *     cupti_raw: records=<N> dropped=<D> buffers=<B>
  *
+ * For bench/recorder_cost.sh (what each CUPTI mechanism costs on its own), environment
+ * variables add to that floor: CUPTI_RAW_KINDS=kernel,runtime,driver,memcpy,memset,sync
+ * (the activity kinds; default kernel), CUPTI_RAW_LATENCY=1 (queued/submitted
+ * timestamps), CUPTI_RAW_TSCB=1 (a timestamp callback reading CLOCK_MONOTONIC_RAW),
+ * CUPTI_RAW_CB=runtime,driver (a callback on every function of those API domains that
+ * reads the clock at entry and exit).
+ *
  * On successful start-up it prints "cupti_raw: initialized" to stderr; overhead.sh
  * checks for that line so that a library that silently failed to load cannot pass for
  * a (suspiciously cheap) traced run.  Nothing else is printed; records are not decoded.
@@ -20,6 +27,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #define CR_EXPORT __attribute__((visibility("default")))
 
@@ -119,6 +128,68 @@ static void cr_at_exit(void)
     fflush(stderr);
 }
 
+static uint64_t cr_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static _Thread_local uint64_t cr_enter_ns, cr_sum_ns;
+
+static void CUPTIAPI cr_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+                                 const void *data)
+{
+    const CUpti_CallbackData *cb = data;
+    (void)ud;
+    (void)dom;
+    (void)cbid;
+    if (cb->callbackSite == CUPTI_API_ENTER)
+        cr_enter_ns = cr_now();
+    else
+        cr_sum_ns += cr_now() - cr_enter_ns;
+}
+
+/* Whether the comma list in variable var names word. */
+static int cr_listed(const char *var, const char *word)
+{
+    const char *v = getenv(var);
+    size_t n = strlen(word);
+    for (const char *p = v; p && (p = strstr(p, word)); p += n)
+        if ((p == v || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+            return 1;
+    return 0;
+}
+
+static int cr_extras(void)
+{
+    static const struct {
+        const char *name;
+        CUpti_ActivityKind kind;
+    } kinds[] = {{"runtime", CUPTI_ACTIVITY_KIND_RUNTIME}, {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
+                 {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY}, {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+                 {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}};
+    const char *tscb = getenv("CUPTI_RAW_TSCB"), *lat = getenv("CUPTI_RAW_LATENCY");
+    if (tscb && *tscb == '1' && cuptiActivityRegisterTimestampCallback(cr_now) != CUPTI_SUCCESS)
+        return -1;
+    if (lat && *lat == '1' && cuptiActivityEnableLatencyTimestamps(1) != CUPTI_SUCCESS)
+        return -1;
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+        if (cr_listed("CUPTI_RAW_KINDS", kinds[i].name) &&
+            cuptiActivityEnable(kinds[i].kind) != CUPTI_SUCCESS)
+            return -1;
+    if (getenv("CUPTI_RAW_CB")) {
+        CUpti_SubscriberHandle sub;
+        if (cuptiSubscribe(&sub, (CUpti_CallbackFunc)cr_callback, NULL) != CUPTI_SUCCESS)
+            return -1;
+        if (cr_listed("CUPTI_RAW_CB", "runtime"))
+            cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+        if (cr_listed("CUPTI_RAW_CB", "driver"))
+            cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    }
+    return 0;
+}
+
 CR_EXPORT int InitializeInjection(void)
 {
     if (cr_initialized)
@@ -128,6 +199,10 @@ CR_EXPORT int InitializeInjection(void)
     CUptiResult r = cuptiActivityRegisterCallbacks(cr_buffer_requested, cr_buffer_completed);
     if (r != CUPTI_SUCCESS) {
         cr_report("cuptiActivityRegisterCallbacks", r);
+        return 0;
+    }
+    if (cr_extras() < 0) {
+        fprintf(stderr, "cupti_raw: ERROR: a CUPTI_RAW_* setting was refused\n");
         return 0;
     }
     r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);

@@ -322,17 +322,17 @@ run_one() {
         untraced)       full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}") ;;
         cupti-raw)      full=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${BASE[@]}") ;;
         kgantt-kernels) trace="$TMP/k.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode kernels -- "${BASE[@]}") ;;
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode kernels -- "${BASE[@]}") ;;
         kgantt-full-nostacks) trace="$TMP/n.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --stacks off -- "${BASE[@]}") ;;
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --stacks off -- "${BASE[@]}") ;;
         kgantt-full)    trace="$TMP/f.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full -- "${BASE[@]}") ;;
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         kgantt-full-stacks-all) trace="$TMP/s.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --stacks all -- "${BASE[@]}") ;;
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --stacks all -- "${BASE[@]}") ;;
         kgantt-full-hw) trace="$TMP/h.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --hw -- "${BASE[@]}") ;;
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --hw -- "${BASE[@]}") ;;
         kgantt-full-all-api) trace="$TMP/a.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record -f -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
     esac
     [[ -n $trace ]] && rm -rf "$trace" "$trace.spool"

@@ -8,7 +8,7 @@ out=build/demo
 mkdir -p "$out"
 if nvidia-smi -L >/dev/null 2>&1; then
 	echo "== a GPU is here: recording examples/copies.cu (pageable copies that block the host)"
-	"$K" record -f -o "$out/copies_bad.kgt" -- build/examples/copies bad
+	"$K" record --force -o "$out/copies_bad.kgt" -- build/examples/copies bad
 else
 	echo "== no GPU here: using the trace of examples/copies.cu recorded on an NVIDIA H200"
 	xz -dc tests/fixtures/h200/copies_bad.kgt.xz > "$out/copies_bad.kgt"

@@ -4,7 +4,7 @@
 TEST_SAN   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 # Library sources the unit tests link, built again with the sanitizers.
-UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) $(ANALYSIS_SRC) src/recorder/spool.c $(VIEW_GEN) $(FONT_GEN)
+UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) $(ANALYSIS_SRC) src/recorder/spool.c $(VIEW_GEN) $(VIEW_JOB_GEN) $(FONT_GEN)
 
 # The library is compiled once with the sanitizers, then linked into each test.
 SAN_OBJ    := $(patsubst %.c,$(BUILD)/san/%.o,$(UNIT_LIB))

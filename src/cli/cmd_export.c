@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/write_output.h"
 #include "cli/session.h"
 #include "cli/trace_load.h"
 #include "cli/window.h"
@@ -154,34 +155,21 @@ static int write_text(FILE *f, const struct export_args *r, const struct kg_mode
 
 /* -o FILE, '-' or nothing (standard output), through util/outfile.h: a file is written
  * beside FILE and renamed over it when complete; a FIFO or a device directly. */
+struct text_export {
+	const struct export_args *r;
+	const struct kg_model *m;
+};
+
+static int write_export(FILE *f, const void *arg)
+{
+	const struct text_export *t = arg;
+	return write_text(f, t->r, t->m);
+}
+
 static int to_output(const struct export_args *r, const struct kg_model *m)
 {
-	struct kg_outfile of;
-	struct kg_outfile_opts oo = {.what = "the export"};
-	const char *out = r->output ? r->output : "-";
-	FILE *f = outfile_open(&of, out, &oo);
-	if (!f) {
-		kg_err("%s", of.err);
-		return KG_EXIT_FAILURE;
-	}
-	errno = 0;
-	int rc = write_text(f, r, m);
-	int e = errno ? errno : EIO;
-	if (rc < 0) {
-		if (rc == -ENOMEM)
-			kg_err("out of memory writing the export to '%s'", out);
-		else if (of.direct && !strcmp(out, "-"))
-			kg_err("cannot write to standard output: %s", strerror(e));
-		else
-			kg_err("cannot write '%s': %s", out, strerror(e));
-		outfile_abort(&of);
-		return KG_EXIT_FAILURE;
-	}
-	if (outfile_commit(&of) < 0) {
-		kg_err("%s", of.err);
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
+	struct text_export t = {r, m};
+	return cli_write_output(r->output ? r->output : "-", "the export", write_export, &t);
 }
 
 static int to_sqlite(const struct export_args *r, const struct kg_model *m)

@@ -18,7 +18,7 @@ static void merge_usage(FILE *f)
 		   "\n"
 		   "  -o, --output FILE   trace to write; replaced if it exists, never one of the\n"
 		   "                      TRACEs (written beside it and renamed when complete)\n"
-		   "  -f, --force         accepted for older scripts; changes nothing\n"
+		   "      --force         accepted for older scripts; changes nothing\n"
 		   "  -q, --quiet         print nothing but errors\n");
 }
 

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/job_session.h"
+#include "cli/report_job.h"
 #include "cli/session.h"
 #include "cli/settings.h"
 #include "cli/shows.h"
@@ -18,6 +21,7 @@
 #include "cli/window.h"
 #include "model/load.h"
 #include "render/plot.h"
+#include "render/plot_job.h"
 #include "report/report.h"
 #include "util/outfile.h"
 #include "util/timemath.h"
@@ -34,6 +38,11 @@ struct plot_args {
 	int no_annotations, no_host, manifest;
 	int no_hw;
 	int sm;                    /* --sm: the SM lanes (record --sm) */
+	int job;                   /* several traces, a folder, or --job: the job's lanes */
+	const char *ranks, *sort, *steps;
+	int threads;
+	char **paths;
+	int n_paths;
 };
 
 /* What a plot is without options: cmd_plot and plot_show (record --plot) start here. */
@@ -43,6 +52,7 @@ static void plot_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kgantt plot TRACE -o OUTPUT [options]\n"
+		"       kgantt plot TRACE TRACE... | FOLDER -o OUTPUT [options]   (a job)\n"
 		"\n"
 		"Draws the trace as a Gantt chart: a lane per stream (kernels in their phases:\n"
 		"launch latency, waiting in the queue, running), per host thread (its CUDA calls)\n"
@@ -51,7 +61,7 @@ static void plot_usage(FILE *f)
 		"  -o, --output FILE       the picture: .png, .svg or .pdf; replaced if it exists,\n"
 		"                          never the TRACE (written beside it, renamed when\n"
 		"                          complete); '-', a FIFO or a device is written directly\n"
-		"  --format FMT            png, svg or pdf: for '-', a FIFO, a device or a name\n"
+		"  -f, --format FMT        png, svg or pdf: for '-', a FIFO, a device or a name\n"
 		"                          that says none (chart.out); a .png, .svg or .pdf name\n"
 		"                          must agree with it\n"
 		"  --from T, --to T        only this window, T after the trace begin (ms, or with a\n"
@@ -74,6 +84,12 @@ static void plot_usage(FILE *f)
 		"                          block of the kernels that logged them (record --sm)\n"
 		"  --manifest              also write OUTPUT.json: what was drawn, lane by lane\n"
 		"  -q, --quiet             print nothing but errors (the default on success)\n"
+		"A job (several traces, a folder, or --job): one lane per rank (docs/job.md)\n"
+		"  --job                   the lanes of the ranks of a single trace\n"
+		"  --ranks EXPR            only these ranks: 3, 0-7,12, 100-\n"
+		"  --sort KEY              lanes by late (default), idle, busy, slow or rank\n"
+		"  --steps NAME            the step ranges (as kgantt report)\n"
+		"  -j, --jobs N            threads reading traces (default: every core)\n"
 		"  -h, --help              this help\n"
 		"\n"
 		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n"
@@ -119,7 +135,7 @@ static int parse_streams(const char *s, struct plot_args *r)
 enum { OPT_FORMAT = 256, OPT_DEVICE, OPT_STREAMS, OPT_WIDTH,
        OPT_HEIGHT, OPT_DPI, OPT_TITLE, OPT_NO_ANN, OPT_NO_HOST, OPT_MANIFEST };
 enum { OPT_NO_HW = 400 };
-enum { OPT_SM = 420 };
+enum { OPT_SM = 420, OPT_JOB, OPT_RANKS, OPT_SORT, OPT_STEPS };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct plot_args *r)
@@ -129,6 +145,7 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 		return shared;
 	switch (c) {
 	case 'o': r->out = arg; break;
+	case 'f':
 	case OPT_FORMAT: r->format = arg; break;
 	case OPT_TITLE: r->title = arg; break;
 	case OPT_NO_ANN: r->no_annotations = 1; break;
@@ -136,6 +153,11 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	case OPT_MANIFEST: r->manifest = 1; break;
 	case OPT_NO_HW: r->no_hw = 1; break;
 	case OPT_SM: r->sm = 1; break;
+	case OPT_JOB: r->job = 1; break;
+	case OPT_RANKS: r->ranks = arg; break;
+	case OPT_SORT: r->sort = arg; break;
+	case OPT_STEPS: r->steps = arg; break;
+	case 'j': bad = parse_int("jobs", arg, 1, 256, &r->threads); break;
 	case OPT_DEVICE: bad = parse_int("device", arg, 0, 1 << 20, &r->device); break;
 	case OPT_WIDTH: bad = parse_int("width", arg, 300, 20000, &r->width); break;
 	case OPT_HEIGHT: bad = parse_int("height", arg, 150, 30000, &r->height); break;
@@ -192,7 +214,9 @@ static int check_output(const struct plot_args *r)
 {
 	char err[PATH_MAX + 512];
 	struct kg_outfile_opts oo = {.what = "the chart"};
-	outfile_protect("plot", r->s.path, "the input trace");
+	for (int i = 0; i < r->n_paths; i++)
+		outfile_protect("plot", r->paths[i],
+				r->n_paths == 1 ? "the input trace" : "an input trace");
 	if (outfile_check(r->out, &oo, err, sizeof(err)) < 0) {
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
@@ -223,21 +247,31 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		{"manifest", no_argument, NULL, OPT_MANIFEST},
 		{"no-hw", no_argument, NULL, OPT_NO_HW},
 		{"sm", no_argument, NULL, OPT_SM},
+		{"job", no_argument, NULL, OPT_JOB},
+		{"ranks", required_argument, NULL, OPT_RANKS},
+		{"sort", required_argument, NULL, OPT_SORT},
+		{"steps", required_argument, NULL, OPT_STEPS},
+		{"jobs", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = cli_getopt("plot", argc, argv, "ho:q", longopts)) != -1)
+	while ((c = cli_getopt("plot", argc, argv, "ho:qj:f:", longopts)) != -1)
 		if ((rc = take_option(c, optarg, r)) >= 0)
 			return rc;
-	if (optind + 1 != argc) {
-		kg_err(optind == argc ? "plot: no trace given" : "plot: one trace at a time");
+	if (optind == argc) {
+		kg_err("plot: no trace given");
 		plot_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
+	struct stat st;
+	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
+		r->job = 1;
 	r->s.path = argv[optind];
+	r->paths = argv + optind;
+	r->n_paths = argc - optind;
 	if (!r->out) {
 		kg_err("plot: no output given (-o chart.png, .svg or .pdf)");
 		return KG_EXIT_USAGE;
@@ -370,6 +404,45 @@ static int draw(const struct plot_args *r, enum kg_plot_format fmt, const struct
 	return KG_EXIT_OK;
 }
 
+/* kgantt plot of a job: the ranks read as kgantt report reads them, one lane each. */
+static int plot_job(const struct plot_args *r, enum kg_plot_format fmt)
+{
+	static const char *const sort_names[] = {"the job's delay they cause", "idle time",
+						 "GPU busy share", "kernel speed", "rank"};
+	struct job_session_opts so = {.cmd = "plot", .paths = r->paths, .n_paths = r->n_paths,
+				      .threads = r->threads, .steps = r->steps, .session = &r->s};
+	struct job_session js;
+	struct kg_rank_set set = {0};
+	struct kg_job_report_opts view = {0};
+	int rc = job_view_options("plot", r->ranks, r->sort, &set, &view.sort);
+	if (rc != KG_EXIT_OK)
+		return rc;
+	view.ranks = r->ranks ? &set : NULL;
+	rc = job_session_open(&js, &so);
+	if (rc == KG_EXIT_OK && js.me == 0) {
+		uint32_t n, *order = job_rank_order(&js.job, &view, &n);
+		struct kg_job_plot_opts po = {.format = fmt, .width = r->width, .dpi = r->dpi,
+					      .title = r->title, .sort_name = sort_names[view.sort]};
+		char err[4400];
+		if (!order) {
+			kg_err("plot: out of memory");
+			rc = KG_EXIT_FAILURE;
+		} else if (!n) {
+			kg_err("plot: --ranks %s matches none of the job's %u ranks", r->ranks,
+			       js.job.n_ranks);
+			rc = KG_EXIT_FAILURE;
+		} else if (plot_job_render(&js.job, &po, order, n, r->out, err, sizeof(err)) < 0) {
+			kg_err("%s", err);
+			rc = KG_EXIT_FAILURE;
+		} else if (js.unread_len) {
+			rc = KG_EXIT_FAILURE; /* drawn without the traces named above */
+		}
+		free(order);
+	}
+	rank_set_free(&set);
+	return job_session_close(&js, rc);
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct plot_args r = PLOT_DEFAULTS;
@@ -377,6 +450,8 @@ int cmd_plot(int argc, char **argv)
 	int rc = parse_args(argc, argv, &r, &fmt);
 	if (rc >= 0)
 		return rc;
+	if (r.job)
+		return plot_job(&r, fmt);
 	struct kg_model m, cut;
 	struct kg_analysis a;
 	struct window w;

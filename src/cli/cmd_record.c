@@ -62,7 +62,7 @@ static void record_usage(FILE *f)
 		"  -o, --output FILE        trace file (default kgantt.kgt). %%p = pid of record,\n"
 		"                           %%h = host name, %%q{VAR} = value of environment VAR\n"
 		"                           (e.g. run_%%h_%%q{RANK}.kgt for one file per rank)\n"
-		"  -f, --force              discard a leftover FILE.spool directory (FILE itself\n"
+		"      --force              discard a leftover FILE.spool directory (FILE itself\n"
 		"                           is always replaced, when the new trace is complete)\n"
 		"      --mode MODE          full (default): kernels, copies, memsets, syncs,\n"
 		"                           runtime+driver API calls, NVTX, CUPTI overhead;\n"
@@ -157,7 +157,7 @@ static int take_setting(enum kg_record_setting id, const char *arg, long *out)
 }
 
 enum {
-	OPT_MODE = 256, OPT_LATENCY, OPT_DELAY, OPT_DURATION, OPT_RANGE, OPT_BUFSIZE,
+	OPT_MODE = 256, OPT_FORCE, OPT_LATENCY, OPT_DELAY, OPT_DURATION, OPT_RANGE, OPT_BUFSIZE,
 	OPT_BUFFERS, OPT_FLUSH, OPT_RANK, OPT_KEEP, OPT_ALL_API, OPT_STACKS, OPT_STACK_LAUNCHES,
 	OPT_STACK_DEPTH, OPT_HW, OPT_SM, OPT_REPORT, OPT_PLOT, OPT_VIEW, OPT_SUMMARIZE_ONLY,
 };
@@ -203,7 +203,7 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 {
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
+		{"force", no_argument, NULL, OPT_FORCE},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"mode", required_argument, NULL, OPT_MODE},
@@ -231,10 +231,10 @@ static int parse_options(int argc, char **argv, struct record_opts *o, int *prog
 	int c;
 	optind = 1;
 	/* '+': stop at the program's name, so its own options are left alone. */
-	while ((c = cli_getopt("record", argc, argv, "+o:fqh", longopts)) != -1) {
+	while ((c = cli_getopt("record", argc, argv, "+o:qh", longopts)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
-		case 'f': o->force = 1; break;
+		case OPT_FORCE: o->force = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': record_usage(stdout); return 1;
 		case OPT_MODE:
@@ -634,7 +634,7 @@ int cmd_record(int argc, char **argv)
 	if (access(spool, F_OK) == 0) {
 		if (!o.force) {
 			kg_err("'%s' exists, left by an earlier run (turn it into a trace with "
-			       "'kgantt import %s', or use -f to discard it)",
+			       "'kgantt import %s', or use --force to discard it)",
 			       spool, spool);
 			return KG_EXIT_FAILURE;
 		}

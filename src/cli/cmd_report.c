@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/report_job.h"
 #include "cli/session.h"
 #include "cli/settings.h"
 #include "cli/shows.h"
@@ -27,6 +29,11 @@ struct report_args {
 	int sites;             /* rows of the call-site table, 0 none */
 	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
+	int job;               /* several traces, a folder, or --job: the job report */
+	int threads;           /* --jobs */
+	const char *ranks, *sort, *steps;
+	char **paths;          /* the traces of a job */
+	int n_paths;
 	struct cli_session s;  /* the trace, --from/--to/--nvtx, --set, --no-progress */
 };
 
@@ -34,6 +41,7 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kgantt report [options] TRACE\n"
+		"       kgantt report [options] TRACE TRACE... | FOLDER   (a job: one trace per rank)\n"
 		"\n"
 		"Summarises a trace (kgantt, PyTorch profiler JSON, or Nsight Systems SQLite\n"
 		"export): GPU busy time and overlap, streams, the kernels that take the most\n"
@@ -56,6 +64,18 @@ static void report_usage(FILE *f)
 		"                          ranges named NAME (or starting with it: ProfilerStep)\n"
 		"  --no-progress           no progress line while loading\n"
 		"  -h, --help              this help\n"
+		"\n"
+		"A job (several traces, a folder of them, or --job for one trace of several\n"
+		"ranks): a table of the ranks, stragglers at collectives by rank and step, slow\n"
+		"and overloaded ranks, kernel-count mismatches (docs/job.md). Under mpirun or\n"
+		"srun the traces are shared out among the MPI processes.\n"
+		"  --job                   the job report of a single trace\n"
+		"  --ranks EXPR            ranks shown in the table: 3, 0-7,12, 100-\n"
+		"  --sort KEY              late (default), idle, busy, slow, rank\n"
+		"  --top N                 ranks in the table (default 16 in text; 0 = all)\n"
+		"  --steps NAME            the NVTX/annotation ranges that are steps (default:\n"
+		"                          ProfilerStep, train_step or step, the first found)\n"
+		"  -j, --jobs N            threads reading traces (default: every core)\n"
 		"\n"
 		"Exit status: 0 ok, 1 bad input, 2 wrong command line, 3 --fail-on triggered.\n");
 }
@@ -97,7 +117,8 @@ static int parse_severity(const char *s)
 /* A time after the trace begin: "120" (ms, as the report prints times), "120ms", "1.5s",
  * "250us", "800ns". */
 
-enum { OPT_JSON = 256, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_SITES, OPT_FINDING_SITES };
+enum { OPT_JSON = 256, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_SITES, OPT_FINDING_SITES, OPT_JOB,
+       OPT_RANKS, OPT_SORT, OPT_STEPS };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct report_args *r)
@@ -110,6 +131,19 @@ static int take_option(int c, const char *arg, struct report_args *r)
 	case OPT_JSON: r->json = 1; return -1;
 	case OPT_LIST: r->list = 1; return -1;
 	case OPT_SITES: r->sites = 20; return -1;
+	case OPT_JOB: r->job = 1; return -1;
+	case OPT_RANKS: r->ranks = arg; return -1;
+	case OPT_SORT: r->sort = arg; return -1;
+	case OPT_STEPS: r->steps = arg; return -1;
+	case 'j': {
+		long n = strtol(arg, &end, 10);
+		if (!*arg || *end || n < 1 || n > 256) {
+			kg_err("--jobs: '%s' is not a thread count (1 to 256)", arg);
+			return KG_EXIT_USAGE;
+		}
+		r->threads = (int)n;
+		return -1;
+	}
 	case OPT_TOP:
 	case OPT_FINDING_SITES: {
 		long n = strtol(arg, &end, 10);
@@ -144,23 +178,33 @@ static int parse_args(int argc, char **argv, struct report_args *r)
 		{"fail-on", required_argument, NULL, OPT_FAIL},
 		{"sites", no_argument, NULL, OPT_SITES},
 		{"finding-sites", required_argument, NULL, OPT_FINDING_SITES},
+		{"job", no_argument, NULL, OPT_JOB},
+		{"ranks", required_argument, NULL, OPT_RANKS},
+		{"sort", required_argument, NULL, OPT_SORT},
+		{"steps", required_argument, NULL, OPT_STEPS},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = cli_getopt("report", argc, argv, "h", longopts)) != -1)
+	while ((c = cli_getopt("report", argc, argv, "hj:", longopts)) != -1)
 		if ((rc = take_option(c, optarg, r)) >= 0)
 			return rc;
 	if (r->list)
 		return -1;
 	if ((rc = cli_session_check(&r->s)) >= 0)
 		return rc;
-	if (optind + 1 != argc) {
-		kg_err(optind == argc ? "report: no trace given" : "report: one trace at a time");
+	if (optind == argc) {
+		kg_err("report: no trace given");
 		report_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
+	struct stat st;
+	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
+		r->job = 1;
+	r->paths = argv + optind;
+	r->n_paths = argc - optind;
 	r->s.path = argv[optind];
 	return -1;
 }
@@ -197,6 +241,14 @@ int cmd_report(int argc, char **argv)
 		return rc;
 	if (r.list)
 		return list_thresholds();
+	if (r.job) {
+		struct report_job_opts jo = {
+			.paths = r.paths, .n_paths = r.n_paths, .json = r.json, .top = r.top,
+			.fail_on = r.fail_on, .threads = r.threads, .ranks = r.ranks,
+			.sort = r.sort, .steps = r.steps, .session = &r.s,
+		};
+		return report_job(&jo);
+	}
 	struct kg_report_opts o = {
 		.top = r.top >= 0 ? r.top : r.json ? 0 : TEXT_TOP,
 		.sites = r.sites,

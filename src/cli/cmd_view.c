@@ -11,6 +11,8 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/job_session.h"
+#include "cli/write_output.h"
 #include "cli/session.h"
 #include "cli/settings.h"
 #include "cli/shows.h"
@@ -18,12 +20,19 @@
 #include "cli/window.h"
 #include "model/load.h"
 #include "render/view.h"
+#include "render/view_job.h"
 #include "util/outfile.h"
 
 
 struct view_args {
 	const char *out;         /* -o; NULL: TRACE's base name + .html */
 	int quiet;
+	int job;                 /* several traces, a folder, or --job: the job's page */
+	const char *full;        /* --full RANKS: their own pages beside the job's */
+	const char *steps;
+	int threads;
+	char **paths;
+	int n_paths;
 	struct cli_session s;    /* the trace, --from/--to/--nvtx, --set, --no-progress */
 };
 
@@ -31,6 +40,7 @@ static void view_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kgantt view [options] TRACE [-o OUT.html]\n"
+		"       kgantt view [options] TRACE TRACE... | FOLDER [-o OUT.html]   (a job)\n"
 		"\n"
 		"Writes an interactive timeline of the trace (kgantt, PyTorch profiler JSON or\n"
 		"Nsight Systems SQLite export) as one self-contained HTML file: streams, host\n"
@@ -51,12 +61,21 @@ static void view_usage(FILE *f)
 		"  --no-progress           no progress line while loading\n"
 		"  -q, --quiet             do not say where the page was written\n"
 		"  -h, --help              this help\n"
+		"A job (several traces, a folder, or --job): one lane per rank, filtered and\n"
+		"sorted in the page, the job's findings beside it (docs/job.md)\n"
+		"  --job                   the page of the ranks of a single trace\n"
+		"  --full RANKS            also each of these ranks' own page (OUT.rankN.html),\n"
+		"                          linked from the job's: e.g. --full 3,17\n"
+		"  --steps NAME            the step ranges (as kgantt report)\n"
+		"  -j, --jobs N            threads reading traces (default: every core)\n"
 		"\n"
 		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n");
 }
 
 /* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns". The same
  * syntax as kgantt report's --from/--to. */
+
+enum { OPT_JOB = 300, OPT_FULL, OPT_STEPS };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct view_args *v)
@@ -66,6 +85,19 @@ static int take_option(int c, const char *arg, struct view_args *v)
 		return shared;
 	switch (c) {
 	case 'o': v->out = arg; return -1;
+	case OPT_JOB: v->job = 1; return -1;
+	case OPT_FULL: v->full = arg; return -1;
+	case OPT_STEPS: v->steps = arg; return -1;
+	case 'j': {
+		char *end;
+		long n = strtol(arg, &end, 10);
+		if (!*arg || *end || n < 1 || n > 256) {
+			kg_err("--jobs: '%s' is not a thread count (1 to 256)", arg);
+			return KG_EXIT_USAGE;
+		}
+		v->threads = (int)n;
+		return -1;
+	}
 	case 'q': v->quiet = 1; return -1;
 	case 'h': view_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: return KG_EXIT_USAGE; /* cli_getopt said why */
@@ -78,22 +110,35 @@ static int parse_args(int argc, char **argv, struct view_args *v)
 		CLI_SESSION_OPTIONS,
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"job", no_argument, NULL, OPT_JOB},
+		{"full", required_argument, NULL, OPT_FULL},
+		{"steps", required_argument, NULL, OPT_STEPS},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc;
 	optind = 1;
-	while ((c = cli_getopt("view", argc, argv, "o:qh", longopts)) != -1)
+	while ((c = cli_getopt("view", argc, argv, "o:qhj:", longopts)) != -1)
 		if ((rc = take_option(c, optarg, v)) >= 0)
 			return rc;
 	if ((rc = cli_session_check(&v->s)) >= 0)
 		return rc;
-	if (optind + 1 != argc) {
-		kg_err(optind == argc ? "view: no trace given" : "view: one trace at a time");
+	if (optind == argc) {
+		kg_err("view: no trace given");
 		view_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
+	struct stat st;
+	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
+		v->job = 1;
+	if (v->full && !v->job) {
+		kg_err("view: --full is for a job (several traces, a folder, or --job)");
+		return KG_EXIT_USAGE;
+	}
 	v->s.path = argv[optind];
+	v->paths = argv + optind;
+	v->n_paths = argc - optind;
 	return -1;
 }
 
@@ -108,32 +153,22 @@ static void default_output(const char *trace, char *buf, size_t len)
 	snprintf(buf, len, "%.*s.html", (int)n, base);
 }
 
-/* Writes the page through util/outfile.h: a temporary file beside out, renamed over it
- * (a FIFO, a device or '-' written directly). */
+struct page_args {
+	const struct kg_analysis *a;
+	const struct kg_view_opts *o;
+};
+
+static int write_view(FILE *f, const void *arg)
+{
+	const struct page_args *p = arg;
+	return view_html(f, p->a, p->o);
+}
+
+/* Writes the page (cli/write_output.h). */
 static int write_page(const char *out, const struct kg_analysis *a, const struct kg_view_opts *o)
 {
-	struct kg_outfile of;
-	struct kg_outfile_opts oo = {.what = "the page"};
-	FILE *f = outfile_open(&of, out, &oo);
-	if (!f) {
-		kg_err("%s", of.err);
-		return KG_EXIT_FAILURE;
-	}
-	errno = 0;
-	int rc = view_html(f, a, o);
-	if (rc < 0) {
-		int e = errno ? errno : EIO;
-		kg_err("cannot write '%s': %s", out,
-		       rc == -ENOMEM ? "out of memory" : rc == -EINVAL ? "the page template is damaged"
-		       : strerror(e));
-		outfile_abort(&of);
-		return KG_EXIT_FAILURE;
-	}
-	if (outfile_commit(&of) < 0) {
-		kg_err("%s", of.err);
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
+	struct page_args p = {a, o};
+	return cli_write_output(out, "the page", write_view, &p);
 }
 
 /* Writes the page and says where, unless quiet or written to standard output. */
@@ -166,6 +201,92 @@ static int check_output(const char *trace, const char *out)
 	return KG_EXIT_OK;
 }
 
+/* ---------------------------------------------------------------- a job */
+
+struct job_page {
+	const struct kg_job *j;
+	const struct kg_view_job_opts *o;
+};
+
+static int write_job_view(FILE *f, const void *arg)
+{
+	const struct job_page *p = arg;
+	return view_job_html(f, p->j, p->o);
+}
+
+/* OUT.html -> OUT.rankN.html */
+static void full_page_name(const char *out, uint32_t number, char *buf, size_t len)
+{
+	size_t n = strlen(out);
+	if (n > 5 && !strcmp(out + n - 5, ".html"))
+		n -= 5;
+	snprintf(buf, len, "%.*s.rank%u.html", (int)n, out, number);
+}
+
+/* --full: each chosen rank's own page, the trace read again; pages[i] set to its name. */
+static int full_pages(const struct view_args *v, const struct kg_job *j, const char *out,
+		      char **pages)
+{
+	struct kg_rank_set set;
+	char err[200];
+	if (rank_set_parse(&set, v->full, err, sizeof(err)) < 0) {
+		kg_err("view: --full: %s", err);
+		return KG_EXIT_USAGE;
+	}
+	int rc = KG_EXIT_OK;
+	for (uint32_t i = 0; i < j->n_ranks && rc == KG_EXIT_OK; i++) {
+		uint32_t number = job_rank_number(j, i);
+		if (!rank_set_has(&set, number))
+			continue;
+		char name[4200];
+		full_page_name(out, number, name, sizeof(name));
+		struct cli_session s = v->s;
+		s.path = j->ranks[i].file;
+		s.loaded = s.analysed = 0;
+		if ((rc = cli_session_open(&s)) != KG_EXIT_OK)
+			break;
+		struct kg_view_opts o = {.trace_path = s.path,
+					 .tool_version = "kgantt " KGANTT_VERSION};
+		CLI_SESSION_WINDOW_INTO(&o, &s);
+		if ((rc = cli_session_analyse(&s)) == KG_EXIT_OK)
+			rc = write_and_say(name, &s.a, &o, v->quiet);
+		cli_session_close(&s);
+		const char *slash = strrchr(name, '/');
+		pages[i] = strdup(slash ? slash + 1 : name); /* the link is beside the page */
+	}
+	rank_set_free(&set);
+	return rc;
+}
+
+static int view_job(const struct view_args *v, const char *out)
+{
+	struct job_session_opts so = {.cmd = "view", .paths = v->paths, .n_paths = v->n_paths,
+				      .threads = v->threads, .steps = v->steps, .session = &v->s};
+	struct job_session js;
+	int rc = job_session_open(&js, &so);
+	if (rc == KG_EXIT_OK && js.me == 0) {
+		char **pages = calloc(js.job.n_ranks + 1, sizeof(*pages));
+		if (!pages)
+			rc = KG_EXIT_FAILURE;
+		if (pages && v->full)
+			rc = full_pages(v, &js.job, out, pages);
+		if (rc == KG_EXIT_OK) {
+			struct kg_view_job_opts o = {.full_pages = (const char *const *)pages};
+			struct job_page p = {&js.job, &o};
+			rc = cli_write_output(out, "the page", write_job_view, &p);
+			if (rc == KG_EXIT_OK && !v->quiet && strcmp(out, "-") != 0)
+				fprintf(stderr, "kgantt: wrote '%s' (%u ranks, %u job findings)\n", out,
+					js.job.n_ranks, js.job.n_findings);
+			if (rc == KG_EXIT_OK && js.unread_len)
+				rc = KG_EXIT_FAILURE;
+		}
+		for (uint32_t i = 0; pages && i < js.job.n_ranks; i++)
+			free(pages[i]);
+		free(pages);
+	}
+	return job_session_close(&js, rc);
+}
+
 int cmd_view(int argc, char **argv)
 {
 	struct view_args v = {.s = {.cmd = "view"}};
@@ -175,10 +296,15 @@ int cmd_view(int argc, char **argv)
 	char out[4096];
 	if (v.out)
 		snprintf(out, sizeof(out), "%s", v.out);
+	else if (v.job && v.n_paths > 1)
+		snprintf(out, sizeof(out), "job.html");
 	else
 		default_output(v.s.path, out, sizeof(out));
-	if ((rc = check_output(v.s.path, out)) != KG_EXIT_OK)
-		return rc;
+	for (int i = 0; i < v.n_paths; i++)
+		if ((rc = check_output(v.paths[i], out)) != KG_EXIT_OK)
+			return rc;
+	if (v.job)
+		return view_job(&v, out);
 	if ((rc = cli_session_open(&v.s)) != KG_EXIT_OK)
 		return rc;
 	struct kg_view_opts o = {.trace_path = v.s.path, .tool_version = "kgantt " KGANTT_VERSION};

@@ -31,13 +31,15 @@ static const struct kg_command commands[] = {
 	{"pack", cmd_pack, "(re)build a trace's packed columns, which load several times faster"},
 };
 
+enum { OPT_FORCE = 600 };
+
 int output_and_inputs(int argc, char **argv, const char *what, const char *inputs,
 		      const char *input_what, void (*usage)(FILE *), const char **output,
 		      int *quiet)
 {
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
-		{"force", no_argument, NULL, 'f'},
+		{"force", no_argument, NULL, OPT_FORCE},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -46,11 +48,11 @@ int output_and_inputs(int argc, char **argv, const char *what, const char *input
 	*output = NULL;
 	optind = 1;
 	*quiet = 0;
-	while ((c = cli_getopt(what, argc, argv, "o:fqh", longopts)) != -1) {
+	while ((c = cli_getopt(what, argc, argv, "o:qh", longopts)) != -1) {
 		switch (c) {
 		case 'o': *output = optarg; break;
 		case 'q': *quiet = 1; break;
-		case 'f': break; /* outputs are always replaced (README, "Outputs"); kept for scripts */
+		case OPT_FORCE: break; /* outputs are always replaced (README, "Outputs") */
 		case 'h': usage(stdout); return finish_stdout(KG_EXIT_OK);
 		default: return KG_EXIT_USAGE;
 		}
@@ -106,6 +108,10 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
 	if (c == ':')
 		kg_err("%s: option '%s' needs a value (see kgantt %s --help)", cmd, arg, cmd);
+	else if (optopt == 'f')
+		kg_err("%s: unknown option '-f': -f is --format, in the commands that write a "
+		       "format (export, plot); outputs are always replaced, so no force is needed "
+		       "(see kgantt %s --help)", cmd, cmd);
 	else if (optopt && !(arg[0] == '-' && arg[1] == '-'))
 		kg_err("%s: unknown option '-%c' (see kgantt %s --help)", cmd, optopt, cmd);
 	else

@@ -1,5 +1,6 @@
-/* What every cairo chart of kgantt draws text and colours with (plot_cairo.c, plot_hw.c,
- * plot_sm.c): one font, one colour type, one way to fit a label into a width. */
+/* What every cairo chart of kgantt draws text and colours with (the plot_*.c of the Gantt
+ * chart, plot_hw.c, plot_sm.c, plot_job.c): one font, one colour type, one way to fit a
+ * label into a width. */
 #ifndef KGANTT_DRAW_H
 #define KGANTT_DRAW_H
 

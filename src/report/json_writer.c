@@ -134,13 +134,82 @@ int jw_begin(struct jw *w, FILE *f)
 {
 	w->g = yajl_gen_alloc(NULL);
 	w->f = f;
-	w->failed = 0;
+	w->failed = w->held = w->html = 0;
 	if (!w->g)
 		return -1;
 	yajl_gen_config(w->g, yajl_gen_beautify, 1);
 	yajl_gen_config(w->g, yajl_gen_indent_string, "  ");
 	yajl_gen_config(w->g, yajl_gen_print_callback, jw_print, w);
 	return 0;
+}
+
+static void html_raw(struct jw *w, const char *s, size_t n)
+{
+	if (n && fwrite(s, 1, n, w->f) != n)
+		w->failed = 1;
+}
+
+/* A held E2 / E2 80 that turned out not to start U+2028/U+2029. */
+static void html_release(struct jw *w)
+{
+	if (w->held)
+		html_raw(w, "\xE2\x80", (size_t)w->held);
+	w->held = 0;
+}
+
+/* yajl's output inside a <script>: '<', '>' and '&' can only be inside JSON strings,
+ * where \u003c is the same character to JSON.parse and none at all to the HTML parser; a
+ * held E2 or E2 80 waits for the next byte, which may come in the next call. */
+static void html_print(void *ctx, const char *str, size_t len)
+{
+	struct jw *w = ctx;
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < len) {
+		if (w->held == 1 && s[i] == 0x80) {
+			w->held = 2, i++;
+			continue;
+		}
+		if (w->held == 2 && (s[i] == 0xA8 || s[i] == 0xA9)) {
+			html_raw(w, s[i] == 0xA8 ? "\\u2028" : "\\u2029", 6);
+			w->held = 0, i++;
+			continue;
+		}
+		html_release(w);
+		size_t run = i;
+		while (run < len && s[run] != '<' && s[run] != '>' && s[run] != '&' && s[run] != 0xE2)
+			run++;
+		html_raw(w, str + i, run - i);
+		if (run == len)
+			break;
+		switch (s[run]) {
+		case 0xE2: w->held = 1; break;
+		case '<': html_raw(w, "\\u003c", 6); break;
+		case '>': html_raw(w, "\\u003e", 6); break;
+		default: html_raw(w, "\\u0026", 6); break;
+		}
+		i = run + 1;
+	}
+}
+
+int jw_begin_html(struct jw *w, FILE *f)
+{
+	w->g = yajl_gen_alloc(NULL);
+	w->f = f;
+	w->failed = w->held = 0;
+	w->html = 1;
+	if (!w->g)
+		return -1;
+	yajl_gen_config(w->g, yajl_gen_escape_solidus, 1); /* "</" can never appear */
+	yajl_gen_config(w->g, yajl_gen_print_callback, html_print, w);
+	return 0;
+}
+
+int jw_end_html(struct jw *w)
+{
+	html_release(w);
+	yajl_gen_free(w->g);
+	return w->failed || ferror(w->f) ? -1 : 0;
 }
 
 int jw_end(struct jw *w)

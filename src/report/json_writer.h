@@ -12,12 +12,19 @@ struct jw {
 	yajl_gen g;
 	FILE *f;
 	int failed;
+	int html;  /* inside an HTML <script> element: see jw_begin_html */
+	int held;  /* bytes of a possible U+2028/U+2029 (E2, E2 80) not yet written */
 };
 
 /* A beautified generator writing to f; 0, or -1 when out of memory. */
 int jw_begin(struct jw *w, FILE *f);
 /* Frees it and ends the document with a newline: 0, or -1 when a write failed. */
 int jw_end(struct jw *w);
+/* A compact generator for a document inside an HTML <script> element: '<', '>', '&',
+ * '/', U+2028 and U+2029 escaped, so that no string can close the element or run as
+ * markup. 0, or -1 when out of memory. jw_end_html ends it (no newline). */
+int jw_begin_html(struct jw *w, FILE *f);
+int jw_end_html(struct jw *w);
 
 void jw_print(void *ctx, const char *s, size_t len);
 void jw_check(struct jw *w, yajl_gen_status st);

@@ -96,7 +96,7 @@ for round in 1 2; do
 	done
 	"$K" merge -o "$a/m.kgt" "$t" "$(fixture streams_fixed)" 2> "$WORK/err" ||
 		fail "merge, round $round: $(cat "$WORK/err")"
-	"$K" merge -f -o "$a/mf.kgt" "$t" 2> "$WORK/err" || fail "merge -f, round $round: $(cat "$WORK/err")"
+	"$K" merge --force -o "$a/mf.kgt" "$t" 2> "$WORK/err" || fail "merge --force, round $round: $(cat "$WORK/err")"
 	cp "$t" "$a/p.kgt"
 	"$K" pack "$a/p.kgt" 2> "$WORK/err" || fail "pack, round $round: $(cat "$WORK/err")"
 done

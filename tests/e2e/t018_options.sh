@@ -45,3 +45,11 @@ for args in "plot -q $f -o $WORK/q.png" "view -q $f -o $WORK/q.html" \
 done
 echo "ok: -q in plot, view, export, merge, pack"
 echo "ok: t018_options"
+# -f means --format, and only that: in plot too; a command without a format says so
+"$K" plot -f svg "$(fixture copies_bad)" -o "$WORK/f.svg" || fail "plot -f svg"
+head -c 200 "$WORK/f.svg" | grep -q "<svg" || fail "plot -f svg wrote no SVG"
+expect_error 2 "-f is --format" "$K" merge -f -o "$WORK/x.kgt" "$(fixture copies_bad)"
+expect_error 2 "-f is --format" "$K" record -f -o "$WORK/x.kgt" -- true
+"$K" merge --force -q -o "$WORK/forced.kgt" "$(fixture copies_bad)" || fail "merge --force"
+echo "ok: -f is --format"
+

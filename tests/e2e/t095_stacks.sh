@@ -127,7 +127,7 @@ cmp -s "$WORK/a" "$WORK/b" || fail "export sqlite lost sites: $(cat "$WORK/a") v
 echo "ok: export --format sqlite keeps the sites"
 
 # merge of a trace with itself: twice the calls, the same sites
-"$K" merge -f -o "$WORK/m.kgt" "$(fixture syncs_bad)" "$(fixture syncs_bad)" > /dev/null || fail "merge"
+"$K" merge --force -o "$WORK/m.kgt" "$(fixture syncs_bad)" "$(fixture syncs_bad)" > /dev/null || fail "merge"
 check "$WORK/m.kgt" '
 top = finding("host-sync-stall")["sites"][0]
 assert at(top, "syncs.cu", SYNC) and top["frame"]["function"] == "log_progress", top

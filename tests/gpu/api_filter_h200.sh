@@ -21,7 +21,7 @@ for how in default all-api; do
 	extra=()
 	[ $how = all-api ] && extra=(--all-api)
 	start=$(date +%s.%N)
-	"$K" record -f "${extra[@]}" -o "$run/mlp_$how.kgt" -- python3 bench/torch_step.py --steps 3000 \
+	"$K" record --force "${extra[@]}" -o "$run/mlp_$how.kgt" -- python3 bench/torch_step.py --steps 3000 \
 		--reps 1 --warmup 10 > "$run/mlp_$how.log" 2>&1
 	rc=$?
 	end=$(date +%s.%N)

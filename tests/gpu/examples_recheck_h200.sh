@@ -9,7 +9,7 @@ run=/tmp/kgantt-gpu-run4
 rm -rf "$run"; mkdir -p "$run/fixtures" "$run/logs"
 tests/gpu/record_examples.sh "$run" > "$run/logs/record_examples.txt" 2>&1
 echo "examples exit $?"; grep -E "FAIL|passed" "$run/logs/record_examples.txt"
-build/kgantt record -f -o "$run/fixtures/cupti_first.kgt" -- build/tests/gpu/cupti_first > "$run/logs/cupti_first.txt" 2>&1
+build/kgantt record --force -o "$run/fixtures/cupti_first.kgt" -- build/tests/gpu/cupti_first > "$run/logs/cupti_first.txt" 2>&1
 echo "cupti_first record exit $?"; cat "$run/logs/cupti_first.txt"
 python3 tests/gpu/check_trace.py cupti_first "$run/fixtures/cupti_first.kgt"
 python3 -c "import sqlite3,sys; print('complete =', sqlite3.connect(sys.argv[1]).execute('select complete from processes').fetchone()[0])" "$run/fixtures/cupti_first.kgt"

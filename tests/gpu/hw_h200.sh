@@ -33,7 +33,7 @@ rec() { # name, record options..., --, program and arguments
 	shift
 	local t0 t1
 	t0=$(date +%s.%N)
-	timeout 60 "$K" record -f -o "$run/$name.kgt" "$@" > "$run/$name.out" 2> "$run/$name.err"
+	timeout 60 "$K" record --force -o "$run/$name.kgt" "$@" > "$run/$name.out" 2> "$run/$name.err"
 	local rc=$?
 	t1=$(date +%s.%N)
 	say "== $name: record exit $rc in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"

@@ -22,7 +22,7 @@ record() {
 	shift
 	local t0 t1
 	t0=$(now)
-	"$K" record -f -o "$run/$name.kgt" -- "$@" > "$run/$name.log" 2>&1
+	"$K" record --force -o "$run/$name.kgt" -- "$@" > "$run/$name.log" 2>&1
 	local rc=$?
 	t1=$(now)
 	say "$name: record exit $rc in $(secs "$t0" "$t1") s: $*"

@@ -45,14 +45,14 @@ say "packed by record and same report from rows: $ok passed, $bad failed"
 
 # 3. a million launches: record, then the end-of-run conversion measured on its own
 t0=$(now)
-"$K" record -f --keep-spool -o "$run/launch_1M.kgt" -- build/bench/launch_loop -n 1000000 -w 0 -r 1 \
+"$K" record --force --keep-spool -o "$run/launch_1M.kgt" -- build/bench/launch_loop -n 1000000 -w 0 -r 1 \
 	> "$run/logs/launch_1M.txt" 2>&1
 rc=$?
 t1=$(now)
 say "record of launch_loop -n 1000000: exit $rc, $(secs "$t0" "$t1") s wall in all; program: $(grep us_per_launch= "$run/logs/launch_1M.txt" | head -1)"
 "$K" info "$run/launch_1M.kgt" | tee -a "$log"
 t0=$(now)
-"$K" import -f -o "$run/import_1M.kgt" "$run/launch_1M.kgt.spool" > /dev/null 2>&1
+"$K" import --force -o "$run/import_1M.kgt" "$run/launch_1M.kgt.spool" > /dev/null 2>&1
 t1=$(now)
 say "import of its spool (rows, indexes, packed columns): $(secs "$t0" "$t1") s"
 # the recorded trace without its blocks (not the import's: that one says "kgantt import"

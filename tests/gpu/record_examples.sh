@@ -49,7 +49,7 @@ for r in "${runs[@]}"; do
 	args=("$mode")
 	[ "$ex" = nvtx ] && args=()
 	t0=$(date +%s.%N)
-	"$K" record -f -o "$trace" -- "$X/$ex" "${args[@]}" > "$out/fixtures/$name.out" 2> "$out/logs/$name.err"
+	"$K" record --force -o "$trace" -- "$X/$ex" "${args[@]}" > "$out/fixtures/$name.out" 2> "$out/logs/$name.err"
 	rc=$?
 	t1=$(date +%s.%N)
 	if [ $rc -ne 0 ]; then
@@ -66,7 +66,7 @@ done
 
 # Kernels-only mode: same counts, no API calls, no latency timestamps by default.
 name=launches_bad_kernels
-"$K" record -f --mode kernels -o "$out/fixtures/$name.kgt" -- "$X/launches" bad > "$out/fixtures/$name.out" 2> "$out/logs/$name.err" &&
+"$K" record --force --mode kernels -o "$out/fixtures/$name.kgt" -- "$X/launches" bad > "$out/fixtures/$name.out" 2> "$out/logs/$name.err" &&
 	python3 tests/gpu/validate.py "$out/fixtures/$name.kgt" "$out/fixtures/$name.out" > "$out/logs/$name.validate" 2>&1
 rc=$?
 result "$([ $rc -eq 0 ] && echo OK || echo FAIL)" "$name: $(tail -1 "$out/logs/$name.validate" 2>/dev/null)"
@@ -74,7 +74,7 @@ result "$([ $rc -eq 0 ] && echo OK || echo FAIL)" "$name: $(tail -1 "$out/logs/$
 # SIGKILL mid-run: the trace must still be readable, hold what was flushed, and say
 # the process was incomplete.
 name=longrun_killed
-"$K" record -f -o "$out/fixtures/$name.kgt" -- "$X/longrun" 30 > "$out/fixtures/$name.out" 2> "$out/logs/$name.err" &
+"$K" record --force -o "$out/fixtures/$name.kgt" -- "$X/longrun" 30 > "$out/fixtures/$name.out" 2> "$out/logs/$name.err" &
 rec=$!
 sleep 5
 victim=$(pgrep -P "$rec" | head -1) # the program, not record itself
@@ -104,13 +104,13 @@ result "$([ $rc -eq 0 ] && echo OK || echo FAIL)" "$name: $(head -1 "$out/logs/$
 # record itself killed: the program runs on and finishes, its spool stays behind, and
 # `kgantt import` turns it into the trace.
 name=record_killed
-"$K" record -f -o "$out/logs/$name.kgt" -- "$X/longrun" 4 > "$out/logs/$name.out" 2> "$out/logs/$name.err" &
+"$K" record --force -o "$out/logs/$name.kgt" -- "$X/longrun" 4 > "$out/logs/$name.out" 2> "$out/logs/$name.err" &
 rec=$!
 sleep 1.5
 victim=$(pgrep -P "$rec" | head -1)
 kill -9 "$rec"
 while kill -0 "$victim" 2>/dev/null; do sleep 0.2; done
-"$K" import -f -o "$out/fixtures/longrun_recovered.kgt" "$out/logs/$name.kgt.spool" >> "$out/logs/$name.err" 2>&1 &&
+"$K" import --force -o "$out/fixtures/longrun_recovered.kgt" "$out/logs/$name.kgt.spool" >> "$out/logs/$name.err" 2>&1 &&
 	cp "$out/logs/$name.out" "$out/fixtures/longrun_recovered.out" &&
 	python3 tests/gpu/validate.py "$out/fixtures/longrun_recovered.kgt" "$out/fixtures/longrun_recovered.out" > "$out/logs/$name.validate" 2>&1
 rc=$?
@@ -120,7 +120,7 @@ result "$([ $rc -eq 0 ] && echo OK || echo FAIL)" "$name: spool imported after r
 # run on and record must say why nothing was traced.
 if python3 -c 'import torch' 2>/dev/null; then
 	name=torch_profiler_conflict
-	"$K" record -f -o "$out/fixtures/$name.kgt" -- python3 -c '
+	"$K" record --force -o "$out/fixtures/$name.kgt" -- python3 -c '
 import torch
 from torch.profiler import profile, ProfilerActivity
 x = torch.ones(1000, device="cuda")

@@ -58,7 +58,7 @@ rec() {
 	shift
 	local plain traced sm
 	plain=$(wall "$name.untraced" "$@")
-	traced=$(wall "$name.traced" "$K" record -f -q -o "$run/$name.nosm.kgt" -- "$@")
+	traced=$(wall "$name.traced" "$K" record --force -q -o "$run/$name.nosm.kgt" -- "$@")
 	sm=$(wall "$name" "$K" record --sm -f -o "$run/$name.kgt" -- "$@")
 	say "$name: exit+seconds untraced $plain, record $traced, record --sm $sm"
 	say "  program: $(grep -h -E '^sm_|^streams' "$run/$name.untraced.err" | head -1)"

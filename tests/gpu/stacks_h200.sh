@@ -23,7 +23,7 @@ rec() { # name, then the program and its arguments
 	shift
 	local t0 t1
 	t0=$(date +%s.%N)
-	timeout 300 "$K" record -f -o "$run/$name.kgt" -- "$@" > "$run/$name.out" 2> "$run/$name.err"
+	timeout 300 "$K" record --force -o "$run/$name.kgt" -- "$@" > "$run/$name.out" 2> "$run/$name.err"
 	local rc=$?
 	t1=$(date +%s.%N)
 	say "$name: record exit $rc in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; $(grep -h -E 'ms for|syncs (bad|fixed)|py_threads' "$run/$name.out" "$run/$name.err" | head -2 | tr '\n' ' ')"
@@ -85,7 +85,7 @@ PY
 # the cost of stacks, first look: the launch loop and the tiny-op loop, each way
 for i in 1 2 3; do
 	for how in off waits; do
-		t=$( { /usr/bin/time -f %e "$K" record -f -q --stacks $how -o "$run/ll_$how.kgt" -- \
+		t=$( { /usr/bin/time -f %e "$K" record --force -q --stacks $how -o "$run/ll_$how.kgt" -- \
 			build/bench/launch_loop > "$run/ll_$how.out"; } 2>&1 | tail -1)
 		say "launch_loop stacks=$how run $i: $(grep -h -o 'us_per_launch=[0-9.]*' "$run/ll_$how.out" | head -1) wall ${t}s"
 	done

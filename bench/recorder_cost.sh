@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# What each part of recording costs, on the launch loop (bench/launch_loop: empty kernels,
+# µs per launch): raw CUPTI with one mechanism added at a time (bench/cupti_raw.c's
+# CUPTI_RAW_* settings) beside kgantt with one part left out at a time (KGANTT_DEV_*
+# settings of src/recorder/inject.c, for this measurement only). Configurations run
+# interleaved, R rounds, order rotated each round; each run prints its own median of 3
+# repetitions' fastest; the table gives the median over rounds and the ratio to untraced.
+#
+#   bench/recorder_cost.sh -r 7 -o OUT        (on a GPU machine; OUT gets runs.csv, table.md)
+set -u
+cd "$(dirname "$0")/.." || exit 1
+R=5 OUT=/tmp/recorder-cost N=20000 CONFIGS=
+while getopts "r:o:n:c:" opt; do
+	case $opt in
+	r) R=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	n) N=$OPTARG ;;
+	c) CONFIGS=$OPTARG ;;
+	*) echo "usage: bench/recorder_cost.sh [-r ROUNDS] [-o OUTDIR] [-n LAUNCHES] [-c CONFIGS]" >&2; exit 2 ;;
+	esac
+done
+K=${KGANTT:-build/kgantt}
+LOOP=build/bench/launch_loop
+RAW=$PWD/build/bench/libcupti_raw.so
+mkdir -p "$OUT"
+ALL=(untraced raw raw+tscb raw+latency raw+runtime raw+runtime+driver raw+cb:runtime
+     raw+cb:both raw+all-full-kinds
+     kg-kernels kg-kernels-notscb kg-full kg-full-nostacks kg-full-nolatency kg-full-notscb
+     kg-full-nodriver kg-full-noruntime kg-full-nosync-nooverhead kg-full-nolatency-nodriver)
+if [ -n "$CONFIGS" ]; then IFS=, read -r -a ALL <<< "$CONFIGS"; fi
+
+run() { # CONFIG -> prints µs per launch
+	local c=$1 t=$OUT/t.kgt
+	local -a cmd=("$LOOP" -n "$N" -w 1000 -r 5) env=(env -u CUDA_INJECTION64_PATH)
+	case $c in
+	untraced) ;;
+	raw) env=(env "CUDA_INJECTION64_PATH=$RAW") ;;
+	raw+tscb) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_TSCB=1) ;;
+	raw+latency) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_LATENCY=1) ;;
+	raw+runtime) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_KINDS=runtime) ;;
+	raw+runtime+driver) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_KINDS=runtime,driver) ;;
+	raw+cb:both) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_CB=runtime,driver) ;;
+	raw+cb:*) env=(env "CUDA_INJECTION64_PATH=$RAW" "CUPTI_RAW_CB=${c#raw+cb:}") ;;
+	raw+all-full-kinds) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_KINDS=runtime,driver,memcpy,memset,sync CUPTI_RAW_LATENCY=1 CUPTI_RAW_TSCB=1) ;;
+	kg-kernels) cmd=("$K" record -q -o "$t" --mode kernels -- "${cmd[@]}") ;;
+	kg-kernels-notscb) env+=(KGANTT_DEV_NO_TSCB=1); cmd=("$K" record -q -o "$t" --mode kernels -- "${cmd[@]}") ;;
+	kg-full) cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
+	kg-full-nostacks) cmd=("$K" record -q -o "$t" --stacks off -- "${cmd[@]}") ;;
+	kg-full-nolatency) cmd=("$K" record -q -o "$t" --latency off -- "${cmd[@]}") ;;
+	kg-full-notscb) env+=(KGANTT_DEV_NO_TSCB=1); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
+	kg-full-nodriver) env+=(KGANTT_DEV_SKIP_KINDS=4); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
+	kg-full-noruntime) env+=(KGANTT_DEV_SKIP_KINDS=5); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
+	kg-full-nosync-nooverhead) env+=(KGANTT_DEV_SKIP_KINDS=38,17); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
+	kg-full-nolatency-nodriver) env+=(KGANTT_DEV_SKIP_KINDS=4); cmd=("$K" record -q -o "$t" --latency off -- "${cmd[@]}") ;;
+	*) echo "unknown config $c" >&2; return 1 ;;
+	esac
+	rm -rf "$t" "$t.spool"
+	"${env[@]}" "${cmd[@]}" > "$OUT/last.out" 2> "$OUT/last.err" || { echo "FAIL"; return 0; }
+	# the fastest of the run's repetitions: the least disturbed by the machine's other work
+	sed -n 's/^reps_us_per_launch=//p' "$OUT/last.out" | tr , '\n' | sort -g | head -1
+}
+
+echo "round,config,us_per_launch" > "$OUT/runs.csv"
+for c in "${ALL[@]}"; do run "$c" > /dev/null; done # warm-up, not kept
+for ((r = 0; r < R; r++)); do
+	n=${#ALL[@]}
+	for ((i = 0; i < n; i++)); do
+		c=${ALL[$(((i + r) % n))]}
+		echo "$r,$c,$(run "$c")" >> "$OUT/runs.csv"
+	done
+done
+python3 - "$OUT/runs.csv" "${ALL[@]}" > "$OUT/table.md" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+order = sys.argv[2:]
+by = {}
+for r in rows:
+    try:
+        by.setdefault(r["config"], []).append(float(r["us_per_launch"]))
+    except ValueError:
+        pass
+base = statistics.median(by["untraced"]) if "untraced" in by else None
+raw = statistics.median(by["raw"]) if "raw" in by else None
+print("| config | µs/launch, median | min–max | × untraced | × raw CUPTI | runs |")
+print("|---|---:|---:|---:|---:|---:|")
+for c in order:
+    v = by.get(c, [])
+    if not v:
+        print("| %s | failed | | | | 0 |" % c)
+        continue
+    m = statistics.median(v)
+    print("| %s | %.3f | %.3f–%.3f | %s | %s | %d |" % (
+        c, m, min(v), max(v), "%.3f" % (m / base) if base else "-",
+        "%.3f" % (m / raw) if raw else "-", len(v)))
+PY
+cat "$OUT/table.md"

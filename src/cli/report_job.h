@@ -1,0 +1,30 @@
+/* kgantt report of many traces: the job report (job/job.h), read by every local core
+ * and, under mpirun or srun, by every MPI process (cli/job_mpi.h). */
+#ifndef KGANTT_CLI_REPORT_JOB_H
+#define KGANTT_CLI_REPORT_JOB_H
+
+#include "cli/session.h"
+#include "report/job_report.h"
+
+struct report_job_opts {
+	char **paths;            /* traces and folders of traces */
+	int n_paths;
+	int json;
+	int top;                 /* ranks in the table, -1 default, 0 all */
+	int fail_on;             /* a severity, -1 never */
+	int threads;             /* 0: every core */
+	const char *ranks;       /* a rank expression, NULL all */
+	const char *sort;        /* "late" ... NULL default */
+	const char *steps;       /* the step ranges' name, NULL auto */
+	const struct cli_session *session; /* --from/--to/--nvtx, --set for every trace */
+};
+
+/* The whole command: an exit code after any message. */
+int report_job(const struct report_job_opts *o);
+
+/* --ranks and --sort, for report and plot: KG_EXIT_OK, or KG_EXIT_USAGE after the
+ * message naming cmd. */
+int job_view_options(const char *cmd, const char *ranks, const char *sort,
+		     struct kg_rank_set *set, enum kg_rank_sort *order);
+
+#endif

@@ -1,0 +1,214 @@
+/* A job: the traces of many ranks analysed together (kgantt report run_*.kgt, a folder,
+ * or the same spread over MPI processes).
+ *
+ * Each rank — one GPU of one process of one trace — is reduced to a struct kg_rank as
+ * soon as its trace is analysed, and the trace's model is freed: what the job keeps per
+ * rank is bounded (a few dozen kernel names, its collectives, its steps, a coarse
+ * timeline), whatever the trace's size. The cross-rank rules then run on the summaries:
+ *
+ *   job_rank_summaries(&analysis, file, &ranks, &n)    one per GPU that ran something
+ *   ... gather every file's ranks into struct kg_job (threads, or MPI: job_wire_*) ...
+ *   job_analyse(&job)       order, clocks aligned, rules; job.findings by gain
+ *   job_free(&job)
+ *
+ * The rules are documented in docs/rules.md ("Job rules") and docs/job.md. */
+#ifndef KGANTT_JOB_H
+#define KGANTT_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+
+#define KG_JOB_KERNELS 48          /* compute kernel names kept per rank, by total time */
+#define KG_JOB_COMM_NAMES 16       /* communication kernel names kept per rank */
+#define KG_JOB_FINDINGS 3          /* a rank's own findings kept */
+#define KG_JOB_MAX_COLLECTIVES (1u << 20) /* per rank; beyond, the rest is not compared */
+#define KG_JOB_MAX_STEPS 65536
+#define KG_JOB_BINS 1024           /* the rank's timeline, over its own span */
+
+/* What a bin of a rank's timeline was mostly doing (the job's lanes). */
+enum kg_bin_state {
+	KG_BIN_NONE = 0,     /* outside the rank's span */
+	KG_BIN_COMPUTE,      /* kernels other than communication */
+	KG_BIN_COMM,         /* communication kernels only (waiting in a collective included) */
+	KG_BIN_COPY,         /* copies or memsets only */
+	KG_BIN_IDLE_HOST,    /* idle, by cause (enum kg_gap_cause + KG_BIN_IDLE_HOST) */
+	KG_BIN_IDLE_SYNC,
+	KG_BIN_IDLE_LAUNCH,
+	KG_BIN_IDLE_DEPENDENCY,
+	KG_BIN_IDLE_UNKNOWN,
+	KG_BIN_IDLE_SHORT,   /* idle in gaps too short to be examined */
+	KG_BIN_STATES
+};
+const char *bin_state_name(enum kg_bin_state s);
+
+struct kg_rank_kernel {
+	uint32_t name;       /* offset of its name in kg_rank.names */
+	uint32_t count;
+	int64_t total, p50;
+	uint64_t hash;       /* of the name: the same kernel on every rank */
+};
+
+struct kg_rank_collective {
+	int64_t start, end;  /* on the rank's own clock (add kg_rank.shift) */
+	uint64_t hash;       /* of the kernel's name */
+	uint32_t step;       /* index into kg_rank.steps, UINT32_MAX outside every step */
+	uint32_t pad;
+};
+
+struct kg_rank_step {
+	int64_t start, end;  /* the step's range on the host */
+	uint32_t kernels;    /* kernels launched in it */
+	uint32_t pad;
+	int64_t compute;     /* their kernel time, communication excluded */
+};
+
+struct kg_rank_finding {
+	char rule[40];
+	int severity;
+	double gain_ns, gain_pct;
+	char title[200];
+};
+
+struct kg_rank {
+	/* who */
+	char file[512];
+	char host[128];
+	char gpu[64];        /* the GPU's name */
+	char rank[32];       /* the job rank the process had ("3"), "" none */
+	char label[64];      /* how the report names it: "rank 3", "rank 3 GPU 1", "run.kgt GPU 0" */
+	uint32_t pid;
+	int32_t ordinal;     /* CUDA device number in the process */
+	uint32_t gpus_in_process; /* > 1: a process driving several GPUs (labels say which) */
+	int64_t realtime_offset; /* CLOCK_REALTIME - its clock, KG_NO_TIME unknown */
+	int64_t shift;       /* added to its times to put them on the job's clock (job_analyse) */
+	/* what */
+	int64_t begin, end;  /* its GPU work */
+	int64_t busy, kernel_busy, compute_time, comm_time;
+	int64_t idle_by_cause[KG_GAP_CAUSES];
+	uint32_t kernels, comm_kernels;
+	uint32_t n_findings;
+	double findings_gain;
+	struct kg_rank_finding top[KG_JOB_FINDINGS];
+	int n_top;
+	struct kg_rank_kernel *kernel;  /* compute names by total, then communication names */
+	uint32_t n_kernel, n_comm_names;
+	struct kg_rank_collective *coll;
+	uint32_t n_coll;
+	int coll_cut;        /* more than KG_JOB_MAX_COLLECTIVES */
+	struct kg_rank_step *steps;
+	uint32_t n_steps;
+	char step_name[64];  /* the ranges taken as steps, "" none */
+	uint8_t bins[KG_JOB_BINS]; /* enum kg_bin_state over [begin, end) */
+	char *names;         /* the kernel names, NUL-separated */
+	uint32_t names_len;
+	/* set by the job's rules */
+	uint32_t late;       /* collectives it arrived last at (skew above comm_skew_ns) */
+	int64_t late_ns;     /* how much later than the second-last, summed: the job's delay */
+	double wait_caused_ns; /* the other ranks' wait for it, summed */
+	double slowdown;     /* its compute kernels' time / the same kernels at the median
+			      * rank's speed; 0 unknown */
+	double work_ns;      /* its compute time at the median speed */
+};
+
+/* What the summaries of one trace are made from: the step ranges' name (NULL: the
+ * first of ProfilerStep, train_step, step that the trace has). */
+struct kg_summary_opts {
+	const char *step_name;
+};
+
+/* One kg_rank per GPU of the analysed trace that ran something, appended to *ranks
+ * (grown; *n updated). 0 or -ENOMEM. */
+int job_rank_summaries(const struct kg_analysis *a, const char *file,
+		       const struct kg_summary_opts *o, struct kg_rank **ranks, uint32_t *n);
+void rank_free(struct kg_rank *r);
+const char *rank_name(const struct kg_rank *r, const struct kg_rank_kernel *k);
+
+/* ------------------------------------------------------------------ the job */
+
+#define KG_JOB_EVIDENCE 8
+
+struct kg_job_finding {
+	const char *rule;    /* an id of kg_job_rules */
+	enum kg_severity severity;
+	uint32_t rank;       /* the rank it is about (index into job.ranks), UINT32_MAX none */
+	char title[240];
+	char explanation[600];
+	char fix[600];
+	double gain_ns, gain_pct;
+	char gain_how[300];
+	char evidence[KG_JOB_EVIDENCE][220];
+	int n_evidence;
+	char figures[400];
+};
+
+/* A step of the job: who arrived last at its collectives. */
+struct kg_job_step {
+	uint32_t step;       /* index among the ranks' steps */
+	uint32_t last_rank;  /* the rank last at its worst collective, UINT32_MAX none */
+	int64_t worst_skew;  /* that collective's start skew */
+	int64_t late_ns;     /* the job's delay in this step: lateness of the last ranks */
+	double wait_ns;      /* every rank's wait at its collectives */
+	uint32_t collective; /* index of the worst collective */
+	uint64_t name_hash;
+};
+
+struct kg_job {
+	struct kg_rank *ranks;
+	uint32_t n_ranks;
+	uint32_t n_files;
+	struct kg_config cfg;
+	/* clocks */
+	uint32_t n_hosts;
+	int clocks_by_collectives;   /* shifts refined by collective ends */
+	int64_t align_p50, align_p99, align_max; /* |collective end - reference| after alignment */
+	uint32_t align_samples;
+	char clock_note[300];
+	/* the job */
+	int64_t begin, end, span;
+	uint32_t n_collectives;      /* compared across every rank */
+	char coll_note[300];         /* why fewer than some rank has, "" */
+	struct kg_job_step *steps;   /* by step */
+	uint32_t n_steps;
+	double total_wait_ns;
+	struct kg_job_finding *findings; /* by gain, descending */
+	uint32_t n_findings, cap_findings;
+};
+
+/* The job rules, one table (ids documented in docs/rules.md, checked by t099). */
+extern const struct kg_rule_info kg_job_rules[];
+extern const size_t kg_job_rule_count;
+
+/* Orders the ranks (by rank number, then file and GPU), aligns their clocks, runs the
+ * rules. The job owns ranks afterwards. 0 or -ENOMEM. */
+int job_analyse(struct kg_job *j);
+void job_free(struct kg_job *j);
+
+/* When the last rank started each compared collective, on the job's clock (what the
+ * others waited for): n_collectives values, malloc'ed; NULL when there are none or out of
+ * memory. */
+int64_t *job_last_starts(const struct kg_job *j);
+
+/* A rank expression: "3", "0-7,12,100-": which ranks (by job rank number, else their
+ * position) a command shows. */
+struct kg_rank_set {
+	uint32_t (*ranges)[2];
+	uint32_t n;
+};
+/* 0, or -1 with the reason in err. */
+int rank_set_parse(struct kg_rank_set *s, const char *expr, char *err, size_t errlen);
+int rank_set_has(const struct kg_rank_set *s, uint32_t rank);
+void rank_set_free(struct kg_rank_set *s);
+/* The number a rank expression matches: its job rank, else its position in the job. */
+uint32_t job_rank_number(const struct kg_job *j, uint32_t i);
+
+/* ------------------------------------------------------------------ on the wire */
+
+/* A rank as bytes (MPI gathers them), and back. The bytes hold no pointers and say their
+ * own length; unpack checks every size against the buffer. 0, -ENOMEM, or -EINVAL for
+ * bytes that are not a rank. */
+int job_wire_pack(const struct kg_rank *r, uint8_t **buf, size_t *len);
+int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *used);
+
+#endif

@@ -1,0 +1,1060 @@
+/* The job: ranks ordered, their clocks put on one, and the cross-rank rules (job.h).
+ *
+ * Collectives are matched by their order: the k-th communication kernel of every rank
+ * is the same collective (as NCCL requires: every rank issues the same collectives in
+ * the same order), checked by the kernel's name. A collective cannot end before the
+ * last rank has joined it, so the ranks that start it early wait inside it: the last
+ * rank to start is the one the others wait for. */
+#include "job/job.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/idmap.h"
+#include "util/timemath.h"
+
+#define MAX_RANK_FINDINGS 8   /* findings of one rule naming single ranks */
+#define SAME_CLOCK_NS 1000000000LL /* realtime offsets this close: one host clock (merge) */
+#define ALIGN_SAMPLES 1000000 /* collective ends compared to state the alignment error */
+
+const struct kg_rule_info kg_job_rules[] = {
+	{"job-straggler", "a rank that starts the job's collectives last, and the others' wait for it"},
+	{"job-slow-rank", "a rank whose kernels run slower than the same kernels on the other ranks"},
+	{"job-imbalance", "ranks that get more work than the others (kernel time at the same speed)"},
+	{"job-kernel-count", "ranks that launch a different number of kernels per step than the others"},
+};
+const size_t kg_job_rule_count = sizeof(kg_job_rules) / sizeof(kg_job_rules[0]);
+
+static double ms(double ns)
+{
+	return ns / 1e6;
+}
+
+static int worth(const struct kg_job *j, double gain)
+{
+	return gain >= (double)j->cfg.min_gain_ns && j->span > 0 &&
+	       100.0 * gain / (double)j->span >= j->cfg.min_gain_pct;
+}
+
+static struct kg_job_finding *add_finding(struct kg_job *j, const char *rule, uint32_t rank)
+{
+	if (j->n_findings == j->cap_findings) {
+		uint32_t cap = j->cap_findings ? j->cap_findings * 2 : 16;
+		struct kg_job_finding *f = realloc(j->findings, cap * sizeof(*f));
+		if (!f)
+			return NULL;
+		j->findings = f;
+		j->cap_findings = cap;
+	}
+	struct kg_job_finding *f = &j->findings[j->n_findings++];
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < kg_job_rule_count; i++)
+		if (!strcmp(kg_job_rules[i].id, rule))
+			f->rule = kg_job_rules[i].id;
+	f->rank = rank;
+	return f;
+}
+
+static void evidence(struct kg_job_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void evidence(struct kg_job_finding *f, const char *fmt, ...)
+{
+	if (f->n_evidence >= KG_JOB_EVIDENCE)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->evidence[f->n_evidence++], sizeof(f->evidence[0]), fmt, ap);
+	va_end(ap);
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+	return (a > b) - (a < b);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return (a > b) - (a < b);
+}
+
+/* ------------------------------------------------------------------ order */
+
+/* A rank string that is a number, else -1. */
+static long long rank_number(const char *s)
+{
+	char *end;
+	if (!*s)
+		return -1;
+	long long v = strtoll(s, &end, 10);
+	return *end || v < 0 ? -1 : v;
+}
+
+static int by_rank(const void *pa, const void *pb)
+{
+	const struct kg_rank *a = pa, *b = pb;
+	long long ra = rank_number(a->rank), rb = rank_number(b->rank);
+	if ((ra < 0) != (rb < 0))
+		return ra < 0 ? 1 : -1;
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	int c = strcmp(a->file, b->file);
+	if (c)
+		return c;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->ordinal > b->ordinal) - (a->ordinal < b->ordinal);
+}
+
+uint32_t job_rank_number(const struct kg_job *j, uint32_t i)
+{
+	long long v = rank_number(j->ranks[i].rank);
+	return v >= 0 && v < UINT32_MAX ? (uint32_t)v : i;
+}
+
+/* ------------------------------------------------------------------ collectives */
+
+/* How many collectives every rank that has any shares, in the same order: the k-th has
+ * the same kernel name on every rank. */
+static void common_collectives(struct kg_job *j)
+{
+	uint32_t n = UINT32_MAX, with = 0, ref = UINT32_MAX;
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		if (!j->ranks[i].n_coll)
+			continue;
+		with++;
+		if (ref == UINT32_MAX)
+			ref = i;
+		if (j->ranks[i].n_coll < n)
+			n = j->ranks[i].n_coll;
+	}
+	if (with < 2) {
+		j->n_collectives = 0;
+		return;
+	}
+	for (uint32_t k = 0; k < n; k++)
+		for (uint32_t i = 0; i < j->n_ranks; i++) {
+			const struct kg_rank *r = &j->ranks[i];
+			if (r->n_coll && r->coll[k].hash != j->ranks[ref].coll[k].hash) {
+				snprintf(j->coll_note, sizeof(j->coll_note),
+					 "collectives compared up to #%u: there %s runs another "
+					 "kernel than %s",
+					 k + 1, r->label, j->ranks[ref].label);
+				n = k;
+				goto done;
+			}
+		}
+done:
+	if (with < j->n_ranks && !j->coll_note[0])
+		snprintf(j->coll_note, sizeof(j->coll_note),
+			 "%u of %u ranks ran no collective and are not compared",
+			 j->n_ranks - with, j->n_ranks);
+	j->n_collectives = n;
+}
+
+/* ------------------------------------------------------------------ clocks */
+
+/* The clock group of each rank: ranks of one host whose realtime offsets agree share
+ * that host's CLOCK_MONOTONIC_RAW (as merge decides). Returns the number of groups. */
+static uint32_t clock_groups(const struct kg_job *j, uint32_t *group, uint32_t *first)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		group[i] = UINT32_MAX;
+		for (uint32_t g = 0; g < n; g++) {
+			const struct kg_rank *f = &j->ranks[first[g]];
+			int same_offset = (f->realtime_offset == KG_NO_TIME) ==
+						  (r->realtime_offset == KG_NO_TIME) &&
+					  (r->realtime_offset == KG_NO_TIME ||
+					   llabs(kg_time_diff(r->realtime_offset,
+							      f->realtime_offset)) < SAME_CLOCK_NS);
+			if (!strcmp(f->host, r->host) && same_offset) {
+				group[i] = g;
+				break;
+			}
+		}
+		if (group[i] == UINT32_MAX) {
+			first[n] = i;
+			group[i] = n++;
+		}
+	}
+	return n;
+}
+
+/* Median of (end of the k-th collective on the group's ranks - on the reference rank),
+ * on the shifts so far. 0 when nothing compares. */
+static int64_t group_residual(const struct kg_job *j, const uint32_t *group, uint32_t g,
+			      uint32_t ref)
+{
+	size_t n = 0, cap = 0;
+	int64_t *d = NULL;
+	const struct kg_rank *rr = &j->ranks[ref];
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		if (group[i] != g || !r->n_coll)
+			continue;
+		for (uint32_t k = 0; k < j->n_collectives; k++) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 1024;
+				int64_t *t = realloc(d, cap * sizeof(*d));
+				if (!t) {
+					free(d);
+					return 0;
+				}
+				d = t;
+			}
+			d[n++] = kg_time_diff(kg_time_add(r->coll[k].end, r->shift),
+					      kg_time_add(rr->coll[k].end, rr->shift));
+		}
+	}
+	int64_t med = 0;
+	if (n) {
+		qsort(d, n, sizeof(*d), cmp_i64);
+		med = d[n / 2];
+	}
+	free(d);
+	return med;
+}
+
+/* |end of collective k on rank - on the reference| after alignment, over every rank and
+ * collective (sampled beyond ALIGN_SAMPLES): what the alignment leaves. */
+static void alignment_error(struct kg_job *j, uint32_t ref)
+{
+	uint64_t total = (uint64_t)j->n_collectives * j->n_ranks;
+	uint64_t stride = total > ALIGN_SAMPLES ? total / ALIGN_SAMPLES + 1 : 1, at = 0;
+	int64_t *d = malloc((size_t)(total / stride + 2) * sizeof(*d));
+	size_t n = 0;
+	if (!d)
+		return;
+	const struct kg_rank *rr = &j->ranks[ref];
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		for (uint32_t k = 0; r->n_coll && i != ref && k < j->n_collectives; k++, at++)
+			if (at % stride == 0)
+				d[n++] = llabs(kg_time_diff(kg_time_add(r->coll[k].end, r->shift),
+							    kg_time_add(rr->coll[k].end, rr->shift)));
+	}
+	if (n) {
+		qsort(d, n, sizeof(*d), cmp_i64);
+		j->align_p50 = d[n / 2];
+		j->align_p99 = d[(size_t)((double)(n - 1) * 0.99)];
+		j->align_max = d[n - 1];
+		j->align_samples = (uint32_t)n;
+	}
+	free(d);
+}
+
+/* Clocks nothing relates: each group's first GPU work at the reference group's. */
+static void start_align(struct kg_job *j, const uint32_t *group, uint32_t ng)
+{
+	for (uint32_t g = 1; g < ng; g++) {
+		int64_t first = INT64_MAX;
+		for (uint32_t i = 0; i < j->n_ranks; i++)
+			if (group[i] == g && j->ranks[i].begin != KG_NO_TIME && j->ranks[i].begin < first)
+				first = j->ranks[i].begin;
+		if (first == INT64_MAX || j->ranks[0].begin == KG_NO_TIME)
+			continue;
+		for (uint32_t i = 0; i < j->n_ranks; i++)
+			if (group[i] == g)
+				j->ranks[i].shift = kg_time_diff(j->ranks[0].begin, first);
+	}
+}
+
+static int align_clocks(struct kg_job *j)
+{
+	uint32_t *group = malloc(j->n_ranks * sizeof(*group));
+	uint32_t *first = malloc(j->n_ranks * sizeof(*first));
+	if (!group || !first) {
+		free(group);
+		free(first);
+		return -ENOMEM;
+	}
+	uint32_t ng = clock_groups(j, group, first);
+	const struct kg_rank *ref = &j->ranks[first[0]];
+	uint32_t ref_coll = UINT32_MAX; /* the first rank with collectives: the reference */
+	for (uint32_t i = 0; i < j->n_ranks && ref_coll == UINT32_MAX; i++)
+		if (j->ranks[i].n_coll)
+			ref_coll = i;
+	int offsets_known = 1;
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		struct kg_rank *r = &j->ranks[i];
+		int known = r->realtime_offset != KG_NO_TIME && ref->realtime_offset != KG_NO_TIME;
+		offsets_known &= known || group[i] == 0;
+		r->shift = known && group[i] ? kg_time_diff(r->realtime_offset, ref->realtime_offset)
+					     : 0;
+	}
+	j->n_hosts = ng;
+	if (ng > 1 && j->n_collectives >= 1 && ref_coll != UINT32_MAX) {
+		for (uint32_t g = 0; g < ng; g++) {
+			if (g == group[ref_coll])
+				continue;
+			int64_t res = group_residual(j, group, g, ref_coll);
+			for (uint32_t i = 0; i < j->n_ranks; i++)
+				if (group[i] == g)
+					j->ranks[i].shift = kg_time_diff(j->ranks[i].shift, res);
+		}
+		j->clocks_by_collectives = 1;
+	} else if (!offsets_known) {
+		start_align(j, group, ng);
+	}
+	if (j->n_collectives && ref_coll != UINT32_MAX)
+		alignment_error(j, ref_coll);
+	if (ng == 1)
+		snprintf(j->clock_note, sizeof(j->clock_note),
+			 "one clock (CLOCK_MONOTONIC_RAW of %s): exact", ref->host[0] ? ref->host : "one host");
+	else if (j->clocks_by_collectives)
+		snprintf(j->clock_note, sizeof(j->clock_note),
+			 "%u clocks (hosts), put on %s's by %sthe ends of %u collectives",
+			 ng, ref->host[0] ? ref->host : "the first",
+			 offsets_known ? "realtime offsets (NTP), then " : "", j->n_collectives);
+	else if (offsets_known)
+		snprintf(j->clock_note, sizeof(j->clock_note),
+			 "%u clocks (hosts), put on %s's by realtime offsets (as precise as NTP); "
+			 "no collective to check them", ng, ref->host[0] ? ref->host : "the first");
+	else
+		snprintf(j->clock_note, sizeof(j->clock_note),
+			 "%u clocks (hosts) that cannot be aligned (a trace without a realtime offset, "
+			 "no collective): each clock's first GPU work put at the first rank's; times "
+			 "across clocks are not comparable", ng);
+	free(group);
+	free(first);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ stragglers */
+
+static int64_t coll_start(const struct kg_rank *r, uint32_t k)
+{
+	return kg_time_add(r->coll[k].start, r->shift);
+}
+
+static uint32_t max_steps(const struct kg_job *j)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		if (j->ranks[i].n_steps > n)
+			n = j->ranks[i].n_steps;
+	return n;
+}
+
+/* The k-th collective across ranks: the last to start, and what the others waited. */
+static void one_collective(struct kg_job *j, uint32_t k, uint32_t ref)
+{
+	int64_t last = INT64_MIN, second = INT64_MIN, first = INT64_MAX;
+	uint32_t who = UINT32_MAX;
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		if (!r->n_coll)
+			continue;
+		int64_t s = coll_start(r, k);
+		if (s < first)
+			first = s;
+		if (s > last) {
+			second = last;
+			last = s, who = i;
+		} else if (s > second) {
+			second = s;
+		}
+	}
+	int64_t skew = kg_time_diff(last, first);
+	if (who == UINT32_MAX || second == INT64_MIN || skew < j->cfg.comm_skew_ns)
+		return;
+	double wait = 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		if (j->ranks[i].n_coll)
+			wait += (double)kg_time_diff(last, coll_start(&j->ranks[i], k));
+	struct kg_rank *late = &j->ranks[who];
+	int64_t lateness = kg_time_diff(last, second);
+	late->late++;
+	late->late_ns = kg_time_add(late->late_ns, lateness);
+	late->wait_caused_ns += wait;
+	j->total_wait_ns += wait;
+	uint32_t s = j->ranks[ref].coll[k].step;
+	if (s >= j->n_steps)
+		return;
+	struct kg_job_step *st = &j->steps[s];
+	st->late_ns = kg_time_add(st->late_ns, lateness);
+	st->wait_ns += wait;
+	if (skew > st->worst_skew) {
+		st->worst_skew = skew;
+		st->last_rank = who;
+		st->collective = k;
+		st->name_hash = j->ranks[ref].coll[k].hash;
+	}
+}
+
+/* A kernel name short enough for an evidence line: without its parameter list, and its
+ * middle cut when still too long (names of one family differ at their ends). */
+static const char *short_name(const char *name, char *buf, size_t len)
+{
+	size_t n = 0; /* up to the parameter list: the first '(' not of "(anonymous namespace)" */
+	while (name[n] && (name[n] != '(' || !strncmp(name + n, "(anonymous namespace)", 21)))
+		n += name[n] == '(' ? 21 : 1;
+	if (n == 0)
+		n = strlen(name);
+	if (n < len) {
+		snprintf(buf, len, "%.*s", (int)n, name);
+		return buf;
+	}
+	size_t keep = (len - 4) / 2;
+	snprintf(buf, len, "%.*s…%.*s", (int)keep, name, (int)(len - 4 - keep - 1),
+		 name + n - (len - 4 - keep - 1));
+	return buf;
+}
+
+/* A communication kernel's name on a rank that has it, for the report. */
+static const char *comm_name(const struct kg_rank *r, uint64_t hash, char *buf, size_t len)
+{
+	for (uint32_t i = 0; i < r->n_kernel; i++)
+		if (r->kernel[i].hash == hash)
+			return short_name(rank_name(r, &r->kernel[i]), buf, len);
+	return "a collective";
+}
+
+static int by_late_desc(const void *pa, const void *pb, void *arg)
+{
+	const struct kg_job *j = arg;
+	const struct kg_rank *a = &j->ranks[*(const uint32_t *)pa],
+			     *b = &j->ranks[*(const uint32_t *)pb];
+	return (a->late_ns < b->late_ns) - (a->late_ns > b->late_ns);
+}
+
+/* Medians over the ranks of compute time and idle by cause, to say what sets the late
+ * rank apart. */
+static int64_t median_of(const struct kg_job *j, int64_t (*get)(const struct kg_rank *))
+{
+	int64_t *v = malloc((j->n_ranks + 1) * sizeof(*v));
+	if (!v)
+		return 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		v[i] = get(&j->ranks[i]);
+	qsort(v, j->n_ranks, sizeof(*v), cmp_i64);
+	int64_t m = v[(j->n_ranks - 1) / 2];
+	free(v);
+	return m;
+}
+
+static int64_t get_compute(const struct kg_rank *r) { return r->compute_time; }
+static int64_t get_host(const struct kg_rank *r) { return r->idle_by_cause[KG_GAP_HOST]; }
+static int64_t get_sync(const struct kg_rank *r) { return r->idle_by_cause[KG_GAP_SYNC]; }
+
+static void straggler_cause(const struct kg_job *j, const struct kg_rank *r,
+			    struct kg_job_finding *f)
+{
+	int64_t mc = median_of(j, get_compute), mh = median_of(j, get_host),
+		msy = median_of(j, get_sync);
+	if (r->slowdown >= j->cfg.slow_rank_ratio)
+		evidence(f, "its kernels run %.2fx as long as the same kernels on the median rank "
+			 "(job-slow-rank)", r->slowdown);
+	if ((double)r->compute_time > 1.02 * (double)mc)
+		evidence(f, "its kernel time: %.2f ms, the median rank's %.2f ms (%+.2f ms)",
+			 ms((double)r->compute_time), ms((double)mc),
+			 ms((double)(r->compute_time - mc)));
+	int64_t host = r->idle_by_cause[KG_GAP_HOST], sync = r->idle_by_cause[KG_GAP_SYNC];
+	if ((double)host > 1.5 * (double)mh + 100e3)
+		evidence(f, "its GPU waits for its host %.2f ms, the median rank's %.2f ms: the host "
+			 "launches late (data loading, Python, a stall)",
+			 ms((double)host), ms((double)mh));
+	if ((double)sync > 1.5 * (double)msy + 100e3)
+		evidence(f, "its host is blocked in synchronising calls %.2f ms, the median rank's "
+			 "%.2f ms", ms((double)sync), ms((double)msy));
+}
+
+static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref)
+{
+	struct kg_rank *r = &j->ranks[i];
+	struct kg_job_finding *f = add_finding(j, "job-straggler", i);
+	if (!f)
+		return;
+	uint32_t others = 0;
+	for (uint32_t k = 0; k < j->n_ranks; k++)
+		others += k != i && j->ranks[k].n_coll;
+	snprintf(f->title, sizeof(f->title),
+		 "%s arrives last at %u of %u collectives: the job waits %.2f ms for it, its %u "
+		 "peers %.2f ms in all",
+		 r->label, r->late, j->n_collectives, ms((double)r->late_ns), others,
+		 ms(r->wait_caused_ns));
+	snprintf(f->explanation, sizeof(f->explanation),
+		 "A collective cannot finish before every rank has joined it: the ranks that "
+		 "start it early wait inside the communication kernel for %s, and that wait "
+		 "looks like communication time on every other rank.",
+		 r->label);
+	snprintf(f->fix, sizeof(f->fix),
+		 "Find what delays %s before its collectives (below: slower kernels, more work, "
+		 "host stalls such as data loading or synchronisation, a shared or throttled "
+		 "GPU) and remove it; or overlap the work before the collective so its skew "
+		 "is hidden.",
+		 r->label);
+	f->gain_ns = (double)r->late_ns;
+	snprintf(f->gain_how, sizeof(f->gain_how),
+		 "sum over the collectives it started last (skew above %.0f µs) of how much later "
+		 "it started than the next-to-last rank: the job's wall-clock delay",
+		 (double)j->cfg.comm_skew_ns / 1e3);
+	straggler_cause(j, r, f);
+	/* the steps where it was last, the first few */
+	uint32_t steps = 0, shown = 0;
+	for (uint32_t s = 0; s < j->n_steps; s++) {
+		const struct kg_job_step *st = &j->steps[s];
+		if (st->last_rank != i)
+			continue;
+		steps++;
+		if (shown < 3 && f->n_evidence < KG_JOB_EVIDENCE - 1) {
+			char nm[64];
+			evidence(f, "step %u: last at collective #%u (%s) by %.2f ms", s + 1,
+				 st->collective + 1, comm_name(&j->ranks[ref], st->name_hash, nm, sizeof(nm)),
+				 ms((double)st->worst_skew));
+			shown++;
+		}
+	}
+	if (steps > shown)
+		evidence(f, "... last in %u of %u steps in all (the step table lists them)", steps,
+			 j->n_steps);
+	snprintf(f->figures, sizeof(f->figures),
+		 "late_collectives=%u, collectives=%u, late_ms=%.3f, peer_wait_ms=%.3f", r->late,
+		 j->n_collectives, ms((double)r->late_ns), ms(r->wait_caused_ns));
+}
+
+static int rule_stragglers(struct kg_job *j)
+{
+	uint32_t ref = UINT32_MAX;
+	for (uint32_t i = 0; i < j->n_ranks && ref == UINT32_MAX; i++)
+		if (j->ranks[i].n_coll)
+			ref = i;
+	if (ref == UINT32_MAX || !j->n_collectives)
+		return 0;
+	j->n_steps = max_steps(j);
+	j->steps = calloc(j->n_steps ? j->n_steps : 1, sizeof(*j->steps));
+	uint32_t *order = malloc(j->n_ranks * sizeof(*order));
+	if (!j->steps || !order) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < j->n_steps; s++)
+		j->steps[s] = (struct kg_job_step){.step = s, .last_rank = UINT32_MAX};
+	for (uint32_t k = 0; k < j->n_collectives; k++)
+		one_collective(j, k, ref);
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		order[i] = i;
+	qsort_r(order, j->n_ranks, sizeof(*order), by_late_desc, j);
+	for (uint32_t n = 0, i = 0; i < j->n_ranks && n < MAX_RANK_FINDINGS; i++) {
+		const struct kg_rank *r = &j->ranks[order[i]];
+		if (!r->late || !worth(j, (double)r->late_ns))
+			break;
+		straggler_finding(j, order[i], ref);
+		n++;
+	}
+	free(order);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ speed and work */
+
+struct name_p50 {
+	uint32_t name; /* index in the job's name table */
+	int64_t p50;
+};
+
+static int by_name_p50(const void *pa, const void *pb)
+{
+	const struct name_p50 *a = pa, *b = pb;
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return (a->p50 > b->p50) - (a->p50 < b->p50);
+}
+
+/* For each compute kernel name (by hash), the median over the ranks that ran it of their
+ * p50, and how many ranks ran it. */
+struct name_table {
+	struct kg_idmap ids;
+	int64_t *median;
+	uint32_t *ranks;
+	uint32_t n;
+};
+
+static int name_table_build(const struct kg_job *j, struct name_table *t)
+{
+	size_t total = 0, n = 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		total += j->ranks[i].n_kernel;
+	struct name_p50 *v = malloc((total + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		for (uint32_t k = 0; k + r->n_comm_names < r->n_kernel; k++) {
+			uint32_t *slot = idmap_slot(&t->ids, r->kernel[k].hash);
+			if (!slot) {
+				free(v);
+				return -ENOMEM;
+			}
+			if (*slot == KG_IDMAP_NONE)
+				*slot = t->n++;
+			v[n++] = (struct name_p50){*slot, r->kernel[k].p50};
+		}
+	}
+	qsort(v, n, sizeof(*v), by_name_p50);
+	t->median = calloc(t->n + 1, sizeof(*t->median));
+	t->ranks = calloc(t->n + 1, sizeof(*t->ranks));
+	if (!t->median || !t->ranks) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t e = i;
+		while (e < n && v[e].name == v[i].name)
+			e++;
+		/* the lower median: of two ranks, the faster one is the reference */
+		t->median[v[i].name] = v[i + (e - i - 1) / 2].p50;
+		t->ranks[v[i].name] = (uint32_t)(e - i);
+		i = e;
+	}
+	free(v);
+	return 0;
+}
+
+static void name_table_free(struct name_table *t)
+{
+	idmap_free(&t->ids);
+	free(t->median);
+	free(t->ranks);
+}
+
+/* A rank's speed against the median rank over the names most ranks ran: the time of its
+ * kernels at its own p50 over the same count at the median's p50. Trusted only over
+ * three names or more whose median ratio agrees: with one name, longer kernels are as
+ * likely more data (imbalance) as a slower GPU. */
+static void rank_speed(struct kg_job *j, const struct name_table *t, uint32_t ranks_with)
+{
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		struct kg_rank *r = &j->ranks[i];
+		double own = 0, med = 0, ratios[KG_JOB_KERNELS];
+		int n = 0;
+		for (uint32_t k = 0; k + r->n_comm_names < r->n_kernel; k++) {
+			const struct kg_rank_kernel *kk = &r->kernel[k];
+			uint32_t id = idmap_get(&t->ids, kk->hash);
+			if (id == KG_IDMAP_NONE || t->ranks[id] < 2 ||
+			    2 * t->ranks[id] < ranks_with || t->median[id] <= 0)
+				continue;
+			own += (double)kk->count * (double)kk->p50;
+			med += (double)kk->count * (double)t->median[id];
+			if (n < KG_JOB_KERNELS)
+				ratios[n++] = (double)kk->p50 / (double)t->median[id];
+		}
+		r->slowdown = 0;
+		r->work_ns = (double)r->compute_time;
+		if (n < 3 || med <= 0)
+			continue;
+		qsort(ratios, (size_t)n, sizeof(*ratios), cmp_double);
+		double s = own / med;
+		if (ratios[n / 2] < j->cfg.slow_rank_ratio && s >= j->cfg.slow_rank_ratio)
+			s = ratios[n / 2]; /* one name's outlier is not a slow GPU */
+		r->slowdown = s;
+		if (s >= j->cfg.slow_rank_ratio)
+			r->work_ns = (double)r->compute_time / s;
+	}
+}
+
+static void slow_finding(struct kg_job *j, uint32_t i, const struct name_table *t)
+{
+	struct kg_rank *r = &j->ranks[i];
+	struct kg_job_finding *f = add_finding(j, "job-slow-rank", i);
+	if (!f)
+		return;
+	snprintf(f->title, sizeof(f->title),
+		 "%s runs the same kernels %.2fx as long as the median rank (%.2f ms of kernel "
+		 "time instead of %.2f ms)",
+		 r->label, r->slowdown, ms((double)r->compute_time), ms(r->work_ns));
+	snprintf(f->explanation, sizeof(f->explanation),
+		 "The same kernels, launched the same number of times, take longer on %s's GPU "
+		 "than on the others: the GPU itself is slower (lower clocks: power or thermal "
+		 "throttling, a degraded or different part, ECC/NVLink errors) or shared with "
+		 "another process. Every collective then waits for it.",
+		 r->label);
+	snprintf(f->fix, sizeof(f->fix),
+		 "Check %s's GPU (%s on %s): nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,TEMPERATURE "
+		 "for throttle reasons, other processes on it (nvidia-smi, MPS, MIG), its PCIe/"
+		 "NVLink links; record it with --hw to see its SM clock. Drain or replace the "
+		 "node if it stays slow.",
+		 r->label, r->gpu[0] ? r->gpu : "?", r->host[0] ? r->host : "?");
+	f->gain_ns = (double)r->compute_time - r->work_ns;
+	snprintf(f->gain_how, sizeof(f->gain_how),
+		 "its kernel time minus the same kernels at the median rank's speed; the others "
+		 "wait that long at the collectives");
+	uint32_t shown = 0;
+	for (uint32_t k = 0; k + r->n_comm_names < r->n_kernel && shown < 5; k++) {
+		const struct kg_rank_kernel *kk = &r->kernel[k];
+		uint32_t id = idmap_get(&t->ids, kk->hash);
+		if (id == KG_IDMAP_NONE || t->median[id] <= 0 || t->ranks[id] < 2)
+			continue;
+		char nm[64];
+		evidence(f, "%s: %u runs, p50 %.1f µs here, %.1f µs on the median rank (%.2fx)",
+			 short_name(rank_name(r, kk), nm, sizeof(nm)), kk->count, (double)kk->p50 / 1e3,
+			 (double)t->median[id] / 1e3, (double)kk->p50 / (double)t->median[id]);
+		shown++;
+	}
+	snprintf(f->figures, sizeof(f->figures), "slowdown=%.3f, kernel_ms=%.3f, at_median_ms=%.3f",
+		 r->slowdown, ms((double)r->compute_time), ms(r->work_ns));
+}
+
+static int by_gain_index(const void *pa, const void *pb, void *arg)
+{
+	const struct kg_job *j = arg;
+	const struct kg_rank *a = &j->ranks[*(const uint32_t *)pa],
+			     *b = &j->ranks[*(const uint32_t *)pb];
+	double ga = (double)a->compute_time - a->work_ns, gb = (double)b->compute_time - b->work_ns;
+	return (ga < gb) - (ga > gb);
+}
+
+static int rule_slow_ranks(struct kg_job *j)
+{
+	struct name_table t = {0};
+	uint32_t with = 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		with += j->ranks[i].kernels > 0;
+	uint32_t *order = malloc((j->n_ranks + 1) * sizeof(*order));
+	int rc = order ? name_table_build(j, &t) : -ENOMEM;
+	if (rc == 0) {
+		rank_speed(j, &t, with);
+		for (uint32_t i = 0; i < j->n_ranks; i++)
+			order[i] = i;
+		qsort_r(order, j->n_ranks, sizeof(*order), by_gain_index, j);
+		for (uint32_t n = 0, i = 0; i < j->n_ranks && n < MAX_RANK_FINDINGS; i++) {
+			const struct kg_rank *r = &j->ranks[order[i]];
+			if (r->slowdown < j->cfg.slow_rank_ratio ||
+			    !worth(j, (double)r->compute_time - r->work_ns))
+				continue;
+			slow_finding(j, order[i], &t);
+			n++;
+		}
+	}
+	name_table_free(&t);
+	free(order);
+	return rc;
+}
+
+/* More work than the others: kernel time at the median speed, busiest against the least
+ * busy rank (as the single-trace gpu-imbalance rule compares GPUs). */
+static void rule_imbalance(struct kg_job *j)
+{
+	double max = -1, min = -1, sum = 0;
+	uint32_t imax = 0, imin = 0, used = 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		if (!r->kernels)
+			continue;
+		used++;
+		sum += r->work_ns;
+		if (max < 0 || r->work_ns > max)
+			max = r->work_ns, imax = i;
+		if (min < 0 || r->work_ns < min)
+			min = r->work_ns, imin = i;
+	}
+	if (used < 2 || min <= 0 || max / min < j->cfg.imbalance_ratio ||
+	    !worth(j, max - sum / used))
+		return;
+	const struct kg_rank *rmax = &j->ranks[imax], *rmin = &j->ranks[imin];
+	struct kg_job_finding *f = add_finding(j, "job-imbalance", imax);
+	if (!f)
+		return;
+	snprintf(f->title, sizeof(f->title),
+		 "work is unbalanced across ranks: %s computes %.1f ms, %s only %.1f ms (%.2fx; "
+		 "mean %.1f ms)",
+		 rmax->label, ms(max), rmin->label, ms(min), max / min, ms(sum / used));
+	snprintf(f->explanation, sizeof(f->explanation),
+		 "The ranks do not get the same amount of work (counted at the same speed, so a "
+		 "slower GPU is not mistaken for more work): the busiest decides when each step "
+		 "ends and the others wait for it at the next collective.");
+	snprintf(f->fix, sizeof(f->fix),
+		 "Split the work evenly: the same batch per rank (DistributedSampler, drop_last, "
+		 "sequence-length bucketing), each rank on its own device, balanced pipeline "
+		 "stages or expert placement.");
+	f->gain_ns = max - sum / used;
+	snprintf(f->gain_how, sizeof(f->gain_how),
+		 "busiest rank's kernel time minus the mean over %u ranks", used);
+	uint32_t shown = 0;
+	for (uint32_t i = 0; i < j->n_ranks && shown < KG_JOB_EVIDENCE - 1; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		if (r->kernels && r->work_ns >= (sum / used) * j->cfg.imbalance_ratio && i != imax) {
+			evidence(f, "%s: %.1f ms (%u kernels)", r->label, ms(r->work_ns), r->kernels);
+			shown++;
+		}
+	}
+	evidence(f, "%s: %.1f ms (%u kernels); %s: %.1f ms (%u kernels)", rmax->label, ms(max),
+		 rmax->kernels, rmin->label, ms(min), rmin->kernels);
+	snprintf(f->figures, sizeof(f->figures), "max_ms=%.3f, min_ms=%.3f, mean_ms=%.3f, ratio=%.2f",
+		 ms(max), ms(min), ms(sum / used), max / min);
+}
+
+/* ------------------------------------------------------------------ kernel counts */
+
+/* The most frequent value of sorted v (the smallest of equally frequent ones). */
+static uint32_t mode_of(const uint32_t *v, uint32_t n)
+{
+	uint32_t best = 0, best_n = 0;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t e = i;
+		while (e < n && v[e] == v[i])
+			e++;
+		if (e - i > best_n)
+			best_n = e - i, best = v[i];
+		i = e;
+	}
+	return best;
+}
+
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* Per common step (or, without steps, the whole trace), the kernel count most ranks
+ * have; the ranks that differ. */
+static int rule_kernel_count(struct kg_job *j)
+{
+	uint32_t nsteps = UINT32_MAX, with = 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		if (!r->kernels)
+			continue;
+		with++;
+		if (r->n_steps < nsteps)
+			nsteps = r->n_steps;
+	}
+	if (with < 2)
+		return 0;
+	int by_step = nsteps != UINT32_MAX && nsteps > 0;
+	uint32_t rounds = by_step ? nsteps : 1;
+	uint32_t *v = malloc(with * sizeof(*v)), *sorted = malloc(with * sizeof(*v));
+	uint32_t *odd = calloc(j->n_ranks, sizeof(*odd)), *odd_step = calloc(j->n_ranks, sizeof(*odd));
+	uint32_t *odd_mode = calloc(j->n_ranks, sizeof(*odd));
+	int rc = v && sorted && odd && odd_step && odd_mode ? 0 : -ENOMEM;
+	uint32_t n_odd = 0;
+	for (uint32_t s = 0; !rc && s < rounds; s++) {
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < j->n_ranks; i++)
+			if (j->ranks[i].kernels)
+				v[n++] = by_step ? j->ranks[i].steps[s].kernels : j->ranks[i].kernels;
+		memcpy(sorted, v, n * sizeof(*v));
+		qsort(sorted, n, sizeof(*sorted), cmp_u32);
+		uint32_t mode = mode_of(sorted, n);
+		for (uint32_t i = 0, x = 0; i < j->n_ranks; i++) {
+			if (!j->ranks[i].kernels)
+				continue;
+			if (v[x++] != mode) {
+				if (!odd[i]++) {
+					n_odd++;
+					odd_step[i] = s;
+					odd_mode[i] = mode;
+				}
+			}
+		}
+	}
+	if (!rc && n_odd && n_odd * 2 <= with) {
+		uint32_t first = 0;
+		while (!odd[first])
+			first++;
+		const struct kg_rank *r = &j->ranks[first];
+		uint32_t had = by_step ? r->steps[odd_step[first]].kernels : r->kernels;
+		struct kg_job_finding *f = add_finding(j, "job-kernel-count", first);
+		if (f) {
+			f->severity = KG_SEV_WARNING;
+			if (by_step)
+				snprintf(f->title, sizeof(f->title),
+					 "%u of %u ranks launch a different number of kernels per "
+					 "step: %s ran %u kernels in step %u where most ranks ran %u",
+					 n_odd, with, r->label, had, odd_step[first] + 1, odd_mode[first]);
+			else
+				snprintf(f->title, sizeof(f->title),
+					 "%u of %u ranks launch a different number of kernels: %s "
+					 "ran %u where most ranks ran %u",
+					 n_odd, with, r->label, had, odd_mode[first]);
+			snprintf(f->explanation, sizeof(f->explanation),
+				 "Ranks of a data-parallel job run the same program on the same "
+				 "shapes: a different kernel count means another code path on "
+				 "that rank (data-dependent branches, a different batch shape, "
+				 "recompilation, extra logging or checkpointing work), which "
+				 "usually makes it late at the next collective.");
+			snprintf(f->fix, sizeof(f->fix),
+				 "Look at what %s runs in that step that the others do not "
+				 "(kgantt report %s --nvtx %s); make shapes and code paths "
+				 "the same on every rank.",
+				 r->label, r->file, r->step_name[0] ? r->step_name : "step");
+			snprintf(f->gain_how, sizeof(f->gain_how), "not estimated");
+			for (uint32_t i = 0; i < j->n_ranks; i++)
+				if (odd[i]) {
+					const struct kg_rank *q = &j->ranks[i];
+					if (by_step)
+						evidence(f, "%s: %u of %u steps differ; first: step %u, "
+							 "%u kernels (most ranks: %u)",
+							 q->label, odd[i], rounds, odd_step[i] + 1,
+							 q->steps[odd_step[i]].kernels, odd_mode[i]);
+					else
+						evidence(f, "%s: %u kernels (most ranks: %u)", q->label,
+							 q->kernels, odd_mode[i]);
+				}
+			snprintf(f->figures, sizeof(f->figures), "ranks_differing=%u, ranks=%u, steps=%u",
+				 n_odd, with, by_step ? rounds : 0);
+		}
+	}
+	free(v);
+	free(sorted);
+	free(odd);
+	free(odd_step);
+	free(odd_mode);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ the job */
+
+static int by_finding_gain(const void *pa, const void *pb)
+{
+	const struct kg_job_finding *a = pa, *b = pb;
+	if (a->gain_ns != b->gain_ns)
+		return (a->gain_ns < b->gain_ns) - (a->gain_ns > b->gain_ns);
+	return (int)b->severity - (int)a->severity;
+}
+
+static void job_span(struct kg_job *j)
+{
+	j->begin = INT64_MAX;
+	j->end = INT64_MIN;
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		if (r->begin == KG_NO_TIME || r->end == KG_NO_TIME)
+			continue;
+		int64_t b = kg_time_add(r->begin, r->shift), e = kg_time_add(r->end, r->shift);
+		if (b < j->begin)
+			j->begin = b;
+		if (e > j->end)
+			j->end = e;
+	}
+	if (j->begin > j->end)
+		j->begin = j->end = 0;
+	j->span = kg_time_diff(j->end, j->begin);
+}
+
+int job_analyse(struct kg_job *j)
+{
+	if (!j->n_ranks)
+		return 0;
+	qsort(j->ranks, j->n_ranks, sizeof(*j->ranks), by_rank);
+	common_collectives(j);
+	int rc = align_clocks(j);
+	if (rc)
+		return rc;
+	job_span(j);
+	if ((rc = rule_slow_ranks(j)) || (rc = rule_stragglers(j)) ||
+	    (rc = rule_kernel_count(j)))
+		return rc;
+	rule_imbalance(j);
+	for (uint32_t i = 0; i < j->n_findings; i++) {
+		struct kg_job_finding *f = &j->findings[i];
+		f->gain_pct = j->span > 0 ? 100.0 * f->gain_ns / (double)j->span : 0;
+		if (f->gain_ns > 0)
+			f->severity = f->gain_pct >= 10 ? KG_SEV_CRITICAL
+				      : f->gain_pct >= 3 ? KG_SEV_WARNING
+							 : KG_SEV_INFO;
+	}
+	if (j->n_findings)
+		qsort(j->findings, j->n_findings, sizeof(*j->findings), by_finding_gain);
+	return 0;
+}
+
+void job_free(struct kg_job *j)
+{
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		rank_free(&j->ranks[i]);
+	free(j->ranks);
+	free(j->steps);
+	free(j->findings);
+	memset(j, 0, sizeof(*j));
+}
+
+/* ------------------------------------------------------------------ for the charts */
+
+int64_t *job_last_starts(const struct kg_job *j)
+{
+	if (!j->n_collectives)
+		return NULL;
+	int64_t *v = malloc(j->n_collectives * sizeof(*v));
+	for (uint32_t k = 0; v && k < j->n_collectives; k++) {
+		v[k] = INT64_MIN;
+		for (uint32_t i = 0; i < j->n_ranks; i++)
+			if (j->ranks[i].n_coll > k) {
+				int64_t s = kg_time_add(j->ranks[i].coll[k].start, j->ranks[i].shift);
+				if (s > v[k])
+					v[k] = s;
+			}
+	}
+	return v;
+}
+
+/* ------------------------------------------------------------------ rank sets */
+
+int rank_set_parse(struct kg_rank_set *s, const char *expr, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	const char *p = expr;
+	while (*p) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi;
+		if (end == p || *p == '-' || lo >= UINT32_MAX)
+			goto bad;
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!*p || *p == ',') {
+				hi = UINT32_MAX - 1;
+			} else {
+				hi = strtoul(p, &end, 10);
+				if (end == p || hi >= UINT32_MAX || hi < lo)
+					goto bad;
+				p = end;
+			}
+		}
+		if (*p && *p != ',')
+			goto bad;
+		if (*p == ',' && !*++p)
+			goto bad;
+		uint32_t(*r)[2] = realloc(s->ranges, (s->n + 1) * sizeof(*r));
+		if (!r) {
+			snprintf(err, errlen, "out of memory");
+			rank_set_free(s);
+			return -1;
+		}
+		s->ranges = r;
+		s->ranges[s->n][0] = (uint32_t)lo;
+		s->ranges[s->n++][1] = (uint32_t)hi;
+	}
+	if (!s->n)
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen, "'%s' is not a rank expression (e.g. 3, 0-7,12, 100-)", expr);
+	rank_set_free(s);
+	return -1;
+}
+
+int rank_set_has(const struct kg_rank_set *s, uint32_t rank)
+{
+	if (!s || !s->n)
+		return 1;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (rank >= s->ranges[i][0] && rank <= s->ranges[i][1])
+			return 1;
+	return 0;
+}
+
+void rank_set_free(struct kg_rank_set *s)
+{
+	free(s->ranges);
+	s->ranges = NULL;
+	s->n = 0;
+}

@@ -1,0 +1,509 @@
+/* One trace's ranks, reduced to what the job's rules compare (job.h): for each GPU that
+ * ran something, its times and idle causes, its own top findings, its kernels by name,
+ * its collectives in order, its steps and a coarse timeline. Called while the trace's
+ * model and analysis are alive; nothing of them is kept. */
+#include "job/job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/strtab.h"
+#include "util/timemath.h"
+
+#define UNIX_2001_NS 978307200000000000LL
+
+static const char *const step_candidates[] = {"ProfilerStep", "train_step", "step"};
+
+const char *bin_state_name(enum kg_bin_state s)
+{
+	static const char *const names[KG_BIN_STATES] = {
+		"none", "compute", "communication", "copy", "idle: host", "idle: sync",
+		"idle: launch", "idle: dependency", "idle: unknown", "idle: short gaps"};
+	return (unsigned)s < KG_BIN_STATES ? names[s] : "?";
+}
+
+const char *rank_name(const struct kg_rank *r, const struct kg_rank_kernel *k)
+{
+	return k->name < r->names_len ? r->names + k->name : "";
+}
+
+void rank_free(struct kg_rank *r)
+{
+	free(r->kernel);
+	free(r->coll);
+	free(r->steps);
+	free(r->names);
+	memset(r, 0, sizeof(*r));
+}
+
+static int64_t op_dur(const struct kg_op *o)
+{
+	return o->start == KG_NO_TIME || o->end == KG_NO_TIME || o->end < o->start
+		       ? 0
+		       : kg_time_diff(o->end, o->start);
+}
+
+static uint64_t name_hash(const char *s)
+{
+	return strtab_hash(s, strlen(s));
+}
+
+/* ------------------------------------------------------------------ who */
+
+static void base_name(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	snprintf(out, len, "%s", slash ? slash + 1 : path);
+}
+
+/* The process that ran most of a GPU's work: a GPU's first device may be another
+ * process's (torchrun's launcher touches every GPU and runs nothing). */
+static uint32_t gpu_process(const struct kg_model *m, const struct kg_gpu_metrics *gm)
+{
+	uint32_t best = m->devices[m->gpus[gm->gpu].device].process, best_n = 0;
+	uint32_t *count = calloc((size_t)m->n_processes + 1, sizeof(*count));
+	for (uint32_t i = 0; count && i < gm->n_ops; i++) {
+		uint32_t p = m->streams[m->ops[gm->ops[i]].stream].process;
+		if (p < m->n_processes && ++count[p] > best_n)
+			best_n = count[p], best = p;
+	}
+	free(count);
+	return best;
+}
+
+/* The device entry of process p for GPU g (its ordinal and name in that process). */
+static const struct kg_device *gpu_device(const struct kg_model *m, uint32_t g, uint32_t p)
+{
+	for (uint32_t d = 0; d < m->n_devices; d++)
+		if (m->devices[d].gpu == g && m->devices[d].process == p)
+			return &m->devices[d];
+	return &m->devices[m->gpus[g].device];
+}
+
+static void fill_identity(struct kg_rank *r, const struct kg_model *m, uint32_t g,
+			  uint32_t process, const char *file, uint32_t procs_with_gpus)
+{
+	const struct kg_device *d = gpu_device(m, g, process);
+	const struct kg_process *p = process < m->n_processes ? &m->processes[process] : NULL;
+	snprintf(r->file, sizeof(r->file), "%s", file);
+	snprintf(r->gpu, sizeof(r->gpu), "%s", model_text(m, d->name));
+	r->ordinal = d->ordinal;
+	r->realtime_offset = KG_NO_TIME;
+	for (uint32_t d2 = 0; d2 < m->n_devices; d2++)
+		r->gpus_in_process += m->devices[d2].process == process;
+	if (p) {
+		snprintf(r->host, sizeof(r->host), "%s", model_text(m, p->host));
+		snprintf(r->rank, sizeof(r->rank), "%s", model_text(m, p->rank));
+		r->pid = p->pid;
+		r->realtime_offset = p->realtime_offset;
+	}
+	char gpu_part[32] = "";
+	if (r->gpus_in_process > 1)
+		snprintf(gpu_part, sizeof(gpu_part), " GPU %d", r->ordinal);
+	if (r->rank[0]) {
+		snprintf(r->label, sizeof(r->label), "rank %s%s", r->rank, gpu_part);
+	} else {
+		char base[48], pid_part[24] = "";
+		base_name(file, base, sizeof(base));
+		if (procs_with_gpus > 1)
+			snprintf(pid_part, sizeof(pid_part), " pid %u", r->pid);
+		snprintf(r->label, sizeof(r->label), "%s%s GPU %d", base, pid_part, r->ordinal);
+	}
+}
+
+/* ------------------------------------------------------------------ kernels by name */
+
+struct name_dur {
+	uint32_t name;
+	int64_t dur;
+};
+
+static int by_name_dur(const void *pa, const void *pb)
+{
+	const struct name_dur *a = pa, *b = pb;
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return (a->dur > b->dur) - (a->dur < b->dur);
+}
+
+static int by_total_desc(const void *pa, const void *pb)
+{
+	const struct kg_rank_kernel *a = pa, *b = pb;
+	return (a->total < b->total) - (a->total > b->total);
+}
+
+struct name_buf {
+	char *text;
+	uint32_t len, cap;
+};
+
+static int name_add(struct name_buf *nb, const char *s, uint32_t *off)
+{
+	size_t n = strlen(s) + 1;
+	if (n > 4096)
+		n = 4096; /* a name longer than this (none seen) is cut */
+	if ((size_t)nb->len + n > nb->cap) {
+		uint32_t cap = nb->cap ? nb->cap * 2 : 4096;
+		while (cap < nb->len + n)
+			cap *= 2;
+		char *t = realloc(nb->text, cap);
+		if (!t)
+			return -ENOMEM;
+		nb->text = t;
+		nb->cap = cap;
+	}
+	*off = nb->len;
+	memcpy(nb->text + nb->len, s, n - 1);
+	nb->text[nb->len + n - 1] = 0;
+	nb->len += (uint32_t)n;
+	return 0;
+}
+
+/* Runs of one name in the sorted pairs, as kernel rows (count, total, p50). */
+static uint32_t name_runs(const struct name_dur *nd, size_t n, struct kg_rank_kernel *out)
+{
+	uint32_t k = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t total = 0;
+		while (j < n && nd[j].name == nd[i].name)
+			total = kg_time_add(total, nd[j++].dur);
+		out[k++] = (struct kg_rank_kernel){.name = nd[i].name, .count = (uint32_t)(j - i),
+						   .total = total, .p50 = nd[i + (j - i) / 2].dur};
+		i = j;
+	}
+	return k;
+}
+
+/* The top names of one kind (compute or communication) into r->kernel, names into nb. */
+static int keep_names(struct kg_rank *r, const struct kg_model *m, struct name_dur *nd,
+		      size_t n, uint32_t keep, struct name_buf *nb)
+{
+	if (!n)
+		return 0;
+	qsort(nd, n, sizeof(*nd), by_name_dur);
+	struct kg_rank_kernel *rows = malloc(n * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	uint32_t k = name_runs(nd, n, rows);
+	qsort(rows, k, sizeof(*rows), by_total_desc);
+	if (k > keep)
+		k = keep;
+	struct kg_rank_kernel *grown = realloc(r->kernel, (r->n_kernel + k) * sizeof(*grown));
+	if (!grown) {
+		free(rows);
+		return -ENOMEM;
+	}
+	r->kernel = grown;
+	for (uint32_t i = 0; i < k; i++) {
+		const char *text = model_text(m, rows[i].name);
+		rows[i].hash = name_hash(text);
+		if (name_add(nb, text, &rows[i].name) < 0) {
+			free(rows);
+			return -ENOMEM;
+		}
+		r->kernel[r->n_kernel++] = rows[i];
+	}
+	free(rows);
+	return (int)k;
+}
+
+static int kernel_names(struct kg_rank *r, const struct kg_analysis *a,
+			const struct kg_gpu_metrics *gm, struct name_buf *nb)
+{
+	const struct kg_model *m = a->m;
+	struct name_dur *compute = malloc(((size_t)gm->n_ops + 1) * sizeof(*compute));
+	struct name_dur *comm = malloc(((size_t)gm->n_ops + 1) * sizeof(*comm));
+	size_t nc = 0, nm = 0;
+	int rc = -ENOMEM;
+	if (!compute || !comm)
+		goto out;
+	for (uint32_t i = 0; i < gm->n_ops; i++) {
+		const struct kg_op *o = &m->ops[gm->ops[i]];
+		if (o->kind != KG_OP_KERNEL)
+			continue;
+		int64_t d = op_dur(o);
+		r->kernels++;
+		if (o->flags & KG_OPF_COMM) {
+			r->comm_kernels++;
+			r->comm_time = kg_time_add(r->comm_time, d);
+			comm[nm++] = (struct name_dur){o->name, d};
+		} else {
+			r->compute_time = kg_time_add(r->compute_time, d);
+			compute[nc++] = (struct name_dur){o->name, d};
+		}
+	}
+	rc = keep_names(r, m, compute, nc, KG_JOB_KERNELS, nb);
+	if (rc >= 0) {
+		rc = keep_names(r, m, comm, nm, KG_JOB_COMM_NAMES, nb);
+		if (rc >= 0)
+			r->n_comm_names = (uint32_t)rc;
+	}
+out:
+	free(compute);
+	free(comm);
+	return rc < 0 ? rc : 0;
+}
+
+/* ------------------------------------------------------------------ steps */
+
+struct range_ref {
+	int64_t start, end;
+};
+
+static int by_range_start(const void *pa, const void *pb)
+{
+	const struct range_ref *a = pa, *b = pb;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int is_step(const struct kg_model *m, const struct kg_range *g, uint32_t process,
+		   const char *name)
+{
+	return g->process == process && g->start != KG_NO_TIME && g->end != KG_NO_TIME &&
+	       g->end > g->start && !strncasecmp(model_text(m, g->name), name, strlen(name));
+}
+
+/* The name of the step ranges of a process: the one given, else the first candidate
+ * with at least two ranges. NULL when none. */
+static const char *step_name_of(const struct kg_model *m, uint32_t process, const char *given)
+{
+	const char *const *cand = given ? &given : step_candidates;
+	size_t ncand = given ? 1 : sizeof(step_candidates) / sizeof(*step_candidates);
+	for (size_t c = 0; c < ncand; c++) {
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < m->n_ranges && n < 2; i++)
+			n += (uint32_t)is_step(m, &m->ranges[i], process, cand[c]);
+		if (n >= 2)
+			return cand[c];
+	}
+	return NULL;
+}
+
+/* The step a host time falls in (steps sorted, disjoint), UINT32_MAX none. */
+static uint32_t step_at(const struct kg_rank *r, int64_t t)
+{
+	uint32_t lo = 0, hi = r->n_steps;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r->steps[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n_steps && r->steps[lo].start <= t ? lo : UINT32_MAX;
+}
+
+static int find_steps(struct kg_rank *r, const struct kg_model *m, uint32_t process,
+		      const char *given)
+{
+	const char *name = step_name_of(m, process, given);
+	if (!name)
+		return 0;
+	snprintf(r->step_name, sizeof(r->step_name), "%s", name);
+	struct range_ref *rr = malloc(((size_t)m->n_ranges + 1) * sizeof(*rr));
+	if (!rr)
+		return -ENOMEM;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_ranges; i++)
+		if (is_step(m, &m->ranges[i], process, name))
+			rr[n++] = (struct range_ref){m->ranges[i].start, m->ranges[i].end};
+	qsort(rr, n, sizeof(*rr), by_range_start);
+	r->steps = calloc(n ? n : 1, sizeof(*r->steps));
+	if (!r->steps) {
+		free(rr);
+		return -ENOMEM;
+	}
+	int64_t last_end = INT64_MIN;
+	for (uint32_t i = 0; i < n && r->n_steps < KG_JOB_MAX_STEPS; i++) {
+		if (rr[i].start < last_end)
+			continue; /* nested in or overlapping the previous step: not a step */
+		r->steps[r->n_steps++] = (struct kg_rank_step){.start = rr[i].start,
+							       .end = rr[i].end};
+		last_end = rr[i].end;
+	}
+	free(rr);
+	return 0;
+}
+
+/* A kernel's time on the host: when it was launched, else when it started. */
+static int64_t launch_time(const struct kg_op *o)
+{
+	return o->api_start != KG_NO_TIME ? o->api_start : o->start;
+}
+
+static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
+				 const struct kg_gpu_metrics *gm)
+{
+	const struct kg_model *m = a->m;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < gm->n_ops; i++)
+		n += (m->ops[gm->ops[i]].flags & KG_OPF_COMM) != 0;
+	if (n > KG_JOB_MAX_COLLECTIVES)
+		n = KG_JOB_MAX_COLLECTIVES, r->coll_cut = 1;
+	r->coll = calloc(n ? n : 1, sizeof(*r->coll));
+	if (!r->coll)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < gm->n_ops; i++) {
+		const struct kg_op *o = &m->ops[gm->ops[i]];
+		uint32_t s = r->n_steps ? step_at(r, launch_time(o)) : UINT32_MAX;
+		if (s != UINT32_MAX && o->kind == KG_OP_KERNEL) {
+			r->steps[s].kernels++;
+			if (!(o->flags & KG_OPF_COMM))
+				r->steps[s].compute = kg_time_add(r->steps[s].compute, op_dur(o));
+		}
+		if (!(o->flags & KG_OPF_COMM) || r->n_coll >= n)
+			continue;
+		r->coll[r->n_coll++] = (struct kg_rank_collective){
+			.start = o->start, .end = o->end,
+			.hash = name_hash(model_text(m, o->name)), .step = s};
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ timeline */
+
+/* Adds [s, e) to acc[bin] for the bins it covers (bins of width w from begin). */
+static void spread(double *acc, int64_t begin, double w, int64_t s, int64_t e)
+{
+	if (e <= s || w <= 0)
+		return;
+	double fs = (double)kg_time_diff(s, begin) / w, fe = (double)kg_time_diff(e, begin) / w;
+	if (fs < 0)
+		fs = 0;
+	if (fe > KG_JOB_BINS)
+		fe = KG_JOB_BINS;
+	for (int b = (int)fs; b < KG_JOB_BINS && b < fe; b++) {
+		double lo = b > fs ? b : fs, hi = b + 1 < fe ? b + 1 : fe;
+		if (hi > lo)
+			acc[b] += hi - lo;
+	}
+}
+
+static int timeline(struct kg_rank *r, const struct kg_analysis *a,
+		    const struct kg_gpu_metrics *gm)
+{
+	const struct kg_model *m = a->m;
+	double *acc = calloc((size_t)KG_BIN_STATES * KG_JOB_BINS, sizeof(*acc));
+	if (!acc)
+		return -ENOMEM;
+	double w = (double)kg_time_diff(r->end, r->begin) / KG_JOB_BINS;
+	for (uint32_t i = 0; i < gm->n_ops; i++) {
+		const struct kg_op *o = &m->ops[gm->ops[i]];
+		enum kg_bin_state st = o->kind != KG_OP_KERNEL ? KG_BIN_COPY
+				       : (o->flags & KG_OPF_COMM) ? KG_BIN_COMM
+								  : KG_BIN_COMPUTE;
+		spread(acc + (size_t)st * KG_JOB_BINS, r->begin, w, o->start, o->end);
+	}
+	for (uint32_t i = 0; i < gm->n_gaps; i++) {
+		const struct kg_gap *g = &gm->gaps[i];
+		spread(acc + (size_t)(KG_BIN_IDLE_HOST + g->cause) * KG_JOB_BINS, r->begin, w,
+		       g->start, g->end);
+	}
+	for (int b = 0; b < KG_JOB_BINS; b++) {
+		double used = 0, best = 0;
+		int state = KG_BIN_IDLE_SHORT;
+		for (int s = KG_BIN_COMPUTE; s < KG_BIN_IDLE_SHORT; s++) {
+			double v = acc[(size_t)s * KG_JOB_BINS + b];
+			used += v;
+			if (v > best)
+				best = v, state = s;
+		}
+		/* computing while a collective runs beside it is computing: the overlap that
+		 * hides communication */
+		if (acc[(size_t)KG_BIN_COMPUTE * KG_JOB_BINS + b] >= 0.5)
+			state = KG_BIN_COMPUTE, best = 1;
+		/* what no op and no examined gap covers is idle in short gaps */
+		r->bins[b] = (uint8_t)(best >= 1 - used ? state : KG_BIN_IDLE_SHORT);
+		if (w <= 0)
+			r->bins[b] = KG_BIN_NONE;
+	}
+	free(acc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ findings */
+
+static void own_findings(struct kg_rank *r, const struct kg_analysis *a, uint32_t g)
+{
+	for (uint32_t i = 0; i < a->n_findings; i++) {
+		const struct kg_finding *f = &a->findings[i];
+		if (f->gpu != g && !(f->gpu == KG_NONE && a->n_gpus == 1))
+			continue;
+		r->n_findings++;
+		r->findings_gain += f->gain_ns;
+		if (r->n_top >= KG_JOB_FINDINGS)
+			continue;
+		struct kg_rank_finding *t = &r->top[r->n_top++];
+		snprintf(t->rule, sizeof(t->rule), "%s", f->rule);
+		snprintf(t->title, sizeof(t->title), "%s", f->title);
+		t->severity = (int)f->severity;
+		t->gain_ns = f->gain_ns;
+		t->gain_pct = f->gain_pct;
+	}
+}
+
+/* ------------------------------------------------------------------ one GPU */
+
+static int summarise_gpu(struct kg_rank *r, const struct kg_analysis *a, uint32_t g,
+			 const char *file, const struct kg_summary_opts *o, uint32_t procs)
+{
+	const struct kg_gpu_metrics *gm = &a->gpus[g];
+	const struct kg_model *m = a->m;
+	uint32_t process = gpu_process(m, gm);
+	struct name_buf nb = {0};
+	fill_identity(r, m, gm->gpu, process, file, procs);
+	r->begin = gm->begin;
+	r->end = gm->end;
+	/* a trace that gives no offset but whose times are Unix time (Kineto's are since
+	 * 2001 and later) is on CLOCK_REALTIME already */
+	if (r->realtime_offset == KG_NO_TIME && r->begin != KG_NO_TIME && r->begin > UNIX_2001_NS)
+		r->realtime_offset = 0;
+	r->busy = gm->busy;
+	r->kernel_busy = gm->kernel_busy;
+	memcpy(r->idle_by_cause, gm->idle_by_cause, sizeof(r->idle_by_cause));
+	own_findings(r, a, g);
+	int rc = kernel_names(r, a, gm, &nb);
+	if (!rc)
+		rc = find_steps(r, m, process, o ? o->step_name : NULL);
+	if (!rc)
+		rc = collectives_and_steps(r, a, gm);
+	if (!rc)
+		rc = timeline(r, a, gm);
+	r->names = nb.text;
+	r->names_len = nb.len;
+	return rc;
+}
+
+int job_rank_summaries(const struct kg_analysis *a, const char *file,
+		       const struct kg_summary_opts *o, struct kg_rank **ranks, uint32_t *n)
+{
+	const struct kg_model *m = a->m;
+	uint32_t procs = 0;
+	for (uint32_t p = 0; p < m->n_processes; p++)
+		for (uint32_t g = 0; g < a->n_gpus; g++)
+			if (a->gpus[g].n_ops && gpu_process(m, &a->gpus[g]) == p) {
+				procs++;
+				break;
+			}
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		if (!a->gpus[g].n_ops)
+			continue;
+		struct kg_rank *grown = realloc(*ranks, (*n + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		*ranks = grown;
+		struct kg_rank *r = &grown[*n];
+		memset(r, 0, sizeof(*r));
+		int rc = summarise_gpu(r, a, g, file, o, procs);
+		if (rc < 0) {
+			rank_free(r);
+			return rc;
+		}
+		(*n)++;
+	}
+	return 0;
+}

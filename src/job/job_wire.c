@@ -1,0 +1,139 @@
+/* A rank summary as bytes, for MPI's gather: a header (magic, version, length), the
+ * struct with its pointers cleared, then its arrays. The processes of one job run the
+ * same kgantt on machines of one architecture, so the struct travels as it is in
+ * memory; the version changes whenever struct kg_rank does. Unpacking trusts nothing:
+ * every count is checked against the bytes there are. */
+#include "job/job.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
+#define WIRE_VERSION 1u
+
+struct wire_header {
+	uint32_t magic, version;
+	uint64_t length;           /* of the whole record, header included */
+	uint32_t struct_size;      /* sizeof(struct kg_rank) of the writer */
+	uint32_t pad;
+};
+
+static size_t wire_size(const struct kg_rank *r)
+{
+	return sizeof(struct wire_header) + sizeof(*r) + r->n_kernel * sizeof(*r->kernel) +
+	       r->n_coll * sizeof(*r->coll) + r->n_steps * sizeof(*r->steps) + r->names_len;
+}
+
+static uint8_t *put(uint8_t *at, const void *p, size_t n)
+{
+	if (n)
+		memcpy(at, p, n);
+	return at + n;
+}
+
+int job_wire_pack(const struct kg_rank *r, uint8_t **buf, size_t *len)
+{
+	size_t n = wire_size(r);
+	uint8_t *b = malloc(n), *at = b;
+	if (!b)
+		return -ENOMEM;
+	struct wire_header h = {WIRE_MAGIC, WIRE_VERSION, n, (uint32_t)sizeof(*r), 0};
+	struct kg_rank flat = *r;
+	flat.kernel = NULL;
+	flat.coll = NULL;
+	flat.steps = NULL;
+	flat.names = NULL;
+	at = put(at, &h, sizeof(h));
+	at = put(at, &flat, sizeof(flat));
+	at = put(at, r->kernel, r->n_kernel * sizeof(*r->kernel));
+	at = put(at, r->coll, r->n_coll * sizeof(*r->coll));
+	at = put(at, r->steps, r->n_steps * sizeof(*r->steps));
+	put(at, r->names, r->names_len);
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* A copy of the next n bytes at *at into *out (NULL for 0 bytes), or -EINVAL/-ENOMEM. */
+static int take(const uint8_t **at, const uint8_t *end, size_t n, void **out)
+{
+	*out = NULL;
+	if (n > (size_t)(end - *at))
+		return -EINVAL;
+	if (!n)
+		return 0;
+	if (!(*out = malloc(n)))
+		return -ENOMEM;
+	memcpy(*out, *at, n);
+	*at += n;
+	return 0;
+}
+
+#define TERMINATE(field) ((field)[sizeof(field) - 1] = 0)
+
+int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *used)
+{
+	struct wire_header h;
+	memset(r, 0, sizeof(*r));
+	if (len < sizeof(h) + sizeof(*r))
+		return -EINVAL;
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic != WIRE_MAGIC || h.version != WIRE_VERSION || h.struct_size != sizeof(*r) ||
+	    h.length > len || h.length < sizeof(h) + sizeof(*r))
+		return -EINVAL;
+	const uint8_t *at = buf + sizeof(h), *end = buf + h.length;
+	memcpy(r, at, sizeof(*r));
+	at += sizeof(*r);
+	uint64_t need = (uint64_t)r->n_kernel * sizeof(*r->kernel) +
+			(uint64_t)r->n_coll * sizeof(*r->coll) +
+			(uint64_t)r->n_steps * sizeof(*r->steps) + r->names_len;
+	if (r->n_kernel > KG_JOB_KERNELS + KG_JOB_COMM_NAMES || r->n_comm_names > r->n_kernel ||
+	    r->n_coll > KG_JOB_MAX_COLLECTIVES || r->n_steps > KG_JOB_MAX_STEPS ||
+	    need != (uint64_t)(end - at)) {
+		memset(r, 0, sizeof(*r));
+		return -EINVAL;
+	}
+	r->kernel = NULL;
+	r->coll = NULL;
+	r->steps = NULL;
+	r->names = NULL;
+	void *k, *c, *s, *nm;
+	int rc = take(&at, end, r->n_kernel * sizeof(*r->kernel), &k);
+	r->kernel = k;
+	if (!rc)
+		rc = take(&at, end, r->n_coll * sizeof(*r->coll), &c), r->coll = c;
+	if (!rc)
+		rc = take(&at, end, r->n_steps * sizeof(*r->steps), &s), r->steps = s;
+	if (!rc)
+		rc = take(&at, end, r->names_len, &nm), r->names = nm;
+	if (!rc && r->names_len && r->names[r->names_len - 1])
+		rc = -EINVAL; /* the names end with their NUL */
+	for (uint32_t i = 0; !rc && i < r->n_kernel; i++)
+		if (r->kernel[i].name >= r->names_len && r->names_len)
+			rc = -EINVAL;
+	for (uint32_t i = 0; !rc && i < r->n_coll; i++)
+		if (r->coll[i].step != UINT32_MAX && r->coll[i].step >= r->n_steps)
+			rc = -EINVAL;
+	if (rc) {
+		rank_free(r);
+		return rc;
+	}
+	TERMINATE(r->file);
+	TERMINATE(r->host);
+	TERMINATE(r->gpu);
+	TERMINATE(r->rank);
+	TERMINATE(r->label);
+	TERMINATE(r->step_name);
+	for (int i = 0; i < KG_JOB_FINDINGS; i++) {
+		TERMINATE(r->top[i].rule);
+		TERMINATE(r->top[i].title);
+	}
+	if (r->n_top < 0 || r->n_top > KG_JOB_FINDINGS)
+		r->n_top = 0;
+	for (int i = 0; i < KG_JOB_BINS; i++)
+		if (r->bins[i] >= KG_BIN_STATES)
+			r->bins[i] = KG_BIN_NONE;
+	*used = (size_t)h.length;
+	return 0;
+}

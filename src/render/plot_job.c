@@ -1,0 +1,279 @@
+/* The job's chart (plot_job.h): one lane per rank on the job's clock, each lane what its
+ * GPU was doing (compute, communication, copies, idle by cause) from the rank's
+ * timeline, the time it spent waiting inside each collective for the last rank hatched
+ * over it, the last rank's start marked, and the ranks the findings name badged. */
+#include "render/plot_job.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/chart_out.h"
+#include "render/draw.h"
+#include "util/timemath.h"
+
+#define MARGIN 16
+#define HEADER 58
+#define AXIS 22
+#define LEGEND 40
+#define MAX_LANES_PX 1600.0 /* lanes shrink to fit: a thousand ranks get 1.6 px each */
+
+static const struct rgb c_state[KG_BIN_STATES] = {
+	RGB(0xffffff), /* none */
+	RGB(0x4e79a7), /* compute */
+	RGB(0xc2185b), /* communication */
+	RGB(0xa0a0a0), /* copy */
+	RGB(0xf2b134), /* idle: host */
+	RGB(0xd62728), /* idle: sync */
+	RGB(0xbdbdbd), /* idle: launch */
+	RGB(0x9467bd), /* idle: dependency */
+	RGB(0xe0e0e0), /* idle: unknown */
+	RGB(0xf3f3f3), /* idle: short gaps */
+};
+static const struct rgb c_text = RGB(0x1f2328), c_muted = RGB(0x5f6b7a), c_grid = RGB(0xe4e7eb);
+static const struct rgb c_wait = RGB(0x3a0d1f), c_last = RGB(0x000000);
+static const struct rgb c_sev[3] = {RGB(0x1565c0), RGB(0xe65100), RGB(0xb71c1c)};
+
+struct job_chart {
+	const struct kg_job *j;
+	const struct kg_job_plot_opts *o;
+	uint32_t *order, n;     /* the lanes: indices into j->ranks */
+	double label_w, lane_h, x0, x1, y0;
+	double width, height;
+	int64_t *last_start;    /* per collective, on the job's clock */
+};
+
+static double x_of(const struct job_chart *c, int64_t t)
+{
+	double f = c->j->span > 0 ? (double)kg_time_diff(t, c->j->begin) / (double)c->j->span : 0;
+	return c->x0 + f * (c->x1 - c->x0);
+}
+
+static void rect(cairo_t *cr, double x, double y, double w, double h, struct rgb col)
+{
+	set_rgb(cr, col);
+	cairo_rectangle(cr, x, y, w, h);
+	cairo_fill(cr);
+}
+
+/* ------------------------------------------------------------------ pieces */
+
+static void header(cairo_t *cr, const struct job_chart *c)
+{
+	char line[400], d[32];
+	snprintf(line, sizeof(line), "%s", c->o->title ? c->o->title : "kgantt job");
+	font(cr, 15, 1);
+	text_fit(cr, MARGIN, 22, c->width - 2 * MARGIN, line, c_text);
+	snprintf(d, sizeof(d), "%.2f ms", (double)c->j->span / 1e6);
+	snprintf(line, sizeof(line), "%u ranks (%u shown) from %u traces, %u host clocks, span %s; "
+		 "%u collectives compared; lanes by %s",
+		 c->j->n_ranks, c->n, c->j->n_files, c->j->n_hosts, d, c->j->n_collectives,
+		 c->o->sort_name ? c->o->sort_name : "the job's delay they cause");
+	font(cr, 11, 0);
+	text_fit(cr, MARGIN, 40, c->width - 2 * MARGIN, line, c_muted);
+}
+
+/* A round step of about span/8: 1, 2 or 5 times a power of ten, in ns. */
+static int64_t tick_step(int64_t span)
+{
+	double raw = (double)span / 8, p = pow(10, floor(log10(raw > 1 ? raw : 1)));
+	double m = raw / p < 1.5 ? 1 : raw / p < 3.5 ? 2 : raw / p < 7.5 ? 5 : 10;
+	return (int64_t)(m * p) > 0 ? (int64_t)(m * p) : 1;
+}
+
+static void axis(cairo_t *cr, const struct job_chart *c)
+{
+	int64_t step = tick_step(c->j->span);
+	double bottom = c->y0 + c->lane_h * c->n;
+	font(cr, 9.5, 0);
+	for (int64_t t = 0; t <= c->j->span && step > 0; t += step) {
+		double x = floor(x_of(c, kg_time_add(c->j->begin, t))) + 0.5;
+		set_rgb(cr, c_grid);
+		cairo_move_to(cr, x, c->y0);
+		cairo_line_to(cr, x, bottom);
+		cairo_set_line_width(cr, 1);
+		cairo_stroke(cr);
+		char lab[32];
+		if (step >= 1000000)
+			snprintf(lab, sizeof(lab), "%.0f ms", (double)t / 1e6);
+		else
+			snprintf(lab, sizeof(lab), "%.2f ms", (double)t / 1e6);
+		double w = text_w(cr, lab);
+		text_fit(cr, x - w / 2 > c->x0 ? x - w / 2 : c->x0, c->y0 - 6, 80, lab, c_muted);
+	}
+}
+
+/* The rank's timeline: runs of one state as one rectangle each. */
+static void lane_bins(cairo_t *cr, const struct job_chart *c, const struct kg_rank *r, double y,
+		      double h)
+{
+	double w = (double)kg_time_diff(r->end, r->begin) / KG_JOB_BINS;
+	int64_t begin = kg_time_add(r->begin, r->shift);
+	for (int b = 0; b < KG_JOB_BINS;) {
+		int e = b;
+		while (e < KG_JOB_BINS && r->bins[e] == r->bins[b])
+			e++;
+		if (r->bins[b] != KG_BIN_NONE) {
+			double xa = x_of(c, kg_time_add(begin, (int64_t)(b * w)));
+			double xb = x_of(c, kg_time_add(begin, (int64_t)(e * w)));
+			rect(cr, xa, y, xb - xa < 0.3 ? 0.3 : xb - xa, h, c_state[r->bins[b]]);
+		}
+		b = e;
+	}
+}
+
+/* The time the rank waited inside each collective for the last rank, hatched dark; the
+ * collectives it joined last, a black tick. */
+static void lane_waits(cairo_t *cr, const struct job_chart *c, const struct kg_rank *r, double y,
+		       double h)
+{
+	for (uint32_t k = 0; c->last_start && k < c->j->n_collectives && k < r->n_coll; k++) {
+		int64_t s = kg_time_add(r->coll[k].start, r->shift), last = c->last_start[k];
+		double xa = x_of(c, s), xb = x_of(c, last);
+		if (kg_time_diff(last, s) < c->j->cfg.comm_skew_ns)
+			continue;
+		if (xb - xa >= 0.5) {
+			set_rgb(cr, c_wait);
+			cairo_rectangle(cr, xa, y + h * 0.25, xb - xa, h * 0.5);
+			cairo_fill(cr);
+		}
+	}
+	for (uint32_t k = 0; c->last_start && k < c->j->n_collectives && k < r->n_coll; k++)
+		if (kg_time_add(r->coll[k].start, r->shift) == c->last_start[k] && h >= 3) {
+			double x = floor(x_of(c, c->last_start[k])) + 0.5;
+			set_rgb(cr, c_last);
+			cairo_set_line_width(cr, 1);
+			cairo_move_to(cr, x, y);
+			cairo_line_to(cr, x, y + h);
+			cairo_stroke(cr);
+		}
+}
+
+/* The number of the first finding naming rank i (1-based), 0 none. */
+static uint32_t finding_of(const struct kg_job *j, uint32_t i, int *sev)
+{
+	for (uint32_t f = 0; f < j->n_findings; f++)
+		if (j->findings[f].rank == i) {
+			*sev = (int)j->findings[f].severity;
+			return f + 1;
+		}
+	return 0;
+}
+
+/* A lane's label, unless it would overlap one already drawn (taken[] marks the rows of
+ * 11 px that hold one). */
+static void lane_label(cairo_t *cr, const struct job_chart *c, uint32_t k, uint8_t *taken,
+		       uint32_t rows, int force)
+{
+	uint32_t i = c->order[k];
+	const struct kg_rank *r = &c->j->ranks[i];
+	double y = c->y0 + k * c->lane_h + c->lane_h / 2;
+	uint32_t row = (uint32_t)((y - c->y0) / 11);
+	if (row >= rows || taken[row] || (row > 0 && taken[row - 1] && !force) ||
+	    (row + 1 < rows && taken[row + 1] && !force))
+		return;
+	int sev = 0;
+	uint32_t f = finding_of(c->j, i, &sev);
+	char lab[96];
+	if (f)
+		snprintf(lab, sizeof(lab), "#%u %s", f, r->label);
+	else
+		snprintf(lab, sizeof(lab), "%s", r->label);
+	text_fit(cr, MARGIN, y + 3.5, c->label_w - 6, lab, f ? c_sev[sev] : c_text);
+	taken[row] = 1;
+}
+
+static void lanes(cairo_t *cr, const struct job_chart *c)
+{
+	double h = c->lane_h, gap = h >= 6 ? 1 : 0;
+	for (uint32_t k = 0; k < c->n; k++) {
+		const struct kg_rank *r = &c->j->ranks[c->order[k]];
+		double y = c->y0 + k * h;
+		lane_bins(cr, c, r, y, h - gap);
+		lane_waits(cr, c, r, y, h - gap);
+	}
+	/* labels: the ranks the findings name first, then the others where there is room */
+	uint32_t rows = (uint32_t)(c->n * h / 11) + 2;
+	uint8_t *taken = calloc(rows, 1);
+	if (!taken)
+		return;
+	font(cr, h >= 11 ? 10 : 8.5, 0);
+	for (uint32_t k = 0; k < c->n; k++) {
+		int sev;
+		if (finding_of(c->j, c->order[k], &sev))
+			lane_label(cr, c, k, taken, rows, 1);
+	}
+	for (uint32_t k = 0; k < c->n; k++)
+		lane_label(cr, c, k, taken, rows, h >= 11);
+	free(taken);
+}
+
+static void legend(cairo_t *cr, const struct job_chart *c)
+{
+	static const enum kg_bin_state shown[] = {KG_BIN_COMPUTE, KG_BIN_COMM, KG_BIN_COPY,
+						  KG_BIN_IDLE_HOST, KG_BIN_IDLE_SYNC,
+						  KG_BIN_IDLE_LAUNCH, KG_BIN_IDLE_DEPENDENCY,
+						  KG_BIN_IDLE_SHORT};
+	double x = MARGIN, y = c->y0 + c->lane_h * c->n + 14;
+	font(cr, 9.5, 0);
+	for (size_t i = 0; i < sizeof(shown) / sizeof(*shown); i++) {
+		const char *name = bin_state_name(shown[i]);
+		rect(cr, x, y, 12, 9, c_state[shown[i]]);
+		cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+		cairo_set_line_width(cr, 0.5);
+		cairo_rectangle(cr, x, y, 12, 9);
+		cairo_stroke(cr);
+		x += 16 + text_fit(cr, x + 16, y + 8.5, 200, name, c_text) + 14;
+	}
+	rect(cr, x, y + 2, 14, 5, c_wait);
+	x += 18 + text_fit(cr, x + 18, y + 8.5, 260, "waiting in a collective for the last rank",
+			   c_text) + 14;
+	rect(cr, x + 6, y, 1, 10, c_last);
+	text_fit(cr, x + 12, y + 8.5, 200, "last to join", c_text);
+	font(cr, 9.5, 0);
+	text_fit(cr, MARGIN, y + 26, c->width - 2 * MARGIN,
+		 "#N: the job finding naming the rank (kgantt report DIR); each lane from the rank's "
+		 "own timeline, 1,024 bins over its span", c_muted);
+}
+
+static int draw_job(cairo_t *cr, void *arg)
+{
+	const struct job_chart *c = arg;
+	rect(cr, 0, 0, c->width, c->height, (struct rgb){1, 1, 1});
+	header(cr, c);
+	axis(cr, c);
+	lanes(cr, c);
+	legend(cr, c);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ layout */
+
+int plot_job_render(const struct kg_job *j, const struct kg_job_plot_opts *o,
+		    const uint32_t *order, uint32_t n, const char *path, char *err,
+		    size_t errlen)
+{
+	struct job_chart c = {.j = j, .o = o, .order = (uint32_t *)order, .n = n};
+	c.width = o->width > 0 ? o->width : 1400;
+	c.lane_h = n ? MAX_LANES_PX / n : 14;
+	if (c.lane_h > 14)
+		c.lane_h = 14;
+	if (c.lane_h < 1)
+		c.lane_h = 1;
+	c.label_w = 150;
+	c.x0 = MARGIN + c.label_w;
+	c.x1 = c.width - MARGIN;
+	c.y0 = HEADER + AXIS;
+	c.height = c.y0 + c.lane_h * n + LEGEND + 20;
+	c.last_start = job_last_starts(j);
+	if (j->n_collectives && !c.last_start) {
+		snprintf(err, errlen, "out of memory drawing '%s'", path);
+		return -ENOMEM;
+	}
+	int rc = chart_write(o->format, o->dpi, c.width, c.height, draw_job, &c, path,
+			     "the chart", err, errlen);
+	free(c.last_start);
+	return rc;
+}

@@ -1,0 +1,171 @@
+/* The job's page (view_job.h). */
+#include "render/view_job.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/job_report.h"
+#include "report/json_writer.h"
+#include "util/timemath.h"
+
+#define DATA_MARKER "@@KGANTT_DATA@@"
+
+static int64_t rel(const struct kg_job *j, const struct kg_rank *r, int64_t t)
+{
+	return kg_time_diff(kg_time_add(t, r->shift), j->begin);
+}
+
+static void bins(struct jw *w, const struct kg_rank *r)
+{
+	char s[KG_JOB_BINS + 1];
+	for (int b = 0; b < KG_JOB_BINS; b++)
+		s[b] = (char)('a' + (r->bins[b] < KG_BIN_STATES ? r->bins[b] : 0));
+	s[KG_JOB_BINS] = 0;
+	kv_str(w, "bins", s);
+}
+
+/* The time the rank waited inside each collective for the last rank, and the collectives
+ * it joined last; the first KG_VIEW_JOB_WAITS of each. */
+static void waits(struct jw *w, const struct kg_job *j, const struct kg_rank *r,
+		  const int64_t *last)
+{
+	uint32_t n = 0;
+	j_key(w, "waits");
+	j_aopen(w);
+	for (uint32_t k = 0; last && k < j->n_collectives && k < r->n_coll && n < KG_VIEW_JOB_WAITS; k++) {
+		int64_t s = kg_time_add(r->coll[k].start, r->shift);
+		if (kg_time_diff(last[k], s) < j->cfg.comm_skew_ns)
+			continue;
+		j_aopen(w);
+		j_time(w, kg_time_diff(s, j->begin));
+		j_time(w, kg_time_diff(last[k], j->begin));
+		j_aclose(w);
+		n++;
+	}
+	j_aclose(w);
+	n = 0;
+	j_key(w, "lasts");
+	j_aopen(w);
+	for (uint32_t k = 0; last && k < j->n_collectives && k < r->n_coll && n < KG_VIEW_JOB_WAITS; k++)
+		if (kg_time_add(r->coll[k].start, r->shift) == last[k] && r->late) {
+			j_time(w, kg_time_diff(last[k], j->begin));
+			n++;
+		}
+	j_aclose(w);
+}
+
+static void rank_findings(struct jw *w, const struct kg_job *j, uint32_t i)
+{
+	const struct kg_rank *r = &j->ranks[i];
+	uint32_t first = 0;
+	for (uint32_t f = 0; f < j->n_findings && !first; f++)
+		if (j->findings[f].rank == i)
+			first = f + 1;
+	kv_int(w, "finding", first);
+	kv_str(w, "finding_severity", first ? severity_name(j->findings[first - 1].severity) : NULL);
+	j_key(w, "top");
+	j_aopen(w);
+	for (int k = 0; k < r->n_top; k++) {
+		j_open(w);
+		kv_str(w, "rule", r->top[k].rule);
+		kv_str(w, "severity", severity_name((enum kg_severity)r->top[k].severity));
+		kv_str(w, "title", r->top[k].title);
+		kv_num(w, "gain_ns", r->top[k].gain_ns);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i, const int64_t *last,
+		     const struct kg_view_job_opts *o)
+{
+	const struct kg_rank *r = &j->ranks[i];
+	int64_t idle = 0, span = kg_time_diff(r->end, r->begin);
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		idle = kg_time_add(idle, r->idle_by_cause[c]);
+	j_open(w);
+	kv_str(w, "label", r->label);
+	kv_int(w, "number", job_rank_number(j, i));
+	kv_str(w, "file", r->file);
+	kv_str(w, "host", r->host);
+	kv_int(w, "pid", r->pid);
+	kv_int(w, "device", r->ordinal);
+	kv_str(w, "gpu", r->gpu);
+	kv_time(w, "b", rel(j, r, r->begin));
+	kv_time(w, "e", rel(j, r, r->end));
+	bins(w, r);
+	waits(w, j, r, last);
+	kv_int(w, "late", r->late);
+	kv_time(w, "late_ns", r->late_ns);
+	kv_num(w, "peer_wait_ns", r->wait_caused_ns);
+	if (r->slowdown > 0)
+		kv_num(w, "speed", r->slowdown);
+	else
+		kv_str(w, "speed", NULL);
+	kv_int(w, "kernels", r->kernels);
+	kv_time(w, "kernel_ns", r->compute_time);
+	kv_time(w, "comm_ns", r->comm_time);
+	j_key(w, "idle");
+	j_open(w);
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		kv_time(w, gap_cause_name((enum kg_gap_cause)c), r->idle_by_cause[c]);
+	j_close(w);
+	kv_time(w, "idle_ns", idle);
+	kv_num(w, "busy_share", span > 0 ? (double)r->busy / (double)span : 0);
+	rank_findings(w, j, i);
+	kv_str(w, "full", o->full_pages ? o->full_pages[i] : NULL);
+	j_close(w);
+}
+
+static int document(struct jw *w, const struct kg_job *j, const struct kg_view_job_opts *o)
+{
+	int64_t *last = job_last_starts(j);
+	if (j->n_collectives && !last)
+		return -ENOMEM;
+	char sub[600];
+	snprintf(sub, sizeof(sub), "%u ranks from %u traces, %u host clocks, span %.2f ms, %u "
+		 "collectives compared; clocks: %s", j->n_ranks, j->n_files, j->n_hosts,
+		 (double)j->span / 1e6, j->n_collectives, j->clock_note);
+	j_open(w);
+	kv_int(w, "v", 1);
+	kv_str(w, "title", o->title ? o->title : "kgantt job");
+	kv_str(w, "subtitle", sub);
+	kv_time(w, "span_ns", j->span > 0 ? j->span : 1);
+	kv_int(w, "bins", KG_JOB_BINS);
+	j_key(w, "states");
+	j_aopen(w);
+	for (int s = 0; s < KG_BIN_STATES; s++)
+		j_str(w, bin_state_name((enum kg_bin_state)s));
+	j_aclose(w);
+	j_key(w, "ranks");
+	j_aopen(w);
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		one_rank(w, j, i, last, o);
+	j_aclose(w);
+	job_json_findings(w, j);
+	j_close(w);
+	free(last);
+	return 0;
+}
+
+int view_job_html(FILE *f, const struct kg_job *j, const struct kg_view_job_opts *o)
+{
+	const char *tpl = (const char *)kg_view_job_template;
+	const char *mark = memmem(tpl, kg_view_job_template_len, DATA_MARKER, strlen(DATA_MARKER));
+	if (!mark)
+		return -EINVAL;
+	struct jw w;
+	if (fwrite(tpl, 1, (size_t)(mark - tpl), f) != (size_t)(mark - tpl))
+		return -EIO;
+	if (jw_begin_html(&w, f) < 0)
+		return -ENOMEM;
+	int rc = document(&w, j, o);
+	if (jw_end_html(&w) < 0 && !rc)
+		rc = -EIO;
+	const char *rest = mark + strlen(DATA_MARKER);
+	size_t n = kg_view_job_template_len - (size_t)(rest - tpl);
+	if (!rc && fwrite(rest, 1, n, f) != n)
+		rc = -EIO;
+	return rc;
+}

@@ -1,0 +1,160 @@
+/* The job report as JSON: every rank (not only the table's), every step with a skew,
+ * every finding. Times in ns on the job's clock (the first rank's). docs/job.md lists
+ * the fields. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "report/job_report.h"
+#include "report/json_writer.h"
+#include "util/timemath.h"
+
+static void rank_findings(struct jw *w, const struct kg_rank *r)
+{
+	j_key(w, "top_findings");
+	j_aopen(w);
+	for (int i = 0; i < r->n_top; i++) {
+		j_open(w);
+		kv_str(w, "rule", r->top[i].rule);
+		kv_str(w, "severity", severity_name((enum kg_severity)r->top[i].severity));
+		kv_str(w, "title", r->top[i].title);
+		kv_num(w, "gain_ns", r->top[i].gain_ns);
+		kv_num(w, "gain_pct", r->top[i].gain_pct);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i)
+{
+	const struct kg_rank *r = &j->ranks[i];
+	j_open(w);
+	kv_str(w, "label", r->label);
+	if (r->rank[0])
+		kv_str(w, "rank", r->rank);
+	else
+		kv_str(w, "rank", NULL);
+	kv_str(w, "file", r->file);
+	kv_str(w, "host", r->host);
+	kv_int(w, "pid", r->pid);
+	kv_int(w, "device", r->ordinal);
+	kv_str(w, "gpu", r->gpu);
+	kv_time(w, "clock_shift_ns", r->shift);
+	kv_time(w, "begin_ns", kg_time_add(r->begin, r->shift));
+	kv_time(w, "end_ns", kg_time_add(r->end, r->shift));
+	kv_time(w, "busy_ns", r->busy);
+	kv_time(w, "kernel_busy_ns", r->kernel_busy);
+	kv_time(w, "kernel_ns", r->compute_time);
+	kv_time(w, "comm_ns", r->comm_time);
+	j_key(w, "idle_by_cause_ns");
+	j_open(w);
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		kv_time(w, gap_cause_name((enum kg_gap_cause)c), r->idle_by_cause[c]);
+	j_close(w);
+	kv_int(w, "kernels", r->kernels);
+	kv_int(w, "comm_kernels", r->comm_kernels);
+	kv_int(w, "collectives", r->n_coll);
+	kv_int(w, "steps", r->n_steps);
+	kv_str(w, "step_ranges", r->step_name[0] ? r->step_name : NULL);
+	kv_int(w, "late_collectives", r->late);
+	kv_time(w, "late_ns", r->late_ns);
+	kv_num(w, "peer_wait_ns", r->wait_caused_ns);
+	if (r->slowdown > 0)
+		kv_num(w, "speed_ratio", r->slowdown);
+	else
+		kv_str(w, "speed_ratio", NULL);
+	kv_num(w, "work_at_median_speed_ns", r->work_ns);
+	kv_int(w, "findings", r->n_findings);
+	kv_num(w, "findings_gain_ns", r->findings_gain);
+	rank_findings(w, r);
+	j_close(w);
+}
+
+static void steps(struct jw *w, const struct kg_job *j)
+{
+	j_key(w, "steps");
+	j_aopen(w);
+	for (uint32_t s = 0; s < j->n_steps; s++) {
+		const struct kg_job_step *st = &j->steps[s];
+		if (st->last_rank == UINT32_MAX)
+			continue;
+		j_open(w);
+		kv_int(w, "step", st->step + 1);
+		kv_str(w, "last_rank", j->ranks[st->last_rank].label);
+		kv_int(w, "collective", st->collective + 1);
+		kv_time(w, "worst_skew_ns", st->worst_skew);
+		kv_time(w, "job_delay_ns", st->late_ns);
+		kv_num(w, "peer_wait_ns", st->wait_ns);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+void job_json_findings(struct jw *w, const struct kg_job *j)
+{
+	j_key(w, "findings");
+	j_aopen(w);
+	for (uint32_t i = 0; i < j->n_findings; i++) {
+		const struct kg_job_finding *f = &j->findings[i];
+		j_open(w);
+		kv_str(w, "rule", f->rule);
+		kv_str(w, "severity", severity_name(f->severity));
+		kv_str(w, "rank", f->rank != UINT32_MAX ? j->ranks[f->rank].label : NULL);
+		kv_int(w, "rank_index", f->rank != UINT32_MAX ? (long long)f->rank : -1);
+		kv_str(w, "title", f->title);
+		kv_str(w, "explanation", f->explanation);
+		kv_str(w, "fix", f->fix);
+		kv_num(w, "gain_ns", f->gain_ns);
+		kv_num(w, "gain_pct", f->gain_pct);
+		kv_str(w, "gain_how", f->gain_how);
+		j_key(w, "evidence");
+		j_aopen(w);
+		for (int k = 0; k < f->n_evidence; k++)
+			j_str(w, f->evidence[k]);
+		j_aclose(w);
+		kv_str(w, "figures", f->figures);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+int job_report_json(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
+{
+	struct jw w;
+	if (jw_begin(&w, f) < 0)
+		return -ENOMEM;
+	j_open(&w);
+	kv_int(&w, "kgantt_job_report_version", KG_JOB_REPORT_VERSION);
+	kv_int(&w, "ranks_count", j->n_ranks);
+	kv_int(&w, "traces", j->n_files);
+	kv_int(&w, "mpi_processes", o->processes);
+	j_key(&w, "not_read");
+	j_aopen(&w);
+	for (uint32_t i = 0; i < o->n_unread; i++)
+		j_str(&w, o->unread[i]);
+	j_aclose(&w);
+	kv_time(&w, "span_ns", j->span);
+	j_key(&w, "clocks");
+	j_open(&w);
+	kv_int(&w, "hosts", j->n_hosts);
+	kv_str(&w, "how", j->clock_note);
+	kv_bool(&w, "refined_by_collectives", j->clocks_by_collectives);
+	kv_int(&w, "samples", j->align_samples);
+	kv_time(&w, "collective_end_diff_p50_ns", j->align_samples ? j->align_p50 : KG_NO_TIME);
+	kv_time(&w, "collective_end_diff_p99_ns", j->align_samples ? j->align_p99 : KG_NO_TIME);
+	kv_time(&w, "collective_end_diff_max_ns", j->align_samples ? j->align_max : KG_NO_TIME);
+	j_close(&w);
+	kv_int(&w, "collectives_compared", j->n_collectives);
+	kv_str(&w, "collectives_note", j->coll_note[0] ? j->coll_note : NULL);
+	kv_num(&w, "collective_wait_ns", j->total_wait_ns);
+	j_key(&w, "ranks");
+	j_aopen(&w);
+	uint32_t n, *order = job_rank_order(j, o, &n);
+	for (uint32_t k = 0; order && k < n; k++)
+		one_rank(&w, j, order[k]);
+	j_aclose(&w);
+	free(order);
+	steps(&w, j);
+	job_json_findings(&w, j);
+	j_close(&w);
+	return jw_end(&w) < 0 ? -EIO : 0;
+}

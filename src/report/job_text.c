@@ -1,0 +1,363 @@
+/* The job report as a terminal page: the job and its clocks, the ranks' table, the
+ * stragglers by step, the cross-rank findings, and the worst ranks' own findings. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/job_report.h"
+#include "report/report.h"
+#include "util/timemath.h"
+
+#define LABEL 13          /* columns of a finding's field labels */
+#define STEPS_SHOWN 10
+#define WORST_RANKS 3
+
+int rank_sort_parse(const char *name, enum kg_rank_sort *out)
+{
+	static const char *const names[] = {"late", "idle", "busy", "slow", "rank"};
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(name, names[i])) {
+			*out = (enum kg_rank_sort)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int64_t idle_total(const struct kg_rank *r)
+{
+	int64_t t = 0;
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		t = kg_time_add(t, r->idle_by_cause[c]);
+	return t;
+}
+
+static double busy_share(const struct kg_rank *r)
+{
+	int64_t span = kg_time_diff(r->end, r->begin);
+	return span > 0 ? (double)r->busy / (double)span : 0;
+}
+
+static int by_sort(const void *pa, const void *pb, void *arg)
+{
+	const void **ctx = arg;
+	const struct kg_job *j = ctx[0];
+	enum kg_rank_sort sort = *(const enum kg_rank_sort *)ctx[1];
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+	const struct kg_rank *a = &j->ranks[ia], *b = &j->ranks[ib];
+	double va = 0, vb = 0;
+	switch (sort) {
+	case KG_SORT_LATE:
+		va = (double)a->late_ns + a->wait_caused_ns * 1e-9;
+		vb = (double)b->late_ns + b->wait_caused_ns * 1e-9;
+		break;
+	case KG_SORT_IDLE: va = (double)idle_total(a), vb = (double)idle_total(b); break;
+	case KG_SORT_BUSY: va = -busy_share(a), vb = -busy_share(b); break;
+	case KG_SORT_SLOW: va = a->slowdown, vb = b->slowdown; break;
+	case KG_SORT_RANK: return (ia > ib) - (ia < ib);
+	}
+	if (va != vb)
+		return (va < vb) - (va > vb);
+	return (ia > ib) - (ia < ib);
+}
+
+uint32_t *job_rank_order(const struct kg_job *j, const struct kg_job_report_opts *o, uint32_t *n)
+{
+	uint32_t *v = malloc((j->n_ranks + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	*n = 0;
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		if (rank_set_has(o->ranks, job_rank_number(j, i)))
+			v[(*n)++] = i;
+	const void *ctx[2] = {j, &o->sort};
+	qsort_r(v, *n, sizeof(*v), by_sort, (void *)ctx);
+	return v;
+}
+
+static void tone(FILE *f, const struct kg_job_report_opts *o, const char *code)
+{
+	if (o->color)
+		fputs(code, f);
+}
+
+static void heading(FILE *f, const struct kg_job_report_opts *o, const char *text)
+{
+	fputc('\n', f);
+	tone(f, o, "\033[1m");
+	fputs(text, f);
+	tone(f, o, "\033[0m");
+	fputc('\n', f);
+}
+
+static void field(FILE *f, const char *label, const char *text)
+{
+	fputs("   ", f);
+	report_cell(f, label, LABEL, 0);
+	report_wrap(f, 3 + LABEL, text);
+}
+
+static const char *ms_text(double ns, char buf[32])
+{
+	snprintf(buf, 32, "%.2f", ns / 1e6);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ sections */
+
+static void job_header(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
+{
+	char d[32], line[1024];
+	tone(f, o, "\033[1m");
+	fprintf(f, "kgantt job report: %" PRIu32 " ranks from %" PRIu32 " trace%s, %" PRIu32
+		" host clock%s, span %s\n",
+		j->n_ranks, j->n_files, j->n_files == 1 ? "" : "s", j->n_hosts,
+		j->n_hosts == 1 ? "" : "s", fmt_duration(j->span, d));
+	tone(f, o, "\033[0m");
+	if (o->processes)
+		fprintf(f, "read by %" PRIu32 " MPI processes of %" PRIu32 " threads each\n",
+			o->processes, o->threads);
+	int n = snprintf(line, sizeof(line), "%s", j->clock_note);
+	if (j->align_samples) {
+		char a[32], b[32], c[32];
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 "; collective ends then agree within %s (median), %s (p99), %s (max) over "
+			 "%" PRIu32 " rank-collectives",
+			 fmt_duration(j->align_p50, a), fmt_duration(j->align_p99, b),
+			 fmt_duration(j->align_max, c), j->align_samples);
+	}
+	field(f, "clocks", line);
+	if (j->n_collectives)
+		snprintf(line, sizeof(line),
+			 "%" PRIu32 " compared on every rank; the ranks waited %s in all for the last "
+			 "one to join (skews above %s)%s%s",
+			 j->n_collectives, fmt_duration(kg_i64_round(j->total_wait_ns), d),
+			 fmt_duration(j->cfg.comm_skew_ns, (char[32]){0}),
+			 j->coll_note[0] ? "; " : "", j->coll_note);
+	else
+		snprintf(line, sizeof(line), "none on two ranks or more%s%s",
+			 j->coll_note[0] ? ": " : "", j->coll_note);
+	field(f, "collectives", line);
+	for (uint32_t i = 0; i < o->n_unread; i++)
+		field(f, i ? "" : "not read", o->unread[i]);
+}
+
+struct widths {
+	size_t label, host;
+};
+
+static void rank_row(FILE *f, const struct kg_job *j, uint32_t i, const struct widths *w)
+{
+	const struct kg_rank *r = &j->ranks[i];
+	char b[32], pct[16];
+	report_cell(f, r->label, w->label + 1, 0);
+	report_cell(f, r->host[0] ? r->host : "-", w->host + 1, 0);
+	report_cell(f, ms_text((double)kg_time_diff(r->end, r->begin), b), 9, 1);
+	snprintf(pct, sizeof(pct), "%.0f%%", 100 * busy_share(r));
+	report_cell(f, pct, 6, 1);
+	report_cell(f, ms_text((double)r->compute_time, b), 10, 1);
+	report_cell(f, ms_text((double)r->comm_time, b), 9, 1);
+	report_cell(f, ms_text((double)r->idle_by_cause[KG_GAP_HOST], b), 8, 1);
+	report_cell(f, ms_text((double)r->idle_by_cause[KG_GAP_SYNC], b), 8, 1);
+	report_cell(f, ms_text((double)r->idle_by_cause[KG_GAP_LAUNCH], b), 8, 1);
+	snprintf(b, sizeof(b), "%" PRIu32, r->late);
+	report_cell(f, b, 6, 1);
+	report_cell(f, ms_text((double)r->late_ns, b), 9, 1);
+	if (r->slowdown > 0)
+		snprintf(b, sizeof(b), "%.2fx", r->slowdown);
+	else
+		snprintf(b, sizeof(b), "-");
+	report_cell(f, b, 7, 1);
+	fputs("  ", f);
+	if (r->n_top && r->top[0].gain_ns > 0)
+		fprintf(f, "%s %s", r->top[0].rule, fmt_duration(kg_i64_round(r->top[0].gain_ns), b));
+	else if (r->n_top)
+		fputs(r->top[0].rule, f);
+	else
+		fputs("-", f);
+	fputc('\n', f);
+}
+
+static void rank_table(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
+{
+	static const char *const sorts[] = {"the job's delay they cause", "idle time",
+					    "GPU busy share (least first)", "kernel speed (slowest first)",
+					    "rank"};
+	uint32_t n, *order = job_rank_order(j, o, &n);
+	if (!order)
+		return;
+	uint32_t shown = o->top && o->top < n ? o->top : n;
+	char line[200];
+	snprintf(line, sizeof(line), "Ranks (%" PRIu32 " of %" PRIu32 ", by %s%s)", shown,
+		 j->n_ranks, sorts[o->sort],
+		 shown < n ? "; --top 0 shows all, --ranks chooses" : "");
+	heading(f, o, line);
+	struct widths w = {4, 4};
+	for (uint32_t k = 0; k < shown; k++) {
+		const struct kg_rank *r = &j->ranks[order[k]];
+		size_t l = text_columns(r->label), h = text_columns(r->host);
+		w.label = l > w.label ? (l < 40 ? l : 40) : w.label;
+		w.host = h > w.host ? (h < 24 ? h : 24) : w.host;
+	}
+	fprintf(f, "  %-*s %-*s %9s %6s %10s %9s %8s %8s %8s %6s %9s %7s  %s\n", (int)w.label,
+		"rank", (int)w.host, "host", "span ms", "busy", "kernel ms", "comm ms", "host ms",
+		"sync ms", "launch", "last", "late ms", "speed", "top finding");
+	for (uint32_t k = 0; k < shown; k++) {
+		fputs("  ", f);
+		rank_row(f, j, order[k], &w);
+	}
+	fprintf(f, "  idle: GPU idle waiting for its host (host), in a synchronisation (sync), on "
+		   "launch latency (launch); last: collectives it started last; late: how much "
+		   "later than the next-to-last rank; speed: its kernels' time over the median "
+		   "rank's for the same kernels\n");
+	free(order);
+}
+
+static int by_step_delay(const void *pa, const void *pb)
+{
+	const struct kg_job_step *a = pa, *b = pb;
+	return (a->late_ns < b->late_ns) - (a->late_ns > b->late_ns);
+}
+
+static void step_table(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
+{
+	uint32_t with = 0;
+	for (uint32_t s = 0; s < j->n_steps; s++)
+		with += j->steps[s].last_rank != UINT32_MAX;
+	if (!with)
+		return;
+	struct kg_job_step *v = malloc(j->n_steps * sizeof(*v));
+	if (!v)
+		return;
+	memcpy(v, j->steps, j->n_steps * sizeof(*v));
+	qsort(v, j->n_steps, sizeof(*v), by_step_delay);
+	char line[160], b[32];
+	snprintf(line, sizeof(line), "Stragglers by step (the %u worst of %" PRIu32 " steps with a "
+		 "skew)", with < STEPS_SHOWN ? with : STEPS_SHOWN, with);
+	heading(f, o, line);
+	fprintf(f, "  %6s  %-18s %10s %12s %14s  %s\n", "step", "last rank", "skew ms",
+		"job delay ms", "peers wait ms", "at collective");
+	for (uint32_t k = 0; k < with && k < STEPS_SHOWN; k++) {
+		const struct kg_job_step *s = &v[k];
+		if (s->last_rank == UINT32_MAX)
+			continue;
+		fprintf(f, "  %6" PRIu32 "  ", s->step + 1);
+		report_cell(f, j->ranks[s->last_rank].label, 18, 0);
+		report_cell(f, ms_text((double)s->worst_skew, b), 10, 1);
+		report_cell(f, ms_text((double)s->late_ns, b), 13, 1);
+		report_cell(f, ms_text(s->wait_ns, b), 15, 1);
+		fprintf(f, "  #%" PRIu32 "\n", s->collective + 1);
+	}
+	free(v);
+}
+
+static void finding_block(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o,
+			  uint32_t i)
+{
+	const struct kg_job_finding *fd = &j->findings[i];
+	char line[1200], g[32];
+	fprintf(f, "\n#%" PRIu32 " ", i + 1);
+	tone(f, o, fd->severity == KG_SEV_CRITICAL ? "\033[1;31m"
+		   : fd->severity == KG_SEV_WARNING ? "\033[1;33m" : "");
+	fprintf(f, "[%s]", severity_name(fd->severity));
+	tone(f, o, fd->severity != KG_SEV_INFO ? "\033[0m" : "");
+	snprintf(line, sizeof(line), "%s: %s", fd->rule ? fd->rule : "?", fd->title);
+	fputc(' ', f);
+	report_wrap(f, 5 + strlen(severity_name(fd->severity)) + (i + 1 >= 10 ? 2 : 1), line);
+	if (fd->gain_ns > 0)
+		snprintf(line, sizeof(line), "%s (%.1f%% of the job's span); %s",
+			 fmt_duration(kg_i64_round(fd->gain_ns), g), fd->gain_pct, fd->gain_how);
+	else
+		snprintf(line, sizeof(line), "%s", fd->gain_how[0] ? fd->gain_how : "not estimated");
+	field(f, "gain", line);
+	if (fd->rank != UINT32_MAX) {
+		const struct kg_rank *r = &j->ranks[fd->rank];
+		snprintf(line, sizeof(line), "%s: %s, pid %" PRIu32 " on %s, GPU %d (%s)", r->label,
+			 r->file, r->pid, r->host[0] ? r->host : "?", r->ordinal, r->gpu);
+		field(f, "rank", line);
+	}
+	for (int k = 0; k < fd->n_evidence; k++)
+		field(f, k ? "" : "evidence", fd->evidence[k]);
+	if (fd->explanation[0])
+		field(f, "why", fd->explanation);
+	if (fd->fix[0])
+		field(f, "fix", fd->fix);
+	if (fd->figures[0])
+		field(f, "figures", fd->figures);
+}
+
+static void findings(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
+{
+	if (!j->n_findings) {
+		heading(f, o, "Job findings");
+		fprintf(f, "  no cross-rank problem found above the thresholds (see kgantt report "
+			   "--list-thresholds)\n");
+		return;
+	}
+	char line[120];
+	snprintf(line, sizeof(line), "Job findings, ranked by estimated gain (%" PRIu32 ")",
+		 j->n_findings);
+	heading(f, o, line);
+	for (uint32_t i = 0; i < j->n_findings; i++)
+		finding_block(f, j, o, i);
+}
+
+/* The ranks the findings name first, then the ranks whose own findings weigh most. */
+static uint32_t worst_ranks(const struct kg_job *j, uint32_t *out, uint32_t max)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < j->n_findings && n < max; i++) {
+		uint32_t r = j->findings[i].rank, seen = 0;
+		for (uint32_t k = 0; k < n; k++)
+			seen |= out[k] == r;
+		if (r != UINT32_MAX && !seen && j->ranks[r].n_top)
+			out[n++] = r;
+	}
+	while (n < max) {
+		uint32_t best = UINT32_MAX;
+		for (uint32_t i = 0; i < j->n_ranks; i++) {
+			uint32_t seen = 0;
+			for (uint32_t k = 0; k < n; k++)
+				seen |= out[k] == i;
+			if (!seen && j->ranks[i].n_top &&
+			    (best == UINT32_MAX || j->ranks[i].findings_gain > j->ranks[best].findings_gain))
+				best = i;
+		}
+		if (best == UINT32_MAX)
+			break;
+		out[n++] = best;
+	}
+	return n;
+}
+
+static void own_findings(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
+{
+	uint32_t which[WORST_RANKS], n = worst_ranks(j, which, WORST_RANKS);
+	if (!n)
+		return;
+	heading(f, o, "The worst ranks' own findings (kgantt report TRACE for all of them)");
+	for (uint32_t k = 0; k < n; k++) {
+		const struct kg_rank *r = &j->ranks[which[k]];
+		char g[32], line[400];
+		fprintf(f, "  %s (%s): %" PRIu32 " finding%s\n", r->label, r->file, r->n_findings,
+			r->n_findings == 1 ? "" : "s");
+		for (int i = 0; i < r->n_top; i++) {
+			snprintf(line, sizeof(line), "#%d [%s] %s: %s  %s (%.1f%%)", i + 1,
+				 severity_name((enum kg_severity)r->top[i].severity), r->top[i].rule,
+				 r->top[i].title, fmt_duration(kg_i64_round(r->top[i].gain_ns), g),
+				 r->top[i].gain_pct);
+			fputs("    ", f);
+			report_wrap(f, 4, line);
+		}
+	}
+}
+
+int job_report_text(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
+{
+	job_header(f, j, o);
+	rank_table(f, j, o);
+	step_table(f, j, o);
+	findings(f, j, o);
+	own_findings(f, j, o);
+	return ferror(f) ? -EIO : 0;
+}

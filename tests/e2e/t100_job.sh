@@ -1,0 +1,139 @@
+# The job report (kgantt report of many traces, docs/job.md): on a synthetic job of 16
+# ranks on 4 hosts (bench/gen_job.py: its own clock per host, NTP-sized realtime errors)
+# every planted problem is found and nothing else; a clean job has no finding; a folder
+# and its files give the same report; under mpirun -n 2 the same report again; the real
+# H200 fixtures give the cross-rank findings the single-trace report gives; bad input is
+# refused clearly.
+. tests/e2e/lib.sh
+
+J=$WORK/job
+python3 bench/gen_job.py -o "$J" -n 16 -k 2000 --ranks-per-host 4 > /dev/null || fail "gen_job"
+"$K" report --json "$J" > "$WORK/job.json" || fail "job report exited $?"
+python3 - "$WORK/job.json" "$J.truth.json" <<'PY' || fail "job report: planted problems"
+import json, sys
+d, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert d["ranks_count"] == 16 and d["traces"] == 16, (d["ranks_count"], d["traces"])
+assert d["clocks"]["hosts"] == 4 and d["clocks"]["refined_by_collectives"], d["clocks"]
+# NTP errors of up to 300 µs were planted: the collectives bring them under 10 µs
+assert d["clocks"]["collective_end_diff_p99_ns"] < 10000, d["clocks"]
+by = {}
+for f in d["findings"]:
+    by.setdefault(f["rule"], []).append(f["rank"])
+stragglers = sorted("rank %s" % r for r in t["stragglers"])
+slow = ["rank %s" % r for r in t["slow"]]
+extra = ["rank %d" % e["rank"] for e in t["extra_kernels"]]
+# the slow GPU also arrives late: it may be named as a straggler too, nobody else
+assert set(stragglers) <= set(by["job-straggler"]) <= set(stragglers + slow), by
+assert by["job-slow-rank"] == slow, by
+assert by["job-kernel-count"] == extra, by
+assert "job-imbalance" not in by, by
+r = {x["label"]: x for x in d["ranks"]}
+assert 1.25 < r[slow[0]]["speed_ratio"] < 1.35, r[slow[0]]["speed_ratio"]
+late = {s["last_rank"] for s in d["steps"] if s["worst_skew_ns"] > 4000000}
+assert late == {"rank 11"}, late  # the 6 ms sleeps of steps 6-10
+print("ok: planted stragglers %s, slow %s, extra kernels %s found" % (stragglers, slow, extra))
+PY
+echo "ok: every planted problem found, nothing else"
+
+# a folder and its files: the same report; the text page too
+"$K" report --json "$J"/rank_*.kgt > "$WORK/files.json" || fail "report of the files"
+cmp -s "$WORK/job.json" "$WORK/files.json" || fail "folder and files differ: $(diff "$WORK/job.json" "$WORK/files.json" | head -5)"
+"$K" report "$J" > "$WORK/job.txt" || fail "text job report"
+grep -q "^kgantt job report: 16 ranks from 16 traces, 4 host clocks" "$WORK/job.txt" || fail "text header: $(head -2 "$WORK/job.txt")"
+grep -q "job-straggler: rank 3 arrives last" "$WORK/job.txt" || fail "text: straggler"
+"$K" report --ranks 0-3 --sort rank --top 0 "$J" > "$WORK/some.txt" || fail "--ranks"
+[ "$(grep -c '^  rank [0-9]* *node' "$WORK/some.txt")" = 4 ] || fail "--ranks 0-3 shows $(grep -c '^  rank [0-9]* *node' "$WORK/some.txt") ranks"
+echo "ok: folder = files; text page; --ranks"
+
+# a clean job: no finding
+python3 bench/gen_job.py -o "$WORK/clean" -n 8 -k 2000 --ranks-per-host 4 --clean > /dev/null || fail "gen clean"
+"$K" report --json "$WORK/clean" > "$WORK/clean.json" || fail "clean job report"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["findings"] == [], [f["title"] for f in d["findings"]]' \
+	"$WORK/clean.json" || fail "clean job has findings"
+"$K" report --fail-on warning "$J" > /dev/null 2>&1
+[ $? = 3 ] || fail "--fail-on did not fail on the planted job"
+"$K" report --fail-on warning "$WORK/clean" > /dev/null || fail "--fail-on failed on the clean job"
+echo "ok: clean job: no finding; --fail-on"
+
+# MPI: the traces shared out over 2 processes, the same report
+if command -v mpirun > /dev/null && ldd "$K" | grep -q libmpi; then
+	mpirun -n 2 --allow-run-as-root --oversubscribe "$K" report --json "$J" > "$WORK/mpi.json" 2> "$WORK/mpi.err" ||
+		fail "mpirun -n 2 kgantt report exited $?: $(tail -3 "$WORK/mpi.err")"
+	python3 - "$WORK/job.json" "$WORK/mpi.json" <<'PY' || fail "MPI report differs"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert b["mpi_processes"] == 2, b["mpi_processes"]
+a["mpi_processes"] = b["mpi_processes"] = 0
+assert a == b, [k for k in a if a[k] != b[k]]
+PY
+	echo "ok: mpirun -n 2: the same report"
+else
+	echo "skip: MPI part (no mpirun, or kgantt built without MPI)"
+fi
+
+# the real H200 traces: the job report finds what the single-trace report finds across GPUs
+for name in multigpu_bad multigpu_fixed torchrun_2ranks; do
+	t=$(fixture $name)
+	"$K" report --json --no-progress "$t" > "$WORK/one.json" || fail "report $name"
+	"$K" report --json --job "$t" > "$WORK/jobone.json" || fail "report --job $name"
+	python3 - "$WORK/one.json" "$WORK/jobone.json" "$name" <<'PY' || fail "$name: job and trace reports disagree"
+import json, sys
+one, job, name = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+cross = {"gpu-imbalance": "job-imbalance", "straggler": "job-straggler"}
+want = sorted(cross[f["rule"]] for f in one["findings"] if f["rule"] in cross)
+got = sorted(f["rule"] for f in job["findings"] if f["rule"] in cross.values())
+assert want == got, (want, got)
+if name == "multigpu_bad":
+    assert job["findings"][0]["rank"].endswith("GPU 0"), job["findings"][0]["rank"]
+if name == "torchrun_2ranks":
+    assert [r["label"] for r in job["ranks"]] == ["rank 0 GPU 0", "rank 1 GPU 1"] or \
+        sorted(r["label"] for r in job["ranks"]) == ["rank 0", "rank 1"], [r["label"] for r in job["ranks"]]
+print("ok: %s: cross-GPU findings %s in both" % (name, want or "none"))
+PY
+done
+
+# the job's chart and page: one lane per rank, the findings' ranks marked
+"$K" plot "$J" -o "$WORK/job.png" --width 900 || fail "plot of the job"
+python3 - "$WORK/job.png" <<'PY' || fail "the job's chart is not a PNG of its lanes"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+assert b[:8] == b"\x89PNG\r\n\x1a\n", b[:8]
+w, h = struct.unpack(">II", b[16:24])
+assert w == 900 and 16 * 14 < h < 1000, (w, h)   # 16 lanes of 14 px, header, legend
+PY
+"$K" plot "$J" -o "$WORK/some.png" --ranks 3,8 --width 900 || fail "plot --ranks"
+python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); h=struct.unpack(">II",b[16:24])[1]; assert h < 200, h' \
+	"$WORK/some.png" || fail "plot --ranks 3,8 draws more than two lanes"
+expect_error 1 "matches none" "$K" plot "$J" -o "$WORK/none.png" --ranks 500
+"$K" view "$J" -o "$WORK/job.html" --full 3 -q || fail "view of the job"
+[ -f "$WORK/job.rank3.html" ] || fail "view --full 3 wrote no page for rank 3"
+python3 - "$WORK/job.html" <<'PY' || fail "the job's page"
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<script type="application/json" id="kgantt-job">(.*?)</script>', page, re.S)
+d = json.loads(m.group(1))
+assert len(d["ranks"]) == 16 and d["bins"] == 1024, len(d["ranks"])
+r3 = [r for r in d["ranks"] if r["label"] == "rank 3"][0]
+assert r3["full"] == "job.rank3.html" and r3["finding"] == 1, (r3["full"], r3["finding"])
+assert len(r3["bins"]) == 1024 and r3["lasts"], "no bins or last-joined marks"
+others = [r for r in d["ranks"] if r["label"] == "rank 0"][0]
+assert others["waits"], "rank 0 never waits for rank 3"
+assert d["findings"][0]["rule"] == "job-straggler"
+print("ok: page of %d ranks, %d findings" % (len(d["ranks"]), len(d["findings"])))
+PY
+expect_error 2 "is for a job" "$K" view --full 3 "$(fixture copies_bad)"
+echo "ok: plot and view of the job"
+
+# bad input
+mkdir -p "$WORK/empty"
+expect_error 1 "holds no trace" "$K" report "$WORK/empty"
+expect_error 2 "not a rank expression" "$K" report --ranks 3-1 "$J"
+expect_error 2 "is not one of" "$K" report --sort fastest "$J"
+cp -r "$J" "$WORK/broken"
+head -c 3000 "$J/rank_00005.kgt" > "$WORK/broken/rank_00005.kgt"
+"$K" report "$WORK/broken" > "$WORK/broken.txt" 2> "$WORK/broken.err"
+[ $? = 1 ] || fail "a job with a damaged trace did not exit 1"
+grep -q "rank_00005.kgt" "$WORK/broken.err" || fail "the damaged trace is not named: $(cat "$WORK/broken.err")"
+grep -q "not read.*rank_00005.kgt" "$WORK/broken.txt" || fail "the report does not say what it could not read"
+grep -q "15 ranks from 16 traces" "$WORK/broken.txt" || fail "the other ranks: $(head -1 "$WORK/broken.txt")"
+echo "ok: a damaged trace is named, the others reported, exit 1"

@@ -1,0 +1,192 @@
+/* The job's pieces on hand-made ranks (job/job.h): summaries through the wire and back,
+ * damaged wire bytes refused (never a crash), rank expressions, and the rules and clock
+ * alignment on a few ranks whose truth is known. */
+#include "harness.h"
+
+#include "job/job.h"
+
+#define MS 1000000LL
+
+/* A rank with n collectives, the k-th starting at base + k*10 ms + late(k), ending 2 ms
+ * after the latest start of all ranks (given), on a clock shifted by clock. */
+static void make_rank(struct kg_rank *r, const char *rank, const char *host, int64_t clock,
+		      int64_t realtime, uint32_t n, const int64_t *starts, const int64_t *ends)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->rank, sizeof(r->rank), "%s", rank);
+	snprintf(r->label, sizeof(r->label), "rank %s", rank);
+	snprintf(r->host, sizeof(r->host), "%s", host);
+	snprintf(r->file, sizeof(r->file), "rank%s.kgt", rank);
+	r->realtime_offset = realtime;
+	r->begin = clock;
+	r->end = clock + (int64_t)n * 10 * MS + 5 * MS;
+	r->busy = r->end - r->begin;
+	r->kernels = 3 * n;
+	r->coll = calloc(n, sizeof(*r->coll));
+	r->n_coll = n;
+	for (uint32_t k = 0; k < n; k++)
+		r->coll[k] = (struct kg_rank_collective){.start = clock + starts[k],
+							 .end = clock + ends[k],
+							 .hash = 42, .step = UINT32_MAX};
+	const char *names = "gemm\0ncclAllReduce\0";
+	r->names = malloc(19);
+	memcpy(r->names, names, 19);
+	r->names_len = 19;
+	r->kernel = calloc(2, sizeof(*r->kernel));
+	r->kernel[0] = (struct kg_rank_kernel){.name = 0, .count = 2 * n, .total = 2 * n * MS,
+					       .p50 = MS, .hash = 7};
+	r->kernel[1] = (struct kg_rank_kernel){.name = 5, .count = n, .total = n * MS, .p50 = MS,
+					       .hash = 42};
+	r->n_kernel = 2;
+	r->n_comm_names = 1;
+	r->compute_time = 2 * n * MS;
+}
+
+/* Four ranks on two hosts; rank 2 starts every collective 1 ms late; host b's clock is
+ * 1000 s ahead and its realtime offset 300 µs off. */
+static void make_job(struct kg_job *j)
+{
+	enum { N = 20 };
+	int64_t starts[4][N], ends[N];
+	for (int k = 0; k < N; k++) {
+		int64_t last = 0;
+		for (int r = 0; r < 4; r++) {
+			starts[r][k] = (int64_t)k * 10 * MS + r * 1000 + (r == 2 ? MS : 0);
+			if (starts[r][k] > last)
+				last = starts[r][k];
+		}
+		ends[k] = last + 2 * MS;
+	}
+	memset(j, 0, sizeof(*j));
+	analysis_config_default(&j->cfg);
+	j->ranks = calloc(4, sizeof(*j->ranks));
+	j->n_ranks = 4;
+	j->n_files = 4;
+	const int64_t rt = 1700000000000000000LL, b_clock = 1000000 * MS;
+	for (int r = 0; r < 4; r++) {
+		char name[8];
+		snprintf(name, sizeof(name), "%d", 3 - r); /* given out of order */
+		int on_b = (3 - r) >= 2;
+		int64_t clock = on_b ? b_clock : 0;
+		int64_t e[N];
+		for (int k = 0; k < N; k++)
+			e[k] = ends[k] + (3 - r) * 500; /* they leave within 2 µs */
+		make_rank(&j->ranks[r], name, on_b ? "b" : "a", clock,
+			  on_b ? rt - b_clock + 300000 : rt, N, starts[3 - r], e);
+	}
+}
+
+TEST(wire_round_trip)
+{
+	struct kg_job j;
+	make_job(&j);
+	struct kg_rank *r = &j.ranks[1];
+	r->steps = calloc(2, sizeof(*r->steps));
+	r->n_steps = 2;
+	r->steps[1].kernels = 77;
+	r->coll[3].step = 1;
+	r->bins[5] = KG_BIN_IDLE_SYNC;
+	r->n_top = 1;
+	snprintf(r->top[0].rule, sizeof(r->top[0].rule), "host-bound");
+	uint8_t *buf;
+	size_t len, used;
+	CHECK_EQ_INT(job_wire_pack(r, &buf, &len), 0);
+	struct kg_rank back;
+	CHECK_EQ_INT(job_wire_unpack(buf, len, &back, &used), 0);
+	CHECK_EQ_INT(used, len);
+	CHECK_EQ_STR(back.label, r->label);
+	CHECK_EQ_INT(back.n_coll, r->n_coll);
+	CHECK_EQ_INT(back.coll[7].start, r->coll[7].start);
+	CHECK_EQ_INT(back.coll[3].step, 1);
+	CHECK_EQ_INT(back.steps[1].kernels, 77);
+	CHECK_EQ_INT(back.bins[5], KG_BIN_IDLE_SYNC);
+	CHECK_EQ_STR(rank_name(&back, &back.kernel[1]), "ncclAllReduce");
+	CHECK_EQ_STR(back.top[0].rule, "host-bound");
+	rank_free(&back);
+	free(buf);
+	job_free(&j);
+}
+
+TEST(wire_refuses_damaged_bytes)
+{
+	struct kg_job j;
+	make_job(&j);
+	uint8_t *buf;
+	size_t len, used;
+	CHECK_EQ_INT(job_wire_pack(&j.ranks[0], &buf, &len), 0);
+	struct kg_rank back;
+	CHECK(job_wire_unpack(buf, len - 1, &back, &used) < 0);   /* cut short */
+	CHECK(job_wire_unpack(buf, 10, &back, &used) < 0);
+	buf[0] ^= 1;                                              /* not a rank */
+	CHECK(job_wire_unpack(buf, len, &back, &used) < 0);
+	buf[0] ^= 1;
+	/* every single byte flipped: refused, or taken whole with its sizes consistent */
+	srand(7);
+	for (int i = 0; i < 20000; i++) {
+		size_t at = (size_t)rand() % len;
+		uint8_t old = buf[at];
+		buf[at] ^= (uint8_t)(1u << (rand() % 8));
+		if (job_wire_unpack(buf, len, &back, &used) == 0) {
+			CHECK(used <= len);
+			for (uint32_t k = 0; k < back.n_kernel; k++)
+				CHECK(rank_name(&back, &back.kernel[k]) != NULL);
+			rank_free(&back);
+		}
+		buf[at] = old;
+	}
+	free(buf);
+	job_free(&j);
+}
+
+TEST(rank_expressions)
+{
+	struct kg_rank_set s;
+	char err[200];
+	CHECK_EQ_INT(rank_set_parse(&s, "0-7,12,100-", err, sizeof(err)), 0);
+	CHECK(rank_set_has(&s, 0) && rank_set_has(&s, 7) && !rank_set_has(&s, 8));
+	CHECK(rank_set_has(&s, 12) && !rank_set_has(&s, 99) && rank_set_has(&s, 100000));
+	rank_set_free(&s);
+	const char *bad[] = {"", "a", "3-1", "1,,2", "1,", "-3", "1-2-3", "99999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		CHECK(rank_set_parse(&s, bad[i], err, sizeof(err)) < 0);
+		CHECK(strstr(err, "rank expression") != NULL);
+	}
+	CHECK(rank_set_has(NULL, 5)); /* no set: every rank */
+}
+
+TEST(straggler_and_clocks)
+{
+	struct kg_job j;
+	make_job(&j);
+	CHECK_EQ_INT(job_analyse(&j), 0);
+	CHECK_EQ_STR(j.ranks[0].rank, "0"); /* ordered by rank */
+	CHECK_EQ_STR(j.ranks[3].rank, "3");
+	CHECK_EQ_INT(j.n_hosts, 2);
+	CHECK(j.clocks_by_collectives);
+	CHECK_EQ_INT(j.n_collectives, 20);
+	/* host b put back within the ranks' 2 µs of spread, not NTP's 300 µs */
+	CHECK(j.align_max <= 3000);
+	CHECK(j.ranks[2].shift < -999 * 1000 * MS);
+	CHECK_EQ_INT(j.ranks[2].late, 20);
+	CHECK(j.n_findings >= 1);
+	CHECK_EQ_STR(j.findings[0].rule, "job-straggler");
+	CHECK_EQ_INT(j.findings[0].rank, 2);
+	/* late by 1 ms minus the next-to-last's 1 µs lead, 20 times */
+	CHECK(j.ranks[2].late_ns > 19 * MS && j.ranks[2].late_ns < 20 * MS);
+	job_free(&j);
+}
+
+TEST(one_rank_and_no_collectives)
+{
+	struct kg_job j;
+	memset(&j, 0, sizeof(j));
+	analysis_config_default(&j.cfg);
+	j.ranks = calloc(1, sizeof(*j.ranks));
+	j.n_ranks = 1;
+	make_rank(&j.ranks[0], "0", "a", 0, KG_NO_TIME, 0, NULL, NULL);
+	CHECK_EQ_INT(job_analyse(&j), 0);
+	CHECK_EQ_INT(j.n_findings, 0);
+	CHECK_EQ_INT(j.n_collectives, 0);
+	CHECK(job_last_starts(&j) == NULL);
+	job_free(&j);
+}
