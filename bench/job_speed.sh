@@ -101,6 +101,11 @@ measure() { # LABEL PROCS DIR TRUTH ARGS...
 }
 
 N=$(ls "$DIR"/*.kgt | wc -l)
+if "$K" info "$(ls "$DIR"/*.kgt | head -1)" | grep -q "kgantt-trace version [5-9]"; then
+	FORMAT="compact, as kgantt record writes them: gen_job's rows put through kgantt pack"
+else
+	FORMAT="SQL rows, as gen_job writes them; kgantt pack makes them compact and faster to read"
+fi
 SIZE=$(du -sm "$DIR" | cut -f1)
 TRUTH="$DIR.truth.json"
 KPR=$(python3 -c "import json; print(json.load(open('$TRUTH'))['kernels_per_rank'])")
@@ -127,7 +132,7 @@ done
 	echo "\`kgantt report --json DIR\` of a synthetic data-parallel job: $N rank traces of $KPR"
 	echo "kernels each (\`bench/gen_job.py\`: planted stragglers, a slow GPU, extra kernels in"
 	echo "one step; 8 ranks per host, each host its own clock and an NTP-sized realtime error),"
-	echo "$SIZE MB of SQLite traces (rows, as gen_job writes them: not packed). Written by"
+	echo "$SIZE MB of traces ($FORMAT). Written by"
 	echo "\`bench/job_speed.sh\`."
 	echo
 	echo "| configuration | wall s, median of $RUNS | min–max | peak RSS per process, MiB | planted problems all found |"
@@ -136,7 +141,9 @@ done
 	echo
 	echo "Peak RSS of one process (one thread) against the number of ranks (the first M ranks of"
 	echo "the same job): what grows is the ranks' summaries (their collectives, steps, top kernel"
-	echo "names, a 1,024-bin timeline), not the traces."
+	echo "names, a 1,024-bin timeline: tens of KB a rank), not the traces: each thread holds"
+	echo "one trace's model at a time, whatever the number of ranks. Under MPI the other processes"
+	echo "hold only their share's summaries; process 0 gathers them all."
 	echo
 	echo "| ranks | wall s | peak RSS MiB |"
 	echo "|---:|---:|---:|"

@@ -40,6 +40,7 @@ struct plot_args {
 	int sm;                    /* --sm: the SM lanes (record --sm) */
 	int job;                   /* several traces, a folder, or --job: the job's lanes */
 	const char *ranks, *sort, *steps;
+	const char *full;          /* --full RANKS: their own charts beside the job's */
 	int threads;
 	char **paths;
 	int n_paths;
@@ -89,6 +90,8 @@ static void plot_usage(FILE *f)
 		"  --ranks EXPR            only these ranks: 3, 0-7,12, 100-\n"
 		"  --sort KEY              lanes by late (default), idle, busy, slow or rank\n"
 		"  --steps NAME            the step ranges (as kgantt report)\n"
+		"  --full RANKS            also each of these ranks' own chart (OUT.rankN.png),\n"
+		"                          e.g. --full 3,17\n"
 		"  -j, --jobs N            threads reading traces (default: every core)\n"
 		"  -h, --help              this help\n"
 		"\n"
@@ -135,7 +138,7 @@ static int parse_streams(const char *s, struct plot_args *r)
 enum { OPT_FORMAT = 256, OPT_DEVICE, OPT_STREAMS, OPT_WIDTH,
        OPT_HEIGHT, OPT_DPI, OPT_TITLE, OPT_NO_ANN, OPT_NO_HOST, OPT_MANIFEST };
 enum { OPT_NO_HW = 400 };
-enum { OPT_SM = 420, OPT_JOB, OPT_RANKS, OPT_SORT, OPT_STEPS };
+enum { OPT_SM = 420, OPT_JOB, OPT_RANKS, OPT_SORT, OPT_STEPS, OPT_FULL };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct plot_args *r)
@@ -157,6 +160,7 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	case OPT_RANKS: r->ranks = arg; break;
 	case OPT_SORT: r->sort = arg; break;
 	case OPT_STEPS: r->steps = arg; break;
+	case OPT_FULL: r->full = arg; break;
 	case 'j': bad = parse_int("jobs", arg, 1, 256, &r->threads); break;
 	case OPT_DEVICE: bad = parse_int("device", arg, 0, 1 << 20, &r->device); break;
 	case OPT_WIDTH: bad = parse_int("width", arg, 300, 20000, &r->width); break;
@@ -251,6 +255,7 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		{"ranks", required_argument, NULL, OPT_RANKS},
 		{"sort", required_argument, NULL, OPT_SORT},
 		{"steps", required_argument, NULL, OPT_STEPS},
+		{"full", required_argument, NULL, OPT_FULL},
 		{"jobs", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -269,6 +274,10 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 	struct stat st;
 	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
 		r->job = 1;
+	if (r->full && !r->job) {
+		kg_err("plot: --full is for a job (several traces, a folder, or --job)");
+		return KG_EXIT_USAGE;
+	}
 	r->s.path = argv[optind];
 	r->paths = argv + optind;
 	r->n_paths = argc - optind;
@@ -404,6 +413,43 @@ static int draw(const struct plot_args *r, enum kg_plot_format fmt, const struct
 	return KG_EXIT_OK;
 }
 
+/* OUT.png -> OUT.rankN.png */
+static void full_chart_name(const char *out, uint32_t number, char *buf, size_t len)
+{
+	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
+	snprintf(buf, len, "%.*s.rank%u%s", (int)n, out, number, out + n);
+}
+
+/* --full: each chosen rank's own chart, its trace read again, as kgantt plot draws it. */
+static int full_charts(const struct plot_args *r, const struct kg_job *j)
+{
+	struct kg_rank_set set;
+	char err[200];
+	if (rank_set_parse(&set, r->full, err, sizeof(err)) < 0) {
+		kg_err("plot: --full: %s", err);
+		return KG_EXIT_USAGE;
+	}
+	int rc = KG_EXIT_OK;
+	for (uint32_t i = 0; i < j->n_ranks && rc == KG_EXIT_OK; i++) {
+		uint32_t number = job_rank_number(j, i);
+		if (!rank_set_has(&set, number))
+			continue;
+		char name[4200];
+		full_chart_name(r->out, number, name, sizeof(name));
+		struct cli_session s = r->s;
+		s.path = j->ranks[i].file;
+		s.loaded = s.analysed = 0;
+		if ((rc = cli_session_open(&s)) != KG_EXIT_OK)
+			break;
+		if ((rc = cli_session_analyse(&s)) == KG_EXIT_OK)
+			rc = plot_show(s.path, name, &s.a);
+		cli_session_close(&s);
+	}
+	rank_set_free(&set);
+	return rc;
+}
+
 /* kgantt plot of a job: the ranks read as kgantt report reads them, one lane each. */
 static int plot_job(const struct plot_args *r, enum kg_plot_format fmt)
 {
@@ -434,6 +480,8 @@ static int plot_job(const struct plot_args *r, enum kg_plot_format fmt)
 		} else if (plot_job_render(&js.job, &po, order, n, r->out, err, sizeof(err)) < 0) {
 			kg_err("%s", err);
 			rc = KG_EXIT_FAILURE;
+		} else if (r->full && (rc = full_charts(r, &js.job)) != KG_EXIT_OK) {
+			/* said */
 		} else if (js.unread_len) {
 			rc = KG_EXIT_FAILURE; /* drawn without the traces named above */
 		}

@@ -33,6 +33,16 @@ static double ms(double ns)
 	return ns / 1e6;
 }
 
+/* "12.34 ms", or "214.2 s" once ms would need six digits. */
+static const char *duration(double ns, char buf[32])
+{
+	if (ns >= 1e10)
+		snprintf(buf, 32, "%.1f s", ns / 1e9);
+	else
+		snprintf(buf, 32, "%.2f ms", ns / 1e6);
+	return buf;
+}
+
 static int worth(const struct kg_job *j, double gain)
 {
 	return gain >= (double)j->cfg.min_gain_ns && j->span > 0 &&
@@ -468,6 +478,7 @@ static void straggler_cause(const struct kg_job *j, const struct kg_rank *r,
 static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref)
 {
 	struct kg_rank *r = &j->ranks[i];
+	char d1[32], d2[32];
 	struct kg_job_finding *f = add_finding(j, "job-straggler", i);
 	if (!f)
 		return;
@@ -475,10 +486,10 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref)
 	for (uint32_t k = 0; k < j->n_ranks; k++)
 		others += k != i && j->ranks[k].n_coll;
 	snprintf(f->title, sizeof(f->title),
-		 "%s arrives last at %u of %u collectives: the job waits %.2f ms for it, its %u "
-		 "peers %.2f ms in all",
-		 r->label, r->late, j->n_collectives, ms((double)r->late_ns), others,
-		 ms(r->wait_caused_ns));
+		 "%s arrives last at %u of %u collectives: the job waits %s for it, its %u "
+		 "peers %s in all",
+		 r->label, r->late, j->n_collectives, duration((double)r->late_ns, d1), others,
+		 duration(r->wait_caused_ns, d2));
 	snprintf(f->explanation, sizeof(f->explanation),
 		 "A collective cannot finish before every rank has joined it: the ranks that "
 		 "start it early wait inside the communication kernel for %s, and that wait "

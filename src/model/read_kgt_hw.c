@@ -98,16 +98,17 @@ static int on_sample(struct kgt_reader *r, sqlite3_stmt *st, uint32_t device)
 	return 0;
 }
 
-static const char *sample_select(void)
+/* The samples' SELECT, into buf: the reader runs on several threads at once (a job's
+ * traces), so no static buffer. */
+static const char *sample_select(char *buf, size_t len)
 {
-	static char sql[1024];
-	int n = snprintf(sql, sizeof(sql), "SELECT process, device, start, end");
+	int n = snprintf(buf, len, "SELECT process, device, start, end");
 #define KG_HW_SELECT_(id, column, unit, label) \
-	n += snprintf(sql + n, sizeof(sql) - (size_t)n, ", " #column);
+	n += snprintf(buf + n, len - (size_t)n, ", " #column);
 	KG_HW_FIGURES(KG_HW_SELECT_)
 #undef KG_HW_SELECT_
-	snprintf(sql + n, sizeof(sql) - (size_t)n, " FROM hw_samples ORDER BY process, device, start");
-	return sql;
+	snprintf(buf + n, len - (size_t)n, " FROM hw_samples ORDER BY process, device, start");
+	return buf;
 }
 
 /* A compacted trace (format 5) keeps the samples as blocks: made a temp table first
@@ -132,7 +133,8 @@ int kgt_read_hw(struct kgt_reader *r)
 			  on_metric);
 	if (!rc)
 		rc = sample_rows(r);
+	char sql[1024];
 	if (!rc)
-		rc = each(r, sample_select(), "hw_samples", on_sample);
+		rc = each(r, sample_select(sql, sizeof(sql)), "hw_samples", on_sample);
 	return rc;
 }

@@ -34,13 +34,13 @@ static int sql_error(struct kg_hw_import *h, const char *what)
 	return -EIO;
 }
 
-static const char *sample_insert_sql(void)
+/* Into the caller's buffer: no static state in code that may run on several threads. */
+static const char *sample_insert_sql(char *sql, size_t len)
 {
-	static char sql[1024];
-	int n = snprintf(sql, sizeof(sql), "INSERT INTO hw_samples VALUES(?,?,?,?");
+	int n = snprintf(sql, len, "INSERT INTO hw_samples VALUES(?,?,?,?");
 	for (int f = 0; f < KG_HW_N; f++)
-		n += snprintf(sql + n, sizeof(sql) - (size_t)n, ",?");
-	snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
+		n += snprintf(sql + n, len - (size_t)n, ",?");
+	snprintf(sql + n, len - (size_t)n, ")");
 	return sql;
 }
 
@@ -50,8 +50,10 @@ struct kg_hw_import *hw_import_new(struct kg_import *im)
 	if (!h)
 		return NULL;
 	h->im = im;
+	char insert[1024];
 	for (int i = 0; i < HW_ST_COUNT; i++) {
-		const char *sql = i == HW_ST_SAMPLE ? sample_insert_sql() : hw_sql[i];
+		const char *sql = i == HW_ST_SAMPLE ? sample_insert_sql(insert, sizeof(insert))
+						    : hw_sql[i];
 		if (sqlite3_prepare_v2(im->db, sql, -1, &h->st[i], NULL) != SQLITE_OK) {
 			sql_error(h, "hardware-sample statements");
 			hw_import_free(h);

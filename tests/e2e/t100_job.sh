@@ -105,6 +105,8 @@ PY
 python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); h=struct.unpack(">II",b[16:24])[1]; assert h < 200, h' \
 	"$WORK/some.png" || fail "plot --ranks 3,8 draws more than two lanes"
 expect_error 1 "matches none" "$K" plot "$J" -o "$WORK/none.png" --ranks 500
+"$K" plot "$J" -o "$WORK/full.png" --full 3,11 || fail "plot --full"
+[ -s "$WORK/full.rank3.png" ] && [ -s "$WORK/full.rank11.png" ] || fail "plot --full 3,11 drew no chart of rank 3 or 11"
 "$K" view "$J" -o "$WORK/job.html" --full 3 -q || fail "view of the job"
 [ -f "$WORK/job.rank3.html" ] || fail "view --full 3 wrote no page for rank 3"
 python3 - "$WORK/job.html" <<'PY' || fail "the job's page"
@@ -123,6 +125,16 @@ print("ok: page of %d ranks, %d findings" % (len(d["ranks"]), len(d["findings"])
 PY
 expect_error 2 "is for a job" "$K" view --full 3 "$(fixture copies_bad)"
 echo "ok: plot and view of the job"
+
+# traces with hardware samples read on two threads at once, again and again: every rank
+# arrives (a shared buffer in the samples' reader once garbled one thread's SQL)
+mkdir -p "$WORK/hw"
+for i in 1 2 3 4 5 6 7 8; do cp "$(fixture compact_bound)" "$WORK/hw/r$i.kgt"; done
+for round in 1 2 3 4 5; do
+	"$K" report -j 2 "$WORK/hw" > "$WORK/hw.txt" 2> "$WORK/hw.err" || fail "hw job, round $round: $(cat "$WORK/hw.err")"
+	grep -q "^kgantt job report: 8 ranks from 8 traces" "$WORK/hw.txt" || fail "hw job, round $round: $(head -1 "$WORK/hw.txt")"
+done
+echo "ok: traces with hardware samples read on two threads, 5 rounds"
 
 # bad input
 mkdir -p "$WORK/empty"
