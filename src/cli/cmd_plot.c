@@ -413,41 +413,10 @@ static int draw(const struct plot_args *r, enum kg_plot_format fmt, const struct
 	return KG_EXIT_OK;
 }
 
-/* OUT.png -> OUT.rankN.png */
-static void full_chart_name(const char *out, uint32_t number, char *buf, size_t len)
+/* --full: a chosen rank's own chart, as kgantt plot draws it. */
+static int full_chart(struct cli_session *s, uint32_t rank, const char *out, void *arg)
 {
-	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
-	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
-	snprintf(buf, len, "%.*s.rank%u%s", (int)n, out, number, out + n);
-}
-
-/* --full: each chosen rank's own chart, its trace read again, as kgantt plot draws it. */
-static int full_charts(const struct plot_args *r, const struct kg_job *j)
-{
-	struct kg_rank_set set;
-	char err[200];
-	if (rank_set_parse(&set, r->full, err, sizeof(err)) < 0) {
-		kg_err("plot: --full: %s", err);
-		return KG_EXIT_USAGE;
-	}
-	int rc = KG_EXIT_OK;
-	for (uint32_t i = 0; i < j->n_ranks && rc == KG_EXIT_OK; i++) {
-		uint32_t number = job_rank_number(j, i);
-		if (!rank_set_has(&set, number))
-			continue;
-		char name[4200];
-		full_chart_name(r->out, number, name, sizeof(name));
-		struct cli_session s = r->s;
-		s.path = j->ranks[i].file;
-		s.loaded = s.analysed = 0;
-		if ((rc = cli_session_open(&s)) != KG_EXIT_OK)
-			break;
-		if ((rc = cli_session_analyse(&s)) == KG_EXIT_OK)
-			rc = plot_show(s.path, name, &s.a);
-		cli_session_close(&s);
-	}
-	rank_set_free(&set);
-	return rc;
+	return plot_show(s->path, out, &s->a);
 }
 
 /* kgantt plot of a job: the ranks read as kgantt report reads them, one lane each. */
@@ -480,7 +449,8 @@ static int plot_job(const struct plot_args *r, enum kg_plot_format fmt)
 		} else if (plot_job_render(&js.job, &po, order, n, r->out, err, sizeof(err)) < 0) {
 			kg_err("%s", err);
 			rc = KG_EXIT_FAILURE;
-		} else if (r->full && (rc = full_charts(r, &js.job)) != KG_EXIT_OK) {
+		} else if (r->full && (rc = job_each_full("plot", &r->s, &js.job, r->full, r->out,
+							 full_chart, NULL)) != KG_EXIT_OK) {
 			/* said */
 		} else if (js.unread_len) {
 			rc = KG_EXIT_FAILURE; /* drawn without the traces named above */

@@ -214,47 +214,24 @@ static int write_job_view(FILE *f, const void *arg)
 	return view_job_html(f, p->j, p->o);
 }
 
-/* OUT.html -> OUT.rankN.html */
-static void full_page_name(const char *out, uint32_t number, char *buf, size_t len)
-{
-	size_t n = strlen(out);
-	if (n > 5 && !strcmp(out + n - 5, ".html"))
-		n -= 5;
-	snprintf(buf, len, "%.*s.rank%u.html", (int)n, out, number);
-}
+/* --full: a chosen rank's own page; its name goes into the job's page as a link (beside
+ * it, so by base name). */
+struct full_page_arg {
+	const struct view_args *v;
+	char **pages; /* by rank index */
+};
 
-/* --full: each chosen rank's own page, the trace read again; pages[i] set to its name. */
-static int full_pages(const struct view_args *v, const struct kg_job *j, const char *out,
-		      char **pages)
+static int full_page(struct cli_session *s, uint32_t rank, const char *out, void *arg)
 {
-	struct kg_rank_set set;
-	char err[200];
-	if (rank_set_parse(&set, v->full, err, sizeof(err)) < 0) {
-		kg_err("view: --full: %s", err);
-		return KG_EXIT_USAGE;
-	}
-	int rc = KG_EXIT_OK;
-	for (uint32_t i = 0; i < j->n_ranks && rc == KG_EXIT_OK; i++) {
-		uint32_t number = job_rank_number(j, i);
-		if (!rank_set_has(&set, number))
-			continue;
-		char name[4200];
-		full_page_name(out, number, name, sizeof(name));
-		struct cli_session s = v->s;
-		s.path = j->ranks[i].file;
-		s.loaded = s.analysed = 0;
-		if ((rc = cli_session_open(&s)) != KG_EXIT_OK)
-			break;
-		struct kg_view_opts o = {.trace_path = s.path,
-					 .tool_version = "kgantt " KGANTT_VERSION};
-		CLI_SESSION_WINDOW_INTO(&o, &s);
-		if ((rc = cli_session_analyse(&s)) == KG_EXIT_OK)
-			rc = write_and_say(name, &s.a, &o, v->quiet);
-		cli_session_close(&s);
-		const char *slash = strrchr(name, '/');
-		pages[i] = strdup(slash ? slash + 1 : name); /* the link is beside the page */
-	}
-	rank_set_free(&set);
+	const struct full_page_arg *fa = arg;
+	const struct view_args *v = fa->v;
+	char **pages = fa->pages;
+	struct kg_view_opts o = {.trace_path = s->path, .tool_version = "kgantt " KGANTT_VERSION};
+	CLI_SESSION_WINDOW_INTO(&o, s);
+	int rc = write_and_say(out, &s->a, &o, v->quiet);
+	const char *slash = strrchr(out, '/');
+	if (rc == KG_EXIT_OK && !(pages[rank] = strdup(slash ? slash + 1 : out)))
+		rc = KG_EXIT_FAILURE;
 	return rc;
 }
 
@@ -268,8 +245,9 @@ static int view_job(const struct view_args *v, const char *out)
 		char **pages = calloc(js.job.n_ranks + 1, sizeof(*pages));
 		if (!pages)
 			rc = KG_EXIT_FAILURE;
+		struct full_page_arg fa = {v, pages};
 		if (pages && v->full)
-			rc = full_pages(v, &js.job, out, pages);
+			rc = job_each_full("view", &v->s, &js.job, v->full, out, full_page, &fa);
 		if (rc == KG_EXIT_OK) {
 			struct kg_view_job_opts o = {.full_pages = (const char *const *)pages};
 			struct job_page p = {&js.job, &o};

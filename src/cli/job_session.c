@@ -391,3 +391,40 @@ uint32_t job_session_unread(const struct job_session *js, const char **msgs, uin
 		msgs[n++] = p;
 	return n;
 }
+
+/* OUT.ext -> OUT.rankN.ext: a chosen rank's own output beside the job's. */
+static void full_name(const char *out, uint32_t number, char *buf, size_t len)
+{
+	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
+	snprintf(buf, len, "%.*s.rank%u%s", (int)n, out, number, out + n);
+}
+
+int job_each_full(const char *cmd, const struct cli_session *tmpl, const struct kg_job *j,
+		  const char *expr, const char *out, job_full_fn show, void *arg)
+{
+	struct kg_rank_set set;
+	char err[200];
+	if (rank_set_parse(&set, expr, err, sizeof(err)) < 0) {
+		kg_err("%s: --full: %s", cmd, err);
+		return KG_EXIT_USAGE;
+	}
+	int rc = KG_EXIT_OK;
+	for (uint32_t i = 0; i < j->n_ranks && rc == KG_EXIT_OK; i++) {
+		uint32_t number = job_rank_number(j, i);
+		if (!rank_set_has(&set, number))
+			continue;
+		char name[4200];
+		full_name(out, number, name, sizeof(name));
+		struct cli_session s = *tmpl;
+		s.path = j->ranks[i].file;
+		s.loaded = s.analysed = 0;
+		if ((rc = cli_session_open(&s)) != KG_EXIT_OK)
+			break;
+		if ((rc = cli_session_analyse(&s)) == KG_EXIT_OK)
+			rc = show(&s, i, name, arg);
+		cli_session_close(&s);
+	}
+	rank_set_free(&set);
+	return rc;
+}

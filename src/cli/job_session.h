@@ -34,6 +34,13 @@ int job_session_close(struct job_session *js, int rc);
 /* The unread traces' messages, at most max. */
 uint32_t job_session_unread(const struct job_session *js, const char **msgs, uint32_t max);
 
+/* --full RANKS of plot and view: for each rank the expression names, its trace loaded,
+ * windowed and analysed as the command would (tmpl's options), then show(s, rank index,
+ * OUT.rankN.ext, arg). KG_EXIT_OK, or the first failure's exit code after its message. */
+typedef int (*job_full_fn)(struct cli_session *s, uint32_t rank, const char *out, void *arg);
+int job_each_full(const char *cmd, const struct cli_session *tmpl, const struct kg_job *j,
+		  const char *expr, const char *out, job_full_fn show, void *arg);
+
 /* The traces named by paths (folders expanded to the traces in them, by name), into a
  * NULL-terminated list the caller frees with free_paths. KG_EXIT_OK, or the exit code
  * after a message. */
