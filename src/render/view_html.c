@@ -26,136 +26,16 @@
 #include "util/timemath.h"
 #include "util/utf8.h"
 
+#include "report/json_writer.h"
 #include "report/report.h"
 
 #define DATA_MARKER "@@KGANTT_DATA@@"
 #define MAX_DEPTH 15 /* nesting rows of an API or NVTX lane; deeper ones share the last */
 
-/* ---------------------------------------------------------------- the escaping writer */
-
-struct vw {
-	yajl_gen g;
-	FILE *f;
-	int failed;  /* a write or a generator call failed */
-	int nomem;
-	int held;    /* bytes of a possible U+2028/U+2029 (E2, E2 80) not yet written */
-};
-
-static void vw_raw(struct vw *w, const char *s, size_t n)
-{
-	if (n && fwrite(s, 1, n, w->f) != n)
-		w->failed = 1;
-}
-
-/* Writes a held E2 / E2 80 that turned out not to start U+2028/U+2029. */
-static void vw_release(struct vw *w)
-{
-	if (w->held)
-		vw_raw(w, "\xE2\x80", (size_t)w->held);
-	w->held = 0;
-}
-
-/* Bytes that need a look: the three HTML-special ones and the first byte of U+2028/9. */
-static int vw_special(unsigned char c)
-{
-	return c == '<' || c == '>' || c == '&' || c == 0xE2;
-}
-
-/* yajl's output. '<', '>' and '&' can only be inside JSON strings, where \u003c is the
- * same character to JSON.parse and no character at all to the HTML parser. A held E2 or
- * E2 80 waits for the next byte, which may come in the next call. Plain runs (the long
- * base64 columns are nothing else) are written as they are. */
-static void vw_print(void *ctx, const char *str, size_t len)
-{
-	struct vw *w = ctx;
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
-	while (i < len) {
-		if (w->held == 1 && s[i] == 0x80) {
-			w->held = 2;
-			i++;
-			continue;
-		}
-		if (w->held == 2 && (s[i] == 0xA8 || s[i] == 0xA9)) {
-			vw_raw(w, s[i] == 0xA8 ? "\\u2028" : "\\u2029", 6);
-			w->held = 0;
-			i++;
-			continue;
-		}
-		vw_release(w);
-		size_t run = i;
-		while (run < len && !vw_special(s[run]))
-			run++;
-		vw_raw(w, str + i, run - i);
-		if (run == len)
-			break;
-		switch (s[run]) {
-		case 0xE2: w->held = 1; break;
-		case '<': vw_raw(w, "\\u003c", 6); break;
-		case '>': vw_raw(w, "\\u003e", 6); break;
-		default: vw_raw(w, "\\u0026", 6); break;
-		}
-		i = run + 1;
-	}
-}
-
-static void jc(struct vw *w, yajl_gen_status st)
-{
-	if (st != yajl_gen_status_ok)
-		w->failed = 1;
-}
-
-
-/* A string from the trace: invalid UTF-8 bytes become U+FFFD, since JSON.parse would
- * otherwise see garbage (and yajl would pass it through). NULL is null. */
-static void j_str(struct vw *w, const char *s)
-{
-	if (!s) {
-		jc(w, yajl_gen_null(w->g));
-		return;
-	}
-	/* invalid UTF-8 bytes become U+FFFD: yajl would pass them through and JSON.parse
-	 * would see garbage */
-	char *buf = NULL;
-	size_t n, cap = 0;
-	const char *t = utf8_clean(s, &n, &buf, &cap);
-	if (!t)
-		w->nomem = 1;
-	else
-		jc(w, yajl_gen_string(w->g, (const unsigned char *)t, n));
-	free(buf);
-}
-
-static void j_key(struct vw *w, const char *k)
-{
-	jc(w, yajl_gen_string(w->g, (const unsigned char *)k, strlen(k)));
-}
-
-static void j_int(struct vw *w, long long v) { jc(w, yajl_gen_integer(w->g, v)); }
-static void j_null(struct vw *w) { jc(w, yajl_gen_null(w->g)); }
-static void j_open(struct vw *w) { jc(w, yajl_gen_map_open(w->g)); }
-static void j_close(struct vw *w) { jc(w, yajl_gen_map_close(w->g)); }
-static void j_aopen(struct vw *w) { jc(w, yajl_gen_array_open(w->g)); }
-static void j_aclose(struct vw *w) { jc(w, yajl_gen_array_close(w->g)); }
-
-/* Six significant digits: what a fraction or percentage is worth. Non-finite is null. */
-static void j_num(struct vw *w, double v)
-{
-	if (!isfinite(v)) {
-		j_null(w);
-		return;
-	}
-	char buf[400];
-	int n = snprintf(buf, sizeof(buf), fabs(v) >= 1e6 ? "%.0f" : "%.6g", v);
-	jc(w, yajl_gen_number(w->g, buf, (size_t)n));
-}
-
-static void kv_str(struct vw *w, const char *k, const char *v) { j_key(w, k); j_str(w, v); }
-static void kv_int(struct vw *w, const char *k, long long v) { j_key(w, k); j_int(w, v); }
-static void kv_num(struct vw *w, const char *k, double v) { j_key(w, k); j_num(w, v); }
+/* The page's JSON goes through report/json_writer.h's HTML-safe mode (jw_begin_html). */
 
 /* A time relative to the page's zero; null when unknown. */
-static void kv_rel(struct vw *w, const char *k, int64_t t, int64_t zero)
+static void kv_rel(struct jw *w, const char *k, int64_t t, int64_t zero)
 {
 	j_key(w, k);
 	if (t == KG_NO_TIME)
@@ -234,7 +114,7 @@ static void col_free(struct col *c)
 static const char b64abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /* Bytes as a base64url JSON string, without padding. */
-static void j_base64(struct vw *w, const unsigned char *b, size_t n)
+static void j_base64(struct jw *w, const unsigned char *b, size_t n)
 {
 	unsigned char *out = malloc(n / 3 * 4 + 4);
 	if (!out) {
@@ -256,13 +136,13 @@ static void j_base64(struct vw *w, const unsigned char *b, size_t n)
 		if (i + 1 < n)
 			out[o++] = b64abc[(v >> 6) & 63];
 	}
-	jc(w, yajl_gen_string(w->g, out, o));
+	jw_check(w, yajl_gen_string(w->g, out, o));
 	free(out);
 }
 
 /* A column where at most a quarter of the values are not 0 (bytes of copies, flags of
  * kernels) costs less as {"n": count, "i": Δrow of each such value, "v": the values}. */
-static int col_sparse(struct vw *w, const struct col *c)
+static int col_sparse(struct jw *w, const struct col *c)
 {
 	size_t values = 0, nonzero = 0;
 	for (size_t i = 0, start = 0; i < c->n; i++)
@@ -304,7 +184,7 @@ static int col_sparse(struct vw *w, const struct col *c)
 
 /* "key": the column as base64url; "" when every value is 0 (the page fills zeros), which
  * keeps unused columns (graph ids without graphs) free; sparse when mostly 0. */
-static void kv_col(struct vw *w, const char *key, const struct col *c)
+static void kv_col(struct jw *w, const char *key, const struct col *c)
 {
 	j_key(w, key);
 	if (c->nomem) {
@@ -315,7 +195,7 @@ static void kv_col(struct vw *w, const char *key, const struct col *c)
 	while (i < c->n && !c->b[i])
 		i++;
 	if (i == c->n)
-		jc(w, yajl_gen_string(w->g, (const unsigned char *)"", 0));
+		jw_check(w, yajl_gen_string(w->g, (const unsigned char *)"", 0));
 	else if (!col_sparse(w, c))
 		j_base64(w, c->b, c->n);
 }
@@ -687,7 +567,7 @@ static int nest_depth(int64_t *stack, int *top, int64_t start, int64_t end)
 
 /* ---------------------------------------------------------------- sections */
 
-static void write_meta(struct vw *w, const struct page *p)
+static void write_meta(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	const struct kg_view_opts *o = p->o;
@@ -724,7 +604,7 @@ static void write_meta(struct vw *w, const struct page *p)
 	}
 }
 
-static void write_config(struct vw *w, const struct kg_config *c)
+static void write_config(struct jw *w, const struct kg_config *c)
 {
 	j_key(w, "config");
 	j_open(w);
@@ -735,7 +615,7 @@ static void write_config(struct vw *w, const struct kg_config *c)
 	j_close(w);
 }
 
-static void write_processes(struct vw *w, const struct page *p)
+static void write_processes(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	j_key(w, "processes");
@@ -755,7 +635,7 @@ static void write_processes(struct vw *w, const struct page *p)
 	j_aclose(w);
 }
 
-static void write_devices(struct vw *w, const struct page *p)
+static void write_devices(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	j_key(w, "devices");
@@ -777,7 +657,7 @@ static void write_devices(struct vw *w, const struct page *p)
 	j_aclose(w);
 }
 
-static void write_streams(struct vw *w, const struct page *p)
+static void write_streams(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	j_key(w, "streams");
@@ -802,7 +682,7 @@ static void write_streams(struct vw *w, const struct page *p)
 
 /* The launch configurations: [gx, gy, gz, bx, by, bz, regs, smem static, dynamic,
  * config, device, occupancy or null, blocks per SM, limiting resource]. */
-static void write_cfgs(struct vw *w, const struct page *p)
+static void write_cfgs(struct jw *w, const struct page *p)
 {
 	j_key(w, "cfgs");
 	j_aopen(w);
@@ -825,7 +705,7 @@ static void write_cfgs(struct vw *w, const struct page *p)
 	j_aclose(w);
 }
 
-static void write_strings(struct vw *w, const struct page *p)
+static void write_strings(struct jw *w, const struct page *p)
 {
 	j_key(w, "strings");
 	j_aopen(w);
@@ -848,7 +728,7 @@ static uint64_t op_bits(const struct kg_op *o)
  *   a Δ(API row + 1, 0 = none)   n name   k op_bits
  *   c correlation - the launch call's (without one: - the row above's)
  *   g configuration + 1   b bytes   G graph id */
-static int write_ops(struct vw *w, const struct page *p)
+static int write_ops(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	struct col c[11] = {{0}};
@@ -893,7 +773,7 @@ static int write_ops(struct vw *w, const struct page *p)
 }
 
 /* One host thread lane: its API calls are rows first .. +n of the API table. */
-static void write_thread_lane(struct vw *w, const struct page *p, uint32_t key, uint32_t first,
+static void write_thread_lane(struct jw *w, const struct page *p, uint32_t key, uint32_t first,
 			      uint32_t n, int depth)
 {
 	const struct kg_model *m = p->m;
@@ -917,7 +797,7 @@ static void write_thread_lane(struct vw *w, const struct page *p, uint32_t key, 
 /* The API calls, by thread then start. Columns: t Δstart, d duration, n name,
  * c Δcorrelation, k category | driver << 3, l nesting depth, S stack + 1 (0: none; sparse
  * where stacks are sampled). Then the thread lanes. */
-static void write_apis(struct vw *w, const struct page *p)
+static void write_apis(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	struct col c[7] = {{0}};
@@ -965,7 +845,7 @@ static void write_apis(struct vw *w, const struct page *p)
 }
 
 /* Host waits the trace attributes to a stream or event: API row + 1, kind, stream + 1. */
-static void write_syncs(struct vw *w, const struct page *p)
+static void write_syncs(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	j_key(w, "syncs");
@@ -1003,7 +883,7 @@ static int by_lane_start(const void *x, const void *y)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-static void write_nvtx_lane(struct vw *w, const struct page *p, const struct range_sort *r,
+static void write_nvtx_lane(struct jw *w, const struct page *p, const struct range_sort *r,
 			    uint32_t first, uint32_t n, int depth)
 {
 	const struct kg_model *m = p->m;
@@ -1024,7 +904,7 @@ static void write_nvtx_lane(struct vw *w, const struct page *p, const struct ran
 
 /* NVTX and annotation ranges, by process, thread, start. Columns: t Δstart,
  * d end-start (opt: never closed), n name, o domain, l nesting depth. Then the lanes. */
-static int write_ranges(struct vw *w, const struct page *p)
+static int write_ranges(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	size_t n = m->n_ranges;
@@ -1077,7 +957,7 @@ static int write_ranges(struct vw *w, const struct page *p)
 	return 0;
 }
 
-static void write_finding(struct vw *w, const struct page *p, const struct kg_finding *f,
+static void write_finding(struct jw *w, const struct page *p, const struct kg_finding *f,
 			  uint32_t rank)
 {
 	j_open(w);
@@ -1122,7 +1002,7 @@ static void write_finding(struct vw *w, const struct page *p, const struct kg_fi
 	j_close(w);
 }
 
-static void write_findings(struct vw *w, const struct page *p)
+static void write_findings(struct jw *w, const struct page *p)
 {
 	j_key(w, "findings");
 	j_aopen(w);
@@ -1135,7 +1015,7 @@ static void write_findings(struct vw *w, const struct page *p)
  * l line, a address (module-relative, for frames without symbols). stacks: columns
  * n frame count, x the frames (sum of n rows, innermost first), p process, f flags,
  * u user frame offset + 1 (0: none), s site + 1 (0: no site). */
-static void write_stacks(struct vw *w, const struct page *p)
+static void write_stacks(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	struct col c[6] = {{0}};
@@ -1184,7 +1064,7 @@ static void write_stacks(struct vw *w, const struct page *p)
 
 /* The call sites of the analysis, by gain (kgantt report --sites): label, API name,
  * operator, the user's frame (a frame row, -1) and a stack of theirs (a stack row). */
-static void write_sites(struct vw *w, const struct page *p)
+static void write_sites(struct jw *w, const struct page *p)
 {
 	const struct kg_analysis *a = p->a;
 	const struct kg_model *m = p->m;
@@ -1229,7 +1109,7 @@ static const char *hw_unit(int f)
 }
 
 /* Figure f of samples x[0 .. n) as an optional column; nothing when none was counted. */
-static void write_hw_figure(struct vw *w, const struct kg_hw_sample *x, uint32_t n, int f)
+static void write_hw_figure(struct jw *w, const struct kg_hw_sample *x, uint32_t n, int f)
 {
 	uint32_t counted = 0;
 	for (uint32_t i = 0; i < n; i++)
@@ -1255,7 +1135,7 @@ static void write_hw_figure(struct vw *w, const struct kg_hw_sample *x, uint32_t
 
 /* One device's sampling and its samples (sorted by start): t Δstart, d duration, and a
  * column per figure counted. */
-static void write_hw_device(struct vw *w, const struct page *p, const struct kg_hw_device *h)
+static void write_hw_device(struct jw *w, const struct page *p, const struct kg_hw_device *h)
 {
 	const struct kg_model *m = p->m;
 	uint32_t first = 0, n = 0;
@@ -1293,7 +1173,7 @@ static void write_hw_device(struct vw *w, const struct page *p, const struct kg_
 }
 
 /* "hw": the hardware samples of each device that sampled (record --hw) or says why not. */
-static void write_hw(struct vw *w, const struct page *p)
+static void write_hw(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	j_key(w, "hw");
@@ -1309,7 +1189,7 @@ static void write_hw(struct vw *w, const struct page *p)
 /* One device's blocks, sorted by (SM, start): t Δstart, d duration, s ΔSM, o Δop index (the
  * ops' rows), b block index; sms = the lanes to draw (the device's SMs, or more when a
  * block names a higher id). */
-static void write_sm_device(struct vw *w, const struct page *p, uint32_t first, uint32_t n)
+static void write_sm_device(struct jw *w, const struct page *p, uint32_t first, uint32_t n)
 {
 	const struct kg_model *m = p->m;
 	const struct kg_sm_block *b = m->sm_blocks + first;
@@ -1355,7 +1235,7 @@ static void write_sm_device(struct vw *w, const struct page *p, uint32_t first, 
 
 /* "sm": where the blocks of the kernels that logged them ran (record --sm), per device.
  * An SM id past 1023 is a damaged trace's: such blocks are left out. */
-static void write_sm(struct vw *w, const struct page *p)
+static void write_sm(struct jw *w, const struct page *p)
 {
 	const struct kg_model *m = p->m;
 	j_key(w, "sm");
@@ -1386,7 +1266,7 @@ static int64_t page_zero(const struct kg_model *m)
 	return z == KG_NO_TIME ? 0 : z;
 }
 
-static int write_document(struct vw *w, struct page *p)
+static int write_document(struct jw *w, struct page *p)
 {
 	int rc = build_stacks(p);
 	if (!rc)
@@ -1424,19 +1304,18 @@ int view_html(FILE *f, const struct kg_analysis *a, const struct kg_view_opts *o
 	const char *mark = memmem(tpl, kg_view_template_len, DATA_MARKER, strlen(DATA_MARKER));
 	if (!mark)
 		return -EINVAL;
-	struct vw w = {.f = f};
+	struct jw w;
 	struct page p = {.a = a, .m = a->m, .o = o, .zero = page_zero(a->m)};
-	w.g = yajl_gen_alloc(NULL);
-	if (!w.g)
+	if (fwrite(tpl, 1, (size_t)(mark - tpl), f) != (size_t)(mark - tpl))
+		return -EIO;
+	if (jw_begin_html(&w, f) < 0)
 		return -ENOMEM;
-	yajl_gen_config(w.g, yajl_gen_print_callback, vw_print, &w);
-	yajl_gen_config(w.g, yajl_gen_escape_solidus, 1); /* "</" can never appear */
-	vw_raw(&w, tpl, (size_t)(mark - tpl));
 	int rc = write_document(&w, &p);
-	vw_release(&w);
+	int nomem = w.nomem, failed = jw_end_html(&w) < 0;
 	const char *rest = mark + strlen(DATA_MARKER);
-	vw_raw(&w, rest, kg_view_template_len - (size_t)(rest - tpl));
-	yajl_gen_free(w.g);
+	size_t tail = kg_view_template_len - (size_t)(rest - tpl);
+	if (fwrite(rest, 1, tail, f) != tail)
+		failed = 1;
 	free(p.name_map);
 	free(p.name_order);
 	free(p.api_order);
@@ -1451,7 +1330,7 @@ int view_html(FILE *f, const struct kg_analysis *a, const struct kg_view_opts *o
 	free(p.pframe_order);
 	if (rc)
 		return rc;
-	if (w.nomem)
+	if (nomem)
 		return -ENOMEM;
-	return w.failed || ferror(f) ? -EIO : 0;
+	return failed || ferror(f) ? -EIO : 0;
 }

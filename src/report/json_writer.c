@@ -36,7 +36,7 @@ void j_str(struct jw *w, const char *s)
 	size_t n, cap = 0;
 	const char *t = utf8_clean(s, &n, &buf, &cap);
 	if (!t)
-		w->failed = 1;
+		w->failed = w->nomem = 1;
 	else
 		jw_check(w, yajl_gen_string(w->g, (const unsigned char *)t, n));
 	free(buf);
@@ -134,7 +134,7 @@ int jw_begin(struct jw *w, FILE *f)
 {
 	w->g = yajl_gen_alloc(NULL);
 	w->f = f;
-	w->failed = w->held = w->html = 0;
+	w->failed = w->held = w->html = w->nomem = 0;
 	if (!w->g)
 		return -1;
 	yajl_gen_config(w->g, yajl_gen_beautify, 1);
@@ -196,7 +196,7 @@ int jw_begin_html(struct jw *w, FILE *f)
 {
 	w->g = yajl_gen_alloc(NULL);
 	w->f = f;
-	w->failed = w->held = 0;
+	w->failed = w->held = w->nomem = 0;
 	w->html = 1;
 	if (!w->g)
 		return -1;

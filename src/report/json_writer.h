@@ -12,6 +12,7 @@ struct jw {
 	yajl_gen g;
 	FILE *f;
 	int failed;
+	int nomem; /* what failed was an allocation */
 	int html;  /* inside an HTML <script> element: see jw_begin_html */
 	int held;  /* bytes of a possible U+2028/U+2029 (E2, E2 80) not yet written */
 };
