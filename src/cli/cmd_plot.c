@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
@@ -38,12 +37,7 @@ struct plot_args {
 	int no_annotations, no_host, manifest;
 	int no_hw;
 	int sm;                    /* --sm: the SM lanes (record --sm) */
-	int job;                   /* several traces, a folder, or --job: the job's lanes */
-	const char *ranks, *sort, *steps;
-	const char *full;          /* --full RANKS: their own charts beside the job's */
-	int threads;
-	char **paths;
-	int n_paths;
+	struct job_args job;       /* several traces, a folder, or --job: the job's lanes */
 };
 
 /* What a plot is without options: cmd_plot and plot_show (record --plot) start here. */
@@ -138,12 +132,14 @@ static int parse_streams(const char *s, struct plot_args *r)
 enum { OPT_FORMAT = 256, OPT_DEVICE, OPT_STREAMS, OPT_WIDTH,
        OPT_HEIGHT, OPT_DPI, OPT_TITLE, OPT_NO_ANN, OPT_NO_HOST, OPT_MANIFEST };
 enum { OPT_NO_HW = 400 };
-enum { OPT_SM = 420, OPT_JOB, OPT_RANKS, OPT_SORT, OPT_STEPS, OPT_FULL };
+enum { OPT_SM = 420 };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct plot_args *r)
 {
 	int bad = 0, shared = cli_session_option(&r->s, c, arg);
+	if (shared == CLI_NOT_MINE)
+		shared = job_option(&r->job, c, arg);
 	if (shared != CLI_NOT_MINE)
 		return shared;
 	switch (c) {
@@ -156,12 +152,6 @@ static int take_option(int c, const char *arg, struct plot_args *r)
 	case OPT_MANIFEST: r->manifest = 1; break;
 	case OPT_NO_HW: r->no_hw = 1; break;
 	case OPT_SM: r->sm = 1; break;
-	case OPT_JOB: r->job = 1; break;
-	case OPT_RANKS: r->ranks = arg; break;
-	case OPT_SORT: r->sort = arg; break;
-	case OPT_STEPS: r->steps = arg; break;
-	case OPT_FULL: r->full = arg; break;
-	case 'j': bad = parse_int("jobs", arg, 1, 256, &r->threads); break;
 	case OPT_DEVICE: bad = parse_int("device", arg, 0, 1 << 20, &r->device); break;
 	case OPT_WIDTH: bad = parse_int("width", arg, 300, 20000, &r->width); break;
 	case OPT_HEIGHT: bad = parse_int("height", arg, 150, 30000, &r->height); break;
@@ -218,9 +208,9 @@ static int check_output(const struct plot_args *r)
 {
 	char err[PATH_MAX + 512];
 	struct kg_outfile_opts oo = {.what = "the chart"};
-	for (int i = 0; i < r->n_paths; i++)
-		outfile_protect("plot", r->paths[i],
-				r->n_paths == 1 ? "the input trace" : "an input trace");
+	for (int i = 0; i < r->job.n_paths; i++)
+		outfile_protect("plot", r->job.paths[i],
+				r->job.n_paths == 1 ? "the input trace" : "an input trace");
 	if (outfile_check(r->out, &oo, err, sizeof(err)) < 0) {
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
@@ -251,12 +241,10 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		{"manifest", no_argument, NULL, OPT_MANIFEST},
 		{"no-hw", no_argument, NULL, OPT_NO_HW},
 		{"sm", no_argument, NULL, OPT_SM},
-		{"job", no_argument, NULL, OPT_JOB},
-		{"ranks", required_argument, NULL, OPT_RANKS},
-		{"sort", required_argument, NULL, OPT_SORT},
-		{"steps", required_argument, NULL, OPT_STEPS},
-		{"full", required_argument, NULL, OPT_FULL},
-		{"jobs", required_argument, NULL, 'j'},
+		JOB_SESSION_OPTIONS,
+		JOB_RANKS_OPTION,
+		JOB_SORT_OPTION,
+		JOB_FULL_OPTION,
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -271,16 +259,9 @@ static int parse_args(int argc, char **argv, struct plot_args *r, enum kg_plot_f
 		plot_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	struct stat st;
-	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
-		r->job = 1;
-	if (r->full && !r->job) {
-		kg_err("plot: --full is for a job (several traces, a folder, or --job)");
-		return KG_EXIT_USAGE;
-	}
+	if ((rc = job_args_take_paths("plot", &r->job, argc, argv)) >= 0)
+		return rc;
 	r->s.path = argv[optind];
-	r->paths = argv + optind;
-	r->n_paths = argc - optind;
 	if (!r->out) {
 		kg_err("plot: no output given (-o chart.png, .svg or .pdf)");
 		return KG_EXIT_USAGE;
@@ -424,15 +405,14 @@ static int plot_job(const struct plot_args *r, enum kg_plot_format fmt)
 {
 	static const char *const sort_names[] = {"the job's delay they cause", "idle time",
 						 "GPU busy share", "kernel speed", "rank"};
-	struct job_session_opts so = {.cmd = "plot", .paths = r->paths, .n_paths = r->n_paths,
-				      .threads = r->threads, .steps = r->steps, .session = &r->s};
+	struct job_session_opts so = {.cmd = "plot", .args = &r->job, .session = &r->s};
 	struct job_session js;
 	struct kg_rank_set set = {0};
 	struct kg_job_report_opts view = {0};
-	int rc = job_view_options("plot", r->ranks, r->sort, &set, &view.sort);
+	int rc = job_view_options("plot", r->job.ranks, r->job.sort, &set, &view.sort);
 	if (rc != KG_EXIT_OK)
 		return rc;
-	view.ranks = r->ranks ? &set : NULL;
+	view.ranks = r->job.ranks ? &set : NULL;
 	rc = job_session_open(&js, &so);
 	if (rc == KG_EXIT_OK && js.me == 0) {
 		uint32_t n, *order = job_rank_order(&js.job, &view, &n);
@@ -443,13 +423,13 @@ static int plot_job(const struct plot_args *r, enum kg_plot_format fmt)
 			kg_err("plot: out of memory");
 			rc = KG_EXIT_FAILURE;
 		} else if (!n) {
-			kg_err("plot: --ranks %s matches none of the job's %u ranks", r->ranks,
+			kg_err("plot: --ranks %s matches none of the job's %u ranks", r->job.ranks,
 			       js.job.n_ranks);
 			rc = KG_EXIT_FAILURE;
 		} else if (plot_job_render(&js.job, &po, order, n, r->out, err, sizeof(err)) < 0) {
 			kg_err("%s", err);
 			rc = KG_EXIT_FAILURE;
-		} else if (r->full && (rc = job_each_full("plot", &r->s, &js.job, r->full, r->out,
+		} else if (r->job.full && (rc = job_each_full("plot", &r->s, &js.job, r->job.full, r->out,
 							 full_chart, NULL)) != KG_EXIT_OK) {
 			/* said */
 		} else if (js.unread_len) {
@@ -468,7 +448,7 @@ int cmd_plot(int argc, char **argv)
 	int rc = parse_args(argc, argv, &r, &fmt);
 	if (rc >= 0)
 		return rc;
-	if (r.job)
+	if (r.job.job)
 		return plot_job(&r, fmt);
 	struct kg_model m, cut;
 	struct kg_analysis a;

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
@@ -29,11 +28,7 @@ struct report_args {
 	int sites;             /* rows of the call-site table, 0 none */
 	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
-	int job;               /* several traces, a folder, or --job: the job report */
-	int threads;           /* --jobs */
-	const char *ranks, *sort, *steps;
-	char **paths;          /* the traces of a job */
-	int n_paths;
+	struct job_args job;   /* several traces, a folder, or --job: the job report */
 	struct cli_session s;  /* the trace, --from/--to/--nvtx, --set, --no-progress */
 };
 
@@ -117,33 +112,21 @@ static int parse_severity(const char *s)
 /* A time after the trace begin: "120" (ms, as the report prints times), "120ms", "1.5s",
  * "250us", "800ns". */
 
-enum { OPT_JSON = 256, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_SITES, OPT_FINDING_SITES, OPT_JOB,
-       OPT_RANKS, OPT_SORT, OPT_STEPS };
+enum { OPT_JSON = 256, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_SITES, OPT_FINDING_SITES };
 
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct report_args *r)
 {
 	char *end;
 	int shared = cli_session_option(&r->s, c, arg);
+	if (shared == CLI_NOT_MINE)
+		shared = job_option(&r->job, c, arg);
 	if (shared != CLI_NOT_MINE)
 		return shared;
 	switch (c) {
 	case OPT_JSON: r->json = 1; return -1;
 	case OPT_LIST: r->list = 1; return -1;
 	case OPT_SITES: r->sites = 20; return -1;
-	case OPT_JOB: r->job = 1; return -1;
-	case OPT_RANKS: r->ranks = arg; return -1;
-	case OPT_SORT: r->sort = arg; return -1;
-	case OPT_STEPS: r->steps = arg; return -1;
-	case 'j': {
-		long n = strtol(arg, &end, 10);
-		if (!*arg || *end || n < 1 || n > 256) {
-			kg_err("--jobs: '%s' is not a thread count (1 to 256)", arg);
-			return KG_EXIT_USAGE;
-		}
-		r->threads = (int)n;
-		return -1;
-	}
 	case OPT_TOP:
 	case OPT_FINDING_SITES: {
 		long n = strtol(arg, &end, 10);
@@ -178,11 +161,9 @@ static int parse_args(int argc, char **argv, struct report_args *r)
 		{"fail-on", required_argument, NULL, OPT_FAIL},
 		{"sites", no_argument, NULL, OPT_SITES},
 		{"finding-sites", required_argument, NULL, OPT_FINDING_SITES},
-		{"job", no_argument, NULL, OPT_JOB},
-		{"ranks", required_argument, NULL, OPT_RANKS},
-		{"sort", required_argument, NULL, OPT_SORT},
-		{"steps", required_argument, NULL, OPT_STEPS},
-		{"jobs", required_argument, NULL, 'j'},
+		JOB_SESSION_OPTIONS,
+		JOB_RANKS_OPTION,
+		JOB_SORT_OPTION,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -200,16 +181,9 @@ static int parse_args(int argc, char **argv, struct report_args *r)
 		report_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	struct stat st;
-	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
-		r->job = 1;
-	r->paths = argv + optind;
-	r->n_paths = argc - optind;
 	r->s.path = argv[optind];
-	return -1;
+	return job_args_take_paths("report", &r->job, argc, argv);
 }
-
-/* ---------------------------------------------------------------- progress */
 
 /* ---------------------------------------------------------------- the command */
 
@@ -241,11 +215,10 @@ int cmd_report(int argc, char **argv)
 		return rc;
 	if (r.list)
 		return list_thresholds();
-	if (r.job) {
+	if (r.job.job) {
 		struct report_job_opts jo = {
-			.paths = r.paths, .n_paths = r.n_paths, .json = r.json, .top = r.top,
-			.fail_on = r.fail_on, .threads = r.threads, .ranks = r.ranks,
-			.sort = r.sort, .steps = r.steps, .session = &r.s,
+			.args = &r.job, .json = r.json, .top = r.top, .fail_on = r.fail_on,
+			.color = !r.json && use_color(), .session = &r.s,
 		};
 		return report_job(&jo);
 	}

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/analysis.h"
@@ -27,12 +26,7 @@
 struct view_args {
 	const char *out;         /* -o; NULL: TRACE's base name + .html */
 	int quiet;
-	int job;                 /* several traces, a folder, or --job: the job's page */
-	const char *full;        /* --full RANKS: their own pages beside the job's */
-	const char *steps;
-	int threads;
-	char **paths;
-	int n_paths;
+	struct job_args job;     /* several traces, a folder, or --job: the job's page */
 	struct cli_session s;    /* the trace, --from/--to/--nvtx, --set, --no-progress */
 };
 
@@ -75,29 +69,16 @@ static void view_usage(FILE *f)
 /* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns". The same
  * syntax as kgantt report's --from/--to. */
 
-enum { OPT_JOB = 300, OPT_FULL, OPT_STEPS };
-
 /* One option: -1 to go on, or the exit code when it ends the command. */
 static int take_option(int c, const char *arg, struct view_args *v)
 {
 	int shared = cli_session_option(&v->s, c, arg);
+	if (shared == CLI_NOT_MINE)
+		shared = job_option(&v->job, c, arg);
 	if (shared != CLI_NOT_MINE)
 		return shared;
 	switch (c) {
 	case 'o': v->out = arg; return -1;
-	case OPT_JOB: v->job = 1; return -1;
-	case OPT_FULL: v->full = arg; return -1;
-	case OPT_STEPS: v->steps = arg; return -1;
-	case 'j': {
-		char *end;
-		long n = strtol(arg, &end, 10);
-		if (!*arg || *end || n < 1 || n > 256) {
-			kg_err("--jobs: '%s' is not a thread count (1 to 256)", arg);
-			return KG_EXIT_USAGE;
-		}
-		v->threads = (int)n;
-		return -1;
-	}
 	case 'q': v->quiet = 1; return -1;
 	case 'h': view_usage(stdout); return finish_stdout(KG_EXIT_OK);
 	default: return KG_EXIT_USAGE; /* cli_getopt said why */
@@ -110,10 +91,8 @@ static int parse_args(int argc, char **argv, struct view_args *v)
 		CLI_SESSION_OPTIONS,
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
-		{"job", no_argument, NULL, OPT_JOB},
-		{"full", required_argument, NULL, OPT_FULL},
-		{"steps", required_argument, NULL, OPT_STEPS},
-		{"jobs", required_argument, NULL, 'j'},
+		JOB_SESSION_OPTIONS,
+		JOB_FULL_OPTION,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -129,17 +108,8 @@ static int parse_args(int argc, char **argv, struct view_args *v)
 		view_usage(stderr);
 		return KG_EXIT_USAGE;
 	}
-	struct stat st;
-	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
-		v->job = 1;
-	if (v->full && !v->job) {
-		kg_err("view: --full is for a job (several traces, a folder, or --job)");
-		return KG_EXIT_USAGE;
-	}
 	v->s.path = argv[optind];
-	v->paths = argv + optind;
-	v->n_paths = argc - optind;
-	return -1;
+	return job_args_take_paths("view", &v->job, argc, argv);
 }
 
 /* TRACE's base name without its extensions (.kgt, .json.gz, .sqlite) + ".html". */
@@ -237,8 +207,7 @@ static int full_page(struct cli_session *s, uint32_t rank, const char *out, void
 
 static int view_job(const struct view_args *v, const char *out)
 {
-	struct job_session_opts so = {.cmd = "view", .paths = v->paths, .n_paths = v->n_paths,
-				      .threads = v->threads, .steps = v->steps, .session = &v->s};
+	struct job_session_opts so = {.cmd = "view", .args = &v->job, .session = &v->s};
 	struct job_session js;
 	int rc = job_session_open(&js, &so);
 	if (rc == KG_EXIT_OK && js.me == 0) {
@@ -246,8 +215,8 @@ static int view_job(const struct view_args *v, const char *out)
 		if (!pages)
 			rc = KG_EXIT_FAILURE;
 		struct full_page_arg fa = {v, pages};
-		if (pages && v->full)
-			rc = job_each_full("view", &v->s, &js.job, v->full, out, full_page, &fa);
+		if (pages && v->job.full)
+			rc = job_each_full("view", &v->s, &js.job, v->job.full, out, full_page, &fa);
 		if (rc == KG_EXIT_OK) {
 			struct kg_view_job_opts o = {.full_pages = (const char *const *)pages};
 			struct job_page p = {&js.job, &o};
@@ -274,14 +243,14 @@ int cmd_view(int argc, char **argv)
 	char out[4096];
 	if (v.out)
 		snprintf(out, sizeof(out), "%s", v.out);
-	else if (v.job && v.n_paths > 1)
+	else if (v.job.job && v.job.n_paths > 1)
 		snprintf(out, sizeof(out), "job.html");
 	else
 		default_output(v.s.path, out, sizeof(out));
-	for (int i = 0; i < v.n_paths; i++)
-		if ((rc = check_output(v.paths[i], out)) != KG_EXIT_OK)
+	for (int i = 0; i < v.job.n_paths; i++)
+		if ((rc = check_output(v.job.paths[i], out)) != KG_EXIT_OK)
 			return rc;
-	if (v.job)
+	if (v.job.job)
 		return view_job(&v, out);
 	if ((rc = cli_session_open(&v.s)) != KG_EXIT_OK)
 		return rc;

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -191,7 +192,7 @@ static void read_one(struct reading *rd, uint32_t k)
 {
 	const char *path = rd->paths[rd->mine[k]];
 	struct cli_session s = *rd->o->session;
-	struct kg_summary_opts so = {.step_name = rd->o->steps};
+	struct kg_summary_opts so = {.step_name = rd->o->args->steps};
 	struct file_result *res = &rd->results[k];
 	s.path = path;
 	s.cmd = "report";
@@ -226,9 +227,9 @@ static void *reader(void *arg)
 
 static int thread_count(const struct job_session_opts *o, uint32_t files)
 {
-	long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = o->args->threads > 0 ? o->args->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-	if (o->threads <= 0 && local && atoi(local) > 1)
+	if (o->args->threads <= 0 && local && atoi(local) > 1)
 		n /= atoi(local); /* the node's cores are shared by its MPI processes */
 	if (n < 1)
 		n = 1;
@@ -288,6 +289,44 @@ static int read_traces(struct reading *rd, int threads, struct kg_rank **ranks, 
 	return 0;
 }
 
+/* ------------------------------------------------------------------ the options */
+
+int job_option(struct job_args *a, int c, const char *arg)
+{
+	char *end;
+	long n;
+	switch (c) {
+	case JOB_OPT_JOB: a->job = 1; return -1;
+	case JOB_OPT_STEPS: a->steps = arg; return -1;
+	case JOB_OPT_RANKS: a->ranks = arg; return -1;
+	case JOB_OPT_SORT: a->sort = arg; return -1;
+	case JOB_OPT_FULL: a->full = arg; return -1;
+	case 'j':
+		n = strtol(arg, &end, 10);
+		if (!*arg || *end || n < 1 || n > 256) {
+			kg_err("--jobs: '%s' is not a thread count (1 to 256)", arg);
+			return KG_EXIT_USAGE;
+		}
+		a->threads = (int)n;
+		return -1;
+	default: return CLI_NOT_MINE;
+	}
+}
+
+int job_args_take_paths(const char *cmd, struct job_args *a, int argc, char **argv)
+{
+	struct stat st;
+	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
+		a->job = 1;
+	if (a->full && !a->job) {
+		kg_err("%s: --full is for a job (several traces, a folder, or --job)", cmd);
+		return KG_EXIT_USAGE;
+	}
+	a->paths = argv + optind;
+	a->n_paths = argc - optind;
+	return -1;
+}
+
 /* ------------------------------------------------------------------ the session */
 
 static int analyse(struct job_session *js)
@@ -339,7 +378,7 @@ int job_session_open(struct job_session *js, const struct job_session_opts *o)
 	memset(js, 0, sizeof(*js));
 	js->o = o;
 	js->procs = 1;
-	int rc = job_expand_paths(o->cmd, o->paths, o->n_paths, &paths, &n_paths);
+	int rc = job_expand_paths(o->cmd, o->args->paths, o->args->n_paths, &paths, &n_paths);
 	if (rc != KG_EXIT_OK)
 		return rc;
 	js->mpi = job_mpi_launched();

@@ -1,5 +1,5 @@
-/* What every command that shows a job shares (report, plot): the traces named (files and
- * folders), read by every local core and, under mpirun or srun, by every MPI process
+/* What every command that shows a job shares (report, plot, view): its options and its
+ * traces (files and folders), read by every local core and, under mpirun or srun, by every MPI process
  * (cli/job_mpi.h), each reduced to its ranks' summaries, then the job analysed
  * (job/job.h) on process 0. */
 #ifndef KGANTT_CLI_JOB_SESSION_H
@@ -8,12 +8,38 @@
 #include "cli/session.h"
 #include "job/job.h"
 
-struct job_session_opts {
-	const char *cmd;         /* "report": names the command in messages */
+/* A job's options, as report, plot and view take them (each command lists those it has:
+ * JOB_SESSION_OPTIONS, and of --ranks, --sort, --full the ones it shows), and its traces. */
+struct job_args {
+	int job;                 /* several traces, a folder, or --job: a job */
+	int threads;             /* -j, --jobs; 0: every core */
+	const char *steps;       /* the step ranges' name, NULL auto */
+	const char *ranks;       /* --ranks, a rank expression; NULL all */
+	const char *sort;        /* --sort; NULL the default */
+	const char *full;        /* --full RANKS: their own outputs beside the job's */
 	char **paths;            /* traces and folders of traces */
 	int n_paths;
-	int threads;             /* 0: every core */
-	const char *steps;       /* the step ranges' name, NULL auto */
+};
+
+enum { JOB_OPT_JOB = 960, JOB_OPT_STEPS, JOB_OPT_RANKS, JOB_OPT_SORT, JOB_OPT_FULL };
+
+#define JOB_SESSION_OPTIONS                                     \
+	{"job", no_argument, NULL, JOB_OPT_JOB},                 \
+	{"steps", required_argument, NULL, JOB_OPT_STEPS},       \
+	{"jobs", required_argument, NULL, 'j'}
+#define JOB_RANKS_OPTION {"ranks", required_argument, NULL, JOB_OPT_RANKS}
+#define JOB_SORT_OPTION {"sort", required_argument, NULL, JOB_OPT_SORT}
+#define JOB_FULL_OPTION {"full", required_argument, NULL, JOB_OPT_FULL}
+
+/* One option of those: -1 taken, KG_EXIT_USAGE after saying why, or CLI_NOT_MINE. */
+int job_option(struct job_args *a, int c, const char *arg);
+/* After the options, argv[optind..] are the traces: whether they make a job (several, or a
+ * folder), and --full only with a job. -1 to go on, or KG_EXIT_USAGE after the message. */
+int job_args_take_paths(const char *cmd, struct job_args *a, int argc, char **argv);
+
+struct job_session_opts {
+	const char *cmd;         /* "report": names the command in messages */
+	const struct job_args *args;
 	const struct cli_session *session; /* --from/--to/--nvtx, --set for every trace */
 };
 

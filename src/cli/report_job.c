@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/job_session.h"
@@ -42,12 +41,12 @@ static int show(const struct job_session *js, const struct report_job_opts *o)
 	struct kg_rank_set set = {0};
 	struct kg_job_report_opts ro = {.processes = js->procs > 1 ? (uint32_t)js->procs : 0,
 					.threads = (uint32_t)js->threads};
-	int rc = job_view_options("report", o->ranks, o->sort, &set, &ro.sort);
+	int rc = job_view_options("report", o->args->ranks, o->args->sort, &set, &ro.sort);
 	if (rc != KG_EXIT_OK)
 		return rc;
-	ro.ranks = o->ranks ? &set : NULL;
+	ro.ranks = o->args->ranks ? &set : NULL;
 	ro.top = o->top < 0 ? (o->json ? 0 : 16) : (uint32_t)o->top;
-	ro.color = !o->json && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	ro.color = o->color;
 	const char *msgs[64];
 	ro.n_unread = job_session_unread(js, msgs, 64);
 	ro.unread = msgs;
@@ -69,9 +68,7 @@ static int show(const struct job_session *js, const struct report_job_opts *o)
 
 int report_job(const struct report_job_opts *o)
 {
-	struct job_session_opts so = {.cmd = "report", .paths = o->paths, .n_paths = o->n_paths,
-				      .threads = o->threads, .steps = o->steps,
-				      .session = o->session};
+	struct job_session_opts so = {.cmd = "report", .args = o->args, .session = o->session};
 	struct job_session js;
 	int rc = job_session_open(&js, &so);
 	if (rc == KG_EXIT_OK && js.me == 0)

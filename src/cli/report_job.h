@@ -3,19 +3,15 @@
 #ifndef KGANTT_CLI_REPORT_JOB_H
 #define KGANTT_CLI_REPORT_JOB_H
 
-#include "cli/session.h"
+#include "cli/job_session.h"
 #include "report/job_report.h"
 
 struct report_job_opts {
-	char **paths;            /* traces and folders of traces */
-	int n_paths;
+	const struct job_args *args; /* the traces, --ranks, --sort, --steps, -j */
 	int json;
 	int top;                 /* ranks in the table, -1 default, 0 all */
 	int fail_on;             /* a severity, -1 never */
-	int threads;             /* 0: every core */
-	const char *ranks;       /* a rank expression, NULL all */
-	const char *sort;        /* "late" ... NULL default */
-	const char *steps;       /* the step ranges' name, NULL auto */
+	int color;               /* ANSI tones on the text page */
 	const struct cli_session *session; /* --from/--to/--nvtx, --set for every trace */
 };
 

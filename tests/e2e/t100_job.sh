@@ -141,6 +141,9 @@ mkdir -p "$WORK/empty"
 expect_error 1 "holds no trace" "$K" report "$WORK/empty"
 expect_error 2 "not a rank expression" "$K" report --ranks 3-1 "$J"
 expect_error 2 "is not one of" "$K" report --sort fastest "$J"
+for cmd in report plot view; do
+	expect_error 2 "is not a thread count" "$K" $cmd -j 0 "$J" -o "$WORK/j0.out"
+done
 cp -r "$J" "$WORK/broken"
 head -c 3000 "$J/rank_00005.kgt" > "$WORK/broken/rank_00005.kgt"
 "$K" report "$WORK/broken" > "$WORK/broken.txt" 2> "$WORK/broken.err"
