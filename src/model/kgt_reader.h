@@ -98,5 +98,11 @@ int kgt_read_sm(struct kgt_reader *r);
 /* The model device of (process index, CUDA ordinal), added bare when the trace never
  * described it; KG_NONE for an unknown process or an ordinal out of range. */
 uint32_t kgt_device_of(struct kgt_reader *r, uint32_t process, int64_t ordinal);
+/* Runs sql, whose first two columns are a process and a device ordinal; row() gets each
+ * row with its model device. A row of an unknown process or device is skipped (and
+ * counted in *skipped unless it is NULL). 0, or the reader's error. */
+int kgt_each_device_row(struct kgt_reader *r, const char *sql, const char *what,
+			uint64_t *skipped,
+			int (*row)(struct kgt_reader *, sqlite3_stmt *, uint32_t device));
 
 #endif

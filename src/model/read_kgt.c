@@ -69,6 +69,30 @@ static int each_row(struct kgt_reader *r, const char *sql, const char *what,
 	return err;
 }
 
+int kgt_each_device_row(struct kgt_reader *r, const char *sql, const char *what,
+			uint64_t *skipped,
+			int (*row)(struct kgt_reader *, sqlite3_stmt *, uint32_t device))
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return kgt_read_error(r, what);
+	int rc, err = 0;
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t p = kgt_proc_of(r, sqlite3_column_int64(st, 0));
+		uint32_t dev = kgt_device_of(r, p, sqlite3_column_int64(st, 1));
+		if (dev == KG_NONE) {
+			if (skipped)
+				(*skipped)++;
+			continue;
+		}
+		err = row(r, st, dev);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = kgt_read_error(r, what);
+	sqlite3_finalize(st);
+	return err;
+}
+
 /* Trace string id → model string id. Writers number strings 1, 2, 3...: an array by id,
  * unless the ids are sparse (an edited or damaged file), where an array would be sized by
  * the largest id, not by the strings there are (4 bytes per id: a 1 KB file could ask

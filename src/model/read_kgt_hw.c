@@ -32,29 +32,6 @@ static int figure_of(const char *column)
 	return -1;
 }
 
-/* Runs sql; row() gets each row's model device (rows of unknown processes are skipped). */
-static int each(struct kgt_reader *r, const char *sql, const char *what,
-		int (*row)(struct kgt_reader *, sqlite3_stmt *, uint32_t device))
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return kgt_read_error(r, what);
-	int rc, err = 0;
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t p = kgt_proc_of(r, sqlite3_column_int64(st, 0));
-		uint32_t dev = kgt_device_of(r, p, sqlite3_column_int64(st, 1));
-		if (dev == KG_NONE) {
-			r->skipped++;
-			continue;
-		}
-		err = row(r, st, dev);
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = kgt_read_error(r, what);
-	sqlite3_finalize(st);
-	return err;
-}
-
 static int on_device(struct kgt_reader *r, sqlite3_stmt *st, uint32_t device)
 {
 	struct kg_hw_device *d = hw_device_of(r->m, device);
@@ -126,15 +103,17 @@ int kgt_read_hw(struct kgt_reader *r)
 {
 	if (!trace_db_has_table(r->db, "hw_devices"))
 		return 0;
-	int rc = each(r, "SELECT process, device, interval_ns, chip, state, note, lost_samples "
-			 "FROM hw_devices", "hw_devices", on_device);
+	int rc = kgt_each_device_row(r, "SELECT process, device, interval_ns, chip, state, note, "
+					 "lost_samples FROM hw_devices", "hw_devices", &r->skipped,
+					 on_device);
 	if (!rc)
-		rc = each(r, "SELECT process, device, figure, metric FROM hw_metrics", "hw_metrics",
-			  on_metric);
+		rc = kgt_each_device_row(r, "SELECT process, device, figure, metric FROM hw_metrics",
+					 "hw_metrics", &r->skipped, on_metric);
 	if (!rc)
 		rc = sample_rows(r);
 	char sql[1024];
 	if (!rc)
-		rc = each(r, sample_select(sql, sizeof(sql)), "hw_samples", on_sample);
+		rc = kgt_each_device_row(r, sample_select(sql, sizeof(sql)), "hw_samples",
+					 &r->skipped, on_sample);
 	return rc;
 }

@@ -134,40 +134,32 @@ static int load_blocks(struct kgt_reader *r)
 	return rc;
 }
 
+static int on_setting(struct kgt_reader *r, sqlite3_stmt *st, uint32_t device)
+{
+	struct kg_sm_info *x = model_add_sm_info(r->m);
+	if (!x)
+		return kgt_oom(r);
+	x->device = device;
+	x->blocks = (uint64_t)sqlite3_column_int64(st, 2);
+	x->kernels = (uint64_t)sqlite3_column_int64(st, 3);
+	x->dropped = (uint64_t)sqlite3_column_int64(st, 4);
+	x->unmatched = (uint64_t)sqlite3_column_int64(st, 5);
+	if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+		x->offset_mad = sqlite3_column_int64(st, 6);
+	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+		x->offset_spread = sqlite3_column_int64(st, 7);
+	return 0;
+}
+
+/* A setting of a device the trace does not know is left out, uncounted: it is no
+ * operation. */
 static int load_settings(struct kgt_reader *r)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT process, device, blocks, kernels, dropped, unmatched, "
-			       "offset_mad_ns, offset_spread_ns FROM sm_settings ORDER BY process, "
-			       "device",
-			       -1, &st, NULL) != SQLITE_OK)
-		return kgt_read_error(r, "sm_settings");
-	int rc = 0, step;
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t p = kgt_proc_of(r, sqlite3_column_int64(st, 0));
-		uint32_t d = kgt_device_of(r, p, sqlite3_column_int64(st, 1));
-		if (d == KG_NONE)
-			continue;
-		struct kg_sm_info *x = model_add_sm_info(r->m);
-		if (!x) {
-			rc = kgt_oom(r);
-			break;
-		}
-		x->device = d;
-		x->blocks = (uint64_t)sqlite3_column_int64(st, 2);
-		x->kernels = (uint64_t)sqlite3_column_int64(st, 3);
-		x->dropped = (uint64_t)sqlite3_column_int64(st, 4);
-		x->unmatched = (uint64_t)sqlite3_column_int64(st, 5);
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-			x->offset_mad = sqlite3_column_int64(st, 6);
-		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-			x->offset_spread = sqlite3_column_int64(st, 7);
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = kgt_read_error(r, "sm_settings");
-	sqlite3_finalize(st);
-	return rc;
+	return kgt_each_device_row(r,
+				   "SELECT process, device, blocks, kernels, dropped, unmatched, "
+				   "offset_mad_ns, offset_spread_ns FROM sm_settings ORDER BY process, "
+				   "device",
+				   "sm_settings", NULL, on_setting);
 }
 
 int kgt_read_sm(struct kgt_reader *r)
