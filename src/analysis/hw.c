@@ -46,12 +46,13 @@ static uint32_t *gpu_samples(const struct kg_model *m, uint32_t gpu, uint32_t *n
 	return idx;
 }
 
-static const struct kg_model *sort_model;
-
-static int by_sample_start(const void *a, const void *b)
+/* qsort_r's comparator, the model as its argument: analyses of several traces run on
+ * several threads at once (a job's), so nothing of one may sit in a global. */
+static int by_sample_start(const void *a, const void *b, void *model)
 {
-	int64_t x = sort_model->hw_samples[*(const uint32_t *)a].start;
-	int64_t y = sort_model->hw_samples[*(const uint32_t *)b].start;
+	const struct kg_model *m = model;
+	int64_t x = m->hw_samples[*(const uint32_t *)a].start;
+	int64_t y = m->hw_samples[*(const uint32_t *)b].start;
 	return (x > y) - (x < y);
 }
 
@@ -129,8 +130,7 @@ static int walk_gpu(struct kg_analysis *a, uint32_t gi, struct sums *per_kernel,
 		free(max_end);
 		return -ENOMEM;
 	}
-	sort_model = m;
-	qsort(idx, n, sizeof(*idx), by_sample_start);
+	qsort_r(idx, n, sizeof(*idx), by_sample_start, (void *)m);
 	for (uint32_t i = 0; i < g->n_ops; i++) {
 		int64_t e = m->ops[g->ops[i]].end;
 		max_end[i] = i && max_end[i - 1] > e ? max_end[i - 1] : e;

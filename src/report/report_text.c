@@ -731,12 +731,11 @@ void report_text_gpus(FILE *f, const struct kg_analysis *a, const struct kg_repo
 
 /* ---------------------------------------------------------------- 3. streams */
 
-static const struct kg_analysis *sort_analysis;
-
-static int by_busy_desc(const void *x, const void *y)
+static int by_busy_desc(const void *x, const void *y, void *analysis)
 {
-	int64_t a = sort_analysis->streams[*(const uint32_t *)x].busy;
-	int64_t b = sort_analysis->streams[*(const uint32_t *)y].busy;
+	const struct kg_analysis *an = analysis;
+	int64_t a = an->streams[*(const uint32_t *)x].busy;
+	int64_t b = an->streams[*(const uint32_t *)y].busy;
 	return (a < b) - (a > b);
 }
 
@@ -788,8 +787,7 @@ void report_text_streams(FILE *f, const struct kg_analysis *a, const struct kg_r
 	}
 	uint32_t shown = n;
 	if (n > MAX_STREAM_ROWS) { /* the busiest ones matter; they go first */
-		sort_analysis = a;
-		qsort(rows, n, sizeof(*rows), by_busy_desc);
+		qsort_r(rows, n, sizeof(*rows), by_busy_desc, (void *)a);
 		shown = MAX_STREAM_ROWS;
 	}
 	static const char *const cols[] = {"pid", "dev", "stream", "kind", "prio", "channel",
