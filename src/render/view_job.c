@@ -55,28 +55,18 @@ static void waits(struct jw *w, const struct kg_job *j, const struct kg_rank *r,
 	j_aclose(w);
 }
 
-static void rank_findings(struct jw *w, const struct kg_job *j, uint32_t i)
+/* The first job finding naming rank i, for its lane's badge. */
+static void lane_finding(struct jw *w, const struct kg_job *j, uint32_t i)
 {
-	const struct kg_rank *r = &j->ranks[i];
 	uint32_t first = 0;
 	for (uint32_t f = 0; f < j->n_findings && !first; f++)
 		if (j->findings[f].rank == i)
 			first = f + 1;
 	kv_int(w, "finding", first);
 	kv_str(w, "finding_severity", first ? severity_name(j->findings[first - 1].severity) : NULL);
-	j_key(w, "top");
-	j_aopen(w);
-	for (int k = 0; k < r->n_top; k++) {
-		j_open(w);
-		kv_str(w, "rule", r->top[k].rule);
-		kv_str(w, "severity", severity_name((enum kg_severity)r->top[k].severity));
-		kv_str(w, "title", r->top[k].title);
-		kv_num(w, "gain_ns", r->top[k].gain_ns);
-		j_close(w);
-	}
-	j_aclose(w);
 }
 
+/* The report's fields of the rank (job_json_rank), and what the page draws from. */
 static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i, const int64_t *last,
 		     const struct kg_view_job_opts *o)
 {
@@ -85,35 +75,15 @@ static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i, const int
 	for (int c = 0; c < KG_GAP_CAUSES; c++)
 		idle = kg_time_add(idle, r->idle_by_cause[c]);
 	j_open(w);
-	kv_str(w, "label", r->label);
+	job_json_rank(w, j, i);
 	kv_int(w, "number", job_rank_number(j, i));
-	kv_str(w, "file", r->file);
-	kv_str(w, "host", r->host);
-	kv_int(w, "pid", r->pid);
-	kv_int(w, "device", r->ordinal);
-	kv_str(w, "gpu", r->gpu);
 	kv_time(w, "b", rel(j, r, r->begin));
 	kv_time(w, "e", rel(j, r, r->end));
 	bins(w, r);
 	waits(w, j, r, last);
-	kv_int(w, "late", r->late);
-	kv_time(w, "late_ns", r->late_ns);
-	kv_num(w, "peer_wait_ns", r->wait_caused_ns);
-	if (r->slowdown > 0)
-		kv_num(w, "speed", r->slowdown);
-	else
-		kv_str(w, "speed", NULL);
-	kv_int(w, "kernels", r->kernels);
-	kv_time(w, "kernel_ns", r->compute_time);
-	kv_time(w, "comm_ns", r->comm_time);
-	j_key(w, "idle");
-	j_open(w);
-	for (int c = 0; c < KG_GAP_CAUSES; c++)
-		kv_time(w, gap_cause_name((enum kg_gap_cause)c), r->idle_by_cause[c]);
-	j_close(w);
 	kv_time(w, "idle_ns", idle);
 	kv_num(w, "busy_share", span > 0 ? (double)r->busy / (double)span : 0);
-	rank_findings(w, j, i);
+	lane_finding(w, j, i);
 	kv_str(w, "full", o->full_pages ? o->full_pages[i] : NULL);
 	j_close(w);
 }

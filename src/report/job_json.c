@@ -24,10 +24,9 @@ static void rank_findings(struct jw *w, const struct kg_rank *r)
 	j_aclose(w);
 }
 
-static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i)
+void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 {
 	const struct kg_rank *r = &j->ranks[i];
-	j_open(w);
 	kv_str(w, "label", r->label);
 	if (r->rank[0])
 		kv_str(w, "rank", r->rank);
@@ -66,6 +65,12 @@ static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 	kv_int(w, "findings", r->n_findings);
 	kv_num(w, "findings_gain_ns", r->findings_gain);
 	rank_findings(w, r);
+}
+
+static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i)
+{
+	j_open(w);
+	job_json_rank(w, j, i);
 	j_close(w);
 }
 

@@ -34,6 +34,9 @@ uint32_t *job_rank_order(const struct kg_job *j, const struct kg_job_report_opts
 int job_report_text(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o);
 int job_report_json(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o);
 
+/* A rank's fields in the report's JSON (docs/job.md), inside an object the caller opened:
+ * the report's and the page's. */
+void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i);
 /* The job's findings as the JSON array "findings" (the report's and the page's). */
 void job_json_findings(struct jw *w, const struct kg_job *j);
 
