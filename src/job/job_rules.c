@@ -453,11 +453,15 @@ static int64_t get_compute(const struct kg_rank *r) { return r->compute_time; }
 static int64_t get_host(const struct kg_rank *r) { return r->idle_by_cause[KG_GAP_HOST]; }
 static int64_t get_sync(const struct kg_rank *r) { return r->idle_by_cause[KG_GAP_SYNC]; }
 
+/* The median rank's figures that a late rank is compared with, taken once per job. */
+struct medians {
+	int64_t compute, host, sync;
+};
+
 static void straggler_cause(const struct kg_job *j, const struct kg_rank *r,
-			    struct kg_job_finding *f)
+			    const struct medians *md, struct kg_job_finding *f)
 {
-	int64_t mc = median_of(j, get_compute), mh = median_of(j, get_host),
-		msy = median_of(j, get_sync);
+	int64_t mc = md->compute, mh = md->host, msy = md->sync;
 	if (r->slowdown >= j->cfg.slow_rank_ratio)
 		evidence(f, "its kernels run %.2fx as long as the same kernels on the median rank "
 			 "(job-slow-rank)", r->slowdown);
@@ -475,7 +479,8 @@ static void straggler_cause(const struct kg_job *j, const struct kg_rank *r,
 			 "%.2f ms", ms((double)sync), ms((double)msy));
 }
 
-static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref)
+static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
+			      const struct medians *md)
 {
 	struct kg_rank *r = &j->ranks[i];
 	char d1[32], d2[32];
@@ -506,7 +511,7 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref)
 		 "sum over the collectives it started last (skew above %.0f µs) of how much later "
 		 "it started than the next-to-last rank: the job's wall-clock delay",
 		 (double)j->cfg.comm_skew_ns / 1e3);
-	straggler_cause(j, r, f);
+	straggler_cause(j, r, md, f);
 	/* the steps where it was last, the first few */
 	uint32_t steps = 0, shown = 0;
 	for (uint32_t s = 0; s < j->n_steps; s++) {
@@ -552,11 +557,13 @@ static int rule_stragglers(struct kg_job *j)
 	for (uint32_t i = 0; i < j->n_ranks; i++)
 		order[i] = i;
 	qsort_r(order, j->n_ranks, sizeof(*order), by_late_desc, j);
+	const struct medians md = {median_of(j, get_compute), median_of(j, get_host),
+				   median_of(j, get_sync)};
 	for (uint32_t n = 0, i = 0; i < j->n_ranks && n < MAX_RANK_FINDINGS; i++) {
 		const struct kg_rank *r = &j->ranks[order[i]];
 		if (!r->late || !worth(j, (double)r->late_ns))
 			break;
-		straggler_finding(j, order[i], ref);
+		straggler_finding(j, order[i], ref, &md);
 		n++;
 	}
 	free(order);
