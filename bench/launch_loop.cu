@@ -6,6 +6,8 @@
 //
 //     us_per_launch=<median µs per launch>
 //     reps_us_per_launch=<r1>,<r2>,...
+//     host_us_per_launch=<r1>,<r2>,...   (the loop alone, before the sync: if it equals the
+//                                         figure above, the host sets the pace, not the GPU)
 //     launches=<N> reps=<R> warmup=<W>
 //
 // Usage: launch_loop [-n LAUNCHES] [-w WARMUP] [-r REPS]   (defaults 20000, 1000, 3)
@@ -121,22 +123,28 @@ int main(int argc, char **argv)
     CK(cudaGetLastError());
 
     double *per = (double *)calloc((size_t)reps, sizeof *per);
-    if (!per) {
+    double *host = (double *)calloc((size_t)reps, sizeof *host);
+    if (!per || !host) {
         fprintf(stderr, "launch_loop: out of memory\n");
         return 1;
     }
     for (long r = 0; r < reps; r++) {
         double t0 = now_us();
         launch_n(n, s);
+        double t_loop = now_us();
         CK(cudaDeviceSynchronize());
         double t1 = now_us();
         per[r] = (t1 - t0) / (double)n;
+        host[r] = (t_loop - t0) / (double)n;
     }
     CK(cudaGetLastError());
 
     printf("reps_us_per_launch=");
     for (long r = 0; r < reps; r++)
         printf("%s%.4f", r ? "," : "", per[r]);
+    printf("\nhost_us_per_launch=");
+    for (long r = 0; r < reps; r++)
+        printf("%s%.4f", r ? "," : "", host[r]);
     printf("\n");
     qsort(per, (size_t)reps, sizeof *per, cmp_double);
     double med = (reps % 2) ? per[reps / 2] : 0.5 * (per[reps / 2 - 1] + per[reps / 2]);
@@ -145,6 +153,7 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     free(per);
+    free(host);
     CK(cudaStreamDestroy(s));
     return 0;
 }

@@ -14,7 +14,10 @@
 #                 kgantt-full-all-api (full mode with --all-api: every trivial API query).
 #                 kgantt-full is `--mode full` with the default call stacks (--stacks waits),
 #                 kgantt-full-nostacks the same with --stacks off; kgantt-full-hw is
-#                 kgantt-full with --hw (PM sampling at the default interval).
+#                 kgantt-full with --hw (PM sampling at the default interval);
+#                 kgantt-full-apicb is kgantt-full with the API calls taken from CUPTI's
+#                 callbacks instead of its activity records (KGANTT_DEV_API_CALLBACKS=1,
+#                 src/recorder/api_calls.h), until shown to be the better default.
 #                 (torch-profiler applies to the torch workloads only)
 #   -t SECONDS    time budget: start no run that would end after this many seconds (judged
 #                 by the longest earlier run of the same workload x configuration, else of
@@ -82,7 +85,7 @@ for w in "${WL[@]}"; do
 done
 for c in "${CF[@]}"; do
     case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
-        kgantt-full-all-api|kgantt-full-hw|torch-profiler) ;;
+        kgantt-full-all-api|kgantt-full-hw|kgantt-full-apicb|torch-profiler) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -333,6 +336,8 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --hw -- "${BASE[@]}") ;;
         kgantt-full-all-api) trace="$TMP/a.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
+        kgantt-full-apicb) trace="$TMP/c.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_API_CALLBACKS=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
     esac
     [[ -n $trace ]] && rm -rf "$trace" "$trace.spool"
@@ -493,7 +498,8 @@ wl_order = meta.get("workloads", "").split()
 # Report order (not the run order): the kgantt full-mode variants next to each other,
 # without stacks first, so that the cost of the stacks reads off adjacent rows.
 CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
-         "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw", "torch-profiler"]
+         "kgantt-full-apicb", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
+         "torch-profiler"]
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]
 COUNTS = ("kernels", "api_calls", "stacks", "stack_frames", "api_stacks")
 groups = {}

@@ -7,16 +7,22 @@
 # repetitions' fastest; the table gives the median over rounds and the ratio to untraced.
 #
 #   bench/recorder_cost.sh -r 7 -o OUT        (on a GPU machine; OUT gets runs.csv, table.md)
+#   -w WORKLOAD  launch (default: the launch loop, µs per launch) or tiny
+#             (bench/torch_step.py --tiny: µs per PyTorch op, about 14 API calls each)
+#   -p CPUS   run every configuration under `taskset -c CPUS` (the same cores each run:
+#             a VM's cores differ, and a run's placement moves its figure by up to 40 %)
 set -u
 cd "$(dirname "$0")/.." || exit 1
-R=5 OUT=/tmp/recorder-cost N=20000 CONFIGS=
-while getopts "r:o:n:c:" opt; do
+R=5 OUT=/tmp/recorder-cost N=20000 CONFIGS= PIN= WL=launch
+while getopts "r:o:n:c:p:w:" opt; do
 	case $opt in
 	r) R=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	n) N=$OPTARG ;;
 	c) CONFIGS=$OPTARG ;;
-	*) echo "usage: bench/recorder_cost.sh [-r ROUNDS] [-o OUTDIR] [-n LAUNCHES] [-c CONFIGS]" >&2; exit 2 ;;
+	p) PIN=$OPTARG ;;
+	w) WL=$OPTARG ;;
+	*) echo "usage: bench/recorder_cost.sh [-r ROUNDS] [-o OUTDIR] [-n LAUNCHES] [-c CONFIGS] [-p CPUS] [-w launch|tiny]" >&2; exit 2 ;;
 	esac
 done
 K=${KGANTT:-build/kgantt}
@@ -26,12 +32,14 @@ mkdir -p "$OUT"
 ALL=(untraced raw raw+tscb raw+latency raw+runtime raw+runtime+driver raw+cb:runtime
      raw+cb:both raw+all-full-kinds
      kg-kernels kg-kernels-notscb kg-full kg-full-nostacks kg-full-nolatency kg-full-notscb
-     kg-full-nodriver kg-full-noruntime kg-full-nosync-nooverhead kg-full-nolatency-nodriver)
+     kg-full-nodriver kg-full-noruntime kg-full-nosync-nooverhead kg-full-nolatency-nodriver
+     kg-full-apicb)
 if [ -n "$CONFIGS" ]; then IFS=, read -r -a ALL <<< "$CONFIGS"; fi
 
 run() { # CONFIG -> prints µs per launch
 	local c=$1 t=$OUT/t.kgt
 	local -a cmd=("$LOOP" -n "$N" -w 1000 -r 5) env=(env -u CUDA_INJECTION64_PATH)
+	[ "$WL" = tiny ] && cmd=(python3 bench/torch_step.py --tiny --reps 5)
 	case $c in
 	untraced) ;;
 	raw) env=(env "CUDA_INJECTION64_PATH=$RAW") ;;
@@ -51,15 +59,18 @@ run() { # CONFIG -> prints µs per launch
 	kg-full-nodriver) env+=(KGANTT_DEV_SKIP_KINDS=4); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
 	kg-full-noruntime) env+=(KGANTT_DEV_SKIP_KINDS=5); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
 	kg-full-nosync-nooverhead) env+=(KGANTT_DEV_SKIP_KINDS=38,17); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
+	kg-full-apicb) env+=(KGANTT_DEV_API_CALLBACKS=1); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
 	kg-full-nolatency-nodriver) env+=(KGANTT_DEV_SKIP_KINDS=4); cmd=("$K" record -q -o "$t" --latency off -- "${cmd[@]}") ;;
 	*) echo "unknown config $c" >&2; return 1 ;;
 	esac
 	rm -rf "$t" "$t.spool"
+	[ -z "$PIN" ] || env=(taskset -c "$PIN" "${env[@]}")
 	"${env[@]}" "${cmd[@]}" > "$OUT/last.out" 2> "$OUT/last.err" || { echo "FAIL"; return 0; }
 	# the fastest of the run's repetitions: the least disturbed by the machine's other work
-	sed -n 's/^reps_us_per_launch=//p' "$OUT/last.out" | tr , '\n' | sort -g | head -1
+	sed -n 's/^reps_us_per_\(launch\|op\)=//p' "$OUT/last.out" | tr , '\n' | sort -g | head -1
 }
 
+case $WL in launch|tiny) ;; *) echo "unknown workload '$WL' (launch or tiny)" >&2; exit 2 ;; esac
 echo "round,config,us_per_launch" > "$OUT/runs.csv"
 for c in "${ALL[@]}"; do run "$c" > /dev/null; done # warm-up, not kept
 for ((r = 0; r < R; r++)); do

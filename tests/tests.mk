@@ -63,6 +63,16 @@ $(BUILD)/tests/test_sm: tests/unit/test_sm.c tests/unit/harness.h $(SAN_LIB) \
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< src/recorder/smlog.c $(SAN_LIB) \
 	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
 
+# The recorder's API calls from callbacks (tests/unit/test_api_calls.c): api_calls.c and
+# convert.c built into the test with the sanitizers; the test plays CUPTI's callbacks.
+API_CALLS_TEST_SRC := src/recorder/api_calls.c src/recorder/convert.c
+$(BUILD)/tests/test_api_calls: tests/unit/test_api_calls.c tests/unit/harness.h $(SAN_LIB) \
+                               $(API_CALLS_TEST_SRC) $(wildcard src/recorder/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
+	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(API_CALLS_TEST_SRC) $(SAN_LIB) \
+	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -lpthread
+
 # recorder/pyframes.c inside a live CPython: tests/py/pyframes_probe.c wraps the recorder's
 # own object (same flags, -fPIC, no sanitizers) and trace/pyline.c into a library that
 # tests/py/test_pyframes.py loads with ctypes (tests/e2e/t090_pyframes.sh runs it under

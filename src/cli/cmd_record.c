@@ -76,7 +76,9 @@ static void record_usage(FILE *f)
 		"                           calls, copies, memsets, allocations, and launches\n"
 		"                           sampled), all (every recorded call), off\n"
 		"      --stack-launches F:K waits mode: the first F launches of each kernel get a\n"
-		"                           stack, then 1 in K (default 8:64); 0:0 none\n"
+		"                           stack, then 1 in K (default 8:64); 0:0 none. Once\n"
+		"                           no new kernel appears, launches are looked at 10 ms\n"
+		"                           in every 100 ms\n"
 		"      --stack-depth N      native frames kept per stack (default 64, at most 128)\n"
 		"      --hw[=INTERVAL]      sample the GPU's own counters every INTERVAL (default\n"
 		"                           100us; 10us to 1s): SM active, achieved occupancy,\n"
@@ -87,7 +89,9 @@ static void record_usage(FILE *f)
 		"                           kernels built with include/kgantt/sm.h's\n"
 		"                           KGANTT_SM_BLOCK_BEGIN()/END() (kgantt plot --sm)\n"
 		"      --latency on|off     queued/submitted timestamps of each kernel (default:\n"
-		"                           on in full mode, off in kernels mode)\n"
+		"                           on in full mode, off in kernels mode; CUPTI keeps\n"
+		"                           ~80 bytes per kernel in the program while on: off\n"
+		"                           for runs of many millions of kernels)\n"
 		"      --delay SEC          start recording SEC seconds after the program starts\n"
 		"      --duration SEC       stop recording SEC seconds after it started (the\n"
 		"                           program runs on untraced)\n"
@@ -556,7 +560,20 @@ static void command_line(int argc, char **argv, char *out, size_t len)
 		o += (size_t)snprintf(out + o, len - o, "%s%s", i ? " " : "", argv[i]);
 }
 
-static void report_processes(const struct kg_import *im, const char *trace, int quiet)
+/* CUPTI (CUDA 13.0) keeps about 80 bytes per kernel in the program for as long as it
+ * records queued/submitted timestamps, released only at exit: 0.8 GB for 10 M kernels,
+ * measured on the H200 (docs/results/recorder-memory-h200.md). Without them the
+ * recorder's memory stays flat, so a long run is told how to keep it so. */
+#define LATENCY_NOTE_KERNELS 2000000ull
+#define CUPTI_LATENCY_BYTES_PER_KERNEL 80ull
+
+static int latency_on(const struct record_opts *o)
+{
+	return o->latency ? strcmp(o->latency, "on") == 0 : strcmp(o->mode, "full") == 0;
+}
+
+static void report_processes(const struct kg_import *im, const char *trace, int quiet,
+			     int latency)
 {
 	unsigned long long k = 0, m = 0, s = 0, a = 0;
 	char b1[32], b2[32], b3[32], b4[32];
@@ -579,7 +596,12 @@ static void report_processes(const struct kg_import *im, const char *trace, int 
 		return;
 	fprintf(stderr, "kgantt: wrote '%s': %zu process%s, %s kernels, %s copies, %s memsets, %s API calls\n",
 		trace, im->nprocs, im->nprocs == 1 ? "" : "es", fmt_count(k, b1), fmt_count(m, b2),
-		fmt_count(s, b3), fmt_count(a, b4));
+		fmt_count(s, b3), fmt_count(a, b4));	if (latency && k >= LATENCY_NOTE_KERNELS)
+		fprintf(stderr, "kgantt: note: CUPTI held about %llu MB in the program for the "
+				"kernels' queued/submitted timestamps (%llu bytes per kernel, freed "
+				"at exit); for longer runs, 'record --latency off' keeps the "
+				"recorder's memory flat\n",
+			k * CUPTI_LATENCY_BYTES_PER_KERNEL / 1000000ull, CUPTI_LATENCY_BYTES_PER_KERNEL);
 }
 
 int cmd_record(int argc, char **argv)
@@ -689,7 +711,7 @@ int cmd_record(int argc, char **argv)
 		return KG_EXIT_FAILURE;
 	}
 	struct kg_import summary = {.procs = procs, .nprocs = nprocs};
-	report_processes(&summary, output, o.quiet);
+	report_processes(&summary, output, o.quiet, latency_on(&o));
 	free(procs);
 	if (!o.keep_spool)
 		remove_spool_dir(spool);

@@ -174,25 +174,34 @@ static uint32_t api_name(struct kg_convert *c, struct kg_spool *s, int driver, u
 	return id;
 }
 
-static void put_api(struct kg_convert *c, struct kg_spool *s, const CUpti_ActivityAPI *a,
-		    int driver)
+void convert_api_call(struct kg_convert *c, struct kg_spool *s, const struct kg_api_call *a)
 {
-	uint32_t name = api_name(c, s, driver, a->cbid);
+	uint32_t name = api_name(c, s, a->driver, a->cbid);
 	struct kg_raw_api *r = RESERVE(s, KG_RAW_API, struct kg_raw_api);
 	if (!r)
 		return;
 	r->start = a->start;
 	r->end = a->end;
-	r->domain = driver ? KG_API_DRIVER : KG_API_RUNTIME;
+	r->domain = a->driver ? KG_API_DRIVER : KG_API_RUNTIME;
 	r->cbid = a->cbid;
 	r->name_str = name;
-	r->tid = a->threadId;
-	r->correlation_id = a->correlationId;
-	r->return_value = a->returnValue;
+	r->tid = a->tid;
+	r->correlation_id = a->correlation_id;
+	r->return_value = a->return_value;
 	if (missing(a->start, a->end)) {
 		r->h.flags |= KG_RAW_F_INCOMPLETE;
 		c->incomplete++;
 	}
+}
+
+static void put_api(struct kg_convert *c, struct kg_spool *s, const CUpti_ActivityAPI *a,
+		    int driver)
+{
+	convert_api_call(c, s, &(struct kg_api_call){.start = a->start, .end = a->end,
+						      .cbid = a->cbid, .driver = (uint8_t)driver,
+						      .tid = a->threadId,
+						      .correlation_id = a->correlationId,
+						      .return_value = a->returnValue});
 }
 
 static void put_marker(struct kg_spool *s, const CUpti_ActivityMarker2 *m)

@@ -16,9 +16,20 @@ struct kg_convert {
 	uint32_t driver_names[CUPTI_DRIVER_TRACE_CBID_SIZE];
 };
 
+/* One API call, from an activity record or from the callbacks (recorder/api_calls.c). */
+struct kg_api_call {
+	uint64_t start, end;
+	uint32_t cbid;
+	uint8_t driver;         /* 0 runtime, 1 driver */
+	uint32_t tid;
+	uint32_t correlation_id;
+	uint32_t return_value;
+};
+
 void convert_init(struct kg_convert *c);
 /* Both take the spool lock held by the caller. */
 void convert_record(struct kg_convert *c, struct kg_spool *s, const CUpti_Activity *rec);
+void convert_api_call(struct kg_convert *c, struct kg_spool *s, const struct kg_api_call *a);
 void convert_dropped(struct kg_convert *c, struct kg_spool *s, uint64_t ts, size_t dropped,
 		     CUcontext ctx, uint32_t stream_id);
 

@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <unwind.h>
 
@@ -62,6 +64,7 @@ static struct {
 	uint64_t total_calls, lost;
 
 	struct launch_count *launches;  /* sampled launches: counts per kernel */
+	int new_kernel;                 /* a kernel counted for the first time (windows) */
 	uint32_t overflow;              /* launches of kernels the count table had no room for */
 	int no_launches;                /* --stack-launches 0:0 */
 
@@ -177,6 +180,7 @@ static int sample_launch(uintptr_t key)
 			    zero != key)
 				continue;
 			k = key;
+			__atomic_store_n(&st.new_kernel, 1, __ATOMIC_RELAXED);
 		}
 		if (k == key) {
 			count = __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
@@ -334,6 +338,87 @@ void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if (cls == CLASS_LAUNCH && (st.no_launches || !sample_launch(launch_key(domain, cbid, cb))))
 		return;
 	take_stack(cb->correlationId);
+}
+
+/* ------------------------------------------------------------------ launch windows */
+
+/* A launch callback costs the launching thread about what CUPTI's kernel record costs
+ * (CUPTI fills the callback's data, the kernel's symbol included, for every launch, and
+ * each launch is seen twice: the runtime's call and the driver's inside it): on the
+ * launch loop, 6 % of the launch rate, measured on the H200 (docs/results/
+ * recorder-cost-h200.md). A program that launches the same kernels step after step gains
+ * nothing from counting every one of them, so in waits mode the launch callbacks are on
+ * in windows: on from the start and for as long as kernels never seen before keep
+ * appearing, then WINDOW_ON_MS in every WINDOW_PERIOD_MS. The first launches of a kernel
+ * that first appears outside a window are taken in the next one; unsampled launches are
+ * shared among the sites of their kernel's sampled ones (analysis/sites.c). Waits,
+ * copies and allocations keep a stack each, always. */
+#define WINDOW_ON_MS 10
+#define WINDOW_PERIOD_MS 100
+
+static struct {
+	CUpti_SubscriberHandle sub;
+	pthread_t thread;
+	int running, stop;
+} win;
+
+static void set_launch_callbacks(int on)
+{
+	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+		if (st.runtime_class[cbid] == CLASS_LAUNCH)
+			cuptiEnableCallback((uint32_t)on, win.sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+		if (st.driver_class[cbid] == CLASS_LAUNCH)
+			cuptiEnableCallback((uint32_t)on, win.sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void *window_main(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&win.stop, __ATOMIC_RELAXED)) {
+		sleep_ms(WINDOW_ON_MS);
+		if (__atomic_exchange_n(&st.new_kernel, 0, __ATOMIC_RELAXED))
+			continue; /* new kernels: their first launches are still coming */
+		if (__atomic_load_n(&win.stop, __ATOMIC_RELAXED))
+			break;
+		set_launch_callbacks(0);
+		sleep_ms(WINDOW_PERIOD_MS - WINDOW_ON_MS);
+		set_launch_callbacks(1);
+	}
+	return NULL;
+}
+
+int stacks_start_windows(CUpti_SubscriberHandle sub)
+{
+	if (!st.enabled || st.no_launches || st.cfg.mode != KG_STACKS_WAITS || win.running)
+		return 0;
+	win.sub = sub;
+	sigset_t all, old;
+	sigfillset(&all); /* the program's signals are for its own threads */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&win.thread, NULL, window_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return 0; /* every launch is seen, as without windows */
+	win.running = 1;
+	return 1;
+}
+
+void stacks_stop_windows(void)
+{
+	if (!win.running)
+		return;
+	__atomic_store_n(&win.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(win.thread, NULL);
+	win.running = 0;
+	set_launch_callbacks(1); /* launches after this (other atexit handlers) are seen */
 }
 
 /* ------------------------------------------------------------------ set-up */

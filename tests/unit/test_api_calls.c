@@ -1,0 +1,160 @@
+/* The recorder's API calls from callbacks (src/recorder/api_calls.c) without a GPU: the
+ * callback is handed CUPTI's callback data as CUPTI would, from several threads at once,
+ * more calls than a thread's buffer holds, some while not capturing, some threads ending
+ * before the drain; the spool it writes is read back record by record. Built with the
+ * sanitizers (ASan/UBSan). */
+#include "harness.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "recorder/api_calls.h"
+#include "recorder/convert.h"
+#include "recorder/raw_format.h"
+#include "recorder/spool.h"
+
+#define THREADS 4
+#define CALLS 3000 /* per thread: the 1,024-call buffer fills twice */
+
+static struct kg_spool spool;
+static struct kg_convert conv;
+
+static int never(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	(void)domain, (void)cbid;
+	return 0;
+}
+
+/* One call as CUPTI reports it: enter, then exit with the return value. */
+static void one_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32_t corr,
+		     int ret, int capturing)
+{
+	uint64_t data = 0;
+	int rv = ret;
+	CUpti_CallbackData cb = {.correlationId = corr, .correlationData = &data};
+	cb.callbackSite = CUPTI_API_ENTER;
+	api_calls_on_callback(domain, cbid, &cb, capturing);
+	cb.callbackSite = CUPTI_API_EXIT;
+	cb.functionReturnValue = &rv;
+	api_calls_on_callback(domain, cbid, &cb, capturing);
+}
+
+static void *caller(void *arg)
+{
+	uint32_t base = (uint32_t)(uintptr_t)arg * 100000u;
+	for (uint32_t i = 1; i <= CALLS; i++) {
+		int driver = i % 3 == 0;
+		one_call(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
+			 driver ? CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
+				: CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+			 base + i, (int)(i % 7), i % 10 != 0 /* every 10th outside capture */);
+	}
+	return NULL;
+}
+
+struct seen {
+	uint64_t calls, driver, runtime, bad_time, names;
+	uint32_t tids[THREADS + 1];
+	int ntids;
+	uint64_t corr_sum, ret_sum;
+};
+
+static void read_spool(const char *path, struct seen *s)
+{
+	FILE *f = fopen(path, "rb");
+	CHECK(f != NULL);
+	struct kg_raw_file_header fh;
+	CHECK_EQ_INT((int)fread(&fh, sizeof(fh), 1, f), 1);
+	CHECK(memcmp(fh.magic, KG_RAW_MAGIC, 8) == 0);
+	static uint8_t rec[1 << 16];
+	struct kg_raw_hdr h;
+	while (fread(&h, sizeof(h), 1, f) == 1) {
+		CHECK(h.size >= sizeof(h) && h.size <= sizeof(rec));
+		memcpy(rec, &h, sizeof(h));
+		CHECK_EQ_INT((int)fread(rec + sizeof(h), h.size - sizeof(h), 1, f), 1);
+		if (h.type == KG_RAW_STRING) {
+			s->names++;
+			continue;
+		}
+		if (h.type != KG_RAW_API)
+			continue;
+		const struct kg_raw_api *a = (const void *)rec;
+		s->calls++;
+		s->driver += a->domain == KG_API_DRIVER;
+		s->runtime += a->domain == KG_API_RUNTIME;
+		s->bad_time += a->end < a->start || a->start == 0 || a->name_str == 0;
+		s->corr_sum += a->correlation_id % 100000u;
+		s->ret_sum += a->return_value;
+		int known = 0;
+		for (int i = 0; i < s->ntids; i++)
+			known |= s->tids[i] == a->tid;
+		if (!known && s->ntids <= THREADS)
+			s->tids[s->ntids++] = a->tid;
+	}
+	fclose(f);
+}
+
+/* A spool in a new directory, and the API recorder writing to it. */
+static void start_recorder(char *dir, char *path, size_t len)
+{
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, len, "%s/h.1.kgspool", dir);
+	CHECK_EQ_INT(spool_open(&spool, path, 1 << 16), 0);
+	convert_init(&conv);
+	/* no subscriber without a GPU: CUPTI refuses the enables, the recording goes on */
+	CHECK_EQ_INT(api_calls_start(NULL, never, &conv, &spool), 0);
+}
+
+TEST(calls_from_threads_reach_the_spool_once_each)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+
+	pthread_t t[THREADS];
+	for (uintptr_t i = 0; i < THREADS; i++)
+		CHECK_EQ_INT(pthread_create(&t[i], NULL, caller, (void *)(i + 1)), 0);
+	for (int i = 0; i < THREADS / 2; i++) /* half have ended before the first drain */
+		pthread_join(t[i], NULL);
+	api_calls_drain();
+	for (int i = THREADS / 2; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	api_calls_drain();
+	api_calls_drain(); /* nothing twice */
+	spool_close(&spool);
+
+	struct seen s = {0};
+	read_spool(path, &s);
+	uint64_t kept = 0, corr = 0, ret = 0, driver = 0;
+	for (uint32_t i = 1; i <= CALLS; i++)
+		if (i % 10 != 0) {
+			kept++, corr += i, ret += i % 7;
+			driver += i % 3 == 0;
+		}
+	CHECK_EQ_INT((long long)s.calls, (long long)(kept * THREADS));
+	CHECK_EQ_INT((long long)s.driver, (long long)(driver * THREADS));
+	CHECK_EQ_INT((long long)s.runtime, (long long)((kept - driver) * THREADS));
+	CHECK_EQ_INT((long long)s.bad_time, 0);
+	CHECK_EQ_INT((long long)s.corr_sum, (long long)(corr * THREADS));
+	CHECK_EQ_INT((long long)s.ret_sum, (long long)(ret * THREADS));
+	CHECK_EQ_INT(s.ntids, THREADS); /* each thread its own id */
+	CHECK_EQ_INT((long long)s.names, 2); /* each function's name written once */
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(a_disabled_recorder_records_nothing)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	api_calls_disable(); /* as in a forked child */
+	one_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 7,
+		 0, 1);
+	api_calls_drain();
+	spool_close(&spool);
+	struct seen s = {0};
+	read_spool(path, &s);
+	CHECK_EQ_INT((long long)s.calls, 0);
+	unlink(path);
+	rmdir(dir);
+}
+
