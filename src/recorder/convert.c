@@ -16,6 +16,16 @@ static int missing(uint64_t start, uint64_t end)
 	return start == 0 || end == 0 || end < start;
 }
 
+/* A record CUPTI delivered without its times (a forced flush) is marked and counted. */
+static void check_times(struct kg_convert *c, struct kg_raw_hdr *h, uint64_t start,
+			uint64_t end)
+{
+	if (missing(start, end)) {
+		h->flags |= KG_RAW_F_INCOMPLETE;
+		c->incomplete++;
+	}
+}
+
 static void put_kernel(struct kg_convert *c, struct kg_spool *s, const CUpti_ActivityKernel10 *k)
 {
 	uint32_t name = spool_string(s, k->name);
@@ -52,37 +62,42 @@ static void put_kernel(struct kg_convert *c, struct kg_spool *s, const CUpti_Act
 	r->launch_type = k->launchType;
 	r->cache_config = k->cacheConfig.both;
 	r->device_launched = k->isDeviceLaunched;
-	if (missing(k->start, k->end)) {
-		r->h.flags |= KG_RAW_F_INCOMPLETE;
-		c->incomplete++;
-	}
+	check_times(c, &r->h, k->start, k->end);
 }
+
+/* The fields CUPTI's copy, peer copy and memset records share, by the same names. */
+#define FILL_DEVICE_OP(r, m)                                                   \
+	do {                                                                   \
+		(r)->start = (m)->start;                                       \
+		(r)->end = (m)->end;                                           \
+		(r)->bytes = (m)->bytes;                                       \
+		(r)->graph_node_id = (m)->graphNodeId;                         \
+		(r)->context_id = (m)->contextId;                              \
+		(r)->stream_id = (m)->streamId;                                \
+		(r)->correlation_id = (m)->correlationId;                      \
+		(r)->channel_id = (m)->channelID;                              \
+		(r)->channel_type = (uint32_t)(m)->channelType;                \
+		(r)->graph_id = (m)->graphId;                                  \
+	} while (0)
+
+#define FILL_MEMCPY(r, m)                                                      \
+	do {                                                                   \
+		FILL_DEVICE_OP(r, m);                                          \
+		(r)->copy_kind = (m)->copyKind;                                \
+		(r)->src_kind = (m)->srcKind;                                  \
+		(r)->dst_kind = (m)->dstKind;                                  \
+		(r)->async = ((m)->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0; \
+	} while (0)
 
 static void put_memcpy(struct kg_convert *c, struct kg_spool *s, const CUpti_ActivityMemcpy6 *m)
 {
 	struct kg_raw_memcpy *r = RESERVE(s, KG_RAW_MEMCPY, struct kg_raw_memcpy);
 	if (!r)
 		return;
-	r->start = m->start;
-	r->end = m->end;
-	r->bytes = m->bytes;
-	r->graph_node_id = m->graphNodeId;
+	FILL_MEMCPY(r, m);
 	r->device_id = m->deviceId;
 	r->dst_device_id = m->deviceId;
-	r->context_id = m->contextId;
-	r->stream_id = m->streamId;
-	r->correlation_id = m->correlationId;
-	r->channel_id = m->channelID;
-	r->channel_type = (uint32_t)m->channelType;
-	r->graph_id = m->graphId;
-	r->copy_kind = m->copyKind;
-	r->src_kind = m->srcKind;
-	r->dst_kind = m->dstKind;
-	r->async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-	if (missing(m->start, m->end)) {
-		r->h.flags |= KG_RAW_F_INCOMPLETE;
-		c->incomplete++;
-	}
+	check_times(c, &r->h, m->start, m->end);
 }
 
 static void put_peer_memcpy(struct kg_convert *c, struct kg_spool *s,
@@ -91,26 +106,10 @@ static void put_peer_memcpy(struct kg_convert *c, struct kg_spool *s,
 	struct kg_raw_memcpy *r = RESERVE(s, KG_RAW_MEMCPY, struct kg_raw_memcpy);
 	if (!r)
 		return;
-	r->start = m->start;
-	r->end = m->end;
-	r->bytes = m->bytes;
-	r->graph_node_id = m->graphNodeId;
+	FILL_MEMCPY(r, m);
 	r->device_id = m->srcDeviceId;
 	r->dst_device_id = m->dstDeviceId;
-	r->context_id = m->contextId;
-	r->stream_id = m->streamId;
-	r->correlation_id = m->correlationId;
-	r->channel_id = m->channelID;
-	r->channel_type = (uint32_t)m->channelType;
-	r->graph_id = m->graphId;
-	r->copy_kind = m->copyKind;
-	r->src_kind = m->srcKind;
-	r->dst_kind = m->dstKind;
-	r->async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-	if (missing(m->start, m->end)) {
-		r->h.flags |= KG_RAW_F_INCOMPLETE;
-		c->incomplete++;
-	}
+	check_times(c, &r->h, m->start, m->end);
 }
 
 static void put_memset(struct kg_convert *c, struct kg_spool *s, const CUpti_ActivityMemset4 *m)
@@ -118,24 +117,12 @@ static void put_memset(struct kg_convert *c, struct kg_spool *s, const CUpti_Act
 	struct kg_raw_memset *r = RESERVE(s, KG_RAW_MEMSET, struct kg_raw_memset);
 	if (!r)
 		return;
-	r->start = m->start;
-	r->end = m->end;
-	r->bytes = m->bytes;
-	r->graph_node_id = m->graphNodeId;
+	FILL_DEVICE_OP(r, m);
 	r->device_id = m->deviceId;
-	r->context_id = m->contextId;
-	r->stream_id = m->streamId;
-	r->correlation_id = m->correlationId;
-	r->channel_id = m->channelID;
-	r->channel_type = (uint32_t)m->channelType;
-	r->graph_id = m->graphId;
 	r->value = m->value;
 	r->memory_kind = m->memoryKind;
 	r->async = (m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) != 0;
-	if (missing(m->start, m->end)) {
-		r->h.flags |= KG_RAW_F_INCOMPLETE;
-		c->incomplete++;
-	}
+	check_times(c, &r->h, m->start, m->end);
 }
 
 static void put_sync(struct kg_convert *c, struct kg_spool *s,
@@ -152,10 +139,7 @@ static void put_sync(struct kg_convert *c, struct kg_spool *s,
 	r->event_id = y->cudaEventId;
 	r->correlation_id = y->correlationId;
 	r->return_value = y->returnValue;
-	if (missing(y->start, y->end)) {
-		r->h.flags |= KG_RAW_F_INCOMPLETE;
-		c->incomplete++;
-	}
+	check_times(c, &r->h, y->start, y->end);
 }
 
 /* API names come from CUPTI's static table; each is interned once per cbid. */
@@ -188,10 +172,7 @@ void convert_api_call(struct kg_convert *c, struct kg_spool *s, const struct kg_
 	r->tid = a->tid;
 	r->correlation_id = a->correlation_id;
 	r->return_value = a->return_value;
-	if (missing(a->start, a->end)) {
-		r->h.flags |= KG_RAW_F_INCOMPLETE;
-		c->incomplete++;
-	}
+	check_times(c, &r->h, a->start, a->end);
 }
 
 static void put_api(struct kg_convert *c, struct kg_spool *s, const CUpti_ActivityAPI *a,

@@ -1,7 +1,8 @@
 /* The recorder's API calls from callbacks (src/recorder/api_calls.c) without a GPU: the
  * callback is handed CUPTI's callback data as CUPTI would, from several threads at once,
  * more calls than a thread's buffer holds, some while not capturing, some threads ending
- * before the drain; the spool it writes is read back record by record. Built with the
+ * before the drain; the spool it writes is read back record by record. Also CUPTI's copy
+ * and memset records through recorder/convert.c, field by field. Built with the
  * sanitizers (ASan/UBSan). */
 #include "harness.h"
 
@@ -158,3 +159,68 @@ TEST(a_disabled_recorder_records_nothing)
 	rmdir(dir);
 }
 
+
+/* The first record of a type in a spool, copied into out. */
+static int first_record(const char *path, uint16_t type, void *out, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	struct kg_raw_file_header fh;
+	int found = 0;
+	static uint8_t rec[1 << 16];
+	struct kg_raw_hdr h;
+	if (fread(&fh, sizeof(fh), 1, f) == 1)
+		while (!found && fread(&h, sizeof(h), 1, f) == 1 && h.size >= sizeof(h) &&
+		       h.size <= sizeof(rec)) {
+			memcpy(rec, &h, sizeof(h));
+			if (fread(rec + sizeof(h), h.size - sizeof(h), 1, f) != 1)
+				break;
+			if (h.type == type) {
+				memcpy(out, rec, size < h.size ? size : h.size);
+				found = 1;
+			}
+		}
+	fclose(f);
+	return found;
+}
+
+/* CUPTI's copy, peer copy and memset records become raw records field by field
+ * (recorder/convert.c), and one without its end is marked incomplete. */
+TEST(activity_records_convert_field_by_field)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	CUpti_ActivityMemcpyPtoP4 p = {.kind = CUPTI_ACTIVITY_KIND_MEMCPY2, .copyKind = 10,
+				       .srcKind = 3, .dstKind = 3, .flags = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC,
+				       .bytes = 4096, .start = 100, .end = 200, .srcDeviceId = 1,
+				       .dstDeviceId = 2, .contextId = 5, .streamId = 7,
+				       .correlationId = 77, .channelID = 9, .graphId = 3,
+				       .graphNodeId = 33};
+	CUpti_ActivityMemset4 m = {.kind = CUPTI_ACTIVITY_KIND_MEMSET, .value = 0xab,
+				   .bytes = 512, .start = 300, .end = 0 /* no end */,
+				   .deviceId = 4, .contextId = 6, .streamId = 8, .correlationId = 88,
+				   .memoryKind = 3};
+	pthread_mutex_lock(&spool.lock);
+	convert_record(&conv, &spool, (const CUpti_Activity *)&p);
+	convert_record(&conv, &spool, (const CUpti_Activity *)&m);
+	pthread_mutex_unlock(&spool.lock);
+	spool_close(&spool);
+	CHECK_EQ_INT((int)conv.incomplete, 1);
+
+	struct kg_raw_memcpy c;
+	CHECK(first_record(path, KG_RAW_MEMCPY, &c, sizeof(c)));
+	CHECK(c.start == 100 && c.end == 200 && c.bytes == 4096 && c.graph_node_id == 33);
+	CHECK(c.device_id == 1 && c.dst_device_id == 2 && c.context_id == 5 && c.stream_id == 7);
+	CHECK(c.correlation_id == 77 && c.channel_id == 9 && c.graph_id == 3);
+	CHECK(c.copy_kind == 10 && c.src_kind == 3 && c.dst_kind == 3 && c.async == 1);
+	CHECK_EQ_INT(c.h.flags & KG_RAW_F_INCOMPLETE, 0);
+
+	struct kg_raw_memset z;
+	CHECK(first_record(path, KG_RAW_MEMSET, &z, sizeof(z)));
+	CHECK(z.start == 300 && z.bytes == 512 && z.device_id == 4 && z.stream_id == 8);
+	CHECK(z.correlation_id == 88 && z.value == 0xab && z.memory_kind == 3 && z.async == 0);
+	CHECK(z.h.flags & KG_RAW_F_INCOMPLETE);
+	unlink(path);
+	rmdir(dir);
+}
