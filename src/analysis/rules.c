@@ -366,7 +366,7 @@ static void rule_launch_overhead(struct kg_analysis *a)
 		const struct kg_gpu_metrics *gm = &a->gpus[g];
 		uint32_t mark = a->n_blame;
 		/* idle gaps of the GPU between two tiny kernels: the GPU waited for launches */
-		double idle = 0, exec = 0, graph_gaps = 0;
+		double idle = 0, exec = 0;
 		uint32_t n = 0, ngraph = 0, worst_stream = KG_NONE;
 		int64_t busy_end = KG_NO_TIME, first = KG_NO_TIME, last = KG_NO_TIME;
 		const struct kg_op *prev = NULL;
@@ -377,10 +377,8 @@ static void rule_launch_overhead(struct kg_analysis *a)
 			    busy_end != KG_NO_TIME && o->start > busy_end) {
 				double gap = (double)kg_time_diff(o->start, busy_end);
 				analysis_blame(a, KG_NONE, gm->ops[i], gap);
-				if (o->flags & KG_OPF_GRAPH) {
-					graph_gaps += gap;
+				if (o->flags & KG_OPF_GRAPH)
 					ngraph++;
-				}
 				idle += gap;
 				exec += (double)dur(o);
 				n++;
