@@ -571,62 +571,145 @@ int packed_only(sqlite3 *db)
 
 /* ------------------------------------------------------------------ rows → blocks */
 
-static int insert_block(sqlite3_stmt *ins, const char *table, int64_t first, int64_t last,
-			struct kg_packed_writer *w)
+struct kg_packed_stream {
+	const struct kg_packed_table *t;
+	sqlite3 *db;
+	sqlite3_stmt *ins;
+	struct kg_packed_writer *w;
+	int ncolumns;                      /* the SQL table's */
+	int8_t at[KG_PACKED_MAX_COLUMNS];  /* its column c: block index */
+	struct kg_row block;               /* the row in block order; the table's absent
+					    * columns stay NULL (0) */
+	uint64_t absent;                   /* bits of block columns the SQL table lacks */
+	int64_t first, last;               /* rowids of the block being filled */
+};
+
+static int create_packed(sqlite3 *db, char *err, size_t errlen)
 {
-	const void *data;
-	size_t len;
-	if (packed_writer_finish(w, &data, &len) < 0)
-		return -ENOMEM;
-	sqlite3_bind_text(ins, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(ins, 2, first);
-	sqlite3_bind_int64(ins, 3, last);
-	sqlite3_bind_int64(ins, 4, packed_writer_rows(w));
-	sqlite3_bind_blob(ins, 5, data, (int)len, SQLITE_STATIC);
-	int rc = sqlite3_step(ins);
-	sqlite3_reset(ins);
-	packed_writer_reset(w);
-	return rc == SQLITE_DONE ? 0 : -EIO;
+	return exec(db,
+		    "CREATE TABLE IF NOT EXISTS main.packed(tbl TEXT NOT NULL, first_id INTEGER "
+		    "NOT NULL, last_id INTEGER NOT NULL, rows INTEGER NOT NULL, data BLOB NOT "
+		    "NULL, PRIMARY KEY(tbl, first_id));",
+		    err, errlen, "packed table");
 }
 
-/* "SELECT <every stored column, NULL where the table lacks it>, rowid FROM t ORDER BY
- * rowid" into sql; 1 when there is no such table (an older trace), -EINVAL when the table
- * has a column kgantt does not know (its values would be lost). The table is looked up as
- * SQL does: temp first, then main. */
-static int select_stored(sqlite3 *db, const struct kg_packed_table *t, char *sql, size_t cap,
-			 char *err, size_t errlen)
+/* Where each column of the SQL table (looked up as SQL does: temp first, then main) goes
+ * in a block. 1 when there is no such table (an older trace), -EINVAL when it has a column
+ * kgantt does not know (its values would be lost). */
+static int stream_order(struct kg_packed_stream *s, char *err, size_t errlen)
 {
-	int have[KG_PACKED_MAX_COLUMNS] = {0}, rc = 0, ncolumns = 0;
+	const struct kg_packed_table *t = s->t;
+	int rc = 0;
 	char q[128];
 	sqlite3_stmt *st;
 	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s')", t->name);
-	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(db, err, errlen, t->name);
+	if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(s->db, err, errlen, t->name);
+	s->absent = t->nstored < 64 ? (1ull << t->nstored) - 1 : ~0ull;
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		int c = 0;
 		while (c < t->nstored && strcmp(t->stored[c].name, name ? name : ""))
 			c++;
-		if (c == t->nstored) {
+		if (c == t->nstored) { /* (SQL has no two columns of one name: at most nstored) */
 			snprintf(err, errlen,
 				 "table %s has a column '%s' that kgantt does not know: packing "
 				 "would lose it",
 				 t->name, name ? name : "");
 			rc = -EINVAL;
+			break;
 		}
-		have[c < t->nstored ? c : 0] = 1;
-		ncolumns++;
+		s->at[s->ncolumns++] = (int8_t)c;
+		s->absent &= ~(1ull << c);
 	}
 	sqlite3_finalize(st);
-	if (!ncolumns)
-		return 1;
-	size_t n = (size_t)snprintf(sql, cap, "SELECT ");
-	for (int c = 0; !rc && c < t->nstored && n < cap; c++)
-		n += (size_t)snprintf(sql + n, cap - n, "%s%s, ", have[c] ? "" : "NULL AS ",
-				      t->stored[c].name);
-	if (!rc && n < cap)
-		snprintf(sql + n, cap - n, "rowid FROM %s ORDER BY rowid", t->name);
+	return rc ? rc : !s->ncolumns;
+}
+
+int packed_stream_open(sqlite3 *db, const char *table, struct kg_packed_stream **out, char *err,
+		       size_t errlen)
+{
+	*out = NULL;
+	const struct kg_packed_table *t = packed_table(table);
+	struct kg_packed_stream *s = t ? calloc(1, sizeof(*s)) : NULL;
+	if (!s) {
+		snprintf(err, errlen, "%s: %s", table, t ? "out of memory" : "not a packed table");
+		return t ? -ENOMEM : -EINVAL;
+	}
+	s->t = t;
+	s->db = db;
+	int rc = stream_order(s, err, errlen);
+	if (!rc)
+		rc = create_packed(db, err, errlen);
+	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO main.packed VALUES(?,?,?,?,?)", -1, &s->ins,
+				      NULL) != SQLITE_OK)
+		rc = sql_fail(db, err, errlen, "packed table");
+	if (!rc && !(s->w = packed_writer_new(t->nstored, t->stored))) {
+		snprintf(err, errlen, "%s: out of memory", t->name);
+		rc = -ENOMEM;
+	}
+	s->block.nulls = s->absent;
+	if (rc)
+		packed_stream_free(s);
+	else
+		*out = s;
 	return rc;
+}
+
+int packed_stream_columns(const struct kg_packed_stream *s)
+{
+	return s->ncolumns;
+}
+
+/* The rows added since the last block, as a block. */
+static int insert_block(struct kg_packed_stream *s)
+{
+	const void *data;
+	size_t len;
+	if (packed_writer_finish(s->w, &data, &len) < 0)
+		return -ENOMEM;
+	sqlite3_stmt *ins = s->ins;
+	sqlite3_bind_text(ins, 1, s->t->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(ins, 2, s->first);
+	sqlite3_bind_int64(ins, 3, s->last);
+	sqlite3_bind_int64(ins, 4, packed_writer_rows(s->w));
+	sqlite3_bind_blob(ins, 5, data, (int)len, SQLITE_STATIC);
+	int rc = sqlite3_step(ins);
+	sqlite3_reset(ins);
+	packed_writer_reset(s->w);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int packed_stream_add(struct kg_packed_stream *s, const struct kg_row *row, int64_t rowid)
+{
+	struct kg_row *b = &s->block;
+	uint64_t nulls = s->absent;
+	for (int c = 0; c < s->ncolumns; c++) {
+		b->v[s->at[c]] = row->v[c];
+		nulls |= ((row->nulls >> c) & 1) << s->at[c];
+	}
+	b->nulls = nulls;
+	if (packed_writer_rows(s->w) == 0)
+		s->first = rowid;
+	s->last = rowid;
+	int rc = packed_writer_add(s->w, b);
+	if (!rc && packed_writer_rows(s->w) == KG_PACKED_BLOCK)
+		rc = insert_block(s);
+	return rc;
+}
+
+int packed_stream_finish(struct kg_packed_stream *s)
+{
+	return s && packed_writer_rows(s->w) ? insert_block(s) : 0;
+}
+
+void packed_stream_free(struct kg_packed_stream *s)
+{
+	if (!s)
+		return;
+	sqlite3_finalize(s->ins);
+	packed_writer_free(s->w);
+	free(s);
 }
 
 static const char *type_name(int type)
@@ -637,16 +720,17 @@ static const char *type_name(int type)
 				      : "a blob";
 }
 
-/* A row's values: integers, a REAL column's reals as their bits, NULLs. Anything else (a
- * TEXT, or a REAL where an integer belongs, put there with SQL) would not come back as it
- * was, so it is refused. */
-static int row_of_values(sqlite3_stmt *st, const struct kg_packed_table *t, struct kg_row *row,
+/* A row's values, in the SQL table's order: integers, a REAL column's reals as their
+ * bits, NULLs. Anything else (a TEXT, or a REAL where an integer belongs, put there with
+ * SQL) would not come back as it was, so it is refused. */
+static int row_of_values(sqlite3_stmt *st, const struct kg_packed_stream *s, struct kg_row *row,
 			 char *err, size_t errlen)
 {
-	row_from_stmt(row, st, t->nstored);
-	for (int c = 0; c < t->nstored; c++) {
-		int type = sqlite3_column_type(st, c), want = t->stored[c].real ? SQLITE_FLOAT
-									  : SQLITE_INTEGER;
+	row_from_stmt(row, st, s->ncolumns);
+	for (int c = 0; c < s->ncolumns; c++) {
+		const struct kg_packed_column *how = &s->t->stored[s->at[c]];
+		int type = sqlite3_column_type(st, c), want = how->real ? SQLITE_FLOAT
+								      : SQLITE_INTEGER;
 		if (type == want && want == SQLITE_FLOAT) {
 			double d = sqlite3_column_double(st, c);
 			memcpy(&row->v[c], &d, sizeof(d));
@@ -654,8 +738,8 @@ static int row_of_values(sqlite3_stmt *st, const struct kg_packed_table *t, stru
 			snprintf(err, errlen,
 				 "%s row %lld: column %s holds %s; only %s and NULL can be packed "
 				 "there",
-				 t->name, (long long)sqlite3_column_int64(st, t->nstored),
-				 t->stored[c].name, type_name(type),
+				 s->t->name, (long long)sqlite3_column_int64(st, s->ncolumns),
+				 how->name, type_name(type),
 				 want == SQLITE_FLOAT ? "real numbers" : "integers");
 			return -EINVAL;
 		}
@@ -663,55 +747,47 @@ static int row_of_values(sqlite3_stmt *st, const struct kg_packed_table *t, stru
 	return 0;
 }
 
-static int pack_rows(sqlite3 *db, const struct kg_packed_table *t, sqlite3_stmt *ins,
-		     sqlite3_stmt *st, struct kg_packed_writer *w, char *err, size_t errlen)
+/* Every row of the SQL table st reads ("SELECT *, rowid ... ORDER BY rowid") into s. */
+static int pack_rows(struct kg_packed_stream *s, sqlite3_stmt *st, char *err, size_t errlen)
 {
 	struct kg_row row;
-	int64_t first = 0, last = 0;
 	int rc = 0, step;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((rc = row_of_values(st, t, &row, err, errlen)) != 0)
-			break;
-		last = sqlite3_column_int64(st, t->nstored);
-		if (packed_writer_rows(w) == 0)
-			first = last;
-		rc = packed_writer_add(w, &row);
-		if (!rc && packed_writer_rows(w) == KG_PACKED_BLOCK)
-			rc = insert_block(ins, t->name, first, last, w);
+		if ((rc = row_of_values(st, s, &row, err, errlen)) != 0)
+			return rc;
+		rc = packed_stream_add(s, &row, sqlite3_column_int64(st, s->ncolumns));
 	}
 	if (!rc && step != SQLITE_DONE)
-		return sql_fail(db, err, errlen, t->name);
-	if (!rc && packed_writer_rows(w))
-		rc = insert_block(ins, t->name, first, last, w);
+		return sql_fail(s->db, err, errlen, s->t->name);
+	if (!rc)
+		rc = packed_stream_finish(s);
 	if (rc == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", t->name);
+		snprintf(err, errlen, "%s: out of memory", s->t->name);
 	else if (rc == -EIO)
-		sql_fail(db, err, errlen, t->name);
+		sql_fail(s->db, err, errlen, s->t->name);
 	return rc;
 }
 
-static int pack_table(sqlite3 *db, const struct kg_packed_table *t, sqlite3_stmt *ins, char *err,
-		      size_t errlen)
+/* A table's rows as blocks, replacing the blocks it had (formats 2-4's). A table that is
+ * not there (an older trace's; the importer's kernels and API calls, written as blocks as
+ * they came) leaves the blocks as they are. */
+static int pack_table(sqlite3 *db, const struct kg_packed_table *t, char *err, size_t errlen)
 {
-	char sql[2048];
-	snprintf(sql, sizeof(sql), "DELETE FROM main.packed WHERE tbl = '%s'", t->name);
-	int rc = exec(db, sql, err, errlen, t->name);
-	if (!rc && (rc = select_stored(db, t, sql, sizeof(sql), err, errlen)) != 0)
-		return rc < 0 ? rc : 0; /* 1: older traces may lack a table */
+	struct kg_packed_stream *s;
+	int rc = packed_stream_open(db, t->name, &s, err, errlen);
 	if (rc)
-		return rc;
+		return rc < 0 ? rc : 0;
+	char sql[256];
+	snprintf(sql, sizeof(sql), "DELETE FROM main.packed WHERE tbl = '%s'", t->name);
+	rc = exec(db, sql, err, errlen, t->name);
 	sqlite3_stmt *st = NULL;
-	struct kg_packed_writer *w = packed_writer_new(t->nstored, t->stored);
-	if (!w) {
-		snprintf(err, errlen, "%s: out of memory", t->name);
-		return -ENOMEM;
-	}
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	snprintf(sql, sizeof(sql), "SELECT *, rowid FROM %s ORDER BY rowid", t->name);
+	if (!rc && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		rc = sql_fail(db, err, errlen, t->name);
-	else
-		rc = pack_rows(db, t, ins, st, w, err, errlen);
+	if (!rc)
+		rc = pack_rows(s, st, err, errlen);
 	sqlite3_finalize(st);
-	packed_writer_free(w);
+	packed_stream_free(s);
 	return rc;
 }
 
@@ -756,18 +832,9 @@ int trace_pack(sqlite3 *db, char *err, size_t errlen)
 	int only = packed_only(db);
 	if (only)
 		return only < 0 ? sql_fail(db, err, errlen, "meta") : 0; /* compacted already */
-	int rc = exec(db,
-		      "CREATE TABLE IF NOT EXISTS main.packed(tbl TEXT NOT NULL, first_id INTEGER "
-		      "NOT NULL, last_id INTEGER NOT NULL, rows INTEGER NOT NULL, data BLOB NOT "
-		      "NULL, PRIMARY KEY(tbl, first_id));",
-		      err, errlen, "packed table");
-	sqlite3_stmt *ins = NULL;
-	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO main.packed VALUES(?,?,?,?,?)", -1, &ins,
-				      NULL) != SQLITE_OK)
-		rc = sql_fail(db, err, errlen, "packed table");
+	int rc = create_packed(db, err, errlen);
 	for (const struct kg_packed_table *t = kg_packed_tables; !rc && t->name; t++)
-		rc = pack_table(db, t, ins, err, errlen);
-	sqlite3_finalize(ins);
+		rc = pack_table(db, t, err, errlen);
 	if (!rc)
 		rc = drop_rows(db, err, errlen);
 	if (!rc)

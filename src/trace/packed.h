@@ -72,12 +72,35 @@ static inline int row_is_null(const struct kg_row *r, int col)
 void row_from_stmt(struct kg_row *row, sqlite3_stmt *st, int ncolumns);
 
 /* The trace compacted: every packed table's rows (from whichever attached schema holds
- * them first: the importer keeps them in temp) written as blocks into main.packed, the
- * rows, their indexes and the views on them dropped from main, meta saying so (format 5,
- * packed_version 2). A cell that is not an integer or NULL, or a column kgantt does not
- * know, is refused. Runs inside the caller's transaction; VACUUM gives the rows' pages
- * back. 0, or -EIO/-ENOMEM/-EINVAL with a message in err. */
+ * them first: merge keeps them in temp) written as blocks into main.packed, the rows,
+ * their indexes and the views on them dropped from main, meta saying so (format 5,
+ * packed_version 2). A table with no SQL table keeps the blocks it has (the importer
+ * writes kernels and API calls as blocks as they come: packed_stream). A cell that is not
+ * an integer or NULL, or a column kgantt does not know, is refused. Runs inside the
+ * caller's transaction; VACUUM gives the rows' pages back. 0, or -EIO/-ENOMEM/-EINVAL with
+ * a message in err. */
 int trace_pack(sqlite3 *db, char *err, size_t errlen);
+
+/* Rows of one packed table written into main.packed as blocks as they come, a block every
+ * KG_PACKED_BLOCK rows: how trace_pack writes a table's rows, and how the importer writes
+ * kernels and API calls without ever holding them as SQL rows, so that neither its memory
+ * nor a scratch table grows with them. A row is given in the order in which the SQL table
+ * declares its columns (trace/schema.c; the table is looked up as SQL does, temp first,
+ * and must be there when the stream is opened), each value as sqlite3_column_int64 gives
+ * it (a REAL's as its double's bits), with its rowid; rowids ascend. */
+struct kg_packed_stream;
+/* 0 and *out; 1 when there is no such SQL table (nothing opened); -EINVAL when it has a
+ * column kgantt does not know (its values would be lost), -EIO, -ENOMEM: message in err.
+ * Creates main.packed when it is not there. */
+int packed_stream_open(sqlite3 *db, const char *table, struct kg_packed_stream **out, char *err,
+		       size_t errlen);
+/* The SQL table's number of columns: a row's first that many values are read. */
+int packed_stream_columns(const struct kg_packed_stream *s);
+/* 0, or -ENOMEM / -EIO (the block's insert failed: sqlite3_errmsg says why). */
+int packed_stream_add(struct kg_packed_stream *s, const struct kg_row *row, int64_t rowid);
+/* Writes the rows not yet in a block. 0, -ENOMEM or -EIO. */
+int packed_stream_finish(struct kg_packed_stream *s);
+void packed_stream_free(struct kg_packed_stream *s);
 
 /* The other way: the rows of a compacted trace written back into main as SQL tables,
  * with their indexes and views, and the blocks removed: a plain trace every version of

@@ -176,39 +176,29 @@ static uint32_t *grid_slot(struct kg_sm_import *s, uint32_t context, uint64_t gr
 	return NULL;
 }
 
-/* The process's kernels, by (context, grid id). */
-static int load_kernels(struct kg_sm_import *s, struct kg_import *im, int64_t process)
+int sm_import_needs_kernels(const struct kg_sm_import *s)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(im->db,
-			       "SELECT id, context, grid_id, start FROM kernels WHERE process = ?1 "
-			       "AND grid_id IS NOT NULL",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, process);
-	int rc = 0, step;
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (array_room((void **)&s->kernels, &s->cap_kernels, s->n_kernels,
-			       sizeof(*s->kernels), 256) < 0) {
-			rc = -ENOMEM;
-			break;
-		}
-		struct kernel *k = &s->kernels[s->n_kernels];
-		k->id = sqlite3_column_int64(st, 0);
-		k->context = (uint32_t)sqlite3_column_int64(st, 1);
-		k->grid = (uint64_t)sqlite3_column_int64(st, 2);
-		k->start = sqlite3_column_int64(st, 3); /* NULL reads 0: unknown */
-		k->first_block = UINT64_MAX;
-		uint32_t *slot = grid_slot(s, k->context, k->grid, 1);
-		if (!slot)
-			rc = -ENOMEM;
-		else if (*slot == KG_IDMAP_NONE) /* a grid id seen twice: the first stands */
-			*slot = s->n_kernels++;
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = -EIO;
-	sqlite3_finalize(st);
-	return rc;
+	return s && (s->n_devices || s->own_left_out);
+}
+
+int sm_import_kernel(struct kg_sm_import *s, int64_t id, uint32_t context, uint64_t grid,
+		     int64_t start)
+{
+	if (array_room((void **)&s->kernels, &s->cap_kernels, s->n_kernels, sizeof(*s->kernels),
+		       256) < 0)
+		return -ENOMEM;
+	struct kernel *k = &s->kernels[s->n_kernels];
+	k->id = id;
+	k->context = context;
+	k->grid = grid;
+	k->start = start;
+	k->first_block = UINT64_MAX;
+	uint32_t *slot = grid_slot(s, k->context, k->grid, 1);
+	if (!slot)
+		return -ENOMEM;
+	if (*slot == KG_IDMAP_NONE) /* a grid id seen twice: the first stands */
+		*slot = s->n_kernels++;
+	return 0;
 }
 
 static int by_value(const void *a, const void *b)
@@ -378,11 +368,9 @@ static int report_losses(struct kg_sm_import *s, struct kg_import *im, int64_t p
 
 int sm_import_write(struct kg_sm_import *s, struct kg_import *im, int64_t process)
 {
-	if (!s || (!s->n_devices && !s->own_left_out))
+	if (!sm_import_needs_kernels(s))
 		return 0;
-	int rc = load_kernels(s, im, process);
-	if (!rc)
-		rc = match(s);
+	int rc = match(s);
 	if (!rc)
 		rc = write_blocks(s, im);
 	if (!rc && !s->n_devices && s->own_left_out) /* own calls, no block: one row says so */

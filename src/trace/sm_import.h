@@ -39,9 +39,16 @@ int sm_import_own_api(struct kg_sm_import *s, uint32_t domain, uint32_t cbid,
 		      uint32_t correlation);
 int sm_import_own_copy(struct kg_sm_import *s, uint32_t correlation);
 
-/* After the process's last record: writes its sm_blocks and sm_settings rows, and a
- * warning in messages when blocks matched no kernel. s may be NULL. 0 or a negative errno
- * (message in im->err). */
+/* 1 when sm_import_write is to be given the process's kernels (s may be NULL: 0). */
+int sm_import_needs_kernels(const struct kg_sm_import *s);
+/* A kernel of the process, in the order of the trace's ids: its id, context, grid id and
+ * CUPTI start (0 unknown). 0 or -ENOMEM. */
+int sm_import_kernel(struct kg_sm_import *s, int64_t id, uint32_t context, uint64_t grid,
+		     int64_t start);
+
+/* After the process's last record and its kernels (sm_import_kernel): writes its
+ * sm_blocks and sm_settings rows, and a warning in messages when blocks matched no
+ * kernel. s may be NULL. 0 or a negative errno (message in im->err). */
 int sm_import_write(struct kg_sm_import *s, struct kg_import *im, int64_t process);
 
 #endif

@@ -21,9 +21,9 @@
 #include "util/demangle.h"
 
 enum {
-	ST_STRING, ST_PROCESS, ST_MESSAGE, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_KERNEL,
-	ST_MEMCPY, ST_MEMSET, ST_SYNC, ST_API, ST_NVTX_OPEN, ST_NVTX_CLOSE, ST_OVERHEAD,
-	ST_DROPPED, ST_CAPTURE, ST_COUNT
+	ST_STRING, ST_PROCESS, ST_MESSAGE, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_MEMCPY,
+	ST_MEMSET, ST_SYNC, ST_NVTX_OPEN, ST_NVTX_CLOSE, ST_OVERHEAD, ST_DROPPED, ST_CAPTURE,
+	ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -37,12 +37,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 		      "?,?,?,?,?)",
 	[ST_CONTEXT] = "INSERT OR REPLACE INTO contexts VALUES(?,?,?,?,?)",
 	[ST_STREAM] = "INSERT OR REPLACE INTO streams VALUES(?,?,?,?,?,?)",
-	[ST_KERNEL] = "INSERT INTO kernels VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		      "?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_MEMCPY] = "INSERT INTO memcpys VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_MEMSET] = "INSERT INTO memsets VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_SYNC] = "INSERT INTO syncs VALUES(NULL,?,?,?,?,?,?,?,?,?,?)",
-	[ST_API] = "INSERT INTO api_calls VALUES(NULL,?,?,?,?,?,?,?,?,?,?)",
 	[ST_NVTX_OPEN] = "INSERT INTO nvtx VALUES(NULL,?,?,?,?,?,?,?)",
 	[ST_NVTX_CLOSE] = "UPDATE nvtx SET end = ?, end_thread = ? WHERE id = ?",
 	[ST_OVERHEAD] = "INSERT INTO overheads VALUES(?,?,?,?,?,?,?)",
@@ -80,6 +77,41 @@ static int exec_sql(struct kg_import *im, const char *sql, const char *what)
 	return 0;
 }
 
+/* Kernels and API calls, most of what a spool holds, go to blocks as they come
+ * (packed_stream): as SQL rows, even in a temp table, they cost the import their inserts,
+ * trace_pack's reading them back and a scratch file as big as they are. Their temp tables
+ * give the streams the order of their columns, then go: nothing may read them. */
+static const char *const stream_table[KG_IM_STREAMS] = {"kernels", "api_calls"};
+
+static int open_streams(struct kg_import *im)
+{
+	char why[400], sql[64];
+	for (int i = 0; i < KG_IM_STREAMS; i++) {
+		int rc = packed_stream_open(im->db, stream_table[i], &im->stream[i], why,
+					    sizeof(why));
+		if (rc)
+			return fail(im, rc < 0 ? rc : -EIO, "cannot write '%s': %s", im->path,
+				    rc < 0 ? why : "no rows table");
+		snprintf(sql, sizeof(sql), "DROP TABLE temp.%s", stream_table[i]);
+		if ((rc = exec_sql(im, sql, stream_table[i])) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The rows not yet in a block. */
+static int finish_streams(struct kg_import *im)
+{
+	for (int i = 0; i < KG_IM_STREAMS; i++) {
+		int rc = packed_stream_finish(im->stream[i]);
+		if (rc == -EIO)
+			return sql_fail(im, stream_table[i]);
+		if (rc)
+			return fail(im, rc, "cannot write '%s': out of memory", im->path);
+	}
+	return 0;
+}
+
 int import_begin(struct kg_import *im, const char *out_path, const char *command)
 {
 	memset(im, 0, sizeof(*im));
@@ -104,18 +136,24 @@ int import_begin(struct kg_import *im, const char *out_path, const char *command
 		outfile_abort(&im->out);
 		return rc;
 	}
-	char setup[160];
+	/* 16 MiB of page cache each: nothing here reads a table twice (rows are appended,
+	 * the packed blocks written once), so a cache as big as the trace buys no time, only
+	 * memory (256 MiB each made 300 MB of the import's); it also sizes the sorter's runs
+	 * when the indexes are built at the end. */
+	char setup[200];
 	snprintf(setup, sizeof(setup),
 		 "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-		 "PRAGMA cache_size=-262144; PRAGMA temp.cache_size=-262144; BEGIN;",
+		 "PRAGMA cache_size=-16384; PRAGMA temp.cache_size=-16384; BEGIN;",
 		 KG_TRACE_PAGE_SIZE);
 	int rc = exec_sql(im, setup, "set-up");
 	if (!rc)
 		rc = exec_sql(im, kg_schema_sql, "schema");
-	/* kernels and API calls go to scratch tables first (temp: never in the trace's file),
-	 * where the SM importer and the counts query them; import_commit packs them */
+	/* the packed tables' rows in temp (never in the trace's file): hardware samples stay
+	 * there until import_commit packs them; kernels and API calls never do */
 	if (!rc && trace_create_rows(im->db, "temp") != SQLITE_OK)
 		rc = sql_fail(im, "schema");
+	if (!rc)
+		rc = open_streams(im);
 	for (int i = 0; !rc && i < ST_COUNT; i++)
 		if (sqlite3_prepare_v3(im->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &im->st[i],
 				       NULL) != SQLITE_OK)
@@ -128,11 +166,21 @@ int import_begin(struct kg_import *im, const char *out_path, const char *command
 	return rc;
 }
 
-void import_abort(struct kg_import *im)
+/* The statements the import holds: the database closes only without them. */
+static void finalize_all(struct kg_import *im)
 {
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(im->st[i]);
 	memset(im->st, 0, sizeof(im->st));
+	for (int i = 0; i < KG_IM_STREAMS; i++) {
+		packed_stream_free(im->stream[i]);
+		im->stream[i] = NULL;
+	}
+}
+
+void import_abort(struct kg_import *im)
+{
+	finalize_all(im);
 	if (im->db)
 		sqlite3_close(im->db);
 	im->db = NULL;
@@ -146,15 +194,15 @@ void import_abort(struct kg_import *im)
 
 int import_commit(struct kg_import *im)
 {
-	int rc = exec_sql(im, kg_index_sql, "indexes");
+	int rc = finish_streams(im);
+	if (!rc)
+		rc = exec_sql(im, kg_index_sql, "indexes");
 	char why[400];
 	if (!rc && (rc = trace_pack(im->db, why, sizeof(why))) < 0)
 		fail(im, rc, "cannot write '%s': %s", im->path, why);
 	if (!rc)
 		rc = exec_sql(im, "COMMIT;", "commit");
-	for (int i = 0; i < ST_COUNT; i++)
-		sqlite3_finalize(im->st[i]);
-	memset(im->st, 0, sizeof(im->st));
+	finalize_all(im);
 	if (!rc && sqlite3_close(im->db) != SQLITE_OK)
 		rc = sql_fail(im, "close");
 	if (!rc)
@@ -223,10 +271,13 @@ struct spool_reader {
 	const char *path;
 	const uint8_t *data;
 	size_t size, off;
+	size_t released;       /* bytes of data from its start whose pages were given back */
+	size_t page;           /* the system's page size */
 	uint32_t *smap;        /* spool string id -> global id */
 	size_t smap_cap;
 	struct kg_import_process *proc;
 	int64_t process;
+	int64_t first_kernel;  /* id of the process's first kernel */
 	uint64_t last_ts;
 	/* open NVTX ranges: marker id -> nvtx row id (open addressing, id+1 as key) */
 	uint64_t *open_keys;
@@ -250,13 +301,60 @@ static const char *spool_text(struct spool_reader *r, uint32_t sid)
 	return g > 0 ? strtab_get(&r->im->strings, (uint32_t)g) : NULL;
 }
 
+/* 0 and all-ones are CUPTI's "unknown": NULL in the trace. */
+static int known_ts(uint64_t ts)
+{
+	return ts != 0 && ts != UINT64_MAX;
+}
+
 static void bind_opt_ts(sqlite3_stmt *st, int col, uint64_t ts)
 {
-	/* 0 and all-ones are CUPTI's "unknown": NULL in the trace. */
-	if (ts == 0 || ts == UINT64_MAX)
-		sqlite3_bind_null(st, col);
-	else
+	if (known_ts(ts))
 		sqlite3_bind_int64(st, col, (int64_t)ts);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+/* A row for a packed stream, value by value as an INSERT binds them. */
+static void put(struct kg_row *row, int col, int64_t v)
+{
+	row->v[col] = v;
+}
+
+static void put_null(struct kg_row *row, int col)
+{
+	row->v[col] = 0; /* as sqlite3_column_int64 reads a NULL */
+	row->nulls |= 1ull << col;
+}
+
+static void put_opt_ts(struct kg_row *row, int col, uint64_t ts)
+{
+	if (known_ts(ts))
+		put(row, col, (int64_t)ts);
+	else
+		put_null(row, col);
+}
+
+/* A kernel's or API call's row, its columns from 1 (0 is the id) up to ncolumns - 1 filled,
+ * to its stream with the next id: ids go 1, 2, 3... over every spool, as the rowids of
+ * SQL inserts would. */
+static int add_row(struct spool_reader *r, int which, struct kg_row *row, int ncolumns)
+{
+	struct kg_import *im = r->im;
+	struct kg_packed_stream *s = im->stream[which];
+	if (ncolumns != packed_stream_columns(s)) /* the schema changed, this did not */
+		return fail(im, -EINVAL, "cannot write '%s': the importer gives %d columns of %s, "
+			    "the table has %d", im->path, ncolumns, stream_table[which],
+			    packed_stream_columns(s));
+	int64_t id = ++im->rows[which];
+	put(row, 0, id);
+	int rc = packed_stream_add(s, row, id);
+	return rc == -EIO ? sql_fail(im, stream_table[which]) : rc;
+}
+
+static int incomplete(const struct kg_raw_hdr *h)
+{
+	return (h->flags & KG_RAW_F_INCOMPLETE) != 0;
 }
 
 static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
@@ -333,6 +431,7 @@ static int new_process(struct spool_reader *r, const struct kg_raw_process *p)
 	snprintf(ip->host, sizeof(ip->host), "%s", spool_text(r, p->host_str) ?: "");
 	r->proc = ip;
 	r->process = ip->process;
+	r->first_kernel = im->rows[KG_IM_KERNELS] + 1;
 
 	sqlite3_stmt *st = im->st[ST_PROCESS];
 	sqlite3_bind_int64(st, 1, ip->process);
@@ -432,51 +531,52 @@ static int on_stream(struct spool_reader *r, const struct kg_raw_stream *x)
 
 static int on_kernel(struct spool_reader *r, const struct kg_raw_kernel *k)
 {
-	sqlite3_stmt *st = r->im->st[ST_KERNEL];
+	struct kg_row row = {.nulls = 0};
 	int64_t name = spool_str(r, k->name_str);
 	int64_t dem = demangled_id(r->im, name);
 	if (dem < 0)
 		return (int)dem;
-	int c = 1;
-	sqlite3_bind_int64(st, c++, r->process);
-	sqlite3_bind_int64(st, c++, k->device_id);
-	sqlite3_bind_int64(st, c++, k->context_id);
-	sqlite3_bind_int64(st, c++, k->stream_id);
-	sqlite3_bind_int64(st, c++, k->correlation_id);
-	sqlite3_bind_int64(st, c++, name);
-	sqlite3_bind_int64(st, c++, dem);
+	int c = 1; /* 0: the id */
+	put(&row, c++, r->process);
+	put(&row, c++, k->device_id);
+	put(&row, c++, k->context_id);
+	put(&row, c++, k->stream_id);
+	put(&row, c++, k->correlation_id);
+	put(&row, c++, name);
+	put(&row, c++, dem);
 	/* Graph kernels: CUPTI gives no submitted time, and its queued time is the graph
 	 * launch's (for the first node, the previous launch's: seen on an H200, CUPTI
 	 * 13.0). Neither is a per-kernel phase, so both are stored as unknown. */
-	bind_opt_ts(st, c++, k->graph_id ? 0 : k->queued);
-	bind_opt_ts(st, c++, k->graph_id ? 0 : k->submitted);
-	bind_opt_ts(st, c++, k->start);
-	bind_opt_ts(st, c++, k->end);
+	put_opt_ts(&row, c++, k->graph_id ? 0 : k->queued);
+	put_opt_ts(&row, c++, k->graph_id ? 0 : k->submitted);
+	put_opt_ts(&row, c++, k->start);
+	put_opt_ts(&row, c++, k->end);
 	for (int i = 0; i < 3; i++)
-		sqlite3_bind_int64(st, c++, k->grid[i]);
+		put(&row, c++, k->grid[i]);
 	for (int i = 0; i < 3; i++)
-		sqlite3_bind_int64(st, c++, k->block[i]);
+		put(&row, c++, k->block[i]);
 	for (int i = 0; i < 3; i++)
-		sqlite3_bind_int64(st, c++, k->cluster[i]);
-	sqlite3_bind_int64(st, c++, k->regs_per_thread);
-	sqlite3_bind_int64(st, c++, k->static_smem);
-	sqlite3_bind_int64(st, c++, k->dynamic_smem);
-	sqlite3_bind_int64(st, c++, k->local_mem_per_thread);
-	sqlite3_bind_int64(st, c++, (int64_t)k->local_mem_total);
-	sqlite3_bind_int64(st, c++, k->shared_mem_executed);
-	sqlite3_bind_int64(st, c++, k->channel_id);
-	sqlite3_bind_int64(st, c++, k->channel_type);
-	sqlite3_bind_int64(st, c++, k->launch_type);
+		put(&row, c++, k->cluster[i]);
+	put(&row, c++, k->regs_per_thread);
+	put(&row, c++, k->static_smem);
+	put(&row, c++, k->dynamic_smem);
+	put(&row, c++, k->local_mem_per_thread);
+	put(&row, c++, (int64_t)k->local_mem_total);
+	put(&row, c++, k->shared_mem_executed);
+	put(&row, c++, k->channel_id);
+	put(&row, c++, k->channel_type);
+	put(&row, c++, k->launch_type);
 	if (k->graph_id)
-		sqlite3_bind_int64(st, c++, k->graph_id), sqlite3_bind_int64(st, c++, (int64_t)k->graph_node_id);
+		put(&row, c++, k->graph_id), put(&row, c++, (int64_t)k->graph_node_id);
 	else
-		sqlite3_bind_null(st, c++), sqlite3_bind_null(st, c++);
-	sqlite3_bind_int64(st, c++, k->grid_id);
-	sqlite3_bind_int64(st, c++, k->device_launched);
-	sqlite3_bind_int64(st, c++, (k->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+		put_null(&row, c++), put_null(&row, c++);
+	put(&row, c++, k->grid_id);
+	put(&row, c++, k->device_launched);
+	put(&row, c++, incomplete(&k->h));
 	note_ts(r, k->end);
 	r->proc->kernels++;
-	return step(r, ST_KERNEL, "kernels");
+	r->proc->incomplete += incomplete(&k->h);
+	return add_row(r, KG_IM_KERNELS, &row, c);
 }
 
 static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
@@ -513,9 +613,10 @@ static int on_memcpy(struct spool_reader *r, const struct kg_raw_memcpy *m)
 	sqlite3_bind_int64(st, c++, m->channel_type);
 	bind_graph(st, c, m->graph_id, m->graph_node_id);
 	c += 2;
-	sqlite3_bind_int64(st, c++, (m->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	sqlite3_bind_int64(st, c++, incomplete(&m->h));
 	note_ts(r, m->end);
 	r->proc->memcpys++;
+	r->proc->incomplete += incomplete(&m->h);
 	return step(r, ST_MEMCPY, "memcpys");
 }
 
@@ -540,9 +641,10 @@ static int on_memset(struct spool_reader *r, const struct kg_raw_memset *m)
 	sqlite3_bind_int64(st, c++, m->channel_type);
 	bind_graph(st, c, m->graph_id, m->graph_node_id);
 	c += 2;
-	sqlite3_bind_int64(st, c++, (m->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	sqlite3_bind_int64(st, c++, incomplete(&m->h));
 	note_ts(r, m->end);
 	r->proc->memsets++;
+	r->proc->incomplete += incomplete(&m->h);
 	return step(r, ST_MEMSET, "memsets");
 }
 
@@ -566,7 +668,7 @@ static int on_sync(struct spool_reader *r, const struct kg_raw_sync *y)
 	bind_opt_ts(st, c++, y->end);
 	sqlite3_bind_int64(st, c++, y->correlation_id);
 	sqlite3_bind_int64(st, c++, y->return_value);
-	sqlite3_bind_int64(st, c++, (y->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	sqlite3_bind_int64(st, c++, incomplete(&y->h));
 	note_ts(r, y->end);
 	r->proc->syncs++;
 	return step(r, ST_SYNC, "syncs");
@@ -576,21 +678,22 @@ static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 {
 	if (sm_import_own_api(r->sm, a->domain, a->cbid, a->correlation_id))
 		return 0; /* the recorder reading SM block logs, not the program */
-	sqlite3_stmt *st = r->im->st[ST_API];
-	int c = 1;
-	sqlite3_bind_int64(st, c++, r->process);
-	sqlite3_bind_int64(st, c++, a->tid);
-	sqlite3_bind_int64(st, c++, a->domain);
-	sqlite3_bind_int64(st, c++, a->cbid);
-	sqlite3_bind_int64(st, c++, spool_str(r, a->name_str));
-	bind_opt_ts(st, c++, a->start);
-	bind_opt_ts(st, c++, a->end);
-	sqlite3_bind_int64(st, c++, a->correlation_id);
-	sqlite3_bind_int64(st, c++, a->return_value);
-	sqlite3_bind_int64(st, c++, (a->h.flags & KG_RAW_F_INCOMPLETE) != 0);
+	struct kg_row row = {.nulls = 0};
+	int c = 1; /* 0: the id */
+	put(&row, c++, r->process);
+	put(&row, c++, a->tid);
+	put(&row, c++, a->domain);
+	put(&row, c++, a->cbid);
+	put(&row, c++, spool_str(r, a->name_str));
+	put_opt_ts(&row, c++, a->start);
+	put_opt_ts(&row, c++, a->end);
+	put(&row, c++, a->correlation_id);
+	put(&row, c++, a->return_value);
+	put(&row, c++, incomplete(&a->h));
 	note_ts(r, a->end);
 	r->proc->api_calls++;
-	return step(r, ST_API, "api_calls");
+	r->proc->incomplete += incomplete(&a->h);
+	return add_row(r, KG_IM_API_CALLS, &row, c);
 }
 
 /* Open-range table: CUPTI gives a range's start and end as two records sharing an id. */
@@ -851,12 +954,37 @@ static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *en
 	return 0; /* a newer recorder's record type: skipped */
 }
 
+/* The SM importer matches blocks to the process's kernels by (context, grid id): the
+ * kernels, which the trace holds as blocks only, are read again from the spool (the
+ * records read, r->data up to r->off, checked then), with the ids on_kernel gave them. */
+static int sm_kernels(struct spool_reader *r)
+{
+	if (!sm_import_needs_kernels(r->sm))
+		return 0;
+	const struct kg_raw_file_header *fh = (const void *)r->data;
+	int64_t id = r->first_kernel;
+	int rc = 0;
+	for (size_t off = fh->header_size; !rc && off < r->off;) {
+		const struct kg_raw_hdr *h = (const void *)(r->data + off);
+		const struct kg_raw_kernel *k = (const void *)h;
+		if (h->type == KG_RAW_KERNEL) /* a start NULL in the trace reads 0: unknown */
+			rc = sm_import_kernel(r->sm, id++, k->context_id, (uint64_t)k->grid_id,
+					      known_ts(k->start) ? (int64_t)k->start : 0);
+		off += h->size;
+	}
+	return rc ? fail(r->im, rc, "out of memory matching the SM blocks of '%s' to its kernels",
+			 r->path)
+		  : 0;
+}
+
 static int finish_process(struct spool_reader *r, int ended, const struct kg_raw_end *end,
 			  const char *note)
 {
 	struct kg_import_process *p = r->proc;
 	sqlite3_stmt *st;
 	int src = stack_import_write(r->stacks, r->im, r->process);
+	if (!src)
+		src = sm_kernels(r);
 	if (!src)
 		src = sm_import_write(r->sm, r->im, r->process);
 	if (src)
@@ -867,14 +995,9 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 	p->end_ns = ended ? end->ts : r->last_ts;
 	if (ended && end->dropped_total > p->dropped)
 		p->dropped = end->dropped_total;
-	/* incomplete: records with a missing timestamp, counted from the rows themselves */
 	if (sqlite3_prepare_v2(r->im->db,
 			       "UPDATE processes SET end_ns=?1, complete=?2, dropped_records=?3, "
-			       "late_buffers=?4, spool_note=?5, incomplete_records="
-			       "(SELECT COUNT(*) FROM kernels WHERE process=?6 AND incomplete)+"
-			       "(SELECT COUNT(*) FROM memcpys WHERE process=?6 AND incomplete)+"
-			       "(SELECT COUNT(*) FROM memsets WHERE process=?6 AND incomplete)+"
-			       "(SELECT COUNT(*) FROM api_calls WHERE process=?6 AND incomplete) "
+			       "late_buffers=?4, spool_note=?5, incomplete_records=?7 "
 			       "WHERE process=?6",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(r->im, "processes");
@@ -887,11 +1010,29 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 		sqlite3_bind_null(st, 4);
 	bind_opt_text(st, 5, note);
 	sqlite3_bind_int64(st, 6, r->process);
+	sqlite3_bind_int64(st, 7, (int64_t)p->incomplete);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sql_fail(r->im, "processes");
 	return 0;
+}
+
+/* Pages of the mapped spool count in the importer's resident memory once read, and stay
+ * there until the unmap: the whole spool, 108 bytes an event for 10 M kernels and 10 M API
+ * calls (2.2 GB; docs/results/import-memory.md). The records read so far are given back
+ * every KG_SPOOL_RELEASE bytes, so the spool adds that much at most. The few records kept by pointer (stack_import.c's
+ * stacks and line tables) read back from the file when used: the mapping is private and
+ * never written, so dropped pages come back as the file's own. */
+#define KG_SPOOL_RELEASE (16u << 20)
+
+static void release_read(struct spool_reader *r)
+{
+	size_t upto = r->off & ~(r->page - 1);
+	if (upto - r->released < KG_SPOOL_RELEASE)
+		return;
+	madvise((void *)(r->data + r->released), upto - r->released, MADV_DONTNEED);
+	r->released = upto;
 }
 
 static int read_spool(struct spool_reader *r)
@@ -930,6 +1071,7 @@ static int read_spool(struct spool_reader *r)
 				    r->path, h->type, r->off, h->size, min_size[h->type]);
 		rc = on_record(r, h, &ended, &end);
 		r->off += h->size;
+		release_read(r);
 	}
 	if (rc)
 		return rc;
@@ -954,7 +1096,8 @@ int import_spool_file(struct kg_import *im, const char *path)
 		close(fd);
 		return fail(im, err, "cannot stat '%s': %s", path, strerror(-err));
 	}
-	struct spool_reader r = {.im = im, .path = path, .size = (size_t)sb.st_size};
+	struct spool_reader r = {.im = im, .path = path, .size = (size_t)sb.st_size,
+				 .page = (size_t)sysconf(_SC_PAGESIZE)};
 	void *map = NULL;
 	if (r.size > 0) {
 		map = mmap(NULL, r.size, PROT_READ, MAP_PRIVATE, fd, 0);

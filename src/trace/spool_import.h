@@ -19,12 +19,18 @@
 #include "util/outfile.h"
 #include "util/strtab.h"
 
+struct kg_packed_stream;
+
+/* The tables written as blocks as their records come (trace/packed.h). */
+enum { KG_IM_KERNELS, KG_IM_API_CALLS, KG_IM_STREAMS };
+
 struct kg_import_process {
 	int64_t process; /* row id in the processes table */
 	uint32_t pid;
 	char host[128];
 	int complete;
-	uint64_t kernels, memcpys, memsets, api_calls, syncs, nvtx, incomplete, dropped;
+	uint64_t kernels, memcpys, memsets, api_calls, syncs, nvtx, dropped;
+	uint64_t incomplete; /* kernels, copies, memsets and API calls with a time missing */
 	uint64_t start_ns, end_ns;
 	int error_messages;
 	char first_error[512];
@@ -39,6 +45,8 @@ struct kg_import {
 	uint32_t *demangled;        /* by string id: id of its demangled text, 0 unknown */
 	size_t demangled_cap;
 	sqlite3_stmt *st[16];
+	struct kg_packed_stream *stream[KG_IM_STREAMS];
+	int64_t rows[KG_IM_STREAMS]; /* rows written to each stream: the last id given */
 	struct kg_import_process *procs;
 	size_t nprocs, procs_cap;
 	uint64_t strings_written;   /* strings already inserted into the table */
