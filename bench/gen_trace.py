@@ -88,6 +88,11 @@ def c_string_constant(src, name):
             # the hardware-sample columns, made from src/util/hw_figures.h's list
             out.append(hw_sql_columns())
             i += len("KG_HW_SQL_COLUMNS")
+        elif re.match(r"KG_(KERNEL|API)_COLUMNS\(KG_SQL_COLUMN_\)", src[i:]):
+            # kernels' and api_calls' columns, made from src/trace/columns.h's lists
+            m = re.match(r"(KG_(?:KERNEL|API)_COLUMNS)\(KG_SQL_COLUMN_\)", src[i:])
+            out.append(table_sql_columns(m.group(1)))
+            i += m.end()
         else:
             raise ValueError("unexpected %r in %s at offset %d" % (c, name, i))
     raise ValueError("%s is not terminated by ';'" % name)
@@ -99,6 +104,19 @@ def hw_sql_columns():
     with open(path, encoding="utf-8") as f:
         cols = re.findall(r"^\s*X\(\w+,\s*(\w+),", f.read(), re.M)
     return "".join(", %s REAL" % c for c in cols)
+
+
+def table_sql_columns(macro):
+    """KG_SQL_COLUMN_ over the X list `macro` of src/trace/columns.h."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "trace",
+                        "columns.h")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    body = re.search(r"#define %s\(X\)(.*?)\n(?=#define)" % macro, text, re.S)
+    if not body:
+        raise ValueError("no list %s in %s" % (macro, path))
+    cols = re.findall(r"\bX\((\w+),", body.group(1))
+    return "".join(",\n  %s INTEGER" % c for c in cols)
 
 
 def load_schema(path):

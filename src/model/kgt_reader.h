@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "model/load.h"
+#include "trace/columns.h"
 #include "trace/packed.h"
 #include "util/idmap.h"
 
@@ -29,21 +30,35 @@ struct kgt_reader {
 };
 
 /* Kernels, memcpys and memsets share their first columns; the kernels' and the API
- * calls' column lists are the packed ones (trace/packed.c), so both ways of reading give
- * the same row. */
+ * calls' columns are their packed blocks' first (trace/columns.h), read from blocks or
+ * selected by name from rows (packed_model_columns), so both ways give the same row. */
 enum {
 	COL_PROCESS, COL_DEVICE, COL_CONTEXT, COL_STREAM, COL_CORRELATION, COL_INCOMPLETE,
 	COL_START, COL_END, COL_CHANNEL,
 	/* kernels */
-	K_NAME = 9, K_QUEUED, K_SUBMITTED, K_GRID, K_BLOCK = K_GRID + 3, K_REGS = K_BLOCK + 3,
-	K_SMEM_STATIC, K_SMEM_DYNAMIC, K_SMEM_CONFIG, K_GRAPH, K_DEVICE_LAUNCHED, K_COLUMNS,
+	K_NAME = KG_KB_demangled, K_QUEUED = KG_KB_queued, K_SUBMITTED = KG_KB_submitted,
+	K_GRID = KG_KB_grid_x, K_BLOCK = KG_KB_block_x, K_REGS = KG_KB_registers_per_thread,
+	K_SMEM_STATIC = KG_KB_static_smem, K_SMEM_DYNAMIC = KG_KB_dynamic_smem,
+	K_SMEM_CONFIG = KG_KB_shared_mem_executed, K_GRAPH = KG_KB_graph,
+	K_DEVICE_LAUNCHED = KG_KB_device_launched, K_COLUMNS = KG_KERNEL_MODEL_COLUMNS,
 	/* memcpys */
 	C_COPY_KIND = 9, C_SRC_KIND, C_DST_KIND, C_BYTES, C_ASYNC, C_GRAPH, C_COLUMNS,
 	/* memsets */
 	S_MEMORY_KIND = 9, S_BYTES, S_ASYNC, S_GRAPH, S_COLUMNS,
 	/* api_calls */
-	A_PROCESS = 0, A_THREAD, A_DOMAIN, A_NAME, A_START, A_END, A_CORRELATION, A_COLUMNS,
+	A_PROCESS = KG_AB_process, A_THREAD = KG_AB_thread, A_DOMAIN = KG_AB_domain,
+	A_NAME = KG_AB_name, A_START = KG_AB_start, A_END = KG_AB_end,
+	A_CORRELATION = KG_AB_correlation, A_COLUMNS = KG_API_MODEL_COLUMNS,
 };
+/* the columns kernels share with copies and memsets: at the same places in a block */
+_Static_assert((int)KG_KB_process == (int)COL_PROCESS && (int)KG_KB_device == (int)COL_DEVICE &&
+		       (int)KG_KB_context == (int)COL_CONTEXT && (int)KG_KB_stream == (int)COL_STREAM &&
+		       (int)KG_KB_correlation == (int)COL_CORRELATION && (int)KG_KB_incomplete == (int)COL_INCOMPLETE &&
+		       (int)KG_KB_start == (int)COL_START && (int)KG_KB_end == (int)COL_END &&
+		       (int)KG_KB_channel == (int)COL_CHANNEL,
+	       "trace/columns.h: kernels' first columns");
+_Static_assert((int)K_GRID + 2 == (int)KG_KB_grid_z && (int)K_BLOCK + 2 == (int)KG_KB_block_z,
+	       "trace/columns.h: grid and block dimensions side by side");
 
 #define OP_COLUMNS "process, device, context, stream, correlation, incomplete, start, end, channel"
 

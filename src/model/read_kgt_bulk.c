@@ -360,7 +360,7 @@ static int prepare(struct worker *w)
 				 table_name[i]);
 		else
 			snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE rowid BETWEEN ?1 AND ?2",
-				 packed_table(table_name[i])->columns, table_name[i]);
+				 packed_model_columns(packed_table(table_name[i])), table_name[i]);
 		if (sqlite3_prepare_v2(w->r.db, sql, -1, &w->st[i], NULL) != SQLITE_OK)
 			return kgt_read_error(&w->r, table_name[i]);
 	}
@@ -590,11 +590,11 @@ static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis
 	 * compacted trace has no table of them) */
 	char sql[512];
 	if (!rc && !k.t[T_KERNELS].nunits && rows[T_KERNELS]) {
-		snprintf(sql, sizeof(sql), "SELECT %s FROM kernels", packed_table("kernels")->columns);
+		snprintf(sql, sizeof(sql), "SELECT %s FROM kernels", packed_model_columns(packed_table("kernels")));
 		rc = kgt_each_op_row(r, sql, "kernels", K_COLUMNS, on_kernel);
 	}
 	if (!rc && !k.t[T_APIS].nunits && rows[T_APIS]) {
-		snprintf(sql, sizeof(sql), "SELECT %s FROM api_calls", packed_table("api_calls")->columns);
+		snprintf(sql, sizeof(sql), "SELECT %s FROM api_calls", packed_model_columns(packed_table("api_calls")));
 		rc = kgt_each_op_row(r, sql, "api_calls", A_COLUMNS, on_api);
 	}
 	for (int i = 0; i < T_COUNT; i++) {

@@ -3,56 +3,33 @@
 #include "trace/packed.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
+#include "trace/columns.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
 #include "util/hw_figures.h"
 
 /* ------------------------------------------------------------------ the tables */
 
-/* Block order: the model loader's columns first (src/model/kgt_reader.h indexes them),
- * then the rest. What is subtracted from a column of integers (block indexes, -1 none) was
- * measured on real traces (docs/results/trace-size.md): a time from the same row's start
- * (end, queued, submitted), a start from the previous row's end (the gap, not the gap plus
- * the duration again), counters and ids from their previous value; small codes and
- * string ids stay as they are, which zstd's matches repeat best. A REAL column: its
- * values' bits as they are. */
+/* kernels and api_calls: as trace/columns.h declares them, each at its block index. A
+ * REAL column (hw_samples): its values' bits as they are. */
 #define INT(name, base, prev) {name, base, prev, 0}
 #define REAL(name) {name, -1, -1, 1}
 #define SELF(i) (i)
+#define KERNEL_COLUMN_(name, block, base, prev) [block] = INT(#name, KG_KB_##base, KG_KB_##prev),
+#define API_COLUMN_(name, block, base, prev) [block] = INT(#name, KG_AB_##base, KG_AB_##prev),
 static const struct kg_packed_column kernel_columns[] = {
-	INT("process", -1, SELF(0)),       INT("device", -1, SELF(1)),
-	INT("context", -1, SELF(2)),       INT("stream", -1, SELF(3)),
-	INT("correlation", -1, SELF(4)),   INT("incomplete", -1, -1),
-	INT("start", -1, 7),               INT("end", 6, -1),
-	INT("channel", -1, -1),            INT("demangled", -1, -1),
-	INT("queued", 6, -1),              INT("submitted", 6, -1),
-	INT("grid_x", -1, -1),             INT("grid_y", -1, -1),
-	INT("grid_z", -1, -1),             INT("block_x", -1, -1),
-	INT("block_y", -1, -1),            INT("block_z", -1, -1),
-	INT("registers_per_thread", -1, -1), INT("static_smem", -1, -1),
-	INT("dynamic_smem", -1, -1),       INT("shared_mem_executed", -1, -1),
-	INT("graph", -1, -1),              INT("device_launched", -1, -1),
-	/* not read by the model */
-	INT("id", -1, SELF(24)),           INT("name", -1, -1),
-	INT("cluster_x", -1, -1),          INT("cluster_y", -1, -1),
-	INT("cluster_z", -1, -1),          INT("local_mem_per_thread", -1, -1),
-	INT("local_mem_total", -1, -1),    INT("channel_type", -1, -1),
-	INT("launch_type", -1, -1),        INT("graph_node", -1, -1),
-	INT("grid_id", -1, SELF(34)),
+	[KG_KERNEL_ID_BLOCK] = INT("id", -1, SELF(KG_KERNEL_ID_BLOCK)),
+	KG_KERNEL_COLUMNS(KERNEL_COLUMN_)
 };
-
 static const struct kg_packed_column api_columns[] = {
-	INT("process", -1, SELF(0)), INT("thread", -1, -1),   INT("domain", -1, -1),
-	INT("name", -1, -1),         INT("start", -1, 5),     INT("end", 4, -1),
-	INT("correlation", -1, SELF(6)),
-	/* not read by the model */
-	INT("id", -1, SELF(7)),      INT("cbid", -1, -1),     INT("return_value", -1, -1),
-	INT("incomplete", -1, -1),
+	[KG_API_ID_BLOCK] = INT("id", -1, SELF(KG_API_ID_BLOCK)),
+	KG_API_COLUMNS(API_COLUMN_)
 };
 
 /* The GPU's counters: REAL figures as their bits, which repeat (0, a clock) */
@@ -64,18 +41,38 @@ static const struct kg_packed_column hw_columns[] = {
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* a block index given twice leaves another without a column: the sizes then differ */
+_Static_assert(COUNT(kernel_columns) == KG_KERNEL_NCOLUMNS, "trace/columns.h: kernels' blocks");
+_Static_assert(COUNT(api_columns) == KG_API_NCOLUMNS, "trace/columns.h: api_calls' blocks");
+
 const struct kg_packed_table kg_packed_tables[] = {
-	{"kernels",
-	 "process, device, context, stream, correlation, incomplete, start, end, channel, "
-	 "demangled, queued, submitted, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
-	 "registers_per_thread, static_smem, dynamic_smem, shared_mem_executed, graph, "
-	 "device_launched",
-	 24, kernel_columns, COUNT(kernel_columns)},
-	{"api_calls", "process, thread, domain, name, start, end, correlation", 7, api_columns,
-	 COUNT(api_columns)},
-	{"hw_samples", NULL, 0, hw_columns, COUNT(hw_columns)},
-	{NULL, NULL, 0, NULL, 0},
+	{"kernels", KG_KERNEL_MODEL_COLUMNS, kernel_columns, COUNT(kernel_columns)},
+	{"api_calls", KG_API_MODEL_COLUMNS, api_columns, COUNT(api_columns)},
+	{"hw_samples", 0, hw_columns, COUNT(hw_columns)},
+	{NULL, 0, NULL, 0},
 };
+
+/* The model loader's columns of each table, "process, device, ...": made once, from the
+ * columns above, for whichever thread asks first. */
+static char model_select[COUNT(kg_packed_tables)][1024];
+static pthread_once_t model_select_once = PTHREAD_ONCE_INIT;
+
+static void make_model_selects(void)
+{
+	for (int t = 0; kg_packed_tables[t].name; t++) {
+		size_t len = 0;
+		for (int c = 0; c < kg_packed_tables[t].ncolumns; c++)
+			len += (size_t)snprintf(model_select[t] + len, sizeof(model_select[t]) - len,
+						"%s%s", c ? ", " : "",
+						kg_packed_tables[t].stored[c].name);
+	}
+}
+
+const char *packed_model_columns(const struct kg_packed_table *t)
+{
+	pthread_once(&model_select_once, make_model_selects);
+	return t->ncolumns ? model_select[t - kg_packed_tables] : NULL;
+}
 
 const struct kg_packed_table *packed_table(const char *name)
 {

@@ -44,10 +44,8 @@ struct kg_packed_column {
 
 struct kg_packed_table {
 	const char *name; /* the SQL table */
-	const char
-	    *columns; /* the model loader's columns, comma-separated: a block's first
-		       * ncolumns; NULL (0) for a table it reads as SQL rows (packed_expand) */
-	int ncolumns;
+	int ncolumns;     /* the model loader's columns: a block's first ncolumns; 0 for a
+			   * table it reads as SQL rows (packed_expand) */
 	const struct kg_packed_column *stored; /* every column of the table, in block order */
 	int nstored;
 };
@@ -55,6 +53,9 @@ struct kg_packed_table {
 /* The packed tables; NULL-terminated. */
 extern const struct kg_packed_table kg_packed_tables[];
 const struct kg_packed_table *packed_table(const char *name);
+/* The model loader's columns of t, comma-separated, for a SELECT of its rows; NULL when it
+ * has none. */
+const char *packed_model_columns(const struct kg_packed_table *t);
 
 /* One row as the reader sees it, from SQL or from a block: each value as
  * sqlite3_column_int64 gives it, and which columns are NULL. */

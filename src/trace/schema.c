@@ -2,6 +2,7 @@
  * and column; keep the two in step (tests/unit/test_schema.c checks that every column
  * named here appears in the document). */
 #include "trace/schema.h"
+#include "trace/columns.h"
 #include "util/hw_figures.h"
 
 #include <stdio.h>
@@ -126,22 +127,11 @@ const char kg_index_sql[] =
  * are needed (the importer's scratch rows, a reader's temp tables, an export). Columns as
  * in docs/trace-format.md. IF NOT EXISTS: readers make the rows of one table, then another. */
 static const char rows_sql[] =
-	"CREATE TABLE IF NOT EXISTS %1$skernels(\n"
-	"  id INTEGER PRIMARY KEY, process INTEGER, device INTEGER, context INTEGER,\n"
-	"  stream INTEGER, correlation INTEGER, name INTEGER, demangled INTEGER,\n"
-	"  queued INTEGER, submitted INTEGER, start INTEGER, end INTEGER,\n"
-	"  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,\n"
-	"  block_x INTEGER, block_y INTEGER, block_z INTEGER,\n"
-	"  cluster_x INTEGER, cluster_y INTEGER, cluster_z INTEGER,\n"
-	"  registers_per_thread INTEGER, static_smem INTEGER, dynamic_smem INTEGER,\n"
-	"  local_mem_per_thread INTEGER, local_mem_total INTEGER,\n"
-	"  shared_mem_executed INTEGER, channel INTEGER, channel_type INTEGER,\n"
-	"  launch_type INTEGER, graph INTEGER, graph_node INTEGER, grid_id INTEGER,\n"
-	"  device_launched INTEGER, incomplete INTEGER);\n"
-	"CREATE TABLE IF NOT EXISTS %1$sapi_calls(\n"
-	"  id INTEGER PRIMARY KEY, process INTEGER, thread INTEGER, domain INTEGER,\n"
-	"  cbid INTEGER, name INTEGER, start INTEGER, end INTEGER, correlation INTEGER,\n"
-	"  return_value INTEGER, incomplete INTEGER);\n"
+	/* columns as trace/columns.h declares them */
+	"CREATE TABLE IF NOT EXISTS %1$skernels(id INTEGER PRIMARY KEY"
+	KG_KERNEL_COLUMNS(KG_SQL_COLUMN_) ");\n"
+	"CREATE TABLE IF NOT EXISTS %1$sapi_calls(id INTEGER PRIMARY KEY"
+	KG_API_COLUMNS(KG_SQL_COLUMN_) ");\n"
 	/* Hardware samples: the GPU's own counters over time (record --hw); one REAL column
 	 * per figure of util/hw_figures.h, NULL where the GPU did not count it. */
 	"CREATE TABLE IF NOT EXISTS %1$shw_samples(process INTEGER, device INTEGER,\n"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "recorder/raw_format.h"
+#include "trace/columns.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/hw_import.h"
@@ -536,47 +537,48 @@ static int on_kernel(struct spool_reader *r, const struct kg_raw_kernel *k)
 	int64_t dem = demangled_id(r->im, name);
 	if (dem < 0)
 		return (int)dem;
-	int c = 1; /* 0: the id */
-	put(&row, c++, r->process);
-	put(&row, c++, k->device_id);
-	put(&row, c++, k->context_id);
-	put(&row, c++, k->stream_id);
-	put(&row, c++, k->correlation_id);
-	put(&row, c++, name);
-	put(&row, c++, dem);
+	put(&row, KG_KS_process, r->process);
+	put(&row, KG_KS_device, k->device_id);
+	put(&row, KG_KS_context, k->context_id);
+	put(&row, KG_KS_stream, k->stream_id);
+	put(&row, KG_KS_correlation, k->correlation_id);
+	put(&row, KG_KS_name, name);
+	put(&row, KG_KS_demangled, dem);
 	/* Graph kernels: CUPTI gives no submitted time, and its queued time is the graph
 	 * launch's (for the first node, the previous launch's: seen on an H200, CUPTI
 	 * 13.0). Neither is a per-kernel phase, so both are stored as unknown. */
-	put_opt_ts(&row, c++, k->graph_id ? 0 : k->queued);
-	put_opt_ts(&row, c++, k->graph_id ? 0 : k->submitted);
-	put_opt_ts(&row, c++, k->start);
-	put_opt_ts(&row, c++, k->end);
-	for (int i = 0; i < 3; i++)
-		put(&row, c++, k->grid[i]);
-	for (int i = 0; i < 3; i++)
-		put(&row, c++, k->block[i]);
-	for (int i = 0; i < 3; i++)
-		put(&row, c++, k->cluster[i]);
-	put(&row, c++, k->regs_per_thread);
-	put(&row, c++, k->static_smem);
-	put(&row, c++, k->dynamic_smem);
-	put(&row, c++, k->local_mem_per_thread);
-	put(&row, c++, (int64_t)k->local_mem_total);
-	put(&row, c++, k->shared_mem_executed);
-	put(&row, c++, k->channel_id);
-	put(&row, c++, k->channel_type);
-	put(&row, c++, k->launch_type);
-	if (k->graph_id)
-		put(&row, c++, k->graph_id), put(&row, c++, (int64_t)k->graph_node_id);
-	else
-		put_null(&row, c++), put_null(&row, c++);
-	put(&row, c++, k->grid_id);
-	put(&row, c++, k->device_launched);
-	put(&row, c++, incomplete(&k->h));
+	put_opt_ts(&row, KG_KS_queued, k->graph_id ? 0 : k->queued);
+	put_opt_ts(&row, KG_KS_submitted, k->graph_id ? 0 : k->submitted);
+	put_opt_ts(&row, KG_KS_start, k->start);
+	put_opt_ts(&row, KG_KS_end, k->end);
+	for (int i = 0; i < 3; i++) {
+		put(&row, KG_KS_grid_x + i, k->grid[i]);
+		put(&row, KG_KS_block_x + i, k->block[i]);
+		put(&row, KG_KS_cluster_x + i, k->cluster[i]);
+	}
+	put(&row, KG_KS_registers_per_thread, k->regs_per_thread);
+	put(&row, KG_KS_static_smem, k->static_smem);
+	put(&row, KG_KS_dynamic_smem, k->dynamic_smem);
+	put(&row, KG_KS_local_mem_per_thread, k->local_mem_per_thread);
+	put(&row, KG_KS_local_mem_total, (int64_t)k->local_mem_total);
+	put(&row, KG_KS_shared_mem_executed, k->shared_mem_executed);
+	put(&row, KG_KS_channel, k->channel_id);
+	put(&row, KG_KS_channel_type, k->channel_type);
+	put(&row, KG_KS_launch_type, k->launch_type);
+	if (k->graph_id) {
+		put(&row, KG_KS_graph, k->graph_id);
+		put(&row, KG_KS_graph_node, (int64_t)k->graph_node_id);
+	} else {
+		put_null(&row, KG_KS_graph);
+		put_null(&row, KG_KS_graph_node);
+	}
+	put(&row, KG_KS_grid_id, k->grid_id);
+	put(&row, KG_KS_device_launched, k->device_launched);
+	put(&row, KG_KS_incomplete, incomplete(&k->h));
 	note_ts(r, k->end);
 	r->proc->kernels++;
 	r->proc->incomplete += incomplete(&k->h);
-	return add_row(r, KG_IM_KERNELS, &row, c);
+	return add_row(r, KG_IM_KERNELS, &row, KG_KERNEL_NCOLUMNS);
 }
 
 static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
@@ -679,21 +681,20 @@ static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 	if (sm_import_own_api(r->sm, a->domain, a->cbid, a->correlation_id))
 		return 0; /* the recorder reading SM block logs, not the program */
 	struct kg_row row = {.nulls = 0};
-	int c = 1; /* 0: the id */
-	put(&row, c++, r->process);
-	put(&row, c++, a->tid);
-	put(&row, c++, a->domain);
-	put(&row, c++, a->cbid);
-	put(&row, c++, spool_str(r, a->name_str));
-	put_opt_ts(&row, c++, a->start);
-	put_opt_ts(&row, c++, a->end);
-	put(&row, c++, a->correlation_id);
-	put(&row, c++, a->return_value);
-	put(&row, c++, incomplete(&a->h));
+	put(&row, KG_AS_process, r->process);
+	put(&row, KG_AS_thread, a->tid);
+	put(&row, KG_AS_domain, a->domain);
+	put(&row, KG_AS_cbid, a->cbid);
+	put(&row, KG_AS_name, spool_str(r, a->name_str));
+	put_opt_ts(&row, KG_AS_start, a->start);
+	put_opt_ts(&row, KG_AS_end, a->end);
+	put(&row, KG_AS_correlation, a->correlation_id);
+	put(&row, KG_AS_return_value, a->return_value);
+	put(&row, KG_AS_incomplete, incomplete(&a->h));
 	note_ts(r, a->end);
 	r->proc->api_calls++;
 	r->proc->incomplete += incomplete(&a->h);
-	return add_row(r, KG_IM_API_CALLS, &row, c);
+	return add_row(r, KG_IM_API_CALLS, &row, KG_API_NCOLUMNS);
 }
 
 /* Open-range table: CUPTI gives a range's start and end as two records sharing an id. */

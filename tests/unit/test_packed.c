@@ -254,7 +254,8 @@ TEST(packed_tables_cover_their_tables)
 		for (int c = 0; c < t->ncolumns; c++)
 			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", c ? ", " : "",
 					      t->stored[c].name);
-		CHECK_EQ_STR(list, t->columns ? t->columns : ""); /* NULL: read as SQL rows */
+		const char *model = packed_model_columns(t); /* NULL: read as SQL rows */
+		CHECK_EQ_STR(list, model ? model : "");
 		CHECK(t->nstored <= KG_PACKED_MAX_COLUMNS);
 		for (int c = 0; c < t->nstored; c++) {
 			int limit = c < t->ncolumns ? t->ncolumns : t->nstored;
@@ -508,7 +509,8 @@ static void pack_v1(void)
 	      SQLITE_OK);
 	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
 		char sql[1024];
-		snprintf(sql, sizeof(sql), "SELECT %s, rowid FROM %s ORDER BY rowid", t->columns, t->name);
+		snprintf(sql, sizeof(sql), "SELECT %s, rowid FROM %s ORDER BY rowid",
+			 packed_model_columns(t), t->name);
 		sqlite3_stmt *st;
 		CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
 		int64_t first = 0, last = 0;
