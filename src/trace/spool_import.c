@@ -27,6 +27,11 @@ enum {
 	ST_COUNT
 };
 
+#define DEVICE_OP_COLUMNS                                                                  \
+	"process, device, context, stream, correlation, bytes, start, end, async, channel, " \
+	"channel_type, graph, graph_node, incomplete"
+#define DEVICE_OP_NCOLUMNS 14
+
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_STRING] = "INSERT INTO strings(id, text) VALUES(?,?)",
 	[ST_PROCESS] = "INSERT INTO processes(process, pid, ppid, host, exe, cmdline, rank, "
@@ -38,8 +43,11 @@ static const char *const stmt_sql[ST_COUNT] = {
 		      "?,?,?,?,?)",
 	[ST_CONTEXT] = "INSERT OR REPLACE INTO contexts VALUES(?,?,?,?,?)",
 	[ST_STREAM] = "INSERT OR REPLACE INTO streams VALUES(?,?,?,?,?,?)",
-	[ST_MEMCPY] = "INSERT INTO memcpys VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_MEMSET] = "INSERT INTO memsets VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	/* copies and memsets: their shared columns first (DEVICE_OP_COLUMNS), in one order */
+	[ST_MEMCPY] = "INSERT INTO memcpys(" DEVICE_OP_COLUMNS ", dst_device, copy_kind, "
+		      "src_kind, dst_kind) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MEMSET] = "INSERT INTO memsets(" DEVICE_OP_COLUMNS ", value, memory_kind) "
+		      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_SYNC] = "INSERT INTO syncs VALUES(NULL,?,?,?,?,?,?,?,?,?,?)",
 	[ST_NVTX_OPEN] = "INSERT INTO nvtx VALUES(NULL,?,?,?,?,?,?,?)",
 	[ST_NVTX_CLOSE] = "UPDATE nvtx SET end = ?, end_thread = ? WHERE id = ?",
@@ -592,33 +600,39 @@ static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
 	}
 }
 
+/* DEVICE_OP_COLUMNS of a raw copy or memset (the same fields by the same names). */
+#define BIND_DEVICE_OP(st, r, m)                                                      \
+	do {                                                                          \
+		int c_ = 1;                                                           \
+		sqlite3_bind_int64(st, c_++, (r)->process);                           \
+		sqlite3_bind_int64(st, c_++, (m)->device_id);                         \
+		sqlite3_bind_int64(st, c_++, (m)->context_id);                        \
+		sqlite3_bind_int64(st, c_++, (m)->stream_id);                         \
+		sqlite3_bind_int64(st, c_++, (m)->correlation_id);                    \
+		sqlite3_bind_int64(st, c_++, (int64_t)(m)->bytes);                    \
+		bind_opt_ts(st, c_++, (m)->start);                                    \
+		bind_opt_ts(st, c_++, (m)->end);                                      \
+		sqlite3_bind_int64(st, c_++, (m)->async);                             \
+		sqlite3_bind_int64(st, c_++, (m)->channel_id);                        \
+		sqlite3_bind_int64(st, c_++, (m)->channel_type);                      \
+		bind_graph(st, c_, (m)->graph_id, (m)->graph_node_id);                \
+		sqlite3_bind_int64(st, c_ + 2, incomplete(&(m)->h));                  \
+		note_ts(r, (m)->end);                                                 \
+		(r)->proc->incomplete += incomplete(&(m)->h);                         \
+	} while (0)
+
 static int on_memcpy(struct spool_reader *r, const struct kg_raw_memcpy *m)
 {
 	if (sm_import_own_copy(r->sm, m->correlation_id))
 		return 0; /* a copy of an SM block log */
 	sqlite3_stmt *st = r->im->st[ST_MEMCPY];
-	int c = 1;
-	sqlite3_bind_int64(st, c++, r->process);
-	sqlite3_bind_int64(st, c++, m->device_id);
+	BIND_DEVICE_OP(st, r, m);
+	int c = DEVICE_OP_NCOLUMNS + 1;
 	sqlite3_bind_int64(st, c++, m->dst_device_id);
-	sqlite3_bind_int64(st, c++, m->context_id);
-	sqlite3_bind_int64(st, c++, m->stream_id);
-	sqlite3_bind_int64(st, c++, m->correlation_id);
 	sqlite3_bind_int64(st, c++, m->copy_kind);
 	sqlite3_bind_int64(st, c++, m->src_kind);
 	sqlite3_bind_int64(st, c++, m->dst_kind);
-	sqlite3_bind_int64(st, c++, (int64_t)m->bytes);
-	bind_opt_ts(st, c++, m->start);
-	bind_opt_ts(st, c++, m->end);
-	sqlite3_bind_int64(st, c++, m->async);
-	sqlite3_bind_int64(st, c++, m->channel_id);
-	sqlite3_bind_int64(st, c++, m->channel_type);
-	bind_graph(st, c, m->graph_id, m->graph_node_id);
-	c += 2;
-	sqlite3_bind_int64(st, c++, incomplete(&m->h));
-	note_ts(r, m->end);
 	r->proc->memcpys++;
-	r->proc->incomplete += incomplete(&m->h);
 	return step(r, ST_MEMCPY, "memcpys");
 }
 
@@ -627,26 +641,11 @@ static int on_memset(struct spool_reader *r, const struct kg_raw_memset *m)
 	if (sm_import_own_copy(r->sm, m->correlation_id))
 		return 0;
 	sqlite3_stmt *st = r->im->st[ST_MEMSET];
-	int c = 1;
-	sqlite3_bind_int64(st, c++, r->process);
-	sqlite3_bind_int64(st, c++, m->device_id);
-	sqlite3_bind_int64(st, c++, m->context_id);
-	sqlite3_bind_int64(st, c++, m->stream_id);
-	sqlite3_bind_int64(st, c++, m->correlation_id);
+	BIND_DEVICE_OP(st, r, m);
+	int c = DEVICE_OP_NCOLUMNS + 1;
 	sqlite3_bind_int64(st, c++, m->value);
-	sqlite3_bind_int64(st, c++, (int64_t)m->bytes);
 	sqlite3_bind_int64(st, c++, m->memory_kind);
-	bind_opt_ts(st, c++, m->start);
-	bind_opt_ts(st, c++, m->end);
-	sqlite3_bind_int64(st, c++, m->async);
-	sqlite3_bind_int64(st, c++, m->channel_id);
-	sqlite3_bind_int64(st, c++, m->channel_type);
-	bind_graph(st, c, m->graph_id, m->graph_node_id);
-	c += 2;
-	sqlite3_bind_int64(st, c++, incomplete(&m->h));
-	note_ts(r, m->end);
 	r->proc->memsets++;
-	r->proc->incomplete += incomplete(&m->h);
 	return step(r, ST_MEMSET, "memsets");
 }
 
