@@ -6,10 +6,12 @@
 # loop and on tiny PyTorch ops, where CUPTI's instrumentation of ~14 API calls per op is
 # suspected to be most of full mode's cost. Everything lands in OUTDIR as one tarball and
 # a summary (the device tool brings back a handful of files only).
-#   tests/gpu/api_callbacks_h200.sh OUTDIR [ROUNDS]
+#   tests/gpu/api_callbacks_h200.sh OUTDIR [ROUNDS] [TINY_ROUNDS]
+# (defaults 8 and 4: about 7 minutes on the H200, within one device call)
 set -u
-out=${1:?usage: api_callbacks_h200.sh OUTDIR [ROUNDS]}
+out=${1:?usage: api_callbacks_h200.sh OUTDIR [ROUNDS] [TINY_ROUNDS]}
 rounds=${2:-8}
+tiny_rounds=${3:-4} # a tiny-ops run takes ~7 s, a launch loop's ~1.3 s
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
 run=/tmp/kgantt-gpu-apicb
@@ -65,7 +67,9 @@ PY
 done
 
 for wl in launch tiny; do
-	bash bench/recorder_cost.sh -w $wl -r "$rounds" \
+	r=$rounds
+	[ $wl = tiny ] && r=$tiny_rounds
+	bash bench/recorder_cost.sh -w $wl -r "$r" \
 		-c untraced,raw,kg-kernels,kg-full,kg-full-apicb,kg-full-nostacks -o "$run/cost_$wl" \
 		> "$run/cost_$wl.log" 2>&1
 	say "recorder_cost $wl:"
