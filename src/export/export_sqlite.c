@@ -103,6 +103,18 @@ static int sql_fail(struct sq *q, const char *what)
 	return -EIO;
 }
 
+/* The database closed and the file put in place: the end of both ways of exporting. */
+static int close_and_commit(struct sq *q, int rc)
+{
+	if (!rc && sqlite3_close(q->db) != SQLITE_OK)
+		rc = sql_fail(q, "close");
+	if (!rc)
+		q->db = NULL;
+	if (!rc && (rc = outfile_commit(&q->out)) < 0)
+		snprintf(q->err, q->errlen, "%s", q->out.err);
+	return rc;
+}
+
 static int exec_sql(struct sq *q, const char *sql, const char *what)
 {
 	char *msg = NULL;
@@ -472,13 +484,7 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(q->st[i]);
 	memset(q->st, 0, sizeof(q->st));
-	if (!rc && sqlite3_close(q->db) != SQLITE_OK)
-		rc = sql_fail(q, "close");
-	if (!rc)
-		q->db = NULL;
-	if (!rc && (rc = outfile_commit(&q->out)) < 0)
-		snprintf(q->err, q->errlen, "%s", q->out.err);
-	return rc;
+	return close_and_commit(q, rc);
 }
 
 /* ------------------------------------------------------------------ rows */
@@ -693,13 +699,7 @@ static int copy_as_rows(struct sq *q, const char *input)
 	snprintf(vacuum, sizeof(vacuum), "COMMIT; PRAGMA page_size=%d; VACUUM;", KG_ROWS_PAGE_SIZE);
 	if (!rc)
 		rc = exec_sql(q, vacuum, "commit");
-	if (!rc && sqlite3_close(q->db) != SQLITE_OK)
-		rc = sql_fail(q, "close");
-	if (!rc)
-		q->db = NULL;
-	if (!rc && (rc = outfile_commit(&q->out)) < 0)
-		snprintf(q->err, q->errlen, "%s", q->out.err);
-	return rc;
+	return close_and_commit(q, rc);
 }
 
 int export_sqlite(const char *path, const struct kg_model *m, const struct kg_export_opts *o,
