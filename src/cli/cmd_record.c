@@ -596,7 +596,8 @@ static void report_processes(const struct kg_import *im, const char *trace, int 
 		return;
 	fprintf(stderr, "kgantt: wrote '%s': %zu process%s, %s kernels, %s copies, %s memsets, %s API calls\n",
 		trace, im->nprocs, im->nprocs == 1 ? "" : "es", fmt_count(k, b1), fmt_count(m, b2),
-		fmt_count(s, b3), fmt_count(a, b4));	if (latency && k >= LATENCY_NOTE_KERNELS)
+		fmt_count(s, b3), fmt_count(a, b4));
+	if (latency && k >= LATENCY_NOTE_KERNELS)
 		fprintf(stderr, "kgantt: note: CUPTI held about %llu MB in the program for the "
 				"kernels' queued/submitted timestamps (%llu bytes per kernel, freed "
 				"at exit); for longer runs, 'record --latency off' keeps the "

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "recorder/clock.h"
 
 #define BUF_CALLS 1024 /* per thread: 40 KiB; full, the thread moves them itself */
 
@@ -32,13 +33,6 @@ static struct {
 
 static __thread struct thread_calls *mine;
 static __thread uint32_t my_tid;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* At the thread's exit. A call from a later destructor of the same thread gets a new
  * buffer: this one may be freed by the flusher as soon as it is drained. */
@@ -91,12 +85,12 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		return;
 	/* stamped whether capturing or not: a call that spans the start has its own start */
 	if (cb->callbackSite == CUPTI_API_ENTER) {
-		*cb->correlationData = now_ns();
+		*cb->correlationData = now_raw_ns();
 		return;
 	}
 	if (!capturing)
 		return;
-	uint64_t end = now_ns();
+	uint64_t end = now_raw_ns();
 	struct thread_calls *t = my_buffer();
 	if (!t)
 		return;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "recorder/api_calls.h"
+#include "recorder/clock.h"
 #include "recorder/convert.h"
 #include "util/record_settings.h"
 #include "recorder/hwsample.h"
@@ -78,13 +79,6 @@ static struct {
 } g = {
 	.capture_lock = PTHREAD_MUTEX_INITIALIZER,
 };
-
-static uint64_t now_raw_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t now_realtime_ns(void)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "recorder/clock.h"
 #include "recorder/raw_format.h"
 
 #define KERNEL_SLOTS 16384          /* (context, kernel) pairs remembered; a power of 2 */
@@ -87,13 +88,6 @@ static void say(int level, const char *fmt, ...)
 	va_end(ap);
 	if (sl.status)
 		sl.status(level, text);
-}
-
-static uint64_t now_raw_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t count(uint64_t *c, uint64_t n)

@@ -125,6 +125,17 @@ static uint8_t class_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 	return CLASS_NONE;
 }
 
+/* CUPTI's callbacks for every runtime and driver function of one class, on or off. */
+static void set_class_callbacks(CUpti_SubscriberHandle sub, uint32_t on, enum call_class cls)
+{
+	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+		if (st.runtime_class[cbid] == cls)
+			cuptiEnableCallback(on, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+		if (st.driver_class[cbid] == cls)
+			cuptiEnableCallback(on, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+}
+
 /* The kernel a launch is for, as a key for counting: the function when the parameters
  * say it, else the name CUPTI hands the callback. */
 static uintptr_t launch_key(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -362,16 +373,6 @@ static struct {
 	int running, stop;
 } win;
 
-static void set_launch_callbacks(int on)
-{
-	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
-		if (st.runtime_class[cbid] == CLASS_LAUNCH)
-			cuptiEnableCallback((uint32_t)on, win.sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
-		if (st.driver_class[cbid] == CLASS_LAUNCH)
-			cuptiEnableCallback((uint32_t)on, win.sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-}
-
 static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
@@ -388,9 +389,9 @@ static void *window_main(void *arg)
 			continue; /* new kernels: their first launches are still coming */
 		if (__atomic_load_n(&win.stop, __ATOMIC_RELAXED))
 			break;
-		set_launch_callbacks(0);
+		set_class_callbacks(win.sub, 0, CLASS_LAUNCH);
 		sleep_ms(WINDOW_PERIOD_MS - WINDOW_ON_MS);
-		set_launch_callbacks(1);
+		set_class_callbacks(win.sub, 1, CLASS_LAUNCH);
 	}
 	return NULL;
 }
@@ -418,7 +419,8 @@ void stacks_stop_windows(void)
 	__atomic_store_n(&win.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(win.thread, NULL);
 	win.running = 0;
-	set_launch_callbacks(1); /* launches after this (other atexit handlers) are seen */
+	/* launches after this (other atexit handlers) are seen */
+	set_class_callbacks(win.sub, 1, CLASS_LAUNCH);
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -481,14 +483,9 @@ void stacks_subscribe(CUpti_SubscriberHandle sub)
 {
 	if (!st.enabled)
 		return;
-	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
-		if (st.runtime_class[cbid] == CLASS_WAIT ||
-		    (st.runtime_class[cbid] == CLASS_LAUNCH && !st.no_launches))
-			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
-		if (st.driver_class[cbid] == CLASS_WAIT ||
-		    (st.driver_class[cbid] == CLASS_LAUNCH && !st.no_launches))
-			cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+	set_class_callbacks(sub, 1, CLASS_WAIT);
+	if (!st.no_launches)
+		set_class_callbacks(sub, 1, CLASS_LAUNCH);
 }
 
 void stacks_disable(void)

@@ -60,7 +60,9 @@ struct seen {
 	uint64_t corr_sum, ret_sum;
 };
 
-static void read_spool(const char *path, struct seen *s)
+/* Calls each() with every record of a spool, whole, after checking its header. */
+static void each_record(const char *path, void (*each)(const struct kg_raw_hdr *h, void *ctx),
+			void *ctx)
 {
 	FILE *f = fopen(path, "rb");
 	CHECK(f != NULL);
@@ -73,26 +75,30 @@ static void read_spool(const char *path, struct seen *s)
 		CHECK(h.size >= sizeof(h) && h.size <= sizeof(rec));
 		memcpy(rec, &h, sizeof(h));
 		CHECK_EQ_INT((int)fread(rec + sizeof(h), h.size - sizeof(h), 1, f), 1);
-		if (h.type == KG_RAW_STRING) {
-			s->names++;
-			continue;
-		}
-		if (h.type != KG_RAW_API)
-			continue;
-		const struct kg_raw_api *a = (const void *)rec;
-		s->calls++;
-		s->driver += a->domain == KG_API_DRIVER;
-		s->runtime += a->domain == KG_API_RUNTIME;
-		s->bad_time += a->end < a->start || a->start == 0 || a->name_str == 0;
-		s->corr_sum += a->correlation_id % 100000u;
-		s->ret_sum += a->return_value;
-		int known = 0;
-		for (int i = 0; i < s->ntids; i++)
-			known |= s->tids[i] == a->tid;
-		if (!known && s->ntids <= THREADS)
-			s->tids[s->ntids++] = a->tid;
+		each((const struct kg_raw_hdr *)rec, ctx);
 	}
 	fclose(f);
+}
+
+static void count_call(const struct kg_raw_hdr *h, void *ctx)
+{
+	struct seen *s = ctx;
+	if (h->type == KG_RAW_STRING)
+		s->names++;
+	if (h->type != KG_RAW_API)
+		return;
+	const struct kg_raw_api *a = (const void *)h;
+	s->calls++;
+	s->driver += a->domain == KG_API_DRIVER;
+	s->runtime += a->domain == KG_API_RUNTIME;
+	s->bad_time += a->end < a->start || a->start == 0 || a->name_str == 0;
+	s->corr_sum += a->correlation_id % 100000u;
+	s->ret_sum += a->return_value;
+	int known = 0;
+	for (int i = 0; i < s->ntids; i++)
+		known |= s->tids[i] == a->tid;
+	if (!known && s->ntids <= THREADS)
+		s->tids[s->ntids++] = a->tid;
 }
 
 /* A spool in a new directory, and the API recorder writing to it. */
@@ -124,7 +130,7 @@ TEST(calls_from_threads_reach_the_spool_once_each)
 	spool_close(&spool);
 
 	struct seen s = {0};
-	read_spool(path, &s);
+	each_record(path, count_call, &s);
 	uint64_t kept = 0, corr = 0, ret = 0, driver = 0;
 	for (uint32_t i = 1; i <= CALLS; i++)
 		if (i % 10 != 0) {
@@ -153,36 +159,35 @@ TEST(a_disabled_recorder_records_nothing)
 	api_calls_drain();
 	spool_close(&spool);
 	struct seen s = {0};
-	read_spool(path, &s);
+	each_record(path, count_call, &s);
 	CHECK_EQ_INT((long long)s.calls, 0);
 	unlink(path);
 	rmdir(dir);
 }
 
 
+struct wanted {
+	uint16_t type;
+	void *out;
+	size_t size;
+	int found;
+};
+
+static void keep_first(const struct kg_raw_hdr *h, void *ctx)
+{
+	struct wanted *w = ctx;
+	if (w->found || h->type != w->type)
+		return;
+	memcpy(w->out, h, w->size < h->size ? w->size : h->size);
+	w->found = 1;
+}
+
 /* The first record of a type in a spool, copied into out. */
 static int first_record(const char *path, uint16_t type, void *out, size_t size)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	struct kg_raw_file_header fh;
-	int found = 0;
-	static uint8_t rec[1 << 16];
-	struct kg_raw_hdr h;
-	if (fread(&fh, sizeof(fh), 1, f) == 1)
-		while (!found && fread(&h, sizeof(h), 1, f) == 1 && h.size >= sizeof(h) &&
-		       h.size <= sizeof(rec)) {
-			memcpy(rec, &h, sizeof(h));
-			if (fread(rec + sizeof(h), h.size - sizeof(h), 1, f) != 1)
-				break;
-			if (h.type == type) {
-				memcpy(out, rec, size < h.size ? size : h.size);
-				found = 1;
-			}
-		}
-	fclose(f);
-	return found;
+	struct wanted w = {type, out, size, 0};
+	each_record(path, keep_first, &w);
+	return w.found;
 }
 
 /* CUPTI's copy, peer copy and memset records become raw records field by field
