@@ -8,9 +8,13 @@
 //     reps_us_per_launch=<r1>,<r2>,...
 //     host_us_per_launch=<r1>,<r2>,...   (the loop alone, before the sync: if it equals the
 //                                         figure above, the host sets the pace, not the GPU)
-//     launches=<N> reps=<R> warmup=<W>
+//     launches=<N> reps=<R> warmup=<W> sync_every=<S>
 //
-// Usage: launch_loop [-n LAUNCHES] [-w WARMUP] [-r REPS]   (defaults 20000, 1000, 3)
+// Usage: launch_loop [-n LAUNCHES] [-w WARMUP] [-r REPS] [-s EVERY]
+//        (defaults 20000, 1000, 3, 0)
+//   -s EVERY  also cudaStreamSynchronize every EVERY launches (0: never), as a training
+//             loop does at each step: whether what CUPTI holds per kernel with latency
+//             timestamps on is given back at a synchronisation (bench/recorder_memory.sh)
 // Exit status: 0 on success, 1 on a CUDA error, 2 on bad arguments.
 #include <cuda_runtime.h>
 
@@ -58,9 +62,11 @@ static long parse_count(const char *opt, const char *s, long min, long max)
 
 // Launch `n` empty kernels on `s`; every launch's return code is checked (an integer
 // compare: the same cost in every configuration).
-static void launch_n(long n, cudaStream_t s)
+static void launch_n(long n, cudaStream_t s, long sync_every)
 {
     for (long i = 0; i < n; i++) {
+        if (sync_every && i && i % sync_every == 0)
+            CK(cudaStreamSynchronize(s));
         cudaError_t e = cudaLaunchKernel((const void *)empty_kernel, dim3(1), dim3(1), NULL,
                                          0, s);
         if (e != cudaSuccess) {
@@ -79,11 +85,12 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    long n = 20000, warmup = 1000, reps = 3;
+    long n = 20000, warmup = 1000, reps = 3, sync_every = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            printf("usage: %s [-n LAUNCHES] [-w WARMUP] [-r REPS]\n", argv[0]);
+            printf("usage: %s [-n LAUNCHES] [-w WARMUP] [-r REPS] [-s SYNC_EVERY]\n",
+                   argv[0]);
             return 0;
         }
         if (i + 1 >= argc) {
@@ -96,6 +103,8 @@ int main(int argc, char **argv)
             warmup = parse_count("-w", argv[++i], 0, 100000000L);
         else if (!strcmp(a, "-r"))
             reps = parse_count("-r", argv[++i], 1, 101);
+        else if (!strcmp(a, "-s"))
+            sync_every = parse_count("-s", argv[++i], 0, 100000000L);
         else {
             fprintf(stderr, "launch_loop: unknown argument '%s'\n", a);
             return 2;
@@ -118,7 +127,7 @@ int main(int argc, char **argv)
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
 
-    launch_n(warmup, s);
+    launch_n(warmup, s, sync_every);
     CK(cudaDeviceSynchronize());
     CK(cudaGetLastError());
 
@@ -130,7 +139,7 @@ int main(int argc, char **argv)
     }
     for (long r = 0; r < reps; r++) {
         double t0 = now_us();
-        launch_n(n, s);
+        launch_n(n, s, sync_every);
         double t_loop = now_us();
         CK(cudaDeviceSynchronize());
         double t1 = now_us();
@@ -148,7 +157,7 @@ int main(int argc, char **argv)
     printf("\n");
     qsort(per, (size_t)reps, sizeof *per, cmp_double);
     double med = (reps % 2) ? per[reps / 2] : 0.5 * (per[reps / 2 - 1] + per[reps / 2]);
-    printf("launches=%ld reps=%ld warmup=%ld\n", n, reps, warmup);
+    printf("launches=%ld reps=%ld warmup=%ld sync_every=%ld\n", n, reps, warmup, sync_every);
     printf("us_per_launch=%.4f\n", med);
     fflush(stdout);
 

@@ -6,10 +6,13 @@
 # and the trace's. Then `kgantt report` of the last kgantt trace, timed, with its peak
 # memory.
 #
-#   bench/recorder_memory.sh [-n LAUNCHES] [-i SECONDS] [-c CONFIGS] [-o OUTDIR]
+#   bench/recorder_memory.sh [-n LAUNCHES] [-i SECONDS] [-s EVERY] [-c CONFIGS] [-o OUTDIR]
 #
 #   -n LAUNCHES  default 10000000 (about a minute per configuration on the H200)
 #   -i SECONDS   sampling interval (default 2)
+#   -s EVERY     the loop synchronises its stream every EVERY launches, as a training
+#                step does (default 0: only at the end): whether what CUPTI holds per
+#                kernel with latency timestamps on is given back then
 #   -c CONFIGS   comma list of: untraced, raw, raw+latency (bench/cupti_raw.c, kernel
 #                records only / with queued-submitted timestamps), kg-kernels,
 #                kg-kernels+latency, kg-full, kg-full-nolatency
@@ -22,11 +25,12 @@
 # docs/results/recorder-memory-h200.md.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-N=10000000 I=2 CONFIGS=kg-full-nolatency,kg-full OUT=/tmp/recorder-memory
-while getopts "n:i:c:o:" opt; do
+N=10000000 I=2 SYNC=0 CONFIGS=kg-full-nolatency,kg-full OUT=/tmp/recorder-memory
+while getopts "n:i:s:c:o:" opt; do
 	case $opt in
 	n) N=$OPTARG ;;
 	i) I=$OPTARG ;;
+	s) SYNC=$OPTARG ;;
 	c) CONFIGS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	*) sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
@@ -34,10 +38,12 @@ while getopts "n:i:c:o:" opt; do
 done
 K=${KGANTT:-build/kgantt}
 RAW=$PWD/build/bench/libcupti_raw.so
-LOOP=(${LAUNCH_LOOP:-build/bench/launch_loop} -n "$N" -w 1000 -r 1)
+LOOP=(${LAUNCH_LOOP:-build/bench/launch_loop} -n "$N" -w 1000 -r 1 -s "$SYNC")
 TRACE=$OUT/run.kgt
 mkdir -p "$OUT"
 {
+	echo "Launch loop: $N launches, a stream synchronisation every ${SYNC} launches (0: only at the end)."
+	echo
 	echo "| config | µs/launch | program RSS at 2 s (MB) | at the end (MB) | growth, bytes per kernel | kgantt peak RSS (MB) | spool bytes per kernel | trace bytes per kernel |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 } > "$OUT/summary.md"
