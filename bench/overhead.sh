@@ -276,7 +276,7 @@ trap 'rm -rf "$TMP"' EXIT
 trap 'INTERRUPTED=1; log "interrupted: finishing the report with what was measured"' INT TERM
 
 csvq() { local s=${1//\"/\"\"}; s=${s//$'\n'/ }; printf '"%s"' "$s"; }
-echo "run,workload,config,status,figure,unit,wall_s,exit_code,trace_bytes,cupti_records,kernels,api_calls,stacks,stack_frames,api_stacks,stack_mode,note,stdout_log,stderr_log" >"$CSV"
+echo "run,workload,config,status,figure,unit,wall_s,exit_code,trace_bytes,cupti_records,kernels,api_calls,stacks,stack_frames,api_stacks,stack_mode,note,stdout_log,stderr_log,after_program_s,symbols_s" >"$CSV"
 
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
@@ -392,9 +392,17 @@ run_one() {
         log "prime $w: $status ${fig:+$fig $unit} (${wall}s)${note:+ — $note}"
         return 0
     fi
-    printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$r" "$w" "$c" "$status" \
+    # record's own line: how long it wrote the trace after the program ended, and the part
+    # of that spent on the call stacks' symbols when it was most of it
+    local after="" syms=""
+    if [[ -n $trace ]]; then
+        after=$(sed -nE 's/.*\(([0-9.]+) s after the program ended.*/\1/p' "$err" | tail -n1)
+        syms=$(sed -nE 's/.*after the program ended, ([0-9.]+) s of it symbolising.*/\1/p' "$err" | tail -n1)
+    fi
+    printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$r" "$w" "$c" "$status" \
         "$fig" "$unit" "$wall" "$rc" "$tb" "$recs" "$nk" "$na" "$ns" "$nf" "$nx" "$(csvq "$smode")" \
-        "$(csvq "$note")" "$(csvq "logs/$(basename "$out")")" "$(csvq "logs/$(basename "$err")")" >>"$CSV"
+        "$(csvq "$note")" "$(csvq "logs/$(basename "$out")")" "$(csvq "logs/$(basename "$err")")" \
+        "$after" "$syms" >>"$CSV"
     log "[$r/$RUNS] $w $c: $status ${fig:+$fig $unit} (${wall}s)${note:+ — $note}"
 }
 
@@ -537,6 +545,8 @@ for key, rs in groups.items():
         "n": len(rs), "ok": len(ok), "unit": rs[0]["unit"],
         "median": med(figs), "min": min(figs) if figs else None, "max": max(figs) if figs else None,
         "wall": med([fnum(r["wall_s"]) for r in ok]),
+        # (older CSVs have no such columns)
+        "after": med([fnum(r.get("after_program_s") or "") for r in ok]),
         "trace": med([fnum(r["trace_bytes"]) for r in ok]),
         "records": med([fnum(r["cupti_records"]) for r in ok]),
         # bytes per kernel of each run, then the median (a run with 0 kernels has none)
@@ -611,16 +621,20 @@ if tkeys:
     out.append("Medians over the successful runs. Rows counted with SQLite right after each run "
                "(a table the trace lacks counts 0); bytes per kernel is the file size divided by the "
                "kernels, per run, then the median. stack mode: `stack_settings.mode` in the trace.\n")
+    out.append("**after the program**: what `record` took, once the program had ended, to write the "
+               "trace (its own line on stderr; its call stacks' symbols in the CSV's symbols_s when "
+               "they were most of it): the wall-clock beyond it is the program's own.\n")
     out.append("| workload | config | trace size | kernels | API calls | api_stacks | stacks | stack_frames "
-               "| frames per stack | trace bytes per kernel | stack mode |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+               "| frames per stack | trace bytes per kernel | stack mode | after the program (s) |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for w, c in tkeys:
         s = stats[(w, c)]
         fps = f"{s['stack_frames'] / s['stacks']:.1f}" if (s["stacks"] and s["stack_frames"] is not None) else "—"
         bpk = f"{s['bpk']:.0f}" if s["bpk"] is not None else "n/a"
         out.append(f"| {w} | {c} | {mb(s['trace'])} | {cnt(s['kernels'])} | {cnt(s['api_calls'])} | "
                    f"{cnt(s['api_stacks'])} | {cnt(s['stacks'])} | {cnt(s['stack_frames'])} | {fps} | {bpk} | "
-                   f"{', '.join('none' if m == '-' else m for m in s['modes']) or 'n/a'} |")
+                   f"{', '.join('none' if m == '-' else m for m in s['modes']) or 'n/a'} | "
+                   f"{fmt(s['after'], 2) if s['after'] is not None else 'n/a'} |")
 
 def paired_ratios(w, a, b):
     """a / b for each round in which both configurations of workload w succeeded."""

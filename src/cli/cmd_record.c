@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/clock.h"
 #include "util/record_settings.h"
 #include "cli/record_summary.h"
 #include "cli/shows.h"
@@ -401,13 +402,6 @@ static int probe_recorder(const char *recorder, char *cupti, size_t cuptilen)
 	return 0;
 }
 
-static uint64_t now_raw_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void set_env_long(const char *name, long v);
 
 static void set_env_setting(enum kg_record_setting id, long v)
@@ -572,8 +566,19 @@ static int latency_on(const struct record_opts *o)
 	return o->latency ? strcmp(o->latency, "on") == 0 : strcmp(o->mode, "full") == 0;
 }
 
+/* What the wait after the program went to, when most of it was the call stacks'
+ * symbols (a PyTorch program's libraries are large): "" otherwise. */
+static void stacks_part(const struct kg_import *im, double secs, char *buf, size_t len)
+{
+	double stacks = (double)im->stacks_ns / 1e9;
+	buf[0] = '\0';
+	if (stacks >= 0.5 && stacks >= secs / 2)
+		snprintf(buf, len, ", %.1f s of it symbolising call stacks in %u librar%s", stacks,
+			 im->stack_modules, im->stack_modules == 1 ? "y" : "ies");
+}
+
 static void report_processes(const struct kg_import *im, const char *trace, int quiet,
-			     int latency)
+			     int latency, double secs)
 {
 	unsigned long long k = 0, m = 0, s = 0, a = 0;
 	char b1[32], b2[32], b3[32], b4[32];
@@ -594,9 +599,13 @@ static void report_processes(const struct kg_import *im, const char *trace, int 
 	}
 	if (quiet)
 		return;
-	fprintf(stderr, "kgantt: wrote '%s': %zu process%s, %s kernels, %s copies, %s memsets, %s API calls\n",
-		trace, im->nprocs, im->nprocs == 1 ? "" : "es", fmt_count(k, b1), fmt_count(m, b2),
-		fmt_count(s, b3), fmt_count(a, b4));
+	char part[160];
+	stacks_part(im, secs, part, sizeof(part));
+	fprintf(stderr, "kgantt: wrote '%s': %zu process%s, %s kernel%s, %s cop%s, %s memset%s, "
+			"%s API call%s (%.2f s after the program ended%s)\n",
+		trace, im->nprocs, im->nprocs == 1 ? "" : "es", fmt_count(k, b1), k == 1 ? "" : "s",
+		fmt_count(m, b2), m == 1 ? "y" : "ies", fmt_count(s, b3), s == 1 ? "" : "s",
+		fmt_count(a, b4), a == 1 ? "" : "s", secs, part);
 	if (latency && k >= LATENCY_NOTE_KERNELS)
 		fprintf(stderr, "kgantt: note: CUPTI held about %llu MB in the program for the "
 				"kernels' queued/submitted timestamps (%llu bytes per kernel, freed "
@@ -675,6 +684,7 @@ int cmd_record(int argc, char **argv)
 	command_line(argc - prog, argv + prog, cmd, sizeof(cmd));
 	prepare_environment(&o, recorder, cupti, spool_abs);
 	int status = run_program(argv + prog, argv[prog]);
+	uint64_t ended = now_raw_ns();
 	char status_text[128];
 	describe_status(status, status_text, sizeof(status_text));
 
@@ -711,8 +721,10 @@ int cmd_record(int argc, char **argv)
 		free(procs);
 		return KG_EXIT_FAILURE;
 	}
-	struct kg_import summary = {.procs = procs, .nprocs = nprocs};
-	report_processes(&summary, output, o.quiet, latency_on(&o));
+	struct kg_import summary = {.procs = procs, .nprocs = nprocs, .stacks_ns = im.stacks_ns,
+				    .stack_modules = im.stack_modules};
+	report_processes(&summary, output, o.quiet, latency_on(&o),
+			 (double)(now_raw_ns() - ended) / 1e9);
 	free(procs);
 	if (!o.keep_spool)
 		remove_spool_dir(spool);

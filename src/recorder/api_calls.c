@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "recorder/clock.h"
+#include "util/clock.h"
 
 #define BUF_CALLS 1024 /* per thread: 40 KiB; full, the thread moves them itself */
 

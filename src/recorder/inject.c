@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "recorder/api_calls.h"
-#include "recorder/clock.h"
+#include "util/clock.h"
 #include "recorder/convert.h"
 #include "util/record_settings.h"
 #include "recorder/hwsample.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "recorder/clock.h"
+#include "util/clock.h"
 #include "recorder/raw_format.h"
 
 #define KERNEL_SLOTS 16384          /* (context, kernel) pairs remembered; a power of 2 */

@@ -51,6 +51,9 @@ struct kg_import {
 	size_t nprocs, procs_cap;
 	uint64_t strings_written;   /* strings already inserted into the table */
 	int64_t stacks_written;     /* stacks of the processes imported so far: ids go on */
+	uint64_t stacks_ns;         /* spent writing call stacks (symbolising them, mostly):
+				     * record says it when it is most of the wait */
+	uint32_t stack_modules;     /* modules whose files were read for their symbols */
 };
 
 int import_begin(struct kg_import *im, const char *out_path, const char *command);

@@ -8,6 +8,7 @@
 #include "trace/pyline.h"
 #include "trace/symbolize.h"
 #include "util/array.h"
+#include "util/clock.h"
 #include "util/idmap.h"
 #include "util/stack_flags.h"
 
@@ -368,6 +369,7 @@ static int write_symbols(struct writer *w)
 		enum kg_symbols s;
 		if (!symbolizer_module_symbols(w->sym, (int)i, &s))
 			continue; /* no stack reached into it: its file was not read */
+		w->im->stack_modules++;
 		sqlite3_bind_text(st, 1, symbols_name(s), -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, w->process);
 		sqlite3_bind_text(st, 3, w->si->module_paths[i], -1, SQLITE_STATIC);
@@ -382,6 +384,7 @@ int stack_import_write(struct kg_stack_import *si, struct kg_import *im, int64_t
 {
 	if (!si || (!si->have_settings && !si->nstack))
 		return 0;
+	uint64_t t0 = now_raw_ns();
 	struct writer w = {.im = im, .si = si, .process = process, .sym = symbolizer_new()};
 	int rc = w.sym ? 0 : -ENOMEM;
 	if (!rc && si->have_settings)
@@ -421,5 +424,6 @@ int stack_import_write(struct kg_stack_import *si, struct kg_import *im, int64_t
 	sqlite3_finalize(w.call_st);
 	symbolizer_free(w.sym);
 	free(w.interp);
+	im->stacks_ns += now_raw_ns() - t0;
 	return rc;
 }

@@ -19,3 +19,14 @@ grep -q "all_api=0 mode=full" "$WORK/out3" || fail "default settings: $(cat "$WO
 	> "$WORK/out3" 2> /dev/null
 grep -q "all_api=1" "$WORK/out3" || fail "--all-api: $(cat "$WORK/out3")"
 echo "record passes --all-api to the recorder"
+# What record does after the program, without a GPU: a program that leaves a recorder's
+# spool (a committed fuzzing seed with call stacks) gets it turned into a trace, and record
+# says what it wrote and how long that took after the program ended.
+SPOOL=$PWD/tests/fuzz/corpus/fuzz_spool/stacks.kgspool
+"$K" record -o "$WORK/s.kgt" -- sh -c "cp '$SPOOL' \"\$KGANTT_DIR/1.kgspool\"" \
+	> /dev/null 2> "$WORK/err4" || fail "record of a left spool: $(cat "$WORK/err4")"
+grep -Eq "wrote '$WORK/s.kgt': 1 process, 2 kernels, 1 copy, 1 memset, 3 API calls \([0-9.]+ s after the program ended\)" \
+	"$WORK/err4" || fail "record's summary line: $(cat "$WORK/err4")"
+[ ! -e "$WORK/s.kgt.spool" ] || fail "record left its spool directory"
+[ "$("$K" dump "$WORK/s.kgt" 2>/dev/null | grep -c .)" -eq 3 ] || fail "the trace lacks its 2 kernels"
+echo "record turns a spool into a trace: $(grep wrote "$WORK/err4")"
