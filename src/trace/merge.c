@@ -1,9 +1,10 @@
-/* kgantt traces merged into one (merge.h), in SQL: every input is attached in turn and
- * its rows copied with their process numbers, string ids and times mapped, so that every
- * column of every table survives (nothing goes through the in-memory model). The packed
- * tables (kernels, api_calls, hw_samples: trace/packed.h) are read from a second schema, srcrows: the
- * input attached again, or its blocks made rows in a scratch database; they are written
- * to temp and packed into the output at the end. */
+/* kgantt traces merged into one (merge.h). Every input is attached in turn and its rows
+ * copied with their process numbers, string ids and times mapped, so that every column of
+ * every table survives (nothing goes through the in-memory model): the small tables in
+ * SQL; the packed ones (kernels, api_calls, hw_samples: trace/packed.h), which hold nearly
+ * all of a trace, read row by row from the input's blocks (or an older trace's rows),
+ * mapped here and written as blocks of the output as they come (packed_stream), never as
+ * SQL rows. */
 #include "trace/merge.h"
 
 #include <errno.h>
@@ -18,7 +19,9 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
+#include "util/idmap.h"
 #include "util/outfile.h"
+#include "util/timemath.h"
 
 /* What each table's columns mean to a merge; the other columns are copied as they are. */
 struct table_map {
@@ -29,8 +32,7 @@ struct table_map {
 	const char *stacks;    /* columns holding stack ids: moved past the output's */
 	const char *process;   /* how a row finds its process, when it has no column */
 	const char *kernels;   /* columns holding kernel ids: moved past the output's kernels */
-	int packed;            /* a packed table (kg_packed_tables): read from srcrows, written
-				* to temp */
+	int packed;            /* a packed table (kg_packed_tables): streamed (copy_packed) */
 };
 
 static const struct table_map tables[] = {
@@ -63,6 +65,20 @@ static const struct table_map tables[] = {
 	{.name = "sm_settings", .times = " offset_ns "},
 };
 
+/* What a packed table's stored column becomes in the output. */
+enum column_role { KEEP, PROCESS, TIME, STRING, NEW_ID };
+
+/* A packed table of the output, written as blocks as the inputs' rows come. */
+struct packed_out {
+	const struct kg_packed_table *t;
+	struct kg_packed_stream *stream;
+	int64_t last;                           /* rowids (and ids) given so far */
+	uint8_t role[KG_PACKED_MAX_COLUMNS];    /* by block index */
+	int process;                            /* block index of its process column */
+};
+
+#define NPACKED 3 /* kg_packed_tables */
+
 struct merger {
 	sqlite3 *db;
 	char *err;
@@ -74,6 +90,12 @@ struct merger {
 	int n_hosts, cap_hosts;
 	long long ref_offset;  /* the first host's */
 	int have_ref;
+	struct packed_out out[NPACKED];
+	/* the input being merged: its processes (old number → index in new/shift) and
+	 * strings (old id → the output's), for the packed tables' rows */
+	struct kg_idmap pm, sm;
+	int64_t *pm_new, *pm_shift;
+	size_t pm_cap;
 };
 
 static int sql_error(struct merger *g, const char *what)
@@ -258,6 +280,202 @@ static int copy_table(struct merger *g, const struct table_map *t)
 	return exec(g, sql, t->name);
 }
 
+/* ------------------------------------------------------------------ packed tables */
+
+static int out_of_memory(struct merger *g)
+{
+	snprintf(g->err, g->errlen, "cannot merge '%s': out of memory", g->path);
+	return -ENOMEM;
+}
+
+/* temp.pm and temp.sm (made by map_processes and map_strings) in memory, for the rows of
+ * the packed tables. */
+static int load_maps(struct merger *g)
+{
+	idmap_free(&g->pm);
+	idmap_free(&g->sm);
+	sqlite3_stmt *st;
+	int rc = 0, step;
+	size_t n = 0;
+	if (sqlite3_prepare_v2(g->db, "SELECT old, new, shift FROM temp.pm", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return sql_error(g, "process map");
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == g->pm_cap) {
+			size_t cap = g->pm_cap ? 2 * g->pm_cap : 64;
+			int64_t *a = realloc(g->pm_new, cap * sizeof(*a));
+			int64_t *b = a ? realloc(g->pm_shift, cap * sizeof(*b)) : NULL;
+			if (a)
+				g->pm_new = a;
+			if (!b) {
+				rc = out_of_memory(g);
+				break;
+			}
+			g->pm_shift = b;
+			g->pm_cap = cap;
+		}
+		uint32_t *slot = idmap_slot(&g->pm, (uint64_t)sqlite3_column_int64(st, 0));
+		if (!slot) {
+			rc = out_of_memory(g);
+			break;
+		}
+		g->pm_new[n] = sqlite3_column_int64(st, 1);
+		g->pm_shift[n] = sqlite3_column_int64(st, 2);
+		*slot = (uint32_t)n++;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = sql_error(g, "process map");
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(g->db, "SELECT old, new FROM temp.sm", -1, &st, NULL) != SQLITE_OK)
+		return sql_error(g, "strings");
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t to = sqlite3_column_int64(st, 1);
+		uint32_t *slot = idmap_slot(&g->sm, (uint64_t)sqlite3_column_int64(st, 0));
+		if (!slot)
+			rc = out_of_memory(g);
+		else if (to < 0 || to >= KG_IDMAP_NONE) {
+			snprintf(g->err, g->errlen, "cannot merge '%s': more strings than a trace holds",
+				 g->path);
+			rc = -EINVAL;
+		} else
+			*slot = (uint32_t)to;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = sql_error(g, "strings");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* One row of an input's packed table as the output holds it: its process renumbered (0
+ * when the input has no such process: the row is left out, as the small tables' join
+ * leaves theirs), its times moved onto the first host's clock, its strings re-interned,
+ * its id the next. */
+static int map_row(struct merger *g, struct packed_out *po, struct kg_row *row)
+{
+	uint32_t p = row_is_null(row, po->process) ? KG_IDMAP_NONE
+						   : idmap_get(&g->pm, (uint64_t)row->v[po->process]);
+	if (p == KG_IDMAP_NONE)
+		return 0;
+	int64_t shift = g->pm_shift[p];
+	for (int c = 0; c < po->t->nstored; c++) {
+		if (row_is_null(row, c) && po->role[c] != NEW_ID)
+			continue;
+		switch (po->role[c]) {
+		case PROCESS: row->v[c] = g->pm_new[p]; break;
+		case TIME: row->v[c] = kg_time_add(row->v[c], shift); break;
+		case STRING: {
+			uint32_t to = idmap_get(&g->sm, (uint64_t)row->v[c]);
+			if (to == KG_IDMAP_NONE)
+				row->nulls |= 1ull << c; /* a string the input lacks */
+			else
+				row->v[c] = to;
+			break;
+		}
+		case NEW_ID:
+			row->v[c] = po->last + 1;
+			row->nulls &= ~(1ull << c);
+			break;
+		case KEEP: break;
+		}
+	}
+	return 1;
+}
+
+/* Every row of the input's table t, mapped, into the output's blocks. */
+static int copy_packed(struct merger *g, struct packed_out *po)
+{
+	char why[512];
+	struct kg_packed_rows *it;
+	int rc = packed_rows_open(g->db, "src", po->t, &it, why, sizeof(why)), got;
+	struct kg_row row;
+	int64_t rowid;
+	while (!rc && (got = packed_rows_next(it, &row, &rowid)) != 0) {
+		if (got < 0) {
+			rc = got;
+			break;
+		}
+		if (!map_row(g, po, &row))
+			continue;
+		rc = packed_stream_add_stored(po->stream, &row, ++po->last);
+		if (rc == -ENOMEM)
+			snprintf(why, sizeof(why), "out of memory");
+		else if (rc)
+			snprintf(why, sizeof(why), "%s", sqlite3_errmsg(g->db));
+	}
+	packed_rows_close(it);
+	if (rc)
+		snprintf(g->err, g->errlen, "cannot merge '%s' (%s): %s", g->path, po->t->name, why);
+	return rc;
+}
+
+/* The output's packed tables: a stream each, in block order, and what each column of
+ * theirs is to a merge (tables[]). Their temp tables, made for the streams' column order,
+ * go: no row is ever inserted into them. */
+static int open_outputs(struct merger *g)
+{
+	int i = 0, rc = 0;
+	for (const struct kg_packed_table *t = kg_packed_tables; !rc && t->name; t++, i++) {
+		if (i == NPACKED) {
+			snprintf(g->err, g->errlen, "merge.c: NPACKED is not kg_packed_tables' count");
+			return -EINVAL;
+		}
+		const struct table_map *m = NULL;
+		for (size_t k = 0; !m && k < sizeof(tables) / sizeof(tables[0]); k++)
+			m = strcmp(tables[k].name, t->name) ? NULL : &tables[k];
+		if (!m) {
+			snprintf(g->err, g->errlen, "merge.c: no table_map for %s", t->name);
+			return -EINVAL;
+		}
+		struct packed_out *po = &g->out[i];
+		char why[400], sql[128];
+		po->t = t;
+		po->process = -1;
+		for (int c = 0; c < t->nstored; c++) {
+			const char *name = t->stored[c].name;
+			po->role[c] = !strcmp(name, "process")                      ? PROCESS
+				      : m->has_id && !strcmp(name, "id")             ? NEW_ID
+				      : m->times && has_word(m->times, name)         ? TIME
+				      : m->strings && has_word(m->strings, name)     ? STRING
+										     : KEEP;
+			if (po->role[c] == PROCESS)
+				po->process = c;
+		}
+		if (po->process < 0) {
+			snprintf(g->err, g->errlen, "%s: no process column", t->name);
+			return -EINVAL;
+		}
+		rc = packed_stream_open(g->db, t->name, &po->stream, why, sizeof(why));
+		if (rc) {
+			snprintf(g->err, g->errlen, "cannot write '%s': %s", g->path, why);
+			return rc < 0 ? rc : -EINVAL;
+		}
+		snprintf(sql, sizeof(sql), "DROP TABLE temp.%s", t->name);
+		rc = exec(g, sql, t->name);
+	}
+	return rc;
+}
+
+static int finish_outputs(struct merger *g)
+{
+	for (int i = 0; i < NPACKED; i++)
+		if (packed_stream_finish(g->out[i].stream) < 0) {
+			snprintf(g->err, g->errlen, "cannot write '%s' (%s): %s", g->path,
+				 g->out[i].t->name, sqlite3_errmsg(g->db));
+			return -EIO;
+		}
+	return 0;
+}
+
+static struct packed_out *output_of(struct merger *g, const char *table)
+{
+	for (int i = 0; i < NPACKED; i++)
+		if (g->out[i].t && !strcmp(g->out[i].t->name, table))
+			return &g->out[i];
+	return NULL;
+}
+
 static int attach(struct merger *g, const char *path, const char *as)
 {
 	sqlite3_stmt *st;
@@ -271,12 +489,19 @@ static int attach(struct merger *g, const char *path, const char *as)
 	return rc;
 }
 
-/* A compacted input's blocks made SQL rows in srcrows (a scratch database, attached as
+/* srcrows for a compacted input: the kernels' rows, when its SM blocks need them to find
+ * their process (copy_table's join), else empty tables (a scratch database, attached as
  * "": removed when detached). */
-static int expand_input(struct merger *g)
+static int input_kernel_rows(struct merger *g)
 {
+	int64_t sm = 0;
 	char why[400];
-	if (packed_expand(g->db, "src", "srcrows", NULL, why, sizeof(why)) == 0)
+	if (trace_db_int(g->db, "SELECT EXISTS(SELECT 1 FROM src.sm_blocks)", NULL, &sm) !=
+	    SQLITE_OK)
+		sm = 0; /* a trace without the table */
+	if (!sm)
+		return trace_create_rows(g->db, "srcrows") == SQLITE_OK ? 0 : sql_error(g, "rows");
+	if (packed_expand(g->db, "src", "srcrows", "kernels", why, sizeof(why)) == 0)
 		return 0;
 	snprintf(g->err, g->errlen, "cannot merge '%s': %s", g->path, why);
 	return -EIO;
@@ -302,11 +527,13 @@ static int merge_one(struct merger *g, const char *path)
 	 * transaction that read it (the output is a temporary file until the end anyway) */
 	rc = exec(g, "BEGIN", "begin");
 	if (!rc && compacted)
-		rc = expand_input(g);
+		rc = input_kernel_rows(g);
 	if (!rc)
 		rc = map_processes(g);
 	if (!rc)
 		rc = map_strings(g);
+	if (!rc)
+		rc = load_maps(g);
 	/* stack ids of this input go on after the output's */
 	if (!rc)
 		rc = exec(g,
@@ -314,13 +541,14 @@ static int merge_one(struct merger *g, const char *path)
 			  "SELECT COALESCE(MAX(id), 0) AS off FROM main.stacks",
 			  "stacks");
 	/* and kernel ids after the output's, so that sm_blocks still find theirs */
+	char ko[128];
+	snprintf(ko, sizeof(ko), "DROP TABLE IF EXISTS temp.ko; CREATE TEMP TABLE ko AS SELECT "
+		 "%lld AS off", (long long)output_of(g, "kernels")->last);
 	if (!rc)
-		rc = exec(g,
-			  "DROP TABLE IF EXISTS temp.ko; CREATE TEMP TABLE ko AS "
-			  "SELECT COALESCE(MAX(id), 0) AS off FROM temp.kernels",
-			  "kernels");
+		rc = exec(g, ko, "kernels");
 	for (size_t i = 0; !rc && i < sizeof(tables) / sizeof(tables[0]); i++)
-		rc = copy_table(g, &tables[i]);
+		rc = tables[i].packed ? copy_packed(g, output_of(g, tables[i].name))
+				      : copy_table(g, &tables[i]);
 	if (!rc)
 		rc = exec(g, "DROP TABLE temp.pm; DROP TABLE temp.sm; DROP TABLE temp.km; "
 			     "DROP TABLE temp.ko; COMMIT",
@@ -371,9 +599,11 @@ int trace_merge(const char *out, const char *const *inputs, int n, struct kg_mer
 	int rc = exec(&g, setup, "set-up");
 	if (!rc)
 		rc = exec(&g, kg_schema_sql, "schema");
-	/* kernels and API calls in temp until trace_pack makes them blocks of the output */
+	/* the packed tables' temp tables give their streams the columns, then go */
 	if (!rc && trace_create_rows(g.db, "temp") != SQLITE_OK)
 		rc = sql_error(&g, "schema");
+	if (!rc)
+		rc = open_outputs(&g);
 	if (!rc)
 		rc = write_meta(&g, inputs, n);
 	/* the output's strings looked up by text while merging; dropped at the end */
@@ -382,6 +612,14 @@ int trace_merge(const char *out, const char *const *inputs, int n, struct kg_mer
 	for (int i = 0; !rc && i < n; i++)
 		rc = merge_one(&g, inputs[i]);
 	g.path = out;
+	if (!rc)
+		rc = finish_outputs(&g);
+	for (int i = 0; i < NPACKED; i++)
+		packed_stream_free(g.out[i].stream);
+	idmap_free(&g.pm);
+	idmap_free(&g.sm);
+	free(g.pm_new);
+	free(g.pm_shift);
 	if (!rc)
 		rc = exec(&g, "BEGIN; DROP INDEX strings_by_text", "strings");
 	if (!rc)

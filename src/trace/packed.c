@@ -677,6 +677,19 @@ static int insert_block(struct kg_packed_stream *s)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
+/* s->block, in block order, into the block being filled. */
+static int add_block_row(struct kg_packed_stream *s, int64_t rowid)
+{
+	struct kg_row *b = &s->block;
+	if (packed_writer_rows(s->w) == 0)
+		s->first = rowid;
+	s->last = rowid;
+	int rc = packed_writer_add(s->w, b);
+	if (!rc && packed_writer_rows(s->w) == KG_PACKED_BLOCK)
+		rc = insert_block(s);
+	return rc;
+}
+
 int packed_stream_add(struct kg_packed_stream *s, const struct kg_row *row, int64_t rowid)
 {
 	struct kg_row *b = &s->block;
@@ -686,13 +699,14 @@ int packed_stream_add(struct kg_packed_stream *s, const struct kg_row *row, int6
 		nulls |= ((row->nulls >> c) & 1) << s->at[c];
 	}
 	b->nulls = nulls;
-	if (packed_writer_rows(s->w) == 0)
-		s->first = rowid;
-	s->last = rowid;
-	int rc = packed_writer_add(s->w, b);
-	if (!rc && packed_writer_rows(s->w) == KG_PACKED_BLOCK)
-		rc = insert_block(s);
-	return rc;
+	return add_block_row(s, rowid);
+}
+
+int packed_stream_add_stored(struct kg_packed_stream *s, const struct kg_row *row, int64_t rowid)
+{
+	s->block = *row;
+	s->block.nulls |= s->absent;
+	return add_block_row(s, rowid);
 }
 
 int packed_stream_finish(struct kg_packed_stream *s)
@@ -717,15 +731,16 @@ static const char *type_name(int type)
 				      : "a blob";
 }
 
-/* A row's values, in the SQL table's order: integers, a REAL column's reals as their
- * bits, NULLs. Anything else (a TEXT, or a REAL where an integer belongs, put there with
- * SQL) would not come back as it was, so it is refused. */
-static int row_of_values(sqlite3_stmt *st, const struct kg_packed_stream *s, struct kg_row *row,
-			 char *err, size_t errlen)
+/* A row's n values from st (then its rowid), column c being the table's stored column
+ * at[c] (c itself when at is NULL): integers, a REAL column's reals as their bits, NULLs.
+ * Anything else (a TEXT, or a REAL where an integer belongs, put there with SQL) would not
+ * come back as it was, so it is refused. */
+static int row_of_values(sqlite3_stmt *st, const struct kg_packed_table *t, const int8_t *at,
+			 int n, struct kg_row *row, char *err, size_t errlen)
 {
-	row_from_stmt(row, st, s->ncolumns);
-	for (int c = 0; c < s->ncolumns; c++) {
-		const struct kg_packed_column *how = &s->t->stored[s->at[c]];
+	row_from_stmt(row, st, n);
+	for (int c = 0; c < n; c++) {
+		const struct kg_packed_column *how = &t->stored[at ? at[c] : c];
 		int type = sqlite3_column_type(st, c), want = how->real ? SQLITE_FLOAT
 								      : SQLITE_INTEGER;
 		if (type == want && want == SQLITE_FLOAT) {
@@ -735,9 +750,8 @@ static int row_of_values(sqlite3_stmt *st, const struct kg_packed_stream *s, str
 			snprintf(err, errlen,
 				 "%s row %lld: column %s holds %s; only %s and NULL can be packed "
 				 "there",
-				 s->t->name, (long long)sqlite3_column_int64(st, s->ncolumns),
-				 how->name, type_name(type),
-				 want == SQLITE_FLOAT ? "real numbers" : "integers");
+				 t->name, (long long)sqlite3_column_int64(st, n), how->name,
+				 type_name(type), want == SQLITE_FLOAT ? "real numbers" : "integers");
 			return -EINVAL;
 		}
 	}
@@ -750,7 +764,7 @@ static int pack_rows(struct kg_packed_stream *s, sqlite3_stmt *st, char *err, si
 	struct kg_row row;
 	int rc = 0, step;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((rc = row_of_values(st, s, &row, err, errlen)) != 0)
+		if ((rc = row_of_values(st, s->t, s->at, s->ncolumns, &row, err, errlen)) != 0)
 			return rc;
 		rc = packed_stream_add(s, &row, sqlite3_column_int64(st, s->ncolumns));
 	}
@@ -839,7 +853,99 @@ int trace_pack(sqlite3 *db, char *err, size_t errlen)
 	return rc;
 }
 
-/* ------------------------------------------------------------------ blocks → rows */
+/* ------------------------------------------------------------------ reading a table's rows */
+
+struct kg_packed_rows {
+	sqlite3 *db;
+	const struct kg_packed_table *t;
+	char *err;
+	size_t errlen;
+	sqlite3_stmt *sel;      /* the blocks (first_id, last_id, rows, data), or the SQL rows
+				 * (stored columns, then rowid); NULL: no such table */
+	int blocks;             /* 1: sel reads blocks */
+	struct kg_packed_block b;
+	int in_block;           /* b is open */
+	uint32_t r;             /* rows of b read */
+	int64_t first, last, rows;
+	int id;                 /* block index of the id column; nstored when the table has none */
+	int64_t counted;        /* rowids of a table without ids: 1, 2, 3... */
+};
+
+/* The SQL rows' SELECT: each stored column the table has, NULL for those it lacks, then the
+ * rowid. 0, 1 (no such table: no rows), -EINVAL (a column kgantt does not know), -EIO. */
+static int rows_select(struct kg_packed_rows *it, const char *schema, char *sql, size_t len)
+{
+	const struct kg_packed_table *t = it->t;
+	uint64_t have = 0;
+	int rc = 0, any = 0;
+	char q[256];
+	sqlite3_stmt *st;
+	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s', '%s')", t->name, schema);
+	if (sqlite3_prepare_v2(it->db, q, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(it->db, it->err, it->errlen, t->name);
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		int c = 0;
+		while (c < t->nstored && strcmp(t->stored[c].name, name ? name : ""))
+			c++;
+		if (c == t->nstored) {
+			snprintf(it->err, it->errlen,
+				 "table %s has a column '%s' that kgantt does not know: copying it "
+				 "would lose it", t->name, name ? name : "");
+			rc = -EINVAL;
+		}
+		have |= 1ull << (c & 63);
+		any = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc || !any)
+		return rc ? rc : 1;
+	size_t n = (size_t)snprintf(sql, len, "SELECT ");
+	for (int c = 0; c < t->nstored && n < len; c++)
+		n += (size_t)snprintf(sql + n, len - n, "%s\"%s\", ", (have >> c) & 1 ? "" : "NULL AS ",
+				      t->stored[c].name);
+	if (n < len)
+		snprintf(sql + n, len - n, "rowid FROM \"%s\".%s ORDER BY rowid", schema, t->name);
+	return 0;
+}
+
+int packed_rows_open(sqlite3 *db, const char *schema, const struct kg_packed_table *t,
+		     struct kg_packed_rows **out, char *err, size_t errlen)
+{
+	struct kg_packed_rows *it = calloc(1, sizeof(*it));
+	*out = NULL;
+	err[0] = 0;
+	if (!it) {
+		snprintf(err, errlen, "%s: out of memory", t->name);
+		return -ENOMEM;
+	}
+	*it = (struct kg_packed_rows){.db = db, .t = t, .err = err, .errlen = errlen};
+	while (it->id < t->nstored && strcmp(t->stored[it->id].name, "id"))
+		it->id++;
+	int version = meta_int(db, schema, "packed_version"), rc = 0;
+	char sql[2048];
+	if (version < 0) {
+		rc = sql_fail(db, err, errlen, "meta");
+	} else if (version == KG_PACKED_VERSION) {
+		it->blocks = 1;
+		snprintf(sql, sizeof(sql),
+			 "SELECT first_id, last_id, rows, data FROM \"%s\".packed WHERE tbl = ?1 "
+			 "ORDER BY first_id", schema);
+		if (sqlite3_prepare_v2(db, sql, -1, &it->sel, NULL) != SQLITE_OK)
+			rc = sql_fail(db, err, errlen, "packed");
+		else
+			sqlite3_bind_text(it->sel, 1, t->name, -1, SQLITE_STATIC);
+	} else if ((rc = rows_select(it, schema, sql, sizeof(sql))) == 0 &&
+		   sqlite3_prepare_v2(db, sql, -1, &it->sel, NULL) != SQLITE_OK) {
+		rc = sql_fail(db, err, errlen, t->name);
+	}
+	if (rc < 0) {
+		packed_rows_close(it);
+		return rc;
+	}
+	*out = it;
+	return 0;
+}
 
 static int damaged(char *err, size_t errlen, const char *table, int64_t first_id)
 {
@@ -847,6 +953,78 @@ static int damaged(char *err, size_t errlen, const char *table, int64_t first_id
 		 (long long)first_id);
 	return -EBADMSG;
 }
+
+/* The next row of the blocks; 0 after the last block. */
+static int next_block_row(struct kg_packed_rows *it, struct kg_row *row, int64_t *rowid)
+{
+	const struct kg_packed_table *t = it->t;
+	for (;;) {
+		if (!it->in_block) {
+			int step = sqlite3_step(it->sel);
+			if (step == SQLITE_DONE)
+				return 0;
+			if (step != SQLITE_ROW)
+				return sql_fail(it->db, it->err, it->errlen, "packed");
+			it->first = sqlite3_column_int64(it->sel, 0);
+			it->last = sqlite3_column_int64(it->sel, 1);
+			it->rows = sqlite3_column_int64(it->sel, 2);
+			if (it->rows < 1 || it->rows > KG_PACKED_BLOCK ||
+			    packed_block_open(&it->b, sqlite3_column_blob(it->sel, 3),
+					      (size_t)sqlite3_column_bytes(it->sel, 3), t->nstored,
+					      (uint32_t)it->rows) < 0)
+				return damaged(it->err, it->errlen, t->name, it->first);
+			it->in_block = 1;
+			it->r = 0;
+		}
+		int got = packed_block_row(&it->b, row);
+		if (got == 0 && it->r == it->rows) {
+			packed_block_close(&it->b);
+			it->in_block = 0;
+			continue;
+		}
+		/* a table with ids: the block's first and last rows carry the ids it claims */
+		if (got != 1 || (it->id < t->nstored &&
+				 ((it->r == 0 && row->v[it->id] != it->first) ||
+				  (it->r + 1 == it->rows && row->v[it->id] != it->last))))
+			return damaged(it->err, it->errlen, t->name, it->first);
+		it->r++;
+		*rowid = it->id < t->nstored ? row->v[it->id] : ++it->counted;
+		return 1;
+	}
+}
+
+/* The next SQL row, checked as trace_pack checks what it packs. */
+static int next_sql_row(struct kg_packed_rows *it, struct kg_row *row, int64_t *rowid)
+{
+	const struct kg_packed_table *t = it->t;
+	int step = sqlite3_step(it->sel);
+	if (step == SQLITE_DONE)
+		return 0;
+	if (step != SQLITE_ROW)
+		return sql_fail(it->db, it->err, it->errlen, t->name);
+	*rowid = sqlite3_column_int64(it->sel, t->nstored);
+	int rc = row_of_values(it->sel, t, NULL, t->nstored, row, it->err, it->errlen);
+	return rc ? rc : 1;
+}
+
+int packed_rows_next(struct kg_packed_rows *it, struct kg_row *row, int64_t *rowid)
+{
+	if (!it->sel)
+		return 0;
+	return it->blocks ? next_block_row(it, row, rowid) : next_sql_row(it, row, rowid);
+}
+
+void packed_rows_close(struct kg_packed_rows *it)
+{
+	if (!it)
+		return;
+	if (it->in_block)
+		packed_block_close(&it->b);
+	sqlite3_finalize(it->sel);
+	free(it);
+}
+
+/* ------------------------------------------------------------------ blocks → rows */
 
 static void bind_value(sqlite3_stmt *st, int param, const struct kg_row *row, int c, int real)
 {
@@ -861,37 +1039,7 @@ static void bind_value(sqlite3_stmt *st, int param, const struct kg_row *row, in
 	}
 }
 
-/* The rows of one block inserted with ins (its parameters: the stored columns in block
- * order); their ids, where the table has them, must run from first to last. */
-static int expand_block(sqlite3_stmt *ins, const struct kg_packed_table *t, const void *data,
-			size_t len, int64_t rows, int64_t first, int64_t last, char *err,
-			size_t errlen)
-{
-	struct kg_packed_block b;
-	struct kg_row row;
-	int id = 0, got = -1, rc = 0;
-	while (id < t->nstored && strcmp(t->stored[id].name, "id"))
-		id++;
-	if (rows < 1 || rows > KG_PACKED_BLOCK ||
-	    packed_block_open(&b, data, len, t->nstored, (uint32_t)rows) < 0)
-		return damaged(err, errlen, t->name, first);
-	for (uint32_t r = 0; !rc && (got = packed_block_row(&b, &row)) == 1; r++) {
-		if (id < t->nstored && /* a table with ids: they match the packed row's */
-		    ((r == 0 && row.v[id] != first) || (r + 1 == rows && row.v[id] != last))) {
-			got = -1;
-			break;
-		}
-		for (int c = 0; c < t->nstored; c++)
-			bind_value(ins, c + 1, &row, c, t->stored[c].real);
-		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : -EIO;
-		sqlite3_reset(ins);
-	}
-	packed_block_close(&b);
-	if (rc)
-		return rc;
-	return got < 0 ? damaged(err, errlen, t->name, first) : 0;
-}
-
+/* Every row of from's blocks of t inserted into to's SQL table. */
 static int expand_table(sqlite3 *db, const struct kg_packed_table *t, const char *from,
 			const char *to, char *err, size_t errlen)
 {
@@ -904,29 +1052,27 @@ static int expand_table(sqlite3 *db, const struct kg_packed_table *t, const char
 		n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s", c ? ",?" : ") VALUES(?");
 	if (n < sizeof(sql))
 		snprintf(sql + n, sizeof(sql) - n, ")");
-	sqlite3_stmt *ins = NULL, *sel = NULL;
-	int rc = 0;
+	sqlite3_stmt *ins = NULL;
+	struct kg_packed_rows *it = NULL;
+	int rc = 0, got;
 	if (sqlite3_prepare_v2(db, sql, -1, &ins, NULL) != SQLITE_OK)
 		rc = sql_fail(db, err, errlen, t->name);
-	snprintf(sql, sizeof(sql),
-		 "SELECT first_id, last_id, rows, data FROM \"%s\".packed WHERE tbl = ?1 "
-		 "ORDER BY first_id", from);
-	if (!rc && sqlite3_prepare_v2(db, sql, -1, &sel, NULL) != SQLITE_OK)
-		rc = sql_fail(db, err, errlen, "packed");
 	if (!rc)
-		sqlite3_bind_text(sel, 1, t->name, -1, SQLITE_STATIC);
-	int step = SQLITE_DONE;
-	while (!rc && (step = sqlite3_step(sel)) == SQLITE_ROW)
-		rc = expand_block(ins, t, sqlite3_column_blob(sel, 3),
-				  (size_t)sqlite3_column_bytes(sel, 3), sqlite3_column_int64(sel, 2),
-				  sqlite3_column_int64(sel, 0), sqlite3_column_int64(sel, 1), err,
-				  errlen);
-	if (rc == -EIO)
-		sql_fail(db, err, errlen, t->name);
-	else if (!rc && step != SQLITE_DONE)
-		rc = sql_fail(db, err, errlen, "packed");
+		rc = packed_rows_open(db, from, t, &it, err, errlen);
+	struct kg_row row;
+	int64_t rowid;
+	while (!rc && (got = packed_rows_next(it, &row, &rowid)) != 0) {
+		if (got < 0) {
+			rc = got;
+			break;
+		}
+		for (int c = 0; c < t->nstored; c++)
+			bind_value(ins, c + 1, &row, c, t->stored[c].real);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? 0 : sql_fail(db, err, errlen, t->name);
+		sqlite3_reset(ins);
+	}
+	packed_rows_close(it);
 	sqlite3_finalize(ins);
-	sqlite3_finalize(sel);
 	return rc;
 }
 

@@ -15,9 +15,11 @@
  * data, dropped by triggers when a row changed, used only when packed_usable says they
  * agree with the rows. They still read.
  *
- * The readers: the model loader decodes blocks itself (packed_block_*); every other reader
- * of the rows (info, dump, the SM reader, merge, export) asks for them as SQL rows in a
- * schema of its choice (packed_expand), so its SQL is the same for every format. */
+ * The readers: the model loader decodes blocks itself (packed_block_*); merge reads every
+ * row of every format the same way (packed_rows) and writes them as blocks again
+ * (packed_stream); every other reader of the rows (info, dump, the SM reader, export) asks
+ * for them as SQL rows in a schema of its choice (packed_expand), so its SQL is the same
+ * for every format. */
 #ifndef KGANTT_PACKED_H
 #define KGANTT_PACKED_H
 
@@ -73,10 +75,11 @@ static inline int row_is_null(const struct kg_row *r, int col)
 void row_from_stmt(struct kg_row *row, sqlite3_stmt *st, int ncolumns);
 
 /* The trace compacted: every packed table's rows (from whichever attached schema holds
- * them first: merge keeps them in temp) written as blocks into main.packed, the rows,
+ * them first) written as blocks into main.packed, the rows,
  * their indexes and the views on them dropped from main, meta saying so (format 5,
  * packed_version 2). A table with no SQL table keeps the blocks it has (the importer
- * writes kernels and API calls as blocks as they come: packed_stream). A cell that is not
+ * writes kernels and API calls as blocks as they come, merge every packed table:
+ * packed_stream). A cell that is not
  * an integer or NULL, or a column kgantt does not know, is refused. Runs inside the
  * caller's transaction; VACUUM gives the rows' pages back. 0, or -EIO/-ENOMEM/-EINVAL with
  * a message in err. */
@@ -99,6 +102,9 @@ int packed_stream_open(sqlite3 *db, const char *table, struct kg_packed_stream *
 int packed_stream_columns(const struct kg_packed_stream *s);
 /* 0, or -ENOMEM / -EIO (the block's insert failed: sqlite3_errmsg says why). */
 int packed_stream_add(struct kg_packed_stream *s, const struct kg_row *row, int64_t rowid);
+/* The same with the row in block order (the table's stored columns, as packed_rows_next
+ * gives them): how merge copies rows from one trace's blocks into another's. */
+int packed_stream_add_stored(struct kg_packed_stream *s, const struct kg_row *row, int64_t rowid);
 /* Writes the rows not yet in a block. 0, -ENOMEM or -EIO. */
 int packed_stream_finish(struct kg_packed_stream *s);
 void packed_stream_free(struct kg_packed_stream *s);
@@ -121,6 +127,21 @@ int packed_only(sqlite3 *db);
  * err. */
 int packed_expand(sqlite3 *db, const char *from_schema, const char *to_schema, const char *table,
 		  char *err, size_t errlen);
+
+/* Every row of a packed table of the trace attached as schema, in block order (t->stored),
+ * wherever that trace keeps them: its blocks (format 5) or its SQL rows (older formats; a
+ * stored column its rows lack reads NULL). What packed_expand writes out as rows and merge
+ * copies; a trace without the table has no rows. */
+struct kg_packed_rows;
+/* 0 and *out, or -EIO / -ENOMEM / -EINVAL (its SQL table has a column kgantt does not
+ * know) with a message in err. */
+int packed_rows_open(sqlite3 *db, const char *schema, const struct kg_packed_table *t,
+		     struct kg_packed_rows **out, char *err, size_t errlen);
+/* 1 with the next row and its rowid (its id where the table has ids); 0 after the last;
+ * -EBADMSG (a damaged block), -EINVAL (a cell that is neither an integer nor NULL, or not
+ * a real in a REAL column), -EIO: message in the err given to open. */
+int packed_rows_next(struct kg_packed_rows *it, struct kg_row *row, int64_t *rowid);
+void packed_rows_close(struct kg_packed_rows *it);
 
 /* 1 when the packed blocks of table can stand for its rows: in a compacted trace always
  * (they are the rows), in a format 2-4 trace when their version, triggers, row count and

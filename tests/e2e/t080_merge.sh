@@ -88,7 +88,12 @@ expect_error 2 "no trace to merge" "$K" merge -o "$WORK/x.kgt"
 expect_error 1 "merge: '$a' is an input trace; refusing to write the trace over it" "$K" merge -o "$a" "$b" "$a"
 expect_error 1 "missing.kgt" "$K" merge -o "$WORK/y.kgt" "$a" "$WORK/missing.kgt"
 expect_error 1 "not a kgantt trace" "$K" merge -o "$WORK/z.kgt" "$a" tests/fixtures/torch/torch_tiny_ops.json.gz
-[ ! -e "$WORK/y.kgt" ] && [ ! -e "$WORK/z.kgt" ] || fail "a failed merge left its output"
+# a compacted input with a damaged block: named, with the table and the block
+cp "$(fixture compact_torch_tiny)" "$WORK/damaged.kgt"
+sqlite3 "$WORK/damaged.kgt" "UPDATE packed SET data = substr(data, 1, length(data) - 9) WHERE tbl = 'kernels'"
+expect_error 1 "cannot merge '$WORK/damaged.kgt' (kernels): the packed kernels block at id 1 is damaged" \
+	"$K" merge -o "$WORK/d.kgt" "$a" "$WORK/damaged.kgt"
+[ ! -e "$WORK/y.kgt" ] && [ ! -e "$WORK/z.kgt" ] && [ ! -e "$WORK/d.kgt" ] || fail "a failed merge left its output"
 ls -A "$WORK" | grep -qE '^\.|\.tmp' && fail "a failed merge left a temporary file"
 expect_error 1 "cannot create" "$K" merge -o /nonexistent/dir/m.kgt "$a"
 exit 0

@@ -6,7 +6,8 @@
  * rows, one thread or two) and whether an SQL-made trace is compacted first (format 5:
  * blocks of rows SQL put anything in), so every way gets fuzzed. A model that loads is
  * analysed and written out (fuzz_pipeline.h): SQL makes extreme times easy. Every trace is
- * also made rows again as info, dump and merge do (packed_expand). */
+ * also made rows again as info, dump and the SM reader do (packed_expand), and one input
+ * in two merged alone, as 'kgantt merge' copies every row of every table. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "fuzz_pipeline.h"
 #include "model/load.h"
+#include "trace/merge.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
 
@@ -57,6 +59,19 @@ static void expand(const char *path)
 	sqlite3_close(db);
 }
 
+/* The trace merged alone: written, or refused with a message, never a crash. */
+static void merge_alone(const char *path)
+{
+	char out[PATH_MAX + 64], err[1024] = "";
+	struct kg_merge_stats st;
+	const char *inputs[] = {path};
+	if (trace_merge(fuzz_path("merged.kgt", out, sizeof(out)), inputs, 1, &st, err,
+			sizeof(err)) < 0 && !err[0]) {
+		fprintf(stderr, "fuzz_kgt: merge failed without a message\n");
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[PATH_MAX + 64];
@@ -68,6 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!fuzz_is_sqlite(data, size) && (pick >> 2) & 1)
 		compact(path);
 	expand(path);
+	if ((pick >> 3) & 1)
+		merge_alone(path);
 	struct kg_load_opts opts = {.one_thread = pick & 1, .rows_only = (pick >> 1) & 1};
 	struct kg_model m;
 	if (fuzz_load("fuzz_kgt", path, &opts, &m) == 0) {
