@@ -30,6 +30,19 @@ $(BENCH_OUT)/libcupti_raw.so: bench/cupti_raw.c bench/bench.mk
 	    -o $@ bench/cupti_raw.c -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -lpthread \
 	    -Wl,--no-undefined
 
+# What the recorder's own code costs per event, no GPU needed (bench/recorder_parts.c): built
+# as the recorder is (-O2, -fPIC, no sanitizers), against libcupti for its types and names.
+.PHONY: bench-parts
+bench-parts: $(BENCH_OUT)/recorder_parts
+bench-build: $(BENCH_OUT)/recorder_parts
+RECORDER_PARTS_SRC := src/recorder/api_calls.c src/recorder/convert.c src/recorder/spool.c \
+                      src/util/strtab.c
+$(BENCH_OUT)/recorder_parts: bench/recorder_parts.c $(RECORDER_PARTS_SRC) bench/bench.mk \
+                             $(wildcard src/recorder/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -fPIC -Isrc -I$(CUDA_INC) -o $@ $< $(RECORDER_PARTS_SRC) \
+	    -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -lpthread
+
 # The trace-size benchmark's tools (no GPU needed): which transforms of the packed blocks
 # pay, at which zstd level (bench/pack_transforms.c); a launch loop's spool written by the
 # recorder's own spool writer, for timing `kgantt import` (bench/spool_gen.c).

@@ -1,58 +1,228 @@
-/* API calls from CUPTI's callbacks (see api_calls.h). The callback allocates only at a
- * thread's first call and takes its own thread's buffer lock, which the flusher takes
- * every flush_ms; one call in BUF_CALLS, when the buffer is full, writes them to the
- * spool (a memcpy into its staging buffer, a write() when that is full). */
+/* API calls from CUPTI's callbacks (see api_calls.h).
+ *
+ * On the calling thread a call costs two clock reads and a store into the thread's buffer:
+ * no lock, and no allocation after the thread's first buffer. A full buffer is handed to
+ * the drainer thread, which makes its calls spool records (recorder/convert.c) and gives
+ * the buffer back for reuse: the conversion (about as long again as the call's own cost,
+ * bench/recorder_parts.c) never runs on the program's threads, unless the drainer falls
+ * MAX_BUFFERS behind, when a thread drains them itself rather than grow or lose calls.
+ * The flusher and the exit also drain what the buffers hold so far (api_calls_drain).
+ *
+ * Who touches what: a buffer's calls[] and n are written by its thread only (n published
+ * with a release store); done, and the calls below n, are read by whoever holds
+ * drain_lock; the full and free lists are under pool_lock. A thread's current buffer is
+ * never on a list, and a full buffer goes back on the free list only from drain_full,
+ * under drain_lock: a drain that read a buffer as some thread's current one is over before
+ * that buffer can be reused. */
 #include "recorder/api_calls.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/clock.h"
 
-#define BUF_CALLS 1024 /* per thread: 40 KiB; full, the thread moves them itself */
+#define BUF_CALLS   1024 /* a buffer: 40 KiB */
+#define WAKE_AT     8    /* full buffers waiting before the drainer is woken */
+#define MAX_BUFFERS 512  /* 20 MiB for all threads: past it a thread drains them itself */
+
+struct calls_buf {
+	struct kg_api_call calls[BUF_CALLS];
+	_Atomic uint32_t n;       /* calls written */
+	uint32_t done;            /* calls made spool records */
+	struct calls_buf *next;   /* on the full or the free list */
+};
 
 struct thread_calls {
-	pthread_mutex_t lock;
-	uint32_t n;
-	int ended;                      /* the thread exited: drained, then freed */
-	struct kg_api_call calls[BUF_CALLS];
-	struct thread_calls *next;      /* all threads' buffers, for the flusher */
+	struct calls_buf *_Atomic cur; /* the buffer the thread fills */
+	atomic_int ended;              /* the thread exited: drained, then freed */
+	struct thread_calls *next;     /* all threads', for the drain */
 };
 
 static struct {
 	int enabled;
-	pthread_mutex_t list_lock;      /* the list of buffers */
+	pthread_mutex_t list_lock;      /* the threads */
 	struct thread_calls *threads;
-	pthread_key_t key;              /* marks a thread's buffer ended at its exit */
+	pthread_mutex_t pool_lock;      /* the full and free lists, nbufs */
+	pthread_cond_t wake;            /* the drainer waits on it */
+	struct calls_buf *full, **full_tail, *free_bufs;
+	uint32_t nfull, nbufs;
+	int stopping;
+	pthread_mutex_t drain_lock;     /* one drain at a time */
+	pthread_t drainer;
+	int drainer_started;
+	pthread_key_t key;              /* marks a thread's calls ended at its exit */
 	struct kg_convert *conv;        /* names are interned there */
 	struct kg_spool *spool;
-} ac = {.list_lock = PTHREAD_MUTEX_INITIALIZER};
+} ac = {.list_lock = PTHREAD_MUTEX_INITIALIZER,
+	.pool_lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+	.drain_lock = PTHREAD_MUTEX_INITIALIZER,
+	.full_tail = &ac.full};
 
 static __thread struct thread_calls *mine;
 static __thread uint32_t my_tid;
 
+/* ------------------------------------------------------------------ draining */
+
+/* The calls of b from done to upto made spool records; drain_lock is held. The spool's
+ * lock is taken inside it and never the other way round (the activity buffers' callback
+ * holds the spool's lock alone), so the two cannot deadlock. */
+static void convert_calls(struct calls_buf *b, uint32_t upto)
+{
+	if (b->done >= upto)
+		return;
+	pthread_mutex_lock(&ac.spool->lock);
+	for (uint32_t i = b->done; i < upto; i++)
+		convert_api_call(ac.conv, ac.spool, &b->calls[i]);
+	pthread_mutex_unlock(&ac.spool->lock);
+	b->done = upto;
+}
+
+/* Every full buffer converted and put on the free list; drain_lock is held. */
+static void drain_full(void)
+{
+	pthread_mutex_lock(&ac.pool_lock);
+	struct calls_buf *list = ac.full;
+	ac.full = NULL;
+	ac.full_tail = &ac.full;
+	ac.nfull = 0;
+	pthread_mutex_unlock(&ac.pool_lock);
+	if (!list)
+		return;
+	struct calls_buf *last = list;
+	for (struct calls_buf *b = list; b; b = b->next) {
+		convert_calls(b, BUF_CALLS);
+		last = b;
+	}
+	pthread_mutex_lock(&ac.pool_lock);
+	last->next = ac.free_bufs;
+	ac.free_bufs = list;
+	pthread_mutex_unlock(&ac.pool_lock);
+}
+
+/* Drains the full buffers when WAKE_AT of them wait, and every second when any does. */
+static void *drainer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ac.pool_lock);
+	while (!ac.stopping) {
+		if (ac.nfull < WAKE_AT) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 1;
+			if (pthread_cond_timedwait(&ac.wake, &ac.pool_lock, &until) != ETIMEDOUT ||
+			    !ac.nfull)
+				continue;
+		}
+		pthread_mutex_unlock(&ac.pool_lock);
+		pthread_mutex_lock(&ac.drain_lock);
+		drain_full();
+		pthread_mutex_unlock(&ac.drain_lock);
+		pthread_mutex_lock(&ac.pool_lock);
+	}
+	pthread_mutex_unlock(&ac.pool_lock);
+	return NULL;
+}
+
+void api_calls_drain(void)
+{
+	if (!ac.spool)
+		return;
+	pthread_mutex_lock(&ac.drain_lock);
+	drain_full();
+	pthread_mutex_lock(&ac.list_lock);
+	struct thread_calls **link = &ac.threads;
+	while (*link) {
+		struct thread_calls *t = *link;
+		int gone = atomic_load_explicit(&t->ended, memory_order_acquire);
+		struct calls_buf *b = atomic_load_explicit(&t->cur, memory_order_acquire);
+		convert_calls(b, atomic_load_explicit(&b->n, memory_order_acquire));
+		if (gone) { /* its thread will not touch it again */
+			*link = t->next;
+			pthread_mutex_lock(&ac.pool_lock);
+			b->next = ac.free_bufs;
+			ac.free_bufs = b;
+			pthread_mutex_unlock(&ac.pool_lock);
+			free(t);
+		} else {
+			link = &t->next;
+		}
+	}
+	pthread_mutex_unlock(&ac.list_lock);
+	pthread_mutex_unlock(&ac.drain_lock);
+}
+
+/* ------------------------------------------------------------------ the calling thread */
+
+/* A buffer from the free list, or a new one while there are fewer than MAX_BUFFERS; NULL
+ * when neither. */
+static struct calls_buf *take_buffer(void)
+{
+	pthread_mutex_lock(&ac.pool_lock);
+	struct calls_buf *b = ac.free_bufs;
+	if (b)
+		ac.free_bufs = b->next;
+	else if (ac.nbufs < MAX_BUFFERS && (b = malloc(sizeof(*b))) != NULL)
+		ac.nbufs++;
+	pthread_mutex_unlock(&ac.pool_lock);
+	if (b) {
+		atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+		b->done = 0;
+	}
+	return b;
+}
+
+/* b is full: on the full list it goes, the drainer woken when enough wait, and the thread
+ * gets an empty one (draining the full ones itself when none is left). NULL when out of
+ * memory: the thread then records nothing more. */
+static struct calls_buf *hand_over(struct thread_calls *t, struct calls_buf *b)
+{
+	pthread_mutex_lock(&ac.pool_lock);
+	b->next = NULL;
+	*ac.full_tail = b;
+	ac.full_tail = &b->next;
+	int wake = ++ac.nfull == WAKE_AT;
+	pthread_mutex_unlock(&ac.pool_lock);
+	if (wake)
+		pthread_cond_signal(&ac.wake);
+	struct calls_buf *next = take_buffer();
+	if (!next) { /* the drainer is behind (or gone): do its work */
+		pthread_mutex_lock(&ac.drain_lock);
+		drain_full();
+		pthread_mutex_unlock(&ac.drain_lock);
+		next = take_buffer();
+	}
+	if (next)
+		atomic_store_explicit(&t->cur, next, memory_order_release);
+	return next;
+}
+
 /* At the thread's exit. A call from a later destructor of the same thread gets a new
- * buffer: this one may be freed by the flusher as soon as it is drained. */
+ * thread_calls: this one may be freed by the drain as soon as it is drained. */
 static void thread_ended(void *p)
 {
 	struct thread_calls *t = p;
 	mine = NULL;
-	pthread_mutex_lock(&t->lock);
-	t->ended = 1;
-	pthread_mutex_unlock(&t->lock);
+	atomic_store_explicit(&t->ended, 1, memory_order_release);
 }
 
-static struct thread_calls *my_buffer(void)
+static struct thread_calls *my_calls(void)
 {
 	if (mine)
 		return mine;
 	struct thread_calls *t = calloc(1, sizeof(*t));
-	if (!t)
+	struct calls_buf *b = t ? take_buffer() : NULL;
+	if (!b) {
+		free(t);
 		return NULL;
-	pthread_mutex_init(&t->lock, NULL);
+	}
+	atomic_init(&t->cur, b);
 	/* the system's thread id, as CUPTI's records carry it (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) */
 	my_tid = (uint32_t)syscall(SYS_gettid);
 	pthread_mutex_lock(&ac.list_lock);
@@ -62,20 +232,6 @@ static struct thread_calls *my_buffer(void)
 	pthread_setspecific(ac.key, t);
 	mine = t;
 	return t;
-}
-
-/* Writes a buffer's calls to the spool; the buffer's lock is held. The spool's lock is
- * taken inside it and never the other way round (the activity buffers' callback holds the
- * spool's lock alone), so the two cannot deadlock. */
-static void write_calls(struct thread_calls *t)
-{
-	if (t->n == 0)
-		return;
-	pthread_mutex_lock(&ac.spool->lock);
-	for (uint32_t i = 0; i < t->n; i++)
-		convert_api_call(ac.conv, ac.spool, &t->calls[i]);
-	pthread_mutex_unlock(&ac.spool->lock);
-	t->n = 0;
 }
 
 void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -91,10 +247,17 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if (!capturing)
 		return;
 	uint64_t end = now_raw_ns();
-	struct thread_calls *t = my_buffer();
+	struct thread_calls *t = my_calls();
 	if (!t)
 		return;
-	struct kg_api_call call = {
+	struct calls_buf *b = atomic_load_explicit(&t->cur, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
+	if (n == BUF_CALLS) {
+		if (!(b = hand_over(t, b)))
+			return;
+		n = 0;
+	}
+	b->calls[n] = (struct kg_api_call){
 		.start = *cb->correlationData,
 		.end = end,
 		.cbid = cbid,
@@ -105,12 +268,10 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		.return_value = cb->functionReturnValue ? *(const uint32_t *)cb->functionReturnValue
 							: 0,
 	};
-	pthread_mutex_lock(&t->lock);
-	if (t->n == BUF_CALLS)
-		write_calls(t); /* full: this thread moves them itself */
-	t->calls[t->n++] = call;
-	pthread_mutex_unlock(&t->lock);
+	atomic_store_explicit(&b->n, n + 1, memory_order_release);
 }
+
+/* ------------------------------------------------------------------ start and stop */
 
 int api_calls_start(CUpti_SubscriberHandle sub,
 		    int (*skip)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid),
@@ -120,6 +281,9 @@ int api_calls_start(CUpti_SubscriberHandle sub,
 		return -1;
 	ac.conv = conv;
 	ac.spool = spool;
+	ac.stopping = 0;
+	/* without it, buffers are drained by the flusher, or by the threads that fill them */
+	ac.drainer_started = pthread_create(&ac.drainer, NULL, drainer_main, NULL) == 0;
 	static const struct {
 		CUpti_CallbackDomain domain;
 		uint32_t size;
@@ -139,30 +303,20 @@ int api_calls_start(CUpti_SubscriberHandle sub,
 	return 0;
 }
 
-void api_calls_drain(void)
+void api_calls_stop(void)
 {
-	if (!ac.spool)
+	if (!ac.drainer_started)
 		return;
-	pthread_mutex_lock(&ac.list_lock);
-	struct thread_calls **link = &ac.threads;
-	while (*link) {
-		struct thread_calls *t = *link;
-		pthread_mutex_lock(&t->lock);
-		write_calls(t);
-		int gone = t->ended;
-		pthread_mutex_unlock(&t->lock);
-		if (gone) {
-			*link = t->next;
-			pthread_mutex_destroy(&t->lock);
-			free(t);
-		} else {
-			link = &t->next;
-		}
-	}
-	pthread_mutex_unlock(&ac.list_lock);
+	pthread_mutex_lock(&ac.pool_lock);
+	ac.stopping = 1;
+	pthread_cond_signal(&ac.wake);
+	pthread_mutex_unlock(&ac.pool_lock);
+	pthread_join(ac.drainer, NULL);
+	ac.drainer_started = 0;
 }
 
 void api_calls_disable(void)
 {
 	ac.enabled = 0;
+	ac.drainer_started = 0; /* a forked child has no drainer to stop */
 }

@@ -8,8 +8,8 @@
  * driver function once their activity kinds are on (PyTorch makes about 14 calls per
  * kernel). Callbacks are enabled per function, so a function left out costs nothing. Each call's
  * enter and exit times (CLOCK_MONOTONIC_RAW, the clock of every other record) go into a
- * buffer of the calling thread; the flusher moves the buffers to the spool as the same
- * KG_RAW_API records the activity path writes (recorder/convert.c). */
+ * buffer of the calling thread; a drainer thread (and the flusher) moves the buffers to
+ * the spool as the same KG_RAW_API records the activity path writes (recorder/convert.c). */
 #ifndef KGANTT_API_CALLS_H
 #define KGANTT_API_CALLS_H
 
@@ -32,6 +32,8 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 /* Moves every thread's finished calls to the spool (takes the spool lock). From the
  * flusher and at exit. */
 void api_calls_drain(void);
+/* Stops the drainer thread (at exit, before the last api_calls_drain). */
+void api_calls_stop(void);
 /* A forked child: record nothing (the parent's locks may be held). */
 void api_calls_disable(void);
 

@@ -646,6 +646,7 @@ static void at_exit(void)
 	if (g.flusher_started)
 		pthread_join(g.flusher, NULL);
 	stacks_stop_windows();
+	api_calls_stop();
 	api_calls_drain();
 	stacks_drain(&g.spool);
 	report_stacks();

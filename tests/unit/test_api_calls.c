@@ -16,6 +16,11 @@
 
 #define THREADS 4
 #define CALLS 3000 /* per thread: the 1,024-call buffer fills twice */
+/* per thread, with no drainer: more than the 512 buffers the threads may fill between them
+ * before they must drain the full ones themselves */
+#define MANY_CALLS 150000
+
+static uint32_t calls_per_thread = CALLS;
 
 static struct kg_spool spool;
 static struct kg_convert conv;
@@ -43,7 +48,7 @@ static void one_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32_
 static void *caller(void *arg)
 {
 	uint32_t base = (uint32_t)(uintptr_t)arg * 100000u;
-	for (uint32_t i = 1; i <= CALLS; i++) {
+	for (uint32_t i = 1; i <= calls_per_thread; i++) {
 		int driver = i % 3 == 0;
 		one_call(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
 			 driver ? CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
@@ -112,10 +117,14 @@ static void start_recorder(char *dir, char *path, size_t len)
 	CHECK_EQ_INT(api_calls_start(NULL, never, &conv, &spool), 0);
 }
 
-TEST(calls_from_threads_reach_the_spool_once_each)
+/* Four threads' calls, half of the threads ended before the first drain: each call in the
+ * spool once, with its thread, function, correlation and return value. */
+static void calls_from_threads(int with_drainer)
 {
 	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
 	start_recorder(dir, path, sizeof(path));
+	if (!with_drainer)
+		api_calls_stop();
 
 	pthread_t t[THREADS];
 	for (uintptr_t i = 0; i < THREADS; i++)
@@ -125,6 +134,7 @@ TEST(calls_from_threads_reach_the_spool_once_each)
 	api_calls_drain();
 	for (int i = THREADS / 2; i < THREADS; i++)
 		pthread_join(t[i], NULL);
+	api_calls_stop(); /* as at the program's exit */
 	api_calls_drain();
 	api_calls_drain(); /* nothing twice */
 	spool_close(&spool);
@@ -132,9 +142,9 @@ TEST(calls_from_threads_reach_the_spool_once_each)
 	struct seen s = {0};
 	each_record(path, count_call, &s);
 	uint64_t kept = 0, corr = 0, ret = 0, driver = 0;
-	for (uint32_t i = 1; i <= CALLS; i++)
+	for (uint32_t i = 1; i <= calls_per_thread; i++)
 		if (i % 10 != 0) {
-			kept++, corr += i, ret += i % 7;
+			kept++, corr += i % 100000u, ret += i % 7;
 			driver += i % 3 == 0;
 		}
 	CHECK_EQ_INT((long long)s.calls, (long long)(kept * THREADS));
@@ -147,6 +157,21 @@ TEST(calls_from_threads_reach_the_spool_once_each)
 	CHECK_EQ_INT((long long)s.names, 2); /* each function's name written once */
 	unlink(path);
 	rmdir(dir);
+}
+
+TEST(calls_from_threads_reach_the_spool_once_each)
+{
+	calls_per_thread = CALLS;
+	calls_from_threads(1);
+}
+
+/* No drainer (or one far behind): once the threads have filled every buffer there may be,
+ * they convert the full ones themselves, and nothing is lost or written twice. */
+TEST(threads_drain_the_buffers_themselves_when_the_drainer_lags)
+{
+	calls_per_thread = MANY_CALLS;
+	calls_from_threads(0);
+	calls_per_thread = CALLS;
 }
 
 TEST(a_disabled_recorder_records_nothing)
