@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analysis/occupancy.h"
+#include "util/timemath.h"
 #include "util/idmap.h"
 #include "model/model.h"
 
@@ -53,7 +54,8 @@ void analysis_config_describe(void (*line)(const char *name, const char *value, 
 
 enum kg_gap_cause {
 	KG_GAP_HOST = 0,     /* the host issued the next work late: busy with other things */
-	KG_GAP_SYNC,         /* the host was blocked in a synchronisation */
+	KG_GAP_SYNC,         /* the host was blocked in a synchronisation (for part of it:
+			      * kg_gap.sync_ns) */
 	KG_GAP_LAUNCH,       /* launched in time, started late: launch latency */
 	KG_GAP_DEPENDENCY,   /* waiting for another stream (event wait) */
 	KG_GAP_UNKNOWN,      /* no API calls in the trace to tell */
@@ -66,7 +68,22 @@ struct kg_gap {
 	uint32_t next_op;    /* the op that ended the gap, KG_NONE at the end */
 	uint8_t cause;       /* enum kg_gap_cause */
 	uint32_t api;        /* the sync or launch call that explains it, KG_NONE */
+	/* A SYNC gap's part the blocking calls explain: the time the host spent in them, at
+	 * most the gap. Without them the host would have done what it did after them that
+	 * much earlier, and launched the next work that much earlier; what it did after them
+	 * for longer is the host's own time (the rest of the gap, counted as HOST). */
+	int64_t sync_ns;
 };
+
+/* The part of gap g due to cause c: a SYNC gap is sync_ns of SYNC and the rest HOST; any
+ * other gap is whole its cause's. */
+static inline int64_t gap_part(const struct kg_gap *g, enum kg_gap_cause c)
+{
+	int64_t len = kg_time_span(g->end, g->start);
+	if (g->cause == KG_GAP_SYNC)
+		return c == KG_GAP_SYNC ? g->sync_ns : c == KG_GAP_HOST ? len - g->sync_ns : 0;
+	return g->cause == c ? len : 0;
+}
 
 struct kg_gpu_metrics {
 	uint32_t gpu;                 /* index into model.gpus */

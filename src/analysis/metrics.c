@@ -463,11 +463,16 @@ static int collect_waits(const struct kg_model *m, struct host_waits *w)
 	return 0;
 }
 
-/* A blocking call of `process` that was in progress at some point of [from, to]. */
+#define WAITS_LOOKED_AT 64 /* blocking calls before `to` looked at, latest first */
+
+/* The blocking calls of `process` in progress at some point of [from, to]: the latest
+ * one (KG_NONE when none) and, in *blocked, how long the host spent in any of them
+ * (their union, whole: the part before `from` too). */
 static uint32_t find_wait(const struct kg_model *m, const struct host_waits *w, uint32_t process,
-			  int64_t from, int64_t to)
+			  int64_t from, int64_t to, int64_t *blocked)
 {
 	uint32_t lo = 0, hi = w->n;
+	*blocked = 0;
 	while (lo < hi) { /* first wait starting after `to` */
 		uint32_t mid = (lo + hi) / 2;
 		if (m->apis[w->idx[mid]].start <= to)
@@ -475,12 +480,20 @@ static uint32_t find_wait(const struct kg_model *m, const struct host_waits *w, 
 		else
 			hi = mid;
 	}
-	for (uint32_t k = lo, seen = 0; k-- > 0 && seen < 64; seen++) {
+	uint32_t first = lo > WAITS_LOOKED_AT ? lo - WAITS_LOOKED_AT : 0, latest = KG_NONE;
+	int64_t covered_to = KG_NO_TIME; /* the union so far ends there (calls in start order) */
+	for (uint32_t k = first; k < lo; k++) {
 		const struct kg_api *a = &m->apis[w->idx[k]];
-		if (a->process == process && a->end >= from)
-			return w->idx[k];
+		if (a->process != process || a->end < from)
+			continue;
+		latest = w->idx[k];
+		int64_t s = covered_to != KG_NO_TIME && covered_to > a->start ? covered_to : a->start;
+		if (a->end > s)
+			*blocked = kg_time_add(*blocked, kg_time_span(a->end, s));
+		if (covered_to == KG_NO_TIME || a->end > covered_to)
+			covered_to = a->end;
 	}
-	return KG_NONE;
+	return latest;
 }
 
 static int stream_waits_on_event(const struct kg_model *m, uint32_t stream, int64_t before)
@@ -507,9 +520,12 @@ static enum kg_gap_cause gap_cause(const struct kg_model *m, const struct host_w
 		g->api = o->api;
 		return stream_waits_on_event(m, o->stream, g->end) ? KG_GAP_DEPENDENCY : KG_GAP_LAUNCH;
 	}
-	uint32_t wait = find_wait(m, w, process, g->start, o->api_start);
+	int64_t blocked;
+	uint32_t wait = find_wait(m, w, process, g->start, o->api_start, &blocked);
 	if (wait != KG_NONE) {
+		int64_t len = kg_time_span(g->end, g->start);
 		g->api = wait;
+		g->sync_ns = blocked < len ? blocked : len;
 		return KG_GAP_SYNC;
 	}
 	g->api = o->api;
@@ -526,7 +542,7 @@ static int add_gap(struct kg_gpu_metrics *gm, uint32_t *cap, int64_t s, int64_t 
 		gm->gaps = g;
 		*cap = nc;
 	}
-	gm->gaps[gm->n_gaps++] = (struct kg_gap){s, e, next, KG_GAP_UNKNOWN, KG_NONE};
+	gm->gaps[gm->n_gaps++] = (struct kg_gap){s, e, next, KG_GAP_UNKNOWN, KG_NONE, 0};
 	return 0;
 }
 
@@ -596,8 +612,9 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 	for (uint32_t g = 0; g < gm->n_gaps; g++) {
 		struct kg_gap *gap = &gm->gaps[g];
 		gap->cause = (uint8_t)gap_cause(a->m, w, gap);
-		gm->idle_by_cause[gap->cause] =
-			kg_time_add(gm->idle_by_cause[gap->cause], kg_time_span(gap->end, gap->start));
+		for (int c = 0; c < KG_GAP_CAUSES; c++)
+			gm->idle_by_cause[c] =
+				kg_time_add(gm->idle_by_cause[c], gap_part(gap, (enum kg_gap_cause)c));
 	}
 }
 

@@ -1089,31 +1089,40 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	double idle = (double)gm->idle_by_cause[cause];
 	if (!worth(a, idle))
 		return;
-	/* the calls behind the longest gaps */
+	/* the gaps with some of this cause's idle time (a gap that began in a synchronising
+	 * call is the sync's for as long as the host was blocked, the host's after that:
+	 * gap_part), and the one with the most */
 	uint32_t ngaps = 0, longest = KG_NONE;
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
-		if (gm->gaps[i].cause != cause)
+		int64_t part = gap_part(&gm->gaps[i], cause);
+		if (part < a->cfg.sync_gap_ns)
 			continue;
 		ngaps++;
-		if (longest == KG_NONE ||
-		    gap_len(&gm->gaps[i]) > gap_len(&gm->gaps[longest]))
+		if (longest == KG_NONE || part > gap_part(&gm->gaps[longest], cause))
 			longest = i;
 	}
 	/* one or two gaps are a program's start or end, not a pattern worth a finding,
 	 * unless one of them is long on its own */
-	if (ngaps < 3 && (longest == KG_NONE || gap_len(&gm->gaps[longest]) <
+	if (ngaps < 3 && (longest == KG_NONE || gap_part(&gm->gaps[longest], cause) <
 							     a->cfg.long_gap_ns))
 		return;
 	struct kg_finding *f =
 		analysis_add_finding(a, cause == KG_GAP_SYNC ? "host-sync-stall" : "host-bound");
 	if (!f)
 		return;
-	/* each gap: the synchronising call the host was in, or the launch that came late */
+	/* each gap's part: the synchronising call the host was in, or the launch that came late */
 	uint32_t mark = a->n_blame;
-	for (uint32_t i = 0; i < gm->n_gaps; i++)
-		if (gm->gaps[i].cause == cause)
-			analysis_blame(a, gm->gaps[i].api, cause == KG_GAP_SYNC ? KG_NONE : gm->gaps[i].next_op,
-				       (double)gap_len(&gm->gaps[i]));
+	for (uint32_t i = 0; i < gm->n_gaps; i++) {
+		const struct kg_gap *gap = &gm->gaps[i];
+		int64_t part = gap_part(gap, cause);
+		if (!part)
+			continue;
+		if (cause == KG_GAP_SYNC)
+			analysis_blame(a, gap->api, KG_NONE, (double)part);
+		else /* a sync gap's api is its sync: the late launch is the next op's */
+			analysis_blame(a, gap->cause == KG_GAP_SYNC ? m->ops[gap->next_op].api : gap->api,
+				       gap->next_op, (double)part);
+	}
 	finding_take_blame(a, f, mark);
 	char gl[128];
 	gpu_label(a, g, gl, sizeof(gl));
@@ -1134,7 +1143,8 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			 "rather than the device.");
 		snprintf(f->gain_how, sizeof(f->gain_how),
 			 "GPU idle time in gaps of at least %lld µs that began while a "
-			 "synchronising call was in progress",
+			 "synchronising call was in progress, each for at most as long as the host "
+			 "spent in such calls (what it did after them is its own time)",
 			 (long long)(a->cfg.sync_gap_ns / 1000));
 	} else {
 		snprintf(f->title, sizeof(f->title),
@@ -1152,7 +1162,8 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			 "and profile the host side of the gaps.");
 		snprintf(f->gain_how, sizeof(f->gain_how),
 			 "GPU idle time in gaps of at least %lld µs whose next work was launched "
-			 "after the GPU went idle: an upper bound",
+			 "after the GPU went idle, less the time the host spent blocked in "
+			 "synchronising calls: an upper bound",
 			 (long long)(a->cfg.sync_gap_ns / 1000));
 	}
 	f->gain_ns = idle;
@@ -1161,11 +1172,17 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	f->end = gm->end;
 	if (longest != KG_NONE) {
 		const struct kg_gap *gap = &gm->gaps[longest];
-		const char *call = gap->api != KG_NONE ? model_text(m, m->apis[gap->api].name) : "?";
+		uint32_t api = cause == KG_GAP_HOST && gap->cause == KG_GAP_SYNC
+				       ? m->ops[gap->next_op].api : gap->api;
+		const char *call = api != KG_NONE ? model_text(m, m->apis[api].name) : "?";
 		finding_evidence(f, gap->start, gap->end, KG_NONE, gap->next_op,
-				 "longest gap: %.3f ms at %.3f ms, %s %s", ms(gap_len(gap)),
+				 "longest gap: %.3f ms at %.3f ms, %s %s%s", ms(gap_len(gap)),
 				 ms((double)kg_time_diff(gap->start, m->begin)),
-				 cause == KG_GAP_SYNC ? "host in" : "next launch by", call);
+				 cause == KG_GAP_SYNC ? "host in" : "next launch by", call,
+				 gap->cause == KG_GAP_SYNC && gap_part(gap, KG_GAP_HOST)
+					 ? (cause == KG_GAP_SYNC ? " (then busy with other things)"
+								 : " (after a synchronising call)")
+					 : "");
 	}
 	snprintf(f->figures, sizeof(f->figures), "gaps=%u, idle_ms=%.3f", ngaps, ms(idle));
 }

@@ -400,8 +400,14 @@ static int timeline(struct kg_rank *r, const struct kg_analysis *a,
 	}
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
 		const struct kg_gap *g = &gm->gaps[i];
+		/* a gap that began in a synchronising call: the sync's while the host was in it,
+		 * the host's after (gap_part) */
+		int64_t split = g->cause == KG_GAP_SYNC ? kg_time_add(g->start, g->sync_ns) : g->end;
 		spread(acc + (size_t)(KG_BIN_IDLE_HOST + g->cause) * KG_JOB_BINS, r->begin, w,
-		       g->start, g->end);
+		       g->start, split);
+		if (split < g->end)
+			spread(acc + (size_t)(KG_BIN_IDLE_HOST + KG_GAP_HOST) * KG_JOB_BINS, r->begin, w,
+			       split, g->end);
 	}
 	for (int b = 0; b < KG_JOB_BINS; b++) {
 		double used = 0, best = 0;

@@ -53,7 +53,7 @@ names = [fr["function"] for fr in top["stack"]]
 assert names.index("log_progress") < names.index("train") < names.index("main"), names
 '
 "$K" report --no-progress --sites "$t" > "$WORK/page" || fail "report --sites"
-grep -q "where  *9[0-9]% (.*) at syncs.cu:$SYNC in log_progress → cudaStreamSynchronize$" "$WORK/page" ||
+grep -Eq "where  *(9[0-9]|100)% (.*) at syncs.cu:$SYNC in log_progress → cudaStreamSynchronize$" "$WORK/page" ||
 	fail "the finding does not name syncs.cu:$SYNC: $(grep -A3 '^#1' "$WORK/page")"
 grep -q "^Call sites" "$WORK/page" || fail "no call-site table"
 python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' "$WORK/page" ||
@@ -83,14 +83,25 @@ assert top["partial"] and top["frame"]["module"].endswith("syncs_nounwind"), top
 '
 
 # PyTorch, recorded by kgantt: Python frames through the interpreter, the operator from
-# libtorch's symbols; only the training steps (NVTX ranges "step")
+# libtorch's symbols; only the training steps (NVTX ranges "step"). The loop is the
+# host's: its GPU work done before loss.item() is read (which blocks about 12 µs a step,
+# nothing to win), the GPU idles while the DataLoader makes the next batch; the work that
+# comes late is the batch's copy, xb.cuda(), named first.
+check "$(fixture torch_cnn_bad)" '
+f = finding("host-bound")
+top = f["sites"][0]
+assert at(top, "torch_cnn.py", COPY), f["sites"]
+assert top["operator"] == "aten::to_dtype_layout" and top["frame"]["function"] == "train_step", top
+assert top["frame"]["kind"] == "python"
+assert not [x for x in j["findings"] if x["rule"] == "host-sync-stall"], "a sync that blocks for µs"
+' --nvtx step
+# and loss.item()'s own stack, where its sync is a finding's (every threshold at 0)
 check "$(fixture torch_cnn_bad)" '
 f = finding("host-sync-stall")
 item = [s for s in f["sites"] if at(s, "torch_cnn.py", ITEM)]
 assert item and item[0]["operator"] == "aten::item" and item[0]["frame"]["function"] == "train_step", f["sites"]
 assert item[0]["frame"]["kind"] == "python"
-assert any(at(s, "torch_cnn.py", COPY) for s in j["sites"]), [s["label"] for s in j["sites"]]
-' --nvtx step
+' --nvtx step --set min_gain_pct=0
 check "$(fixture torch_cnn_fixed)" '
 assert not any(at(s, "torch_cnn.py", ITEM) or at(s, "torch_cnn.py", COPY) for s in j["sites"]), [s["label"] for s in j["sites"]]
 ' --nvtx step

@@ -276,3 +276,74 @@ TEST(figures_of_many_ops)
 {
 	check_model(5000, 4, 1);
 }
+
+/* ------------------------------------------------------------------ idle gaps by cause */
+
+static void kernel_at(struct kg_model *m, uint32_t thread, int64_t launch, int64_t start,
+		      int64_t end)
+{
+	struct kg_op *o = model_add_op(m);
+	o->kind = KG_OP_KERNEL;
+	o->stream = model_stream_index(m, 0, 0, 1, 7);
+	o->start = start;
+	o->end = end;
+	o->name = model_string(m, "gemm");
+	o->correlation = (uint32_t)m->n_ops;
+	struct kg_api *a = model_add_api(m);
+	a->process = 0;
+	a->thread = thread;
+	a->correlation = o->correlation;
+	a->name = model_string(m, "cudaLaunchKernel");
+	a->start = launch;
+	a->end = launch + 50;
+}
+
+static void sync_at(struct kg_model *m, uint32_t thread, int64_t start, int64_t end)
+{
+	struct kg_api *a = model_add_api(m);
+	a->process = 0;
+	a->thread = thread;
+	a->name = model_string(m, "cudaStreamSynchronize");
+	a->start = start;
+	a->end = end;
+}
+
+/* A gap that begins in a synchronising call is the sync's for as long as the host was in
+ * such calls (their union, capped at the gap), the host's for the rest: the time the host
+ * would have saved without them, and no more. */
+TEST(sync_gaps_are_the_syncs_only_while_the_host_is_blocked)
+{
+	struct kg_model m;
+	model_init(&m, "test", "");
+	model_add_process(&m);
+	struct kg_device *d = model_add_device(&m);
+	d->process = 0;
+	d->ordinal = 0;
+	uint32_t t1 = model_thread_index(&m, 0, 1), t2 = model_thread_index(&m, 0, 2);
+	/* host-bound: the sync returns 10 µs after the GPU idles, then 38 µs of host work */
+	kernel_at(&m, t1, 900, 1000, 100000);
+	sync_at(&m, t1, 90000, 110000);
+	kernel_at(&m, t1, 148000, 150000, 200000);
+	/* GPU-bound: blocked 50 µs, the gap 21 µs: all of it the sync's */
+	sync_at(&m, t1, 150500, 200500);
+	kernel_at(&m, t1, 220000, 221000, 300000);
+	/* two threads blocked at once, 550 and 400 ns overlapping by 350: 600 ns in all, of a
+	 * 1 ms gap */
+	sync_at(&m, t1, 299500, 300050);
+	sync_at(&m, t2, 299700, 300100);
+	kernel_at(&m, t1, 1299000, 1300000, 1400000);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	struct kg_analysis a;
+	CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+	CHECK_EQ_INT(a.n_gpus, 1);
+	const struct kg_gpu_metrics *g = &a.gpus[0];
+	CHECK_EQ_INT(g->n_gaps, 3);
+	CHECK_EQ_INT(g->gaps[0].cause, KG_GAP_SYNC);
+	CHECK_EQ_INT(g->gaps[0].sync_ns, 20000);  /* [90000, 110000]: blocked 20 µs */
+	CHECK_EQ_INT(g->gaps[1].sync_ns, 21000);  /* the whole gap */
+	CHECK_EQ_INT(g->gaps[2].sync_ns, 600);    /* the union, not 950 */
+	CHECK_EQ_INT(g->idle_by_cause[KG_GAP_SYNC], 20000 + 21000 + 600);
+	CHECK_EQ_INT(g->idle_by_cause[KG_GAP_HOST], (50000 - 20000) + (1000000 - 600));
+	analysis_free(&a);
+	model_free(&m);
+}

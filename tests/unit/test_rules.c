@@ -138,15 +138,24 @@ static const struct kg_finding *find_in(const char *path, const char *window, co
 	return NULL;
 }
 
-TEST(torch_pageable_item_syncs_every_step)
+/* Each step builds its batch on the CPU (6.5 ms), copies it from pageable memory, trains
+ * (about 3 ms of GPU work) and reads loss.item(), blocking 1.0-1.1 ms while the GPU
+ * finishes. The GPU then idles through the next batch's making: the host's time. Without
+ * the .item() the host would only have started that batch 1.1 ms sooner, so that is all
+ * the sync may claim (about 10% of a 10 ms step); the rest is host-bound. */
+TEST(torch_pageable_item_waits_for_its_host_more_than_its_syncs)
 {
 	const struct kg_finding *f =
-		find_in("tests/fixtures/torch/torch_pageable_item.json.gz", NULL, "host-sync-stall", NULL);
-	CHECK(f && f->gain_pct > 20);
+		find_in(fixture("torch_pageable_item"), "step", "host-sync-stall", NULL);
+	CHECK(f && f->gain_pct > 8 && f->gain_pct < 14);
+	f = find_in(fixture("torch_pageable_item"), "step", "host-bound", NULL);
+	CHECK(f && f->gain_pct > 45);
+	f = find_in("tests/fixtures/torch/torch_pageable_item.json.gz", NULL, "host-bound", NULL);
+	CHECK(f && f->gain_pct > 45);
+	f = find_in("tests/fixtures/torch/torch_pageable_item.json.gz", NULL, "host-sync-stall", NULL);
+	CHECK(f && f->gain_pct < 14);
 	CHECK(find_in("tests/fixtures/torch/torch_pageable_item.json.gz", NULL,
 		      "copy-compute-overlap", NULL));
-	f = find_in(fixture("torch_pageable_item"), "step", "host-sync-stall", NULL);
-	CHECK(f && f->gain_pct > 20);
 }
 
 TEST(torch_tiny_ops_starve_on_launches)
