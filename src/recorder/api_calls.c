@@ -67,6 +67,9 @@ static struct {
 
 static __thread struct thread_calls *mine;
 static __thread uint32_t my_tid;
+/* runtime calls the thread is inside: the driver calls they make are the runtime's own
+ * work, which CUPTI's activity records leave out too (one launch, one call) */
+static __thread uint32_t in_runtime;
 
 /* ------------------------------------------------------------------ draining */
 
@@ -239,11 +242,17 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 {
 	if (!ac.enabled || !cb->correlationData)
 		return;
+	int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+	if (!runtime && in_runtime)
+		return; /* a driver call inside a runtime call */
 	/* stamped whether capturing or not: a call that spans the start has its own start */
 	if (cb->callbackSite == CUPTI_API_ENTER) {
+		in_runtime += runtime;
 		*cb->correlationData = now_raw_ns();
 		return;
 	}
+	if (runtime && in_runtime)
+		in_runtime--;
 	if (!capturing)
 		return;
 	uint64_t end = now_raw_ns();

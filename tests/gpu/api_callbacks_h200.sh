@@ -7,7 +7,8 @@
 # suspected to be most of full mode's cost. Everything lands in OUTDIR as one tarball and
 # a summary (the device tool brings back a handful of files only).
 #   tests/gpu/api_callbacks_h200.sh OUTDIR [ROUNDS] [TINY_ROUNDS]
-# (defaults 8 and 4: about 7 minutes on the H200, within one device call)
+# (defaults 8 and 4: about 7 minutes on the H200, within one device call; COST_CONFIGS
+# (environment) narrows recorder_cost.sh's configurations)
 set -u
 out=${1:?usage: api_callbacks_h200.sh OUTDIR [ROUNDS] [TINY_ROUNDS]}
 rounds=${2:-8}
@@ -70,7 +71,7 @@ for wl in launch tiny; do
 	r=$rounds
 	[ $wl = tiny ] && r=$tiny_rounds
 	bash bench/recorder_cost.sh -w $wl -r "$r" \
-		-c untraced,raw,kg-kernels,kg-full,kg-full-apicb,kg-full-nostacks -o "$run/cost_$wl" \
+		-c "${COST_CONFIGS:-untraced,raw,kg-kernels,kg-full,kg-full-apicb,kg-full-nostacks}" -o "$run/cost_$wl" \
 		> "$run/cost_$wl.log" 2>&1
 	say "recorder_cost $wl:"
 	cat "$run/cost_$wl/table.md" >> "$log" 2> /dev/null

@@ -174,6 +174,45 @@ TEST(threads_drain_the_buffers_themselves_when_the_drainer_lags)
 	calls_per_thread = CALLS;
 }
 
+/* cudaLaunchKernel calls cuLaunchKernel: one launch, one call, as CUPTI's activity
+ * records have it; a driver call of the program's own is kept. */
+TEST(driver_calls_inside_runtime_calls_are_left_out)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	uint64_t outer = 0, inner = 0;
+	int rv = 0;
+	CUpti_CallbackData rt = {.correlationId = 1, .correlationData = &outer,
+				 .functionReturnValue = &rv};
+	CUpti_CallbackData drv = {.correlationId = 2, .correlationData = &inner,
+				  .functionReturnValue = &rv};
+	rt.callbackSite = drv.callbackSite = CUPTI_API_ENTER;
+	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
+			      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &rt, 1);
+	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+			      &drv, 1);
+	drv.callbackSite = CUPTI_API_EXIT;
+	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+			      &drv, 1);
+	rt.callbackSite = CUPTI_API_EXIT;
+	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
+			      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &rt, 1);
+	/* the program's own driver call, after */
+	one_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 3, 0, 1);
+	api_calls_stop();
+	api_calls_drain();
+	spool_close(&spool);
+	struct seen s = {0};
+	each_record(path, count_call, &s);
+	CHECK_EQ_INT((long long)s.calls, 2);
+	CHECK_EQ_INT((long long)s.runtime, 1);
+	CHECK_EQ_INT((long long)s.driver, 1);
+	CHECK_EQ_INT((long long)s.corr_sum, 1 + 3);
+	CHECK_EQ_INT((long long)s.bad_time, 0);
+	unlink(path);
+	rmdir(dir);
+}
+
 TEST(a_disabled_recorder_records_nothing)
 {
 	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
