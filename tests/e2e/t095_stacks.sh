@@ -95,7 +95,17 @@ assert top["operator"] == "aten::to_dtype_layout" and top["frame"]["function"] =
 assert top["frame"]["kind"] == "python"
 assert not [x for x in j["findings"] if x["rule"] == "host-sync-stall"], "a sync that blocks for µs"
 ' --nvtx step
-# and loss.item()'s own stack, where its sync is a finding's (every threshold at 0)
+# at batch 4096 the GPU's step is long and loss.item() blocks 10 ms of it: the sync's
+# finding names it, first (tests/gpu/sync_gain_h200.sh recorded it; the noitem twin has
+# no such finding, tests/unit/test_rules.c)
+check "$(fixture torch_cnn_item_b4096)" '
+f = finding("host-sync-stall")
+top = f["sites"][0]
+assert at(top, "torch_cnn.py", ITEM) and top["share"] > 0.9, f["sites"]
+assert top["operator"] == "aten::item" and top["frame"]["function"] == "train_step", top
+' --nvtx step
+# and loss.item()'s own stack at batch 256, where its sync is a finding's only with every
+# threshold at 0
 check "$(fixture torch_cnn_bad)" '
 f = finding("host-sync-stall")
 item = [s for s in f["sites"] if at(s, "torch_cnn.py", ITEM)]
