@@ -7,8 +7,11 @@
 # repetitions' fastest; the table gives the median over rounds and the ratio to untraced.
 #
 #   bench/recorder_cost.sh -r 7 -o OUT        (on a GPU machine; OUT gets runs.csv, table.md)
-#   -w WORKLOAD  launch (default: the launch loop, µs per launch) or tiny
-#             (bench/torch_step.py --tiny: µs per PyTorch op, about 14 API calls each)
+#   -w WORKLOAD  launch (default: the launch loop, µs per launch), tiny
+#             (bench/torch_step.py --tiny: µs per PyTorch op, about 14 API calls each) or
+#             gpt (bench/torch_step.py --gpt, 10 steps: ms per GPT training step, where
+#             full mode costs 1.24x and raw CUPTI 1.00x: which part is it?). The figure
+#             column is named us_per_launch whatever the unit.
 #   -p CPUS   run every configuration under `taskset -c CPUS` (the same cores each run:
 #             a VM's cores differ, and a run's placement moves its figure by up to 40 %)
 set -u
@@ -22,24 +25,25 @@ while getopts "r:o:n:c:p:w:" opt; do
 	c) CONFIGS=$OPTARG ;;
 	p) PIN=$OPTARG ;;
 	w) WL=$OPTARG ;;
-	*) echo "usage: bench/recorder_cost.sh [-r ROUNDS] [-o OUTDIR] [-n LAUNCHES] [-c CONFIGS] [-p CPUS] [-w launch|tiny]" >&2; exit 2 ;;
+	*) echo "usage: bench/recorder_cost.sh [-r ROUNDS] [-o OUTDIR] [-n LAUNCHES] [-c CONFIGS] [-p CPUS] [-w launch|tiny|gpt]" >&2; exit 2 ;;
 	esac
 done
 K=${KGANTT:-build/kgantt}
-LOOP=build/bench/launch_loop
+LOOP=${LAUNCH_LOOP:-build/bench/launch_loop}
 RAW=$PWD/build/bench/libcupti_raw.so
 mkdir -p "$OUT"
 ALL=(untraced raw raw+tscb raw+latency raw+runtime raw+runtime+driver raw+cb:runtime
      raw+cb:both raw+all-full-kinds
      kg-kernels kg-kernels-notscb kg-full kg-full-nostacks kg-full-nolatency kg-full-notscb
      kg-full-nodriver kg-full-noruntime kg-full-nosync-nooverhead kg-full-nolatency-nodriver
-     kg-full-apicb)
+     kg-full-nocopies kg-full-nomarker kg-full-apicb)
 if [ -n "$CONFIGS" ]; then IFS=, read -r -a ALL <<< "$CONFIGS"; fi
 
 run() { # CONFIG -> prints µs per launch
 	local c=$1 t=$OUT/t.kgt
 	local -a cmd=("$LOOP" -n "$N" -w 1000 -r 5) env=(env -u CUDA_INJECTION64_PATH)
 	[ "$WL" = tiny ] && cmd=(python3 bench/torch_step.py --tiny --reps 5)
+	[ "$WL" = gpt ] && cmd=(python3 bench/torch_step.py --gpt --steps 10 --reps 3)
 	case $c in
 	untraced) ;;
 	raw) env=(env "CUDA_INJECTION64_PATH=$RAW") ;;
@@ -60,6 +64,9 @@ run() { # CONFIG -> prints µs per launch
 	kg-full-noruntime) env+=(KGANTT_DEV_SKIP_KINDS=5); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
 	kg-full-nosync-nooverhead) env+=(KGANTT_DEV_SKIP_KINDS=38,17); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
 	kg-full-apicb) env+=(KGANTT_DEV_API_CALLBACKS=1); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
+	# copies and memsets (MEMCPY, MEMSET, MEMCPY2), NVTX (MARKER): a GPT step's 7,564 memsets
+	kg-full-nocopies) env+=(KGANTT_DEV_SKIP_KINDS=1,2,22); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
+	kg-full-nomarker) env+=(KGANTT_DEV_SKIP_KINDS=12); cmd=("$K" record -q -o "$t" -- "${cmd[@]}") ;;
 	kg-full-nolatency-nodriver) env+=(KGANTT_DEV_SKIP_KINDS=4); cmd=("$K" record -q -o "$t" --latency off -- "${cmd[@]}") ;;
 	*) echo "unknown config $c" >&2; return 1 ;;
 	esac
@@ -67,10 +74,11 @@ run() { # CONFIG -> prints µs per launch
 	[ -z "$PIN" ] || env=(taskset -c "$PIN" "${env[@]}")
 	"${env[@]}" "${cmd[@]}" > "$OUT/last.out" 2> "$OUT/last.err" || { echo "FAIL"; return 0; }
 	# the fastest of the run's repetitions: the least disturbed by the machine's other work
-	sed -n 's/^reps_us_per_\(launch\|op\)=//p' "$OUT/last.out" | tr , '\n' | sort -g | head -1
+	sed -n 's/^reps_\(us_per_launch\|us_per_op\|ms_per_step\)=//p' "$OUT/last.out" | tr , '\n' |
+		sort -g | head -1
 }
 
-case $WL in launch|tiny) ;; *) echo "unknown workload '$WL' (launch or tiny)" >&2; exit 2 ;; esac
+case $WL in launch|tiny|gpt) ;; *) echo "unknown workload '$WL' (launch, tiny or gpt)" >&2; exit 2 ;; esac
 echo "round,config,us_per_launch" > "$OUT/runs.csv"
 for c in "${ALL[@]}"; do run "$c" > /dev/null; done # warm-up, not kept
 for ((r = 0; r < R; r++)); do
@@ -80,8 +88,9 @@ for ((r = 0; r < R; r++)); do
 		echo "$r,$c,$(run "$c")" >> "$OUT/runs.csv"
 	done
 done
-python3 - "$OUT/runs.csv" "${ALL[@]}" > "$OUT/table.md" <<'PY'
-import csv, statistics, sys
+case $WL in launch) UNIT="µs/launch" ;; tiny) UNIT="µs/op" ;; gpt) UNIT="ms/step" ;; esac
+UNIT=$UNIT python3 - "$OUT/runs.csv" "${ALL[@]}" > "$OUT/table.md" <<'PY'
+import csv, os, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 order = sys.argv[2:]
 by = {}
@@ -92,7 +101,7 @@ for r in rows:
         pass
 base = statistics.median(by["untraced"]) if "untraced" in by else None
 raw = statistics.median(by["raw"]) if "raw" in by else None
-print("| config | µs/launch, median | min–max | × untraced | × raw CUPTI | runs |")
+print("| config | %s, median | min–max | × untraced | × raw CUPTI | runs |" % os.environ["UNIT"])
 print("|---|---:|---:|---:|---:|---:|")
 for c in order:
     v = by.get(c, [])
