@@ -17,3 +17,16 @@ bench/merge_speed.sh -n 20000 -R 2 -r 1 -k "$K $K" -o "$WORK/merge.md" > "$WORK/
 grep -q "byte for byte): yes. Merged trace: .* 40000 kernels" "$WORK/merge.md" ||
 	fail "merge_speed.sh: $(cat "$WORK/merge.md")"
 echo "ok: merge_speed.sh: $(grep -c '^| 2 ' "$WORK/merge.md") rows, the same trace every time"
+# the GPU benchmarks' own logic, with a stand-in for the launch loop (untraced only: the
+# other configurations need a GPU): a table with the figure the loop printed
+printf '#!/bin/sh\necho "reps_us_per_launch=4.2,4.1,4.3"\necho us_per_launch=4.2\n' > "$WORK/loop"
+chmod +x "$WORK/loop"
+LAUNCH_LOOP=$WORK/loop bash bench/recorder_cost.sh -r 2 -c untraced -o "$WORK/rc" > "$WORK/rc.out" 2>&1 ||
+	fail "recorder_cost.sh: $(cat "$WORK/rc.out")"
+grep -q "^| untraced | 4.100 | 4.100–4.100 | 1.000 | - | 2 |$" "$WORK/rc/table.md" ||
+	fail "recorder_cost.sh table: $(cat "$WORK/rc/table.md")"
+LAUNCH_LOOP=$WORK/loop bash bench/recorder_memory.sh -n 1000 -i 1 -s 100 -c untraced -o "$WORK/rm" \
+	> "$WORK/rm.out" 2>&1 || fail "recorder_memory.sh: $(cat "$WORK/rm.out")"
+grep -q "^| untraced | 4.2 |" "$WORK/rm/summary.md" && grep -q "synchronisation every 100 launches" "$WORK/rm/summary.md" ||
+	fail "recorder_memory.sh summary: $(cat "$WORK/rm/summary.md")"
+echo "ok: recorder_cost.sh and recorder_memory.sh with a stand-in loop"
