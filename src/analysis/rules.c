@@ -1082,6 +1082,15 @@ static void rule_time_slicing(struct kg_analysis *a)
 
 /* ------------------------------------------------------------------ idle GPU */
 
+/* The call behind gap's part of cause: the synchronising call the host was in, or the
+ * launch that came late (a sync gap's api is its sync: the late launch is the next op's). */
+static uint32_t gap_call(const struct kg_model *m, const struct kg_gap *gap,
+			 enum kg_gap_cause cause)
+{
+	return cause == KG_GAP_HOST && gap->cause == KG_GAP_SYNC ? m->ops[gap->next_op].api
+								  : gap->api;
+}
+
 static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause cause)
 {
 	const struct kg_model *m = a->m;
@@ -1117,11 +1126,8 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 		int64_t part = gap_part(gap, cause);
 		if (!part)
 			continue;
-		if (cause == KG_GAP_SYNC)
-			analysis_blame(a, gap->api, KG_NONE, (double)part);
-		else /* a sync gap's api is its sync: the late launch is the next op's */
-			analysis_blame(a, gap->cause == KG_GAP_SYNC ? m->ops[gap->next_op].api : gap->api,
-				       gap->next_op, (double)part);
+		analysis_blame(a, gap_call(m, gap, cause), cause == KG_GAP_SYNC ? KG_NONE : gap->next_op,
+			       (double)part);
 	}
 	finding_take_blame(a, f, mark);
 	char gl[128];
@@ -1172,8 +1178,7 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	f->end = gm->end;
 	if (longest != KG_NONE) {
 		const struct kg_gap *gap = &gm->gaps[longest];
-		uint32_t api = cause == KG_GAP_HOST && gap->cause == KG_GAP_SYNC
-				       ? m->ops[gap->next_op].api : gap->api;
+		uint32_t api = gap_call(m, gap, cause);
 		const char *call = api != KG_NONE ? model_text(m, m->apis[api].name) : "?";
 		finding_evidence(f, gap->start, gap->end, KG_NONE, gap->next_op,
 				 "longest gap: %.3f ms at %.3f ms, %s %s%s", ms(gap_len(gap)),

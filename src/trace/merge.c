@@ -19,6 +19,7 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
+#include "util/array.h"
 #include "util/idmap.h"
 #include "util/outfile.h"
 #include "util/timemath.h"
@@ -94,14 +95,20 @@ struct merger {
 	/* the input being merged: its processes (old number → index in new/shift) and
 	 * strings (old id → the output's), for the packed tables' rows */
 	struct kg_idmap pm, sm;
-	int64_t *pm_new, *pm_shift;
-	size_t pm_cap;
+	struct process_move { int64_t to, shift; } *moves; /* by the index pm gives */
+	uint32_t cap_moves;
 };
 
 static int sql_error(struct merger *g, const char *what)
 {
 	snprintf(g->err, g->errlen, "cannot merge '%s' (%s): %s", g->path, what, sqlite3_errmsg(g->db));
 	return -EIO;
+}
+
+static int out_of_memory(struct merger *g)
+{
+	snprintf(g->err, g->errlen, "cannot merge '%s': out of memory", g->path);
+	return -ENOMEM;
 }
 
 static int exec(struct merger *g, const char *sql, const char *what)
@@ -191,7 +198,7 @@ static int map_processes(struct merger *g)
 	}
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
-	return rc == -ENOMEM ? (snprintf(g->err, g->errlen, "out of memory"), -ENOMEM) : rc;
+	return rc == -ENOMEM ? out_of_memory(g) : rc;
 }
 
 /* sm(old, new): the input's strings, interned in the output. */
@@ -282,12 +289,6 @@ static int copy_table(struct merger *g, const struct table_map *t)
 
 /* ------------------------------------------------------------------ packed tables */
 
-static int out_of_memory(struct merger *g)
-{
-	snprintf(g->err, g->errlen, "cannot merge '%s': out of memory", g->path);
-	return -ENOMEM;
-}
-
 /* temp.pm and temp.sm (made by map_processes and map_strings) in memory, for the rows of
  * the packed tables. */
 static int load_maps(struct merger *g)
@@ -296,32 +297,20 @@ static int load_maps(struct merger *g)
 	idmap_free(&g->sm);
 	sqlite3_stmt *st;
 	int rc = 0, step;
-	size_t n = 0;
+	uint32_t n = 0;
 	if (sqlite3_prepare_v2(g->db, "SELECT old, new, shift FROM temp.pm", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return sql_error(g, "process map");
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == g->pm_cap) {
-			size_t cap = g->pm_cap ? 2 * g->pm_cap : 64;
-			int64_t *a = realloc(g->pm_new, cap * sizeof(*a));
-			int64_t *b = a ? realloc(g->pm_shift, cap * sizeof(*b)) : NULL;
-			if (a)
-				g->pm_new = a;
-			if (!b) {
-				rc = out_of_memory(g);
-				break;
-			}
-			g->pm_shift = b;
-			g->pm_cap = cap;
-		}
 		uint32_t *slot = idmap_slot(&g->pm, (uint64_t)sqlite3_column_int64(st, 0));
-		if (!slot) {
+		if (!slot || array_room((void **)&g->moves, &g->cap_moves, n, sizeof(*g->moves),
+					64) < 0) {
 			rc = out_of_memory(g);
 			break;
 		}
-		g->pm_new[n] = sqlite3_column_int64(st, 1);
-		g->pm_shift[n] = sqlite3_column_int64(st, 2);
-		*slot = (uint32_t)n++;
+		g->moves[n] = (struct process_move){sqlite3_column_int64(st, 1),
+						    sqlite3_column_int64(st, 2)};
+		*slot = n++;
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = sql_error(g, "process map");
@@ -358,12 +347,12 @@ static int map_row(struct merger *g, struct packed_out *po, struct kg_row *row)
 						   : idmap_get(&g->pm, (uint64_t)row->v[po->process]);
 	if (p == KG_IDMAP_NONE)
 		return 0;
-	int64_t shift = g->pm_shift[p];
+	int64_t shift = g->moves[p].shift;
 	for (int c = 0; c < po->t->nstored; c++) {
 		if (row_is_null(row, c) && po->role[c] != NEW_ID)
 			continue;
 		switch (po->role[c]) {
-		case PROCESS: row->v[c] = g->pm_new[p]; break;
+		case PROCESS: row->v[c] = g->moves[p].to; break;
 		case TIME: row->v[c] = kg_time_add(row->v[c], shift); break;
 		case STRING: {
 			uint32_t to = idmap_get(&g->sm, (uint64_t)row->v[c]);
@@ -618,8 +607,7 @@ int trace_merge(const char *out, const char *const *inputs, int n, struct kg_mer
 		packed_stream_free(g.out[i].stream);
 	idmap_free(&g.pm);
 	idmap_free(&g.sm);
-	free(g.pm_new);
-	free(g.pm_shift);
+	free(g.moves);
 	if (!rc)
 		rc = exec(&g, "BEGIN; DROP INDEX strings_by_text", "strings");
 	if (!rc)

@@ -590,19 +590,24 @@ static int create_packed(sqlite3 *db, char *err, size_t errlen)
 		    err, errlen, "packed table");
 }
 
-/* Where each column of the SQL table (looked up as SQL does: temp first, then main) goes
- * in a block. 1 when there is no such table (an older trace), -EINVAL when it has a column
- * kgantt does not know (its values would be lost). */
-static int stream_order(struct kg_packed_stream *s, char *err, size_t errlen)
+/* Where each column of t's SQL table in schema (NULL: looked up as SQL does, temp first,
+ * then main) goes in a block: at[c] for its column c, *n of them. 1 when there is no such
+ * table (an older trace), -EINVAL when it has a column kgantt does not know (its values
+ * would be lost), -EIO. */
+static int sql_columns(sqlite3 *db, const char *schema, const struct kg_packed_table *t,
+		       int8_t *at, int *n, char *err, size_t errlen)
 {
-	const struct kg_packed_table *t = s->t;
 	int rc = 0;
-	char q[128];
+	char q[256];
 	sqlite3_stmt *st;
-	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s')", t->name);
-	if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(s->db, err, errlen, t->name);
-	s->absent = t->nstored < 64 ? (1ull << t->nstored) - 1 : ~0ull;
+	if (schema)
+		snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s', '%s')", t->name,
+			 schema);
+	else
+		snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s')", t->name);
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(db, err, errlen, t->name);
+	*n = 0;
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		int c = 0;
@@ -616,11 +621,22 @@ static int stream_order(struct kg_packed_stream *s, char *err, size_t errlen)
 			rc = -EINVAL;
 			break;
 		}
-		s->at[s->ncolumns++] = (int8_t)c;
-		s->absent &= ~(1ull << c);
+		at[(*n)++] = (int8_t)c;
 	}
 	sqlite3_finalize(st);
-	return rc ? rc : !s->ncolumns;
+	return rc ? rc : !*n;
+}
+
+/* The stream's SQL table's columns (trace_create_rows made it), and the block columns it
+ * lacks. */
+static int stream_order(struct kg_packed_stream *s, char *err, size_t errlen)
+{
+	const struct kg_packed_table *t = s->t;
+	int rc = sql_columns(s->db, NULL, t, s->at, &s->ncolumns, err, errlen);
+	s->absent = t->nstored < 64 ? (1ull << t->nstored) - 1 : ~0ull;
+	for (int c = 0; c < s->ncolumns; c++)
+		s->absent &= ~(1ull << s->at[c]);
+	return rc;
 }
 
 int packed_stream_open(sqlite3 *db, const char *table, struct kg_packed_stream **out, char *err,
@@ -876,30 +892,13 @@ struct kg_packed_rows {
 static int rows_select(struct kg_packed_rows *it, const char *schema, char *sql, size_t len)
 {
 	const struct kg_packed_table *t = it->t;
+	int8_t at[KG_PACKED_MAX_COLUMNS];
+	int ncolumns, rc = sql_columns(it->db, schema, t, at, &ncolumns, it->err, it->errlen);
+	if (rc)
+		return rc;
 	uint64_t have = 0;
-	int rc = 0, any = 0;
-	char q[256];
-	sqlite3_stmt *st;
-	snprintf(q, sizeof(q), "SELECT name FROM pragma_table_info('%s', '%s')", t->name, schema);
-	if (sqlite3_prepare_v2(it->db, q, -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(it->db, it->err, it->errlen, t->name);
-	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		int c = 0;
-		while (c < t->nstored && strcmp(t->stored[c].name, name ? name : ""))
-			c++;
-		if (c == t->nstored) {
-			snprintf(it->err, it->errlen,
-				 "table %s has a column '%s' that kgantt does not know: copying it "
-				 "would lose it", t->name, name ? name : "");
-			rc = -EINVAL;
-		}
-		have |= 1ull << (c & 63);
-		any = 1;
-	}
-	sqlite3_finalize(st);
-	if (rc || !any)
-		return rc ? rc : 1;
+	for (int c = 0; c < ncolumns; c++)
+		have |= 1ull << at[c];
 	size_t n = (size_t)snprintf(sql, len, "SELECT ");
 	for (int c = 0; c < t->nstored && n < len; c++)
 		n += (size_t)snprintf(sql + n, len - n, "%s\"%s\", ", (have >> c) & 1 ? "" : "NULL AS ",
