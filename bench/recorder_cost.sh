@@ -90,27 +90,38 @@ for ((r = 0; r < R; r++)); do
 done
 case $WL in launch) UNIT="µs/launch" ;; tiny) UNIT="µs/op" ;; gpt) UNIT="ms/step" ;; esac
 UNIT=$UNIT python3 - "$OUT/runs.csv" "${ALL[@]}" > "$OUT/table.md" <<'PY'
+# Medians over rounds, and ratios paired by round (each round's figure over the same
+# round's reference, then the median): the machine's slow spells last longer than a run,
+# so a pair from one round is disturbed alike.
 import csv, os, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 order = sys.argv[2:]
-by = {}
+by, rounds = {}, {}
 for r in rows:
     try:
-        by.setdefault(r["config"], []).append(float(r["us_per_launch"]))
+        v = float(r["us_per_launch"])
     except ValueError:
-        pass
-base = statistics.median(by["untraced"]) if "untraced" in by else None
-raw = statistics.median(by["raw"]) if "raw" in by else None
-print("| config | %s, median | min–max | × untraced | × raw CUPTI | runs |" % os.environ["UNIT"])
-print("|---|---:|---:|---:|---:|---:|")
+        continue
+    by.setdefault(r["config"], []).append(v)
+    rounds.setdefault(r["round"], {})[r["config"]] = v
+def median(c):
+    return statistics.median(by[c]) if c in by else None
+def paired(c, ref):
+    q = [x[c] / x[ref] for x in rounds.values() if c in x and ref in x]
+    return "%.3f" % statistics.median(q) if q else "-"
+base, raw = median("untraced"), median("raw")
+floor = "raw+all-full-kinds"
+print("| config | %s, median | min–max | × untraced | × raw CUPTI | × raw, paired | × %s, paired | runs |"
+      % (os.environ["UNIT"], floor))
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for c in order:
     v = by.get(c, [])
     if not v:
-        print("| %s | failed | | | | 0 |" % c)
+        print("| %s | failed | | | | | | 0 |" % c)
         continue
     m = statistics.median(v)
-    print("| %s | %.3f | %.3f–%.3f | %s | %s | %d |" % (
+    print("| %s | %.3f | %.3f–%.3f | %s | %s | %s | %s | %d |" % (
         c, m, min(v), max(v), "%.3f" % (m / base) if base else "-",
-        "%.3f" % (m / raw) if raw else "-", len(v)))
+        "%.3f" % (m / raw) if raw else "-", paired(c, "raw"), paired(c, floor), len(v)))
 PY
 cat "$OUT/table.md"

@@ -19,14 +19,49 @@ grep -q "byte for byte): yes. Merged trace: .* 40000 kernels" "$WORK/merge.md" |
 echo "ok: merge_speed.sh: $(grep -c '^| 2 ' "$WORK/merge.md") rows, the same trace every time"
 # the GPU benchmarks' own logic, with a stand-in for the launch loop (untraced only: the
 # other configurations need a GPU): a table with the figure the loop printed
-printf '#!/bin/sh\necho "reps_us_per_launch=4.2,4.1,4.3"\necho us_per_launch=4.2\n' > "$WORK/loop"
+# (4.1 µs untraced; 5.0 under the raw-CUPTI configuration, which sets CUDA_INJECTION64_PATH)
+printf '#!/bin/sh\nif [ -n "$CUDA_INJECTION64_PATH" ]; then echo "reps_us_per_launch=5.0,5.1"; else echo "reps_us_per_launch=4.2,4.1,4.3"; fi\necho us_per_launch=4.2\n' > "$WORK/loop"
 chmod +x "$WORK/loop"
-LAUNCH_LOOP=$WORK/loop bash bench/recorder_cost.sh -r 2 -c untraced -o "$WORK/rc" > "$WORK/rc.out" 2>&1 ||
+LAUNCH_LOOP=$WORK/loop bash bench/recorder_cost.sh -r 2 -c untraced,raw -o "$WORK/rc" > "$WORK/rc.out" 2>&1 ||
 	fail "recorder_cost.sh: $(cat "$WORK/rc.out")"
-grep -q "^| untraced | 4.100 | 4.100–4.100 | 1.000 | - | 2 |$" "$WORK/rc/table.md" ||
+grep -q "^| untraced | 4.100 | 4.100–4.100 | 1.000 | 0.820 | 0.820 | - | 2 |$" "$WORK/rc/table.md" &&
+	grep -q "^| raw | 5.000 | 5.000–5.000 | 1.220 | 1.000 | 1.000 | - | 2 |$" "$WORK/rc/table.md" ||
 	fail "recorder_cost.sh table: $(cat "$WORK/rc/table.md")"
 LAUNCH_LOOP=$WORK/loop bash bench/recorder_memory.sh -n 1000 -i 1 -s 100 -c untraced -o "$WORK/rm" \
 	> "$WORK/rm.out" 2>&1 || fail "recorder_memory.sh: $(cat "$WORK/rm.out")"
 grep -q "^| untraced | 4.2 |" "$WORK/rm/summary.md" && grep -q "synchronisation every 100 launches" "$WORK/rm/summary.md" ||
 	fail "recorder_memory.sh summary: $(cat "$WORK/rm/summary.md")"
 echo "ok: recorder_cost.sh and recorder_memory.sh with a stand-in loop"
+# bench/steady_window.py on two real full-mode recordings of the GPT step (H200): the fast
+# run's host launched 8.7 ms ahead of the GPU, the slow run's 0.5 ms, with 4,017 gaps
+for run in fast slow; do
+	bench/steady_window.py -k "$K" "$(fixture gpt_full_$run)" > "$WORK/sw.$run" 2>&1 ||
+		fail "steady_window.py $run: $(cat "$WORK/sw.$run")"
+done
+python3 - "$WORK/sw.fast" "$WORK/sw.slow" <<'PY' || fail "steady_window.py: $(cat "$WORK/sw.fast" "$WORK/sw.slow")"
+import re, sys
+def figures(path):
+    text = open(path).read()
+    m = re.search(r"(\d+) kernels, span ([\d.]+) ms, busy ([\d.]+) ms, (\d+) gaps >= 20 us "
+                  r"\(([\d.]+) ms\), queue wait p50 ([\d.]+) ms", text)
+    assert m, text
+    assert "cudaLaunchKernel_v7000:" in text, text
+    return [float(x) for x in m.groups()]
+fast, slow = figures(sys.argv[1]), figures(sys.argv[2])
+assert fast[0] == 26385 and abs(fast[5] - 8.70) < 0.01 and fast[3] == 296, fast
+assert slow[0] == 23756 and abs(slow[5] - 0.52) < 0.01 and slow[3] == 4017, slow
+assert fast[2] < fast[1] <= 1300.1, fast
+PY
+echo "ok: steady_window.py: fast run $(head -1 "$WORK/sw.fast" | sed 's/.*queue wait/queue wait/'), slow run $(head -1 "$WORK/sw.slow" | sed 's/.*queue wait/queue wait/')"
+# bench/kept_runs.sh with a stand-in program: each run's output, trace path and threads kept
+printf '#!/bin/sh\necho "trace $1" > "$1"\necho out\nsleep 0.5\n' > "$WORK/prog"
+chmod +x "$WORK/prog"
+bench/kept_runs.sh -n 2 -o "$WORK/kr" -m prog -- "$WORK/prog" "{}.kgt" > "$WORK/kr.out" 2>&1 ||
+	fail "kept_runs.sh: $(cat "$WORK/kr.out")"
+for i in 1 2; do
+	grep -qx out "$WORK/kr/run$i.out" && grep -qx "trace $WORK/kr/run$i.kgt" "$WORK/kr/run$i.kgt" &&
+		grep -q "^run$i exit 0 " "$WORK/kr/runs.txt" &&
+		grep -Eq "^[0-9]+\.[0-9]{3} [0-9]+ [0-9]+ [^ ]+ [0-9]+ [0-9]+ [0-9]+$" "$WORK/kr/run$i.threads" ||
+		fail "kept_runs.sh run $i: $(ls "$WORK/kr"; cat "$WORK/kr/runs.txt" "$WORK/kr/run$i.threads")"
+done
+echo "ok: kept_runs.sh: $(wc -l < "$WORK/kr/run1.threads") thread samples in run 1"
