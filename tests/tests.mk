@@ -63,6 +63,15 @@ $(BUILD)/tests/test_sm: tests/unit/test_sm.c tests/unit/harness.h $(SAN_LIB) \
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< src/recorder/smlog.c $(SAN_LIB) \
 	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
 
+# Which API functions the trace leaves out (tests/unit/test_api_filter.c): the recorder's
+# list, with libcupti for the functions' names.
+$(BUILD)/tests/test_api_filter: tests/unit/test_api_filter.c tests/unit/harness.h $(SAN_LIB) \
+                                src/recorder/api_filter.c src/recorder/api_filter.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
+	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< src/recorder/api_filter.c $(SAN_LIB) \
+	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
+
 # The recorder's API calls from callbacks (tests/unit/test_api_calls.c): api_calls.c and
 # convert.c built into the test with the sanitizers; the test plays CUPTI's callbacks.
 API_CALLS_TEST_SRC := src/recorder/api_calls.c src/recorder/convert.c

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "recorder/api_calls.h"
+#include "recorder/api_filter.h"
 #include "util/clock.h"
 #include "recorder/convert.h"
 #include "util/record_settings.h"
@@ -100,7 +101,7 @@ static void status(enum kg_status_level level, const char *fmt, ...)
 
 static void status(enum kg_status_level level, const char *fmt, ...)
 {
-	char text[1024];
+	char text[2048]; /* the note of trivial API functions is about 1 kB */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
@@ -241,90 +242,77 @@ static void capture_record(int on, const char *why)
 	pthread_mutex_unlock(&g.spool.lock);
 }
 
-/* API functions not recorded unless --all-api: queries that launch nothing, wait for
- * nothing and take well under a microsecond, which PyTorch calls around every launch
- * (an MLP training step on the H200: 14 API calls per kernel, 6 M cudaGetDevice,
- * 1.6 M cuDevicePrimaryCtxGetState, 1.0 M cudaGetLastError for 760 k kernels).
- * torch.profiler leaves such calls out of its traces too. */
-static const CUpti_CallbackId trivial_runtime[] = {
-	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
-	CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010,
-	CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_v11030,
-	CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
-};
-static const CUpti_CallbackId trivial_driver[] = {
-	CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
-	CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
-	CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
-	CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
-	CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction,
-	CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
-	CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
-	CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
-	CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
-	CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
-	CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
-	CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
-	CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo,
-	CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2,
-};
-
 /* Weak: a libcupti older than these functions records every call, and says so. */
 extern CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t)
 	__attribute__((weak));
 extern CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t)
 	__attribute__((weak));
 
+/* The trivial functions this CUPTI would not leave out (an id it does not know): they
+ * are recorded, and the note does not name them. */
+static struct {
+	CUpti_CallbackDomain domain;
+	CUpti_CallbackId cbid;
+} kept_trivial[16];
+static size_t n_kept_trivial;
+
+static int kept_by_cupti(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	for (size_t i = 0; i < n_kept_trivial; i++)
+		if (kept_trivial[i].domain == domain && kept_trivial[i].cbid == cbid)
+			return 1;
+	return 0;
+}
+
+/* Asks CUPTI to leave one trivial function out of the activity records; a function
+ * it does not know (an older CUPTI) is kept in kept_trivial. */
+static int leave_out(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	CUptiResult rc = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+				 ? cuptiActivityEnableRuntimeApi(cbid, 0)
+				 : cuptiActivityEnableDriverApi(cbid, 0);
+	if (rc == CUPTI_SUCCESS)
+		return 1;
+	if (!kept_by_cupti(domain, cbid) && n_kept_trivial < COUNT(kept_trivial)) {
+		kept_trivial[n_kept_trivial].domain = domain;
+		kept_trivial[n_kept_trivial].cbid = cbid;
+		n_kept_trivial++;
+	}
+	return 0;
+}
+
 /* After the RUNTIME and DRIVER kinds are enabled (enabling them again resets this). */
 static void skip_trivial_api(void)
 {
 	static int said;
-	int failed = !cuptiActivityEnableRuntimeApi || !cuptiActivityEnableDriverApi;
-	for (size_t i = 0; !failed && i < COUNT(trivial_runtime); i++)
-		failed = cuptiActivityEnableRuntimeApi(trivial_runtime[i], 0) != CUPTI_SUCCESS;
-	for (size_t i = 0; !failed && i < COUNT(trivial_driver); i++)
-		failed = cuptiActivityEnableDriverApi(trivial_driver[i], 0) != CUPTI_SUCCESS;
+	static const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API,
+						       CUPTI_CB_DOMAIN_DRIVER_API};
+	size_t left_out = 0;
+	for (size_t d = 0; d < COUNT(domains) && cuptiActivityEnableRuntimeApi &&
+			   cuptiActivityEnableDriverApi;
+	     d++) {
+		const CUpti_CallbackId *list;
+		size_t n = api_filter_list(domains[d], &list);
+		for (size_t i = 0; i < n; i++)
+			left_out += (size_t)leave_out(domains[d], list[i]);
+	}
 	if (said++)
 		return;
-	if (failed)
+	if (left_out == 0) {
 		status(KG_STATUS_INFO, "this CUPTI cannot leave single API functions out: every "
 				       "API call is recorded");
-	else
+	} else {
+		char names[1536];
+		api_filter_names(names, sizeof(names), kept_by_cupti);
 		status(KG_STATUS_INFO, "API calls not recorded (trivial queries; kgantt record "
-				       "--all-api keeps them): cudaGetDevice, cudaGetLastError, "
-				       "cudaPeekAtLastError, cudaGetDeviceCount, cudaDeviceGetAttribute, "
-				       "cudaStreamIsCapturing, cudaStreamGetCaptureInfo, "
-				       "cudaPointerGetAttributes, cudaFuncGetAttributes, "
-				       "cuDevicePrimaryCtxGetState, cuCtxGetCurrent, cuCtxGetDevice, "
-				       "cuKernelGetName, cuKernelGetFunction, cuDeviceGetAttribute, "
-				       "cuFuncGetAttribute, cuGetProcAddress, cuPointerGetAttribute(s), "
-				       "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "
-				       "cuCtxGetStreamPriorityRange, cuStreamIsCapturing, "
-				       "cuStreamGetCaptureInfo");
+				       "--all-api keeps them): %s", names);
+	}
 }
 
 /* Calls the trace leaves out get no stack either. */
 static int untraced_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-	if (g.all_api)
-		return 0;
-	const CUpti_CallbackId *list = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? trivial_runtime
-									     : trivial_driver;
-	size_t n = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? COUNT(trivial_runtime)
-							 : COUNT(trivial_driver);
-	for (size_t i = 0; i < n; i++)
-		if (list[i] == cbid)
-			return 1;
-	return 0;
+	return !g.all_api && api_filter_trivial(domain, cbid);
 }
 
 /* For bench/recorder_cost.sh only (what each part of the recorder costs): activity kinds
