@@ -63,6 +63,12 @@ enum kg_gap_cause {
 };
 const char *gap_cause_name(enum kg_gap_cause c);
 
+/* Where a gap lies in its GPU's work. A long gap before the GPU had done 1 % of its work
+ * is start-up (imports, model set-up, loading), after its last 1 % wind-down (saving,
+ * teardown): real idle time, but not a cost of the program's steady work, so the idle
+ * findings leave it out and say so. */
+enum kg_gap_place { KG_GAP_STEADY = 0, KG_GAP_STARTUP, KG_GAP_WINDDOWN };
+
 struct kg_gap {
 	int64_t start, end;
 	uint32_t next_op;    /* the op that ended the gap, KG_NONE at the end */
@@ -73,6 +79,8 @@ struct kg_gap {
 	 * much earlier, and launched the next work that much earlier; what it did after them
 	 * for longer is the host's own time (the rest of the gap, counted as HOST). */
 	int64_t sync_ns;
+	int64_t busy_before; /* the GPU's busy time before the gap */
+	uint8_t place;       /* enum kg_gap_place */
 };
 
 /* The part of gap g due to cause c: a SYNC gap is sync_ns of SYNC and the rest HOST; any

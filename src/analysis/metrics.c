@@ -532,6 +532,10 @@ static enum kg_gap_cause gap_cause(const struct kg_model *m, const struct host_w
 	return KG_GAP_HOST;
 }
 
+/* A long gap's place: start-up while the GPU has done less than this share of its work,
+ * wind-down once it has no more than this share left (kg_gap_place). */
+#define STEADY_EDGE_SHARE 0.01
+
 static int add_gap(struct kg_gpu_metrics *gm, uint32_t *cap, int64_t s, int64_t e, uint32_t next)
 {
 	if (gm->n_gaps == *cap) {
@@ -542,7 +546,8 @@ static int add_gap(struct kg_gpu_metrics *gm, uint32_t *cap, int64_t s, int64_t 
 		gm->gaps = g;
 		*cap = nc;
 	}
-	gm->gaps[gm->n_gaps++] = (struct kg_gap){s, e, next, KG_GAP_UNKNOWN, KG_NONE, 0};
+	gm->gaps[gm->n_gaps++] = (struct kg_gap){s, e, next, KG_GAP_UNKNOWN, KG_NONE, 0, gm->busy,
+						  KG_GAP_STEADY};
 	return 0;
 }
 
@@ -612,6 +617,11 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 	for (uint32_t g = 0; g < gm->n_gaps; g++) {
 		struct kg_gap *gap = &gm->gaps[g];
 		gap->cause = (uint8_t)gap_cause(a->m, w, gap);
+		double edge = STEADY_EDGE_SHARE * (double)gm->busy;
+		if (kg_time_span(gap->end, gap->start) >= a->cfg.long_gap_ns)
+			gap->place = (double)gap->busy_before < edge ? KG_GAP_STARTUP
+				     : (double)(gm->busy - gap->busy_before) <= edge ? KG_GAP_WINDDOWN
+										       : KG_GAP_STEADY;
 		for (int c = 0; c < KG_GAP_CAUSES; c++)
 			gm->idle_by_cause[c] =
 				kg_time_add(gm->idle_by_cause[c], gap_part(gap, (enum kg_gap_cause)c));

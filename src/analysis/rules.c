@@ -1091,11 +1091,33 @@ static uint32_t gap_call(const struct kg_model *m, const struct kg_gap *gap,
 								  : gap->api;
 }
 
+/* "X ms before the GPU's steady work began (start-up: ...) and Y ms after it ended
+ * (wind-down)", either half left out when it is 0 (kg_gap_place). */
+static const char *edges_text(char *buf, size_t size, double startup, double winddown)
+{
+	char a[120] = "", b[80] = "";
+	if (startup > 0)
+		snprintf(a, sizeof(a), "%.1f ms before the GPU's steady work began (start-up: "
+				       "imports, set-up, loading)", ms(startup));
+	if (winddown > 0)
+		snprintf(b, sizeof(b), "%.1f ms after it ended (wind-down)", ms(winddown));
+	snprintf(buf, size, "%s%s%s", a, *a && *b ? " and " : "", b);
+	return buf;
+}
+
 static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause cause)
 {
 	const struct kg_model *m = a->m;
 	const struct kg_gpu_metrics *gm = &a->gpus[g];
-	double idle = (double)gm->idle_by_cause[cause];
+	/* this cause's idle time in the GPU's steady work; start-up and wind-down apart */
+	double idle = 0, edges[3] = {0, 0, 0};
+	for (uint32_t i = 0; i < gm->n_gaps; i++) {
+		const struct kg_gap *gap = &gm->gaps[i];
+		if (gap->place == KG_GAP_STEADY)
+			idle += (double)gap_part(gap, cause);
+		else
+			edges[gap->place] += (double)gap_part(gap, cause);
+	}
 	if (!worth(a, idle))
 		return;
 	/* the gaps with some of this cause's idle time (a gap that began in a synchronising
@@ -1104,7 +1126,7 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	uint32_t ngaps = 0, longest = KG_NONE;
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
 		int64_t part = gap_part(&gm->gaps[i], cause);
-		if (part < a->cfg.sync_gap_ns)
+		if (part < a->cfg.sync_gap_ns || gm->gaps[i].place != KG_GAP_STEADY)
 			continue;
 		ngaps++;
 		if (longest == KG_NONE || part > gap_part(&gm->gaps[longest], cause))
@@ -1124,7 +1146,7 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
 		const struct kg_gap *gap = &gm->gaps[i];
 		int64_t part = gap_part(gap, cause);
-		if (!part)
+		if (!part || gap->place != KG_GAP_STEADY)
 			continue;
 		analysis_blame(a, gap_call(m, gap, cause), cause == KG_GAP_SYNC ? KG_NONE : gap->next_op,
 			       (double)part);
@@ -1172,6 +1194,13 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			 "synchronising calls: an upper bound",
 			 (long long)(a->cfg.sync_gap_ns / 1000));
 	}
+	if (edges[KG_GAP_STARTUP] > 0 || edges[KG_GAP_WINDDOWN] > 0) {
+		char edge[200];
+		size_t len = strlen(f->explanation);
+		snprintf(f->explanation + len, sizeof(f->explanation) - len,
+			 " Not counted: %s, which no step pays.",
+			 edges_text(edge, sizeof(edge), edges[KG_GAP_STARTUP], edges[KG_GAP_WINDDOWN]));
+	}
 	f->gain_ns = idle;
 	f->gpu = g;
 	f->start = gm->begin;
@@ -1217,17 +1246,39 @@ static void rule_idle(struct kg_analysis *a)
 			 "%u idle gaps of %.0f ms or more",
 			 gl, a->span ? 100.0 * gm->busy / a->span : 0, low, gm->n_util,
 			 100 * a->cfg.low_util, long_gaps, ms((double)a->cfg.long_gap_ns));
+		double edges[3] = {0, 0, 0};
+		for (uint32_t i = 0; i < gm->n_gaps; i++)
+			edges[gm->gaps[i].place] += (double)gap_len(&gm->gaps[i]);
+		char edge[220] = "";
+		if (edges[KG_GAP_STARTUP] > 0 || edges[KG_GAP_WINDDOWN] > 0) {
+			char e[200];
+			snprintf(edge, sizeof(edge), " Of it, %s.",
+				 edges_text(e, sizeof(e), edges[KG_GAP_STARTUP], edges[KG_GAP_WINDDOWN]));
+		}
 		snprintf(f->explanation, sizeof(f->explanation),
 			 "Idle time by cause (gaps of %lld µs or more): host %.1f ms, sync %.1f ms, "
-			 "launch %.1f ms, dependency %.1f ms, unknown %.1f ms. The other findings "
+			 "launch %.1f ms, dependency %.1f ms, unknown %.1f ms.%s The other findings "
 			 "size what can be won back.",
 			 (long long)(a->cfg.sync_gap_ns / 1000), ms(gm->idle_by_cause[KG_GAP_HOST]),
 			 ms(gm->idle_by_cause[KG_GAP_SYNC]), ms(gm->idle_by_cause[KG_GAP_LAUNCH]),
-			 ms(gm->idle_by_cause[KG_GAP_DEPENDENCY]), ms(gm->idle_by_cause[KG_GAP_UNKNOWN]));
-		snprintf(f->fix, sizeof(f->fix),
-			 "Start with the findings above; if the idle time is outside the recorded "
-			 "work (start-up, data loading), record a narrower window (--delay, "
-			 "--duration, --capture-range cudaProfilerApi).");
+			 ms(gm->idle_by_cause[KG_GAP_DEPENDENCY]), ms(gm->idle_by_cause[KG_GAP_UNKNOWN]),
+			 edge);
+		int64_t steady = KG_NO_TIME; /* the end of the last start-up gap */
+		for (uint32_t i = 0; i < gm->n_gaps; i++)
+			if (gm->gaps[i].place == KG_GAP_STARTUP)
+				steady = gm->gaps[i].end;
+		if (steady != KG_NO_TIME)
+			snprintf(f->fix, sizeof(f->fix),
+				 "Start with the findings above. The GPU's steady work began %.1f ms "
+				 "into the trace: to leave the start-up out, record with --delay (it "
+				 "counts from the program's start, so at least that long) or "
+				 "--capture-range cudaProfilerApi around the steps.",
+				 ms((double)kg_time_diff(steady, m->begin)));
+		else
+			snprintf(f->fix, sizeof(f->fix),
+				 "Start with the findings above; if the idle time is outside the "
+				 "recorded work (start-up, data loading), record a narrower window "
+				 "(--delay, --duration, --capture-range cudaProfilerApi).");
 		f->severity = KG_SEV_INFO;
 		snprintf(f->gain_how, sizeof(f->gain_how), "not estimated: the idle time is sized by "
 							   "the cause-specific findings");
@@ -1237,10 +1288,13 @@ static void rule_idle(struct kg_analysis *a)
 		for (uint32_t i = 0; i < gm->n_gaps && f->n_evidence < KG_MAX_EVIDENCE; i++)
 			if (gap_len(&gm->gaps[i]) >= a->cfg.long_gap_ns)
 				finding_evidence(f, gm->gaps[i].start, gm->gaps[i].end, KG_NONE, KG_NONE,
-						 "idle %.1f ms from %.1f ms (%s)",
+						 "idle %.1f ms from %.1f ms (%s%s)",
 						 ms(gap_len(&gm->gaps[i])),
 						 ms((double)kg_time_diff(gm->gaps[i].start, m->begin)),
-						 gap_cause_name(gm->gaps[i].cause));
+						 gap_cause_name(gm->gaps[i].cause),
+						 gm->gaps[i].place == KG_GAP_STARTUP    ? ", start-up"
+						 : gm->gaps[i].place == KG_GAP_WINDDOWN ? ", wind-down"
+											: "");
 		snprintf(f->figures, sizeof(f->figures), "busy_ms=%.3f, low_chunks=%u, long_gaps=%u",
 			 ms(gm->busy), low, long_gaps);
 	}

@@ -174,6 +174,69 @@ TEST(torch_cnn_item_claims_the_time_it_blocks)
 	CHECK(!find_in(fixture("torch_cnn_noitem_b4096"), "step", "host-sync-stall", NULL));
 }
 
+/* A GPT training step recorded on the H200 (bench/torch_step.py --gpt): 5.6 s of imports
+ * and set-up lie between CUDA's first work and the steps. That gap is real idle time but no
+ * step pays it: host-bound sizes the steps' own gaps, says what it left out, and
+ * gpu-utilization marks the gap as start-up and says how to record without it. */
+TEST(start_up_idle_is_not_a_steps_cost)
+{
+	const struct kg_finding *f = find("gpt_full_fast", "host-bound", NULL);
+	CHECK(f != NULL);
+	CHECK(f && f->gain_ns > 400e6 && f->gain_ns < 700e6); /* 6.18 s with the start-up */
+	CHECK(f && strstr(f->explanation, "Not counted: 5644.6 ms before the GPU's steady work"));
+	CHECK(f && !strstr(f->explanation, "wind-down"));
+	f = find("gpt_full_fast", "gpu-utilization", NULL);
+	CHECK(f && f->n_evidence >= 1 && strstr(f->evidence[0].text, "(host, start-up)"));
+	CHECK(f && strstr(f->fix, "steady work began 5679.5 ms into the trace"));
+}
+
+/* One stream: a first op, 600 ms of start-up, 100 steps of 1 ms of kernel each launched
+ * 2 ms late, 700 ms of wind-down, a last op. Only the steps' 2 ms gaps are host-bound. */
+TEST(start_up_and_wind_down_gaps_are_told_apart_from_the_steps)
+{
+	struct kg_model m;
+	struct kg_analysis a;
+	model_init(&m, "test", "");
+	model_add_process(&m);
+	struct kg_device *d = model_add_device(&m);
+	d->process = 0;
+	d->ordinal = 0;
+	uint32_t thread = model_thread_index(&m, 0, 1);
+	const int64_t ms = 1000000;
+	int64_t t = 1000 * ms;
+	for (uint32_t i = 0; i < 102; i++) {
+		int64_t len = i == 0 || i == 101 ? 10000 : ms;
+		struct kg_op *o = model_add_op(&m);
+		o->kind = KG_OP_KERNEL;
+		o->stream = model_stream_index(&m, 0, 0, 1, 7);
+		o->name = model_string(&m, "step_kernel");
+		o->start = t;
+		o->end = t + len;
+		o->correlation = i + 1;
+		struct kg_api *api = model_add_api(&m);
+		api->process = 0;
+		api->thread = thread;
+		api->correlation = i + 1;
+		api->name = model_string(&m, "cudaLaunchKernel");
+		api->start = t - 5000; /* launched just before it ran: after the GPU went idle */
+		api->end = t - 1000;
+		t = o->end + (i == 0 ? 600 * ms : i == 100 ? 700 * ms : 2 * ms);
+	}
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK(analysis_run(&m, NULL, &a) == 0);
+	const struct kg_finding *f = NULL;
+	for (uint32_t i = 0; i < a.n_findings; i++)
+		if (!strcmp(a.findings[i].rule, "host-bound"))
+			f = &a.findings[i];
+	CHECK(f != NULL);
+	CHECK(f && f->gain_ns > 197 * ms && f->gain_ns < 199 * ms); /* 99 gaps of 2 ms */
+	CHECK(f && strstr(f->explanation, "Not counted: 600.0 ms before the GPU's steady work"));
+	CHECK(f && strstr(f->explanation, "and 700.0 ms after it ended (wind-down)"));
+	CHECK(f && strstr(f->title, "in 99 gaps"));
+	analysis_free(&a);
+	model_free(&m);
+}
+
 TEST(torch_tiny_ops_starve_on_launches)
 {
 	const struct kg_finding *f =
