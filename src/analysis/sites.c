@@ -7,7 +7,8 @@
  * trace), and each stack one site: the innermost frame of the user's own code, the
  * framework operator it called, and the API function. A kernel whose launch got no stack
  * (launches are sampled) is shared among the sites of the sampled launches of the same
- * kernel in the same process, in proportion to how often each launched it. */
+ * kernel in the same process, in proportion to how often each launched it; an
+ * asynchronous memset (sampled as launches are) among those of its kind's memsets. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,9 +414,9 @@ static void place_event(struct site_table *t, struct launch_mix *x, struct tally
 		tally_add(y, site, b->ns);
 		return;
 	}
-	/* an unsampled launch: as its kernel's sampled launches are spread */
-	uint32_t head = o && o->kind == KG_OP_KERNEL ? idmap_get(&x->by_kernel, kernel_key(m, o))
-						     : KG_IDMAP_NONE;
+	/* an unsampled launch: as its kernel's sampled launches are spread (an asynchronous
+	 * memset's, sampled as launches are, as the sampled memsets of its kind) */
+	uint32_t head = o ? idmap_get(&x->by_kernel, kernel_key(m, o)) : KG_IDMAP_NONE;
 	if (head == KG_IDMAP_NONE) {
 		*unsited += b->ns;
 		return;
