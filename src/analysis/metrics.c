@@ -622,6 +622,10 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 			gap->place = (double)gap->busy_before < edge ? KG_GAP_STARTUP
 				     : (double)(gm->busy - gap->busy_before) <= edge ? KG_GAP_WINDDOWN
 										       : KG_GAP_STEADY;
+		if (gap->place == KG_GAP_STARTUP)
+			gm->idle_startup = kg_time_add(gm->idle_startup, kg_time_span(gap->end, gap->start));
+		else if (gap->place == KG_GAP_WINDDOWN)
+			gm->idle_winddown = kg_time_add(gm->idle_winddown, kg_time_span(gap->end, gap->start));
 		for (int c = 0; c < KG_GAP_CAUSES; c++)
 			gm->idle_by_cause[c] =
 				kg_time_add(gm->idle_by_cause[c], gap_part(gap, (enum kg_gap_cause)c));

@@ -1246,14 +1246,12 @@ static void rule_idle(struct kg_analysis *a)
 			 "%u idle gaps of %.0f ms or more",
 			 gl, a->span ? 100.0 * gm->busy / a->span : 0, low, gm->n_util,
 			 100 * a->cfg.low_util, long_gaps, ms((double)a->cfg.long_gap_ns));
-		double edges[3] = {0, 0, 0};
-		for (uint32_t i = 0; i < gm->n_gaps; i++)
-			edges[gm->gaps[i].place] += (double)gap_len(&gm->gaps[i]);
 		char edge[220] = "";
-		if (edges[KG_GAP_STARTUP] > 0 || edges[KG_GAP_WINDDOWN] > 0) {
+		if (gm->idle_startup > 0 || gm->idle_winddown > 0) {
 			char e[200];
 			snprintf(edge, sizeof(edge), " Of it, %s.",
-				 edges_text(e, sizeof(e), edges[KG_GAP_STARTUP], edges[KG_GAP_WINDDOWN]));
+				 edges_text(e, sizeof(e), (double)gm->idle_startup,
+					    (double)gm->idle_winddown));
 		}
 		snprintf(f->explanation, sizeof(f->explanation),
 			 "Idle time by cause (gaps of %lld µs or more): host %.1f ms, sync %.1f ms, "

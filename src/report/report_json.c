@@ -222,6 +222,8 @@ static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_
 	for (int c = 0; c < KG_GAP_CAUSES; c++)
 		kv_int(w, gap_cause_name((enum kg_gap_cause)c), g->idle_by_cause[c]);
 	j_close(w);
+	kv_int(w, "idle_startup_ns", g->idle_startup);
+	kv_int(w, "idle_winddown_ns", g->idle_winddown);
 	j_key(w, "utilization");
 	j_aopen(w);
 	for (int c = 0; c < g->n_util; c++)

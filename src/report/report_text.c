@@ -629,6 +629,10 @@ static void gpu_idle(FILE *f, const struct kg_analysis *a, const struct kg_gpu_m
 			fmt_duration(g->idle_by_cause[c], d));
 		sep = ", ";
 	}
+	if (g->idle_startup)
+		appendf(line, sizeof(line), "; start-up %s", fmt_duration(g->idle_startup, d));
+	if (g->idle_winddown)
+		appendf(line, sizeof(line), "; wind-down %s", fmt_duration(g->idle_winddown, d));
 	wrap(f, 4, "idle", line);
 }
 

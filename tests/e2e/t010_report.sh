@@ -4,10 +4,10 @@
 # What the rules find in each trace is checked elsewhere (the rules' own test).
 . tests/e2e/lib.sh
 
-# check_json FILE: the document has the top-level keys of docs/report.md, and --fail-on
+# check_json FILE [TRACE-NAME]: the document has the top-level keys of docs/report.md, and --fail-on
 # agrees with its findings (prints the worst severity: none, info, warning, critical)
 check_json() {
-	python3 - "$1" <<'EOF'
+	python3 - "$@" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 assert d["kgantt_report_version"] == 1
@@ -18,6 +18,10 @@ for k in ("path", "source", "span_ns", "begin_ns", "end_ns", "dropped_records", 
 assert isinstance(d["findings"], list)
 for g in d["gpus"]:
     assert set(g["idle_ns_by_cause"]) == {"host", "sync", "launch", "dependency", "unknown"}
+    assert 0 <= g["idle_startup_ns"] and 0 <= g["idle_winddown_ns"]
+    assert g["idle_startup_ns"] + g["idle_winddown_ns"] <= sum(g["idle_ns_by_cause"].values())
+    if sys.argv[2:] == ["gpt_full_fast.kgt"]: # 5.6 s of imports and set-up before the steps
+        assert 5.64e9 < g["idle_startup_ns"] < 5.65e9 and g["idle_winddown_ns"] == 0, g
     assert isinstance(g["utilization"], list)
 for k in d["kernels"]:
     assert k["name"] and k["count"] > 0 and k["total_ns"] >= 0
@@ -48,7 +52,7 @@ for n, l in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
 	"$K" report --json "$t" > "$WORK/r.json" 2> "$WORK/err" || fail "report --json $name exited $?"
 	python3 -m json.tool "$WORK/r.json" > /dev/null || fail "report --json $name: not JSON"
 	local worst
-	worst=$(check_json "$WORK/r.json") || fail "report --json $name: not the documented document"
+	worst=$(check_json "$WORK/r.json" "$name") || fail "report --json $name: not the documented document"
 	# --fail-on: exit 3 exactly when a finding at or above the severity exists
 	local sev want rc
 	for sev in info warning critical; do
