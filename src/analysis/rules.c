@@ -1241,10 +1241,15 @@ static void rule_idle(struct kg_analysis *a)
 			return;
 		char gl[128];
 		gpu_label(a, g, gl, sizeof(gl));
+		char steady_pct[64] = "";
+		int64_t edges = kg_time_add(gm->idle_startup, gm->idle_winddown);
+		if (edges > 0 && a->span > edges)
+			snprintf(steady_pct, sizeof(steady_pct), " (%.0f%% of its steady work)",
+				 100.0 * (double)gm->busy / (double)(a->span - edges));
 		snprintf(f->title, sizeof(f->title),
-			 "%s is busy %.0f%% of the trace: %u of %d time chunks below %.0f%% busy, "
+			 "%s is busy %.0f%% of the trace%s: %u of %d time chunks below %.0f%% busy, "
 			 "%u idle gaps of %.0f ms or more",
-			 gl, a->span ? 100.0 * gm->busy / a->span : 0, low, gm->n_util,
+			 gl, a->span ? 100.0 * gm->busy / a->span : 0, steady_pct, low, gm->n_util,
 			 100 * a->cfg.low_util, long_gaps, ms((double)a->cfg.long_gap_ns));
 		char edge[220] = "";
 		if (gm->idle_startup > 0 || gm->idle_winddown > 0) {

@@ -20,8 +20,10 @@ for g in d["gpus"]:
     assert set(g["idle_ns_by_cause"]) == {"host", "sync", "launch", "dependency", "unknown"}
     assert 0 <= g["idle_startup_ns"] and 0 <= g["idle_winddown_ns"]
     assert g["idle_startup_ns"] + g["idle_winddown_ns"] <= sum(g["idle_ns_by_cause"].values())
+    assert g["steady_busy_pct"] >= g["busy_pct"]
     if sys.argv[2:] == ["gpt_full_fast.kgt"]: # 5.6 s of imports and set-up before the steps
         assert 5.64e9 < g["idle_startup_ns"] < 5.65e9 and g["idle_winddown_ns"] == 0, g
+        assert 63 < g["steady_busy_pct"] < 64 and 14 < g["busy_pct"] < 15, g
     assert isinstance(g["utilization"], list)
 for k in d["kernels"]:
     assert k["name"] and k["count"] > 0 and k["total_ns"] >= 0

@@ -192,6 +192,7 @@ TEST(start_up_idle_is_not_a_steps_cost)
 	f = find("gpt_full_fast", "gpu-utilization", NULL);
 	CHECK(f && f->n_evidence >= 1 && strstr(f->evidence[0].text, "(host, start-up)"));
 	CHECK(f && strstr(f->fix, "steady work began 5679.5 ms into the trace"));
+	CHECK(f && strstr(f->title, "busy 15% of the trace (64% of its steady work)"));
 }
 
 /* One stream: a first op, 600 ms of start-up, 100 steps of 1 ms of kernel each launched
