@@ -52,6 +52,8 @@ static void draw(struct plot *p)
 	cairo_rectangle(cr, p->l.x0, p->l.lanes_top, p->l.x1 - p->l.x0,
 			p->l.lanes_bottom - p->l.lanes_top);
 	cairo_clip(cr);
+	if (p->a)
+		edge_bands(p);
 	for (uint32_t i = 0; i < p->l.n_lanes; i++) {
 		enum kg_lane_kind k = p->l.lanes[i].kind;
 		if (k == KG_LANE_STREAM) {

@@ -209,7 +209,7 @@ void plot_edges(struct plot *p)
 enum swatch {
 	SW_LAUNCH, SW_WAIT, SW_COMPUTE, SW_COMM, SW_HTOD, SW_DTOH, SW_DTOD, SW_PEER, SW_MEMSET,
 	SW_DENSITY, SW_SYNC, SW_TICK, SW_APICOPY, SW_APIOTHER, SW_NVTX, SW_QUEUE, SW_OCC,
-	SW_OVERLAP, SW_FINDING, SW_GROUP,
+	SW_OVERLAP, SW_EDGE, SW_FINDING, SW_GROUP,
 };
 
 struct legend_item {
@@ -279,6 +279,11 @@ static double swatch(struct plot *p, enum swatch sw, double x, double y)
 		fill_rect(cr, x, y + 8, 14, 2, c_overlap);
 		fill_rect(cr, x + 6, y, 1.5, 9, c_overlap);
 		return 14;
+	case SW_EDGE: /* as edge_bands (plot_marks.c) shades them, outlined to be seen */
+		cairo_rectangle(cr, x, y, 14, 10);
+		cairo_set_source_rgba(cr, 0.45, 0.47, 0.52, 0.18);
+		cairo_fill(cr);
+		return 14;
 	case SW_FINDING: finding_badge(p, x + 7, y + 5, 1, c_sev[KG_SEV_CRITICAL]); return 14;
 	case SW_GROUP: return 0;
 	default: swatch_box(cr, x, y, *boxes[sw]); return 14;
@@ -305,9 +310,10 @@ double legend(struct plot *p, double y0, int draw)
 		{SW_NVTX, "NVTX range"},
 		{SW_GROUP, "marks"}, {SW_QUEUE, qtext}, {SW_OCC, otext},
 		{SW_OVERLAP, "copy running beside a kernel"},
+		{SW_EDGE, "GPU idle in start-up or wind-down"},
 		{SW_FINDING, "finding #1, #2… of kgantt report"},
 	};
-	size_t n = sizeof(items) / sizeof(items[0]) - (notes ? 0 : 5);
+	size_t n = sizeof(items) / sizeof(items[0]) - (notes ? 0 : 6);
 	double x = MARGIN, y = y0, right = p->l.width - MARGIN, line_h = 18;
 	cairo_t *cr = p->cr;
 	for (size_t i = 0; i < n; i++) {

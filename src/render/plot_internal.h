@@ -150,6 +150,9 @@ void finding_badge(struct plot *p, double x, double y, int number, struct rgb c)
 int annotation_index(struct plot *p);
 /* Draws the marks of p->a over the lanes, each recorded in p->marks or p->fmarks. */
 void annotations(struct plot *p);
+/* Shades each GPU's start-up and wind-down idle (kg_gap_place) under its lanes' blocks,
+ * recorded in p->marks as "start-up" / "wind-down" (lane: the first, lane2: the last). */
+void edge_bands(struct plot *p);
 
 /* ---------------------------------------------------------------- frame (plot_frame.c) */
 

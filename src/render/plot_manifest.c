@@ -71,7 +71,8 @@ static void manifest_lane(FILE *f, const struct plot *p, uint32_t i)
 
 static void manifest_marks(FILE *f, const struct plot *p)
 {
-	static const char *const types[] = {"queue-wait", "low-occupancy", "overlap"};
+	static const char *const types[] = {"queue-wait", "low-occupancy", "overlap", "start-up",
+					    "wind-down"};
 	fprintf(f, "  \"marks\": [");
 	for (uint32_t i = 0; i < p->n_marks; i++) {
 		const struct mark *k = &p->marks[i];
@@ -83,7 +84,7 @@ static void manifest_marks(FILE *f, const struct plot *p)
 			kg_time_diff(k->t0, p->o->origin), kg_time_diff(k->t1, p->o->origin), k->count);
 	}
 	fprintf(f, "%s],\n  \"mark_counts\": {", p->n_marks ? "\n  " : "");
-	for (int t = 0; t < 3; t++) {
+	for (int t = 0; t < (int)(sizeof(types) / sizeof(types[0])); t++) {
 		uint64_t marks = 0, count = 0;
 		for (uint32_t i = 0; i < p->n_marks; i++)
 			if (!strcmp(p->marks[i].type, types[t])) {

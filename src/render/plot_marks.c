@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "render/plot_internal.h"
+#include "report/report.h"
 #include "util/timemath.h"
 
 /* ---------------------------------------------------------------- the record */
@@ -369,6 +370,53 @@ static void finding_marks(struct plot *p)
 	}
 	free(bx);
 	free(near);
+}
+
+/* Start-up and wind-down (kg_gap_place): a light band over a GPU's stream lanes where it
+ * idled before its steady work began or after it ended, named when it is wide enough. A
+ * whole-run chart of a PyTorch program is mostly its start-up; the band says that this
+ * empty stretch is the imports and set-up, not a stall of the steps. */
+void edge_bands(struct plot *p)
+{
+	const struct kg_analysis *a = p->a;
+	for (uint32_t gi = 0; gi < a->n_gpus; gi++) {
+		const struct kg_gpu_metrics *gm = &a->gpus[gi];
+		uint32_t first = KG_NONE, last = KG_NONE;
+		for (uint32_t i = 0; i < p->l.n_lanes; i++) {
+			const struct kg_lane *ln = &p->l.lanes[i];
+			if (ln->kind != KG_LANE_STREAM || p->m->devices[ln->device].gpu != gm->gpu)
+				continue;
+			first = first == KG_NONE ? i : first;
+			last = i;
+		}
+		if (first == KG_NONE)
+			continue;
+		double y0 = p->l.lanes[first].y, y1 = p->l.lanes[last].y + p->l.lanes[last].h;
+		for (uint32_t i = 0; i < gm->n_gaps; i++) {
+			const struct kg_gap *gap = &gm->gaps[i];
+			if (gap->place == KG_GAP_STEADY)
+				continue;
+			double xa = layout_x(&p->l, gap->start), xb = layout_x(&p->l, gap->end);
+			xa = xa < p->l.x0 ? p->l.x0 : xa;
+			xb = xb > p->l.x1 ? p->l.x1 : xb;
+			if (xb - xa < 1)
+				continue;
+			cairo_rectangle(p->cr, xa, y0, xb - xa, y1 - y0);
+			cairo_set_source_rgba(p->cr, 0.45, 0.47, 0.52, 0.10);
+			cairo_fill(p->cr);
+			char label[64], d[32];
+			snprintf(label, sizeof(label), "%s: %s idle",
+				 gap->place == KG_GAP_STARTUP ? "start-up" : "wind-down",
+				 fmt_duration(kg_time_span(gap->end, gap->start), d));
+			font(p->cr, 10, 0);
+			if (text_w(p->cr, label) + 16 < xb - xa)
+				text_centered(p->cr, (xa + xb) / 2, p->l.lanes[first].y +
+					      p->l.lanes[first].h / 2 + 3.5, label,
+					      (struct rgb)RGB(0x5f6470));
+			add_mark(p, gap->place == KG_GAP_STARTUP ? "start-up" : "wind-down", first,
+				 last, gap->start, gap->end, 1);
+		}
+	}
 }
 
 int annotation_index(struct plot *p)

@@ -12,6 +12,8 @@ command -v python3 > /dev/null || skip "python3 is needed to check the pictures"
 cat > "$WORK/check.py" <<'EOF'
 import json, sqlite3, struct, sys, zlib
 import xml.etree.ElementTree as ET
+sys.path.insert(0, "tests/gpu")
+import kgt_rows
 
 def png_info(path, decode):
     """(width, height, distinct colours): a PNG decoder small enough to trust, no PIL.
@@ -61,7 +63,7 @@ def in_window(start, end, t0, t1):
 
 def check_manifest(trace, manifest, report, window):
     m, r = json.load(open(manifest)), json.load(open(report))
-    db = sqlite3.connect(trace)
+    db = kgt_rows.connect(trace)  # a compacted trace's kernels are blocks: as rows
     rows = {}
     for table in ("kernels", "memcpys", "memsets"):
         rows[table] = db.execute(
@@ -164,7 +166,10 @@ for xz in "$FIXTURES"/*.kgt.xz; do
 	colours=0
 	[[ $KEY == *" $name "* ]] && colours=100
 	plot_ok "$t" "$name"
-	echo "ok: $name: $(check plot "$WORK/$name" "$colours" "$t")"
+	# (not inside the echo's $(...): a failure there only ended the subshell, and a
+	# compacted trace's checks failed unseen that way)
+	out=$(python3 "$WORK/check.py" plot "$WORK/$name" "$colours" "$t") || fail "check plot $name: $out"
+	echo "ok: $name: $out"
 	n=$((n + 1))
 done
 [ "$n" -ge 6 ] || fail "only $n fixtures drawn"
@@ -196,6 +201,17 @@ marks() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mark_
 [ "$(marks "$WORK/occupancy_bad.png.json" low-occupancy)" -gt 0 ] || fail "occupancy_bad: no circle"
 [ "$(marks "$WORK/occupancy_fixed.png.json" low-occupancy)" = 0 ] || fail "occupancy_fixed: a circle"
 [ "$(marks "$WORK/nvtx_bad.png.json" queue-wait)" -gt 0 ] || fail "nvtx_bad: no queue-wait mark"
+# the GPT step's 5.6 s of imports and set-up are shaded as start-up over its GPU's lanes
+python3 - "$WORK/gpt_full_fast.png.json" <<'EOF' || fail "gpt_full_fast: no start-up band"
+import json, sys
+m = json.load(open(sys.argv[1]))
+bands = [k for k in m["marks"] if k["type"] in ("start-up", "wind-down")]
+assert len(bands) == 1 and bands[0]["type"] == "start-up", bands
+b = bands[0]
+assert 5.64e9 < b["end_ns"] - b["start_ns"] < 5.65e9 and b["lane2"] >= b["lane"], b
+print("ok: gpt_full_fast: start-up shaded from %.1f to %.1f ms" % (b["start_ns"] / 1e6, b["end_ns"] / 1e6))
+EOF
+[ "$(marks "$WORK/syncs_bad.png.json" start-up)" = 0 ] || fail "syncs_bad: a start-up band"
 
 # windows: a zoom into 10,000 launches shows single blocks; --nvtx; the same findings as report
 t=$(fixture launches_bad)
