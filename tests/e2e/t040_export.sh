@@ -85,7 +85,7 @@ export_all() {
 	for fmt in chrome perfetto; do
 		"$K" export -f $fmt -o "$WORK/$n.$fmt.json" "$t" 2> "$WORK/err" ||
 			fail "export $fmt $n exited $?: $(cat "$WORK/err")"
-		got=$(check_json "$WORK/$n.$fmt.json" "$want")
+		got=$(check_json "$WORK/$n.$fmt.json" "$want") || fail "export $fmt $n: $got"
 		echo "ok: $n $fmt: GPU slices, flows, queue slices: $got"
 	done
 	# stdout is the same document as -o

@@ -15,7 +15,7 @@ a=$(fixture copies_bad) b=$(fixture launches_bad) c=$(fixture torchrun_2ranks)
 grep -q "3 traces" "$WORK/err" || fail "merge did not say what it did: $(cat "$WORK/err")"
 [ "$(sqlite3 "$WORK/m.kgt" "SELECT value FROM meta WHERE key = 'packed_version'")" = 2 ] ||
 	fail "the merged trace is not compacted"
-m=$(rows_of "$WORK/m.kgt")
+m=$(rows_of "$WORK/m.kgt") || fail "$m"
 for t in $TABLES; do
 	want=$(($(count "$a" $t) + $(count "$b" $t) + $(count "$c" $t)))
 	[ "$(count "$m" $t)" = "$want" ] || fail "$t: $(count "$m" $t) rows, expected $want"
@@ -46,7 +46,7 @@ echo "ok: 3 traces merged: every table's rows, kernels by process and name, laun
 
 # a compacted trace merges as its rows would
 "$K" merge -o "$WORK/mm.kgt" "$WORK/m.kgt" "$a" 2> /dev/null || fail "merge of a compacted trace"
-mm=$(rows_of "$WORK/mm.kgt")
+mm=$(rows_of "$WORK/mm.kgt") || fail "$mm"
 for t in $TABLES; do
 	[ "$(count "$mm" $t)" = $(($(count "$m" $t) + $(count "$a" $t))) ] || fail "merging the merged: $t"
 done
@@ -54,7 +54,7 @@ echo "ok: a compacted trace merges again: every table's rows"
 
 # a trace with itself: two processes with the same times (same host, same boot)
 "$K" merge -o "$WORK/twice.kgt" "$a" "$a" 2> /dev/null || fail "merge with itself"
-twice=$(rows_of "$WORK/twice.kgt")
+twice=$(rows_of "$WORK/twice.kgt") || fail "$twice"
 [ "$(sqlite3 "$twice" "SELECT COUNT(*) FROM (SELECT start FROM kernels WHERE process = 1
 	EXCEPT SELECT start FROM kernels WHERE process = 2)")" = 0 ] || fail "times moved"
 [ "$(count "$twice" kernels)" = $((2 * $(count "$a" kernels))) ] || fail "twice: count"
@@ -67,7 +67,7 @@ sqlite3 "$WORK/other.kgt" "DROP TRIGGER IF EXISTS packed_kernels_update;
 	fail "cannot make the other host's trace"
 "$K" merge -o "$WORK/hosts.kgt" "$a" "$WORK/other.kgt" 2> "$WORK/err" || fail "merge two hosts"
 grep -q "1 host(s) moved" "$WORK/err" || fail "merge did not say it moved a host: $(cat "$WORK/err")"
-hosts=$(rows_of "$WORK/hosts.kgt")
+hosts=$(rows_of "$WORK/hosts.kgt") || fail "$hosts"
 [ "$(sqlite3 "$hosts" "SELECT COUNT(*) FROM kernels k2 JOIN kernels k1 ON k1.process = 1
 	AND k2.process = 2 AND k1.correlation = k2.correlation WHERE k2.start - k1.start = 5000000000
 	AND k2.end - k1.end = 5000000000")" = "$(count "$a" kernels)" ] || fail "the other host's kernels not moved by 5 s"
