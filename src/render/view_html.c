@@ -844,6 +844,29 @@ static void write_apis(struct jw *w, const struct page *p)
 	j_close(w);
 }
 
+/* Each GPU's start-up and wind-down idle (kg_gap_place): [gpu, start, end, 0 start-up /
+ * 1 wind-down], times relative to zero, for the band over its stream lanes. */
+static void write_edges(struct jw *w, const struct page *p)
+{
+	j_key(w, "edges");
+	j_aopen(w);
+	for (uint32_t g = 0; g < p->a->n_gpus; g++) {
+		const struct kg_gpu_metrics *gm = &p->a->gpus[g];
+		for (uint32_t i = 0; i < gm->n_gaps; i++) {
+			const struct kg_gap *gap = &gm->gaps[i];
+			if (gap->place == KG_GAP_STEADY)
+				continue;
+			j_aopen(w);
+			j_int(w, gm->gpu);
+			j_int(w, kg_time_diff(gap->start, p->zero));
+			j_int(w, kg_time_diff(gap->end, p->zero));
+			j_int(w, gap->place == KG_GAP_STARTUP ? 0 : 1);
+			j_aclose(w);
+		}
+	}
+	j_aclose(w);
+}
+
 /* Host waits the trace attributes to a stream or event: API row + 1, kind, stream + 1. */
 static void write_syncs(struct jw *w, const struct page *p)
 {
@@ -1293,6 +1316,7 @@ static int write_document(struct jw *w, struct page *p)
 	write_ops(w, p);
 	write_apis(w, p);
 	write_syncs(w, p);
+	write_edges(w, p);
 	rc = write_ranges(w, p);
 	j_close(w);
 	return rc;

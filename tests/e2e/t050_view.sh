@@ -34,9 +34,20 @@ page() {
 }
 
 for n in streams_bad copies_bad nvtx_bad multigpu_bad timeslice_bad torch_two_streams \
-	torchrun_2ranks launches_graph longrun_killed; do
+	torchrun_2ranks launches_graph longrun_killed gpt_full_fast; do
 	page "$n"
 done
+# the GPT step's 5.6 s of start-up, for the band over its GPU's lanes; none in streams_bad
+python3 - "$WORK/gpt_full_fast.html" "$WORK/streams_bad.html" <<'EOF' || fail "view: the start-up idle is not in the page"
+import json, re, sys
+data = lambda f: json.loads(re.search(r'id="kg-data">(.*?)</script>', open(f).read(), re.S).group(1))
+d = data(sys.argv[1])
+assert len(d["edges"]) == 1, d["edges"]
+gpu, t0, t1, kind = d["edges"][0]
+assert kind == 0 and 5.64e9 < t1 - t0 < 5.65e9 and gpu == d["devices"][0]["gpu"], d["edges"]
+assert data(sys.argv[2])["edges"] == []
+print("ok: view: start-up %.1f to %.1f ms on GPU %d" % (t0 / 1e6, t1 / 1e6, gpu))
+EOF
 python3 - "$WORK/streams_bad.html" <<'EOF' || fail "streams_bad: a trace without stacks shows stacks"
 import json, re, sys
 d = json.loads(re.search(r'id="kg-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
