@@ -239,6 +239,7 @@ void diff_free(struct kg_diff *d)
 struct totals {
 	uint64_t kernels, copies, memsets;
 	int64_t kernel_time, busy, idle[KG_GAP_CAUSES];
+	int64_t startup, winddown; /* of that idle, start-up's and wind-down's (kg_gap_place) */
 };
 
 static void totals_of(const struct kg_analysis *a, struct totals *t)
@@ -253,7 +254,16 @@ static void totals_of(const struct kg_analysis *a, struct totals *t)
 		t->busy = kg_time_add(t->busy, gm->busy);
 		for (int c = 0; c < KG_GAP_CAUSES; c++)
 			t->idle[c] = kg_time_add(t->idle[c], gm->idle_by_cause[c]);
+		t->startup = kg_time_add(t->startup, gm->idle_startup);
+		t->winddown = kg_time_add(t->winddown, gm->idle_winddown);
 	}
+}
+
+/* The span less its one GPU's start-up and wind-down idle: what the steps took (KG_NO_TIME
+ * with several GPUs, whose start-ups overlap). */
+static int64_t steady_span(const struct kg_analysis *a, const struct totals *t)
+{
+	return a->n_gpus == 1 ? a->span - kg_time_add(t->startup, t->winddown) : KG_NO_TIME;
 }
 
 /* ------------------------------------------------------------------ the page */
@@ -315,6 +325,10 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 	fprintf(f, "%s → %s   %s%s: %s\n", fmt_duration(a->span, s1), fmt_duration(b->span, s2),
 		fmt_change(kg_time_diff(b->span, a->span), c), fmt_change_pct((double)a->span, (double)b->span, p),
 		b->span < a->span ? "faster" : b->span > a->span ? "slower" : "the same");
+	int64_t sx = steady_span(a, &x), sy = steady_span(b, &y);
+	if ((x.startup || x.winddown || y.startup || y.winddown) && sx != KG_NO_TIME &&
+	    sy != KG_NO_TIME)
+		duration_row(f, "steady", sx, sy); /* the span without start-up and wind-down */
 	duration_row(f, "GPU busy", x.busy, y.busy);
 	duration_row(f, "kernels", x.kernel_time, y.kernel_time);
 	count_row(f, "  count", x.kernels, y.kernels);
@@ -328,6 +342,10 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 		snprintf(label, sizeof(label), "idle %s", gap_cause_name((enum kg_gap_cause)cause));
 		duration_row(f, label, x.idle[cause], y.idle[cause]);
 	}
+	if (x.startup || y.startup)
+		duration_row(f, "  start-up", x.startup, y.startup);
+	if (x.winddown || y.winddown)
+		duration_row(f, "  wind-down", x.winddown, y.winddown);
 	if (a->n_gpus != b->n_gpus)
 		fprintf(f, "  %-12s %u GPU(s) before, %u after\n", "note", a->n_gpus, b->n_gpus);
 }
@@ -473,6 +491,14 @@ static void json_side(struct jw *w, const char *key, const char *path, const str
 	for (int c = 0; c < KG_GAP_CAUSES; c++)
 		kv_int(w, gap_cause_name((enum kg_gap_cause)c), t.idle[c]);
 	j_close(w);
+	kv_int(w, "idle_startup_ns", t.startup);
+	kv_int(w, "idle_winddown_ns", t.winddown);
+	int64_t steady = steady_span(a, &t);
+	j_key(w, "steady_span_ns");
+	if (steady == KG_NO_TIME)
+		j_null(w);
+	else
+		j_int(w, steady);
 	kv_int(w, "findings", a->n_findings);
 	j_close(w);
 }

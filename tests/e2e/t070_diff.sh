@@ -63,6 +63,24 @@ assert all(k["delta_total_ns"] == 0 for k in d["kernels"])
 PY
 echo "ok: a trace against itself: every finding the same, no kernel changed"
 
+# two recordings of one GPT step, fast and slow (H200): the same 5.6 s of start-up, and the
+# steps 1.07 s slower; the steady span says it where the whole span mixes in the start-up
+"$K" diff --json "$(fixture gpt_full_fast)" "$(fixture gpt_full_slow)" > "$WORK/gpt.json" ||
+	fail "diff gpt_full_fast gpt_full_slow"
+"$K" diff "$(fixture gpt_full_fast)" "$(fixture gpt_full_slow)" > "$WORK/gpt.txt" || fail "diff (text)"
+grep -Eq "^  steady +1\.68 s → 2\.76 s" "$WORK/gpt.txt" && grep -Eq "^    start-up +5\.64 s → 5\.66 s" "$WORK/gpt.txt" ||
+	fail "diff gpt: no steady span or start-up line: $(head -20 "$WORK/gpt.txt")"
+python3 - "$WORK/gpt.json" <<'PY' || fail "diff gpt: JSON"
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+b, a = d["before"], d["after"]
+assert 5.64e9 < b["idle_startup_ns"] < 5.65e9 and b["idle_winddown_ns"] == 0, b
+assert b["steady_span_ns"] == b["span_ns"] - b["idle_startup_ns"], b
+assert a["steady_span_ns"] - b["steady_span_ns"] > 1.0e9, (a, b)
+print("ok: diff gpt: steady span %.2f s → %.2f s, start-up %.2f s → %.2f s" % (
+    b["steady_span_ns"] / 1e9, a["steady_span_ns"] / 1e9, b["idle_startup_ns"] / 1e9, a["idle_startup_ns"] / 1e9))
+PY
+
 # windows on both sides, and two formats (PyTorch profiler JSON against a kgantt trace)
 nv=$(fixture torch_tiny_ops)
 "$K" diff --nvtx step "$nv" "$nv" > /dev/null || fail "diff --nvtx step"
