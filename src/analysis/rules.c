@@ -1221,85 +1221,91 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	snprintf(f->figures, sizeof(f->figures), "gaps=%u, idle_ms=%.3f", ngaps, ms(idle));
 }
 
-static void rule_idle(struct kg_analysis *a)
+/* Nsight's gpu_gaps and gpu_time_util, as one informational finding about GPU g, with
+ * its start-up and wind-down apart (kg_gap_place). */
+static void utilization_finding(struct kg_analysis *a, uint32_t g)
 {
 	const struct kg_model *m = a->m;
+	const struct kg_gpu_metrics *gm = &a->gpus[g];
+	uint32_t long_gaps = 0, low = 0;
+	for (uint32_t i = 0; i < gm->n_gaps; i++)
+		long_gaps += gap_len(&gm->gaps[i]) >= a->cfg.long_gap_ns;
+	for (int c = 0; c < gm->n_util; c++)
+		low += gm->util[c] < a->cfg.low_util;
+	if (!long_gaps && low * 3 < (uint32_t)gm->n_util)
+		return;
+	struct kg_finding *f = analysis_add_finding(a, "gpu-utilization");
+	if (!f)
+		return;
+	char gl[128];
+	gpu_label(a, g, gl, sizeof(gl));
+	char steady_pct[64] = "";
+	int64_t edges = kg_time_add(gm->idle_startup, gm->idle_winddown);
+	if (edges > 0 && a->span > edges)
+		snprintf(steady_pct, sizeof(steady_pct), " (%.0f%% of its steady work)",
+			 100.0 * (double)gm->busy / (double)(a->span - edges));
+	snprintf(f->title, sizeof(f->title),
+		 "%s is busy %.0f%% of the trace%s: %u of %d time chunks below %.0f%% busy, "
+		 "%u idle gaps of %.0f ms or more",
+		 gl, a->span ? 100.0 * gm->busy / a->span : 0, steady_pct, low, gm->n_util,
+		 100 * a->cfg.low_util, long_gaps, ms((double)a->cfg.long_gap_ns));
+	char edge[220] = "";
+	if (gm->idle_startup > 0 || gm->idle_winddown > 0) {
+		char e[200];
+		snprintf(edge, sizeof(edge), " Of it, %s.",
+			 edges_text(e, sizeof(e), (double)gm->idle_startup,
+				    (double)gm->idle_winddown));
+	}
+	snprintf(f->explanation, sizeof(f->explanation),
+		 "Idle time by cause (gaps of %lld µs or more): host %.1f ms, sync %.1f ms, "
+		 "launch %.1f ms, dependency %.1f ms, unknown %.1f ms.%s The other findings "
+		 "size what can be won back.",
+		 (long long)(a->cfg.sync_gap_ns / 1000), ms(gm->idle_by_cause[KG_GAP_HOST]),
+		 ms(gm->idle_by_cause[KG_GAP_SYNC]), ms(gm->idle_by_cause[KG_GAP_LAUNCH]),
+		 ms(gm->idle_by_cause[KG_GAP_DEPENDENCY]), ms(gm->idle_by_cause[KG_GAP_UNKNOWN]),
+		 edge);
+	int64_t steady_begin = KG_NO_TIME; /* the end of the last start-up gap */
+	for (uint32_t i = 0; i < gm->n_gaps; i++)
+		if (gm->gaps[i].place == KG_GAP_STARTUP)
+			steady_begin = gm->gaps[i].end;
+	if (steady_begin != KG_NO_TIME)
+		snprintf(f->fix, sizeof(f->fix),
+			 "Start with the findings above. The GPU's steady work began %.1f ms "
+			 "into the trace: to leave the start-up out, record with --delay (it "
+			 "counts from the program's start, so at least that long) or "
+			 "--capture-range cudaProfilerApi around the steps.",
+			 ms((double)kg_time_diff(steady_begin, m->begin)));
+	else
+		snprintf(f->fix, sizeof(f->fix),
+			 "Start with the findings above; if the idle time is outside the "
+			 "recorded work (start-up, data loading), record a narrower window "
+			 "(--delay, --duration, --capture-range cudaProfilerApi).");
+	f->severity = KG_SEV_INFO;
+	snprintf(f->gain_how, sizeof(f->gain_how), "not estimated: the idle time is sized by "
+						   "the cause-specific findings");
+	f->gpu = g;
+	f->start = gm->begin;
+	f->end = gm->end;
+	for (uint32_t i = 0; i < gm->n_gaps && f->n_evidence < KG_MAX_EVIDENCE; i++)
+		if (gap_len(&gm->gaps[i]) >= a->cfg.long_gap_ns)
+			finding_evidence(f, gm->gaps[i].start, gm->gaps[i].end, KG_NONE, KG_NONE,
+					 "idle %.1f ms from %.1f ms (%s%s)",
+					 ms(gap_len(&gm->gaps[i])),
+					 ms((double)kg_time_diff(gm->gaps[i].start, m->begin)),
+					 gap_cause_name(gm->gaps[i].cause),
+					 gm->gaps[i].place == KG_GAP_STARTUP    ? ", start-up"
+					 : gm->gaps[i].place == KG_GAP_WINDDOWN ? ", wind-down"
+										: "");
+	snprintf(f->figures, sizeof(f->figures), "busy_ms=%.3f, low_chunks=%u, long_gaps=%u",
+		 ms(gm->busy), low, long_gaps);
+}
+
+static void rule_idle(struct kg_analysis *a)
+{
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
 		idle_finding(a, g, KG_GAP_SYNC);
 		idle_finding(a, g, KG_GAP_HOST);
-		const struct kg_gpu_metrics *gm = &a->gpus[g];
-		/* Nsight's gpu_gaps and gpu_time_util, as one informational finding */
-		uint32_t long_gaps = 0, low = 0;
-		for (uint32_t i = 0; i < gm->n_gaps; i++)
-			long_gaps += gap_len(&gm->gaps[i]) >= a->cfg.long_gap_ns;
-		for (int c = 0; c < gm->n_util; c++)
-			low += gm->util[c] < a->cfg.low_util;
-		if (!long_gaps && low * 3 < (uint32_t)gm->n_util)
-			continue;
-		struct kg_finding *f = analysis_add_finding(a, "gpu-utilization");
-		if (!f)
-			return;
-		char gl[128];
-		gpu_label(a, g, gl, sizeof(gl));
-		char steady_pct[64] = "";
-		int64_t edges = kg_time_add(gm->idle_startup, gm->idle_winddown);
-		if (edges > 0 && a->span > edges)
-			snprintf(steady_pct, sizeof(steady_pct), " (%.0f%% of its steady work)",
-				 100.0 * (double)gm->busy / (double)(a->span - edges));
-		snprintf(f->title, sizeof(f->title),
-			 "%s is busy %.0f%% of the trace%s: %u of %d time chunks below %.0f%% busy, "
-			 "%u idle gaps of %.0f ms or more",
-			 gl, a->span ? 100.0 * gm->busy / a->span : 0, steady_pct, low, gm->n_util,
-			 100 * a->cfg.low_util, long_gaps, ms((double)a->cfg.long_gap_ns));
-		char edge[220] = "";
-		if (gm->idle_startup > 0 || gm->idle_winddown > 0) {
-			char e[200];
-			snprintf(edge, sizeof(edge), " Of it, %s.",
-				 edges_text(e, sizeof(e), (double)gm->idle_startup,
-					    (double)gm->idle_winddown));
-		}
-		snprintf(f->explanation, sizeof(f->explanation),
-			 "Idle time by cause (gaps of %lld µs or more): host %.1f ms, sync %.1f ms, "
-			 "launch %.1f ms, dependency %.1f ms, unknown %.1f ms.%s The other findings "
-			 "size what can be won back.",
-			 (long long)(a->cfg.sync_gap_ns / 1000), ms(gm->idle_by_cause[KG_GAP_HOST]),
-			 ms(gm->idle_by_cause[KG_GAP_SYNC]), ms(gm->idle_by_cause[KG_GAP_LAUNCH]),
-			 ms(gm->idle_by_cause[KG_GAP_DEPENDENCY]), ms(gm->idle_by_cause[KG_GAP_UNKNOWN]),
-			 edge);
-		int64_t steady = KG_NO_TIME; /* the end of the last start-up gap */
-		for (uint32_t i = 0; i < gm->n_gaps; i++)
-			if (gm->gaps[i].place == KG_GAP_STARTUP)
-				steady = gm->gaps[i].end;
-		if (steady != KG_NO_TIME)
-			snprintf(f->fix, sizeof(f->fix),
-				 "Start with the findings above. The GPU's steady work began %.1f ms "
-				 "into the trace: to leave the start-up out, record with --delay (it "
-				 "counts from the program's start, so at least that long) or "
-				 "--capture-range cudaProfilerApi around the steps.",
-				 ms((double)kg_time_diff(steady, m->begin)));
-		else
-			snprintf(f->fix, sizeof(f->fix),
-				 "Start with the findings above; if the idle time is outside the "
-				 "recorded work (start-up, data loading), record a narrower window "
-				 "(--delay, --duration, --capture-range cudaProfilerApi).");
-		f->severity = KG_SEV_INFO;
-		snprintf(f->gain_how, sizeof(f->gain_how), "not estimated: the idle time is sized by "
-							   "the cause-specific findings");
-		f->gpu = g;
-		f->start = gm->begin;
-		f->end = gm->end;
-		for (uint32_t i = 0; i < gm->n_gaps && f->n_evidence < KG_MAX_EVIDENCE; i++)
-			if (gap_len(&gm->gaps[i]) >= a->cfg.long_gap_ns)
-				finding_evidence(f, gm->gaps[i].start, gm->gaps[i].end, KG_NONE, KG_NONE,
-						 "idle %.1f ms from %.1f ms (%s%s)",
-						 ms(gap_len(&gm->gaps[i])),
-						 ms((double)kg_time_diff(gm->gaps[i].start, m->begin)),
-						 gap_cause_name(gm->gaps[i].cause),
-						 gm->gaps[i].place == KG_GAP_STARTUP    ? ", start-up"
-						 : gm->gaps[i].place == KG_GAP_WINDDOWN ? ", wind-down"
-											: "");
-		snprintf(f->figures, sizeof(f->figures), "busy_ms=%.3f, low_chunks=%u, long_gaps=%u",
-			 ms(gm->busy), low, long_gaps);
+		utilization_finding(a, g);
 	}
 }
 
