@@ -1268,7 +1268,17 @@ static void utilization_finding(struct kg_analysis *a, uint32_t g)
 	for (uint32_t i = 0; i < gm->n_gaps; i++)
 		if (gm->gaps[i].place == KG_GAP_STARTUP)
 			steady_begin = gm->gaps[i].end;
-	if (steady_begin != KG_NO_TIME)
+	if (steady_begin != KG_NO_TIME && m->program_start != KG_NO_TIME &&
+	    steady_begin > m->program_start)
+		/* record's --delay counts from the program's start, which the trace keeps:
+		 * tenths of a second, rounded up, so that the start-up is all left out */
+		snprintf(f->fix, sizeof(f->fix),
+			 "Start with the findings above. The GPU's steady work began %.1f s "
+			 "after the program started: record with --delay %.1f to leave the "
+			 "start-up out, or --capture-range cudaProfilerApi around the steps.",
+			 (double)kg_time_diff(steady_begin, m->program_start) / 1e9,
+			 ceil((double)kg_time_diff(steady_begin, m->program_start) / 1e8) / 10);
+	else if (steady_begin != KG_NO_TIME)
 		snprintf(f->fix, sizeof(f->fix),
 			 "Start with the findings above. The GPU's steady work began %.1f ms "
 			 "into the trace: to leave the start-up out, record with --delay (it "

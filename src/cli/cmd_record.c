@@ -425,7 +425,7 @@ static void set_env_double(const char *name, double v)
 
 /* The environment the program and all its children inherit. */
 static void prepare_environment(const struct record_opts *o, const char *recorder,
-				const char *cupti, const char *spool_dir)
+				const char *cupti, const char *spool_dir, uint64_t t0)
 {
 	const char *prev = getenv("CUDA_INJECTION64_PATH");
 	if (prev && *prev && strcmp(prev, recorder) != 0 && !o->quiet)
@@ -456,9 +456,9 @@ static void prepare_environment(const struct record_opts *o, const char *recorde
 	setenv("KGANTT_SM", o->sm ? "1" : "0", 1);
 	if (o->rank_env)
 		setenv("KGANTT_RANK_ENV", o->rank_env, 1);
-	char t0[32];
-	snprintf(t0, sizeof(t0), "%llu", (unsigned long long)now_raw_ns());
-	setenv("KGANTT_T0", t0, 1);
+	char t0_text[32];
+	snprintf(t0_text, sizeof(t0_text), "%llu", (unsigned long long)t0);
+	setenv("KGANTT_T0", t0_text, 1);
 }
 
 static pid_t child_pid;
@@ -682,7 +682,10 @@ int cmd_record(int argc, char **argv)
 
 	char cmd[8192];
 	command_line(argc - prog, argv + prog, cmd, sizeof(cmd));
-	prepare_environment(&o, recorder, cupti, spool_abs);
+	/* the origin of --delay/--duration, kept in the trace so that the report can say
+	 * which --delay leaves a program's start-up out */
+	uint64_t started = now_raw_ns();
+	prepare_environment(&o, recorder, cupti, spool_abs, started);
 	int status = run_program(argv + prog, argv[prog]);
 	uint64_t ended = now_raw_ns();
 	char status_text[128];
@@ -691,6 +694,8 @@ int cmd_record(int argc, char **argv)
 	struct kg_import im;
 	int nfiles = 0;
 	rc = import_begin(&im, output, cmd);
+	if (!rc)
+		rc = import_set_program_start(&im, started);
 	if (!rc)
 		rc = import_spool_dir(&im, spool, &nfiles);
 	if (!rc && nfiles == 0) {

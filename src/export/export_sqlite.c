@@ -285,6 +285,10 @@ static int write_meta(struct sq *q, const struct kg_model *m)
 				  m->command ? model_text(m, m->command) : NULL) == SQLITE_OK
 			 ? 0
 			 : sql_fail(q, "meta");
+	if (!rc && m->program_start != KG_NO_TIME) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)m->program_start);
+		rc = put_meta(q, "program_start_ns", buf);
+	}
 	if (!rc)
 		rc = put_meta(q, "exported_from", m->path);
 	if (!rc)

@@ -57,6 +57,7 @@ void model_init(struct kg_model *m, const char *source, const char *path)
 	snprintf(m->path, sizeof(m->path), "%s", path ? path : "");
 	m->begin = KG_NO_TIME;
 	m->end = KG_NO_TIME;
+	m->program_start = KG_NO_TIME;
 }
 
 void model_free(struct kg_model *m)

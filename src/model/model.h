@@ -279,6 +279,8 @@ struct kg_model {
 	KG_ARRAY(struct kg_sm_info, sm_infos);
 	char stack_note[200];   /* how the source took its stacks (sampling), "" when none */
 	int64_t begin, end;     /* first start and last end of the GPU operations */
+	int64_t program_start;  /* when `kgantt record` started the program (the origin of
+				 * its --delay), on the trace's clock; KG_NO_TIME unknown */
 	uint64_t dropped;       /* over all processes */
 	uint32_t command;       /* string id: the recorded command line */
 	int has_queued;         /* some kernel has a queued timestamp */

@@ -459,6 +459,12 @@ static int read_all(struct kgt_reader *r)
 	int rc = load_strings(r);
 	trace_db_meta(r->db, "command", command, sizeof(command));
 	r->m->command = model_string(r->m, command);
+	char start[32];
+	trace_db_meta(r->db, "program_start_ns", start, sizeof(start));
+	char *end = NULL;
+	long long t = start[0] ? strtoll(start, &end, 10) : 0;
+	if (start[0] && end && !*end && t > 0)
+		r->m->program_start = t;
 	if (!rc)
 		rc = each_row(r,
 			      "SELECT process, pid, ppid, host, cmdline, rank, complete, exit_status, "

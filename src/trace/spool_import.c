@@ -1175,6 +1175,13 @@ int import_spool_dir(struct kg_import *im, const char *dir, int *nfiles)
 	return rc;
 }
 
+int import_set_program_start(struct kg_import *im, uint64_t ns)
+{
+	char text[32];
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)ns);
+	return trace_put_meta(im->db, "program_start_ns", text) == SQLITE_OK ? 0 : sql_fail(im, "meta");
+}
+
 int import_set_exit_status(struct kg_import *im, uint32_t pid, const char *status)
 {
 	sqlite3_stmt *st;

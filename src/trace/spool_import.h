@@ -61,6 +61,9 @@ int import_spool_file(struct kg_import *im, const char *spool_path);
 /* Imports every *.kgspool file of a directory, in name order. */
 int import_spool_dir(struct kg_import *im, const char *dir, int *nfiles);
 int import_set_exit_status(struct kg_import *im, uint32_t pid, const char *status);
+/* When `kgantt record` started the program (CLOCK_MONOTONIC_RAW ns: the origin of its
+ * --delay), into the trace's meta table as program_start_ns. */
+int import_set_program_start(struct kg_import *im, uint64_t ns);
 int import_commit(struct kg_import *im);
 /* Global id of a text, inserted into the strings table the first time it is seen; 0 for
  * NULL, negative on error. */

@@ -28,5 +28,10 @@ SPOOL=$PWD/tests/fuzz/corpus/fuzz_spool/stacks.kgspool
 grep -Eq "wrote '$WORK/s.kgt': 1 process, 2 kernels, 1 copy, 1 memset, 3 API calls \([0-9.]+ s after the program ended\)" \
 	"$WORK/err4" || fail "record's summary line: $(cat "$WORK/err4")"
 [ ! -e "$WORK/s.kgt.spool" ] || fail "record left its spool directory"
+# when record started the program (the origin of --delay), for the report's start-up advice
+start=$(sqlite3 "$WORK/s.kgt" "SELECT value FROM meta WHERE key = 'program_start_ns'")
+now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW))')
+[[ $start =~ ^[0-9]+$ ]] && [ "$start" -lt "$now" ] && [ $((now - start)) -lt 600000000000 ] ||
+	fail "program_start_ns: '$start' (now $now)"
 [ "$("$K" dump "$WORK/s.kgt" 2>/dev/null | grep -c .)" -eq 3 ] || fail "the trace lacks its 2 kernels"
 echo "record turns a spool into a trace: $(grep wrote "$WORK/err4")"
