@@ -124,7 +124,7 @@ void api_filter_names(char *buf, size_t size,
 			char item[128], prev[128];
 			api_display_name(name, item, sizeof(item));
 			do {
-				memcpy(prev, item, sizeof(prev));
+				snprintf(prev, sizeof(prev), "%s", item);
 				api_display_name(prev, item, sizeof(item));
 			} while (strcmp(prev, item) != 0);
 			if (listed(buf, item)) /* the _v2 of a function already named */
