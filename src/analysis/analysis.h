@@ -246,6 +246,14 @@ struct kg_analysis {
 	struct kg_idmap *call_sites;         /* (stack, API name) → site (sites.c) */
 };
 
+/* The span less GPU gm's start-up and wind-down idle (kg_gap_place): what its steady work
+ * took. The one derivation the report, its JSON, gpu-utilization and diff use. */
+static inline int64_t gpu_steady_span(const struct kg_analysis *a,
+				      const struct kg_gpu_metrics *gm)
+{
+	return a->span - kg_time_add(gm->idle_startup, gm->idle_winddown);
+}
+
 int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct kg_analysis *a);
 void analysis_free(struct kg_analysis *a);
 

@@ -1109,29 +1109,28 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 {
 	const struct kg_model *m = a->m;
 	const struct kg_gpu_metrics *gm = &a->gpus[g];
-	/* this cause's idle time in the GPU's steady work; start-up and wind-down apart */
+	/* this cause's idle time in the GPU's steady work, start-up and wind-down apart; the
+	 * steady gaps with some of it (a gap that began in a synchronising call is the sync's
+	 * for as long as the host was blocked, the host's after that: gap_part), and the one
+	 * with the most */
 	double idle = 0, edges[3] = {0, 0, 0};
-	for (uint32_t i = 0; i < gm->n_gaps; i++) {
-		const struct kg_gap *gap = &gm->gaps[i];
-		if (gap->place == KG_GAP_STEADY)
-			idle += (double)gap_part(gap, cause);
-		else
-			edges[gap->place] += (double)gap_part(gap, cause);
-	}
-	if (!worth(a, idle))
-		return;
-	/* the gaps with some of this cause's idle time (a gap that began in a synchronising
-	 * call is the sync's for as long as the host was blocked, the host's after that:
-	 * gap_part), and the one with the most */
 	uint32_t ngaps = 0, longest = KG_NONE;
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
-		int64_t part = gap_part(&gm->gaps[i], cause);
-		if (part < a->cfg.sync_gap_ns || gm->gaps[i].place != KG_GAP_STEADY)
+		const struct kg_gap *gap = &gm->gaps[i];
+		int64_t part = gap_part(gap, cause);
+		if (gap->place != KG_GAP_STEADY) {
+			edges[gap->place] += (double)part;
+			continue;
+		}
+		idle += (double)part;
+		if (part < a->cfg.sync_gap_ns)
 			continue;
 		ngaps++;
 		if (longest == KG_NONE || part > gap_part(&gm->gaps[longest], cause))
 			longest = i;
 	}
+	if (!worth(a, idle))
+		return;
 	/* one or two gaps are a program's start or end, not a pattern worth a finding,
 	 * unless one of them is long on its own */
 	if (ngaps < 3 && (longest == KG_NONE || gap_part(&gm->gaps[longest], cause) <
@@ -1240,10 +1239,10 @@ static void utilization_finding(struct kg_analysis *a, uint32_t g)
 	char gl[128];
 	gpu_label(a, g, gl, sizeof(gl));
 	char steady_pct[64] = "";
-	int64_t edges = kg_time_add(gm->idle_startup, gm->idle_winddown);
-	if (edges > 0 && a->span > edges)
+	int64_t steady = gpu_steady_span(a, gm);
+	if ((gm->idle_startup || gm->idle_winddown) && steady > 0)
 		snprintf(steady_pct, sizeof(steady_pct), " (%.0f%% of its steady work)",
-			 100.0 * (double)gm->busy / (double)(a->span - edges));
+			 100.0 * (double)gm->busy / (double)steady);
 	snprintf(f->title, sizeof(f->title),
 		 "%s is busy %.0f%% of the trace%s: %u of %d time chunks below %.0f%% busy, "
 		 "%u idle gaps of %.0f ms or more",

@@ -259,11 +259,10 @@ static void totals_of(const struct kg_analysis *a, struct totals *t)
 	}
 }
 
-/* The span less its one GPU's start-up and wind-down idle: what the steps took (KG_NO_TIME
- * with several GPUs, whose start-ups overlap). */
-static int64_t steady_span(const struct kg_analysis *a, const struct totals *t)
+/* Its one GPU's steady span (KG_NO_TIME with several GPUs, whose start-ups overlap). */
+static int64_t steady_span(const struct kg_analysis *a)
 {
-	return a->n_gpus == 1 ? a->span - kg_time_add(t->startup, t->winddown) : KG_NO_TIME;
+	return a->n_gpus == 1 ? gpu_steady_span(a, &a->gpus[0]) : KG_NO_TIME;
 }
 
 /* ------------------------------------------------------------------ the page */
@@ -325,7 +324,7 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 	fprintf(f, "%s → %s   %s%s: %s\n", fmt_duration(a->span, s1), fmt_duration(b->span, s2),
 		fmt_change(kg_time_diff(b->span, a->span), c), fmt_change_pct((double)a->span, (double)b->span, p),
 		b->span < a->span ? "faster" : b->span > a->span ? "slower" : "the same");
-	int64_t sx = steady_span(a, &x), sy = steady_span(b, &y);
+	int64_t sx = steady_span(a), sy = steady_span(b);
 	if ((x.startup || x.winddown || y.startup || y.winddown) && sx != KG_NO_TIME &&
 	    sy != KG_NO_TIME)
 		duration_row(f, "steady", sx, sy); /* the span without start-up and wind-down */
@@ -493,7 +492,7 @@ static void json_side(struct jw *w, const char *key, const char *path, const str
 	j_close(w);
 	kv_int(w, "idle_startup_ns", t.startup);
 	kv_int(w, "idle_winddown_ns", t.winddown);
-	int64_t steady = steady_span(a, &t);
+	int64_t steady = steady_span(a);
 	j_key(w, "steady_span_ns");
 	if (steady == KG_NO_TIME)
 		j_null(w);

@@ -224,7 +224,7 @@ static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_
 	j_close(w);
 	kv_int(w, "idle_startup_ns", g->idle_startup);
 	kv_int(w, "idle_winddown_ns", g->idle_winddown);
-	int64_t steady = a->span - kg_time_add(g->idle_startup, g->idle_winddown);
+	int64_t steady = gpu_steady_span(a, g);
 	kv_pct(w, "steady_busy_pct", (double)g->busy, (double)(steady > 0 ? steady : 0));
 	j_key(w, "utilization");
 	j_aopen(w);

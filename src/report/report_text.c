@@ -703,10 +703,10 @@ static void gpu_block(FILE *f, const struct kg_analysis *a, const struct kg_gpu_
 		 fmt_pct(busy, (double)a->span, p1), fmt_duration(g->busy, d1),
 		 fmt_pct((double)g->kernel_busy, (double)a->span, p2),
 		 fmt_pct((double)g->copy_busy, (double)a->span, p3));
-	int64_t edges = kg_time_add(g->idle_startup, g->idle_winddown);
-	if (edges > 0 && a->span > edges)
+	int64_t steady = gpu_steady_span(a, g);
+	if ((g->idle_startup || g->idle_winddown) && steady > 0)
 		appendf(line, sizeof(line), "; %s of the steady work, without start-up and wind-down",
-			fmt_pct(busy, (double)(a->span - edges), p1));
+			fmt_pct(busy, (double)steady, p1));
 	wrap(f, 4, "busy", line);
 	if (g->copy_total > 0)
 		snprintf(line, sizeof(line), "%s of copy time ran while a kernel ran (%s of %s)",

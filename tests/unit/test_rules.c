@@ -21,6 +21,15 @@ static const char *fixture(const char *name)
 	return path;
 }
 
+/* The first finding of `rule` in an analysis, or NULL. */
+static const struct kg_finding *rule_finding(const struct kg_analysis *a, const char *rule)
+{
+	for (uint32_t i = 0; i < a->n_findings; i++)
+		if (!strcmp(a->findings[i].rule, rule))
+			return &a->findings[i];
+	return NULL;
+}
+
 /* The finding of `rule` in the analysis of fixture `name`, or NULL. */
 static const struct kg_finding *find(const char *name, const char *rule, double *gain_pct)
 {
@@ -38,13 +47,10 @@ static const struct kg_finding *find(const char *name, const char *rule, double 
 		for (uint32_t i = 0; i < a.n_findings; i++)
 			fprintf(stderr, "    %s: %s %.1f%% %s\n", name, a.findings[i].rule,
 				a.findings[i].gain_pct, a.findings[i].title);
-	for (uint32_t i = 0; i < a.n_findings; i++)
-		if (!strcmp(a.findings[i].rule, rule)) {
-			if (gain_pct)
-				*gain_pct = a.findings[i].gain_pct;
-			return &a.findings[i];
-		}
-	return NULL;
+	const struct kg_finding *f = rule_finding(&a, rule);
+	if (f && gain_pct)
+		*gain_pct = f->gain_pct;
+	return f;
 }
 
 static void planted(const char *bad, const char *fixed, const char *rule, double min_pct)
@@ -132,10 +138,7 @@ static const struct kg_finding *find_in(const char *path, const char *window, co
 		for (uint32_t i = 0; i < a.n_findings; i++)
 			*n_severe += a.findings[i].severity >= KG_SEV_WARNING;
 	}
-	for (uint32_t i = 0; i < a.n_findings; i++)
-		if (!strcmp(a.findings[i].rule, rule))
-			return &a.findings[i];
-	return NULL;
+	return rule_finding(&a, rule);
 }
 
 /* Each step builds its batch on the CPU (6.5 ms), copies it from pageable memory, trains
@@ -229,10 +232,7 @@ TEST(start_up_and_wind_down_gaps_are_told_apart_from_the_steps)
 	}
 	CHECK_EQ_INT(model_finish(&m), 0);
 	CHECK(analysis_run(&m, NULL, &a) == 0);
-	const struct kg_finding *f = NULL;
-	for (uint32_t i = 0; i < a.n_findings; i++)
-		if (!strcmp(a.findings[i].rule, "host-bound"))
-			f = &a.findings[i];
+	const struct kg_finding *f = rule_finding(&a, "host-bound");
 	CHECK(f != NULL);
 	CHECK(f && f->gain_ns > 197 * ms && f->gain_ns < 199 * ms); /* 99 gaps of 2 ms */
 	CHECK(f && strstr(f->explanation, "Not counted: 600.0 ms before the GPU's steady work"));
@@ -240,18 +240,12 @@ TEST(start_up_and_wind_down_gaps_are_told_apart_from_the_steps)
 	CHECK(f && strstr(f->title, "in 99 gaps"));
 	/* gpu-utilization: where the steady work began, and which --delay leaves the start-up
 	 * out when the trace knows when record started the program (2.5 s before the first op) */
-	const struct kg_finding *u = NULL;
-	for (uint32_t i = 0; i < a.n_findings; i++)
-		if (!strcmp(a.findings[i].rule, "gpu-utilization"))
-			u = &a.findings[i];
+	const struct kg_finding *u = rule_finding(&a, "gpu-utilization");
 	CHECK(u && strstr(u->fix, "steady work began 600.0 ms into the trace"));
 	analysis_free(&a);
 	m.program_start = 1000 * ms - 2500 * ms; /* 2.5 s before the first op */
 	CHECK(analysis_run(&m, NULL, &a) == 0);
-	u = NULL;
-	for (uint32_t i = 0; i < a.n_findings; i++)
-		if (!strcmp(a.findings[i].rule, "gpu-utilization"))
-			u = &a.findings[i];
+	u = rule_finding(&a, "gpu-utilization");
 	if (u && !strstr(u->fix, "--delay 3.2"))
 		fprintf(stderr, "    %s\n", u->fix);
 	CHECK(u && strstr(u->fix, "began 3.1 s after the program started: record with --delay 3.2"));
