@@ -14,6 +14,8 @@
 #             column is named us_per_launch whatever the unit.
 #   -p CPUS   run every configuration under `taskset -c CPUS` (the same cores each run:
 #             a VM's cores differ, and a run's placement moves its figure by up to 40 %)
+#   CONFIG@noaslr  any configuration run under `setarch -R` (no address-space
+#             randomisation): is a process's own layout what makes runs differ?
 set -u
 cd "$(dirname "$0")/.." || exit 1
 R=5 OUT=/tmp/recorder-cost N=20000 CONFIGS= PIN= WL=launch
@@ -40,7 +42,8 @@ ALL=(untraced raw raw+tscb raw+latency raw+runtime raw+runtime+driver raw+cb:run
 if [ -n "$CONFIGS" ]; then IFS=, read -r -a ALL <<< "$CONFIGS"; fi
 
 run() { # CONFIG -> prints µs per launch
-	local c=$1 t=$OUT/t.kgt
+	local c=$1 t=$OUT/t.kgt pre=()
+	case $c in *@noaslr) c=${c%@noaslr} pre=(setarch "$(uname -m)" -R) ;; esac
 	local -a cmd=("$LOOP" -n "$N" -w 1000 -r 5) env=(env -u CUDA_INJECTION64_PATH)
 	[ "$WL" = tiny ] && cmd=(python3 bench/torch_step.py --tiny --reps 5)
 	[ "$WL" = gpt ] && cmd=(python3 bench/torch_step.py --gpt --steps 10 --reps 3)
@@ -72,6 +75,7 @@ run() { # CONFIG -> prints µs per launch
 	esac
 	rm -rf "$t" "$t.spool"
 	[ -z "$PIN" ] || env=(taskset -c "$PIN" "${env[@]}")
+	env=("${pre[@]}" "${env[@]}")
 	"${env[@]}" "${cmd[@]}" > "$OUT/last.out" 2> "$OUT/last.err" || { echo "FAIL"; return 0; }
 	# the fastest of the run's repetitions: the least disturbed by the machine's other work
 	sed -n 's/^reps_\(us_per_launch\|us_per_op\|ms_per_step\)=//p' "$OUT/last.out" | tr , '\n' |

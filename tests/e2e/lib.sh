@@ -12,7 +12,7 @@ skip() { echo "$*"; exit 77; }
 fixture() {
 	local dst=build/fixtures/$1.kgt
 	if [ ! -f "$dst" ] || [ "$FIXTURES/$1.kgt.xz" -nt "$dst" ]; then
-		mkdir -p build/fixtures
+		mkdir -p "$(dirname "$dst")"
 		xz -dc "$FIXTURES/$1.kgt.xz" > "$dst.tmp" && mv "$dst.tmp" "$dst" || fail "cannot decompress $1"
 	fi
 	echo "$dst"
@@ -27,4 +27,18 @@ expect_error() {
 	[ $rc -eq "$want" ] || fail "'$*' exited $rc, expected $want; stderr: $(cat "$WORK/err")"
 	grep -qF -- "$needle" "$WORK/err" || fail "'$*' did not say '$needle'; stderr: $(cat "$WORK/err")"
 	echo "ok: '$*' -> exit $rc: $(head -1 "$WORK/err")"
+}
+
+# every_command TRACE NAME: a version 5 (compact) trace read by every command; its rows
+# come back through export --format sqlite ($WORK/NAME.json, .png, .html, .sqlite stay)
+every_command() {
+	local t=$1 n=$2 k want
+	"$K" info "$t" | grep -q "kgantt-trace version 5" || fail "$n: not a version 5 trace"
+	"$K" report --json --no-progress "$t" > "$WORK/$n.json" || fail "$n: report"
+	"$K" plot "$t" -o "$WORK/$n.png" || fail "$n: plot"
+	"$K" view -q "$t" -o "$WORK/$n.html" || fail "$n: view"
+	"$K" export --format sqlite "$t" -o "$WORK/$n.sqlite" || fail "$n: export sqlite"
+	k=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM kernels").fetchone()[0])' "$WORK/$n.sqlite")
+	want=$(python3 -c 'import json,sys; print(sum(k["count"] for k in json.load(open(sys.argv[1]))["kernels"]))' "$WORK/$n.json")
+	[ "$k" = "$want" ] || fail "$n: $k kernel rows exported, the report counts $want"
 }

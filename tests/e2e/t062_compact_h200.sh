@@ -6,15 +6,7 @@
 . tests/e2e/lib.sh
 command -v sqlite3 > /dev/null || skip "no sqlite3 shell"
 for n in launch10k_full launch10k_kernels copies_bad streams_bad bound torch_tiny; do
-	t=$(fixture compact_$n)
-	"$K" info "$t" | grep -q "kgantt-trace version 5" || fail "$n: not a version 5 trace"
-	"$K" report --json --no-progress "$t" > "$WORK/$n.json" || fail "$n: report"
-	"$K" plot "$t" -o "$WORK/$n.png" || fail "$n: plot"
-	"$K" view -q "$t" -o "$WORK/$n.html" || fail "$n: view"
-	"$K" export --format sqlite "$t" -o "$WORK/$n.sqlite" || fail "$n: export sqlite"
-	k=$(sqlite3 "$WORK/$n.sqlite" "SELECT COUNT(*) FROM kernels")
-	want=$(python3 -c 'import json,sys; print(sum(k["count"] for k in json.load(open(sys.argv[1]))["kernels"]))' "$WORK/$n.json")
-	[ "$k" = "$want" ] || fail "$n: $k kernel rows exported, the report counts $want"
+	every_command "$(fixture compact_$n)" "$n"
 done
 echo "ok: info, report, plot, view and export of every compact H200 trace"
 # bytes per kernel, as recorded (API calls included): goals 64 (full) and 40 (kernels)

@@ -3,9 +3,12 @@
 # GPU: every example recorded again; a GPT training step recorded by default and with
 # --all-api: no function the trace's note names is in the default trace, the --all-api
 # trace has them, and both give the same findings.
-#   tests/gpu/api_filter_gpt_h200.sh OUTDIR      (OUTDIR/summary.txt; exit 1 on a failed check)
+#   tests/gpu/api_filter_gpt_h200.sh OUTDIR [KEEPDIR]
+#      OUTDIR/summary.txt; exit 1 on a failed check. KEEPDIR: keep the traces (every
+#      example's, as record_examples.sh writes them, and gpt_default.kgt) as fixtures.
 set -u
-out=${1:?usage: api_filter_gpt_h200.sh OUTDIR}
+out=${1:?usage: api_filter_gpt_h200.sh OUTDIR [KEEPDIR]}
+keep=${2:-}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
 run=$(mktemp -d /tmp/kgantt-apifilter.XXXXXX)
@@ -63,6 +66,10 @@ PY
 [ "${PIPESTATUS[0]}" = 0 ] || failed=1
 tar -C "$run" -cJf "$out/logs.tar.xz" record_examples.txt gpt_default.log gpt_all-api.log \
 	gpt_default.json gpt_all-api.json examples/summary.txt 2> /dev/null
+if [ -n "$keep" ]; then
+	mkdir -p "$keep"
+	cp "$run"/examples/fixtures/* "$run/gpt_default.kgt" "$run/examples/summary.txt" "$keep/"
+fi
 rm -rf "$run"
 say "done: $([ $failed = 0 ] && echo passed || echo FAILED)"
 exit $failed

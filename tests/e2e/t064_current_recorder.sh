@@ -1,0 +1,94 @@
+# The examples and a GPT training step recorded again on the H200 by the recorder as it
+# is now (tests/fixtures/h200/current/, written by `tests/gpu/api_filter_gpt_h200.sh OUT
+# KEEP`: the compact format, the trivial API list with cuBLAS's and cuDNN's queries, and
+# program_start_ns). Every trace holds what its example launched; none holds a function
+# its note says was left out; each knows when `record` started the program; every
+# example's planted problem is found where it was planted, not in its fix, and diff sees
+# the fix resolve it; the GPT step's start-up is left out of host-bound and its
+# gpu-utilization fix names the exact --delay.
+. tests/e2e/lib.sh
+command -v python3 > /dev/null || skip "no python3"
+C=$FIXTURES/current
+n=0
+for xz in "$C"/*.kgt.xz; do
+	name=$(basename "$xz" .kgt.xz)
+	t=$(fixture "current/$name")
+	"$K" info "$t" > "$WORK/info" || fail "kgantt info $name"
+	grep -q "NVIDIA H200" "$WORK/info" || fail "$name: no H200 in 'kgantt info'"
+	every_command "$t" "$name"
+	[ -f "$C/$name.out" ] || continue
+	opts=()
+	[ "$name" = longrun_killed ] && opts=(--allow-incomplete)
+	python3 tests/gpu/validate.py "${opts[@]}" "$t" "$C/$name.out" > "$WORK/v" ||
+		[ "$name" = longrun_killed ] || { cat "$WORK/v"; fail "$name: not what its example launched"; }
+	n=$((n + 1))
+done
+[ $n -ge 16 ] || fail "only $n traces checked against their examples"
+echo "ok: every trace read by info, report, plot, view and export; $n hold what their examples launched"
+
+# the trivial API list and the program's start, in every trace
+KGANTT=$K python3 - "$C" <<'PY' || fail "API list or program_start_ns"
+import glob, os, re, subprocess, sys
+sys.path.insert(0, "tests/gpu")
+import kgt_rows
+checked = 0
+for xz in sorted(glob.glob(os.path.join(sys.argv[1], "*.kgt.xz"))):
+    name = os.path.basename(xz)[:-7]
+    db = kgt_rows.connect("build/fixtures/current/%s.kgt" % name)
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    # an imported spool (record was killed, `kgantt import` wrote it) has no start time
+    if name != "longrun_recovered":
+        assert int(meta.get("program_start_ns", 0)) > 0, (name, "no program_start_ns")
+    texts = [t for (t,) in db.execute("SELECT text FROM messages")]
+    if any(t.startswith("recording (kernels mode") for t in texts):
+        assert db.execute("SELECT COUNT(*) FROM api").fetchone()[0] == 0, name
+        continue
+    notes = [t for t in texts if t.startswith("API calls not recorded")]
+    assert notes, (name, "no note of the API calls left out")
+    listed = set(notes[0].split(": ", 1)[1].split(", "))
+    for must in ("cudaGetDevice", "cuKernelGetAttribute", "cuGetErrorString", "cuKernelGetName"):
+        assert must in listed, (name, must, "not on the list")
+    names = {re.sub(r"(_v[0-9]+)+(_ptsz)?$", "", n) for (n,) in db.execute("SELECT DISTINCT name FROM api")}
+    leaked = names & listed
+    assert not leaked, (name, "recorded anyway", leaked)
+    checked += 1
+print("ok: %d traces: none holds a function of its list (%d functions), every recorded one knows "
+      "when the program started" % (checked, len(listed)))
+PY
+
+# the planted problems: found in the bad run, not in its fix; diff says the fix resolved it
+rules() { "$K" report --json --no-progress "$1" | python3 -c 'import json,sys; print(" ".join(sorted(f["rule"] for f in json.load(sys.stdin)["findings"] if f["severity"] != "info")))'; }
+for p in "copies_bad copies_fixed copy-compute-overlap" "launches_bad launches_graph launch-overhead" \
+	"launches_bad launches_fixed launch-overhead" "streams_bad streams_fixed stream-serialization" \
+	"occupancy_bad occupancy_fixed low-occupancy" "timeslice_bad timeslice_fixed time-slicing"; do
+	set -- $p
+	b=$(fixture "current/$1") a=$(fixture "current/$2")
+	rb=$(rules "$b") ra=$(rules "$a")
+	[[ " $rb " == *" $3 "* ]] || fail "$1: $3 not found ($rb)"
+	[[ " $ra " != *" $3 "* ]] || fail "$2: $3 found in the fix ($ra)"
+	"$K" diff "$b" "$a" > "$WORK/diff" || fail "diff $1 $2"
+	grep -qE "^  resolved +$3 " "$WORK/diff" && grep -q ": faster$" "$WORK/diff" ||
+		fail "diff $1 → $2: not faster with $3 resolved: $(head -20 "$WORK/diff")"
+	echo "ok: $1: $3 (with: ${rb// /, }); $2: none of it; diff: faster, resolved"
+done
+r=$(rules "$(fixture current/streams_busy)")
+[ -z "$r" ] || fail "streams_busy: $r"
+
+# the GPT step: 5.8 s of imports and set-up before its steps, left out of host-bound, and
+# the exact --delay that leaves it out of the recording
+g=$(fixture current/gpt_default)
+"$K" report "$g" > "$WORK/gpt.txt" || fail "report gpt_default"
+grep -q "record with --delay 11.7 to leave the start-up out" "$WORK/gpt.txt" ||
+	fail "gpt: no --delay in gpu-utilization's fix: $(grep -A12 'gpu-utilization:' "$WORK/gpt.txt")"
+"$K" report --json --no-progress "$g" > "$WORK/gpt.json" || fail "report --json gpt_default"
+python3 - "$WORK/gpt.json" <<'PY' || fail "gpt: start-up"
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+g = d["gpus"][0]
+assert g["idle_startup_ns"] > 5.5e9, g["idle_startup_ns"]
+hb = [f for f in d["findings"] if f["rule"] == "host-bound"][0]
+assert hb["gain_ns"] < 2.0e9, hb["gain_ns"]   # the steps' own gaps, not the 6.6 s start-up
+print("ok: gpt: %.2f s of start-up left out; host-bound %.0f ms; steady work %.1f%% busy"
+      % (g["idle_startup_ns"] / 1e9, hb["gain_ns"] / 1e6, g["steady_busy_pct"]))
+PY
+echo "ok: gpt: gpu-utilization's fix names --delay 11.7"
