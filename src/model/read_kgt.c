@@ -431,6 +431,22 @@ static void note_api_filter(struct kgt_reader *r)
 	sqlite3_finalize(st);
 }
 
+/* A recording window that never opened (--delay past the program's end, no
+ * cudaProfilerStart): the recorder says so in the trace, and an empty trace's "nothing
+ * to show" then gives that reason first. */
+static void note_window_never_opened(struct kgt_reader *r)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(r->db,
+			       "SELECT text FROM messages WHERE text LIKE 'nothing recorded:%' "
+			       "ORDER BY rowid LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		model_note(r->m, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
 /* A process whose recorder could not start (CUPTI refused: another profiler attached, no
  * permission) ran untraced; its first error says why. Kept on the process, so that every
  * command can tell "recording was refused" from "the program did nothing on the GPU". */
@@ -491,6 +507,8 @@ static int read_all(struct kgt_reader *r)
 			      "c.null_stream FROM streams s JOIN contexts c USING(process, context)",
 			      "streams", on_stream);
 	kgt_progress(r, 0.05);
+	if (!rc)
+		note_window_never_opened(r);
 	if (!rc)
 		note_api_filter(r);
 	if (!rc)

@@ -57,6 +57,7 @@ struct kg_pool {
 static struct {
 	int active;            /* CUPTI set up and the spool open */
 	int capturing;         /* activity kinds currently enabled */
+	int ever_captured;     /* they were, at some time: else the trace is empty, and says why */
 	pid_t pid;
 	enum kg_mode mode;
 	int latency;
@@ -362,6 +363,7 @@ static CUptiResult set_capture(int on, const char *why)
 	if (on && g.mode == KG_MODE_FULL && !g.all_api && !g.api_callbacks)
 		skip_trivial_api();
 	g.capturing = on;
+	g.ever_captured |= on;
 	pthread_mutex_unlock(&g.capture_lock);
 	capture_record(on, why);
 	if (!on)
@@ -603,6 +605,25 @@ static void report_stacks(void)
 	       (unsigned long long)calls, (unsigned long long)stacks, (unsigned long long)lost);
 }
 
+/* A window that never opened leaves an empty trace, which must say why: the reports
+ * (cli/trace_load.c) show this message instead of a bare "nothing to show". On the H200
+ * one program's start-up took 8.8 to 11.7 s from run to run, so a --delay read off one
+ * run can fall after the next one has ended. */
+static void report_window_never_opened(void)
+{
+	if (g.ever_captured)
+		return;
+	double ran = (double)(now_raw_ns() - g.t0) / 1e9;
+	if (g.profiler_api_range)
+		status(KG_STATUS_WARNING, "nothing recorded: the process never called "
+					  "cudaProfilerStart (--capture-range cudaProfilerApi) "
+					  "in its %.1f s", ran);
+	else if (g.delay_s > 0)
+		status(KG_STATUS_WARNING, "nothing recorded: the process ended %.1f s after "
+					  "the program started, before --delay %.1f had passed: "
+					  "use a smaller --delay", ran, g.delay_s);
+}
+
 /* The spool's last record: its absence tells the importer the process died. */
 static void write_end_record(void)
 {
@@ -638,6 +659,7 @@ static void at_exit(void)
 	api_calls_drain();
 	stacks_drain(&g.spool);
 	report_stacks();
+	report_window_never_opened();
 
 	write_end_record();
 	if (g.pool.late)

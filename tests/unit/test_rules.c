@@ -238,17 +238,20 @@ TEST(start_up_and_wind_down_gaps_are_told_apart_from_the_steps)
 	CHECK(f && strstr(f->explanation, "Not counted: 600.0 ms before the GPU's steady work"));
 	CHECK(f && strstr(f->explanation, "and 700.0 ms after it ended (wind-down)"));
 	CHECK(f && strstr(f->title, "in 99 gaps"));
-	/* gpu-utilization: where the steady work began, and which --delay leaves the start-up
-	 * out when the trace knows when record started the program (2.5 s before the first op) */
+	/* gpu-utilization: where the steady work began, and which --delay leaves most of the
+	 * start-up out when the trace knows when record started the program (2.5 s before the
+	 * first op): a quarter early, rounded down, since start-up varies between runs */
 	const struct kg_finding *u = rule_finding(&a, "gpu-utilization");
 	CHECK(u && strstr(u->fix, "steady work began 600.0 ms into the trace"));
 	analysis_free(&a);
 	m.program_start = 1000 * ms - 2500 * ms; /* 2.5 s before the first op */
 	CHECK(analysis_run(&m, NULL, &a) == 0);
 	u = rule_finding(&a, "gpu-utilization");
-	if (u && !strstr(u->fix, "--delay 3.2"))
+	if (u && !strstr(u->fix, "--delay 2.3 "))
 		fprintf(stderr, "    %s\n", u->fix);
-	CHECK(u && strstr(u->fix, "began 3.1 s after the program started: record with --delay 3.2"));
+	CHECK(u && strstr(u->fix, "began 3.1 s after the program started."));
+	CHECK(u && strstr(u->fix, "--delay 2.3 cuts most of it"));
+	CHECK(u && strstr(u->fix, "--capture-range cudaProfilerApi"));
 	analysis_free(&a);
 	model_free(&m);
 }
