@@ -14,7 +14,9 @@
  * (the activity kinds; default kernel), CUPTI_RAW_LATENCY=1 (queued/submitted
  * timestamps), CUPTI_RAW_TSCB=1 (a timestamp callback reading CLOCK_MONOTONIC_RAW),
  * CUPTI_RAW_CB=runtime,driver (a callback on every function of those API domains that
- * reads the clock at entry and exit).
+ * reads the clock at entry and exit), CUPTI_RAW_API=launch (with the runtime and driver
+ * kinds: every function's API record turned off but the kernel launches', as kgantt turns
+ * off its trivial queries: what CUPTI's wrapping of the calls it records none of costs).
  *
  * On successful start-up it prints "cupti_raw: initialized" to stderr; overhead.sh
  * checks for that line so that a library that silently failed to load cannot pass for
@@ -161,6 +163,30 @@ static int cr_listed(const char *var, const char *word)
     return 0;
 }
 
+static int cr_is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
+}
+
+/* CUPTI_RAW_API=launch: only the launches keep their API records. */
+static void cr_launches_only(void)
+{
+    for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+        if (!cr_is_launch(CUPTI_CB_DOMAIN_RUNTIME_API, cbid))
+            cuptiActivityEnableRuntimeApi(cbid, 0);
+    for (CUpti_CallbackId cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+        if (!cr_is_launch(CUPTI_CB_DOMAIN_DRIVER_API, cbid))
+            cuptiActivityEnableDriverApi(cbid, 0);
+}
+
 static int cr_extras(void)
 {
     static const struct {
@@ -178,6 +204,8 @@ static int cr_extras(void)
         if (cr_listed("CUPTI_RAW_KINDS", kinds[i].name) &&
             cuptiActivityEnable(kinds[i].kind) != CUPTI_SUCCESS)
             return -1;
+    if (cr_listed("CUPTI_RAW_API", "launch"))
+        cr_launches_only();
     if (getenv("CUPTI_RAW_CB")) {
         CUpti_SubscriberHandle sub;
         if (cuptiSubscribe(&sub, (CUpti_CallbackFunc)cr_callback, NULL) != CUPTI_SUCCESS)

@@ -34,7 +34,7 @@ K=${KGANTT:-build/kgantt}
 LOOP=${LAUNCH_LOOP:-build/bench/launch_loop}
 RAW=$PWD/build/bench/libcupti_raw.so
 mkdir -p "$OUT"
-ALL=(untraced raw raw+tscb raw+latency raw+runtime raw+runtime+driver raw+cb:runtime
+ALL=(untraced raw raw+tscb raw+latency raw+runtime raw+runtime+driver raw+runtime+driver:launch raw+cb:runtime
      raw+cb:both raw+all-full-kinds
      kg-kernels kg-kernels-notscb kg-full kg-full-nostacks kg-full-nolatency kg-full-notscb
      kg-full-nodriver kg-full-noruntime kg-full-nosync-nooverhead kg-full-nolatency-nodriver
@@ -54,6 +54,8 @@ run() { # CONFIG -> prints µs per launch
 	raw+latency) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_LATENCY=1) ;;
 	raw+runtime) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_KINDS=runtime) ;;
 	raw+runtime+driver) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_KINDS=runtime,driver) ;;
+	# the same with every API record off but the launches': what wrapping the rest costs
+	raw+runtime+driver:launch) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_KINDS=runtime,driver CUPTI_RAW_API=launch) ;;
 	raw+cb:both) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_CB=runtime,driver) ;;
 	raw+cb:*) env=(env "CUDA_INJECTION64_PATH=$RAW" "CUPTI_RAW_CB=${c#raw+cb:}") ;;
 	raw+all-full-kinds) env=(env "CUDA_INJECTION64_PATH=$RAW" CUPTI_RAW_KINDS=runtime,driver,memcpy,memset,sync CUPTI_RAW_LATENCY=1 CUPTI_RAW_TSCB=1) ;;
