@@ -19,8 +19,9 @@
 /* Throughput lost when two contexts time-slice one GPU, measured on an H200 (timeslice
  * example: 468 ms with two processes vs 401 ms for the same work in one): 14 %. */
 #define SLICE_OVERHEAD 0.14
-/* How much earlier than one run's steady work the --delay named starts: one GPT
- * program's start-up took 8.8 to 11.7 s over five runs on the H200 (a quarter less). */
+/* How much earlier than one run's steady work the --delay named starts: on the H200 one
+ * GPT program began its steps 11.7, 11.0 and 8.8 s after it started in three runs, and
+ * two more had ended by 9.9 s (a quarter less than the slowest). */
 #define STARTUP_MARGIN 0.25
 
 static double ms(double ns)

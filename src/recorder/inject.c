@@ -607,8 +607,8 @@ static void report_stacks(void)
 
 /* A window that never opened leaves an empty trace, which must say why: the reports
  * (cli/trace_load.c) show this message instead of a bare "nothing to show". On the H200
- * one program's start-up took 8.8 to 11.7 s from run to run, so a --delay read off one
- * run can fall after the next one has ended. */
+ * one GPT program began its steps 8.8 to 11.7 s after it started, from run to run, so a
+ * --delay read off one run can fall after the next one has ended. */
 static void report_window_never_opened(void)
 {
 	if (g.ever_captured)
