@@ -15,7 +15,8 @@ CLOCK_MONOTONIC_RAW (a different boot time) and a realtime offset off by up to
 Planted (defaults for N ranks): straggler ranks whose host sleeps before the backward pass
 (`--straggler RANK:FIRST-LAST:MS`), a slow GPU (`--slow RANK:FACTOR`: every compute
 kernel that much longer) and a rank that runs extra kernels in one step
-(`--extra RANK:STEP:COUNT`).
+(`--extra RANK:STEP:COUNT`). `--startup MS` gives every rank a start-up: one set-up
+kernel, then MS (plus up to 1 ms, by rank) of imports and loading before its first step.
 
   bench/gen_job.py -o /tmp/job -n 1024 -k 10000 -j 2      # the benchmark's job
   bench/gen_job.py -o /tmp/job8 -n 8 -k 2000               # small: the tests'
@@ -199,6 +200,9 @@ def write_rank(args):
                         1, 32, 0, 0, 0, 0, 0))
 
     st = {"host": 10_000_000_000, "ready": 0}
+    if a.startup:  # the set-up kernel, then the start-up's idle until the first step
+        t = 10_000_000_000 - int(a.startup * 1e6) - r * 1000 % 1_000_000
+        emit("k", COMPUTE, "void at::native::fill_kernel_cuda(float)", t, t + 5000, t + 25_000)
     for s in range(plan.steps):
         ready = part1(plan, st, r, s, emit)
         part2(plan, st, r, s, ready, ends_all[s], emit)
@@ -267,6 +271,8 @@ def main():
     ap.add_argument("--slow", action="append", help="RANK:FACTOR (repeatable)")
     ap.add_argument("--extra", action="append", help="RANK:STEP:COUNT (repeatable)")
     ap.add_argument("--clean", action="store_true", help="plant nothing")
+    ap.add_argument("--startup", type=float, default=0,
+                    help="MS of start-up before each rank's first step (one set-up kernel first)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()

@@ -226,6 +226,10 @@ struct kg_analysis {
 	const struct kg_model *m;
 	struct kg_config cfg;
 	int64_t span;                 /* model end - begin */
+	/* the span less the start-up and wind-down idle of the GPU that had least of it: what
+	 * the findings' shares and thresholds are taken of, so that seconds of imports and
+	 * loading before the steps do not make the steps' problems look small */
+	int64_t steady_span;
 	struct kg_gpu_metrics *gpus;
 	uint32_t n_gpus;
 	struct kg_stream_metrics *streams;   /* same order as model.streams */
@@ -245,6 +249,20 @@ struct kg_analysis {
 	int has_stacks;                      /* some API call has a stack */
 	struct kg_idmap *call_sites;         /* (stack, API name) → site (sites.c) */
 };
+
+/* Where GPU gm's steady work begins and ends: after its last start-up gap, before its
+ * first wind-down gap (kg_gap_place); its first and last op's times without them. */
+static inline void gpu_steady_bounds(const struct kg_gpu_metrics *gm, int64_t *begin,
+				     int64_t *end)
+{
+	*begin = gm->begin;
+	*end = gm->end;
+	for (uint32_t i = 0; i < gm->n_gaps; i++)
+		if (gm->gaps[i].place == KG_GAP_STARTUP)
+			*begin = gm->gaps[i].end;
+		else if (gm->gaps[i].place == KG_GAP_WINDDOWN && *end == gm->end)
+			*end = gm->gaps[i].start;
+}
 
 /* The span less GPU gm's start-up and wind-down idle (kg_gap_place): what its steady work
  * took. The one derivation the report, its JSON, gpu-utilization and diff use. */

@@ -1071,6 +1071,18 @@ static int by_gain_desc(const void *x, const void *y)
 	return (a->gain_ns < b->gain_ns) - (a->gain_ns > b->gain_ns);
 }
 
+static int64_t steady_span(const struct kg_analysis *a)
+{
+	int64_t edges = -1;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		const struct kg_gpu_metrics *gm = &a->gpus[g];
+		int64_t e = kg_time_add(gm->idle_startup, gm->idle_winddown);
+		if (gm->n_ops && (edges < 0 || e < edges))
+			edges = e;
+	}
+	return edges > 0 && edges < a->span ? a->span - edges : a->span;
+}
+
 int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct kg_analysis *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -1102,10 +1114,11 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 		analysis_free(a);
 		return -ENOMEM;
 	}
+	a->steady_span = steady_span(a);
 	rules_run(a);
 	for (uint32_t i = 0; i < a->n_findings; i++) {
 		struct kg_finding *f = &a->findings[i];
-		f->gain_pct = a->span > 0 ? 100.0 * f->gain_ns / (double)a->span : 0;
+		f->gain_pct = a->steady_span > 0 ? 100.0 * f->gain_ns / (double)a->steady_span : 0;
 		if (f->gain_ns <= 0)
 			continue; /* a finding without an estimate keeps the severity its rule set */
 		f->severity = f->gain_pct >= 10 ? KG_SEV_CRITICAL

@@ -31,8 +31,8 @@ static double ms(double ns)
 
 static int worth(const struct kg_analysis *a, double gain)
 {
-	return gain >= (double)a->cfg.min_gain_ns && a->span > 0 &&
-	       100.0 * gain / (double)a->span >= a->cfg.min_gain_pct;
+	return gain >= (double)a->cfg.min_gain_ns && a->steady_span > 0 &&
+	       100.0 * gain / (double)a->steady_span >= a->cfg.min_gain_pct;
 }
 
 static const struct kg_op *op(const struct kg_analysis *a, uint32_t i)
@@ -1267,10 +1267,10 @@ static void utilization_finding(struct kg_analysis *a, uint32_t g)
 		 ms(gm->idle_by_cause[KG_GAP_SYNC]), ms(gm->idle_by_cause[KG_GAP_LAUNCH]),
 		 ms(gm->idle_by_cause[KG_GAP_DEPENDENCY]), ms(gm->idle_by_cause[KG_GAP_UNKNOWN]),
 		 edge);
-	int64_t steady_begin = KG_NO_TIME; /* the end of the last start-up gap */
-	for (uint32_t i = 0; i < gm->n_gaps; i++)
-		if (gm->gaps[i].place == KG_GAP_STARTUP)
-			steady_begin = gm->gaps[i].end;
+	int64_t steady_begin, steady_end;
+	gpu_steady_bounds(gm, &steady_begin, &steady_end);
+	if (gm->idle_startup == 0)
+		steady_begin = KG_NO_TIME; /* no start-up: nothing to leave out */
 	if (steady_begin != KG_NO_TIME && m->program_start != KG_NO_TIME &&
 	    steady_begin > m->program_start)
 		/* record's --delay counts from the program's start, which the trace keeps.

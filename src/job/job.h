@@ -38,6 +38,8 @@ enum kg_bin_state {
 	KG_BIN_IDLE_LAUNCH,
 	KG_BIN_IDLE_DEPENDENCY,
 	KG_BIN_IDLE_UNKNOWN,
+	KG_BIN_IDLE_EDGE,    /* idle before its steady work began or after it ended
+			      * (kg_gap_place: start-up, wind-down), whatever the cause */
 	KG_BIN_IDLE_SHORT,   /* idle in gaps too short to be examined */
 	KG_BIN_STATES
 };
@@ -86,7 +88,11 @@ struct kg_rank {
 	/* what */
 	int64_t begin, end;  /* its GPU work */
 	int64_t busy, kernel_busy, compute_time, comm_time;
-	int64_t idle_by_cause[KG_GAP_CAUSES];
+	int64_t idle_by_cause[KG_GAP_CAUSES];        /* as kg_gpu_metrics: every examined gap */
+	int64_t idle_startup, idle_winddown;         /* of it before / after its steady work */
+	int64_t steady_begin, steady_end;            /* that work's bounds (its clock, as begin) */
+	int64_t steady_idle_by_cause[KG_GAP_CAUSES]; /* of it in its steady work: what the job
+						      * rules compare across ranks */
 	uint32_t kernels, comm_kernels;
 	uint32_t n_findings;
 	double findings_gain;
@@ -111,6 +117,13 @@ struct kg_rank {
 			      * rank's speed; 0 unknown */
 	double work_ns;      /* its compute time at the median speed */
 };
+
+/* The rank's span less its start-up and wind-down idle: what its steady work took (as
+ * gpu_steady_span for one trace). */
+static inline int64_t rank_steady_span(const struct kg_rank *r)
+{
+	return kg_time_diff(r->end, r->begin) - kg_time_add(r->idle_startup, r->idle_winddown);
+}
 
 /* What the summaries of one trace are made from: the step ranges' name (NULL: the
  * first of ProfilerStep, train_step, step that the trace has). */
@@ -167,6 +180,9 @@ struct kg_job {
 	char clock_note[300];
 	/* the job */
 	int64_t begin, end, span;
+	/* from the first rank's steady work to the last's (start-up and wind-down left out):
+	 * what the findings' shares and thresholds are taken of, as for one trace */
+	int64_t steady_begin, steady_end, steady_span;
 	uint32_t n_collectives;      /* compared across every rank */
 	char coll_note[300];         /* why fewer than some rank has, "" */
 	struct kg_job_step *steps;   /* by step */

@@ -43,10 +43,12 @@ static const char *duration(double ns, char buf[32])
 	return buf;
 }
 
+/* Shares of the job's steady span: a job that spent seconds importing and loading
+ * before its steps does not make its steps' problems small. */
 static int worth(const struct kg_job *j, double gain)
 {
-	return gain >= (double)j->cfg.min_gain_ns && j->span > 0 &&
-	       100.0 * gain / (double)j->span >= j->cfg.min_gain_pct;
+	return gain >= (double)j->cfg.min_gain_ns && j->steady_span > 0 &&
+	       100.0 * gain / (double)j->steady_span >= j->cfg.min_gain_pct;
 }
 
 static struct kg_job_finding *add_finding(struct kg_job *j, const char *rule, uint32_t rank)
@@ -452,8 +454,9 @@ static int64_t median_of(const struct kg_job *j, int64_t (*get)(const struct kg_
 }
 
 static int64_t get_compute(const struct kg_rank *r) { return r->compute_time; }
-static int64_t get_host(const struct kg_rank *r) { return r->idle_by_cause[KG_GAP_HOST]; }
-static int64_t get_sync(const struct kg_rank *r) { return r->idle_by_cause[KG_GAP_SYNC]; }
+/* idle in the steady work: a rank's longer start-up is not a host stalling its steps */
+static int64_t get_host(const struct kg_rank *r) { return r->steady_idle_by_cause[KG_GAP_HOST]; }
+static int64_t get_sync(const struct kg_rank *r) { return r->steady_idle_by_cause[KG_GAP_SYNC]; }
 
 /* The median rank's figures that a late rank is compared with, taken once per job. */
 struct medians {
@@ -471,7 +474,7 @@ static void straggler_cause(const struct kg_job *j, const struct kg_rank *r,
 		evidence(f, "its kernel time: %.2f ms, the median rank's %.2f ms (%+.2f ms)",
 			 ms((double)r->compute_time), ms((double)mc),
 			 ms((double)(r->compute_time - mc)));
-	int64_t host = r->idle_by_cause[KG_GAP_HOST], sync = r->idle_by_cause[KG_GAP_SYNC];
+	int64_t host = get_host(r), sync = get_sync(r);
 	if ((double)host > 1.5 * (double)mh + 100e3)
 		evidence(f, "its GPU waits for its host %.2f ms, the median rank's %.2f ms: the host "
 			 "launches late (data loading, Python, a stall)",
@@ -940,23 +943,32 @@ static int by_finding_gain(const void *pa, const void *pb)
 	return (int)b->severity - (int)a->severity;
 }
 
+/* The job's span, and its steady part: from the first rank's steady work to the last's. */
 static void job_span(struct kg_job *j)
 {
-	j->begin = INT64_MAX;
-	j->end = INT64_MIN;
+	j->begin = j->steady_begin = INT64_MAX;
+	j->end = j->steady_end = INT64_MIN;
 	for (uint32_t i = 0; i < j->n_ranks; i++) {
 		const struct kg_rank *r = &j->ranks[i];
 		if (r->begin == KG_NO_TIME || r->end == KG_NO_TIME)
 			continue;
+		/* steady bounds outside its span (a summary made without them): its span */
+		int set = r->steady_begin >= r->begin && r->steady_begin <= r->steady_end &&
+			  r->steady_end <= r->end;
 		int64_t b = kg_time_add(r->begin, r->shift), e = kg_time_add(r->end, r->shift);
-		if (b < j->begin)
-			j->begin = b;
-		if (e > j->end)
-			j->end = e;
+		int64_t sb = set ? kg_time_add(r->steady_begin, r->shift) : b;
+		int64_t se = set ? kg_time_add(r->steady_end, r->shift) : e;
+		j->begin = b < j->begin ? b : j->begin;
+		j->end = e > j->end ? e : j->end;
+		j->steady_begin = sb < j->steady_begin ? sb : j->steady_begin;
+		j->steady_end = se > j->steady_end ? se : j->steady_end;
 	}
 	if (j->begin > j->end)
 		j->begin = j->end = 0;
+	if (j->steady_begin > j->steady_end)
+		j->steady_begin = j->begin, j->steady_end = j->end;
 	j->span = kg_time_diff(j->end, j->begin);
+	j->steady_span = kg_time_diff(j->steady_end, j->steady_begin);
 }
 
 int job_analyse(struct kg_job *j)
@@ -975,7 +987,7 @@ int job_analyse(struct kg_job *j)
 	rule_imbalance(j);
 	for (uint32_t i = 0; i < j->n_findings; i++) {
 		struct kg_job_finding *f = &j->findings[i];
-		f->gain_pct = j->span > 0 ? 100.0 * f->gain_ns / (double)j->span : 0;
+		f->gain_pct = j->steady_span > 0 ? 100.0 * f->gain_ns / (double)j->steady_span : 0;
 		if (f->gain_ns > 0)
 			f->severity = f->gain_pct >= 10 ? KG_SEV_CRITICAL
 				      : f->gain_pct >= 3 ? KG_SEV_WARNING

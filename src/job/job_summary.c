@@ -21,7 +21,8 @@ const char *bin_state_name(enum kg_bin_state s)
 {
 	static const char *const names[KG_BIN_STATES] = {
 		"none", "compute", "communication", "copy", "idle: host", "idle: sync",
-		"idle: launch", "idle: dependency", "idle: unknown", "idle: short gaps"};
+		"idle: launch", "idle: dependency", "idle: unknown", "idle: start-up or wind-down",
+		"idle: short gaps"};
 	return (unsigned)s < KG_BIN_STATES ? names[s] : "?";
 }
 
@@ -400,6 +401,11 @@ static int timeline(struct kg_rank *r, const struct kg_analysis *a,
 	}
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
 		const struct kg_gap *g = &gm->gaps[i];
+		if (g->place != KG_GAP_STEADY) { /* start-up or wind-down, whatever the cause */
+			spread(acc + (size_t)KG_BIN_IDLE_EDGE * KG_JOB_BINS, r->begin, w, g->start,
+			       g->end);
+			continue;
+		}
 		/* a gap that began in a synchronising call: the sync's while the host was in it,
 		 * the host's after (gap_part) */
 		int64_t split = g->cause == KG_GAP_SYNC ? kg_time_add(g->start, g->sync_ns) : g->end;
@@ -471,6 +477,13 @@ static int summarise_gpu(struct kg_rank *r, const struct kg_analysis *a, uint32_
 	r->busy = gm->busy;
 	r->kernel_busy = gm->kernel_busy;
 	memcpy(r->idle_by_cause, gm->idle_by_cause, sizeof(r->idle_by_cause));
+	r->idle_startup = gm->idle_startup;
+	r->idle_winddown = gm->idle_winddown;
+	gpu_steady_bounds(gm, &r->steady_begin, &r->steady_end);
+	for (uint32_t i = 0; i < gm->n_gaps; i++)
+		for (int c = 0; gm->gaps[i].place == KG_GAP_STEADY && c < KG_GAP_CAUSES; c++)
+			r->steady_idle_by_cause[c] = kg_time_add(
+				r->steady_idle_by_cause[c], gap_part(&gm->gaps[i], (enum kg_gap_cause)c));
 	own_findings(r, a, g);
 	int rc = kernel_names(r, a, gm, &nb);
 	if (!rc)

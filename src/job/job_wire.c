@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u /* 2: start-up, wind-down and steady idle */
 
 struct wire_header {
 	uint32_t magic, version;

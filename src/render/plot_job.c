@@ -20,18 +20,31 @@
 #define LEGEND 40
 #define MAX_LANES_PX 1600.0 /* lanes shrink to fit: a thousand ranks get 1.6 px each */
 
-static const struct rgb c_state[KG_BIN_STATES] = {
-	RGB(0xffffff), /* none */
-	RGB(0x4e79a7), /* compute */
-	RGB(0xc2185b), /* communication */
-	RGB(0xa0a0a0), /* copy */
-	RGB(0xf2b134), /* idle: host */
-	RGB(0xd62728), /* idle: sync */
-	RGB(0xbdbdbd), /* idle: launch */
-	RGB(0x9467bd), /* idle: dependency */
-	RGB(0xe0e0e0), /* idle: unknown */
-	RGB(0xf3f3f3), /* idle: short gaps */
+/* The one table of the lane states' colours: this chart's and the page's (view_job.c). */
+static const uint32_t state_hex[KG_BIN_STATES] = {
+	0xffffff, /* none */
+	0x4e79a7, /* compute */
+	0xc2185b, /* communication */
+	0xa0a0a0, /* copy */
+	0xf2b134, /* idle: host */
+	0xd62728, /* idle: sync */
+	0xbdbdbd, /* idle: launch */
+	0x9467bd, /* idle: dependency */
+	0xe0e0e0, /* idle: unknown */
+	0xcdd6e2, /* idle: start-up or wind-down */
+	0xf3f3f3, /* idle: short gaps */
 };
+
+uint32_t job_state_color(enum kg_bin_state s)
+{
+	return (unsigned)s < KG_BIN_STATES ? state_hex[s] : state_hex[KG_BIN_NONE];
+}
+
+static struct rgb state_rgb(enum kg_bin_state s)
+{
+	return (struct rgb)RGB(job_state_color(s));
+}
+
 static const struct rgb c_text = RGB(0x1f2328), c_muted = RGB(0x5f6b7a), c_grid = RGB(0xe4e7eb);
 static const struct rgb c_wait = RGB(0x3a0d1f), c_last = RGB(0x000000);
 static const struct rgb c_sev[3] = {RGB(0x1565c0), RGB(0xe65100), RGB(0xb71c1c)};
@@ -118,7 +131,7 @@ static void lane_bins(cairo_t *cr, const struct job_chart *c, const struct kg_ra
 		if (r->bins[b] != KG_BIN_NONE) {
 			double xa = x_of(c, kg_time_add(begin, (int64_t)(b * w)));
 			double xb = x_of(c, kg_time_add(begin, (int64_t)(e * w)));
-			rect(cr, xa, y, xb - xa < 0.3 ? 0.3 : xb - xa, h, c_state[r->bins[b]]);
+			rect(cr, xa, y, xb - xa < 0.3 ? 0.3 : xb - xa, h, state_rgb((enum kg_bin_state)r->bins[b]));
 		}
 		b = e;
 	}
@@ -215,12 +228,12 @@ static void legend(cairo_t *cr, const struct job_chart *c)
 	static const enum kg_bin_state shown[] = {KG_BIN_COMPUTE, KG_BIN_COMM, KG_BIN_COPY,
 						  KG_BIN_IDLE_HOST, KG_BIN_IDLE_SYNC,
 						  KG_BIN_IDLE_LAUNCH, KG_BIN_IDLE_DEPENDENCY,
-						  KG_BIN_IDLE_SHORT};
+						  KG_BIN_IDLE_EDGE, KG_BIN_IDLE_SHORT};
 	double x = MARGIN, y = c->y0 + c->lane_h * c->n + 14;
 	font(cr, 9.5, 0);
 	for (size_t i = 0; i < sizeof(shown) / sizeof(*shown); i++) {
 		const char *name = bin_state_name(shown[i]);
-		rect(cr, x, y, 12, 9, c_state[shown[i]]);
+		rect(cr, x, y, 12, 9, state_rgb(shown[i]));
 		cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
 		cairo_set_line_width(cr, 0.5);
 		cairo_rectangle(cr, x, y, 12, 9);

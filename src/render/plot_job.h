@@ -19,6 +19,9 @@ struct kg_job_plot_opts {
 	const char *sort_name;  /* what orders the lanes, for the subtitle */
 };
 
+/* A lane state's colour, 0xRRGGBB: the chart's and the job page's. */
+uint32_t job_state_color(enum kg_bin_state s);
+
 /* Draws the lanes of the ranks order[0..n) (indices into j->ranks, top to bottom) and
  * writes the chart to path. 0, or a negative errno-style code with a message in err. */
 int plot_job_render(const struct kg_job *j, const struct kg_job_plot_opts *o,

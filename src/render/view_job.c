@@ -2,9 +2,11 @@
 #include "render/view_job.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/plot_job.h"
 #include "report/job_report.h"
 #include "report/json_writer.h"
 #include "util/timemath.h"
@@ -71,7 +73,7 @@ static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i, const int
 		     const struct kg_view_job_opts *o)
 {
 	const struct kg_rank *r = &j->ranks[i];
-	int64_t idle = 0, span = kg_time_diff(r->end, r->begin);
+	int64_t idle = 0, span = rank_steady_span(r);
 	for (int c = 0; c < KG_GAP_CAUSES; c++)
 		idle = kg_time_add(idle, r->idle_by_cause[c]);
 	j_open(w);
@@ -107,6 +109,14 @@ static int document(struct jw *w, const struct kg_job *j, const struct kg_view_j
 	j_aopen(w);
 	for (int s = 0; s < KG_BIN_STATES; s++)
 		j_str(w, bin_state_name((enum kg_bin_state)s));
+	j_aclose(w);
+	j_key(w, "colors");
+	j_aopen(w);
+	for (int s = 0; s < KG_BIN_STATES; s++) {
+		char hex[8];
+		snprintf(hex, sizeof(hex), "#%06x", job_state_color((enum kg_bin_state)s) & 0xffffffu);
+		j_str(w, hex);
+	}
 	j_aclose(w);
 	j_key(w, "ranks");
 	j_aopen(w);

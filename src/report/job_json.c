@@ -24,6 +24,17 @@ static void rank_findings(struct jw *w, const struct kg_rank *r)
 	j_aclose(w);
 }
 
+
+/* {cause: ns} of one set of idle times */
+static void idle_causes(struct jw *w, const char *key, const int64_t *ns)
+{
+	j_key(w, key);
+	j_open(w);
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		kv_time(w, gap_cause_name((enum kg_gap_cause)c), ns[c]);
+	j_close(w);
+}
+
 void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 {
 	const struct kg_rank *r = &j->ranks[i];
@@ -44,11 +55,11 @@ void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 	kv_time(w, "kernel_busy_ns", r->kernel_busy);
 	kv_time(w, "kernel_ns", r->compute_time);
 	kv_time(w, "comm_ns", r->comm_time);
-	j_key(w, "idle_by_cause_ns");
-	j_open(w);
-	for (int c = 0; c < KG_GAP_CAUSES; c++)
-		kv_time(w, gap_cause_name((enum kg_gap_cause)c), r->idle_by_cause[c]);
-	j_close(w);
+	idle_causes(w, "idle_by_cause_ns", r->idle_by_cause);
+	kv_time(w, "idle_startup_ns", r->idle_startup);
+	kv_time(w, "idle_winddown_ns", r->idle_winddown);
+	idle_causes(w, "steady_idle_by_cause_ns", r->steady_idle_by_cause);
+	kv_time(w, "steady_span_ns", rank_steady_span(r));
 	kv_int(w, "kernels", r->kernels);
 	kv_int(w, "comm_kernels", r->comm_kernels);
 	kv_int(w, "collectives", r->n_coll);
@@ -138,6 +149,7 @@ int job_report_json(FILE *f, const struct kg_job *j, const struct kg_job_report_
 		j_str(&w, o->unread[i]);
 	j_aclose(&w);
 	kv_time(&w, "span_ns", j->span);
+	kv_time(&w, "steady_span_ns", j->steady_span);
 	j_key(&w, "clocks");
 	j_open(&w);
 	kv_int(&w, "hosts", j->n_hosts);

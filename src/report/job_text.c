@@ -28,13 +28,14 @@ static int64_t idle_total(const struct kg_rank *r)
 {
 	int64_t t = 0;
 	for (int c = 0; c < KG_GAP_CAUSES; c++)
-		t = kg_time_add(t, r->idle_by_cause[c]);
+		t = kg_time_add(t, r->steady_idle_by_cause[c]);
 	return t;
 }
 
+/* Of its steady span: a rank that took longer to start is not less busy in its steps. */
 static double busy_share(const struct kg_rank *r)
 {
-	int64_t span = kg_time_diff(r->end, r->begin);
+	int64_t span = rank_steady_span(r);
 	return span > 0 ? (double)r->busy / (double)span : 0;
 }
 
@@ -109,10 +110,14 @@ static void job_header(FILE *f, const struct kg_job *j, const struct kg_job_repo
 {
 	char d[32], line[1024];
 	tone(f, o, "\033[1m");
+	char steady[96] = "", sd[32];
+	if (j->steady_span != j->span)
+		snprintf(steady, sizeof(steady), " (steady work %s: start-up and wind-down left out)",
+			 fmt_duration(j->steady_span, sd));
 	fprintf(f, "kgantt job report: %" PRIu32 " ranks from %" PRIu32 " trace%s, %" PRIu32
-		" host clock%s, span %s\n",
+		" host clock%s, span %s%s\n",
 		j->n_ranks, j->n_files, j->n_files == 1 ? "" : "s", j->n_hosts,
-		j->n_hosts == 1 ? "" : "s", fmt_duration(j->span, d));
+		j->n_hosts == 1 ? "" : "s", fmt_duration(j->span, d), steady);
 	tone(f, o, "\033[0m");
 	if (o->processes)
 		fprintf(f, "read by %" PRIu32 " MPI processes of %" PRIu32 " threads each\n",
@@ -157,9 +162,9 @@ static void rank_row(FILE *f, const struct kg_job *j, uint32_t i, const struct w
 	report_cell(f, pct, 6, 1);
 	report_cell(f, ms_text((double)r->compute_time, b), 10, 1);
 	report_cell(f, ms_text((double)r->comm_time, b), 9, 1);
-	report_cell(f, ms_text((double)r->idle_by_cause[KG_GAP_HOST], b), 8, 1);
-	report_cell(f, ms_text((double)r->idle_by_cause[KG_GAP_SYNC], b), 8, 1);
-	report_cell(f, ms_text((double)r->idle_by_cause[KG_GAP_LAUNCH], b), 8, 1);
+	report_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_HOST], b), 8, 1);
+	report_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_SYNC], b), 8, 1);
+	report_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_LAUNCH], b), 8, 1);
 	snprintf(b, sizeof(b), "%" PRIu32, r->late);
 	report_cell(f, b, 6, 1);
 	report_cell(f, ms_text((double)r->late_ns, b), 9, 1);
@@ -176,6 +181,25 @@ static void rank_row(FILE *f, const struct kg_job *j, uint32_t i, const struct w
 	else
 		fputs("-", f);
 	fputc('\n', f);
+}
+
+/* The ranks' start-up idle, which the table leaves out: its range and the longest. */
+static void startup_line(FILE *f, const struct kg_job *j, const uint32_t *order, uint32_t n)
+{
+	int64_t lo = INT64_MAX, hi = 0;
+	uint32_t longest = KG_NONE;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct kg_rank *r = &j->ranks[order[k]];
+		lo = r->idle_startup < lo ? r->idle_startup : lo;
+		if (r->idle_startup > hi)
+			hi = r->idle_startup, longest = order[k];
+	}
+	if (longest == KG_NONE)
+		return;
+	char a[32], b[32];
+	fprintf(f, "  start-up: %s to %s of GPU idle before the steady work began (the longest: "
+		   "%s), left out of busy and idle above\n", fmt_duration(lo, a),
+		fmt_duration(hi, b), j->ranks[longest].label);
 }
 
 static void rank_table(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
@@ -206,10 +230,12 @@ static void rank_table(FILE *f, const struct kg_job *j, const struct kg_job_repo
 		fputs("  ", f);
 		rank_row(f, j, order[k], &w);
 	}
-	fprintf(f, "  idle: GPU idle waiting for its host (host), in a synchronisation (sync), on "
-		   "launch latency (launch); last: collectives it started last; late: how much "
+	fprintf(f, "  busy: of its steady span (start-up and wind-down left out); idle in its "
+		   "steady work: GPU idle waiting for its host (host), in a synchronisation (sync), "
+		   "on launch latency (launch); last: collectives it started last; late: how much "
 		   "later than the next-to-last rank; speed: its kernels' time over the median "
 		   "rank's for the same kernels\n");
+	startup_line(f, j, order, shown);
 	free(order);
 }
 
@@ -265,8 +291,9 @@ static void finding_block(FILE *f, const struct kg_job *j, const struct kg_job_r
 	fputc(' ', f);
 	report_wrap(f, 5 + strlen(severity_name(fd->severity)) + (i + 1 >= 10 ? 2 : 1), line);
 	if (fd->gain_ns > 0)
-		snprintf(line, sizeof(line), "%s (%.1f%% of the job's span); %s",
-			 fmt_duration(kg_i64_round(fd->gain_ns), g), fd->gain_pct, fd->gain_how);
+		snprintf(line, sizeof(line), "%s (%.1f%% of the job's %sspan); %s",
+			 fmt_duration(kg_i64_round(fd->gain_ns), g), fd->gain_pct,
+			 j->steady_span != j->span ? "steady " : "", fd->gain_how);
 	else
 		snprintf(line, sizeof(line), "%s", fd->gain_how[0] ? fd->gain_how : "not estimated");
 	field(f, "gain", line);

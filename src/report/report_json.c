@@ -63,6 +63,7 @@ static void json_trace(struct jw *w, const struct kg_analysis *a, const struct k
 	kv_str(w, "source", m->source);
 	kv_text(w, "command", m, m->command);
 	kv_int(w, "span_ns", a->span);
+	kv_int(w, "steady_span_ns", a->steady_span);
 	kv_time(w, "begin_ns", m->begin);
 	kv_time(w, "end_ns", m->end);
 	kv_int(w, "kernels", (long long)kinds[KG_OP_KERNEL]);
@@ -437,7 +438,7 @@ static void json_sites(struct jw *w, const struct kg_analysis *a)
 		j_open(w);
 		kv_int(w, "site", i + 1);
 		kv_int(w, "gain_ns", kg_i64_round(s->ns));
-		kv_pct(w, "gain_pct", s->ns, (double)a->span);
+		kv_pct(w, "gain_pct", s->ns, (double)a->steady_span);
 		kv_int(w, "findings", s->findings);
 		json_site_body(w, a, s);
 		j_close(w);

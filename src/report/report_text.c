@@ -960,13 +960,14 @@ static void finding_title(FILE *f, const struct kg_finding *fd, const struct kg_
 	wrap_text(f, text_columns(head), term_safe(line, safe, sizeof(safe)));
 }
 
-static void finding_gain(FILE *f, const struct kg_finding *fd)
+static void finding_gain(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
 {
 	char line[1024], g[32];
 	if (fd->gain_ns > 0)
-		snprintf(line, sizeof(line), "%s (%.1f%% of the span)%s%s",
+		snprintf(line, sizeof(line), "%s (%.1f%% of the %sspan)%s%s",
 			 fmt_duration(kg_i64_round(fd->gain_ns), g), fd->gain_pct,
-			 fd->gain_how[0] ? "; " : "", fd->gain_how);
+			 a->steady_span != a->span ? "steady " : "", fd->gain_how[0] ? "; " : "",
+			 fd->gain_how);
 	else
 		snprintf(line, sizeof(line), "%s",
 			 fd->gain_how[0] ? fd->gain_how : "not estimated");
@@ -1018,7 +1019,7 @@ static void finding_block(FILE *f, const struct kg_analysis *a, const struct kg_
 	char line[256], s[32], e[32];
 	fputc('\n', f);
 	finding_title(f, fd, o, i + 1);
-	finding_gain(f, fd);
+	finding_gain(f, a, fd);
 	if (fd->start != KG_NO_TIME && fd->end != KG_NO_TIME) {
 		snprintf(line, sizeof(line), "%s to %s", fmt_rel_ms(m, fd->start, s),
 			 fmt_rel_ms(m, fd->end, e));
@@ -1102,14 +1103,15 @@ void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_rep
 		fprintf(f, "  ");
 		report_cell(f, n, 4, 0);
 		report_cell(f, fmt_duration(kg_i64_round(s->ns), g), 11, 1);
-		report_cell(f, fmt_pct(s->ns, (double)a->span, p), 8, 1);
+		report_cell(f, fmt_pct(s->ns, (double)a->steady_span, p), 8, 1);
 		snprintf(n, sizeof(n), "%" PRIu32, s->findings);
 		report_cell(f, n, 9, 1);
 		fputs("  ", f);
 		report_wrap(f, 38, s->label);
 	}
 	fprintf(f, "  gain: the part of each finding's estimated gain caused by calls from the "
-		   "site, summed\n");
+		   "site, summed;\n  span: its share of the trace's %sspan, as the findings' shares\n",
+		a->steady_span != a->span ? "steady " : "");
 }
 
 int report_text(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)

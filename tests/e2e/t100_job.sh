@@ -126,6 +126,43 @@ PY
 expect_error 2 "is for a job" "$K" view --full 3 "$(fixture copies_bad)"
 echo "ok: plot and view of the job"
 
+# the same job after 2 s of start-up on every rank (imports, loading: one set-up kernel,
+# then idle): the same findings with the same shares (of the steady span), the start-up
+# given per rank and left out of busy and idle, drawn as its own state
+S=$WORK/startup
+python3 bench/gen_job.py -o "$S" -n 16 -k 2000 --ranks-per-host 4 --startup 2000 > /dev/null ||
+	fail "gen_job --startup"
+"$K" report --json "$S" > "$WORK/startup.json" || fail "job report with start-up"
+"$K" report "$S" > "$WORK/startup.txt" || fail "text job report with start-up"
+"$K" view "$S" -o "$WORK/startup.html" -q || fail "view of the job with start-up"
+"$K" plot "$S" -o "$WORK/startup.png" --width 900 || fail "plot of the job with start-up"
+python3 - "$WORK/job.json" "$WORK/startup.json" "$WORK/startup.txt" "$WORK/startup.html" <<'PY' ||
+import json, re, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+txt, page = (open(p, encoding="utf-8").read() for p in sys.argv[3:5])
+key = lambda d: [(f["rule"], f["rank"], f["severity"], round(f["gain_pct"])) for f in d["findings"]]
+assert key(a) == key(b), (key(a), key(b))
+assert b["span_ns"] > a["span_ns"] + 1.9e9, (a["span_ns"], b["span_ns"])
+assert abs(b["steady_span_ns"] - a["steady_span_ns"]) < 0.01 * a["steady_span_ns"], \
+    (a["steady_span_ns"], b["steady_span_ns"])
+for ra, rb in zip(a["ranks"], b["ranks"]):
+    assert 1.99e9 < rb["idle_startup_ns"] < 2.01e9, rb["idle_startup_ns"]
+    assert ra["steady_idle_by_cause_ns"] == rb["steady_idle_by_cause_ns"], rb["label"]
+assert "steady work" in txt.splitlines()[0], txt.splitlines()[0]
+assert re.search(r"^  start-up: 2\.00 s to 2\.00 s of GPU idle", txt, re.M), "no start-up line"
+busy = lambda t: sorted(re.findall(r"^  rank \d+ +node\d+ +[0-9.]+ +(\d+%)", t, re.M))
+assert busy(txt) == busy(open(sys.argv[3].replace("startup.txt", "job.txt")).read()), busy(txt)
+d = json.loads(re.search(r'<script type="application/json" id="kgantt-job">(.*?)</script>',
+                         page, re.S).group(1))
+edge = d["states"].index("idle: start-up or wind-down")
+assert len(d["colors"]) == len(d["states"]) and d["colors"][edge].startswith("#"), d["colors"]
+r0 = d["ranks"][0]["bins"]
+assert r0.count(chr(97 + edge)) > 900, "the start-up is not the lane's state: %r" % r0[:40]
+print("ok: 2 s of start-up: the same %d findings and shares, busy and idle of the steady span"
+      % len(key(b)))
+PY
+	fail "a job with start-up"
+
 # traces with hardware samples read on two threads at once, again and again: every rank
 # arrives (a shared buffer in the samples' reader once garbled one thread's SQL)
 mkdir -p "$WORK/hw"
