@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "util/api_names.h"
 #include "util/timemath.h"
 
 /* Gaps between kernels replayed from a CUDA graph, measured on an H200 (launches_graph
@@ -1211,7 +1212,10 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	if (longest != KG_NONE) {
 		const struct kg_gap *gap = &gm->gaps[longest];
 		uint32_t api = gap_call(m, gap, cause);
-		const char *call = api != KG_NONE ? model_text(m, m->apis[api].name) : "?";
+		char shown[128];
+		const char *call = api != KG_NONE ? api_display_name(model_text(m, m->apis[api].name),
+								     shown, sizeof(shown))
+						  : "?";
 		finding_evidence(f, gap->start, gap->end, KG_NONE, gap->next_op,
 				 "longest gap: %.3f ms at %.3f ms, %s %s%s", ms(gap_len(gap)),
 				 ms((double)kg_time_diff(gap->start, m->begin)),

@@ -74,6 +74,12 @@ for p in "copies_bad copies_fixed copy-compute-overlap" "launches_bad launches_g
 		fail "diff $1 → $2: not faster with $3 resolved: $(head -20 "$WORK/diff")"
 	echo "ok: $1: $3 (with: ${rb// /, }); $2: none of it; diff: faster, resolved"
 done
+# functions are named as users write them, without CUPTI's version suffixes (_v3020)
+for n in copies_bad launches_bad gpt_default; do
+	"$K" report --sites "$(fixture current/$n)" > "$WORK/$n.txt" || fail "report $n"
+	! grep -E "(cuda|cu)[A-Za-z]+_v[0-9]{4,5}" "$WORK/$n.txt" || fail "$n: a suffixed name in the report"
+done
+grep -q "host in cudaMemcpy$" "$WORK/copies_bad.txt" || fail "copies_bad: longest gap's call"
 r=$(rules "$(fixture current/streams_busy)")
 [ -z "$r" ] || fail "streams_busy: $r"
 
