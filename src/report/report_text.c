@@ -580,6 +580,12 @@ void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_re
 		header_window(f, o);
 	field(f, "span", "%s, from the first to the last GPU operation or API call%s",
 	      fmt_duration(a->span, d), o->windowed ? " in the window" : "");
+	if (a->steady_span != a->span) {
+		char sd[32], ed[32];
+		field(f, "steady", "%s without %s of start-up and wind-down idle: the findings' "
+				   "shares are of it", fmt_duration(a->steady_span, sd),
+		      fmt_duration(a->span - a->steady_span, ed));
+	}
 	header_counts(f, m);
 	header_losses(f, m, o);
 	if (m->stack_note[0])

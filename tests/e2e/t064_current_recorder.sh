@@ -87,6 +87,8 @@ r=$(rules "$(fixture current/streams_busy)")
 # the --delay that leaves most of it out (a quarter early: start-up varies between runs)
 g=$(fixture current/gpt_default)
 "$K" report "$g" > "$WORK/gpt.txt" || fail "report gpt_default"
+grep -q "^  steady       1.68 s without 6.63 s of start-up and wind-down idle: the findings' shares are of it$" \
+	"$WORK/gpt.txt" || fail "gpt: no steady span in the header: $(sed -n 5,9p "$WORK/gpt.txt")"
 tr -s ' \n' ' ' < "$WORK/gpt.txt" | grep -q "began 11.7 s after the program started.* --delay 8.7 cuts most of it" ||
 	fail "gpt: no --delay in gpu-utilization's fix: $(grep -A12 'gpu-utilization:' "$WORK/gpt.txt")"
 "$K" report --json --no-progress "$g" > "$WORK/gpt.json" || fail "report --json gpt_default"
