@@ -96,14 +96,22 @@ static int document(struct jw *w, const struct kg_job *j, const struct kg_view_j
 	if (j->n_collectives && !last)
 		return -ENOMEM;
 	char sub[600];
-	snprintf(sub, sizeof(sub), "%u ranks from %u traces, %u host clocks, span %.2f ms, %u "
+	char steady[120] = "";
+	if (j->steady_span != j->span)
+		snprintf(steady, sizeof(steady), " (shown: its steady work, %.2f ms, without the "
+			 "ranks' start-up and wind-down)", (double)j->steady_span / 1e6);
+	snprintf(sub, sizeof(sub), "%u ranks from %u traces, %u host clocks, span %.2f ms%s, %u "
 		 "collectives compared; clocks: %s", j->n_ranks, j->n_files, j->n_hosts,
-		 (double)j->span / 1e6, j->n_collectives, j->clock_note);
+		 (double)j->span / 1e6, steady, j->n_collectives, j->clock_note);
 	j_open(w);
 	kv_int(w, "v", 1);
 	kv_str(w, "title", o->title ? o->title : "kgantt job");
 	kv_str(w, "subtitle", sub);
 	kv_time(w, "span_ns", j->span > 0 ? j->span : 1);
+	/* the page opens on this (docs/job.md) */
+	int64_t sb = kg_time_diff(j->steady_begin, j->begin), se = kg_time_diff(j->steady_end, j->begin);
+	kv_time(w, "steady_b_ns", sb >= 0 && se > sb ? sb : 0);
+	kv_time(w, "steady_e_ns", sb >= 0 && se > sb ? se : (j->span > 0 ? j->span : 1));
 	kv_int(w, "bins", KG_JOB_BINS);
 	j_key(w, "states");
 	j_aopen(w);

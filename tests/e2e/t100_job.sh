@@ -156,6 +156,8 @@ d = json.loads(re.search(r'<script type="application/json" id="kgantt-job">(.*?)
                          page, re.S).group(1))
 edge = d["states"].index("idle: start-up or wind-down")
 assert len(d["colors"]) == len(d["states"]) and d["colors"][edge].startswith("#"), d["colors"]
+assert 0 < d["steady_b_ns"] < d["steady_e_ns"] <= d["span_ns"] and "steady work" in d["subtitle"], \
+    (d["steady_b_ns"], d["steady_e_ns"], d["span_ns"])  # the page opens on the steps
 r0 = d["ranks"][0]["bins"]
 assert r0.count(chr(97 + edge)) > 900, "the start-up is not the lane's state: %r" % r0[:40]
 print("ok: 2 s of start-up: the same %d findings and shares, busy and idle of the steady span"
