@@ -56,11 +56,12 @@ struct job_chart {
 	double label_w, lane_h, x0, x1, y0;
 	double width, height;
 	int64_t *last_start;    /* per collective, on the job's clock */
+	int64_t t0, tspan;      /* the time drawn: the job's steady work (job_rules.c) */
 };
 
 static double x_of(const struct job_chart *c, int64_t t)
 {
-	double f = c->j->span > 0 ? (double)kg_time_diff(t, c->j->begin) / (double)c->j->span : 0;
+	double f = c->tspan > 0 ? (double)kg_time_diff(t, c->t0) / (double)c->tspan : 0;
 	return c->x0 + f * (c->x1 - c->x0);
 }
 
@@ -79,10 +80,14 @@ static void header(cairo_t *cr, const struct job_chart *c)
 	snprintf(line, sizeof(line), "%s", c->o->title ? c->o->title : "kgantt job");
 	font(cr, 15, 1);
 	text_fit(cr, MARGIN, 22, c->width - 2 * MARGIN, line, c_text);
+	char steady[120] = "";
 	snprintf(d, sizeof(d), "%.2f ms", (double)c->j->span / 1e6);
-	snprintf(line, sizeof(line), "%u ranks (%u shown) from %u traces, %u host clocks, span %s; "
+	if (c->tspan != c->j->span)
+		snprintf(steady, sizeof(steady), " (shown: its steady work, %.2f ms, without the "
+			 "ranks' start-up and wind-down)", (double)c->tspan / 1e6);
+	snprintf(line, sizeof(line), "%u ranks (%u shown) from %u traces, %u host clocks, span %s%s; "
 		 "%u collectives compared; lanes by %s",
-		 c->j->n_ranks, c->n, c->j->n_files, c->j->n_hosts, d, c->j->n_collectives,
+		 c->j->n_ranks, c->n, c->j->n_files, c->j->n_hosts, d, steady, c->j->n_collectives,
 		 c->o->sort_name ? c->o->sort_name : "the job's delay they cause");
 	font(cr, 11, 0);
 	text_fit(cr, MARGIN, 40, c->width - 2 * MARGIN, line, c_muted);
@@ -98,10 +103,11 @@ static int64_t tick_step(int64_t span)
 
 static void axis(cairo_t *cr, const struct job_chart *c)
 {
-	int64_t step = tick_step(c->j->span);
+	int64_t step = tick_step(c->tspan), from = kg_time_diff(c->t0, c->j->begin);
 	double bottom = c->y0 + c->lane_h * c->n;
 	font(cr, 9.5, 0);
-	for (int64_t t = 0; t <= c->j->span && step > 0; t += step) {
+	/* labelled with the time since the job began, as the page */
+	for (int64_t t = (from + step - 1) / step * step; t <= from + c->tspan && step > 0; t += step) {
 		double x = floor(x_of(c, kg_time_add(c->j->begin, t))) + 0.5;
 		set_rgb(cr, c_grid);
 		cairo_move_to(cr, x, c->y0);
@@ -201,12 +207,16 @@ static void lane_label(cairo_t *cr, const struct job_chart *c, uint32_t k, uint8
 static void lanes(cairo_t *cr, const struct job_chart *c)
 {
 	double h = c->lane_h, gap = h >= 6 ? 1 : 0;
+	cairo_save(cr); /* what lies before or after the time drawn stays out */
+	cairo_rectangle(cr, c->x0, c->y0, c->x1 - c->x0, h * c->n);
+	cairo_clip(cr);
 	for (uint32_t k = 0; k < c->n; k++) {
 		const struct kg_rank *r = &c->j->ranks[c->order[k]];
 		double y = c->y0 + k * h;
 		lane_bins(cr, c, r, y, h - gap);
 		lane_waits(cr, c, r, y, h - gap);
 	}
+	cairo_restore(cr);
 	/* labels: the ranks the findings name first, then the others where there is room */
 	uint32_t rows = (uint32_t)(c->n * h / 11) + 2;
 	uint8_t *taken = calloc(rows, 1);
@@ -276,6 +286,10 @@ int plot_job_render(const struct kg_job *j, const struct kg_job_plot_opts *o,
 	if (c.lane_h < 1)
 		c.lane_h = 1;
 	c.label_w = 150;
+	c.t0 = j->steady_begin;
+	c.tspan = j->steady_span;
+	if (c.tspan <= 0 || c.t0 < j->begin) /* a job without its steady bounds: all of it */
+		c.t0 = j->begin, c.tspan = j->span;
 	c.x0 = MARGIN + c.label_w;
 	c.x1 = c.width - MARGIN;
 	c.y0 = HEADER + AXIS;
