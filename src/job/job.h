@@ -106,7 +106,8 @@ struct kg_rank {
 	struct kg_rank_step *steps;
 	uint32_t n_steps;
 	char step_name[64];  /* the ranges taken as steps, "" none */
-	uint8_t bins[KG_JOB_BINS]; /* enum kg_bin_state over [begin, end) */
+	uint8_t bins[KG_JOB_BINS]; /* enum kg_bin_state over its steady work (rank_bins_range):
+				    * the start-up and wind-down around it are KG_BIN_IDLE_EDGE */
 	char *names;         /* the kernel names, NUL-separated */
 	uint32_t names_len;
 	/* set by the job's rules */
@@ -117,6 +118,16 @@ struct kg_rank {
 			      * rank's speed; 0 unknown */
 	double work_ns;      /* its compute time at the median speed */
 };
+
+/* The time its lane's bins cover: its steady work, from steady_begin to steady_end; its
+ * whole span when those are not set within it (a summary made without them). */
+static inline void rank_bins_range(const struct kg_rank *r, int64_t *begin, int64_t *end)
+{
+	int set = r->steady_begin >= r->begin && r->steady_begin < r->steady_end &&
+		  r->steady_end <= r->end;
+	*begin = set ? r->steady_begin : r->begin;
+	*end = set ? r->steady_end : r->end;
+}
 
 /* The rank's span less its start-up and wind-down idle: what its steady work took (as
  * gpu_steady_span for one trace). */

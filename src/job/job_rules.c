@@ -952,12 +952,11 @@ static void job_span(struct kg_job *j)
 		const struct kg_rank *r = &j->ranks[i];
 		if (r->begin == KG_NO_TIME || r->end == KG_NO_TIME)
 			continue;
-		/* steady bounds outside its span (a summary made without them): its span */
-		int set = r->steady_begin >= r->begin && r->steady_begin <= r->steady_end &&
-			  r->steady_end <= r->end;
 		int64_t b = kg_time_add(r->begin, r->shift), e = kg_time_add(r->end, r->shift);
-		int64_t sb = set ? kg_time_add(r->steady_begin, r->shift) : b;
-		int64_t se = set ? kg_time_add(r->steady_end, r->shift) : e;
+		int64_t sb, se;
+		rank_bins_range(r, &sb, &se);
+		sb = kg_time_add(sb, r->shift);
+		se = kg_time_add(se, r->shift);
 		j->begin = b < j->begin ? b : j->begin;
 		j->end = e > j->end ? e : j->end;
 		j->steady_begin = sb < j->steady_begin ? sb : j->steady_begin;

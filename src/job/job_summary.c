@@ -391,28 +391,28 @@ static int timeline(struct kg_rank *r, const struct kg_analysis *a,
 	double *acc = calloc((size_t)KG_BIN_STATES * KG_JOB_BINS, sizeof(*acc));
 	if (!acc)
 		return -ENOMEM;
-	double w = (double)kg_time_diff(r->end, r->begin) / KG_JOB_BINS;
+	/* over its steady work: the start-up, seconds of it, would leave the steps a few bins */
+	int64_t b0, b1;
+	rank_bins_range(r, &b0, &b1);
+	double w = (double)kg_time_diff(b1, b0) / KG_JOB_BINS;
 	for (uint32_t i = 0; i < gm->n_ops; i++) {
 		const struct kg_op *o = &m->ops[gm->ops[i]];
 		enum kg_bin_state st = o->kind != KG_OP_KERNEL ? KG_BIN_COPY
 				       : (o->flags & KG_OPF_COMM) ? KG_BIN_COMM
 								  : KG_BIN_COMPUTE;
-		spread(acc + (size_t)st * KG_JOB_BINS, r->begin, w, o->start, o->end);
+		spread(acc + (size_t)st * KG_JOB_BINS, b0, w, o->start, o->end);
 	}
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
 		const struct kg_gap *g = &gm->gaps[i];
-		if (g->place != KG_GAP_STEADY) { /* start-up or wind-down, whatever the cause */
-			spread(acc + (size_t)KG_BIN_IDLE_EDGE * KG_JOB_BINS, r->begin, w, g->start,
-			       g->end);
-			continue;
-		}
+		if (g->place != KG_GAP_STEADY)
+			continue; /* start-up or wind-down: outside the bins */
 		/* a gap that began in a synchronising call: the sync's while the host was in it,
 		 * the host's after (gap_part) */
 		int64_t split = g->cause == KG_GAP_SYNC ? kg_time_add(g->start, g->sync_ns) : g->end;
-		spread(acc + (size_t)(KG_BIN_IDLE_HOST + g->cause) * KG_JOB_BINS, r->begin, w,
+		spread(acc + (size_t)(KG_BIN_IDLE_HOST + g->cause) * KG_JOB_BINS, b0, w,
 		       g->start, split);
 		if (split < g->end)
-			spread(acc + (size_t)(KG_BIN_IDLE_HOST + KG_GAP_HOST) * KG_JOB_BINS, r->begin, w,
+			spread(acc + (size_t)(KG_BIN_IDLE_HOST + KG_GAP_HOST) * KG_JOB_BINS, b0, w,
 			       split, g->end);
 	}
 	for (int b = 0; b < KG_JOB_BINS; b++) {

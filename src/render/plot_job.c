@@ -124,12 +124,29 @@ static void axis(cairo_t *cr, const struct job_chart *c)
 	}
 }
 
+/* The rank's start-up and wind-down, around its bins: one band each. */
+static void lane_edges(cairo_t *cr, const struct job_chart *c, const struct kg_rank *r,
+		       int64_t b0, int64_t b1, double y, double h)
+{
+	int64_t from[2] = {r->begin, b1}, to[2] = {b0, r->end};
+	for (int k = 0; k < 2; k++) {
+		if (to[k] <= from[k])
+			continue;
+		double xa = x_of(c, kg_time_add(from[k], r->shift));
+		double xb = x_of(c, kg_time_add(to[k], r->shift));
+		rect(cr, xa, y, xb - xa < 0.3 ? 0.3 : xb - xa, h, state_rgb(KG_BIN_IDLE_EDGE));
+	}
+}
+
 /* The rank's timeline: runs of one state as one rectangle each. */
 static void lane_bins(cairo_t *cr, const struct job_chart *c, const struct kg_rank *r, double y,
 		      double h)
 {
-	double w = (double)kg_time_diff(r->end, r->begin) / KG_JOB_BINS;
-	int64_t begin = kg_time_add(r->begin, r->shift);
+	int64_t b0, b1;
+	rank_bins_range(r, &b0, &b1);
+	lane_edges(cr, c, r, b0, b1, y, h);
+	double w = (double)kg_time_diff(b1, b0) / KG_JOB_BINS;
+	int64_t begin = kg_time_add(b0, r->shift);
 	for (int b = 0; b < KG_JOB_BINS;) {
 		int e = b;
 		while (e < KG_JOB_BINS && r->bins[e] == r->bins[b])
@@ -258,7 +275,7 @@ static void legend(cairo_t *cr, const struct job_chart *c)
 	font(cr, 9.5, 0);
 	text_fit(cr, MARGIN, y + 26, c->width - 2 * MARGIN,
 		 "#N: the job finding naming the rank (kgantt report DIR); each lane from the rank's "
-		 "own timeline, 1,024 bins over its span", c_muted);
+		 "own timeline, 1,024 bins over its steady work", c_muted);
 }
 
 static int draw_job(cairo_t *cr, void *arg)

@@ -79,8 +79,12 @@ static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i, const int
 	j_open(w);
 	job_json_rank(w, j, i);
 	kv_int(w, "number", job_rank_number(j, i));
+	int64_t b0, b1;
+	rank_bins_range(r, &b0, &b1);
 	kv_time(w, "b", rel(j, r, r->begin));
 	kv_time(w, "e", rel(j, r, r->end));
+	kv_time(w, "sb", rel(j, r, b0)); /* what the bins cover: its steady work */
+	kv_time(w, "se", rel(j, r, b1));
 	bins(w, r);
 	waits(w, j, r, last);
 	kv_time(w, "idle_ns", idle);
