@@ -105,6 +105,7 @@ struct kg_gpu_metrics {
 	uint32_t kernels, copies, memsets;
 	int64_t idle_by_cause[KG_GAP_CAUSES]; /* idle gaps >= sync_gap_ns, by cause */
 	int64_t idle_startup, idle_winddown;  /* ... of it in start-up and wind-down gaps */
+	int64_t steady_idle_by_cause[KG_GAP_CAUSES]; /* ... and in the steady work, by cause */
 	struct kg_gap *gaps;          /* idle gaps >= sync_gap_ns, by start */
 	uint32_t n_gaps;
 	double *util;                 /* busy fraction of each of config.util_chunks chunks */

@@ -626,9 +626,13 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 			gm->idle_startup = kg_time_add(gm->idle_startup, kg_time_span(gap->end, gap->start));
 		else if (gap->place == KG_GAP_WINDDOWN)
 			gm->idle_winddown = kg_time_add(gm->idle_winddown, kg_time_span(gap->end, gap->start));
-		for (int c = 0; c < KG_GAP_CAUSES; c++)
-			gm->idle_by_cause[c] =
-				kg_time_add(gm->idle_by_cause[c], gap_part(gap, (enum kg_gap_cause)c));
+		for (int c = 0; c < KG_GAP_CAUSES; c++) {
+			int64_t part = gap_part(gap, (enum kg_gap_cause)c);
+			gm->idle_by_cause[c] = kg_time_add(gm->idle_by_cause[c], part);
+			if (gap->place == KG_GAP_STEADY)
+				gm->steady_idle_by_cause[c] =
+					kg_time_add(gm->steady_idle_by_cause[c], part);
+		}
 	}
 }
 
@@ -1071,16 +1075,17 @@ static int by_gain_desc(const void *x, const void *y)
 	return (a->gain_ns < b->gain_ns) - (a->gain_ns > b->gain_ns);
 }
 
+/* The longest of the GPUs' steady spans (gpu_steady_span): the span less the start-up and
+ * wind-down of the GPU that had least of it; the span when no GPU worked. */
 static int64_t steady_span(const struct kg_analysis *a)
 {
-	int64_t edges = -1;
+	int64_t best = 0;
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
-		const struct kg_gpu_metrics *gm = &a->gpus[g];
-		int64_t e = kg_time_add(gm->idle_startup, gm->idle_winddown);
-		if (gm->n_ops && (edges < 0 || e < edges))
-			edges = e;
+		int64_t s = gpu_steady_span(a, &a->gpus[g]);
+		if (a->gpus[g].n_ops && s > best)
+			best = s;
 	}
-	return edges > 0 && edges < a->span ? a->span - edges : a->span;
+	return best > 0 ? best : a->span;
 }
 
 int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct kg_analysis *a)

@@ -1114,11 +1114,11 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 {
 	const struct kg_model *m = a->m;
 	const struct kg_gpu_metrics *gm = &a->gpus[g];
-	/* this cause's idle time in the GPU's steady work, start-up and wind-down apart; the
-	 * steady gaps with some of it (a gap that began in a synchronising call is the sync's
-	 * for as long as the host was blocked, the host's after that: gap_part), and the one
-	 * with the most */
-	double idle = 0, edges[3] = {0, 0, 0};
+	/* this cause's idle time in the GPU's steady work (its start-up and wind-down part
+	 * apart); the steady gaps with some of it (a gap that began in a synchronising call is
+	 * the sync's for as long as the host was blocked, the host's after that: gap_part),
+	 * and the one with the most */
+	double idle = (double)gm->steady_idle_by_cause[cause], edges[3] = {0, 0, 0};
 	uint32_t ngaps = 0, longest = KG_NONE;
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
 		const struct kg_gap *gap = &gm->gaps[i];
@@ -1127,7 +1127,6 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			edges[gap->place] += (double)part;
 			continue;
 		}
-		idle += (double)part;
 		if (part < a->cfg.sync_gap_ns)
 			continue;
 		ngaps++;

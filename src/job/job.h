@@ -106,7 +106,7 @@ struct kg_rank {
 	struct kg_rank_step *steps;
 	uint32_t n_steps;
 	char step_name[64];  /* the ranges taken as steps, "" none */
-	uint8_t bins[KG_JOB_BINS]; /* enum kg_bin_state over its steady work (rank_bins_range):
+	uint8_t bins[KG_JOB_BINS]; /* enum kg_bin_state over its steady work (rank_steady_bounds):
 				    * the start-up and wind-down around it are KG_BIN_IDLE_EDGE */
 	char *names;         /* the kernel names, NUL-separated */
 	uint32_t names_len;
@@ -119,9 +119,10 @@ struct kg_rank {
 	double work_ns;      /* its compute time at the median speed */
 };
 
-/* The time its lane's bins cover: its steady work, from steady_begin to steady_end; its
- * whole span when those are not set within it (a summary made without them). */
-static inline void rank_bins_range(const struct kg_rank *r, int64_t *begin, int64_t *end)
+/* Its steady work, steady_begin to steady_end (what its lane's bins cover, and what the
+ * job's steady span is made of); its whole span when those are not set within it (a
+ * summary made without them). */
+static inline void rank_steady_bounds(const struct kg_rank *r, int64_t *begin, int64_t *end)
 {
 	int set = r->steady_begin >= r->begin && r->steady_begin < r->steady_end &&
 		  r->steady_end <= r->end;
@@ -134,6 +135,24 @@ static inline void rank_bins_range(const struct kg_rank *r, int64_t *begin, int6
 static inline int64_t rank_steady_span(const struct kg_rank *r)
 {
 	return kg_time_diff(r->end, r->begin) - kg_time_add(r->idle_startup, r->idle_winddown);
+}
+
+/* Its GPU's idle time in its steady work, every cause: the report's and the page's
+ * "idle" order. */
+static inline int64_t rank_steady_idle(const struct kg_rank *r)
+{
+	int64_t t = 0;
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		t = kg_time_add(t, r->steady_idle_by_cause[c]);
+	return t;
+}
+
+/* Its busy share of its steady span: a rank that took longer to start is not less busy in
+ * its steps. The report's busy column and the page's "busy" order. */
+static inline double rank_busy_share(const struct kg_rank *r)
+{
+	int64_t span = rank_steady_span(r);
+	return span > 0 ? (double)r->busy / (double)span : 0;
 }
 
 /* What the summaries of one trace are made from: the step ranges' name (NULL: the
@@ -211,6 +230,10 @@ extern const size_t kg_job_rule_count;
  * rules. The job owns ranks afterwards. 0 or -ENOMEM. */
 int job_analyse(struct kg_job *j);
 void job_free(struct kg_job *j);
+
+/* " (shown: its steady work, X ms, without the ranks' start-up and wind-down)" when the
+ * job's steady span is not its span, else "": the chart's and the page's subtitle. */
+const char *job_shown_note(const struct kg_job *j, char *buf, size_t len);
 
 /* When the last rank started each compared collective, on the job's clock (what the
  * others waited for): n_collectives values, malloc'ed; NULL when there are none or out of

@@ -954,7 +954,7 @@ static void job_span(struct kg_job *j)
 			continue;
 		int64_t b = kg_time_add(r->begin, r->shift), e = kg_time_add(r->end, r->shift);
 		int64_t sb, se;
-		rank_bins_range(r, &sb, &se);
+		rank_steady_bounds(r, &sb, &se);
 		sb = kg_time_add(sb, r->shift);
 		se = kg_time_add(se, r->shift);
 		j->begin = b < j->begin ? b : j->begin;
@@ -995,6 +995,15 @@ int job_analyse(struct kg_job *j)
 	if (j->n_findings)
 		qsort(j->findings, j->n_findings, sizeof(*j->findings), by_finding_gain);
 	return 0;
+}
+
+const char *job_shown_note(const struct kg_job *j, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (j->steady_span != j->span)
+		snprintf(buf, len, " (shown: its steady work, %.2f ms, without the ranks' start-up "
+			 "and wind-down)", (double)j->steady_span / 1e6);
+	return buf;
 }
 
 void job_free(struct kg_job *j)

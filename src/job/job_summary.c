@@ -393,7 +393,7 @@ static int timeline(struct kg_rank *r, const struct kg_analysis *a,
 		return -ENOMEM;
 	/* over its steady work: the start-up, seconds of it, would leave the steps a few bins */
 	int64_t b0, b1;
-	rank_bins_range(r, &b0, &b1);
+	rank_steady_bounds(r, &b0, &b1);
 	double w = (double)kg_time_diff(b1, b0) / KG_JOB_BINS;
 	for (uint32_t i = 0; i < gm->n_ops; i++) {
 		const struct kg_op *o = &m->ops[gm->ops[i]];
@@ -480,10 +480,7 @@ static int summarise_gpu(struct kg_rank *r, const struct kg_analysis *a, uint32_
 	r->idle_startup = gm->idle_startup;
 	r->idle_winddown = gm->idle_winddown;
 	gpu_steady_bounds(gm, &r->steady_begin, &r->steady_end);
-	for (uint32_t i = 0; i < gm->n_gaps; i++)
-		for (int c = 0; gm->gaps[i].place == KG_GAP_STEADY && c < KG_GAP_CAUSES; c++)
-			r->steady_idle_by_cause[c] = kg_time_add(
-				r->steady_idle_by_cause[c], gap_part(&gm->gaps[i], (enum kg_gap_cause)c));
+	memcpy(r->steady_idle_by_cause, gm->steady_idle_by_cause, sizeof(r->steady_idle_by_cause));
 	own_findings(r, a, g);
 	int rc = kernel_names(r, a, gm, &nb);
 	if (!rc)

@@ -80,11 +80,9 @@ static void header(cairo_t *cr, const struct job_chart *c)
 	snprintf(line, sizeof(line), "%s", c->o->title ? c->o->title : "kgantt job");
 	font(cr, 15, 1);
 	text_fit(cr, MARGIN, 22, c->width - 2 * MARGIN, line, c_text);
-	char steady[120] = "";
+	char steady[120];
 	snprintf(d, sizeof(d), "%.2f ms", (double)c->j->span / 1e6);
-	if (c->tspan != c->j->span)
-		snprintf(steady, sizeof(steady), " (shown: its steady work, %.2f ms, without the "
-			 "ranks' start-up and wind-down)", (double)c->tspan / 1e6);
+	job_shown_note(c->j, steady, sizeof(steady));
 	snprintf(line, sizeof(line), "%u ranks (%u shown) from %u traces, %u host clocks, span %s%s; "
 		 "%u collectives compared; lanes by %s",
 		 c->j->n_ranks, c->n, c->j->n_files, c->j->n_hosts, d, steady, c->j->n_collectives,
@@ -143,7 +141,7 @@ static void lane_bins(cairo_t *cr, const struct job_chart *c, const struct kg_ra
 		      double h)
 {
 	int64_t b0, b1;
-	rank_bins_range(r, &b0, &b1);
+	rank_steady_bounds(r, &b0, &b1);
 	lane_edges(cr, c, r, b0, b1, y, h);
 	double w = (double)kg_time_diff(b1, b0) / KG_JOB_BINS;
 	int64_t begin = kg_time_add(b0, r->shift);
@@ -303,10 +301,8 @@ int plot_job_render(const struct kg_job *j, const struct kg_job_plot_opts *o,
 	if (c.lane_h < 1)
 		c.lane_h = 1;
 	c.label_w = 150;
-	c.t0 = j->steady_begin;
+	c.t0 = j->steady_begin; /* within its span, the whole of it without start-ups */
 	c.tspan = j->steady_span;
-	if (c.tspan <= 0 || c.t0 < j->begin) /* a job without its steady bounds: all of it */
-		c.t0 = j->begin, c.tspan = j->span;
 	c.x0 = MARGIN + c.label_w;
 	c.x1 = c.width - MARGIN;
 	c.y0 = HEADER + AXIS;

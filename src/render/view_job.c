@@ -73,22 +73,19 @@ static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i, const int
 		     const struct kg_view_job_opts *o)
 {
 	const struct kg_rank *r = &j->ranks[i];
-	int64_t idle = 0, span = rank_steady_span(r);
-	for (int c = 0; c < KG_GAP_CAUSES; c++)
-		idle = kg_time_add(idle, r->idle_by_cause[c]);
 	j_open(w);
 	job_json_rank(w, j, i);
 	kv_int(w, "number", job_rank_number(j, i));
 	int64_t b0, b1;
-	rank_bins_range(r, &b0, &b1);
+	rank_steady_bounds(r, &b0, &b1);
 	kv_time(w, "b", rel(j, r, r->begin));
 	kv_time(w, "e", rel(j, r, r->end));
 	kv_time(w, "sb", rel(j, r, b0)); /* what the bins cover: its steady work */
 	kv_time(w, "se", rel(j, r, b1));
 	bins(w, r);
 	waits(w, j, r, last);
-	kv_time(w, "idle_ns", idle);
-	kv_num(w, "busy_share", span > 0 ? (double)r->busy / (double)span : 0);
+	kv_time(w, "idle_ns", rank_steady_idle(r));
+	kv_num(w, "busy_share", rank_busy_share(r));
 	lane_finding(w, j, i);
 	kv_str(w, "full", o->full_pages ? o->full_pages[i] : NULL);
 	j_close(w);
@@ -100,10 +97,8 @@ static int document(struct jw *w, const struct kg_job *j, const struct kg_view_j
 	if (j->n_collectives && !last)
 		return -ENOMEM;
 	char sub[600];
-	char steady[120] = "";
-	if (j->steady_span != j->span)
-		snprintf(steady, sizeof(steady), " (shown: its steady work, %.2f ms, without the "
-			 "ranks' start-up and wind-down)", (double)j->steady_span / 1e6);
+	char steady[120];
+	job_shown_note(j, steady, sizeof(steady));
 	snprintf(sub, sizeof(sub), "%u ranks from %u traces, %u host clocks, span %.2f ms%s, %u "
 		 "collectives compared; clocks: %s", j->n_ranks, j->n_files, j->n_hosts,
 		 (double)j->span / 1e6, steady, j->n_collectives, j->clock_note);

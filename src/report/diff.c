@@ -259,10 +259,10 @@ static void totals_of(const struct kg_analysis *a, struct totals *t)
 	}
 }
 
-/* Its one GPU's steady span (KG_NO_TIME with several GPUs, whose start-ups overlap). */
+/* Its steady span with one GPU (KG_NO_TIME with several, whose start-ups overlap). */
 static int64_t steady_span(const struct kg_analysis *a)
 {
-	return a->n_gpus == 1 ? gpu_steady_span(a, &a->gpus[0]) : KG_NO_TIME;
+	return a->n_gpus == 1 ? a->steady_span : KG_NO_TIME;
 }
 
 /* ------------------------------------------------------------------ the page */

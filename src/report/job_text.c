@@ -24,21 +24,6 @@ int rank_sort_parse(const char *name, enum kg_rank_sort *out)
 	return -1;
 }
 
-static int64_t idle_total(const struct kg_rank *r)
-{
-	int64_t t = 0;
-	for (int c = 0; c < KG_GAP_CAUSES; c++)
-		t = kg_time_add(t, r->steady_idle_by_cause[c]);
-	return t;
-}
-
-/* Of its steady span: a rank that took longer to start is not less busy in its steps. */
-static double busy_share(const struct kg_rank *r)
-{
-	int64_t span = rank_steady_span(r);
-	return span > 0 ? (double)r->busy / (double)span : 0;
-}
-
 static int by_sort(const void *pa, const void *pb, void *arg)
 {
 	const void **ctx = arg;
@@ -52,8 +37,8 @@ static int by_sort(const void *pa, const void *pb, void *arg)
 		va = (double)a->late_ns + a->wait_caused_ns * 1e-9;
 		vb = (double)b->late_ns + b->wait_caused_ns * 1e-9;
 		break;
-	case KG_SORT_IDLE: va = (double)idle_total(a), vb = (double)idle_total(b); break;
-	case KG_SORT_BUSY: va = -busy_share(a), vb = -busy_share(b); break;
+	case KG_SORT_IDLE: va = (double)rank_steady_idle(a), vb = (double)rank_steady_idle(b); break;
+	case KG_SORT_BUSY: va = -rank_busy_share(a), vb = -rank_busy_share(b); break;
 	case KG_SORT_SLOW: va = a->slowdown, vb = b->slowdown; break;
 	case KG_SORT_RANK: return (ia > ib) - (ia < ib);
 	}
@@ -158,7 +143,7 @@ static void rank_row(FILE *f, const struct kg_job *j, uint32_t i, const struct w
 	report_cell(f, r->label, w->label + 1, 0);
 	report_cell(f, r->host[0] ? r->host : "-", w->host + 1, 0);
 	report_cell(f, ms_text((double)kg_time_diff(r->end, r->begin), b), 9, 1);
-	snprintf(pct, sizeof(pct), "%.0f%%", 100 * busy_share(r));
+	snprintf(pct, sizeof(pct), "%.0f%%", 100 * rank_busy_share(r));
 	report_cell(f, pct, 6, 1);
 	report_cell(f, ms_text((double)r->compute_time, b), 10, 1);
 	report_cell(f, ms_text((double)r->comm_time, b), 9, 1);

@@ -164,6 +164,8 @@ plain = json.loads(re.search(r'<script type="application/json" id="kgantt-job">(
                                   encoding="utf-8").read(), re.S).group(1))
 for rb, ra in zip(d["ranks"], plain["ranks"]):
     assert rb["b"] < rb["sb"] - 1.9e9 and rb["se"] == rb["e"], (rb["b"], rb["sb"], rb["se"], rb["e"])
+    # the page orders "idle" as the report's --sort idle: the steady work's idle
+    assert rb["idle_ns"] == sum(rb["steady_idle_by_cause_ns"].values()), rb["label"]
     same = sum(x == y for x, y in zip(rb["bins"], ra["bins"]))
     assert same > 0.95 * len(ra["bins"]), (rb["label"], same)
 print("ok: 2 s of start-up: the same %d findings and shares, busy and idle of the steady span"
