@@ -416,35 +416,35 @@ void kgt_progress(struct kgt_reader *r, double f)
 		r->opts->progress(f, r->opts->progress_arg);
 }
 
-/* The recorder leaves trivial API queries out unless --all-api; the report says so. */
-static void note_api_filter(struct kgt_reader *r)
+/* The first message the recorder wrote that begins with prefix, into text (size bytes);
+ * 0 when there is none. */
+static int first_message(struct kgt_reader *r, const char *prefix, char *text, size_t size)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT 1 FROM messages WHERE text LIKE 'API calls not recorded%' LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_prepare_v2(r->db, "SELECT text FROM messages WHERE text LIKE ?1 || '%' "
+				      "ORDER BY rowid LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+	int found = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0);
+	if (found)
+		snprintf(text, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* What the recorder said that the report repeats: that it left trivial API queries out
+ * (unless --all-api), and a recording window that never opened (--delay past the
+ * program's end, no cudaProfilerStart), which an empty trace's "nothing to show" then
+ * gives as its reason: noted first. */
+static void note_recorder_messages(struct kgt_reader *r)
+{
+	char text[sizeof(r->m->notes[0])];
+	if (first_message(r, "nothing recorded:", text, sizeof(text)))
+		model_note(r->m, "%s", text);
+	if (first_message(r, "API calls not recorded", text, sizeof(text)))
 		model_note(r->m, "trivial API queries (cudaGetDevice, cudaGetLastError, "
 				 "cuCtxGetCurrent...) were not recorded: kgantt record --all-api "
 				 "keeps them");
-	sqlite3_finalize(st);
-}
-
-/* A recording window that never opened (--delay past the program's end, no
- * cudaProfilerStart): the recorder says so in the trace, and an empty trace's "nothing
- * to show" then gives that reason first. */
-static void note_window_never_opened(struct kgt_reader *r)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT text FROM messages WHERE text LIKE 'nothing recorded:%' "
-			       "ORDER BY rowid LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		model_note(r->m, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
 }
 
 /* A process whose recorder could not start (CUPTI refused: another profiler attached, no
@@ -508,9 +508,7 @@ static int read_all(struct kgt_reader *r)
 			      "streams", on_stream);
 	kgt_progress(r, 0.05);
 	if (!rc)
-		note_window_never_opened(r);
-	if (!rc)
-		note_api_filter(r);
+		note_recorder_messages(r);
 	if (!rc)
 		note_refusals(r);
 	if (!rc)
