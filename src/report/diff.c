@@ -349,12 +349,15 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 		fprintf(f, "  %-12s %u GPU(s) before, %u after\n", "note", a->n_gpus, b->n_gpus);
 }
 
-static void finding_brief(FILE *f, const struct kg_analysis *a, uint32_t i)
+/* "12.3 ms (4.5% of its span)": of its steady span when the trace had start-up or
+ * wind-down, as the report says it. */
+static const char *finding_brief(const struct kg_analysis *a, uint32_t i, char *buf, size_t size)
 {
 	char g[32];
 	const struct kg_finding *k = &a->findings[i];
-	fprintf(f, "%s (%.1f%% of its span)", fmt_duration(kg_i64_of(k->gain_ns), g),
-		k->gain_pct);
+	snprintf(buf, size, "%s (%.1f%% of its %sspan)", fmt_duration(kg_i64_of(k->gain_ns), g),
+		 k->gain_pct, a->steady_span != a->span ? "steady " : "");
+	return buf;
 }
 
 static void text_findings(FILE *f, const struct kg_diff *d)
@@ -367,17 +370,21 @@ static void text_findings(FILE *f, const struct kg_diff *d)
 		const struct kg_finding *p = x->before != KG_NONE ? &d->before->findings[x->before] : NULL;
 		const struct kg_finding *q = x->after != KG_NONE ? &d->after->findings[x->after] : NULL;
 		const struct kg_finding *k = q ? q : p;
-		fprintf(f, "  %-9s %s [%s%s%s] ", diff_status_name(x->status), k->rule,
-			p ? severity_name(p->severity) : "", p && q ? "→" : "",
-			q ? severity_name(q->severity) : "");
+		char head[160], b0[96], b1[96];
+		snprintf(head, sizeof(head), "  %-9s %s [%s%s%s] ", diff_status_name(x->status),
+			 k->rule, p ? severity_name(p->severity) : "", p && q ? "→" : "",
+			 q ? severity_name(q->severity) : "");
+		fputs(head, f);
 		if (p && q) {
-			fprintf(f, "gain ");
-			finding_brief(f, d->before, x->before);
-			fprintf(f, " → ");
-			finding_brief(f, d->after, x->after);
+			finding_brief(d->before, x->before, b0, sizeof(b0));
+			finding_brief(d->after, x->after, b1, sizeof(b1));
+			/* the after side on a line of its own when the row would pass 100 columns */
+			size_t cols = text_columns(head) + text_columns(b0) + text_columns(b1) + 8;
+			fprintf(f, "gain %s%s→ %s", b0, cols > 100 ? "\n            " : " ", b1);
 		} else {
-			fprintf(f, "%s ", p ? "was" : "now");
-			finding_brief(f, p ? d->before : d->after, p ? x->before : x->after);
+			fprintf(f, "%s %s", p ? "was" : "now",
+				finding_brief(p ? d->before : d->after, p ? x->before : x->after, b0,
+					      sizeof(b0)));
 		}
 		fprintf(f, "\n%12s", "");
 		report_wrap(f, 12, k->title);

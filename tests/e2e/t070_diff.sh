@@ -81,6 +81,16 @@ print("ok: diff gpt: steady span %.2f s → %.2f s, start-up %.2f s → %.2f s" 
     b["steady_span_ns"] / 1e9, a["steady_span_ns"] / 1e9, b["idle_startup_ns"] / 1e9, a["idle_startup_ns"] / 1e9))
 PY
 
+# traces with start-up: the findings' shares are of the steady span (as the report says
+# them), and a changed finding's row still fits 100 columns
+"$K" diff "$(fixture torch_cnn_bad)" "$(fixture torch_cnn_fixed)" > "$WORK/cnn.txt" || fail "diff torch_cnn"
+grep -Eq "^  changed   host-bound \[critical→critical\] gain 2\.02 s \(92\.1% of its steady span\)$" \
+	"$WORK/cnn.txt" && grep -Eq "^ {12}→ 1\.40 s \(90\.2% of its steady span\)$" "$WORK/cnn.txt" ||
+	fail "diff torch_cnn: host-bound's row: $(grep -A1 'host-bound' "$WORK/cnn.txt")"
+python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' \
+	"$WORK/cnn.txt" || fail "diff torch_cnn: a line wider than 100 columns"
+echo "ok: diff torch_cnn: shares of the steady span, rows within 100 columns"
+
 # windows on both sides, and two formats (PyTorch profiler JSON against a kgantt trace)
 nv=$(fixture torch_tiny_ops)
 "$K" diff --nvtx step "$nv" "$nv" > /dev/null || fail "diff --nvtx step"
