@@ -50,7 +50,8 @@ all: tool recorder examples
 # ---------------------------------------------------------------- library code
 UTIL_SRC   := $(wildcard src/util/*.c)
 TRACE_SRC  := $(wildcard src/trace/*.c)
-ANALYSIS_SRC := $(wildcard src/analysis/*.c) $(wildcard src/model/*.c) $(wildcard src/report/*.c) \
+ANALYSIS_SRC := $(wildcard src/analysis/*.c) $(wildcard src/model/*.c) $(wildcard src/text/*.c) \
+                $(wildcard src/report/*.c) \
                 $(wildcard src/render/*.c) $(wildcard src/export/*.c) \
                 $(wildcard src/job/*.c)
 CLI_SRC    := $(wildcard src/cli/*.c)

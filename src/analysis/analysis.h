@@ -1,54 +1,27 @@
 /* Metrics and diagnosis over the model (model/model.h).
  *
  *   struct kg_analysis a;
- *   analysis_run(&m, &config, &a);   metrics for every GPU, stream and kernel name, then
- *                                    every rule; findings sorted by estimated gain
+ *   analysis_run(&m, &config, &a);   metrics (metrics.c) → hardware samples (hw.c) →
+ *                                    rules (rules*.c) → call sites (sites.c); findings
+ *                                    sorted by estimated gain
  *   ... read a.gpus, a.streams, a.kernels, a.findings ...
  *   analysis_free(&a);
  *
- * The rules are documented, with their thresholds, in docs/rules.md. */
+ * The rules (analysis/finding.h: KG_RULES) and their thresholds (analysis/thresholds.h)
+ * are documented in docs/rules.md; the steps of analysis_run talk to each other through
+ * analysis/pipeline.h. */
 #ifndef KGANTT_ANALYSIS_H
 #define KGANTT_ANALYSIS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/finding.h"
 #include "analysis/occupancy.h"
+#include "analysis/thresholds.h"
 #include "util/timemath.h"
 #include "util/idmap.h"
 #include "model/model.h"
-
-/* ------------------------------------------------------------------ thresholds */
-
-/* Every threshold the rules use; defaults in analysis_config_default(), overridable with
- * `kgantt report --set NAME=VALUE`. Times in ns. */
-struct kg_config {
-	double min_gain_pct;        /* report a finding only above this % of the span */
-	int64_t min_gain_ns;        /* ... and above this absolute gain */
-	double underfill_waves;     /* a kernel with fewer waves than this under-fills the GPU */
-	double low_occupancy;       /* theoretical occupancy below this is low (0..1) */
-	int64_t long_kernel_ns;     /* occupancy matters for kernels at least this long */
-	int64_t tiny_kernel_ns;     /* a kernel this short is "tiny" for launch overhead */
-	double launch_bound_ratio;  /* idle/exec ratio in a burst of tiny kernels to call it launch-bound */
-	int64_t high_launch_latency_ns; /* queued - api start above this is high */
-	int64_t queue_wait_mark_ns; /* queue wait above this gets the chart's red mark */
-	double pinned_bandwidth;    /* bytes/ns assumed for pinned copies when the trace has none */
-	double imbalance_ratio;     /* busiest / least busy GPU above this is imbalanced */
-	int64_t comm_skew_ns;       /* NCCL kernel start skew across GPUs above this is a straggler */
-	int64_t sync_gap_ns;        /* GPU idle gaps at least this long are examined for causes */
-	int64_t long_gap_ns;        /* Nsight's gpu_gaps: idle at least this long (500 ms) */
-	int util_chunks;            /* Nsight's gpu_time_util: chunks of the span (30) */
-	double low_util;            /* ... a chunk below this busy fraction is low (0.5) */
-	double memory_bound;        /* achieved DRAM bandwidth at least this share of peak: memory-bound (0..1) */
-	int min_hw_samples;         /* samples a kernel must have alone to get achieved figures */
-	double slow_rank_ratio;     /* job: a rank's same-name kernels this much slower than the median rank's */
-};
-
-void analysis_config_default(struct kg_config *c);
-/* NAME=VALUE; 0, or -1 with a message in err (unknown name, bad value). */
-int analysis_config_set(struct kg_config *c, const char *assignment, char *err, size_t errlen);
-/* The names, defaults and meanings, for --help and docs. */
-void analysis_config_describe(void (*line)(const char *name, const char *value, const char *what, void *arg), void *arg);
 
 /* ------------------------------------------------------------------ metrics */
 
@@ -106,6 +79,8 @@ struct kg_gpu_metrics {
 	int64_t idle_by_cause[KG_GAP_CAUSES]; /* idle gaps >= sync_gap_ns, by cause */
 	int64_t idle_startup, idle_winddown;  /* ... of it in start-up and wind-down gaps */
 	int64_t steady_idle_by_cause[KG_GAP_CAUSES]; /* ... and in the steady work, by cause */
+	int64_t idle_before, idle_after; /* the trace's time before its first operation and
+					  * after its last: 0 when it has none (unused) */
 	struct kg_gap *gaps;          /* idle gaps >= sync_gap_ns, by start */
 	uint32_t n_gaps;
 	double *util;                 /* busy fraction of each of config.util_chunks chunks */
@@ -159,13 +134,7 @@ struct kg_hw_gpu {
 	uint32_t hw_device;           /* index into model.hw_devices, KG_NONE: not asked */
 };
 
-/* ------------------------------------------------------------------ findings */
-
-enum kg_severity { KG_SEV_INFO = 0, KG_SEV_WARNING = 1, KG_SEV_CRITICAL = 2 };
-const char *severity_name(enum kg_severity s);
-
-#define KG_MAX_EVIDENCE 8
-#define KG_MAX_FINDING_SITES 5
+/* ------------------------------------------------------------------ call sites */
 
 /* A place in the program: the innermost frame of the user's own code (a Python line, a
  * source line of the program), the framework operator it called (aten::item) and the
@@ -190,39 +159,6 @@ struct kg_blame {
 	double ns;
 };
 
-struct kg_site_share {
-	uint32_t site;           /* index into analysis.sites */
-	double ns;
-};
-
-struct kg_evidence {
-	int64_t start, end;           /* time range */
-	uint32_t stream;              /* KG_NONE when not about one stream */
-	uint32_t op;                  /* an operation, KG_NONE */
-	char text[200];
-};
-
-struct kg_finding {
-	const char *rule;             /* e.g. "stream-serialization" (docs/rules.md) */
-	enum kg_severity severity;
-	char title[200];              /* one line: what is wrong */
-	char explanation[600];        /* why it costs time */
-	char fix[600];                /* what to change, concretely */
-	double gain_ns;               /* estimated time saved by the fix */
-	double gain_pct;              /* of the span */
-	char gain_how[300];           /* how the estimate was made */
-	int64_t start, end;           /* the time range it is about */
-	uint32_t gpu;                 /* KG_NONE when about several */
-	struct kg_evidence evidence[KG_MAX_EVIDENCE];
-	int n_evidence;
-	char figures[400];            /* the numbers behind it, "name=value, ..." */
-	uint32_t first_blame, n_blame; /* its events: analysis.blame[first_blame ..] */
-	struct kg_site_share sites[KG_MAX_FINDING_SITES]; /* by share, largest first */
-	int n_sites;
-	double sited_ns;              /* the part of the gain the stacks place (all sites) */
-	double unsited_ns;            /* ... and the part behind calls without a stack */
-};
-
 struct kg_analysis {
 	const struct kg_model *m;
 	struct kg_config cfg;
@@ -240,14 +176,17 @@ struct kg_analysis {
 	struct kg_hw_gpu *hw_gpus;           /* same order as gpus; NULL: no samples asked */
 	int64_t *solo;                       /* by op: time it was the only kernel on its GPU
 					      * (0 for other ops; the per-GPU sweep sets it) */
-	struct kg_finding *findings;         /* by gain, descending */
-	uint32_t n_findings, cap_findings;
+	struct kg_findings findings;         /* by gain, descending */
 	struct kg_blame *blame;              /* the findings' events */
 	uint32_t n_blame, cap_blame;
 	struct kg_site *sites;               /* by gain over all findings, descending; then
 					      * the sites of no finding */
 	uint32_t n_sites;
 	int has_stacks;                      /* some API call has a stack */
+	/* calls that put work on a GPU (launches, copies, memsets) in a trace that holds no
+	 * GPU operation at all: its GPU side was not traced (an Nsight export made without
+	 * CUDA trace, a range-profiler trace), so nothing can be judged of the GPU */
+	uint32_t untraced_gpu_calls;
 	struct kg_idmap *call_sites;         /* (stack, API name) → site (sites.c) */
 };
 
@@ -273,50 +212,28 @@ static inline int64_t gpu_steady_span(const struct kg_analysis *a,
 	return a->span - kg_time_add(gm->idle_startup, gm->idle_winddown);
 }
 
+/* Every kernel's duration, summed over the GPUs: what a kernel name's share is of. */
+static inline int64_t analysis_kernel_time(const struct kg_analysis *a)
+{
+	int64_t t = 0;
+	for (uint32_t g = 0; g < a->n_gpus; g++)
+		t = kg_time_add(t, a->gpus[g].kernel_time);
+	return t;
+}
+
 int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct kg_analysis *a);
 void analysis_free(struct kg_analysis *a);
 
-/* For the rules (analysis/rules.c) and renderers: */
-/* The rules, one table: their ids (the findings' `rule`, documented in docs/rules.md under
- * "### <id>", checked by tests/e2e/t099_rules_documented.sh) and what each finds. */
-struct kg_rule_info {
-	const char *id;
-	const char *finds;
-};
-extern const struct kg_rule_info kg_rules[];
-extern const size_t kg_rule_count;
-/* A new finding of rule (an id of kg_rules; any other id gets NULL: a programming error
- * the test above catches). */
-struct kg_finding *analysis_add_finding(struct kg_analysis *a, const char *rule);
-void finding_evidence(struct kg_finding *f, int64_t start, int64_t end, uint32_t stream,
-		      uint32_t op, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* Occupancy inputs of a device (zeroed fields when the trace lacks them). */
 void occ_device_of(const struct kg_device *d, struct kg_occ_device *out);
-/* Fraction of the GPU's SMs one op gives work to: blocks / SMs capped at 1; 1 when unknown. */
-double op_fill(const struct kg_analysis *a, const struct kg_op *o);
-/* Runs every rule; called by analysis_run. */
-void rules_run(struct kg_analysis *a);
-/* The hardware samples per kernel name and per GPU (analysis/hw.c); 0 or -ENOMEM. */
-int hw_run(struct kg_analysis *a);
 /* A kernel's achieved figure f, or NaN when its samples do not tell (too few alone). */
 double hw_kernel_figure(const struct kg_analysis *a, uint32_t kernel_stats_index, int f);
-
-/* A rule's events: remember mark = a->n_blame before gathering, call analysis_blame for
- * each event, then finding_take_blame(a, f, mark) when it makes a finding, or
- * analysis_drop_blame(a, mark) when it does not. */
-void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns);
-void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark);
-void analysis_drop_blame(struct kg_analysis *a, uint32_t mark);
-/* Places every finding's events at their call sites (analysis/sites.c); called by
- * analysis_run after the rules. 0 or -ENOMEM. */
-int sites_run(struct kg_analysis *a);
 /* The user's frame of a stack (index into model.frames), KG_NONE when none: its
  * innermost Python frame in the user's files, else its innermost native frame in the
  * user's own binaries, else its innermost Python frame. What a site names first. */
 uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s);
 /* The site of an API call (index into a->sites), KG_NONE when it has no stack. */
 uint32_t analysis_call_site(const struct kg_analysis *a, uint32_t api);
-void analysis_free_sites(struct kg_analysis *a);
 /* "train.py:27 in epoch" for a frame; "" when f is NULL. */
 void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, size_t len);
 

@@ -1,246 +1,16 @@
 /* Metrics over the model: per physical GPU (busy time, overlap, concurrency, idle gaps and
  * their causes, utilisation over time), per stream and per kernel name (statistics and
- * theoretical occupancy). Then the rules (rules.c) turn them into findings. */
+ * theoretical occupancy): the first step of analysis_run (pipeline.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "analysis/pipeline.h"
 #include "util/array.h"
 #include "util/timemath.h"
-
-/* ------------------------------------------------------------------ configuration */
-
-enum cfg_type { CFG_PCT, CFG_NS, CFG_RATIO, CFG_INT, CFG_BW };
-
-struct cfg_entry {
-	const char *name;
-	enum cfg_type type;
-	size_t offset;
-	const char *what;
-};
-
-#define CFG(name, type, what) {#name, type, offsetof(struct kg_config, name), what}
-
-static const struct cfg_entry cfg_table[] = {
-	CFG(min_gain_pct, CFG_PCT, "report a finding only when it would save at least this % of the span"),
-	CFG(min_gain_ns, CFG_NS, "... and at least this much time"),
-	CFG(underfill_waves, CFG_RATIO, "a kernel whose grid fills fewer waves than this under-fills the GPU"),
-	CFG(low_occupancy, CFG_RATIO, "theoretical occupancy below this is low (0..1)"),
-	CFG(long_kernel_ns, CFG_NS, "occupancy is examined for kernels at least this long"),
-	CFG(tiny_kernel_ns, CFG_NS, "kernels shorter than this are tiny (launch-overhead rule)"),
-	CFG(launch_bound_ratio, CFG_RATIO, "idle time over execution time among tiny kernels above which the GPU starves on launches"),
-	CFG(high_launch_latency_ns, CFG_NS, "launch latency (queued - API start) above this is high"),
-	CFG(queue_wait_mark_ns, CFG_NS, "queue wait above this is marked on the chart"),
-	CFG(pinned_bandwidth, CFG_BW, "copy bandwidth assumed for pinned memory when the trace has no pinned copy, GB/s"),
-	CFG(imbalance_ratio, CFG_RATIO, "busiest over least busy GPU above this is an imbalance"),
-	CFG(comm_skew_ns, CFG_NS, "start skew of a collective across GPUs above this makes a straggler"),
-	CFG(sync_gap_ns, CFG_NS, "GPU idle gaps at least this long are explained (host, sync, launch, dependency)"),
-	CFG(long_gap_ns, CFG_NS, "idle gaps at least this long are reported on their own (Nsight's gpu_gaps)"),
-	CFG(util_chunks, CFG_INT, "chunks of the span for utilisation over time (Nsight's gpu_time_util)"),
-	CFG(low_util, CFG_RATIO, "a chunk less busy than this is under-used (0..1)"),
-	CFG(memory_bound, CFG_RATIO, "a kernel whose achieved DRAM bandwidth is at least this share of the peak is memory-bound (0..1; record --hw)"),
-	CFG(min_hw_samples, CFG_INT, "hardware samples a kernel must have to itself before its achieved figures are used (record --hw)"),
-	CFG(slow_rank_ratio, CFG_RATIO, "a rank whose kernels take this much longer than the same kernels on the median rank runs slow (job report)"),
-};
-
-void analysis_config_default(struct kg_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->min_gain_pct = 1.0;
-	c->min_gain_ns = 50000;
-	c->underfill_waves = 1.0;
-	c->low_occupancy = 0.5;
-	c->long_kernel_ns = 100000;
-	c->tiny_kernel_ns = 20000;
-	c->launch_bound_ratio = 1.0;
-	c->high_launch_latency_ns = 100000;
-	c->queue_wait_mark_ns = 100000;
-	c->pinned_bandwidth = 50.0; /* bytes/ns = GB/s; an H200 moved 64 MiB pinned in 1.2 ms */
-	c->imbalance_ratio = 1.25;
-	c->comm_skew_ns = 500000;
-	c->sync_gap_ns = 10000;
-	c->long_gap_ns = 500000000;
-	c->util_chunks = 30;
-	c->low_util = 0.5;
-	c->memory_bound = 0.6;
-	c->min_hw_samples = 2;
-	c->slow_rank_ratio = 1.10;
-}
-
-/* "250us", "2ms", "1.5s", "300ns" or a bare number of ns. */
-static int parse_ns(const char *v, int64_t *out)
-{
-	char *end;
-	double d = strtod(v, &end);
-	if (end == v || !(d >= 0)) /* !(d >= 0): NaN too */
-		return -1;
-	double scale = 1;
-	if (!strcmp(end, "") || !strcmp(end, "ns"))
-		scale = 1;
-	else if (!strcmp(end, "us"))
-		scale = 1e3;
-	else if (!strcmp(end, "ms"))
-		scale = 1e6;
-	else if (!strcmp(end, "s"))
-		scale = 1e9;
-	else
-		return -1;
-	/* 1e300s, inf: no int64 holds them, and converting one would be undefined */
-	if (!(d * scale < 9.2e18))
-		return -1;
-	*out = (int64_t)(d * scale);
-	return 0;
-}
-
-int analysis_config_set(struct kg_config *c, const char *assignment, char *err, size_t errlen)
-{
-	const char *eq = strchr(assignment, '=');
-	if (!eq) {
-		snprintf(err, errlen, "--set '%s': expected NAME=VALUE", assignment);
-		return -1;
-	}
-	size_t n = (size_t)(eq - assignment);
-	const char *v = eq + 1;
-	for (size_t i = 0; i < sizeof(cfg_table) / sizeof(cfg_table[0]); i++) {
-		const struct cfg_entry *e = &cfg_table[i];
-		if (strlen(e->name) != n || strncmp(e->name, assignment, n))
-			continue;
-		char *p = (char *)c + e->offset, *end;
-		int ok = 1;
-		if (e->type == CFG_NS) {
-			ok = parse_ns(v, (int64_t *)p) == 0;
-		} else if (e->type == CFG_INT) {
-			long x = strtol(v, &end, 10);
-			ok = *v && !*end && x > 0 && x <= 10000;
-			if (ok)
-				*(int *)p = (int)x;
-		} else {
-			double x = strtod(v, &end);
-			ok = *v && !*end && x >= 0;
-			if (ok)
-				*(double *)p = x;
-		}
-		if (!ok) {
-			snprintf(err, errlen, "--set %s: '%s' is not a valid %s", e->name, v,
-				 e->type == CFG_NS ? "duration (e.g. 250us, 2ms)" : "number");
-			return -1;
-		}
-		return 0;
-	}
-	snprintf(err, errlen, "--set: no threshold named '%.*s' (see --list-thresholds)", (int)n,
-		 assignment);
-	return -1;
-}
-
-void analysis_config_describe(void (*line)(const char *, const char *, const char *, void *),
-			      void *arg)
-{
-	struct kg_config c;
-	analysis_config_default(&c);
-	for (size_t i = 0; i < sizeof(cfg_table) / sizeof(cfg_table[0]); i++) {
-		const struct cfg_entry *e = &cfg_table[i];
-		const char *p = (const char *)&c + e->offset;
-		char v[64];
-		if (e->type == CFG_NS)
-			snprintf(v, sizeof(v), "%lldus", (long long)(*(const int64_t *)p / 1000));
-		else if (e->type == CFG_INT)
-			snprintf(v, sizeof(v), "%d", *(const int *)p);
-		else
-			snprintf(v, sizeof(v), "%g", *(const double *)p);
-		line(e->name, v, e->what, arg);
-	}
-}
-
-const char *gap_cause_name(enum kg_gap_cause c)
-{
-	static const char *const names[] = {"host", "sync", "launch", "dependency", "unknown"};
-	return c < KG_GAP_CAUSES ? names[c] : "unknown";
-}
-
-const char *severity_name(enum kg_severity s)
-{
-	static const char *const names[] = {"info", "warning", "critical"};
-	return s <= KG_SEV_CRITICAL ? names[s] : "info";
-}
-
-/* ------------------------------------------------------------------ findings */
-
-const struct kg_rule_info kg_rules[] = {
-	{"stream-serialization", "independent work serialised on one stream while others idle"},
-	{"copy-compute-overlap", "copies that do not overlap kernels (pageable or synchronous)"},
-	{"launch-overhead", "the GPU starving on launches of tiny kernels"},
-	{"launch-latency", "long launch latency (queued - API call)"},
-	{"gpu-imbalance", "unequal work across GPUs"},
-	{"straggler", "a rank arriving last at collectives"},
-	{"under-filled-grid", "fewer blocks than SMs"},
-	{"low-occupancy", "few resident warps per SM"},
-	{"memory-bound", "kernels at DRAM's peak bandwidth (record --hw)"},
-	{"time-slicing", "kernels of several processes time-sliced on one GPU"},
-	{"host-sync-stall", "GPU idle while the host is blocked in a synchronisation"},
-	{"host-bound", "GPU idle while the host prepares work"},
-	{"gpu-utilization", "low utilisation over time and long idle gaps"},
-};
-const size_t kg_rule_count = sizeof(kg_rules) / sizeof(kg_rules[0]);
-
-struct kg_finding *analysis_add_finding(struct kg_analysis *a, const char *rule)
-{
-	size_t r = 0;
-	while (r < kg_rule_count && strcmp(kg_rules[r].id, rule) != 0)
-		r++;
-	if (r == kg_rule_count)
-		return NULL;
-	rule = kg_rules[r].id;
-	if (array_room((void **)&a->findings, &a->cap_findings, a->n_findings,
-		       sizeof(*a->findings), 16) < 0)
-		return NULL;
-	struct kg_finding *f = &a->findings[a->n_findings++];
-	memset(f, 0, sizeof(*f));
-	f->rule = rule;
-	f->gpu = KG_NONE;
-	f->start = f->end = KG_NO_TIME;
-	return f;
-}
-
-void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns)
-{
-	if (!(ns > 0))
-		return;
-	if (array_room((void **)&a->blame, &a->cap_blame, a->n_blame, sizeof(*a->blame), 1024) < 0)
-		return; /* the sites miss this event; the finding and its gain stand */
-	a->blame[a->n_blame++] = (struct kg_blame){api, op, ns};
-}
-
-void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark)
-{
-	f->first_blame = mark;
-	f->n_blame = a->n_blame - mark;
-}
-
-void analysis_drop_blame(struct kg_analysis *a, uint32_t mark)
-{
-	a->n_blame = mark;
-}
-
-void finding_evidence(struct kg_finding *f, int64_t start, int64_t end, uint32_t stream,
-		      uint32_t op, const char *fmt, ...)
-{
-	if (f->n_evidence >= KG_MAX_EVIDENCE)
-		return;
-	struct kg_evidence *e = &f->evidence[f->n_evidence++];
-	e->start = start;
-	e->end = end;
-	e->stream = stream;
-	e->op = op;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->text, sizeof(e->text), fmt, ap);
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------------ occupancy helpers */
 
@@ -774,6 +544,12 @@ static int gpu_metrics(struct kg_analysis *a, struct kg_gpu_metrics *gm, uint32_
 	gm->copy_kernel_overlap =
 		kg_time_diff(kg_time_add(gm->kernel_busy, gm->copy_busy), union_total(&both));
 	busy_done(a, gm, &busy, w);
+	/* the trace went on before its first and after its last operation: idle too, though
+	 * no gap of its own work (another GPU or the host still working) */
+	if (n && gm->begin != KG_NO_TIME && gm->end != KG_NO_TIME) {
+		gm->idle_before = kg_time_span(gm->begin, m->begin);
+		gm->idle_after = kg_time_span(m->end, gm->end);
+	}
 	return 0;
 }
 
@@ -1067,36 +843,10 @@ static int kernel_stats(struct kg_analysis *a)
 	return rc;
 }
 
-/* ------------------------------------------------------------------ run */
+/* ------------------------------------------------------------------ all of them */
 
-static int by_gain_desc(const void *x, const void *y)
+int metrics_run(struct kg_analysis *a)
 {
-	const struct kg_finding *a = x, *b = y;
-	return (a->gain_ns < b->gain_ns) - (a->gain_ns > b->gain_ns);
-}
-
-/* The longest of the GPUs' steady spans (gpu_steady_span): the span less the start-up and
- * wind-down of the GPU that had least of it; the span when no GPU worked. */
-static int64_t steady_span(const struct kg_analysis *a)
-{
-	int64_t best = 0;
-	for (uint32_t g = 0; g < a->n_gpus; g++) {
-		int64_t s = gpu_steady_span(a, &a->gpus[g]);
-		if (a->gpus[g].n_ops && s > best)
-			best = s;
-	}
-	return best > 0 ? best : a->span;
-}
-
-int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct kg_analysis *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->m = m;
-	if (cfg)
-		a->cfg = *cfg;
-	else
-		analysis_config_default(&a->cfg);
-	a->span = kg_time_span(m->end, m->begin); /* 0 when either is unknown */
 	/* the per-GPU metrics (most of the work) on a second thread, beside the per-stream
 	 * and per-kernel statistics: they share nothing but the model they read */
 	pthread_t gpu_thread;
@@ -1109,52 +859,5 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 		rc = kernel_stats(a);
 	if (threaded)
 		pthread_join(gpu_thread, NULL);
-	if (!rc)
-		rc = job.rc;
-	if (rc) {
-		analysis_free(a);
-		return rc;
-	}
-	if (hw_run(a) < 0) {
-		analysis_free(a);
-		return -ENOMEM;
-	}
-	a->steady_span = steady_span(a);
-	rules_run(a);
-	for (uint32_t i = 0; i < a->n_findings; i++) {
-		struct kg_finding *f = &a->findings[i];
-		f->gain_pct = a->steady_span > 0 ? 100.0 * f->gain_ns / (double)a->steady_span : 0;
-		if (f->gain_ns <= 0)
-			continue; /* a finding without an estimate keeps the severity its rule set */
-		f->severity = f->gain_pct >= 10 ? KG_SEV_CRITICAL
-			      : f->gain_pct >= 3 ? KG_SEV_WARNING
-						 : KG_SEV_INFO;
-	}
-	if (a->n_findings)
-		qsort(a->findings, a->n_findings, sizeof(*a->findings), by_gain_desc);
-	if (sites_run(a) < 0) {
-		analysis_free(a);
-		return -ENOMEM;
-	}
-	return 0;
+	return rc ? rc : job.rc;
 }
-
-void analysis_free(struct kg_analysis *a)
-{
-	for (uint32_t g = 0; a->gpus && g < a->n_gpus; g++) {
-		free(a->gpus[g].gaps);
-		free(a->gpus[g].util);
-		free(a->gpus[g].ops);
-	}
-	free(a->gpus);
-	free(a->streams);
-	free(a->kernels);
-	free(a->hw_kernels);
-	free(a->hw_gpus);
-	free(a->findings);
-	free(a->solo);
-	free(a->blame);
-	analysis_free_sites(a);
-	memset(a, 0, sizeof(*a));
-}
-

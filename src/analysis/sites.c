@@ -481,9 +481,9 @@ static int sort_sites(struct kg_analysis *a)
 			rank[by[i]] = i;
 		}
 		memcpy(a->sites, sorted, n * sizeof(*sorted));
-		for (uint32_t i = 0; i < a->n_findings; i++)
-			for (int k = 0; k < a->findings[i].n_sites; k++)
-				a->findings[i].sites[k].site = rank[a->findings[i].sites[k].site];
+		for (uint32_t i = 0; i < a->findings.n; i++)
+			for (int k = 0; k < a->findings.v[i].n_sites; k++)
+				a->findings.v[i].sites[k].site = rank[a->findings.v[i].sites[k].site];
 		for (size_t i = 0; i < a->call_sites->cap; i++)
 			if (a->call_sites->keys[i] && a->call_sites->vals[i] < n)
 				a->call_sites->vals[i] = rank[a->call_sites->vals[i]];
@@ -522,8 +522,8 @@ int sites_run(struct kg_analysis *a)
 		if (!y.ns || !y.touched)
 			rc = -ENOMEM;
 	}
-	for (uint32_t i = 0; !rc && i < a->n_findings; i++)
-		place_finding(&t, &x, &y, &a->findings[i]);
+	for (uint32_t i = 0; !rc && i < a->findings.n; i++)
+		place_finding(&t, &x, &y, &a->findings.v[i]);
 	if (!rc && a->n_sites)
 		rc = sort_sites(a);
 	idmap_free(&t.by_key);

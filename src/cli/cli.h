@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "util/fmt.h"
+#include "text/format.h"
 
 /* Exit codes, documented in README.md. */
 enum {

@@ -75,11 +75,12 @@ static void report_usage(FILE *f)
 		"Exit status: 0 ok, 1 bad input, 2 wrong command line, 3 --fail-on triggered.\n");
 }
 
-/* "  name  default  meaning", the meaning wrapped under itself within 100 columns. */
-static void threshold_line(const char *name, const char *value, const char *what, void *arg)
+/* "  name  default  range  meaning", the meaning wrapped under itself within 100 columns. */
+static void threshold_line(const char *name, const char *value, const char *range,
+			   const char *what, void *arg)
 {
-	enum { HANG = 38, ROOM = 100 - HANG };
-	printf("  %-24s %-10s ", name, value);
+	enum { HANG = 54, ROOM = 100 - HANG };
+	printf("  %-24s %-10s %-15s ", name, value, range);
 	while (strlen(what) > ROOM) {
 		int cut = ROOM;
 		while (cut > 0 && what[cut] != ' ')
@@ -95,18 +96,15 @@ static void threshold_line(const char *name, const char *value, const char *what
 static int list_thresholds(void)
 {
 	printf("thresholds (change with --set NAME=VALUE; durations take ns, us, ms, s):\n");
-	printf("  %-24s %-10s %s\n", "name", "default", "meaning");
+	printf("  %-24s %-10s %-15s %s\n", "name", "default", "range", "meaning");
 	analysis_config_describe(threshold_line, NULL);
 	return finish_stdout(KG_EXIT_OK);
 }
 
 static int parse_severity(const char *s)
 {
-	static const char *const names[] = {"info", "warning", "critical"};
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(s, names[i]))
-			return i;
-	return -1;
+	enum kg_severity sev = severity_by_name(s);
+	return sev < KG_SEV_COUNT ? (int)sev : -1;
 }
 
 /* A time after the trace begin: "120" (ms, as the report prints times), "120ms", "1.5s",
@@ -200,9 +198,9 @@ static int use_color(void)
 static int worst_severity(const struct kg_analysis *a)
 {
 	int worst = -1;
-	for (uint32_t i = 0; i < a->n_findings; i++)
-		if ((int)a->findings[i].severity > worst)
-			worst = (int)a->findings[i].severity;
+	for (uint32_t i = 0; i < a->findings.n; i++)
+		if ((int)a->findings.v[i].severity > worst)
+			worst = (int)a->findings.v[i].severity;
 	return worst;
 }
 

@@ -148,7 +148,7 @@ static int write_and_say(const char *out, const struct kg_analysis *a,
 	int rc = write_page(out, a, o);
 	if (!rc && !quiet && strcmp(out, "-") != 0)
 		fprintf(stderr, "kgantt: wrote '%s' (%u GPU operations, %u findings)\n", out,
-			a->m->n_ops, a->n_findings);
+			a->m->n_ops, a->findings.n);
 	return rc;
 }
 
@@ -223,7 +223,7 @@ static int view_job(const struct view_args *v, const char *out)
 			rc = cli_write_output(out, "the page", write_job_view, &p);
 			if (rc == KG_EXIT_OK && !v->quiet && strcmp(out, "-") != 0)
 				fprintf(stderr, "kgantt: wrote '%s' (%u ranks, %u job findings)\n", out,
-					js.job.n_ranks, js.job.n_findings);
+					js.job.n_ranks, js.job.findings.n);
 			if (rc == KG_EXIT_OK && js.unread_len)
 				rc = KG_EXIT_FAILURE;
 		}

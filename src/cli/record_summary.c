@@ -36,7 +36,7 @@ static size_t terminal_width(void)
 		return ws.ws_col;
 	const char *c = getenv("COLUMNS");
 	long n = c ? strtol(c, NULL, 10) : 0;
-	return n >= 40 && n <= 1000 ? (size_t)n : KG_REPORT_WIDTH;
+	return n >= 40 && n <= 1000 ? (size_t)n : KG_PAGE_WIDTH;
 }
 
 /* s as one shell word, so that a hint can be pasted as it is: quoted when it holds
@@ -76,20 +76,20 @@ static void beside(const char *trace, const char *ext, char *out, size_t len)
 static void print_findings(const struct record_after *o, const struct kg_analysis *a)
 {
 	uint32_t by[3] = {0, 0, 0};
-	for (uint32_t i = 0; i < a->n_findings; i++)
-		by[a->findings[i].severity <= KG_SEV_CRITICAL ? a->findings[i].severity : 0]++;
-	if (!a->n_findings) {
+	for (uint32_t i = 0; i < a->findings.n; i++)
+		by[a->findings.v[i].severity <= KG_SEV_CRITICAL ? a->findings.v[i].severity : 0]++;
+	if (!a->findings.n) {
 		fprintf(stderr, "kgantt: no scheduling problem found in '%s'\n", o->trace);
 		return;
 	}
 	fprintf(stderr, "kgantt: %u finding%s in '%s' (%u critical, %u warning, %u info)%s\n",
-		a->n_findings, a->n_findings == 1 ? "" : "s", o->trace, by[KG_SEV_CRITICAL],
+		a->findings.n, a->findings.n == 1 ? "" : "s", o->trace, by[KG_SEV_CRITICAL],
 		by[KG_SEV_WARNING], by[KG_SEV_INFO], o->report ? "" : ", by estimated gain:");
 	if (o->report) /* the page on stdout has them all */
 		return;
 	report_text_brief(stderr, a, BRIEF_FINDINGS, terminal_width());
-	if (a->n_findings > BRIEF_FINDINGS)
-		fprintf(stderr, "  ... and %u more\n", a->n_findings - BRIEF_FINDINGS);
+	if (a->findings.n > BRIEF_FINDINGS)
+		fprintf(stderr, "  ... and %u more\n", a->findings.n - BRIEF_FINDINGS);
 }
 
 /* The commands that show the rest; none for what was already written. */

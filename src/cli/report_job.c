@@ -11,9 +11,9 @@
 static int worst(const struct kg_job *j)
 {
 	int w = -1;
-	for (uint32_t i = 0; i < j->n_findings; i++)
-		if ((int)j->findings[i].severity > w)
-			w = (int)j->findings[i].severity;
+	for (uint32_t i = 0; i < j->findings.n; i++)
+		if ((int)j->findings.v[i].severity > w)
+			w = (int)j->findings.v[i].severity;
 	return w;
 }
 

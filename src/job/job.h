@@ -66,13 +66,6 @@ struct kg_rank_step {
 	int64_t compute;     /* their kernel time, communication excluded */
 };
 
-struct kg_rank_finding {
-	char rule[40];
-	int severity;
-	double gain_ns, gain_pct;
-	char title[200];
-};
-
 struct kg_rank {
 	/* who */
 	char file[512];
@@ -96,8 +89,9 @@ struct kg_rank {
 	uint32_t kernels, comm_kernels;
 	uint32_t n_findings;
 	double findings_gain;
-	struct kg_rank_finding top[KG_JOB_FINDINGS];
-	int n_top;
+	struct kg_finding *top;  /* its largest KG_JOB_FINDINGS findings: rule, severity,
+				  * gain and title only */
+	uint32_t n_top;
 	struct kg_rank_kernel *kernel;  /* compute names by total, then communication names */
 	uint32_t n_kernel, n_comm_names;
 	struct kg_rank_collective *coll;
@@ -170,22 +164,6 @@ const char *rank_name(const struct kg_rank *r, const struct kg_rank_kernel *k);
 
 /* ------------------------------------------------------------------ the job */
 
-#define KG_JOB_EVIDENCE 8
-
-struct kg_job_finding {
-	const char *rule;    /* an id of kg_job_rules */
-	enum kg_severity severity;
-	uint32_t rank;       /* the rank it is about (index into job.ranks), UINT32_MAX none */
-	char title[240];
-	char explanation[600];
-	char fix[600];
-	double gain_ns, gain_pct;
-	char gain_how[300];
-	char evidence[KG_JOB_EVIDENCE][220];
-	int n_evidence;
-	char figures[400];
-};
-
 /* A step of the job: who arrived last at its collectives. */
 struct kg_job_step {
 	uint32_t step;       /* index among the ranks' steps */
@@ -218,13 +196,17 @@ struct kg_job {
 	struct kg_job_step *steps;   /* by step */
 	uint32_t n_steps;
 	double total_wait_ns;
-	struct kg_job_finding *findings; /* by gain, descending */
-	uint32_t n_findings, cap_findings;
+	struct kg_findings findings; /* by gain, descending; rank: the rank each is about */
 };
 
-/* The job rules, one table (ids documented in docs/rules.md, checked by t099). */
-extern const struct kg_rule_info kg_job_rules[];
-extern const size_t kg_job_rule_count;
+/* The job rules (KG_RULES' JOB rows, analysis/finding.h), one function each. */
+#define KG_RULE_DECL_JOB(runner) int runner(struct kg_job *j);
+#define KG_RULE_DECL_TRACE(runner)
+#define KG_RULE_DECL_(id, name, scope, runner, what) KG_RULE_DECL_##scope(runner)
+KG_RULES(KG_RULE_DECL_)
+#undef KG_RULE_DECL_
+#undef KG_RULE_DECL_TRACE
+#undef KG_RULE_DECL_JOB
 
 /* Orders the ranks (by rank number, then file and GPU), aligns their clocks, runs the
  * rules. The job owns ranks afterwards. 0 or -ENOMEM. */

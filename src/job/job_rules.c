@@ -20,14 +20,6 @@
 #define SAME_CLOCK_NS 1000000000LL /* realtime offsets this close: one host clock (merge) */
 #define ALIGN_SAMPLES 1000000 /* collective ends compared to state the alignment error */
 
-const struct kg_rule_info kg_job_rules[] = {
-	{"job-straggler", "a rank that starts the job's collectives last, and the others' wait for it"},
-	{"job-slow-rank", "a rank whose kernels run slower than the same kernels on the other ranks"},
-	{"job-imbalance", "ranks that get more work than the others (kernel time at the same speed)"},
-	{"job-kernel-count", "ranks that launch a different number of kernels per step than the others"},
-};
-const size_t kg_job_rule_count = sizeof(kg_job_rules) / sizeof(kg_job_rules[0]);
-
 static double ms(double ns)
 {
 	return ns / 1e6;
@@ -47,40 +39,20 @@ static const char *duration(double ns, char buf[32])
  * before its steps does not make its steps' problems small. */
 static int worth(const struct kg_job *j, double gain)
 {
-	return gain >= (double)j->cfg.min_gain_ns && j->steady_span > 0 &&
-	       100.0 * gain / (double)j->steady_span >= j->cfg.min_gain_pct;
+	return finding_worth(&j->cfg, j->steady_span, gain);
 }
 
-static struct kg_job_finding *add_finding(struct kg_job *j, const char *rule, uint32_t rank)
+/* A new finding of a job rule about rank (KG_NONE: none); NULL when out of memory. */
+static struct kg_finding *add_finding(struct kg_job *j, enum kg_rule_id rule, uint32_t rank)
 {
-	if (j->n_findings == j->cap_findings) {
-		uint32_t cap = j->cap_findings ? j->cap_findings * 2 : 16;
-		struct kg_job_finding *f = realloc(j->findings, cap * sizeof(*f));
-		if (!f)
-			return NULL;
-		j->findings = f;
-		j->cap_findings = cap;
-	}
-	struct kg_job_finding *f = &j->findings[j->n_findings++];
-	memset(f, 0, sizeof(*f));
-	for (size_t i = 0; i < kg_job_rule_count; i++)
-		if (!strcmp(kg_job_rules[i].id, rule))
-			f->rule = kg_job_rules[i].id;
-	f->rank = rank;
+	struct kg_finding *f = findings_add(&j->findings, rule);
+	if (f)
+		f->rank = rank;
 	return f;
 }
 
-static void evidence(struct kg_job_finding *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void evidence(struct kg_job_finding *f, const char *fmt, ...)
-{
-	if (f->n_evidence >= KG_JOB_EVIDENCE)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->evidence[f->n_evidence++], sizeof(f->evidence[0]), fmt, ap);
-	va_end(ap);
-}
+/* An evidence line of a job finding: text only. */
+#define evidence(f, ...) finding_evidence(f, KG_NO_TIME, KG_NO_TIME, KG_NONE, KG_NONE, __VA_ARGS__)
 
 static int cmp_i64(const void *pa, const void *pb)
 {
@@ -464,7 +436,7 @@ struct medians {
 };
 
 static void straggler_cause(const struct kg_job *j, const struct kg_rank *r,
-			    const struct medians *md, struct kg_job_finding *f)
+			    const struct medians *md, struct kg_finding *f)
 {
 	int64_t mc = md->compute, mh = md->host, msy = md->sync;
 	if (r->slowdown >= j->cfg.slow_rank_ratio)
@@ -489,31 +461,27 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
 {
 	struct kg_rank *r = &j->ranks[i];
 	char d1[32], d2[32];
-	struct kg_job_finding *f = add_finding(j, "job-straggler", i);
+	struct kg_finding *f = add_finding(j, KG_RULE_JOB_STRAGGLER, i);
 	if (!f)
 		return;
 	uint32_t others = 0;
 	for (uint32_t k = 0; k < j->n_ranks; k++)
 		others += k != i && j->ranks[k].n_coll;
-	snprintf(f->title, sizeof(f->title),
-		 "%s arrives last at %u of %u collectives: the job waits %s for it, its %u "
+	finding_set(&f->title, "%s arrives last at %u of %u collectives: the job waits %s for it, its %u "
 		 "peers %s in all",
 		 r->label, r->late, j->n_collectives, duration((double)r->late_ns, d1), others,
 		 duration(r->wait_caused_ns, d2));
-	snprintf(f->explanation, sizeof(f->explanation),
-		 "A collective cannot finish before every rank has joined it: the ranks that "
+	finding_set(&f->explanation, "A collective cannot finish before every rank has joined it: the ranks that "
 		 "start it early wait inside the communication kernel for %s, and that wait "
 		 "looks like communication time on every other rank.",
 		 r->label);
-	snprintf(f->fix, sizeof(f->fix),
-		 "Find what delays %s before its collectives (below: slower kernels, more work, "
+	finding_set(&f->fix, "Find what delays %s before its collectives (below: slower kernels, more work, "
 		 "host stalls such as data loading or synchronisation, a shared or throttled "
 		 "GPU) and remove it; or overlap the work before the collective so its skew "
 		 "is hidden.",
 		 r->label);
 	f->gain_ns = (double)r->late_ns;
-	snprintf(f->gain_how, sizeof(f->gain_how),
-		 "sum over the collectives it started last (skew above %.0f µs) of how much later "
+	finding_set(&f->gain_how, "sum over the collectives it started last (skew above %.0f µs) of how much later "
 		 "it started than the next-to-last rank: the job's wall-clock delay",
 		 (double)j->cfg.comm_skew_ns / 1e3);
 	straggler_cause(j, r, md, f);
@@ -524,7 +492,7 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
 		if (st->last_rank != i)
 			continue;
 		steps++;
-		if (shown < 3 && f->n_evidence < KG_JOB_EVIDENCE - 1) {
+		if (shown < 3 && f->n_evidence < KG_MAX_EVIDENCE - 1) {
 			char nm[64];
 			evidence(f, "step %u: last at collective #%u (%s) by %.2f ms", s + 1,
 				 st->collective + 1, comm_name(&j->ranks[ref], st->name_hash, nm, sizeof(nm)),
@@ -535,12 +503,11 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
 	if (steps > shown)
 		evidence(f, "... last in %u of %u steps in all (the step table lists them)", steps,
 			 j->n_steps);
-	snprintf(f->figures, sizeof(f->figures),
-		 "late_collectives=%u, collectives=%u, late_ms=%.3f, peer_wait_ms=%.3f", r->late,
+	finding_set(&f->figures, "late_collectives=%u, collectives=%u, late_ms=%.3f, peer_wait_ms=%.3f", r->late,
 		 j->n_collectives, ms((double)r->late_ns), ms(r->wait_caused_ns));
 }
 
-static int rule_stragglers(struct kg_job *j)
+int job_rule_stragglers(struct kg_job *j)
 {
 	uint32_t ref = UINT32_MAX;
 	for (uint32_t i = 0; i < j->n_ranks && ref == UINT32_MAX; i++)
@@ -685,28 +652,24 @@ static void rank_speed(struct kg_job *j, const struct name_table *t, uint32_t ra
 static void slow_finding(struct kg_job *j, uint32_t i, const struct name_table *t)
 {
 	struct kg_rank *r = &j->ranks[i];
-	struct kg_job_finding *f = add_finding(j, "job-slow-rank", i);
+	struct kg_finding *f = add_finding(j, KG_RULE_JOB_SLOW_RANK, i);
 	if (!f)
 		return;
-	snprintf(f->title, sizeof(f->title),
-		 "%s runs the same kernels %.2fx as long as the median rank (%.2f ms of kernel "
+	finding_set(&f->title, "%s runs the same kernels %.2fx as long as the median rank (%.2f ms of kernel "
 		 "time instead of %.2f ms)",
 		 r->label, r->slowdown, ms((double)r->compute_time), ms(r->work_ns));
-	snprintf(f->explanation, sizeof(f->explanation),
-		 "The same kernels, launched the same number of times, take longer on %s's GPU "
+	finding_set(&f->explanation, "The same kernels, launched the same number of times, take longer on %s's GPU "
 		 "than on the others: the GPU itself is slower (lower clocks: power or thermal "
 		 "throttling, a degraded or different part, ECC/NVLink errors) or shared with "
 		 "another process. Every collective then waits for it.",
 		 r->label);
-	snprintf(f->fix, sizeof(f->fix),
-		 "Check %s's GPU (%s on %s): nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,TEMPERATURE "
+	finding_set(&f->fix, "Check %s's GPU (%s on %s): nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,TEMPERATURE "
 		 "for throttle reasons, other processes on it (nvidia-smi, MPS, MIG), its PCIe/"
 		 "NVLink links; record it with --hw to see its SM clock. Drain or replace the "
 		 "node if it stays slow.",
 		 r->label, r->gpu[0] ? r->gpu : "?", r->host[0] ? r->host : "?");
 	f->gain_ns = (double)r->compute_time - r->work_ns;
-	snprintf(f->gain_how, sizeof(f->gain_how),
-		 "its kernel time minus the same kernels at the median rank's speed; the others "
+	finding_set(&f->gain_how, "its kernel time minus the same kernels at the median rank's speed; the others "
 		 "wait that long at the collectives");
 	uint32_t shown = 0;
 	for (uint32_t k = 0; k + r->n_comm_names < r->n_kernel && shown < 5; k++) {
@@ -720,7 +683,7 @@ static void slow_finding(struct kg_job *j, uint32_t i, const struct name_table *
 			 (double)t->median[id] / 1e3, (double)kk->p50 / (double)t->median[id]);
 		shown++;
 	}
-	snprintf(f->figures, sizeof(f->figures), "slowdown=%.3f, kernel_ms=%.3f, at_median_ms=%.3f",
+	finding_set(&f->figures, "slowdown=%.3f, kernel_ms=%.3f, at_median_ms=%.3f",
 		 r->slowdown, ms((double)r->compute_time), ms(r->work_ns));
 }
 
@@ -733,7 +696,7 @@ static int by_gain_index(const void *pa, const void *pb, void *arg)
 	return (ga < gb) - (ga > gb);
 }
 
-static int rule_slow_ranks(struct kg_job *j)
+int job_rule_slow_ranks(struct kg_job *j)
 {
 	struct name_table t = {0};
 	uint32_t with = 0;
@@ -762,7 +725,7 @@ static int rule_slow_ranks(struct kg_job *j)
 
 /* More work than the others: kernel time at the median speed, busiest against the least
  * busy rank (as the single-trace gpu-imbalance rule compares GPUs). */
-static void rule_imbalance(struct kg_job *j)
+int job_rule_imbalance(struct kg_job *j)
 {
 	double max = -1, min = -1, sum = 0;
 	uint32_t imax = 0, imin = 0, used = 0;
@@ -779,28 +742,24 @@ static void rule_imbalance(struct kg_job *j)
 	}
 	if (used < 2 || min <= 0 || max / min < j->cfg.imbalance_ratio ||
 	    !worth(j, max - sum / used))
-		return;
+		return 0;
 	const struct kg_rank *rmax = &j->ranks[imax], *rmin = &j->ranks[imin];
-	struct kg_job_finding *f = add_finding(j, "job-imbalance", imax);
+	struct kg_finding *f = add_finding(j, KG_RULE_JOB_IMBALANCE, imax);
 	if (!f)
-		return;
-	snprintf(f->title, sizeof(f->title),
-		 "work is unbalanced across ranks: %s computes %.1f ms, %s only %.1f ms (%.2fx; "
+		return -ENOMEM;
+	finding_set(&f->title, "work is unbalanced across ranks: %s computes %.1f ms, %s only %.1f ms (%.2fx; "
 		 "mean %.1f ms)",
 		 rmax->label, ms(max), rmin->label, ms(min), max / min, ms(sum / used));
-	snprintf(f->explanation, sizeof(f->explanation),
-		 "The ranks do not get the same amount of work (counted at the same speed, so a "
+	finding_set(&f->explanation, "The ranks do not get the same amount of work (counted at the same speed, so a "
 		 "slower GPU is not mistaken for more work): the busiest decides when each step "
 		 "ends and the others wait for it at the next collective.");
-	snprintf(f->fix, sizeof(f->fix),
-		 "Split the work evenly: the same batch per rank (DistributedSampler, drop_last, "
+	finding_set(&f->fix, "Split the work evenly: the same batch per rank (DistributedSampler, drop_last, "
 		 "sequence-length bucketing), each rank on its own device, balanced pipeline "
 		 "stages or expert placement.");
 	f->gain_ns = max - sum / used;
-	snprintf(f->gain_how, sizeof(f->gain_how),
-		 "busiest rank's kernel time minus the mean over %u ranks", used);
+	finding_set(&f->gain_how, "busiest rank's kernel time minus the mean over %u ranks", used);
 	uint32_t shown = 0;
-	for (uint32_t i = 0; i < j->n_ranks && shown < KG_JOB_EVIDENCE - 1; i++) {
+	for (uint32_t i = 0; i < j->n_ranks && shown < KG_MAX_EVIDENCE - 1; i++) {
 		const struct kg_rank *r = &j->ranks[i];
 		if (r->kernels && r->work_ns >= (sum / used) * j->cfg.imbalance_ratio && i != imax) {
 			evidence(f, "%s: %.1f ms (%u kernels)", r->label, ms(r->work_ns), r->kernels);
@@ -809,8 +768,9 @@ static void rule_imbalance(struct kg_job *j)
 	}
 	evidence(f, "%s: %.1f ms (%u kernels); %s: %.1f ms (%u kernels)", rmax->label, ms(max),
 		 rmax->kernels, rmin->label, ms(min), rmin->kernels);
-	snprintf(f->figures, sizeof(f->figures), "max_ms=%.3f, min_ms=%.3f, mean_ms=%.3f, ratio=%.2f",
+	finding_set(&f->figures, "max_ms=%.3f, min_ms=%.3f, mean_ms=%.3f, ratio=%.2f",
 		 ms(max), ms(min), ms(sum / used), max / min);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ kernel counts */
@@ -838,7 +798,7 @@ static int cmp_u32(const void *pa, const void *pb)
 
 /* Per common step (or, without steps, the whole trace), the kernel count most ranks
  * have; the ranks that differ. */
-static int rule_kernel_count(struct kg_job *j)
+int job_rule_kernel_count(struct kg_job *j)
 {
 	uint32_t nsteps = UINT32_MAX, with = 0;
 	for (uint32_t i = 0; i < j->n_ranks; i++) {
@@ -884,31 +844,27 @@ static int rule_kernel_count(struct kg_job *j)
 			first++;
 		const struct kg_rank *r = &j->ranks[first];
 		uint32_t had = by_step ? r->steps[odd_step[first]].kernels : r->kernels;
-		struct kg_job_finding *f = add_finding(j, "job-kernel-count", first);
+		struct kg_finding *f = add_finding(j, KG_RULE_JOB_KERNEL_COUNT, first);
 		if (f) {
 			f->severity = KG_SEV_WARNING;
 			if (by_step)
-				snprintf(f->title, sizeof(f->title),
-					 "%u of %u ranks launch a different number of kernels per "
+				finding_set(&f->title, "%u of %u ranks launch a different number of kernels per "
 					 "step: %s ran %u kernels in step %u where most ranks ran %u",
 					 n_odd, with, r->label, had, odd_step[first] + 1, odd_mode[first]);
 			else
-				snprintf(f->title, sizeof(f->title),
-					 "%u of %u ranks launch a different number of kernels: %s "
+				finding_set(&f->title, "%u of %u ranks launch a different number of kernels: %s "
 					 "ran %u where most ranks ran %u",
 					 n_odd, with, r->label, had, odd_mode[first]);
-			snprintf(f->explanation, sizeof(f->explanation),
-				 "Ranks of a data-parallel job run the same program on the same "
+			finding_set(&f->explanation, "Ranks of a data-parallel job run the same program on the same "
 				 "shapes: a different kernel count means another code path on "
 				 "that rank (data-dependent branches, a different batch shape, "
 				 "recompilation, extra logging or checkpointing work), which "
 				 "usually makes it late at the next collective.");
-			snprintf(f->fix, sizeof(f->fix),
-				 "Look at what %s runs in that step that the others do not "
+			finding_set(&f->fix, "Look at what %s runs in that step that the others do not "
 				 "(kgantt report %s --nvtx %s); make shapes and code paths "
 				 "the same on every rank.",
 				 r->label, r->file, r->step_name[0] ? r->step_name : "step");
-			snprintf(f->gain_how, sizeof(f->gain_how), "not estimated");
+			finding_set(&f->gain_how, "not estimated");
 			for (uint32_t i = 0; i < j->n_ranks; i++)
 				if (odd[i]) {
 					const struct kg_rank *q = &j->ranks[i];
@@ -921,7 +877,7 @@ static int rule_kernel_count(struct kg_job *j)
 						evidence(f, "%s: %u kernels (most ranks: %u)", q->label,
 							 q->kernels, odd_mode[i]);
 				}
-			snprintf(f->figures, sizeof(f->figures), "ranks_differing=%u, ranks=%u, steps=%u",
+			finding_set(&f->figures, "ranks_differing=%u, ranks=%u, steps=%u",
 				 n_odd, with, by_step ? rounds : 0);
 		}
 	}
@@ -934,14 +890,6 @@ static int rule_kernel_count(struct kg_job *j)
 }
 
 /* ------------------------------------------------------------------ the job */
-
-static int by_finding_gain(const void *pa, const void *pb)
-{
-	const struct kg_job_finding *a = pa, *b = pb;
-	if (a->gain_ns != b->gain_ns)
-		return (a->gain_ns < b->gain_ns) - (a->gain_ns > b->gain_ns);
-	return (int)b->severity - (int)a->severity;
-}
 
 /* The job's span, and its steady part: from the first rank's steady work to the last's. */
 static void job_span(struct kg_job *j)
@@ -980,21 +928,17 @@ int job_analyse(struct kg_job *j)
 	if (rc)
 		return rc;
 	job_span(j);
-	if ((rc = rule_slow_ranks(j)) || (rc = rule_stragglers(j)) ||
-	    (rc = rule_kernel_count(j)))
-		return rc;
-	rule_imbalance(j);
-	for (uint32_t i = 0; i < j->n_findings; i++) {
-		struct kg_job_finding *f = &j->findings[i];
-		f->gain_pct = j->steady_span > 0 ? 100.0 * f->gain_ns / (double)j->steady_span : 0;
-		if (f->gain_ns > 0)
-			f->severity = f->gain_pct >= 10 ? KG_SEV_CRITICAL
-				      : f->gain_pct >= 3 ? KG_SEV_WARNING
-							 : KG_SEV_INFO;
-	}
-	if (j->n_findings)
-		qsort(j->findings, j->n_findings, sizeof(*j->findings), by_finding_gain);
-	return 0;
+	/* the job rules, in KG_RULES' order */
+#define KG_RULE_RUN_JOB(runner) if (!rc) rc = runner(j);
+#define KG_RULE_RUN_TRACE(runner)
+#define KG_RULE_RUN_(id, name, scope, runner, what) KG_RULE_RUN_##scope(runner)
+	KG_RULES(KG_RULE_RUN_)
+#undef KG_RULE_RUN_
+#undef KG_RULE_RUN_TRACE
+#undef KG_RULE_RUN_JOB
+	if (!rc)
+		findings_rank(&j->findings, &j->cfg, j->steady_span);
+	return rc;
 }
 
 const char *job_shown_note(const struct kg_job *j, char *buf, size_t len)
@@ -1012,7 +956,7 @@ void job_free(struct kg_job *j)
 		rank_free(&j->ranks[i]);
 	free(j->ranks);
 	free(j->steps);
-	free(j->findings);
+	findings_free(&j->findings);
 	memset(j, 0, sizeof(*j));
 }
 

@@ -37,6 +37,9 @@ void rank_free(struct kg_rank *r)
 	free(r->coll);
 	free(r->steps);
 	free(r->names);
+	for (uint32_t i = 0; i < r->n_top; i++)
+		finding_free(&r->top[i]);
+	free(r->top);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -439,23 +442,30 @@ static int timeline(struct kg_rank *r, const struct kg_analysis *a,
 
 /* ------------------------------------------------------------------ findings */
 
-static void own_findings(struct kg_rank *r, const struct kg_analysis *a, uint32_t g)
+/* The rank's own findings: how many, their gain, and the largest KG_JOB_FINDINGS in
+ * brief (what the job report shows of them). 0 or -ENOMEM. */
+static int own_findings(struct kg_rank *r, const struct kg_analysis *a, uint32_t g)
 {
-	for (uint32_t i = 0; i < a->n_findings; i++) {
-		const struct kg_finding *f = &a->findings[i];
+	r->top = calloc(KG_JOB_FINDINGS, sizeof(*r->top));
+	if (!r->top)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < a->findings.n; i++) {
+		const struct kg_finding *f = &a->findings.v[i];
 		if (f->gpu != g && !(f->gpu == KG_NONE && a->n_gpus == 1))
 			continue;
 		r->n_findings++;
 		r->findings_gain += f->gain_ns;
 		if (r->n_top >= KG_JOB_FINDINGS)
 			continue;
-		struct kg_rank_finding *t = &r->top[r->n_top++];
-		snprintf(t->rule, sizeof(t->rule), "%s", f->rule);
-		snprintf(t->title, sizeof(t->title), "%s", f->title);
-		t->severity = (int)f->severity;
-		t->gain_ns = f->gain_ns;
-		t->gain_pct = f->gain_pct;
+		struct kg_finding *t = &r->top[r->n_top];
+		*t = (struct kg_finding){.rule = f->rule, .severity = f->severity,
+					 .gain_ns = f->gain_ns, .gain_pct = f->gain_pct,
+					 .gpu = KG_NONE, .rank = KG_NONE};
+		if (f->title && !(t->title = strdup(f->title)))
+			return -ENOMEM;
+		r->n_top++;
 	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ one GPU */
@@ -481,8 +491,9 @@ static int summarise_gpu(struct kg_rank *r, const struct kg_analysis *a, uint32_
 	r->idle_winddown = gm->idle_winddown;
 	gpu_steady_bounds(gm, &r->steady_begin, &r->steady_end);
 	memcpy(r->steady_idle_by_cause, gm->steady_idle_by_cause, sizeof(r->steady_idle_by_cause));
-	own_findings(r, a, g);
-	int rc = kernel_names(r, a, gm, &nb);
+	int rc = own_findings(r, a, g);
+	if (!rc)
+		rc = kernel_names(r, a, gm, &nb);
 	if (!rc)
 		rc = find_steps(r, m, process, o ? o->step_name : NULL);
 	if (!rc)

@@ -1,5 +1,6 @@
 /* A rank summary as bytes, for MPI's gather: a header (magic, version, length), the
- * struct with its pointers cleared, then its arrays. The processes of one job run the
+ * struct with its pointers cleared, then its arrays, then its top findings (a fixed part
+ * and the title's bytes each). The processes of one job run the
  * same kgantt on machines of one architecture, so the struct travels as it is in
  * memory; the version changes whenever struct kg_rank does. Unpacking trusts nothing:
  * every count is checked against the bytes there are. */
@@ -10,7 +11,7 @@
 #include <string.h>
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
-#define WIRE_VERSION 2u /* 2: start-up, wind-down and steady idle */
+#define WIRE_VERSION 3u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any length */
 
 struct wire_header {
 	uint32_t magic, version;
@@ -19,10 +20,25 @@ struct wire_header {
 	uint32_t pad;
 };
 
+/* One of the rank's top findings: its title's bytes follow. */
+struct wire_finding {
+	uint32_t rule, severity;
+	double gain_ns, gain_pct;
+	uint32_t title_len, pad;
+};
+
+static size_t title_len(const struct kg_finding *f)
+{
+	return f->title ? strlen(f->title) : 0;
+}
+
 static size_t wire_size(const struct kg_rank *r)
 {
-	return sizeof(struct wire_header) + sizeof(*r) + r->n_kernel * sizeof(*r->kernel) +
-	       r->n_coll * sizeof(*r->coll) + r->n_steps * sizeof(*r->steps) + r->names_len;
+	size_t n = sizeof(struct wire_header) + sizeof(*r) + r->n_kernel * sizeof(*r->kernel) +
+		   r->n_coll * sizeof(*r->coll) + r->n_steps * sizeof(*r->steps) + r->names_len;
+	for (uint32_t i = 0; i < r->n_top; i++)
+		n += sizeof(struct wire_finding) + title_len(&r->top[i]);
+	return n;
 }
 
 static uint8_t *put(uint8_t *at, const void *p, size_t n)
@@ -44,12 +60,20 @@ int job_wire_pack(const struct kg_rank *r, uint8_t **buf, size_t *len)
 	flat.coll = NULL;
 	flat.steps = NULL;
 	flat.names = NULL;
+	flat.top = NULL;
 	at = put(at, &h, sizeof(h));
 	at = put(at, &flat, sizeof(flat));
 	at = put(at, r->kernel, r->n_kernel * sizeof(*r->kernel));
 	at = put(at, r->coll, r->n_coll * sizeof(*r->coll));
 	at = put(at, r->steps, r->n_steps * sizeof(*r->steps));
-	put(at, r->names, r->names_len);
+	at = put(at, r->names, r->names_len);
+	for (uint32_t i = 0; i < r->n_top; i++) {
+		const struct kg_finding *f = &r->top[i];
+		struct wire_finding wf = {(uint32_t)f->rule, (uint32_t)f->severity, f->gain_ns,
+					  f->gain_pct, (uint32_t)title_len(f), 0};
+		at = put(at, &wf, sizeof(wf));
+		at = put(at, f->title, wf.title_len);
+	}
 	*buf = b;
 	*len = n;
 	return 0;
@@ -72,6 +96,40 @@ static int take(const uint8_t **at, const uint8_t *end, size_t n, void **out)
 
 #define TERMINATE(field) ((field)[sizeof(field) - 1] = 0)
 
+/* The rank's top findings, each checked: a trace rule, a severity, figures a finding can
+ * have, a title that fits. 0, -EINVAL or -ENOMEM. */
+static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank *r)
+{
+	uint32_t n = r->n_top;
+	r->n_top = 0;
+	if (n > KG_JOB_FINDINGS)
+		return -EINVAL;
+	if (!n)
+		return 0;
+	if (!(r->top = calloc(n, sizeof(*r->top))))
+		return -ENOMEM;
+	for (; r->n_top < n; r->n_top++) {
+		struct wire_finding wf;
+		if (sizeof(wf) > (size_t)(end - *at))
+			return -EINVAL;
+		memcpy(&wf, *at, sizeof(wf));
+		*at += sizeof(wf);
+		if (wf.rule >= KG_RULE_COUNT || kg_rules[wf.rule].scope != KG_SCOPE_TRACE ||
+		    wf.severity >= KG_SEV_COUNT || !(wf.gain_ns >= 0 && wf.gain_ns < 1e18) ||
+		    !(wf.gain_pct >= 0 && wf.gain_pct < 1e9) || wf.title_len > (size_t)(end - *at))
+			return -EINVAL;
+		struct kg_finding *f = &r->top[r->n_top];
+		*f = (struct kg_finding){.rule = (enum kg_rule_id)wf.rule,
+					 .severity = (enum kg_severity)wf.severity,
+					 .gain_ns = wf.gain_ns, .gain_pct = wf.gain_pct,
+					 .gpu = KG_NONE, .rank = KG_NONE};
+		if (!(f->title = strndup((const char *)*at, wf.title_len)))
+			return -ENOMEM;
+		*at += wf.title_len;
+	}
+	return 0;
+}
+
 int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *used)
 {
 	struct wire_header h;
@@ -90,7 +148,7 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 			(uint64_t)r->n_steps * sizeof(*r->steps) + r->names_len;
 	if (r->n_kernel > KG_JOB_KERNELS + KG_JOB_COMM_NAMES || r->n_comm_names > r->n_kernel ||
 	    r->n_coll > KG_JOB_MAX_COLLECTIVES || r->n_steps > KG_JOB_MAX_STEPS ||
-	    need != (uint64_t)(end - at)) {
+	    need > (uint64_t)(end - at)) {
 		memset(r, 0, sizeof(*r));
 		return -EINVAL;
 	}
@@ -98,6 +156,7 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 	r->coll = NULL;
 	r->steps = NULL;
 	r->names = NULL;
+	r->top = NULL;
 	void *k, *c, *s, *nm;
 	int rc = take(&at, end, r->n_kernel * sizeof(*r->kernel), &k);
 	r->kernel = k;
@@ -109,6 +168,10 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 		rc = take(&at, end, r->names_len, &nm), r->names = nm;
 	if (!rc && r->names_len && r->names[r->names_len - 1])
 		rc = -EINVAL; /* the names end with their NUL */
+	if (!rc)
+		rc = take_findings(&at, end, r);
+	if (!rc && at != end)
+		rc = -EINVAL; /* bytes that are no part of it */
 	for (uint32_t i = 0; !rc && i < r->n_kernel; i++)
 		if (r->kernel[i].name >= r->names_len && r->names_len)
 			rc = -EINVAL;
@@ -125,12 +188,6 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 	TERMINATE(r->rank);
 	TERMINATE(r->label);
 	TERMINATE(r->step_name);
-	for (int i = 0; i < KG_JOB_FINDINGS; i++) {
-		TERMINATE(r->top[i].rule);
-		TERMINATE(r->top[i].title);
-	}
-	if (r->n_top < 0 || r->n_top > KG_JOB_FINDINGS)
-		r->n_top = 0;
 	for (int i = 0; i < KG_JOB_BINS; i++)
 		if (r->bins[i] >= KG_BIN_STATES)
 			r->bins[i] = KG_BIN_NONE;

@@ -390,8 +390,8 @@ double site_lines(struct plot *p, double y0, int draw)
 	if (!a || !a->has_stacks)
 		return 0;
 	cairo_t *cr = p->cr;
-	for (uint32_t i = 0; i < a->n_findings; i++) {
-		const struct kg_finding *f = &a->findings[i];
+	for (uint32_t i = 0; i < a->findings.n; i++) {
+		const struct kg_finding *f = &a->findings.v[i];
 		if (!*top_site(a, f, where, sizeof(where)))
 			continue;
 		if (draw) {
@@ -402,7 +402,7 @@ double site_lines(struct plot *p, double y0, int draw)
 			finding_badge(p, x + 7, y + 5, (int)i + 1, c_sev[f->severity <= KG_SEV_CRITICAL
 									? f->severity : 0]);
 			font(cr, 10, 1);
-			snprintf(line, sizeof(line), "%s:", f->rule);
+			snprintf(line, sizeof(line), "%s:", kg_rules[f->rule].id);
 			text_at(cr, x + 19, y + 9, line, c_text);
 			double w = text_w(cr, line) + 5;
 			font(cr, 10, 0);

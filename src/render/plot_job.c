@@ -188,9 +188,9 @@ static void lane_waits(cairo_t *cr, const struct job_chart *c, const struct kg_r
 /* The number of the first finding naming rank i (1-based), 0 none. */
 static uint32_t finding_of(const struct kg_job *j, uint32_t i, int *sev)
 {
-	for (uint32_t f = 0; f < j->n_findings; f++)
-		if (j->findings[f].rank == i) {
-			*sev = (int)j->findings[f].severity;
+	for (uint32_t f = 0; f < j->findings.n; f++)
+		if (j->findings.v[f].rank == i) {
+			*sev = (int)j->findings.v[f].severity;
 			return f + 1;
 		}
 	return 0;

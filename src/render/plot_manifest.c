@@ -124,13 +124,13 @@ static void manifest_sites(FILE *f, const struct kg_analysis *a, const struct kg
 
 static void manifest_findings(FILE *f, const struct plot *p)
 {
-	uint32_t n = p->a ? p->a->n_findings : 0;
+	uint32_t n = p->a ? p->a->findings.n : 0;
 	fprintf(f, "  \"findings\": [");
 	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_finding *fd = &p->a->findings[i];
+		const struct kg_finding *fd = &p->a->findings.v[i];
 		const struct finding_mark *fm = &p->fmarks[i];
 		fprintf(f, "%s\n    {\"number\": %" PRIu32 ", \"rule\": ", i ? "," : "", i + 1);
-		json_put_string(f, fd->rule);
+		json_put_string(f, kg_rules[fd->rule].id);
 		fprintf(f, ", \"severity\": \"%s\", \"drawn\": %s, \"lane\": ",
 			severity_name(fd->severity),
 			fm->lane != KG_NONE && fm->t0 != KG_NO_TIME ? "true" : "false");

@@ -339,7 +339,7 @@ static void finding_bracket(struct plot *p, const struct kg_lane *ln, double xa,
  * names at mid-height. */
 static void finding_marks(struct plot *p)
 {
-	uint32_t n = p->a->n_findings;
+	uint32_t n = p->a->findings.n;
 	double *bx = malloc(((size_t)n + 1) * sizeof(double));   /* badge x of each finding */
 	double *near = malloc(((size_t)n + 1) * sizeof(double)); /* those on the same lane */
 	if (!bx || !near) {
@@ -349,7 +349,7 @@ static void finding_marks(struct plot *p)
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_finding *f = &p->a->findings[i];
+		const struct kg_finding *f = &p->a->findings.v[i];
 		uint32_t li = finding_lane(p, f);
 		p->fmarks[i] = (struct finding_mark){li, f->start, f->end};
 		bx[i] = NAN; /* no badge unless placed below */
@@ -424,7 +424,7 @@ int annotation_index(struct plot *p)
 	const struct kg_analysis *a = p->a;
 	uint32_t n = (uint32_t)p->m->strings.count + 1;
 	p->stats_of_name = malloc((size_t)n * sizeof(uint32_t));
-	p->fmarks = calloc((size_t)a->n_findings + 1, sizeof(*p->fmarks));
+	p->fmarks = calloc((size_t)a->findings.n + 1, sizeof(*p->fmarks));
 	if (!p->stats_of_name || !p->fmarks)
 		return -ENOMEM;
 	memset(p->stats_of_name, 0xff, (size_t)n * sizeof(uint32_t));

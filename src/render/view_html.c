@@ -27,6 +27,7 @@
 #include "util/utf8.h"
 
 #include "report/json_writer.h"
+#include "report/finding_out.h"
 #include "report/report.h"
 
 #define DATA_MARKER "@@KGANTT_DATA@@"
@@ -980,57 +981,15 @@ static int write_ranges(struct jw *w, const struct page *p)
 	return 0;
 }
 
-static void write_finding(struct jw *w, const struct page *p, const struct kg_finding *f,
-			  uint32_t rank)
-{
-	j_open(w);
-	kv_int(w, "rank", rank);
-	kv_str(w, "severity", severity_name(f->severity));
-	kv_str(w, "rule", f->rule);
-	kv_str(w, "title", f->title);
-	kv_str(w, "explanation", f->explanation);
-	kv_str(w, "fix", f->fix);
-	kv_num(w, "gain_ns", f->gain_ns);
-	kv_num(w, "gain_pct", f->gain_pct);
-	kv_str(w, "gain_how", f->gain_how);
-	kv_rel(w, "start", f->start, p->zero);
-	kv_rel(w, "end", f->end, p->zero);
-	kv_int(w, "gpu", f->gpu == KG_NONE ? -1 : (long long)f->gpu);
-	kv_str(w, "figures", f->figures);
-	/* its call sites, as in kgantt report: [site, gain ns], largest first */
-	kv_num(w, "sited_ns", f->sited_ns);
-	kv_num(w, "unsited_ns", f->unsited_ns);
-	j_key(w, "sites");
-	j_aopen(w);
-	for (int k = 0; k < f->n_sites; k++) {
-		j_aopen(w);
-		j_int(w, f->sites[k].site);
-		j_num(w, f->sites[k].ns);
-		j_aclose(w);
-	}
-	j_aclose(w);
-	j_key(w, "evidence");
-	j_aopen(w);
-	for (int e = 0; e < f->n_evidence; e++) {
-		const struct kg_evidence *ev = &f->evidence[e];
-		j_open(w);
-		kv_rel(w, "start", ev->start, p->zero);
-		kv_rel(w, "end", ev->end, p->zero);
-		kv_int(w, "stream", ev->stream < p->m->n_streams ? (long long)ev->stream : -1);
-		kv_int(w, "op", ev->op < p->m->n_ops ? (long long)ev->op : -1);
-		kv_str(w, "text", ev->text);
-		j_close(w);
-	}
-	j_aclose(w);
-	j_close(w);
-}
-
+/* The findings as kgantt report --json writes them (finding_json), times after the
+ * page's zero, sites by number (the page holds them once). */
 static void write_findings(struct jw *w, const struct page *p)
 {
+	struct kg_finding_place fp = {.a = p->a, .zero = p->zero, .site_refs = 1};
 	j_key(w, "findings");
 	j_aopen(w);
-	for (uint32_t i = 0; i < p->a->n_findings; i++)
-		write_finding(w, p, &p->a->findings[i], i + 1);
+	for (uint32_t i = 0; i < p->a->findings.n; i++)
+		finding_json(w, &fp, &p->a->findings.v[i], i + 1);
 	j_aclose(w);
 }
 

@@ -61,11 +61,11 @@ static void waits(struct jw *w, const struct kg_job *j, const struct kg_rank *r,
 static void lane_finding(struct jw *w, const struct kg_job *j, uint32_t i)
 {
 	uint32_t first = 0;
-	for (uint32_t f = 0; f < j->n_findings && !first; f++)
-		if (j->findings[f].rank == i)
+	for (uint32_t f = 0; f < j->findings.n && !first; f++)
+		if (j->findings.v[f].rank == i)
 			first = f + 1;
 	kv_int(w, "finding", first);
-	kv_str(w, "finding_severity", first ? severity_name(j->findings[first - 1].severity) : NULL);
+	kv_str(w, "finding_severity", first ? severity_name(j->findings.v[first - 1].severity) : NULL);
 }
 
 /* The report's fields of the rank (job_json_rank), and what the page draws from. */

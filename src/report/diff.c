@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "report/json_writer.h"
+#include "report/finding_out.h"
 #include "report/report.h"
-#include "util/fmt.h"
+#include "text/format.h"
 #include "util/timemath.h"
 
 const char *diff_status_name(enum kg_diff_status s)
@@ -92,8 +93,8 @@ static enum kg_diff_status compare_gains(const struct kg_diff *d, const struct k
 
 static double finding_gain(const struct kg_diff *d, const struct kg_diff_finding *f)
 {
-	return f->before != KG_NONE ? d->before->findings[f->before].gain_ns
-				    : d->after->findings[f->after].gain_ns;
+	return f->before != KG_NONE ? d->before->findings.v[f->before].gain_ns
+				    : d->after->findings.v[f->after].gain_ns;
 }
 
 static int by_status_gain(const void *x, const void *y, void *diff)
@@ -111,28 +112,28 @@ static int by_status_gain(const void *x, const void *y, void *diff)
 static int match_findings(struct kg_diff *d)
 {
 	const struct kg_analysis *a = d->before, *b = d->after;
-	d->findings = calloc((size_t)a->n_findings + b->n_findings + 1, sizeof(*d->findings));
-	uint8_t *taken = calloc((size_t)b->n_findings + 1, 1);
+	d->findings = calloc((size_t)a->findings.n + b->findings.n + 1, sizeof(*d->findings));
+	uint8_t *taken = calloc((size_t)b->findings.n + 1, 1);
 	if (!d->findings || !taken) {
 		free(taken);
 		return -ENOMEM;
 	}
-	for (uint32_t i = 0; i < a->n_findings; i++) {
-		const struct kg_finding *p = &a->findings[i];
+	for (uint32_t i = 0; i < a->findings.n; i++) {
+		const struct kg_finding *p = &a->findings.v[i];
 		struct kg_diff_finding *f = &d->findings[d->n_findings++];
 		f->before = i;
 		f->after = KG_NONE;
 		f->status = KG_DIFF_RESOLVED;
-		for (uint32_t j = 0; j < b->n_findings; j++)
-			if (!taken[j] && !strcmp(b->findings[j].rule, p->rule) &&
-			    b->findings[j].gpu == p->gpu) {
+		for (uint32_t j = 0; j < b->findings.n; j++)
+			if (!taken[j] && b->findings.v[j].rule == p->rule &&
+			    b->findings.v[j].gpu == p->gpu) {
 				taken[j] = 1;
 				f->after = j;
-				f->status = compare_gains(d, p, &b->findings[j]);
+				f->status = compare_gains(d, p, &b->findings.v[j]);
 				break;
 			}
 	}
-	for (uint32_t j = 0; j < b->n_findings; j++)
+	for (uint32_t j = 0; j < b->findings.n; j++)
 		if (!taken[j])
 			d->findings[d->n_findings++] =
 				(struct kg_diff_finding){KG_NONE, j, KG_DIFF_NEW};
@@ -292,7 +293,7 @@ static void side_line(FILE *f, const char *label, const char *path, const struct
 	snprintf(text, sizeof(text), "%s (%s trace)%s%s", path, a->m->source,
 		 a->m->command ? ": " : "", a->m->command ? model_text(a->m, a->m->command) : "");
 	fprintf(f, "  %-12s ", label);
-	report_wrap(f, 15, text);
+	page_wrap(f, 15, text);
 }
 
 static void duration_row(FILE *f, const char *label, int64_t before, int64_t after)
@@ -354,7 +355,7 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 static const char *finding_brief(const struct kg_analysis *a, uint32_t i, char *buf, size_t size)
 {
 	char g[32];
-	const struct kg_finding *k = &a->findings[i];
+	const struct kg_finding *k = &a->findings.v[i];
 	snprintf(buf, size, "%s (%.1f%% of its %sspan)", fmt_duration(kg_i64_of(k->gain_ns), g),
 		 k->gain_pct, a->steady_span != a->span ? "steady " : "");
 	return buf;
@@ -362,17 +363,17 @@ static const char *finding_brief(const struct kg_analysis *a, uint32_t i, char *
 
 static void text_findings(FILE *f, const struct kg_diff *d)
 {
-	fprintf(f, "\nFindings (%u before, %u after)\n", d->before->n_findings, d->after->n_findings);
+	fprintf(f, "\nFindings (%u before, %u after)\n", d->before->findings.n, d->after->findings.n);
 	if (!d->n_findings)
 		fprintf(f, "  none in either trace\n");
 	for (uint32_t i = 0; i < d->n_findings; i++) {
 		const struct kg_diff_finding *x = &d->findings[i];
-		const struct kg_finding *p = x->before != KG_NONE ? &d->before->findings[x->before] : NULL;
-		const struct kg_finding *q = x->after != KG_NONE ? &d->after->findings[x->after] : NULL;
+		const struct kg_finding *p = x->before != KG_NONE ? &d->before->findings.v[x->before] : NULL;
+		const struct kg_finding *q = x->after != KG_NONE ? &d->after->findings.v[x->after] : NULL;
 		const struct kg_finding *k = q ? q : p;
 		char head[160], b0[96], b1[96];
 		snprintf(head, sizeof(head), "  %-9s %s [%s%s%s] ", diff_status_name(x->status),
-			 k->rule, p ? severity_name(p->severity) : "", p && q ? "→" : "",
+			 kg_rules[k->rule].id, p ? severity_name(p->severity) : "", p && q ? "→" : "",
 			 q ? severity_name(q->severity) : "");
 		fputs(head, f);
 		if (p && q) {
@@ -387,7 +388,7 @@ static void text_findings(FILE *f, const struct kg_diff *d)
 					      sizeof(b0)));
 		}
 		fprintf(f, "\n%12s", "");
-		report_wrap(f, 12, k->title);
+		page_wrap(f, 12, finding_str(k->title));
 	}
 }
 
@@ -413,7 +414,7 @@ static void text_kernels(FILE *f, const struct kg_diff *d, const struct kg_diff_
 	static const size_t width[] = {11, 11, 11, 9, 9, 11, 11};
 	fputc(' ', f);
 	for (int c = 0; c < 7; c++)
-		report_cell(f, head[c], width[c] + 1, 1);
+		page_cell(f, head[c], width[c] + 1, 1);
 	fputc('\n', f);
 	for (uint32_t i = 0; i < shown; i++) {
 		const struct kg_diff_kernel *k = &d->kernels[i];
@@ -429,12 +430,12 @@ static void text_kernels(FILE *f, const struct kg_diff *d, const struct kg_diff_
 		const char *v[] = {t1, t2, fmt_change(k->delta, c), n1, n2, m1, m2};
 		fputc(' ', f);
 		for (int col = 0; col < 7; col++)
-			report_cell(f, v[col], width[col] + 1, 1);
+			page_cell(f, v[col], width[col] + 1, 1);
 		fputc('\n', f);
 		const struct kg_analysis *a = k->after != KG_NONE ? d->after : d->before;
 		uint32_t idx = k->after != KG_NONE ? k->after : k->before;
 		fprintf(f, "      %s%s\n",
-			kernel_short_name(kernel_name(a, idx), KG_REPORT_WIDTH - 20, name, sizeof(name)),
+			kernel_short_name(kernel_name(a, idx), KG_PAGE_WIDTH - 20, name, sizeof(name)),
 			k->before == KG_NONE ? "  (new)" : k->after == KG_NONE ? "  (gone)" : "");
 	}
 }
@@ -459,7 +460,7 @@ static void text_sites(FILE *f, const struct kg_diff *d)
 			snprintf(line, sizeof(line), "%s %s at %s", p ? "was" : "now",
 				 fmt_duration(kg_i64_of((p ? p : q)->ns), g1), (p ? p : q)->label);
 		fprintf(f, "  %-9s ", x->status == KG_DIFF_RESOLVED ? "gone" : diff_status_name(x->status));
-		report_wrap(f, 12, line);
+		page_wrap(f, 12, line);
 	}
 }
 
@@ -505,24 +506,17 @@ static void json_side(struct jw *w, const char *key, const char *path, const str
 		j_null(w);
 	else
 		j_int(w, steady);
-	kv_int(w, "findings", a->n_findings);
+	kv_int(w, "findings", a->findings.n);
 	j_close(w);
 }
 
 static void json_finding(struct jw *w, const char *key, const struct kg_analysis *a, uint32_t i)
 {
 	j_key(w, key);
-	if (i == KG_NONE) {
+	if (i == KG_NONE)
 		j_null(w);
-		return;
-	}
-	const struct kg_finding *k = &a->findings[i];
-	j_open(w);
-	kv_str(w, "severity", severity_name(k->severity));
-	kv_str(w, "title", k->title);
-	kv_num(w, "gain_ns", k->gain_ns);
-	kv_num(w, "gain_pct", k->gain_pct);
-	j_close(w);
+	else
+		finding_json_brief(w, &a->findings.v[i]);
 }
 
 static void json_kernel(struct jw *w, const char *key, const struct kg_analysis *a, uint32_t i)
@@ -558,10 +552,10 @@ int diff_json(FILE *f, const struct kg_diff *d)
 	j_aopen(&w);
 	for (uint32_t i = 0; i < d->n_findings; i++) {
 		const struct kg_diff_finding *x = &d->findings[i];
-		const struct kg_finding *k = x->after != KG_NONE ? &d->after->findings[x->after]
-								  : &d->before->findings[x->before];
+		const struct kg_finding *k = x->after != KG_NONE ? &d->after->findings.v[x->after]
+								  : &d->before->findings.v[x->before];
 		j_open(&w);
-		kv_str(&w, "rule", k->rule);
+		kv_str(&w, "rule", kg_rules[k->rule].id);
 		kv_opt_int(&w, "gpu", k->gpu != KG_NONE, k->gpu);
 		kv_str(&w, "status", diff_status_name(x->status));
 		json_finding(&w, "before", d->before, x->before);

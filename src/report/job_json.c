@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "report/finding_out.h"
 #include "report/job_report.h"
 #include "report/json_writer.h"
 #include "util/timemath.h"
@@ -12,15 +13,8 @@ static void rank_findings(struct jw *w, const struct kg_rank *r)
 {
 	j_key(w, "top_findings");
 	j_aopen(w);
-	for (int i = 0; i < r->n_top; i++) {
-		j_open(w);
-		kv_str(w, "rule", r->top[i].rule);
-		kv_str(w, "severity", severity_name((enum kg_severity)r->top[i].severity));
-		kv_str(w, "title", r->top[i].title);
-		kv_num(w, "gain_ns", r->top[i].gain_ns);
-		kv_num(w, "gain_pct", r->top[i].gain_pct);
-		j_close(w);
-	}
+	for (uint32_t i = 0; i < r->n_top; i++)
+		finding_json_brief(w, &r->top[i]);
 	j_aclose(w);
 }
 
@@ -109,27 +103,9 @@ void job_json_findings(struct jw *w, const struct kg_job *j)
 {
 	j_key(w, "findings");
 	j_aopen(w);
-	for (uint32_t i = 0; i < j->n_findings; i++) {
-		const struct kg_job_finding *f = &j->findings[i];
-		j_open(w);
-		kv_str(w, "rule", f->rule);
-		kv_str(w, "severity", severity_name(f->severity));
-		kv_str(w, "rank", f->rank != UINT32_MAX ? j->ranks[f->rank].label : NULL);
-		kv_int(w, "rank_index", f->rank != UINT32_MAX ? (long long)f->rank : -1);
-		kv_str(w, "title", f->title);
-		kv_str(w, "explanation", f->explanation);
-		kv_str(w, "fix", f->fix);
-		kv_num(w, "gain_ns", f->gain_ns);
-		kv_num(w, "gain_pct", f->gain_pct);
-		kv_str(w, "gain_how", f->gain_how);
-		j_key(w, "evidence");
-		j_aopen(w);
-		for (int k = 0; k < f->n_evidence; k++)
-			j_str(w, f->evidence[k]);
-		j_aclose(w);
-		kv_str(w, "figures", f->figures);
-		j_close(w);
-	}
+	struct kg_finding_place p = {.j = j};
+	for (uint32_t i = 0; i < j->findings.n; i++)
+		finding_json(w, &p, &j->findings.v[i], i + 1);
 	j_aclose(w);
 }
 

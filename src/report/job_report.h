@@ -8,7 +8,7 @@
 #include "job/job.h"
 #include "report/json_writer.h"
 
-#define KG_JOB_REPORT_VERSION 1 /* "kgantt_job_report_version" of the JSON document */
+#define KG_JOB_REPORT_VERSION 2 /* "kgantt_job_report_version" of the JSON document */
 
 enum kg_rank_sort { KG_SORT_LATE = 0, KG_SORT_IDLE, KG_SORT_BUSY, KG_SORT_SLOW, KG_SORT_RANK };
 

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/finding_out.h"
 #include "report/job_report.h"
 #include "report/report.h"
 #include "util/timemath.h"
 
-#define LABEL 13          /* columns of a finding's field labels */
 #define STEPS_SHOWN 10
 #define WORST_RANKS 3
 
@@ -61,26 +61,9 @@ uint32_t *job_rank_order(const struct kg_job *j, const struct kg_job_report_opts
 	return v;
 }
 
-static void tone(FILE *f, const struct kg_job_report_opts *o, const char *code)
-{
-	if (o->color)
-		fputs(code, f);
-}
-
-static void heading(FILE *f, const struct kg_job_report_opts *o, const char *text)
-{
-	fputc('\n', f);
-	tone(f, o, "\033[1m");
-	fputs(text, f);
-	tone(f, o, "\033[0m");
-	fputc('\n', f);
-}
-
 static void field(FILE *f, const char *label, const char *text)
 {
-	fputs("   ", f);
-	report_cell(f, label, LABEL, 0);
-	report_wrap(f, 3 + LABEL, text);
+	page_field(f, 3, label, text);
 }
 
 static const char *ms_text(double ns, char buf[32])
@@ -94,7 +77,7 @@ static const char *ms_text(double ns, char buf[32])
 static void job_header(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
 {
 	char d[32], line[1024];
-	tone(f, o, "\033[1m");
+	page_tone_on(f, o->color, PAGE_BOLD);
 	char steady[96] = "", sd[32];
 	if (j->steady_span != j->span)
 		snprintf(steady, sizeof(steady), " (steady work %s: start-up and wind-down left out)",
@@ -103,7 +86,7 @@ static void job_header(FILE *f, const struct kg_job *j, const struct kg_job_repo
 		" host clock%s, span %s%s\n",
 		j->n_ranks, j->n_files, j->n_files == 1 ? "" : "s", j->n_hosts,
 		j->n_hosts == 1 ? "" : "s", fmt_duration(j->span, d), steady);
-	tone(f, o, "\033[0m");
+	page_tone_off(f, o->color, PAGE_BOLD);
 	if (o->processes)
 		fprintf(f, "read by %" PRIu32 " MPI processes of %" PRIu32 " threads each\n",
 			o->processes, o->threads);
@@ -140,29 +123,30 @@ static void rank_row(FILE *f, const struct kg_job *j, uint32_t i, const struct w
 {
 	const struct kg_rank *r = &j->ranks[i];
 	char b[32], pct[16];
-	report_cell(f, r->label, w->label + 1, 0);
-	report_cell(f, r->host[0] ? r->host : "-", w->host + 1, 0);
-	report_cell(f, ms_text((double)kg_time_diff(r->end, r->begin), b), 9, 1);
+	page_cell(f, r->label, w->label + 1, 0);
+	page_cell(f, r->host[0] ? r->host : "-", w->host + 1, 0);
+	page_cell(f, ms_text((double)kg_time_diff(r->end, r->begin), b), 9, 1);
 	snprintf(pct, sizeof(pct), "%.0f%%", 100 * rank_busy_share(r));
-	report_cell(f, pct, 6, 1);
-	report_cell(f, ms_text((double)r->compute_time, b), 10, 1);
-	report_cell(f, ms_text((double)r->comm_time, b), 9, 1);
-	report_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_HOST], b), 8, 1);
-	report_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_SYNC], b), 8, 1);
-	report_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_LAUNCH], b), 8, 1);
+	page_cell(f, pct, 6, 1);
+	page_cell(f, ms_text((double)r->compute_time, b), 10, 1);
+	page_cell(f, ms_text((double)r->comm_time, b), 9, 1);
+	page_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_HOST], b), 8, 1);
+	page_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_SYNC], b), 8, 1);
+	page_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_LAUNCH], b), 8, 1);
 	snprintf(b, sizeof(b), "%" PRIu32, r->late);
-	report_cell(f, b, 6, 1);
-	report_cell(f, ms_text((double)r->late_ns, b), 9, 1);
+	page_cell(f, b, 6, 1);
+	page_cell(f, ms_text((double)r->late_ns, b), 9, 1);
 	if (r->slowdown > 0)
 		snprintf(b, sizeof(b), "%.2fx", r->slowdown);
 	else
 		snprintf(b, sizeof(b), "-");
-	report_cell(f, b, 7, 1);
+	page_cell(f, b, 7, 1);
 	fputs("  ", f);
 	if (r->n_top && r->top[0].gain_ns > 0)
-		fprintf(f, "%s %s", r->top[0].rule, fmt_duration(kg_i64_round(r->top[0].gain_ns), b));
+		fprintf(f, "%s %s", kg_rules[r->top[0].rule].id,
+			fmt_duration(kg_i64_round(r->top[0].gain_ns), b));
 	else if (r->n_top)
-		fputs(r->top[0].rule, f);
+		fputs(kg_rules[r->top[0].rule].id, f);
 	else
 		fputs("-", f);
 	fputc('\n', f);
@@ -200,7 +184,7 @@ static void rank_table(FILE *f, const struct kg_job *j, const struct kg_job_repo
 	snprintf(line, sizeof(line), "Ranks (%" PRIu32 " of %" PRIu32 ", by %s%s)", shown,
 		 j->n_ranks, sorts[o->sort],
 		 shown < n ? "; --top 0 shows all, --ranks chooses" : "");
-	heading(f, o, line);
+	page_heading(f, o->color, "%s", line);
 	struct widths w = {4, 4};
 	for (uint32_t k = 0; k < shown; k++) {
 		const struct kg_rank *r = &j->ranks[order[k]];
@@ -245,7 +229,7 @@ static void step_table(FILE *f, const struct kg_job *j, const struct kg_job_repo
 	char line[160], b[32];
 	snprintf(line, sizeof(line), "Stragglers by step (the %u worst of %" PRIu32 " steps with a "
 		 "skew)", with < STEPS_SHOWN ? with : STEPS_SHOWN, with);
-	heading(f, o, line);
+	page_heading(f, o->color, "%s", line);
 	fprintf(f, "  %6s  %-18s %10s %12s %14s  %s\n", "step", "last rank", "skew ms",
 		"job delay ms", "peers wait ms", "at collective");
 	for (uint32_t k = 0; k < with && k < STEPS_SHOWN; k++) {
@@ -253,73 +237,38 @@ static void step_table(FILE *f, const struct kg_job *j, const struct kg_job_repo
 		if (s->last_rank == UINT32_MAX)
 			continue;
 		fprintf(f, "  %6" PRIu32 "  ", s->step + 1);
-		report_cell(f, j->ranks[s->last_rank].label, 18, 0);
-		report_cell(f, ms_text((double)s->worst_skew, b), 10, 1);
-		report_cell(f, ms_text((double)s->late_ns, b), 13, 1);
-		report_cell(f, ms_text(s->wait_ns, b), 15, 1);
+		page_cell(f, j->ranks[s->last_rank].label, 18, 0);
+		page_cell(f, ms_text((double)s->worst_skew, b), 10, 1);
+		page_cell(f, ms_text((double)s->late_ns, b), 13, 1);
+		page_cell(f, ms_text(s->wait_ns, b), 15, 1);
 		fprintf(f, "  #%" PRIu32 "\n", s->collective + 1);
 	}
 	free(v);
 }
 
-static void finding_block(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o,
-			  uint32_t i)
-{
-	const struct kg_job_finding *fd = &j->findings[i];
-	char line[1200], g[32];
-	fprintf(f, "\n#%" PRIu32 " ", i + 1);
-	tone(f, o, fd->severity == KG_SEV_CRITICAL ? "\033[1;31m"
-		   : fd->severity == KG_SEV_WARNING ? "\033[1;33m" : "");
-	fprintf(f, "[%s]", severity_name(fd->severity));
-	tone(f, o, fd->severity != KG_SEV_INFO ? "\033[0m" : "");
-	snprintf(line, sizeof(line), "%s: %s", fd->rule ? fd->rule : "?", fd->title);
-	fputc(' ', f);
-	report_wrap(f, 5 + strlen(severity_name(fd->severity)) + (i + 1 >= 10 ? 2 : 1), line);
-	if (fd->gain_ns > 0)
-		snprintf(line, sizeof(line), "%s (%.1f%% of the job's %sspan); %s",
-			 fmt_duration(kg_i64_round(fd->gain_ns), g), fd->gain_pct,
-			 j->steady_span != j->span ? "steady " : "", fd->gain_how);
-	else
-		snprintf(line, sizeof(line), "%s", fd->gain_how[0] ? fd->gain_how : "not estimated");
-	field(f, "gain", line);
-	if (fd->rank != UINT32_MAX) {
-		const struct kg_rank *r = &j->ranks[fd->rank];
-		snprintf(line, sizeof(line), "%s: %s, pid %" PRIu32 " on %s, GPU %d (%s)", r->label,
-			 r->file, r->pid, r->host[0] ? r->host : "?", r->ordinal, r->gpu);
-		field(f, "rank", line);
-	}
-	for (int k = 0; k < fd->n_evidence; k++)
-		field(f, k ? "" : "evidence", fd->evidence[k]);
-	if (fd->explanation[0])
-		field(f, "why", fd->explanation);
-	if (fd->fix[0])
-		field(f, "fix", fd->fix);
-	if (fd->figures[0])
-		field(f, "figures", fd->figures);
-}
-
 static void findings(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
 {
-	if (!j->n_findings) {
-		heading(f, o, "Job findings");
+	if (!j->findings.n) {
+		page_heading(f, o->color, "Job findings");
 		fprintf(f, "  no cross-rank problem found above the thresholds (see kgantt report "
 			   "--list-thresholds)\n");
 		return;
 	}
 	char line[120];
 	snprintf(line, sizeof(line), "Job findings, ranked by estimated gain (%" PRIu32 ")",
-		 j->n_findings);
-	heading(f, o, line);
-	for (uint32_t i = 0; i < j->n_findings; i++)
-		finding_block(f, j, o, i);
+		 j->findings.n);
+	page_heading(f, o->color, "%s", line);
+	struct kg_finding_place p = {.j = j, .color = o->color};
+	for (uint32_t i = 0; i < j->findings.n; i++)
+		finding_text(f, &p, &j->findings.v[i], i + 1);
 }
 
 /* The ranks the findings name first, then the ranks whose own findings weigh most. */
 static uint32_t worst_ranks(const struct kg_job *j, uint32_t *out, uint32_t max)
 {
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < j->n_findings && n < max; i++) {
-		uint32_t r = j->findings[i].rank, seen = 0;
+	for (uint32_t i = 0; i < j->findings.n && n < max; i++) {
+		uint32_t r = j->findings.v[i].rank, seen = 0;
 		for (uint32_t k = 0; k < n; k++)
 			seen |= out[k] == r;
 		if (r != UINT32_MAX && !seen && j->ranks[r].n_top)
@@ -347,20 +296,13 @@ static void own_findings(FILE *f, const struct kg_job *j, const struct kg_job_re
 	uint32_t which[WORST_RANKS], n = worst_ranks(j, which, WORST_RANKS);
 	if (!n)
 		return;
-	heading(f, o, "The worst ranks' own findings (kgantt report TRACE for all of them)");
+	page_heading(f, o->color, "The worst ranks' own findings (kgantt report TRACE for all of them)");
 	for (uint32_t k = 0; k < n; k++) {
 		const struct kg_rank *r = &j->ranks[which[k]];
-		char g[32], line[400];
-		fprintf(f, "  %s (%s): %" PRIu32 " finding%s\n", r->label, r->file, r->n_findings,
-			r->n_findings == 1 ? "" : "s");
-		for (int i = 0; i < r->n_top; i++) {
-			snprintf(line, sizeof(line), "#%d [%s] %s: %s  %s (%.1f%%)", i + 1,
-				 severity_name((enum kg_severity)r->top[i].severity), r->top[i].rule,
-				 r->top[i].title, fmt_duration(kg_i64_round(r->top[i].gain_ns), g),
-				 r->top[i].gain_pct);
-			fputs("    ", f);
-			report_wrap(f, 4, line);
-		}
+		fprintf(f, "  %s (%s): %" PRIu32 " %s\n", r->label, r->file, r->n_findings,
+			plural(r->n_findings, "finding", "findings"));
+		for (uint32_t i = 0; i < r->n_top; i++)
+			finding_text_brief(f, &r->top[i], i + 1, 4, 0);
 	}
 }
 

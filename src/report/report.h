@@ -14,8 +14,10 @@
 #include <stdio.h>
 
 #include "analysis/analysis.h"
+#include "text/format.h"
+#include "text/names.h"
+#include "text/page.h"
 
-#define KG_REPORT_WIDTH 100   /* columns of the text page */
 #define KG_REPORT_VERSION 1   /* "kgantt_report_version" of the JSON document */
 
 struct kg_report_opts {
@@ -49,35 +51,5 @@ void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_rep
  * "  #1 [critical] rule: title…  48.8 ms (79.3%)". What `kgantt record` prints when the
  * program ends; nothing when there are none. */
 void report_text_brief(FILE *f, const struct kg_analysis *a, uint32_t max, size_t width);
-
-/* ---------------------------------------------------------------- formatting helpers */
-
-/* A duration with the unit its magnitude needs: "850 ns", "12.3 µs", "4.56 ms", "2.35 s";
- * "-" for KG_NO_TIME. Returns buf. */
-const char *fmt_duration(int64_t ns, char buf[32]);
-/* A time relative to the trace begin, always in ms: "123.456 ms". */
-const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32]);
-/* "42.0%"; "-" when whole is 0. */
-const char *fmt_pct(double part, double whole, char buf[16]);
-
-/* A kernel name that fits in width columns: drops the parameter list, then the return
- * type, then the namespaces inside template arguments, then collapses nested template
- * arguments to <…>, then drops the kernel's own namespace, and cuts the end ("…") only
- * when nothing else helps. Control characters become '?'. Returns out. */
-const char *kernel_short_name(const char *name, size_t width, char *out, size_t outlen);
-
-/* "dev 0 stream 7", prefixed with "pid 1234 " when the trace has several processes. */
-const char *stream_label(const struct kg_model *m, uint32_t stream, char *buf, size_t len);
-/* "legacy default", "blocking", "non-blocking"; NULL when unknown. */
-const char *stream_kind_name(enum kg_stream_kind k);
-
-/* Display columns of UTF-8 text (code points; every one taken as one column wide). */
-size_t text_columns(const char *s);
-/* s padded to width columns, right- or left-aligned; a right-aligned s wider than its
- * column still gets one space before it. */
-void report_cell(FILE *f, const char *s, size_t width, int right);
-/* text (made safe for a terminal) from column col to the page width, word-wrapped; the
- * next lines start at column col too. */
-void report_wrap(FILE *f, size_t col, const char *text);
 
 #endif

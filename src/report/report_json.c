@@ -4,6 +4,7 @@
  * so strings are made valid UTF-8 first (U+FFFD for each bad byte). Unknown values are
  * null, never 0. */
 #include "report/report.h"
+#include "report/finding_out.h"
 
 #include <errno.h>
 #include <math.h>
@@ -72,6 +73,7 @@ static void json_trace(struct jw *w, const struct kg_analysis *a, const struct k
 	kv_opt_int(w, "api_calls", m->has_api, m->n_apis);
 	kv_int(w, "dropped_records", (long long)m->dropped);
 	kv_bool(w, "stacks", a->has_stacks);
+	kv_int(w, "untraced_gpu_calls", a->untraced_gpu_calls);
 	kv_str(w, "stack_note", m->stack_note);
 	json_window(w, o);
 	j_key(w, "notes");
@@ -197,6 +199,9 @@ static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_
 	kv_text(w, "host", m, gpu->host);
 	kv_text(w, "uuid", m, gpu->uuid);
 	kv_int(w, "ordinal", gpu->ordinal);
+	char label[64];
+	kv_str(w, "label", gpu_label(m, g->gpu, label, sizeof(label)));
+	kv_bool(w, "used", g->n_ops > 0);
 	kv_time(w, "begin_ns", g->begin);
 	kv_time(w, "end_ns", g->end);
 	kv_int(w, "busy_ns", g->busy);
@@ -225,6 +230,8 @@ static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_
 	j_close(w);
 	kv_int(w, "idle_startup_ns", g->idle_startup);
 	kv_int(w, "idle_winddown_ns", g->idle_winddown);
+	kv_int(w, "idle_before_ns", g->idle_before);
+	kv_int(w, "idle_after_ns", g->idle_after);
 	int64_t steady = gpu_steady_span(a, g);
 	kv_pct(w, "steady_busy_pct", (double)g->busy, (double)(steady > 0 ? steady : 0));
 	j_key(w, "utilization");
@@ -253,7 +260,7 @@ static void json_stream(struct jw *w, const struct kg_analysis *a, uint32_t s)
 	char label[128];
 	j_open(w);
 	kv_int(w, "index", s);
-	kv_str(w, "label", stream_label(m, s, label, sizeof(label)));
+	kv_str(w, "label", stream_label(m, s, STREAM_LABEL_WHERE, label, sizeof(label)));
 	kv_int(w, "process", st->process);
 	kv_opt_int(w, "pid", st->process < m->n_processes,
 		   st->process < m->n_processes ? m->processes[st->process].pid : 0);
@@ -303,7 +310,7 @@ static void json_kernel(struct jw *w, const struct kg_analysis *a, const struct 
 	kv_text(w, "name", a->m, k->name);
 	kv_int(w, "count", k->count);
 	kv_int(w, "total_ns", k->total);
-	kv_pct(w, "total_pct", (double)k->total, (double)a->span);
+	kv_pct(w, "time_share_pct", (double)k->total, (double)analysis_kernel_time(a));
 	kv_int(w, "mean_ns", isfinite(k->mean) ? kg_i64_round(k->mean) : 0);
 	kv_time(w, "p50_ns", k->p50);
 	kv_time(w, "p99_ns", k->p99);
@@ -352,81 +359,6 @@ static void json_kernels(struct jw *w, const struct kg_analysis *a, const struct
 	j_aclose(w);
 }
 
-static void json_evidence(struct jw *w, const struct kg_analysis *a, const struct kg_evidence *e)
-{
-	char label[128];
-	j_open(w);
-	kv_time(w, "start_ns", e->start);
-	kv_time(w, "end_ns", e->end);
-	kv_opt_int(w, "stream", e->stream < a->m->n_streams, e->stream);
-	j_key(w, "stream_label");
-	if (e->stream < a->m->n_streams)
-		j_str(w, stream_label(a->m, e->stream, label, sizeof(label)));
-	else
-		j_null(w);
-	kv_str(w, "text", e->text);
-	j_close(w);
-}
-
-static const char *const frame_kinds[] = {"native", "python", "operator", "annotation"};
-
-static void json_frame(struct jw *w, const struct kg_model *m, const struct kg_frame *fr)
-{
-	j_open(w);
-	kv_str(w, "kind", fr->kind < 4 ? frame_kinds[fr->kind] : "native");
-	kv_text(w, "function", m, fr->function);
-	kv_text(w, "file", m, fr->file);
-	kv_opt_int(w, "line", fr->line > 0, fr->line);
-	kv_text(w, "module", m, fr->module);
-	j_close(w);
-}
-
-/* A site: its parts, and the whole stack of one of its calls, innermost first. */
-static void json_site_body(struct jw *w, const struct kg_analysis *a, const struct kg_site *s)
-{
-	const struct kg_model *m = a->m;
-	kv_str(w, "label", s->label);
-	kv_text(w, "api", m, s->api_name);
-	j_key(w, "operator");
-	if (s->op[0])
-		j_str(w, s->op);
-	else
-		j_null(w);
-	j_key(w, "frame");
-	if (s->user_frame != KG_NONE)
-		json_frame(w, m, &m->frames[s->user_frame]);
-	else
-		j_null(w);
-	const struct kg_stack *st = &m->stacks[s->stack];
-	kv_bool(w, "partial", (st->flags & KG_STACK_PARTIAL) != 0);
-	kv_bool(w, "truncated", (st->flags & KG_STACK_TRUNCATED) != 0);
-	kv_bool(w, "python_unreadable", (st->flags & KG_STACK_NO_PYTHON) != 0);
-	j_key(w, "stack");
-	j_aopen(w);
-	for (uint32_t k = 0; k < st->n_frames; k++)
-		json_frame(w, m, &m->frames[st->first_frame + k]);
-	j_aclose(w);
-}
-
-static void json_finding_sites(struct jw *w, const struct kg_analysis *a,
-			       const struct kg_finding *f)
-{
-	double total = f->sited_ns + f->unsited_ns;
-	kv_int(w, "sited_ns", kg_i64_round(f->sited_ns));
-	kv_int(w, "unsited_ns", kg_i64_round(f->unsited_ns));
-	j_key(w, "sites");
-	j_aopen(w);
-	for (int k = 0; k < f->n_sites; k++) {
-		j_open(w);
-		kv_int(w, "site", f->sites[k].site + 1);
-		kv_num(w, "share", total > 0 ? f->sites[k].ns / total : 0);
-		kv_int(w, "gain_ns", kg_i64_round(f->sites[k].ns));
-		json_site_body(w, a, &a->sites[f->sites[k].site]);
-		j_close(w);
-	}
-	j_aclose(w);
-}
-
 static void json_sites(struct jw *w, const struct kg_analysis *a)
 {
 	j_key(w, "sites");
@@ -440,44 +372,19 @@ static void json_sites(struct jw *w, const struct kg_analysis *a)
 		kv_int(w, "gain_ns", kg_i64_round(s->ns));
 		kv_pct(w, "gain_pct", s->ns, (double)a->steady_span);
 		kv_int(w, "findings", s->findings);
-		json_site_body(w, a, s);
+		site_json_body(w, a, s);
 		j_close(w);
 	}
 	j_aclose(w);
 }
 
-static void json_finding(struct jw *w, const struct kg_analysis *a, uint32_t i)
-{
-	const struct kg_finding *f = &a->findings[i];
-	j_open(w);
-	kv_int(w, "rank", i + 1);
-	kv_str(w, "rule", f->rule);
-	kv_str(w, "severity", severity_name(f->severity));
-	kv_str(w, "title", f->title);
-	kv_str(w, "explanation", f->explanation);
-	kv_str(w, "fix", f->fix);
-	kv_int(w, "gain_ns", isfinite(f->gain_ns) ? kg_i64_round(f->gain_ns) : 0);
-	kv_num(w, "gain_pct", f->gain_pct);
-	kv_str(w, "gain_estimate", f->gain_how);
-	kv_time(w, "start_ns", f->start);
-	kv_time(w, "end_ns", f->end);
-	kv_opt_int(w, "gpu", f->gpu != KG_NONE, f->gpu);
-	kv_str(w, "figures", f->figures);
-	json_finding_sites(w, a, f);
-	j_key(w, "evidence");
-	j_aopen(w);
-	for (int k = 0; k < f->n_evidence && k < KG_MAX_EVIDENCE; k++)
-		json_evidence(w, a, &f->evidence[k]);
-	j_aclose(w);
-	j_close(w);
-}
-
 static void json_findings(struct jw *w, const struct kg_analysis *a)
 {
+	struct kg_finding_place p = {.a = a};
 	j_key(w, "findings");
 	j_aopen(w);
-	for (uint32_t i = 0; i < a->n_findings; i++)
-		json_finding(w, a, i);
+	for (uint32_t i = 0; i < a->findings.n; i++)
+		finding_json(w, &p, &a->findings.v[i], i + 1);
 	j_aclose(w);
 }
 

@@ -105,8 +105,8 @@ echo '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,'\
 json_check "$WORK/late.out" 'd["gpus"][0]["kernels"] == 1' || fail "--to 1ms at INT64_MAX lost the kernel"
 echo "ok: report --to 1ms on a trace at INT64_MAX keeps its kernel"
 # --set reaches the analysis and is recorded; --list-thresholds lists what --set takes
-"$K" report --json --set min_gain_pct=1000 --set sync_gap_ns=50us "$t" > "$WORK/set.json" || fail "--set"
-json_check "$WORK/set.json" 'd["trace"]["overrides"] == ["min_gain_pct=1000", "sync_gap_ns=50us"]' ||
+"$K" report --json --set min_gain_pct=100 --set sync_gap_ns=50us "$t" > "$WORK/set.json" || fail "--set"
+json_check "$WORK/set.json" 'd["trace"]["overrides"] == ["min_gain_pct=100", "sync_gap_ns=50us"]' ||
 	fail "--set not recorded"
 json_check "$WORK/set.json" 'd["gpus"][0]["idle_gap_min_ns"] == 50000' || fail "--set sync_gap_ns not applied"
 "$K" report --list-thresholds > "$WORK/thr" || fail "--list-thresholds"
@@ -165,8 +165,13 @@ expect_error 1 "cut.kgt" "$K" report "$WORK"
 expect_error 2 "no threshold named 'no_such_threshold'" "$K" report --set no_such_threshold=1 "$t"
 expect_error 2 "min_gain_pct" "$K" report --set min_gain_pct=lots "$t"
 # durations no int64 holds (converting them was undefined behaviour), and not-a-number
-expect_error 2 "sync_gap_ns: '1e300s' is not a valid duration" "$K" report --set sync_gap_ns=1e300s "$t"
-expect_error 2 "sync_gap_ns: 'nan' is not a valid duration" "$K" report --set sync_gap_ns=nan "$t"
+expect_error 2 "sync_gap_ns: '1e300s' is not a duration (e.g. 250us, 2ms) from 0 to 3600s" "$K" report --set sync_gap_ns=1e300s "$t"
+expect_error 2 "sync_gap_ns: 'nan' is not a duration" "$K" report --set sync_gap_ns=nan "$t"
+# values no threshold can take: a share above 1, a percentage above 100, no chunks, no bandwidth
+expect_error 2 "low_occupancy: '2' is not a number from 0 to 1" "$K" report --set low_occupancy=2 "$t"
+expect_error 2 "min_gain_pct: '1000' is not a number from 0 to 100" "$K" report --set min_gain_pct=1000 "$t"
+expect_error 2 "util_chunks: '2.5' is not a whole number from 1 to 10000" "$K" report --set util_chunks=2.5 "$t"
+expect_error 2 "pinned_bandwidth: '0' is not a number from 0.1 to 10000" "$K" report --set pinned_bandwidth=0 "$t"
 expect_error 2 "expected NAME=VALUE" "$K" report --set min_gain_pct "$t"
 expect_error 2 "'fatal' is not a severity" "$K" report --fail-on fatal "$t"
 expect_error 2 "--top: 'many' is not a count" "$K" report --top many "$t"

@@ -18,7 +18,7 @@ assert d["clocks"]["hosts"] == 4 and d["clocks"]["refined_by_collectives"], d["c
 assert d["clocks"]["collective_end_diff_p99_ns"] < 10000, d["clocks"]
 by = {}
 for f in d["findings"]:
-    by.setdefault(f["rule"], []).append(f["rank"])
+    by.setdefault(f["rule"], []).append(f["job_rank"])
 stragglers = sorted("rank %s" % r for r in t["stragglers"])
 slow = ["rank %s" % r for r in t["slow"]]
 extra = ["rank %d" % e["rank"] for e in t["extra_kernels"]]
@@ -84,7 +84,7 @@ want = sorted(cross[f["rule"]] for f in one["findings"] if f["rule"] in cross)
 got = sorted(f["rule"] for f in job["findings"] if f["rule"] in cross.values())
 assert want == got, (want, got)
 if name == "multigpu_bad":
-    assert job["findings"][0]["rank"].endswith("GPU 0"), job["findings"][0]["rank"]
+    assert job["findings"][0]["job_rank"].endswith("GPU 0"), job["findings"][0]["job_rank"]
 if name == "torchrun_2ranks":
     assert [r["label"] for r in job["ranks"]] == ["rank 0 GPU 0", "rank 1 GPU 1"] or \
         sorted(r["label"] for r in job["ranks"]) == ["rank 0", "rank 1"], [r["label"] for r in job["ranks"]]
@@ -140,7 +140,7 @@ python3 - "$WORK/job.json" "$WORK/startup.json" "$WORK/startup.txt" "$WORK/start
 import json, re, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 txt, page = (open(p, encoding="utf-8").read() for p in sys.argv[3:5])
-key = lambda d: [(f["rule"], f["rank"], f["severity"], round(f["gain_pct"])) for f in d["findings"]]
+key = lambda d: [(f["rule"], f["job_rank"], f["severity"], round(f["gain_pct"])) for f in d["findings"]]
 assert key(a) == key(b), (key(a), key(b))
 assert b["span_ns"] > a["span_ns"] + 1.9e9, (a["span_ns"], b["span_ns"])
 assert abs(b["steady_span_ns"] - a["steady_span_ns"]) < 0.01 * a["steady_span_ns"], \

@@ -86,8 +86,14 @@ TEST(wire_round_trip)
 	r->steps[1].kernels = 77;
 	r->coll[3].step = 1;
 	r->bins[5] = KG_BIN_IDLE_SYNC;
+	r->top = calloc(1, sizeof(*r->top));
 	r->n_top = 1;
-	snprintf(r->top[0].rule, sizeof(r->top[0].rule), "host-bound");
+	r->top[0] = (struct kg_finding){.rule = KG_RULE_HOST_BOUND, .severity = KG_SEV_WARNING,
+					.gain_ns = 5e6, .gain_pct = 4.5};
+	r->top[0].title = strdup("GPU 0 waits for the host: a title longer than the 199 bytes a "
+				 "title had before, so that a wire that cut it would be seen: "
+				 "0123456789 0123456789 0123456789 0123456789 0123456789 0123456789 "
+				 "0123456789 0123456789 (limited by shared memory)");
 	uint8_t *buf;
 	size_t len, used;
 	CHECK_EQ_INT(job_wire_pack(r, &buf, &len), 0);
@@ -101,7 +107,10 @@ TEST(wire_round_trip)
 	CHECK_EQ_INT(back.steps[1].kernels, 77);
 	CHECK_EQ_INT(back.bins[5], KG_BIN_IDLE_SYNC);
 	CHECK_EQ_STR(rank_name(&back, &back.kernel[1]), "ncclAllReduce");
-	CHECK_EQ_STR(back.top[0].rule, "host-bound");
+	CHECK_EQ_INT(back.n_top, 1);
+	CHECK_EQ_INT(back.top[0].rule, KG_RULE_HOST_BOUND);
+	CHECK_EQ_INT(back.top[0].severity, KG_SEV_WARNING);
+	CHECK_EQ_STR(back.top[0].title, r->top[0].title);
 	rank_free(&back);
 	free(buf);
 	job_free(&j);
@@ -168,9 +177,9 @@ TEST(straggler_and_clocks)
 	CHECK(j.align_max <= 3000);
 	CHECK(j.ranks[2].shift < -999 * 1000 * MS);
 	CHECK_EQ_INT(j.ranks[2].late, 20);
-	CHECK(j.n_findings >= 1);
-	CHECK_EQ_STR(j.findings[0].rule, "job-straggler");
-	CHECK_EQ_INT(j.findings[0].rank, 2);
+	CHECK(j.findings.n >= 1);
+	CHECK_EQ_STR(kg_rules[j.findings.v[0].rule].id, "job-straggler");
+	CHECK_EQ_INT(j.findings.v[0].rank, 2);
 	/* late by 1 ms minus the next-to-last's 1 µs lead, 20 times */
 	CHECK(j.ranks[2].late_ns > 19 * MS && j.ranks[2].late_ns < 20 * MS);
 	job_free(&j);
@@ -185,7 +194,7 @@ TEST(one_rank_and_no_collectives)
 	j.n_ranks = 1;
 	make_rank(&j.ranks[0], "0", "a", 0, KG_NO_TIME, 0, NULL, NULL);
 	CHECK_EQ_INT(job_analyse(&j), 0);
-	CHECK_EQ_INT(j.n_findings, 0);
+	CHECK_EQ_INT(j.findings.n, 0);
 	CHECK_EQ_INT(j.n_collectives, 0);
 	CHECK(job_last_starts(&j) == NULL);
 	job_free(&j);

@@ -1,0 +1,117 @@
+/* analysis_run: the steps of the analysis in order (pipeline.h), and what the rules share
+ * while they run: their findings, their events (blame), whether a gain is worth a finding. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pipeline.h"
+#include "util/api_names.h"
+#include "util/array.h"
+#include "util/timemath.h"
+
+const char *gap_cause_name(enum kg_gap_cause c)
+{
+	static const char *const names[] = {"host", "sync", "launch", "dependency", "unknown"};
+	return c < KG_GAP_CAUSES ? names[c] : "unknown";
+}
+
+struct kg_finding *analysis_add_finding(struct kg_analysis *a, enum kg_rule_id rule)
+{
+	return findings_add(&a->findings, rule);
+}
+
+int analysis_worth(const struct kg_analysis *a, double gain)
+{
+	return finding_worth(&a->cfg, a->steady_span, gain);
+}
+
+void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns)
+{
+	if (!(ns > 0))
+		return;
+	if (array_room((void **)&a->blame, &a->cap_blame, a->n_blame, sizeof(*a->blame), 1024) < 0)
+		return; /* the sites miss this event; the finding and its gain stand */
+	a->blame[a->n_blame++] = (struct kg_blame){api, op, ns};
+}
+
+void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark)
+{
+	f->first_blame = mark;
+	f->n_blame = a->n_blame - mark;
+}
+
+void analysis_drop_blame(struct kg_analysis *a, uint32_t mark)
+{
+	a->n_blame = mark;
+}
+
+/* Calls that put work on a GPU, counted only when no GPU operation was recorded at all. */
+static uint32_t untraced_gpu_calls(const struct kg_model *m)
+{
+	uint32_t n = 0;
+	if (m->n_ops)
+		return 0;
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		enum kg_api_category c = api_category(model_text(m, m->apis[i].name));
+		n += c == KG_API_LAUNCH || c == KG_API_MEMCPY || c == KG_API_MEMSET;
+	}
+	return n;
+}
+
+/* The longest of the GPUs' steady spans (gpu_steady_span): the span less the start-up and
+ * wind-down of the GPU that had least of it; the span when no GPU worked. */
+static int64_t steady_span(const struct kg_analysis *a)
+{
+	int64_t best = 0;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		int64_t s = gpu_steady_span(a, &a->gpus[g]);
+		if (a->gpus[g].n_ops && s > best)
+			best = s;
+	}
+	return best > 0 ? best : a->span;
+}
+
+int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct kg_analysis *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->m = m;
+	if (cfg)
+		a->cfg = *cfg;
+	else
+		analysis_config_default(&a->cfg);
+	a->span = kg_time_span(m->end, m->begin); /* 0 when either is unknown */
+	a->untraced_gpu_calls = untraced_gpu_calls(m);
+	int rc = metrics_run(a);
+	if (!rc)
+		rc = hw_run(a);
+	if (!rc) {
+		a->steady_span = steady_span(a);
+		rules_run(a);
+		findings_rank(&a->findings, &a->cfg, a->steady_span);
+		rc = sites_run(a);
+	}
+	if (rc) {
+		analysis_free(a);
+		return rc < 0 ? rc : -ENOMEM;
+	}
+	return 0;
+}
+
+void analysis_free(struct kg_analysis *a)
+{
+	for (uint32_t g = 0; a->gpus && g < a->n_gpus; g++) {
+		free(a->gpus[g].gaps);
+		free(a->gpus[g].util);
+		free(a->gpus[g].ops);
+	}
+	free(a->gpus);
+	free(a->streams);
+	free(a->kernels);
+	free(a->hw_kernels);
+	free(a->hw_gpus);
+	findings_free(&a->findings);
+	free(a->solo);
+	free(a->blame);
+	analysis_free_sites(a);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,42 @@
+/* Inside the analysis: the steps analysis_run (analysis.c) calls in order, and what the
+ * rules share. Not for the commands, which read struct kg_analysis (analysis.h). */
+#ifndef KGANTT_ANALYSIS_PIPELINE_H
+#define KGANTT_ANALYSIS_PIPELINE_H
+
+#include "analysis/analysis.h"
+
+/* 1. Per-GPU, per-stream and per-kernel-name metrics (metrics.c). 0 or -ENOMEM. */
+int metrics_run(struct kg_analysis *a);
+/* 2. The hardware samples per kernel name and per GPU (hw.c). 0 or -ENOMEM. */
+int hw_run(struct kg_analysis *a);
+/* 3. Every rule of KG_RULES whose scope is TRACE, in the list's order (rules.c). */
+void rules_run(struct kg_analysis *a);
+/* 4. Places every finding's events at their call sites (sites.c). 0 or -ENOMEM. */
+int sites_run(struct kg_analysis *a);
+void analysis_free_sites(struct kg_analysis *a);
+
+/* The trace rules, one function each (analysis/rules_*.c). */
+#define KG_RULE_DECL_TRACE(runner) void runner(struct kg_analysis *a);
+#define KG_RULE_DECL_JOB(runner)
+#define KG_RULE_DECL_(id, name, scope, runner, what) KG_RULE_DECL_##scope(runner)
+KG_RULES(KG_RULE_DECL_)
+#undef KG_RULE_DECL_
+#undef KG_RULE_DECL_TRACE
+#undef KG_RULE_DECL_JOB
+
+/* ------------------------------------------------------------------ for the rules */
+
+/* A new finding of a trace rule; NULL when out of memory. */
+struct kg_finding *analysis_add_finding(struct kg_analysis *a, enum kg_rule_id rule);
+/* Is gain worth a finding of this trace (finding_worth over its steady span)? */
+int analysis_worth(const struct kg_analysis *a, double gain);
+/* A rule's events: remember mark = a->n_blame before gathering, call analysis_blame for
+ * each event, then finding_take_blame(a, f, mark) when it makes a finding, or
+ * analysis_drop_blame(a, mark) when it does not. */
+void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns);
+void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark);
+void analysis_drop_blame(struct kg_analysis *a, uint32_t mark);
+/* Fraction of the GPU's SMs one op gives work to: blocks / SMs capped at 1; 1 when unknown. */
+double op_fill(const struct kg_analysis *a, const struct kg_op *o);
+
+#endif

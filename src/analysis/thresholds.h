@@ -1,0 +1,81 @@
+/* The thresholds of the rules: one list, from which the settings struct, its defaults,
+ * `--set NAME=VALUE`, `--list-thresholds` and the table in docs/rules.md (checked by
+ * tests/unit/test_docs.c) all come.
+ *
+ * X(NAME, TYPE, DEFAULT, MIN, MAX, WHAT)
+ *   TYPE   PCT (a percentage), RATIO (a plain number), BW (GB/s = bytes/ns), NS (a
+ *          duration: "250us", "2ms", "1.5s" or ns), COUNT (a whole number)
+ *   MIN, MAX the values that make sense, bounds included: anything else is refused */
+#ifndef KGANTT_THRESHOLDS_H
+#define KGANTT_THRESHOLDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KG_THRESHOLDS(X)                                                                         \
+	X(min_gain_pct, PCT, 1.0, 0, 100,                                                        \
+	  "report a finding only when it would save at least this % of the steady span")        \
+	X(min_gain_ns, NS, 50000, 0, 3.6e12, "... and at least this much time")                 \
+	X(critical_pct, PCT, 10.0, 0, 100,                                                       \
+	  "a finding that would save at least this % of the steady span is critical")           \
+	X(warning_pct, PCT, 3.0, 0, 100, "... at least this %, a warning; below, info")         \
+	X(underfill_waves, RATIO, 1.0, 0.01, 1,                                                  \
+	  "a grid that gives work to fewer than this fraction of the SMs (fewer blocks than SMs " \
+	  "at 1) under-fills the GPU")                                                           \
+	X(low_occupancy, RATIO, 0.5, 0, 1, "theoretical occupancy below this is low")     \
+	X(long_kernel_ns, NS, 100000, 0, 3.6e12,                                                 \
+	  "occupancy is examined for kernels at least this long (median)")                      \
+	X(tiny_kernel_ns, NS, 20000, 1, 3.6e12,                                                  \
+	  "kernels shorter than this are tiny (launch overhead)")                               \
+	X(launch_bound_ratio, RATIO, 1.0, 0, 1e6,                                                \
+	  "idle / execution time among tiny kernels above which the GPU starves on launches")   \
+	X(high_launch_latency_ns, NS, 100000, 0, 3.6e12,                                         \
+	  "median launch latency (queued - API start) above this is high")                      \
+	X(queue_wait_mark_ns, NS, 100000, 0, 3.6e12, "queue wait above this is marked on the chart") \
+	X(pinned_bandwidth, BW, 50.0, 0.1, 10000,                                                \
+	  "GB/s assumed for pinned copies when neither the trace's copies nor its GPU's link "   \
+	  "tell")                                                                                \
+	X(imbalance_ratio, RATIO, 1.25, 1, 1e6, "busiest / least busy GPU above this is an imbalance") \
+	X(comm_skew_ns, NS, 500000, 0, 3.6e12,                                                   \
+	  "start skew of a collective across GPUs above this makes a straggler")                \
+	X(sync_gap_ns, NS, 10000, 0, 3.6e12,                                                     \
+	  "GPU idle gaps at least this long are explained by a cause")                          \
+	X(long_gap_ns, NS, 500000000, 1, 3.6e12,                                                 \
+	  "idle gaps at least this long are listed on their own (Nsight's gpu_gaps)")           \
+	X(util_chunks, COUNT, 30, 1, 10000,                                                      \
+	  "chunks of the span for utilisation over time (Nsight's gpu_time_util)")              \
+	X(low_util, RATIO, 0.5, 0, 1, "a chunk less busy than this is under-used")       \
+	X(memory_bound, RATIO, 0.6, 0, 1,                                                        \
+	  "a kernel whose achieved DRAM bandwidth is at least this share of the peak is "       \
+	  "memory-bound (record --hw)")                                                    \
+	X(min_hw_samples, COUNT, 2, 1, 1000000,                                                  \
+	  "hardware samples a kernel must have to itself before its achieved figures are used "  \
+	  "(record --hw)")                                                                       \
+	X(slow_rank_ratio, RATIO, 1.10, 1, 1e6,                                                  \
+	  "a rank whose kernels take this much longer than the same kernels on the median rank " \
+	  "runs slow (job report)")
+
+#define KG_THRESHOLD_CTYPE_PCT double
+#define KG_THRESHOLD_CTYPE_RATIO double
+#define KG_THRESHOLD_CTYPE_BW double
+#define KG_THRESHOLD_CTYPE_NS int64_t
+#define KG_THRESHOLD_CTYPE_COUNT int
+
+/* Every threshold the rules use, times in ns, bandwidths in bytes/ns (= GB/s). */
+struct kg_config {
+#define KG_THRESHOLD_FIELD_(name, type, def, lo, hi, what) KG_THRESHOLD_CTYPE_##type name;
+	KG_THRESHOLDS(KG_THRESHOLD_FIELD_)
+#undef KG_THRESHOLD_FIELD_
+};
+
+void analysis_config_default(struct kg_config *c);
+/* NAME=VALUE; 0, or -1 with a message in err (unknown name, a value that is not a
+ * number or duration, or outside the threshold's range). */
+int analysis_config_set(struct kg_config *c, const char *assignment, char *err, size_t errlen);
+/* The names, defaults, ranges and meanings, in the list's order, for --list-thresholds
+ * and the docs. value and range are formatted as --set takes them. */
+void analysis_config_describe(void (*line)(const char *name, const char *value,
+					   const char *range, const char *what, void *arg),
+			      void *arg);
+
+#endif

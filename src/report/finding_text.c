@@ -1,0 +1,197 @@
+/* A finding on a terminal page (finding_out.h). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/finding_out.h"
+#include "text/format.h"
+#include "text/names.h"
+#include "text/page.h"
+#include "util/timemath.h"
+
+#define INDENT 3 /* a finding's fields, under its "#1 " */
+
+static enum page_tone severity_tone(enum kg_severity s)
+{
+	return s == KG_SEV_CRITICAL ? PAGE_BAD : s == KG_SEV_WARNING ? PAGE_WARN : PAGE_BOLD;
+}
+
+/* A field from a format, of any length. */
+static void field(FILE *f, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void field(FILE *f, const char *label, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	page_field(f, INDENT, label, text);
+	free(text);
+}
+
+/* "#1 [critical] rule: title", the title wrapping under itself. */
+static void title_line(FILE *f, int color, const struct kg_finding *fd, uint32_t number)
+{
+	char head[48];
+	snprintf(head, sizeof(head), "#%" PRIu32 " [%s] ", number, severity_name(fd->severity));
+	fprintf(f, "#%" PRIu32 " ", number);
+	page_tone_on(f, color, severity_tone(fd->severity));
+	fprintf(f, "[%s]", severity_name(fd->severity));
+	page_tone_off(f, color, severity_tone(fd->severity));
+	fputc(' ', f);
+	char *line = NULL;
+	if (asprintf(&line, "%s: %s", kg_rules[fd->rule].id, finding_str(fd->title)) < 0)
+		return;
+	page_wrap(f, text_columns(head), line);
+	free(line);
+}
+
+/* "48.8 ms (79.3% of the steady span); how it was estimated" */
+static void gain_line(FILE *f, const struct kg_finding_place *p, const struct kg_finding *fd)
+{
+	char g[32];
+	int steady = p->a ? p->a->steady_span != p->a->span : p->j->steady_span != p->j->span;
+	if (fd->gain_ns > 0)
+		field(f, "gain", "%s (%.1f%% of the %s%sspan)%s%s",
+		      fmt_duration(kg_i64_round(fd->gain_ns), g), fd->gain_pct,
+		      p->j ? "job's " : "", steady ? "steady " : "", fd->gain_how ? "; " : "",
+		      finding_str(fd->gain_how));
+	else
+		field(f, "gain", "%s", fd->gain_how ? fd->gain_how : "not estimated");
+}
+
+/* When, in the trace, and on which GPU. */
+static void when_line(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
+{
+	const struct kg_model *m = a->m;
+	char s[32], e[32], g[64] = "";
+	if (fd->start == KG_NO_TIME || fd->end == KG_NO_TIME)
+		return;
+	if (fd->gpu != KG_NONE)
+		gpu_label(m, fd->gpu, g, sizeof(g));
+	field(f, "when", "%s to %s%s%s", fmt_rel_ms(m, fd->start, s), fmt_rel_ms(m, fd->end, e),
+	      *g ? " on " : "", g);
+}
+
+/* The rank a job finding is about. */
+static void rank_line(FILE *f, const struct kg_job *j, const struct kg_finding *fd)
+{
+	if (fd->rank == KG_NONE || fd->rank >= j->n_ranks)
+		return;
+	const struct kg_rank *r = &j->ranks[fd->rank];
+	field(f, "rank", "%s: %s, pid %" PRIu32 " on %s, GPU %d (%s)", r->label, r->file, r->pid,
+	      r->host[0] ? r->host : "?", r->ordinal, r->gpu);
+}
+
+/* "88% (12.3 ms) at train.py:27 in epoch → aten::item → cudaStreamSynchronize" per site. */
+static void sites_lines(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd, int max)
+{
+	char g[32];
+	double total = fd->sited_ns + fd->unsited_ns;
+	if (!a->has_stacks || total <= 0 || max <= 0)
+		return;
+	int shown = 0;
+	double rest = fd->sited_ns; /* what the sites not shown cause */
+	for (int k = 0; k < fd->n_sites && k < max; k++) {
+		const struct kg_site *s = &a->sites[fd->sites[k].site];
+		rest -= fd->sites[k].ns;
+		field(f, shown++ ? "" : "where", "%.0f%% (%s) at %s", 100.0 * fd->sites[k].ns / total,
+		      fmt_duration(kg_i64_round(fd->sites[k].ns), g), s->label);
+	}
+	if (rest > total * 0.005) {
+		int others = fd->n_sites - max;
+		/* a finding keeps its largest KG_MAX_FINDING_SITES: past them, their count is not
+		 * known here */
+		if (fd->n_sites < KG_MAX_FINDING_SITES)
+			field(f, shown++ ? "" : "where", "%.0f%% (%s) at %d other %s",
+			      100.0 * rest / total, fmt_duration(kg_i64_round(rest), g), others,
+			      plural((unsigned)others, "site", "sites"));
+		else
+			field(f, shown++ ? "" : "where",
+			      "%.0f%% (%s) at other sites (kgantt report --sites)", 100.0 * rest / total,
+			      fmt_duration(kg_i64_round(rest), g));
+	}
+	if (fd->unsited_ns > total * 0.005)
+		field(f, shown++ ? "" : "where", "%.0f%% (%s) from calls recorded without a stack",
+		      100.0 * fd->unsited_ns / total, fmt_duration(kg_i64_round(fd->unsited_ns), g));
+}
+
+/* "12.300–14.500 ms  stream 7: text"; a job's evidence is its text. */
+static void evidence_line(FILE *f, const struct kg_analysis *a, const struct kg_evidence *e,
+			  const char *label)
+{
+	char s[32], t[32], st[160];
+	const char *what = e->text ? e->text : "";
+	if (!a) {
+		field(f, label, "%s", what);
+		return;
+	}
+	const struct kg_model *m = a->m;
+	char when[80] = "";
+	if (e->start != KG_NO_TIME && e->end != KG_NO_TIME && e->end != e->start)
+		snprintf(when, sizeof(when), "%.3f–%s  ",
+			 (double)kg_time_diff(e->start, m->begin) / 1e6, fmt_rel_ms(m, e->end, t));
+	else if (e->start != KG_NO_TIME)
+		snprintf(when, sizeof(when), "at %s  ", fmt_rel_ms(m, e->start, s));
+	if (e->stream != KG_NONE)
+		field(f, label, "%s%s: %s", when,
+		      stream_label(m, e->stream, STREAM_LABEL_WHERE, st, sizeof(st)), what);
+	else
+		field(f, label, "%s%s", when, what);
+}
+
+void finding_text(FILE *f, const struct kg_finding_place *p, const struct kg_finding *fd,
+		  uint32_t number)
+{
+	fputc('\n', f);
+	title_line(f, p->color, fd, number);
+	gain_line(f, p, fd);
+	if (p->a) {
+		when_line(f, p->a, fd);
+		sites_lines(f, p->a, fd, p->sites);
+	} else {
+		rank_line(f, p->j, fd);
+	}
+	for (int k = 0; k < fd->n_evidence; k++)
+		evidence_line(f, p->a, &fd->evidence[k], k ? "" : "evidence");
+	if (fd->explanation)
+		field(f, "why", "%s", fd->explanation);
+	if (fd->fix)
+		field(f, "fix", "%s", fd->fix);
+	if (fd->figures)
+		field(f, "figures", "%s", fd->figures);
+}
+
+void finding_text_brief(FILE *f, const struct kg_finding *fd, uint32_t number, size_t indent,
+			size_t width)
+{
+	char head[128], gain[64] = "", g[32];
+	snprintf(head, sizeof(head), "%*s#%" PRIu32 " [%s] %s: ", (int)indent, "", number,
+		 severity_name(fd->severity), kg_rules[fd->rule].id);
+	if (fd->gain_ns > 0)
+		snprintf(gain, sizeof(gain), "  %s (%.1f%%)", fmt_duration(kg_i64_round(fd->gain_ns), g),
+			 fd->gain_pct);
+	const char *title = finding_str(fd->title);
+	if (!width) {
+		char *line = NULL;
+		if (asprintf(&line, "%s%s%s", head + indent, title, gain) < 0)
+			return;
+		fprintf(f, "%*s", (int)indent, "");
+		page_wrap(f, indent, line);
+		free(line);
+		return;
+	}
+	size_t used = text_columns(head) + text_columns(gain);
+	size_t n = strlen(title) * 2 + 8;
+	char *cut = malloc(n);
+	if (!cut)
+		return;
+	text_safe(title, cut, n);
+	text_cut(cut, n, width > used + 12 ? width - used : 12);
+	fprintf(f, "%s%s%s\n", head, cut, gain);
+	free(cut);
+}

@@ -1,0 +1,55 @@
+/* Durations, shares and counts (format.h). */
+#include "text/format.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/timemath.h"
+
+const char *fmt_duration(int64_t ns, char buf[32])
+{
+	if (ns == KG_NO_TIME)
+		return strcpy(buf, "-");
+	double a = fabs((double)ns);
+	if (a < 999.5)
+		snprintf(buf, 32, "%" PRId64 " ns", ns);
+	else if (a < 999950.0)
+		snprintf(buf, 32, "%.1f µs", (double)ns / 1e3);
+	else if (a < 999995000.0)
+		snprintf(buf, 32, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, 32, "%.2f s", (double)ns / 1e9);
+	return buf;
+}
+
+const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32])
+{
+	if (t == KG_NO_TIME || m->begin == KG_NO_TIME)
+		return strcpy(buf, "-");
+	snprintf(buf, 32, "%.3f ms", (double)kg_time_diff(t, m->begin) / 1e6);
+	return buf;
+}
+
+const char *fmt_pct(double part, double whole, char buf[16])
+{
+	if (whole <= 0)
+		return strcpy(buf, "-");
+	snprintf(buf, 16, "%.1f%%", 100.0 * part / whole);
+	return buf;
+}
+
+const char *fmt_count(unsigned long long n, char buf[32])
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%llu", n);
+	int o = 0;
+	for (int i = 0; i < len; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}

@@ -1,0 +1,36 @@
+/* What kgantt calls the things of a trace, one way everywhere: kernels, streams, GPUs. */
+#ifndef KGANTT_TEXT_NAMES_H
+#define KGANTT_TEXT_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+/* A kernel name that fits in width columns: drops the parameter list, then the return
+ * type, then the namespaces inside template arguments, then collapses nested template
+ * arguments to <…>, then drops the kernel's own namespace, and cuts the end ("…") only
+ * when nothing else helps. Control characters become '?'. Returns out. */
+const char *kernel_short_name(const char *name, size_t width, char *out, size_t outlen);
+
+/* "legacy default", "blocking", "non-blocking"; NULL when unknown. */
+const char *stream_kind_name(enum kg_stream_kind k);
+
+/* A GPU by the device number the program saw: "GPU 3". When several GPUs of the trace
+ * share that number (processes with their own CUDA_VISIBLE_DEVICES, ranks of several
+ * hosts), the process that saw it too: "GPU 0 of pid 1234". gpu: index into model.gpus. */
+const char *gpu_label(const struct kg_model *m, uint32_t gpu, char *buf, size_t len);
+
+/* What a stream label says besides "stream 7", where it is not clear from the context. */
+enum stream_label_parts {
+	STREAM_LABEL_PLAIN = 0,
+	STREAM_LABEL_WHERE = 1,  /* its GPU and process when the trace has several */
+	STREAM_LABEL_KIND = 2,   /* legacy default, blocking, non-blocking */
+	STREAM_LABEL_QUEUE = 4,  /* its priority (when not 0) and hardware channel */
+};
+/* "stream 7", "stream 7 (GPU 1, pid 1234, legacy default, prio -1, channel 3)": the parts
+ * asked for that are known; "-" for no stream. */
+const char *stream_label(const struct kg_model *m, uint32_t stream, unsigned parts, char *buf,
+			 size_t len);
+
+#endif
