@@ -1,48 +1,22 @@
-/* analysis_run: the steps of the analysis in order (pipeline.h), and what the rules share
- * while they run: their findings, their events (blame), whether a gain is worth a finding. */
+/* analysis_run: the steps of the analysis in order (pipeline.h): metrics, hardware
+ * samples, the rules, call sites. Each step only reads what the earlier ones wrote; none
+ * calls back here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/pipeline.h"
 #include "util/api_names.h"
-#include "util/array.h"
 #include "util/timemath.h"
 
 const char *gap_cause_name(enum kg_gap_cause c)
 {
-	static const char *const names[] = {"host", "sync", "launch", "dependency", "unknown"};
-	return c < KG_GAP_CAUSES ? names[c] : "unknown";
-}
-
-struct kg_finding *analysis_add_finding(struct kg_analysis *a, enum kg_rule_id rule)
-{
-	return findings_add(&a->findings, rule);
-}
-
-int analysis_worth(const struct kg_analysis *a, double gain)
-{
-	return finding_worth(&a->cfg, a->steady_span, gain);
-}
-
-void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns)
-{
-	if (!(ns > 0))
-		return;
-	if (array_room((void **)&a->blame, &a->cap_blame, a->n_blame, sizeof(*a->blame), 1024) < 0)
-		return; /* the sites miss this event; the finding and its gain stand */
-	a->blame[a->n_blame++] = (struct kg_blame){api, op, ns};
-}
-
-void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark)
-{
-	f->first_blame = mark;
-	f->n_blame = a->n_blame - mark;
-}
-
-void analysis_drop_blame(struct kg_analysis *a, uint32_t mark)
-{
-	a->n_blame = mark;
+	static const char *const names[] = {
+#define KG_GAP_CAUSE_NAME_(id, name) name,
+		KG_GAP_CAUSE_LIST(KG_GAP_CAUSE_NAME_)
+#undef KG_GAP_CAUSE_NAME_
+	};
+	return (unsigned)c < KG_GAP_CAUSES ? names[c] : names[KG_GAP_UNKNOWN];
 }
 
 /* Calls that put work on a GPU, counted only when no GPU operation was recorded at all. */
@@ -86,7 +60,14 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 		rc = hw_run(a);
 	if (!rc) {
 		a->steady_span = steady_span(a);
-		rules_run(a);
+		/* the trace rules, in KG_RULES' order */
+#define KG_RULE_RUN_TRACE(runner) runner(a);
+#define KG_RULE_RUN_JOB(runner)
+#define KG_RULE_RUN_(id, name, scope, runner, what) KG_RULE_RUN_##scope(runner)
+		KG_RULES(KG_RULE_RUN_)
+#undef KG_RULE_RUN_
+#undef KG_RULE_RUN_TRACE
+#undef KG_RULE_RUN_JOB
 		findings_rank(&a->findings, &a->cfg, a->steady_span);
 		rc = sites_run(a);
 	}

@@ -25,13 +25,19 @@
 
 /* ------------------------------------------------------------------ metrics */
 
+/* Why the GPU was idle in a gap: X(ID, "name"), the names the report and its JSON use.
+ *   HOST        the host issued the next work late: busy with other things
+ *   SYNC        the host was blocked in a synchronisation (for part of it: kg_gap.sync_ns)
+ *   LAUNCH      launched in time, started late: launch latency
+ *   DEPENDENCY  waiting for another stream (event wait)
+ *   UNKNOWN     no API calls in the trace to tell */
+#define KG_GAP_CAUSE_LIST(X)                                                       \
+	X(HOST, "host") X(SYNC, "sync") X(LAUNCH, "launch") X(DEPENDENCY, "dependency") \
+	X(UNKNOWN, "unknown")
 enum kg_gap_cause {
-	KG_GAP_HOST = 0,     /* the host issued the next work late: busy with other things */
-	KG_GAP_SYNC,         /* the host was blocked in a synchronisation (for part of it:
-			      * kg_gap.sync_ns) */
-	KG_GAP_LAUNCH,       /* launched in time, started late: launch latency */
-	KG_GAP_DEPENDENCY,   /* waiting for another stream (event wait) */
-	KG_GAP_UNKNOWN,      /* no API calls in the trace to tell */
+#define KG_GAP_CAUSE_ENUM_(id, name) KG_GAP_##id,
+	KG_GAP_CAUSE_LIST(KG_GAP_CAUSE_ENUM_)
+#undef KG_GAP_CAUSE_ENUM_
 	KG_GAP_CAUSES
 };
 const char *gap_cause_name(enum kg_gap_cause c);

@@ -9,8 +9,7 @@
 int metrics_run(struct kg_analysis *a);
 /* 2. The hardware samples per kernel name and per GPU (hw.c). 0 or -ENOMEM. */
 int hw_run(struct kg_analysis *a);
-/* 3. Every rule of KG_RULES whose scope is TRACE, in the list's order (rules.c). */
-void rules_run(struct kg_analysis *a);
+/* 3. Every rule of KG_RULES whose scope is TRACE, in the list's order (declared below). */
 /* 4. Places every finding's events at their call sites (sites.c). 0 or -ENOMEM. */
 int sites_run(struct kg_analysis *a);
 void analysis_free_sites(struct kg_analysis *a);
@@ -24,7 +23,7 @@ KG_RULES(KG_RULE_DECL_)
 #undef KG_RULE_DECL_TRACE
 #undef KG_RULE_DECL_JOB
 
-/* ------------------------------------------------------------------ for the rules */
+/* ------------------------------------------------------------------ for the rules (rules.c) */
 
 /* A new finding of a trace rule; NULL when out of memory. */
 struct kg_finding *analysis_add_finding(struct kg_analysis *a, enum kg_rule_id rule);

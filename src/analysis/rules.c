@@ -1,19 +1,39 @@
-/* The trace rules run in KG_RULES' order (analysis/finding.h), and what they share
- * (rules.h). */
+/* What the trace rules (rules_*.c) share while they run (rules.h): their findings, their
+ * events (blame), whether a gain is worth a finding, and how they name things. */
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/rules.h"
+#include "util/array.h"
 
-void rules_run(struct kg_analysis *a)
+struct kg_finding *analysis_add_finding(struct kg_analysis *a, enum kg_rule_id rule)
 {
-#define KG_RULE_RUN_TRACE(runner) runner(a);
-#define KG_RULE_RUN_JOB(runner)
-#define KG_RULE_RUN_(id, name, scope, runner, what) KG_RULE_RUN_##scope(runner)
-	KG_RULES(KG_RULE_RUN_)
-#undef KG_RULE_RUN_
-#undef KG_RULE_RUN_TRACE
-#undef KG_RULE_RUN_JOB
+	return findings_add(&a->findings, rule);
+}
+
+int analysis_worth(const struct kg_analysis *a, double gain)
+{
+	return finding_worth(&a->cfg, a->steady_span, gain);
+}
+
+void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns)
+{
+	if (!(ns > 0))
+		return;
+	if (array_room((void **)&a->blame, &a->cap_blame, a->n_blame, sizeof(*a->blame), 1024) < 0)
+		return; /* the sites miss this event; the finding and its gain stand */
+	a->blame[a->n_blame++] = (struct kg_blame){api, op, ns};
+}
+
+void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark)
+{
+	f->first_blame = mark;
+	f->n_blame = a->n_blame - mark;
+}
+
+void analysis_drop_blame(struct kg_analysis *a, uint32_t mark)
+{
+	a->n_blame = mark;
 }
 
 void rule_gpu_label(const struct kg_analysis *a, uint32_t gpu, char *buf, size_t len)

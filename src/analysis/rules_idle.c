@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/rules.h"
+#include "text/format.h"
 #include "util/api_names.h"
 #include "util/timemath.h"
 
@@ -84,9 +85,9 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	char gl[128];
 	rule_gpu_label(a, g, gl, sizeof(gl));
 	if (cause == KG_GAP_SYNC) {
-		finding_set(&f->title, "%s idles %.1f ms in %u gaps while the host is blocked in synchronising "
+		finding_set(&f->title, "%s idles %.1f ms in %u %s while the host is blocked in synchronising "
 			 "calls",
-			 gl, ms(idle), ngaps);
+			 gl, ms(idle), ngaps, plural(ngaps, "gap", "gaps"));
 		finding_set(&f->explanation, "The host waits for the GPU to drain (cudaDeviceSynchronize, "
 			 "cudaStreamSynchronize, a synchronous copy, or in PyTorch .item(), .cpu(), "
 			 "printing a tensor), then needs time to queue new work: the GPU idles "
@@ -100,9 +101,9 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			 "spent in such calls (what it did after them is its own time)",
 			 (long long)(a->cfg.sync_gap_ns / 1000));
 	} else {
-		finding_set(&f->title, "%s waits for the host: %.1f ms idle in %u gaps where the next work was "
+		finding_set(&f->title, "%s waits for the host: %.1f ms idle in %u %s where the next work was "
 			 "launched late",
-			 gl, ms(idle), ngaps);
+			 gl, ms(idle), ngaps, plural(ngaps, "gap", "gaps"));
 		finding_set(&f->explanation, "The GPU finished its queue and the host issued the next work only later, "
 			 "without being blocked in CUDA: the host side (Python, data loading, "
 			 "CPU computation, allocation) is the bottleneck.");
@@ -169,9 +170,10 @@ static void utilization_finding(struct kg_analysis *a, uint32_t g)
 		snprintf(steady_pct, sizeof(steady_pct), " (%.0f%% of its steady work)",
 			 100.0 * (double)gm->busy / (double)steady);
 	finding_set(&f->title, "%s is busy %.0f%% of the trace%s: %u of %d time chunks below %.0f%% busy, "
-		 "%u idle gaps of %.0f ms or more",
+		 "%u idle %s of %.0f ms or more",
 		 gl, a->span ? 100.0 * gm->busy / a->span : 0, steady_pct, low, gm->n_util,
-		 100 * a->cfg.low_util, long_gaps, ms((double)a->cfg.long_gap_ns));
+		 100 * a->cfg.low_util, long_gaps, plural(long_gaps, "gap", "gaps"),
+		 ms((double)a->cfg.long_gap_ns));
 	char edge[220] = "", outside[200] = "";
 	if (gm->idle_startup > 0 || gm->idle_winddown > 0) {
 		char e[200];

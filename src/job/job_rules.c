@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/format.h"
 #include "util/idmap.h"
 #include "util/timemath.h"
 
@@ -23,16 +24,6 @@
 static double ms(double ns)
 {
 	return ns / 1e6;
-}
-
-/* "12.34 ms", or "214.2 s" once ms would need six digits. */
-static const char *duration(double ns, char buf[32])
-{
-	if (ns >= 1e10)
-		snprintf(buf, 32, "%.1f s", ns / 1e9);
-	else
-		snprintf(buf, 32, "%.2f ms", ns / 1e6);
-	return buf;
 }
 
 /* Shares of the job's steady span: a job that spent seconds importing and loading
@@ -469,8 +460,8 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
 		others += k != i && j->ranks[k].n_coll;
 	finding_set(&f->title, "%s arrives last at %u of %u collectives: the job waits %s for it, its %u "
 		 "peers %s in all",
-		 r->label, r->late, j->n_collectives, duration((double)r->late_ns, d1), others,
-		 duration(r->wait_caused_ns, d2));
+		 r->label, r->late, j->n_collectives, fmt_duration(r->late_ns, d1), others,
+		 fmt_duration(kg_i64_round(r->wait_caused_ns), d2));
 	finding_set(&f->explanation, "A collective cannot finish before every rank has joined it: the ranks that "
 		 "start it early wait inside the communication kernel for %s, and that wait "
 		 "looks like communication time on every other rank.",

@@ -69,6 +69,11 @@ double text_fit(cairo_t *cr, double x, double y, double maxw, const char *s, str
 	const char *t = utf8_clean(s, &n, &clean, &cap);
 	snprintf(buf, sizeof(buf), "%s", t ? t : "");
 	free(clean);
+	/* a line of the chart: a newline or a tab (a recorded `python -c` command) is a space,
+	 * other control characters have no glyph (a box each) */
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = *p == '\n' || *p == '\t' || *p == '\r' ? ' ' : '?';
 	size_t len = strlen(buf);
 	while (len > 0 && text_w(cr, buf) > maxw) {
 		do /* back to the start of a UTF-8 character */

@@ -74,7 +74,7 @@ static void draw(struct plot *p)
 	double y = p->l.lanes_bottom + (p->l.lanes_bottom - p->l.lanes_top > 500 ? 26 : 10);
 	y += sm_panel(p, y);
 	y += legend(p, y, 1);
-	site_lines(p, y, 1);
+	finding_lines(p, y, 1);
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -126,7 +126,7 @@ static double measure_legend(struct plot *p, double width)
 	p->cr = cairo_create(sf);
 	p->l.width = width;
 	double h = legend(p, 0, 0);
-	h += site_lines(p, h, 0);
+	h += finding_lines(p, h, 0);
 	cairo_destroy(p->cr);
 	cairo_surface_destroy(sf);
 	p->cr = NULL;

@@ -31,9 +31,7 @@ void circle(cairo_t *cr, double x, double y, double r)
 
 void text_at(cairo_t *cr, double x, double y, const char *s, struct rgb c)
 {
-	set_rgb(cr, c);
-	cairo_move_to(cr, x, y);
-	cairo_show_text(cr, s);
+	text_fit(cr, x, y, HUGE_VAL, s, c);
 }
 
 /* ---------------------------------------------------------------- colours of things */

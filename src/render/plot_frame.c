@@ -10,6 +10,7 @@
 
 #include "render/plot_internal.h"
 #include "report/report.h"
+#include "text/names.h"
 #include "util/timemath.h"
 #include "util/utf8.h"
 
@@ -151,8 +152,9 @@ static void header_row(struct plot *p, const struct kg_header *h)
 	const struct kg_device *d = &m->devices[h->index];
 	fill_rect(cr, MARGIN + 6, h->y + 1, p->l.width - MARGIN - 6 - RIGHT_MARGIN / 2, h->h - 2,
 		  c_dev_bg);
-	snprintf(line, sizeof(line), "device %" PRId32 " · %s · GPU %" PRIu32, d->ordinal,
-		 *model_text(m, d->name) ? model_text(m, d->name) : "unknown GPU", d->gpu);
+	char name[64];
+	snprintf(line, sizeof(line), "%s · %s", gpu_label(m, d->gpu, name, sizeof(name)),
+		 *model_text(m, d->name) ? model_text(m, d->name) : "unknown GPU");
 	if (d->sm_count > 0)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " · %d SMs", d->sm_count);
 	font(cr, 10.5, 1);
@@ -378,26 +380,26 @@ const char *top_site(const struct kg_analysis *a, const struct kg_finding *f, ch
 	return buf;
 }
 
-/* Under the legend, when the trace has call stacks: for each numbered finding that has
- * one, its badge, its rule and its first call site. Lays out (and with draw, draws) from
- * y0; returns its height (0 without sites). */
-double site_lines(struct plot *p, double y0, int draw)
+/* Under the legend: every finding by its number, so that each badge on the chart is
+ * named: its rule, its title and, when the trace has call stacks, its first call site.
+ * Lays out (and with draw, draws) from y0; returns its height (0 without findings). */
+double finding_lines(struct plot *p, double y0, int draw)
 {
 	const struct kg_analysis *a = p->a;
 	char line[700], where[600];
-	double y = y0 + 4, line_h = 18, x = MARGIN + 52, right = p->l.width - MARGIN;
-	int shown = 0;
-	if (!a || !a->has_stacks)
+	double y = y0 + 4, line_h = 18, x = MARGIN + 60, right = p->l.width - MARGIN;
+	int sited = 0;
+	if (!a || !a->findings.n)
 		return 0;
 	cairo_t *cr = p->cr;
 	for (uint32_t i = 0; i < a->findings.n; i++) {
 		const struct kg_finding *f = &a->findings.v[i];
-		if (!*top_site(a, f, where, sizeof(where)))
-			continue;
+		int has_site = *top_site(a, f, where, sizeof(where)) != 0;
+		sited |= has_site;
 		if (draw) {
-			if (!shown) {
+			if (!i) {
 				font(cr, 10, 1);
-				text_at(cr, MARGIN, y + 9, "where", c_text);
+				text_at(cr, MARGIN, y + 9, "findings", c_text);
 			}
 			finding_badge(p, x + 7, y + 5, (int)i + 1, c_sev[f->severity <= KG_SEV_CRITICAL
 									? f->severity : 0]);
@@ -405,19 +407,18 @@ double site_lines(struct plot *p, double y0, int draw)
 			snprintf(line, sizeof(line), "%s:", kg_rules[f->rule].id);
 			text_at(cr, x + 19, y + 9, line, c_text);
 			double w = text_w(cr, line) + 5;
+			snprintf(line, sizeof(line), "%s%s%s", finding_str(f->title),
+				 has_site ? "  ·  " : "", has_site ? where : "");
 			font(cr, 10, 0);
-			text_fit(cr, x + 19 + w, y + 9, right - x - 19 - w, where, c_text);
+			text_fit(cr, x + 19 + w, y + 9, right - x - 19 - w, line, c_text);
 		}
-		shown++;
 		y += line_h;
 	}
-	if (!shown)
-		return 0;
-	if (draw) {
+	if (draw && sited) {
 		font(cr, 9, 0);
-		text_fit(cr, x, y + 8, right - x, "share of each finding's estimated gain caused by "
-			 "the calls from that place in the program (kgantt report --sites lists them all)",
-			 c_muted);
+		text_fit(cr, x, y + 8, right - x, "where: the share of each finding's estimated gain "
+			 "caused by the calls from that place in the program (kgantt report --sites "
+			 "lists them all)", c_muted);
 	}
-	return y + line_h - y0;
+	return y + (sited ? line_h : 4) - y0;
 }

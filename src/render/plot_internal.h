@@ -162,9 +162,9 @@ void lane_backgrounds(struct plot *p);
 void lane_labels(struct plot *p);
 void plot_edges(struct plot *p);
 double legend(struct plot *p, double y0, int draw);
-/* The call-site lines under the legend; their height (0 without sites). */
-double site_lines(struct plot *p, double y0, int draw);
-/* The first call site of a finding as site_lines draws it; "" when it has none. */
+/* Every finding named under the legend, with its first call site; their height. */
+double finding_lines(struct plot *p, double y0, int draw);
+/* The first call site of a finding as finding_lines draws it; "" when it has none. */
 const char *top_site(const struct kg_analysis *a, const struct kg_finding *f, char *buf,
 		     size_t len);
 

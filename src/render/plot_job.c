@@ -12,6 +12,7 @@
 
 #include "render/chart_out.h"
 #include "render/draw.h"
+#include "text/format.h"
 #include "util/timemath.h"
 
 #define MARGIN 16
@@ -83,9 +84,13 @@ static void header(cairo_t *cr, const struct job_chart *c)
 	char steady[120];
 	snprintf(d, sizeof(d), "%.2f ms", (double)c->j->span / 1e6);
 	job_shown_note(c->j, steady, sizeof(steady));
-	snprintf(line, sizeof(line), "%u ranks (%u shown) from %u traces, %u host clocks, span %s%s; "
-		 "%u collectives compared; lanes by %s",
-		 c->j->n_ranks, c->n, c->j->n_files, c->j->n_hosts, d, steady, c->j->n_collectives,
+	const struct kg_job *j = c->j;
+	snprintf(line, sizeof(line), "%u %s (%u shown) from %u %s, %u %s, span %s%s; %u %s "
+		 "compared; lanes by %s",
+		 j->n_ranks, plural(j->n_ranks, "rank", "ranks"), c->n, j->n_files,
+		 plural(j->n_files, "trace", "traces"), j->n_hosts,
+		 plural(j->n_hosts, "host clock", "host clocks"), d, steady, j->n_collectives,
+		 plural(j->n_collectives, "collective", "collectives"),
 		 c->o->sort_name ? c->o->sort_name : "the job's delay they cause");
 	font(cr, 11, 0);
 	text_fit(cr, MARGIN, 40, c->width - 2 * MARGIN, line, c_muted);

@@ -9,6 +9,7 @@
 #include "render/plot_job.h"
 #include "report/job_report.h"
 #include "report/json_writer.h"
+#include "text/format.h"
 #include "util/timemath.h"
 
 #define DATA_MARKER "@@KGANTT_DATA@@"
@@ -99,9 +100,12 @@ static int document(struct jw *w, const struct kg_job *j, const struct kg_view_j
 	char sub[600];
 	char steady[120];
 	job_shown_note(j, steady, sizeof(steady));
-	snprintf(sub, sizeof(sub), "%u ranks from %u traces, %u host clocks, span %.2f ms%s, %u "
-		 "collectives compared; clocks: %s", j->n_ranks, j->n_files, j->n_hosts,
-		 (double)j->span / 1e6, steady, j->n_collectives, j->clock_note);
+	snprintf(sub, sizeof(sub), "%u %s from %u %s, %u %s, span %.2f ms%s, %u %s compared; "
+		 "clocks: %s", j->n_ranks, plural(j->n_ranks, "rank", "ranks"), j->n_files,
+		 plural(j->n_files, "trace", "traces"), j->n_hosts,
+		 plural(j->n_hosts, "host clock", "host clocks"), (double)j->span / 1e6, steady,
+		 j->n_collectives, plural(j->n_collectives, "collective", "collectives"),
+		 j->clock_note);
 	j_open(w);
 	kv_int(w, "v", 1);
 	kv_str(w, "title", o->title ? o->title : "kgantt job");

@@ -287,6 +287,37 @@ static const char *fmt_change_pct(double before, double after, char buf[24])
 	return buf;
 }
 
+/* The GPUs that ran something, by model: "2 × NVIDIA H200", "NVIDIA A100-SXM4-40GB"; ""
+ * when none did. Two runs on different GPUs compare the hardware as well as the program. */
+static const char *used_gpus(const struct kg_analysis *a, char *buf, size_t len)
+{
+	const struct kg_model *m = a->m;
+	buf[0] = '\0';
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		uint32_t name = m->devices[m->gpus[g].device].name, same = 0, seen = 0;
+		for (uint32_t h = 0; h < a->n_gpus; h++) {
+			if (!a->gpus[h].n_ops || m->devices[m->gpus[h].device].name != name)
+				continue;
+			seen |= h < g;
+			same++;
+		}
+		if (!a->gpus[g].n_ops || seen)
+			continue;
+		const char *text = name ? model_text(m, name) : "unknown GPU";
+		if (same > 1)
+			text_appendf(buf, len, "%s%u × %s", buf[0] ? ", " : "", same, text);
+		else
+			text_appendf(buf, len, "%s%s", buf[0] ? ", " : "", text);
+	}
+	return buf;
+}
+
+static int gpus_differ(const struct kg_diff *d)
+{
+	char x[512], y[512];
+	return strcmp(used_gpus(d->before, x, sizeof(x)), used_gpus(d->after, y, sizeof(y))) != 0;
+}
+
 static void side_line(FILE *f, const char *label, const char *path, const struct kg_analysis *a)
 {
 	char text[2048];
@@ -346,8 +377,14 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 		duration_row(f, "  start-up", x.startup, y.startup);
 	if (x.winddown || y.winddown)
 		duration_row(f, "  wind-down", x.winddown, y.winddown);
-	if (a->n_gpus != b->n_gpus)
-		fprintf(f, "  %-12s %u GPU(s) before, %u after\n", "note", a->n_gpus, b->n_gpus);
+	if (gpus_differ(d)) {
+		char gx[512], gy[512], line[1200];
+		snprintf(line, sizeof(line), "%s before, %s after: the times compare the hardware as "
+			 "well as the program", *used_gpus(a, gx, sizeof(gx)) ? gx : "no GPU",
+			 *used_gpus(b, gy, sizeof(gy)) ? gy : "no GPU");
+		fprintf(f, "  %-12s ", "GPUs differ");
+		page_wrap(f, 15, line);
+	}
 }
 
 /* "12.3 ms (4.5% of its span)": of its steady span when the trace had start-up or
@@ -487,6 +524,8 @@ static void json_side(struct jw *w, const char *key, const char *path, const str
 	j_text(w, a->m, a->m->command);
 	kv_int(w, "span_ns", a->span);
 	kv_int(w, "gpus", a->n_gpus);
+	char used[512];
+	kv_str(w, "gpus_used", used_gpus(a, used, sizeof(used)));
 	kv_int(w, "gpu_busy_ns", t.busy);
 	kv_int(w, "kernels", (long long)t.kernels);
 	kv_int(w, "kernel_time_ns", t.kernel_time);
@@ -545,6 +584,7 @@ int diff_json(FILE *f, const struct kg_diff *d)
 	kv_int(&w, "kgantt_diff_version", KG_DIFF_VERSION);
 	json_side(&w, "before", d->before_path, d->before);
 	json_side(&w, "after", d->after_path, d->after);
+	kv_bool(&w, "gpus_differ", gpus_differ(d));
 	kv_int(&w, "span_delta_ns", kg_time_diff(d->after->span, d->before->span));
 	kv_pct(&w, "span_delta_pct", (double)kg_time_diff(d->after->span, d->before->span),
 	       (double)d->before->span);

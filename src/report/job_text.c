@@ -82,10 +82,10 @@ static void job_header(FILE *f, const struct kg_job *j, const struct kg_job_repo
 	if (j->steady_span != j->span)
 		snprintf(steady, sizeof(steady), " (steady work %s: start-up and wind-down left out)",
 			 fmt_duration(j->steady_span, sd));
-	fprintf(f, "kgantt job report: %" PRIu32 " ranks from %" PRIu32 " trace%s, %" PRIu32
-		" host clock%s, span %s%s\n",
-		j->n_ranks, j->n_files, j->n_files == 1 ? "" : "s", j->n_hosts,
-		j->n_hosts == 1 ? "" : "s", fmt_duration(j->span, d), steady);
+	fprintf(f, "kgantt job report: %" PRIu32 " %s from %" PRIu32 " %s, %" PRIu32 " %s, span %s%s\n",
+		j->n_ranks, plural(j->n_ranks, "rank", "ranks"), j->n_files,
+		plural(j->n_files, "trace", "traces"), j->n_hosts,
+		plural(j->n_hosts, "host clock", "host clocks"), fmt_duration(j->span, d), steady);
 	page_tone_off(f, o->color, PAGE_BOLD);
 	if (o->processes)
 		fprintf(f, "read by %" PRIu32 " MPI processes of %" PRIu32 " threads each\n",

@@ -92,6 +92,9 @@ def check_basics(st, dom, db, report):
         check(st["counts"]["ops"] == n, "the page holds all %d GPU operations" % n)
     check(st["counts"]["findings"] == len(report["findings"]),
           "the page holds the report's %d findings" % len(report["findings"]))
+    # the whole trace in view: the status bar says its span, not the margin drawn around it
+    check(st["range_at_load"].startswith("0.000000 ms – ") and "−" not in st["range_at_load"],
+          "the status bar on load: '%s'" % st["range_at_load"])
 
 
 def check_zoom(st):

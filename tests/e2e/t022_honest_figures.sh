@@ -82,3 +82,15 @@ grep -q "host-bound: GPU 3 (NVIDIA A100" "$WORK/d3.txt" || fail "finding title: 
 grep -q "when .* on GPU 3$" "$WORK/d3.txt" || fail "when line: $(grep ' when ' "$WORK/d3.txt")"
 grep -E "GPU 0|device 3" "$WORK/d3.txt" && fail "a second name for GPU 3"
 echo "ok: device 3 is GPU 3 in every part of the report"
+
+# 5. diff of a run on an A100 against the same on a V100 says the GPUs differ
+sed 's/NVIDIA A100-SXM4-40GB/Tesla V100-SXM2-16GB/; s/"computeMajor": 8/"computeMajor": 7/' \
+	"$WORK/dev3.json" > "$WORK/v100.json"
+"$K" diff "$WORK/dev3.json" "$WORK/v100.json" > "$WORK/dd.txt" || fail "diff A100 V100"
+grep -q "GPUs differ  NVIDIA A100-SXM4-40GB before, Tesla V100-SXM2-16GB after" "$WORK/dd.txt" ||
+	fail "diff does not say the GPUs differ: $(head -12 "$WORK/dd.txt")"
+"$K" diff --json "$WORK/dev3.json" "$WORK/v100.json" |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["gpus_differ"] and d["after"]["gpus_used"] == "Tesla V100-SXM2-16GB", d["after"]' ||
+	fail "diff --json: gpus_differ"
+"$K" diff "$WORK/dev3.json" "$WORK/dev3.json" | grep -q "GPUs differ" && fail "the same GPUs differ"
+echo "ok: diff says when the two runs' GPUs differ"
