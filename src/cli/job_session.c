@@ -352,16 +352,19 @@ static int steps_found(const struct job_session *js)
 		return KG_EXIT_OK;
 	struct kg_model m;
 	struct kg_load_opts lo = {0};
-	char names[600], err[1024];
+	char names[600] = "", err[1024];
 	const char *file = j->ranks[0].file;
-	if (model_load(file, &m, &lo, err, sizeof(err)) < 0) {
-		snprintf(names, sizeof(names), "(cannot read them again: %s)", err);
-	} else {
-		window_range_names(&m, names, sizeof(names));
+	uint32_t n = 0;
+	if (model_load(file, &m, &lo, err, sizeof(err)) == 0) {
+		n = window_range_names(&m, names, sizeof(names));
 		model_free(&m);
 	}
-	kg_err("--steps '%s': no trace has two ranges of that name (or starting with it); the "
-	       "names in '%s', most frequent first: %s", steps, file, names);
+	if (n)
+		kg_err("--steps '%s': no trace has two ranges of that name (or starting with it); "
+		       "the names in '%s', most frequent first: %s", steps, file, names);
+	else
+		kg_err("--steps '%s': no trace has two ranges of that name (or starting with it); "
+		       "'%s' has no range at all", steps, file);
 	return KG_EXIT_FAILURE;
 }
 

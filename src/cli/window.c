@@ -105,13 +105,13 @@ static int by_count(const void *pa, const void *pb)
 	return a->n != b->n ? (a->n < b->n) - (a->n > b->n) : (a->name > b->name) - (a->name < b->name);
 }
 
-void window_range_names(const struct kg_model *m, char *buf, size_t len)
+uint32_t window_range_names(const struct kg_model *m, char *buf, size_t len)
 {
 	enum { SHOWN = 5 };
 	uint32_t *ids = malloc(((size_t)m->n_ranges + 1) * sizeof(*ids));
 	struct name_count *c = malloc(((size_t)m->n_ranges + 1) * sizeof(*c));
 	uint32_t n = 0;
-	snprintf(buf, len, "%s", m->n_ranges ? "out of memory listing them" : "none");
+	snprintf(buf, len, "%s", m->n_ranges ? "(out of memory listing them)" : "");
 	if (!ids || !c || !m->n_ranges)
 		goto out;
 	for (uint32_t i = 0; i < m->n_ranges; i++)
@@ -132,6 +132,7 @@ void window_range_names(const struct kg_model *m, char *buf, size_t len)
 out:
 	free(ids);
 	free(c);
+	return m->n_ranges ? n : 0;
 }
 
 /* The window's bounds on the trace's clock: [t0, t1), half-open. */
@@ -142,9 +143,12 @@ static int window_bounds(const struct kg_window *w, const char *path, const stru
 	*t1 = m->end;
 	if (w->nvtx && model_range_window(m, w->nvtx, t0, t1) < 0) {
 		char names[600];
-		window_range_names(m, names, sizeof(names));
-		kg_err("'%s' has no NVTX or annotation range named '%s' (or starting with it); "
-		       "the names it has, most frequent first: %s", path, w->nvtx, names);
+		if (window_range_names(m, names, sizeof(names)))
+			kg_err("'%s' has no NVTX or annotation range named '%s' (or starting with it); "
+			       "the names it has, most frequent first: %s", path, w->nvtx, names);
+		else
+			kg_err("'%s' has no NVTX or annotation range named '%s': it has no range at "
+			       "all", path, w->nvtx);
 		return KG_EXIT_FAILURE;
 	}
 	/* the trace's times are the file's: sums saturate (util/timemath.h) */

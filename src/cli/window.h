@@ -41,7 +41,8 @@ static inline int window_given(const struct kg_window *w)
 int window_apply(const struct kg_window *w, const char *path, struct kg_model *m,
 		 struct kg_window_cut *cut);
 /* The range names of m, the most frequent first with their counts, for a message:
- * "'step' (20), 'Optimizer.step#SGD.step' (20)"; "none" when m has no range. */
-void window_range_names(const struct kg_model *m, char *buf, size_t len);
+ * "'step' (20), 'Optimizer.step#SGD.step' (20)". How many names there are: 0 when m
+ * has no range. */
+uint32_t window_range_names(const struct kg_model *m, char *buf, size_t len);
 
 #endif
