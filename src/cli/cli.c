@@ -1,5 +1,7 @@
 /* What every command shares to talk to the user: one voice for messages, which name the
  * command (set once by the dispatch), and one decision on colour. */
+#include <getopt.h> /* optind */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/job_mpi.h"
+#include "util/outfile.h"
 
 static const char *command;
 
@@ -28,7 +31,7 @@ const char *cli_command(void)
 static void say(const char *kind, const char *fmt, va_list ap)
 {
 	/* one fprintf: lines of worker threads stay whole */
-	char text[4096];
+	char text[8192];
 	vsnprintf(text, sizeof(text), fmt, ap);
 	if (command)
 		fprintf(stderr, "kgantt: %s: %s%s\n", command, kind, text);
@@ -69,6 +72,25 @@ int finish_stdout(int rc)
 		return KG_EXIT_FAILURE;
 	}
 	return rc;
+}
+
+int output_and_inputs(const char *output, int argc, char **argv, const char *inputs,
+		      const char *input_what)
+{
+	if (!output)
+		return cli_usage_error("no output file (-o FILE)");
+	if (optind >= argc)
+		return cli_usage_error("%s", inputs);
+	/* the output may replace a file, never one of the inputs; said before any work */
+	for (int i = optind; i < argc; i++)
+		outfile_protect(argv[i], input_what);
+	char err[PATH_MAX + 512];
+	struct kg_outfile_opts oo = {.what = "the trace", .flags = KG_OUT_REGULAR};
+	if (outfile_check(output, &oo, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		return KG_EXIT_FAILURE;
+	}
+	return KG_EXIT_OK;
 }
 
 const char *const cli_color_names[] = {"auto", "never", "always", NULL};

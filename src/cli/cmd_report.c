@@ -33,7 +33,7 @@ struct report_args {
 
 static const char *const usage_lines[] = {
 	"report [options] TRACE",
-	"report [options] TRACE TRACE... | FOLDER   (a job: one trace per rank)",
+	"report [options] TRACE... | FOLDER   (a job: one trace per rank)",
 	NULL,
 };
 

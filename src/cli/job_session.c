@@ -278,7 +278,8 @@ static int read_traces(struct reading *rd, int threads, struct kg_rank **ranks, 
 	*n = 0;
 	for (uint32_t k = 0; k < rd->n_mine; k++) {
 		struct file_result *res = &rd->results[k];
-		memcpy(*ranks + *n, res->ranks, res->n * sizeof(**ranks));
+		if (res->n) /* a trace left out has none, and NULL */
+			memcpy(*ranks + *n, res->ranks, res->n * sizeof(**ranks));
 		*n += res->n;
 		free(res->ranks);
 		if (res->failed) {

@@ -1,13 +1,9 @@
 /* kgantt: the command line. Each subcommand lives in its own cmd_<name>.c; this file only
  * dispatches. */
-#include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
-#include "util/outfile.h"
 
 struct kg_command {
 	const char *name;
@@ -30,25 +26,6 @@ static const struct kg_command commands[] = {
 	{"merge", cmd_merge, "several traces (one per rank or host) into one"},
 	{"pack", cmd_pack, "(re)build a trace's packed columns, which load several times faster"},
 };
-
-int output_and_inputs(const char *output, int argc, char **argv, const char *inputs,
-		      const char *input_what)
-{
-	if (!output)
-		return cli_usage_error("no output file (-o FILE)");
-	if (optind >= argc)
-		return cli_usage_error("%s", inputs);
-	/* the output may replace a file, never one of the inputs; said before any work */
-	for (int i = optind; i < argc; i++)
-		outfile_protect(argv[i], input_what);
-	char err[PATH_MAX + 512];
-	struct kg_outfile_opts oo = {.what = "the trace", .flags = KG_OUT_REGULAR};
-	if (outfile_check(output, &oo, err, sizeof(err)) < 0) {
-		kg_err("%s", err);
-		return KG_EXIT_FAILURE;
-	}
-	return KG_EXIT_OK;
-}
 
 static void usage(FILE *f)
 {
