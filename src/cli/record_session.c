@@ -266,49 +266,67 @@ static void say_written(const struct recording *r, const struct kg_import *im, d
 			k * CUPTI_LATENCY_BYTES_PER_KERNEL / 1000000ull, CUPTI_LATENCY_BYTES_PER_KERNEL);
 }
 
-/* The spools into the trace. KG_EXIT_OK, or the exit code after the message: the
- * program's own when no process of it recorded anything. */
-static int gather_trace(struct recording *r)
+/* A failed import: said, and the spool kept for 'kgantt import'. */
+static int import_failed(const struct recording *r, const struct kg_import *im)
 {
-	struct kg_import im;
+	kg_err("%s", im->err);
+	kg_err("the raw records are kept in '%s'", r->spool);
+	return KG_EXIT_FAILURE;
+}
+
+/* The spools into the trace, committed; its processes' summary into *procs, *n of them
+ * (the caller frees it). KG_EXIT_OK, or the exit code after the message: the program's own when no
+ * process of it recorded anything. */
+static int import_trace(struct recording *r, struct kg_import *im,
+			struct kg_import_process **procs, size_t *n)
+{
 	char cmd[8192];
 	int nfiles = 0;
 	command_line(r->argv, cmd, sizeof(cmd));
-	int rc = import_begin(&im, r->output, cmd);
+	int rc = import_begin(im, r->output, cmd);
 	if (!rc)
-		rc = import_set_program_start(&im, r->started);
+		rc = import_set_program_start(im, r->started);
 	if (!rc)
-		rc = import_spool_dir(&im, r->spool, &nfiles);
+		rc = import_spool_dir(im, r->spool, &nfiles);
 	if (!rc && nfiles == 0) {
 		kg_err("nothing was recorded: no process of '%s' initialised CUDA with the recorder "
 		       "loaded (no GPU or driver, a program that never used CUDA, or one that "
 		       "failed first: %s)",
 		       r->argv[0], r->status_text);
-		import_abort(&im);
+		import_abort(im);
 		remove_spool_dir(r->spool);
 		int code = exit_code_of(r->status);
 		return code ? code : KG_EXIT_FAILURE;
 	}
 	if (!rc)
-		rc = import_set_exit_status(&im, (uint32_t)child_pid, r->status_text);
+		rc = import_set_exit_status(im, (uint32_t)child_pid, r->status_text);
 	if (rc) {
-		kg_err("%s", im.err);
-		kg_err("the raw records are kept in '%s'", r->spool);
-		import_abort(&im);
-		return KG_EXIT_FAILURE;
+		rc = import_failed(r, im);
+		import_abort(im);
+		return rc;
 	}
-	struct kg_import_process *procs = im.procs;
-	size_t nprocs = im.nprocs;
-	im.procs = NULL; /* keep the summary past commit */
-	if (import_commit(&im)) {
-		kg_err("%s", im.err);
-		kg_err("the raw records are kept in '%s'", r->spool);
-		free(procs);
-		return KG_EXIT_FAILURE;
+	*procs = im->procs;
+	*n = im->nprocs;
+	im->procs = NULL; /* keep the summary past commit */
+	if (import_commit(im)) {
+		free(*procs);
+		return import_failed(r, im);
 	}
-	struct kg_import summary = {.procs = procs, .nprocs = nprocs, .stacks_ns = im.stacks_ns,
+	return KG_EXIT_OK;
+}
+
+/* The trace from the spools, and what its processes said. */
+static int gather_trace(struct recording *r)
+{
+	struct kg_import im;
+	struct kg_import_process *procs = NULL;
+	size_t n = 0;
+	int rc = import_trace(r, &im, &procs, &n);
+	if (rc != KG_EXIT_OK)
+		return rc;
+	struct kg_import summary = {.procs = procs, .nprocs = n, .stacks_ns = im.stacks_ns,
 				    .stack_modules = im.stack_modules};
-	warn_processes(procs, nprocs);
+	warn_processes(procs, n);
 	if (!r->o->quiet)
 		say_written(r, &summary, (double)(now_raw_ns() - r->ended) / 1e9);
 	free(procs);
