@@ -1,5 +1,5 @@
 /* kgantt dump: the raw rows of one trace table, as stored (uftrace dump's role). */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,14 +9,14 @@
 #include "trace/schema.h"
 #include "trace/trace_db.h"
 
-static void dump_usage(FILE *f)
-{
-	fprintf(f, "usage: kgantt dump [--table NAME] [--limit N] TRACE\n"
-		   "\n"
-		   "Prints the rows of one table (default: kernels) as tab-separated values\n"
-		   "with a header line. 'kgantt dump --table list TRACE' lists the tables and\n"
-		   "views; docs/trace-format.md describes every column.\n");
-}
+static const char *const usage_lines[] = {"dump [--table NAME] [--limit N] TRACE", NULL};
+
+static const struct cli_usage usage = {
+	.usage = usage_lines,
+	.about = "Prints the rows of one table (default: kernels) as tab-separated values\n"
+		 "with a header line. 'kgantt dump --table list TRACE' lists the tables and\n"
+		 "views; docs/trace-format.md describes every column.\n",
+};
 
 /* A compacted trace (format 5) keeps the rows of kernels and api_calls as blocks, and has
  * no views on them: they are listed, and dumped, as the rows they stand for. */
@@ -95,36 +95,20 @@ static int table_exists(sqlite3 *db, const char *name)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"table", required_argument, NULL, 't'},
-		{"limit", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *table = "kernels";
-	long limit = -1;
-	int c;
-	optind = 1;
-	while ((c = cli_getopt("dump", argc, argv, "t:n:h", longopts)) != -1) {
-		switch (c) {
-		case 't': table = optarg; break;
-		case 'n': {
-			char *end;
-			limit = strtol(optarg, &end, 10);
-			if (*end || limit < 0) {
-				kg_err("--limit: '%s' is not a count", optarg);
-				return KG_EXIT_USAGE;
-			}
-			break;
-		}
-		case 'h': dump_usage(stdout); return finish_stdout(KG_EXIT_OK);
-		default: return KG_EXIT_USAGE; /* cli_getopt said why */
-		}
-	}
-	if (optind + 1 != argc) {
-		dump_usage(stderr);
-		return KG_EXIT_USAGE;
-	}
+	int max_rows = -1;
+	const struct cli_option opts[] = {
+		OPT_STRING('t', "table", &table, "NAME",
+			   "the table or view (default: kernels); list: their names"),
+		OPT_COUNT('n', "limit", &max_rows, "N", 2000000000, "at most N rows"),
+		OPT_END(),
+	};
+	int c = cli_parse(&usage, opts, argc, argv);
+	if (c >= 0)
+		return c;
+	if (optind + 1 != argc)
+		return cli_usage_error(optind == argc ? "no trace given" : "one trace at a time");
+	long limit = max_rows;
 	sqlite3 *db;
 	char err[1024];
 	if (trace_db_open(argv[optind], &db, err, sizeof(err)) < 0) {

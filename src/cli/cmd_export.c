@@ -1,146 +1,51 @@
 /* kgantt export: a trace of any supported format written out for other tools — Chrome
  * trace-event JSON for ui.perfetto.dev and chrome://tracing, CSV for pandas, or a kgantt
  * trace (SQLite). docs/export.md describes each format. */
-#include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/write_output.h"
 #include "cli/session.h"
-#include "cli/trace_load.h"
-#include "cli/window.h"
+#include "cli/write_output.h"
 #include "export/export.h"
-#include "model/load.h"
 #include "util/outfile.h"
 
 struct export_args {
-	int has_format, has_table;
+	int format, table;     /* --format, --table: indices into formats, tables; -1 none */
 	struct kg_export_opts o;
 	const char *output;    /* NULL or "-": standard output */
 	struct cli_session s;  /* the trace, --from/--to/--nvtx, --no-progress */
 };
 
-static void export_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: kgantt export --format FORMAT [options] TRACE\n"
-		"\n"
-		"Writes a trace (kgantt, PyTorch profiler JSON, or Nsight Systems SQLite export)\n"
-		"in a format other tools read:\n"
-		"\n"
-		"  -f, --format FORMAT     perfetto  trace-event JSON for ui.perfetto.dev, with each\n"
-		"                                    kernel's time in its queue as a slice\n"
-		"                          chrome    the same JSON without the queue slices, for\n"
-		"                                    chrome://tracing\n"
-		"                          csv       one row per GPU operation, for pandas\n"
-		"                          sqlite    a kgantt trace (needs -o)\n"
-		"  -o, --output FILE       write FILE (default, or '-': standard output); replaced if\n"
-		"                          it exists, never the TRACE (written beside it, renamed\n"
-		"                          when complete); a FIFO or a device is written directly\n"
-		"  --table TABLE           csv: ops (default), apis, ranges or syncs\n"
-		"  --from T, --to T        only what was launched in this window, T after the\n"
-		"                          trace begin (ms, or with a unit: 250us, 1.5s)\n"
-		"  --nvtx NAME             only what was launched in the NVTX or annotation ranges\n"
-		"                          named NAME (or starting with it: ProfilerStep)\n"
-		"  --no-progress           no progress line while loading\n"
-		"  -q, --quiet             print nothing but errors (the default on success)\n"
-		"  -h, --help              this help\n"
-		"\n"
-		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n");
-}
+/* In the order of enum kg_export_format and enum kg_export_table. */
+static const char *const formats[] = {"chrome", "perfetto", "csv", "sqlite", NULL};
+static const char *const tables[] = {"ops", "apis", "ranges", "syncs", NULL};
 
-/* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns" — as in
- * kgantt report. */
+static const char *const usage_lines[] = {"export --format FORMAT [options] TRACE", NULL};
 
-static int pick(const char *arg, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(arg, names[i]))
-			return i;
-	return -1;
-}
-
-enum { OPT_TABLE = 256 };
-
-/* One option: -1 to go on, or the exit code when it ends the command. */
-static int take_option(int c, const char *arg, struct export_args *r)
-{
-	static const char *const formats[] = {"chrome", "perfetto", "csv", "sqlite"};
-	static const char *const tables[] = {"ops", "apis", "ranges", "syncs"};
-	int v, shared = cli_session_option(&r->s, c, arg);
-	if (shared != CLI_NOT_MINE)
-		return shared;
-	switch (c) {
-	case 'f':
-		if ((v = pick(arg, formats, 4)) < 0) {
-			kg_err("--format: '%s' is not a format (perfetto, chrome, csv, sqlite)", arg);
-			return KG_EXIT_USAGE;
-		}
-		r->o.format = (enum kg_export_format)v;
-		r->has_format = 1;
-		return -1;
-	case OPT_TABLE:
-		if ((v = pick(arg, tables, 4)) < 0) {
-			kg_err("--table: '%s' is not a table (ops, apis, ranges, syncs)", arg);
-			return KG_EXIT_USAGE;
-		}
-		r->o.table = (enum kg_export_table)v;
-		r->has_table = 1;
-		return -1;
-	case 'o': r->output = arg; return -1;
-	case 'q': return -1; /* export says nothing on success: accepted, as by every command */
-	case 'h': export_usage(stdout); return finish_stdout(KG_EXIT_OK);
-	default: return KG_EXIT_USAGE; /* cli_getopt said why */
-	}
-}
+static const struct cli_usage usage = {
+	.usage = usage_lines,
+	.about = "Writes a trace (kgantt, PyTorch profiler JSON, or Nsight Systems SQLite export)\n"
+		 "in a format other tools read.\n",
+	.footer = "Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n",
+};
 
 /* The combinations that make no sense. -1 when the command line is fine. */
 static int check_args(struct export_args *r)
 {
-	if (!r->has_format) {
-		kg_err("export: --format is required (perfetto, chrome, csv or sqlite)");
-		return KG_EXIT_USAGE;
-	}
-	if (r->has_table && r->o.format != KG_EXPORT_CSV) {
+	if (r->format < 0)
+		return cli_usage_error("--format is required (perfetto, chrome, csv or sqlite)");
+	r->o.format = (enum kg_export_format)r->format;
+	if (r->table >= 0 && r->o.format != KG_EXPORT_CSV) {
 		kg_err("--table is for --format csv");
 		return KG_EXIT_USAGE;
 	}
+	r->o.table = r->table >= 0 ? (enum kg_export_table)r->table : KG_TABLE_OPS;
 	if (r->o.format == KG_EXPORT_SQLITE && (!r->output || !strcmp(r->output, "-"))) {
 		kg_err("--format sqlite writes a database file: give it with -o FILE");
 		return KG_EXIT_USAGE;
 	}
-	return cli_session_check(&r->s);
-}
-
-static int parse_args(int argc, char **argv, struct export_args *r)
-{
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"table", required_argument, NULL, OPT_TABLE},
-		CLI_SESSION_LOAD_OPTIONS,
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c, rc;
-	optind = 1;
-	while ((c = cli_getopt("export", argc, argv, "f:o:hq", longopts)) != -1)
-		if ((rc = take_option(c, optarg, r)) >= 0)
-			return rc;
-	if ((rc = check_args(r)) >= 0)
-		return rc;
-	if (optind + 1 != argc) {
-		kg_err(optind == argc ? "export: no trace given" : "export: one trace at a time");
-		export_usage(stderr);
-		return KG_EXIT_USAGE;
-	}
-	r->s.path = argv[optind];
 	return -1;
 }
 
@@ -190,7 +95,7 @@ static int check_output(const struct export_args *r)
 		.what = r->o.format == KG_EXPORT_SQLITE ? "the trace" : "the export",
 		.flags = r->o.format == KG_EXPORT_SQLITE ? KG_OUT_REGULAR : 0,
 	};
-	outfile_protect("export", r->s.path, "the input trace");
+	outfile_protect(r->s.path, "the input trace");
 	if (outfile_check(r->output ? r->output : "-", &oo, err, sizeof(err)) < 0) {
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
@@ -198,19 +103,47 @@ static int check_output(const struct export_args *r)
 	return KG_EXIT_OK;
 }
 
+static int export_one(struct cli_session *s, void *arg)
+{
+	struct export_args *r = arg;
+	r->o.windowed = s->cut.windowed;
+	r->o.window_begin = s->cut.begin;
+	r->o.window_end = s->cut.end;
+	r->o.window_nvtx = s->cut.nvtx;
+	return r->o.format == KG_EXPORT_SQLITE ? to_sqlite(r, &s->m) : to_output(r, &s->m);
+}
+
 int cmd_export(int argc, char **argv)
 {
-	struct export_args r = {.s = {.cmd = "export"}};
-	int rc = parse_args(argc, argv, &r);
+	struct export_args r = {.format = -1, .table = -1, .s = {.no_analysis = 1}};
+	const struct cli_option opts[] = {
+		OPT_CHOICE('f', "format", &r.format, "FORMAT", formats, "a format",
+			   "perfetto  trace-event JSON for ui.perfetto.dev, with each kernel's time "
+			   "in its queue as a slice\n"
+			   "chrome    the same JSON without the queue slices, for chrome://tracing\n"
+			   "csv       one row per GPU operation, for pandas\n"
+			   "sqlite    a kgantt trace (needs -o)"),
+		OPT_STRING('o', "output", &r.output, "FILE",
+			   "write FILE (default, or '-': standard output); replaced if it exists, "
+			   "never the TRACE (written beside it, renamed when complete); a FIFO or a "
+			   "device is written directly"),
+		OPT_CHOICE(0, "table", &r.table, "TABLE", tables, "a table",
+			   "csv: ops (default), apis, ranges or syncs"),
+		CLI_WINDOW_OPTIONS(&r.s),
+		OPT_BOOL('q', "quiet", NULL, "print nothing but errors (the default on success)"),
+		OPT_END(),
+	};
+	static const struct cli_show show = {.one = export_one};
+	int rc = cli_parse(&usage, opts, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if ((rc = check_output(&r)) != KG_EXIT_OK || (rc = cli_session_open(&r.s)) != KG_EXIT_OK)
+	if ((rc = check_args(&r)) >= 0)
 		return rc;
-	r.o.windowed = r.s.cut.windowed;
-	r.o.window_begin = r.s.cut.begin;
-	r.o.window_end = r.s.cut.end;
-	r.o.window_nvtx = r.s.cut.nvtx;
-	rc = r.o.format == KG_EXPORT_SQLITE ? to_sqlite(&r, &r.s.m) : to_output(&r, &r.s.m);
-	cli_session_close(&r.s);
-	return rc;
+	if (optind + 1 != argc)
+		return cli_usage_error(optind == argc ? "no trace given" : "one trace at a time");
+	if ((rc = cli_session_paths(&r.s, 1, argv + optind)) >= 0)
+		return rc;
+	if ((rc = check_output(&r)) != KG_EXIT_OK)
+		return rc;
+	return cli_session_run(&r.s, &show, &r);
 }

@@ -11,28 +11,27 @@
 #include "cli/cli.h"
 #include "trace/spool_import.h"
 
-static void import_usage(FILE *f)
-{
-	fprintf(f, "usage: kgantt import [-f] -o FILE SPOOL...\n"
-		   "\n"
-		   "SPOOL is a spool directory (FILE.spool/ left by 'kgantt record', or the\n"
-		   "kgantt-spool/ that the recorder writes when injected by hand) or a single\n"
-		   "*.kgspool file. Every process found becomes part of one trace.\n"
-		   "\n"
-		   "  -o, --output FILE   trace to write; replaced if it exists, never one of the\n"
-		   "                      SPOOLs (written beside it and renamed when complete)\n"
-		   "      --force         accepted for older scripts; changes nothing\n"
-		   "  -q, --quiet         print nothing but errors\n");
-}
+static const char *const usage_lines[] = {"import -o FILE [options] SPOOL...", NULL};
+
+static const struct cli_usage usage = {
+	.usage = usage_lines,
+	.about = "SPOOL is a spool directory (FILE.spool/ left by 'kgantt record', or the\n"
+		 "kgantt-spool/ that the recorder writes when injected by hand) or a single\n"
+		 "*.kgspool file. Every process found becomes part of one trace.\n",
+};
 
 int cmd_import(int argc, char **argv)
 {
-	const char *output;
-	int quiet;
-	int rc = output_and_inputs(argc, argv, "import", "no spool to read", "an input spool",
-				   import_usage, &output,
-				   &quiet);
+	const char *output = NULL;
+	int quiet = 0;
+	const struct cli_option opts[] = {
+		CLI_OUTPUT_OPTIONS(&output, &quiet, "SPOOLs"),
+		OPT_END(),
+	};
+	int rc = cli_parse(&usage, opts, argc, argv);
 	if (rc >= 0)
+		return rc;
+	if ((rc = output_and_inputs(output, argc, argv, "no spool to read", "an input spool")))
 		return rc;
 	struct kg_import im;
 	rc = import_begin(&im, output, "kgantt import");

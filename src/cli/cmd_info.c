@@ -1,5 +1,6 @@
 /* kgantt info: what a trace holds, at a glance: where it came from, its processes and
  * devices, how many records of each kind, and what was lost. */
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,17 +431,19 @@ static long long table_rows(sqlite3 *db, const char *table)
 
 int cmd_info(int argc, char **argv)
 {
-	if (argc != 2 || argv[1][0] == '-') {
-		if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			printf("usage: kgantt info TRACE\n");
-			return finish_stdout(KG_EXIT_OK);
-		}
-		if (argc >= 2 && argv[1][0] == '-' && argv[1][1])
-			kg_err("info: unknown option '%s' (see kgantt info --help)", argv[1]);
-		else
-			kg_err("usage: kgantt info TRACE");
-		return KG_EXIT_USAGE;
-	}
+	static const char *const usage_lines[] = {"info TRACE", NULL};
+	static const struct cli_usage usage = {
+		.usage = usage_lines,
+		.about = "Says what a trace holds: where it came from, its processes and devices,\n"
+			 "how many records of each kind, and what was lost.\n",
+	};
+	const struct cli_option opts[] = {OPT_END()};
+	int c = cli_parse(&usage, opts, argc, argv);
+	if (c >= 0)
+		return c;
+	if (optind + 1 != argc)
+		return cli_usage_error(optind == argc ? "no trace given" : "one trace at a time");
+	argv += optind - 1; /* argv[1]: the trace */
 	sqlite3 *db;
 	char err[1024], buf[4096];
 	if (trace_db_open(argv[1], &db, err, sizeof(err)) < 0) {

@@ -6,30 +6,29 @@
 #include "cli/cli.h"
 #include "trace/merge.h"
 
-static void merge_usage(FILE *f)
-{
-	fprintf(f, "usage: kgantt merge [-f] -o OUTPUT TRACE...\n"
-		   "\n"
-		   "Writes one kgantt trace with every process of the TRACEs (e.g. the files of\n"
-		   "'kgantt record -o run_%%h_%%q{RANK}.kgt', one per rank). Process numbers and\n"
-		   "strings are renumbered; processes of other hosts are moved onto the first\n"
-		   "host's clock through their realtime offsets (as precise as NTP). Other formats:\n"
-		   "'kgantt export --format sqlite' them first.\n"
-		   "\n"
-		   "  -o, --output FILE   trace to write; replaced if it exists, never one of the\n"
-		   "                      TRACEs (written beside it and renamed when complete)\n"
-		   "      --force         accepted for older scripts; changes nothing\n"
-		   "  -q, --quiet         print nothing but errors\n");
-}
+static const char *const usage_lines[] = {"merge -o OUTPUT [options] TRACE...", NULL};
+
+static const struct cli_usage usage = {
+	.usage = usage_lines,
+	.about = "Writes one kgantt trace with every process of the TRACEs (e.g. the files of\n"
+		 "'kgantt record -o run_%h_%q{RANK}.kgt', one per rank). Process numbers and\n"
+		 "strings are renumbered; processes of other hosts are moved onto the first\n"
+		 "host's clock through their realtime offsets (as precise as NTP). Other formats:\n"
+		 "'kgantt export --format sqlite' them first.\n",
+};
 
 int cmd_merge(int argc, char **argv)
 {
-	const char *output;
-	int quiet;
-	int rc = output_and_inputs(argc, argv, "merge", "no trace to merge", "an input trace",
-				   merge_usage, &output,
-				   &quiet);
+	const char *output = NULL;
+	int quiet = 0;
+	const struct cli_option opts[] = {
+		CLI_OUTPUT_OPTIONS(&output, &quiet, "TRACEs"),
+		OPT_END(),
+	};
+	int rc = cli_parse(&usage, opts, argc, argv);
 	if (rc >= 0)
+		return rc;
+	if ((rc = output_and_inputs(output, argc, argv, "no trace to merge", "an input trace")))
 		return rc;
 	char err[1024];
 	struct kg_merge_stats st;

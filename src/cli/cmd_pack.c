@@ -1,7 +1,7 @@
 /* kgantt pack: compacts kgantt traces (trace/packed.h): the kernels and API calls of a
  * trace written by an older kgantt, by another tool, or made rows again, into compressed
  * column blocks, their only copy; --drop makes them SQL rows again. */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 
 #include "cli/cli.h"
@@ -10,24 +10,20 @@
 #include "trace/trace_db.h"
 #include "util/outfile.h"
 
-static void pack_usage(FILE *f)
-{
-	fprintf(f, "usage: kgantt pack [--drop] TRACE...\n"
-		   "\n"
-		   "Compacts each kgantt trace: its kernels and API calls become compressed\n"
-		   "column blocks, their only copy (every column of every row kept), which\n"
-		   "kgantt loads several times faster than SQL rows, in a file several times\n"
-		   "smaller. For a trace written by an older kgantt or made rows again;\n"
-		   "'kgantt record', 'import' and 'merge' write compacted traces already.\n"
-		   "\n"
-		   "Each TRACE is packed in a copy beside it that replaces it when complete\n"
-		   "(room for a second copy is needed meanwhile): an interrupted pack leaves\n"
-		   "the trace as it was. A symlink is followed; the link stays.\n"
-		   "\n"
-		   "  --drop   the other way: the kernels and API calls as SQL rows again, a\n"
-		   "           plain trace for the sqlite3 shell and older kgantt (larger)\n"
-		   "  -q       print nothing but errors (the default on success)\n");
-}
+static const char *const usage_lines[] = {"pack [--drop] TRACE...", NULL};
+
+static const struct cli_usage usage = {
+	.usage = usage_lines,
+	.about = "Compacts each kgantt trace: its kernels and API calls become compressed\n"
+		 "column blocks, their only copy (every column of every row kept), which\n"
+		 "kgantt loads several times faster than SQL rows, in a file several times\n"
+		 "smaller. For a trace written by an older kgantt or made rows again;\n"
+		 "'kgantt record', 'import' and 'merge' write compacted traces already.\n"
+		 "\n"
+		 "Each TRACE is packed in a copy beside it that replaces it when complete\n"
+		 "(room for a second copy is needed meanwhile): an interrupted pack leaves\n"
+		 "the trace as it was. A symlink is followed; the link stays.\n",
+};
 
 /* The trace copied page by page into dst (SQLite's backup API: consistent even if
  * another process writes it meanwhile). */
@@ -117,27 +113,19 @@ static int pack_one(const char *path, int drop)
 
 int cmd_pack(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"drop", no_argument, NULL, 'd'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	int drop = 0;
+	const struct cli_option opts[] = {
+		OPT_BOOL(0, "drop", &drop,
+			 "the other way: the kernels and API calls as SQL rows again, a plain trace "
+			 "for the sqlite3 shell and older kgantt (larger)"),
+		OPT_BOOL('q', "quiet", NULL, "print nothing but errors (the default on success)"),
+		OPT_END(),
 	};
-	int drop = 0, c;
-	optind = 1;
-	while ((c = cli_getopt("pack", argc, argv, "hq", longopts)) != -1) {
-		switch (c) {
-		case 'd': drop = 1; break;
-		case 'q': break; /* pack says nothing on success: accepted, as by every command */
-		case 'h': pack_usage(stdout); return finish_stdout(KG_EXIT_OK);
-		default: return KG_EXIT_USAGE; /* cli_getopt said why */
-		}
-	}
-	if (optind >= argc) {
-		kg_err("pack: no trace given");
-		pack_usage(stderr);
-		return KG_EXIT_USAGE;
-	}
+	int c = cli_parse(&usage, opts, argc, argv);
+	if (c >= 0)
+		return c;
+	if (optind >= argc)
+		return cli_usage_error("no trace given");
 	int rc = KG_EXIT_OK;
 	for (int i = optind; i < argc; i++)
 		if (pack_one(argv[i], drop) != KG_EXIT_OK)

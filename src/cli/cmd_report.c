@@ -2,78 +2,55 @@
  * print a page (or JSON) that ends with the scheduling problems ranked by what fixing
  * them would save. --fail-on turns findings into an exit status for CI gates. */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/job_session.h"
 #include "cli/report_job.h"
 #include "cli/session.h"
-#include "cli/settings.h"
 #include "cli/shows.h"
-#include "cli/trace_load.h"
-#include "cli/window.h"
-#include "model/load.h"
 #include "report/report.h"
 
 #define TEXT_TOP 10      /* kernel names on the text page unless --top */
 #define FINDING_SITES 3  /* call sites under each finding unless --finding-sites */
+#define SITES_ROWS 20    /* rows of the --sites table */
 
 struct report_args {
-	int json, list;
+	int json, list, sites;
 	int top;               /* -1: not given (10 in text, all in JSON) */
-	int sites;             /* rows of the call-site table, 0 none */
 	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
+	int color;             /* --color: CLI_COLOR_AUTO, _NEVER, _ALWAYS */
 	struct job_args job;   /* several traces, a folder, or --job: the job report */
 	struct cli_session s;  /* the trace, --from/--to/--nvtx, --set, --no-progress */
 };
 
-static void report_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: kgantt report [options] TRACE\n"
-		"       kgantt report [options] TRACE TRACE... | FOLDER   (a job: one trace per rank)\n"
-		"\n"
-		"Summarises a trace (kgantt, PyTorch profiler JSON, or Nsight Systems SQLite\n"
-		"export): GPU busy time and overlap, streams, the kernels that take the most\n"
-		"time, and the scheduling problems found, ranked by the time fixing them saves.\n"
-		"\n"
-		"  --json                  the same content as JSON on stdout (docs/report.md)\n"
-		"  --top N                 kernel names shown (default 10 in text, all in JSON;\n"
-		"                          0 = all)\n"
-		"  --set NAME=VALUE        change a rule threshold (repeatable), e.g.\n"
-		"                          --set min_gain_pct=0.5 --set sync_gap_ns=50us\n"
-		"  --list-thresholds       list the thresholds, their defaults and meanings\n"
-		"  --sites                 a table of the call sites (file:line, operator, API\n"
-		"                          call) ranked by the gain of the findings they cause\n"
-		"  --finding-sites N       call sites shown under each finding (default 3)\n"
-		"  --fail-on SEVERITY      exit 3 when a finding of SEVERITY or worse exists\n"
-		"                          (info, warning, critical)\n"
-		"  --from T, --to T        only what was launched in this window, T after the\n"
-		"                          trace begin (ms, or with a unit: 250us, 1.5s)\n"
-		"  --nvtx NAME             only what was launched in the NVTX or annotation\n"
-		"                          ranges named NAME (or starting with it: ProfilerStep)\n"
-		"  --no-progress           no progress line while loading\n"
-		"  -h, --help              this help\n"
-		"\n"
-		"A job (several traces, a folder of them, or --job for one trace of several\n"
-		"ranks): a table of the ranks, stragglers at collectives by rank and step, slow\n"
-		"and overloaded ranks, kernel-count mismatches (docs/job.md). Under mpirun or\n"
-		"srun the traces are shared out among the MPI processes.\n"
-		"  --job                   the job report of a single trace\n"
-		"  --ranks EXPR            ranks shown in the table: 3, 0-7,12, 100-\n"
-		"  --sort KEY              late (default), idle, busy, slow, rank\n"
-		"  --top N                 ranks in the table (default 16 in text; 0 = all)\n"
-		"  --steps NAME            the NVTX/annotation ranges that are steps (default:\n"
-		"                          ProfilerStep, train_step or step, the first found)\n"
-		"  -j, --jobs N            threads reading traces (default: every core)\n"
-		"\n"
-		"Exit status: 0 ok, 1 bad input, 2 wrong command line, 3 --fail-on triggered.\n");
-}
+/* What a report is without options: cmd_report and report_show (record --report). */
+#define REPORT_DEFAULTS {.top = -1, .fail_on = -1, .finding_sites = FINDING_SITES}
+
+static const char *const usage_lines[] = {
+	"report [options] TRACE",
+	"report [options] TRACE... | FOLDER   (a job: one trace per rank)",
+	NULL,
+};
+
+static const struct cli_usage usage = {
+	.usage = usage_lines,
+	.about = "Summarises a trace (kgantt, PyTorch profiler JSON, or Nsight Systems SQLite\n"
+		 "export): GPU busy time and overlap, streams, the kernels that take the most\n"
+		 "time, and the scheduling problems found, ranked by the time fixing them saves.\n",
+	.footer = "Exit status: 0 ok, 1 bad input, 2 wrong command line, 3 --fail-on triggered.\n",
+};
+
+static const char *const severities[] = {
+#define SEVERITY_NAME_(id, name) name,
+	KG_SEVERITIES(SEVERITY_NAME_)
+#undef SEVERITY_NAME_
+	NULL,
+};
 
 /* "  name  default  range  meaning", the meaning wrapped under itself within 100 columns. */
 static void threshold_line(const char *name, const char *value, const char *range,
@@ -101,99 +78,7 @@ static int list_thresholds(void)
 	return finish_stdout(KG_EXIT_OK);
 }
 
-static int parse_severity(const char *s)
-{
-	enum kg_severity sev = severity_by_name(s);
-	return sev < KG_SEV_COUNT ? (int)sev : -1;
-}
-
-/* A time after the trace begin: "120" (ms, as the report prints times), "120ms", "1.5s",
- * "250us", "800ns". */
-
-enum { OPT_JSON = 256, OPT_LIST, OPT_TOP, OPT_FAIL, OPT_SITES, OPT_FINDING_SITES };
-
-/* One option: -1 to go on, or the exit code when it ends the command. */
-static int take_option(int c, const char *arg, struct report_args *r)
-{
-	char *end;
-	int shared = cli_session_option(&r->s, c, arg);
-	if (shared == CLI_NOT_MINE)
-		shared = job_option(&r->job, c, arg);
-	if (shared != CLI_NOT_MINE)
-		return shared;
-	switch (c) {
-	case OPT_JSON: r->json = 1; return -1;
-	case OPT_LIST: r->list = 1; return -1;
-	case OPT_SITES: r->sites = 20; return -1;
-	case OPT_TOP:
-	case OPT_FINDING_SITES: {
-		long n = strtol(arg, &end, 10);
-		if (!*arg || *end || n < 0 || n > 1000000) {
-			kg_err("%s: '%s' is not a count", c == OPT_TOP ? "--top" : "--finding-sites",
-			       arg);
-			return KG_EXIT_USAGE;
-		}
-		*(c == OPT_TOP ? &r->top : &r->finding_sites) = (int)n;
-		return -1;
-	}
-	case OPT_FAIL:
-		r->fail_on = parse_severity(arg);
-		if (r->fail_on < 0) {
-			kg_err("--fail-on: '%s' is not a severity (info, warning, critical)", arg);
-			return KG_EXIT_USAGE;
-		}
-		return -1;
-	case 'h': report_usage(stdout); return finish_stdout(KG_EXIT_OK);
-	default: return KG_EXIT_USAGE; /* cli_getopt said why */
-	}
-}
-
-/* -1 to go on, or the exit code when parsing ends the command (help, a usage error). */
-static int parse_args(int argc, char **argv, struct report_args *r)
-{
-	static const struct option longopts[] = {
-		CLI_SESSION_OPTIONS,
-		{"json", no_argument, NULL, OPT_JSON},
-		{"list-thresholds", no_argument, NULL, OPT_LIST},
-		{"top", required_argument, NULL, OPT_TOP},
-		{"fail-on", required_argument, NULL, OPT_FAIL},
-		{"sites", no_argument, NULL, OPT_SITES},
-		{"finding-sites", required_argument, NULL, OPT_FINDING_SITES},
-		JOB_SESSION_OPTIONS,
-		JOB_RANKS_OPTION,
-		JOB_SORT_OPTION,
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c, rc;
-	optind = 1;
-	while ((c = cli_getopt("report", argc, argv, "hj:", longopts)) != -1)
-		if ((rc = take_option(c, optarg, r)) >= 0)
-			return rc;
-	if (r->list)
-		return -1;
-	if ((rc = cli_session_check(&r->s)) >= 0)
-		return rc;
-	if (optind == argc) {
-		kg_err("report: no trace given");
-		report_usage(stderr);
-		return KG_EXIT_USAGE;
-	}
-	r->s.path = argv[optind];
-	return job_args_take_paths("report", &r->job, argc, argv);
-}
-
-/* ---------------------------------------------------------------- the command */
-
-static int use_color(void)
-{
-	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
-	if (no && *no) /* no-color.org: set and not empty */
-		return 0;
-	if (term && !strcmp(term, "dumb"))
-		return 0;
-	return isatty(STDOUT_FILENO);
-}
+/* ---------------------------------------------------------------- what it shows */
 
 static int worst_severity(const struct kg_analysis *a)
 {
@@ -204,46 +89,27 @@ static int worst_severity(const struct kg_analysis *a)
 	return worst;
 }
 
-int cmd_report(int argc, char **argv)
+/* The page (or JSON) of one trace, then --fail-on. */
+static int report_one(struct cli_session *s, void *arg)
 {
-	struct report_args r = {.top = -1, .fail_on = -1, .finding_sites = FINDING_SITES,
-				.s = {.cmd = "report"}};
-	int rc = parse_args(argc, argv, &r);
-	if (rc >= 0)
-		return rc;
-	if (r.list)
-		return list_thresholds();
-	if (r.job.job) {
-		struct report_job_opts jo = {
-			.args = &r.job, .json = r.json, .top = r.top, .fail_on = r.fail_on,
-			.color = !r.json && use_color(), .session = &r.s,
-		};
-		return report_job(&jo);
-	}
+	const struct report_args *r = arg;
+	const struct kg_analysis *a = &s->a;
 	struct kg_report_opts o = {
-		.top = r.top >= 0 ? r.top : r.json ? 0 : TEXT_TOP,
-		.sites = r.sites,
-		.finding_sites = r.finding_sites,
-		.color = !r.json && use_color(),
-		.overrides = r.s.sets.v,
-		.n_overrides = r.s.sets.n,
+		.top = r->top >= 0 ? r->top : r->json ? 0 : TEXT_TOP,
+		.sites = r->sites ? SITES_ROWS : 0,
+		.finding_sites = r->finding_sites,
+		.color = !r->json && cli_color(r->color),
+		.overrides = s->sets.v,
+		.n_overrides = s->sets.n,
 	};
-	if ((rc = cli_session_open(&r.s)) != KG_EXIT_OK)
-		return rc;
-	CLI_SESSION_WINDOW_INTO(&o, &r.s);
-	if ((rc = cli_session_analyse(&r.s)) != KG_EXIT_OK) {
-		cli_session_close(&r.s);
-		return rc;
-	}
-	const struct kg_analysis *a = &r.s.a;
-	int wrc = r.json ? report_json(stdout, a, &o) : report_text(stdout, a, &o);
-	rc = KG_EXIT_OK;
-	if (r.fail_on >= 0 && worst_severity(a) >= r.fail_on) {
-		kg_err("'%s' has findings of severity '%s' or worse (--fail-on)", r.s.path,
-		       severity_name((enum kg_severity)r.fail_on));
+	CLI_SESSION_WINDOW_INTO(&o, s);
+	int wrc = r->json ? report_json(stdout, a, &o) : report_text(stdout, a, &o);
+	int rc = KG_EXIT_OK;
+	if (r->fail_on >= 0 && worst_severity(a) >= r->fail_on) {
+		kg_err("'%s' has findings of severity '%s' or worse (--fail-on)", s->path,
+		       severity_name((enum kg_severity)r->fail_on));
 		rc = KG_EXIT_FINDINGS;
 	}
-	cli_session_close(&r.s);
 	if (wrc == -ENOMEM) {
 		kg_err("out of memory writing the report");
 		return KG_EXIT_FAILURE;
@@ -252,14 +118,62 @@ int cmd_report(int argc, char **argv)
 	return finish_stdout(rc);
 }
 
-int report_show(const struct kg_analysis *a)
+static int report_of_job(const struct job_session *js, void *arg)
 {
-	struct kg_report_opts o = {
-		.top = TEXT_TOP, .finding_sites = FINDING_SITES, .color = use_color(),
+	const struct report_args *r = arg;
+	struct report_job_opts o = {.json = r->json, .top = r->top, .fail_on = r->fail_on,
+				    .color = !r->json && cli_color(r->color)};
+	return report_job(js, &o);
+}
+
+int report_show(struct cli_session *s, int color)
+{
+	struct report_args r = REPORT_DEFAULTS;
+	r.color = color;
+	return report_one(s, &r);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args r = REPORT_DEFAULTS;
+	r.s.job = &r.job;
+	const struct cli_option opts[] = {
+		OPT_BOOL(0, "json", &r.json, "the same content as JSON on stdout (docs/report.md)"),
+		OPT_COUNT(0, "top", &r.top, "N", 1000000,
+			  "kernel names shown (default 10 in text, all in JSON; 0 = all); of a "
+			  "job, the ranks in the table (default 16 in text)"),
+		CLI_SET_OPTION(&r.s),
+		OPT_BOOL(0, "list-thresholds", &r.list,
+			 "list the thresholds, their defaults and meanings"),
+		OPT_BOOL(0, "sites", &r.sites,
+			 "a table of the call sites (file:line, operator, API call) ranked by the "
+			 "gain of the findings they cause"),
+		OPT_COUNT(0, "finding-sites", &r.finding_sites, "N", 1000000,
+			  "call sites shown under each finding (default 3)"),
+		OPT_CHOICE(0, "fail-on", &r.fail_on, "SEVERITY", severities, "a severity",
+			   "exit 3 when a finding of SEVERITY or worse exists (info, warning, "
+			   "critical)"),
+		CLI_WINDOW_OPTIONS(&r.s),
+		OPT_COLOR(&r.color),
+		OPT_GROUP("A job (several traces, a folder of them, or --job for one trace of "
+			  "several ranks): a table of the ranks, stragglers at collectives by rank "
+			  "and step, slow and overloaded ranks, kernel-count mismatches "
+			  "(docs/job.md). Under mpirun or srun the traces are shared out among the "
+			  "MPI processes."),
+		JOB_OPTIONS(&r.job),
+		JOB_RANKS_OPTION(&r.job),
+		JOB_SORT_OPTION(&r.job),
+		OPT_END(),
 	};
-	if (report_text(stdout, a, &o) == -ENOMEM) {
-		kg_err("out of memory writing the report");
-		return KG_EXIT_FAILURE;
-	}
-	return finish_stdout(KG_EXIT_OK);
+	static const struct cli_show show = {.one = report_one, .job = report_of_job};
+	int rc = cli_parse(&usage, opts, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (r.list)
+		return list_thresholds();
+	if (optind == argc)
+		return cli_usage_error("no trace given");
+	if ((rc = cli_session_paths(&r.s, argc - optind, argv + optind)) >= 0)
+		return rc;
+	return cli_session_run(&r.s, &show, &r);
 }

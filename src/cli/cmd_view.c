@@ -1,23 +1,17 @@
 /* kgantt view: load a trace of any supported format, analyse it, and write the
  * interactive timeline as one self-contained HTML file (render/view.h, docs/view.md).
  * The file appears whole or not at all (util/outfile.h). */
-#include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 #include "cli/job_session.h"
-#include "cli/write_output.h"
 #include "cli/session.h"
-#include "cli/settings.h"
 #include "cli/shows.h"
-#include "cli/trace_load.h"
-#include "cli/window.h"
-#include "model/load.h"
+#include "cli/write_output.h"
 #include "render/view.h"
 #include "render/view_job.h"
 #include "util/outfile.h"
@@ -30,87 +24,21 @@ struct view_args {
 	struct cli_session s;    /* the trace, --from/--to/--nvtx, --set, --no-progress */
 };
 
-static void view_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: kgantt view [options] TRACE [-o OUT.html]\n"
-		"       kgantt view [options] TRACE TRACE... | FOLDER [-o OUT.html]   (a job)\n"
-		"\n"
-		"Writes an interactive timeline of the trace (kgantt, PyTorch profiler JSON or\n"
-		"Nsight Systems SQLite export) as one self-contained HTML file: streams, host\n"
-		"threads and NVTX ranges as lanes, kernels in their launch, queue and execution\n"
-		"phases, the findings of 'kgantt report' beside them. Open it in any browser;\n"
-		"it loads nothing from the network.\n"
-		"\n"
-		"  -o, --output FILE       the page to write (default: TRACE's name + .html in\n"
-		"                          the current directory; '-' = standard output); replaced\n"
-		"                          if it exists, never the TRACE (written beside it, renamed\n"
-		"                          when complete); a FIFO or a device is written directly\n"
-		"  --from T, --to T        only what was launched in this window, T after the\n"
-		"                          trace begin (ms, or with a unit: 250us, 1.5s)\n"
-		"  --nvtx NAME             only what was launched in the NVTX or annotation ranges\n"
-		"                          named NAME (or starting with it: ProfilerStep)\n"
-		"  --set NAME=VALUE        change a threshold of the rules and marks (repeatable;\n"
-		"                          'kgantt report --list-thresholds' lists them)\n"
-		"  --no-progress           no progress line while loading\n"
-		"  -q, --quiet             do not say where the page was written\n"
-		"  -h, --help              this help\n"
-		"A job (several traces, a folder, or --job): one lane per rank, filtered and\n"
-		"sorted in the page, the job's findings beside it (docs/job.md)\n"
-		"  --job                   the page of the ranks of a single trace\n"
-		"  --full RANKS            also each of these ranks' own page (OUT.rankN.html),\n"
-		"                          linked from the job's: e.g. --full 3,17\n"
-		"  --steps NAME            the step ranges (as kgantt report)\n"
-		"  -j, --jobs N            threads reading traces (default: every core)\n"
-		"\n"
-		"Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n");
-}
+static const char *const usage_lines[] = {
+	"view [options] TRACE [-o OUT.html]",
+	"view [options] TRACE TRACE... | FOLDER [-o OUT.html]   (a job)",
+	NULL,
+};
 
-/* A time after the trace begin: "120" (ms), "120ms", "1.5s", "250us", "800ns". The same
- * syntax as kgantt report's --from/--to. */
-
-/* One option: -1 to go on, or the exit code when it ends the command. */
-static int take_option(int c, const char *arg, struct view_args *v)
-{
-	int shared = cli_session_option(&v->s, c, arg);
-	if (shared == CLI_NOT_MINE)
-		shared = job_option(&v->job, c, arg);
-	if (shared != CLI_NOT_MINE)
-		return shared;
-	switch (c) {
-	case 'o': v->out = arg; return -1;
-	case 'q': v->quiet = 1; return -1;
-	case 'h': view_usage(stdout); return finish_stdout(KG_EXIT_OK);
-	default: return KG_EXIT_USAGE; /* cli_getopt said why */
-	}
-}
-
-static int parse_args(int argc, char **argv, struct view_args *v)
-{
-	static const struct option longopts[] = {
-		CLI_SESSION_OPTIONS,
-		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},
-		JOB_SESSION_OPTIONS,
-		JOB_FULL_OPTION,
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c, rc;
-	optind = 1;
-	while ((c = cli_getopt("view", argc, argv, "o:qhj:", longopts)) != -1)
-		if ((rc = take_option(c, optarg, v)) >= 0)
-			return rc;
-	if ((rc = cli_session_check(&v->s)) >= 0)
-		return rc;
-	if (optind == argc) {
-		kg_err("view: no trace given");
-		view_usage(stderr);
-		return KG_EXIT_USAGE;
-	}
-	v->s.path = argv[optind];
-	return job_args_take_paths("view", &v->job, argc, argv);
-}
+static const struct cli_usage usage = {
+	.usage = usage_lines,
+	.about = "Writes an interactive timeline of the trace (kgantt, PyTorch profiler JSON or\n"
+		 "Nsight Systems SQLite export) as one self-contained HTML file: streams, host\n"
+		 "threads and NVTX ranges as lanes, kernels in their launch, queue and execution\n"
+		 "phases, the findings of 'kgantt report' beside them. Open it in any browser;\n"
+		 "it loads nothing from the network.\n",
+	.footer = "Exit status: 0 ok, 1 bad input or a failed write, 2 wrong command line.\n",
+};
 
 /* TRACE's base name without its extensions (.kgt, .json.gz, .sqlite) + ".html". */
 static void default_output(const char *trace, char *buf, size_t len)
@@ -152,10 +80,19 @@ static int write_and_say(const char *out, const struct kg_analysis *a,
 	return rc;
 }
 
-int view_show(const char *trace, const char *out, const struct kg_analysis *a, int quiet)
+/* The page of one trace (cli_session_run's show). */
+static int view_one(struct cli_session *s, void *arg)
 {
-	struct kg_view_opts o = {.trace_path = trace, .tool_version = "kgantt " KGANTT_VERSION};
-	return write_and_say(out, a, &o, quiet);
+	const struct view_args *v = arg;
+	struct kg_view_opts o = {.trace_path = s->path, .tool_version = "kgantt " KGANTT_VERSION};
+	CLI_SESSION_WINDOW_INTO(&o, s);
+	return write_and_say(v->out, &s->a, &o, v->quiet);
+}
+
+int view_show(struct cli_session *s, const char *out, int quiet)
+{
+	struct view_args v = {.out = out, .quiet = quiet};
+	return view_one(s, &v);
 }
 
 /* The page may replace a file, never the trace it shows; said before the load. */
@@ -163,7 +100,7 @@ static int check_output(const char *trace, const char *out)
 {
 	char err[PATH_MAX + 512];
 	struct kg_outfile_opts oo = {.what = "the page"};
-	outfile_protect("view", trace, "the input trace");
+	outfile_protect(trace, "the input trace");
 	if (outfile_check(out, &oo, err, sizeof(err)) < 0) {
 		kg_err("%s", err);
 		return KG_EXIT_FAILURE;
@@ -194,51 +131,66 @@ struct full_page_arg {
 static int full_page(struct cli_session *s, uint32_t rank, const char *out, void *arg)
 {
 	const struct full_page_arg *fa = arg;
-	const struct view_args *v = fa->v;
-	char **pages = fa->pages;
-	struct kg_view_opts o = {.trace_path = s->path, .tool_version = "kgantt " KGANTT_VERSION};
-	CLI_SESSION_WINDOW_INTO(&o, s);
-	int rc = write_and_say(out, &s->a, &o, v->quiet);
+	struct view_args v = *fa->v;
+	v.out = out;
+	int rc = view_one(s, &v);
 	const char *slash = strrchr(out, '/');
-	if (rc == KG_EXIT_OK && !(pages[rank] = strdup(slash ? slash + 1 : out)))
+	if (rc == KG_EXIT_OK && !(fa->pages[rank] = strdup(slash ? slash + 1 : out)))
 		rc = KG_EXIT_FAILURE;
 	return rc;
 }
 
-static int view_job(const struct view_args *v, const char *out)
+/* The job's page, and its ranks' own with --full. */
+static int view_job(const struct job_session *js, void *arg)
 {
-	struct job_session_opts so = {.cmd = "view", .args = &v->job, .session = &v->s};
-	struct job_session js;
-	int rc = job_session_open(&js, &so);
-	if (rc == KG_EXIT_OK && js.me == 0) {
-		char **pages = calloc(js.job.n_ranks + 1, sizeof(*pages));
-		if (!pages)
+	const struct view_args *v = arg;
+	char **pages = calloc(js->job.n_ranks + 1, sizeof(*pages));
+	int rc = pages ? KG_EXIT_OK : KG_EXIT_FAILURE;
+	struct full_page_arg fa = {v, pages};
+	if (pages && v->job.full)
+		rc = job_each_full(&v->s, &js->job, v->out, full_page, &fa);
+	if (rc == KG_EXIT_OK) {
+		struct kg_view_job_opts o = {.full_pages = (const char *const *)pages};
+		struct job_page p = {&js->job, &o};
+		rc = cli_write_output(v->out, "the page", write_job_view, &p);
+		if (rc == KG_EXIT_OK && !v->quiet && strcmp(v->out, "-") != 0)
+			fprintf(stderr, "kgantt: wrote '%s' (%u ranks, %u job findings)\n", v->out,
+				js->job.n_ranks, js->job.findings.n);
+		if (rc == KG_EXIT_OK && js->unread_len)
 			rc = KG_EXIT_FAILURE;
-		struct full_page_arg fa = {v, pages};
-		if (pages && v->job.full)
-			rc = job_each_full("view", &v->s, &js.job, v->job.full, out, full_page, &fa);
-		if (rc == KG_EXIT_OK) {
-			struct kg_view_job_opts o = {.full_pages = (const char *const *)pages};
-			struct job_page p = {&js.job, &o};
-			rc = cli_write_output(out, "the page", write_job_view, &p);
-			if (rc == KG_EXIT_OK && !v->quiet && strcmp(out, "-") != 0)
-				fprintf(stderr, "kgantt: wrote '%s' (%u ranks, %u job findings)\n", out,
-					js.job.n_ranks, js.job.findings.n);
-			if (rc == KG_EXIT_OK && js.unread_len)
-				rc = KG_EXIT_FAILURE;
-		}
-		for (uint32_t i = 0; pages && i < js.job.n_ranks; i++)
-			free(pages[i]);
-		free(pages);
 	}
-	return job_session_close(&js, rc);
+	for (uint32_t i = 0; pages && i < js->job.n_ranks; i++)
+		free(pages[i]);
+	free(pages);
+	return rc;
 }
 
 int cmd_view(int argc, char **argv)
 {
-	struct view_args v = {.s = {.cmd = "view"}};
-	int rc = parse_args(argc, argv, &v);
+	struct view_args v = {.s = {.job = &v.job}};
+	const struct cli_option opts[] = {
+		OPT_STRING('o', "output", &v.out, "FILE",
+			   "the page to write (default: TRACE's name + .html in the current "
+			   "directory; '-' = standard output); replaced if it exists, never the "
+			   "TRACE (written beside it, renamed when complete); a FIFO or a device is "
+			   "written directly"),
+		CLI_WINDOW_OPTIONS(&v.s),
+		CLI_SET_OPTION(&v.s),
+		OPT_BOOL('q', "quiet", &v.quiet, "do not say where the page was written"),
+		OPT_GROUP("A job (several traces, a folder, or --job): one lane per rank, "
+			  "filtered and sorted in the page, the job's findings beside it "
+			  "(docs/job.md)"),
+		JOB_OPTIONS(&v.job),
+		JOB_FULL_OPTION(&v.job),
+		OPT_END(),
+	};
+	static const struct cli_show show = {.one = view_one, .job = view_job};
+	int rc = cli_parse(&usage, opts, argc, argv);
 	if (rc >= 0)
+		return rc;
+	if (optind == argc)
+		return cli_usage_error("no trace given");
+	if ((rc = cli_session_paths(&v.s, argc - optind, argv + optind)) >= 0)
 		return rc;
 	char out[4096];
 	if (v.out)
@@ -247,17 +199,9 @@ int cmd_view(int argc, char **argv)
 		snprintf(out, sizeof(out), "job.html");
 	else
 		default_output(v.s.path, out, sizeof(out));
+	v.out = out;
 	for (int i = 0; i < v.job.n_paths; i++)
 		if ((rc = check_output(v.job.paths[i], out)) != KG_EXIT_OK)
 			return rc;
-	if (v.job.job)
-		return view_job(&v, out);
-	if ((rc = cli_session_open(&v.s)) != KG_EXIT_OK)
-		return rc;
-	struct kg_view_opts o = {.trace_path = v.s.path, .tool_version = "kgantt " KGANTT_VERSION};
-	CLI_SESSION_WINDOW_INTO(&o, &v.s);
-	if ((rc = cli_session_analyse(&v.s)) == KG_EXIT_OK)
-		rc = write_and_say(out, &v.s.a, &o, v.quiet);
-	cli_session_close(&v.s);
-	return rc;
+	return cli_session_run(&v.s, &show, &v);
 }

@@ -23,9 +23,9 @@ int job_mpi_begin(int *me, int *procs)
 {
 	*me = 0;
 	*procs = 1;
-	kg_err("report: started by an MPI launcher, but this kgantt was built without MPI "
-	       "(install libopenmpi-dev and rebuild; or run kgantt report without mpirun, "
-	       "which uses every local core)");
+	kg_err("started by an MPI launcher, but this kgantt was built without MPI (install "
+	       "libopenmpi-dev and rebuild; or run kgantt %s without mpirun, which uses every "
+	       "local core)", cli_command());
 	return -1;
 }
 
@@ -56,7 +56,7 @@ int job_mpi_begin(int *me, int *procs)
 {
 	int provided;
 	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-		kg_err("report: MPI_Init failed");
+		kg_err("MPI_Init failed");
 		return -1;
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, me);
@@ -170,7 +170,7 @@ int job_mpi_gather(struct kg_rank *mine, uint32_t n_mine, const char *unread, si
 	if (any_bad) {
 		free(packed);
 		free(all_heads);
-		kg_err("report: out of memory gathering the ranks");
+		kg_err("out of memory gathering the ranks");
 		return -1;
 	}
 	MPI_Allgather(&head, (int)sizeof(head), MPI_BYTE, all_heads, (int)sizeof(head), MPI_BYTE,
@@ -198,9 +198,9 @@ int job_mpi_gather(struct kg_rank *mine, uint32_t n_mine, const char *unread, si
 		*unread_all_len = (size_t)unread_total;
 		unread_buf = NULL;
 		if (rc)
-			kg_err("report: a process sent a rank summary that does not unpack");
+			kg_err("a process sent a rank summary that does not unpack");
 	} else if (rc && me == 0) {
-		kg_err("report: the rank summaries are too large to gather in one process (%lld "
+		kg_err("the rank summaries are too large to gather in one process (%lld "
 		       "bytes)", ranks_total);
 	}
 	free(ranks_buf);

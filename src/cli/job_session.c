@@ -6,7 +6,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/job_mpi.h"
 #include "cli/settings.h"
+#include "report/job_report.h"
 
 #define MAX_THREADS 256
 
@@ -43,6 +43,12 @@ static int by_string(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int by_number(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
 struct path_list {
 	char **v;
 	int n, cap;
@@ -58,12 +64,16 @@ static int list_add(struct path_list *l, const char *dir, const char *name)
 		l->v = v;
 		l->cap = cap;
 	}
-	size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+	/* "mix/" and "mix" give "mix/x.kgt" alike; "/" gives "/x.kgt" */
+	size_t d = dir ? strlen(dir) : 0;
+	while (d > 1 && dir[d - 1] == '/')
+		d--;
+	size_t len = d + 1 + strlen(name) + 1;
 	char *p = malloc(len);
 	if (!p)
 		return -1;
 	if (dir)
-		snprintf(p, len, "%s/%s", dir, name);
+		snprintf(p, len, "%.*s%s%s", (int)d, dir, dir[d - 1] == '/' ? "" : "/", name);
 	else
 		snprintf(p, len, "%s", name);
 	l->v[l->n++] = p;
@@ -78,11 +88,11 @@ void free_paths(char **list)
 	free(list);
 }
 
-static int add_folder(const char *cmd, const char *dir, struct path_list *l)
+static int add_folder(const char *dir, struct path_list *l)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
-		kg_err("%s: cannot read the folder '%s': %s", cmd, dir, strerror(errno));
+		kg_err("cannot read the folder '%s': %s", dir, strerror(errno));
 		return KG_EXIT_FAILURE;
 	}
 	int first = l->n, rc = KG_EXIT_OK;
@@ -92,12 +102,11 @@ static int add_folder(const char *cmd, const char *dir, struct path_list *l)
 			rc = KG_EXIT_FAILURE;
 	closedir(d);
 	if (rc != KG_EXIT_OK) {
-		kg_err("%s: out of memory", cmd);
+		kg_err("out of memory");
 		return rc;
 	}
 	if (l->n == first) {
-		kg_err("%s: the folder '%s' holds no trace (*.kgt, *.json, *.json.gz, *.sqlite)", cmd,
-		       dir);
+		kg_err("the folder '%s' holds no trace (*.kgt, *.json, *.json.gz, *.sqlite)", dir);
 		return KG_EXIT_FAILURE;
 	}
 	qsort(l->v + first, (size_t)(l->n - first), sizeof(*l->v), by_string);
@@ -119,7 +128,7 @@ static int by_file_id(const void *pa, const void *pb)
 }
 
 /* A trace named twice (or through a link) would count its ranks twice: a usage error. */
-static int no_twice(const char *cmd, const struct path_list *l)
+static int no_twice(const struct path_list *l)
 {
 	struct file_id *ids = malloc(((size_t)l->n + 1) * sizeof(*ids));
 	int n = 0, rc = KG_EXIT_OK;
@@ -135,32 +144,32 @@ static int no_twice(const char *cmd, const struct path_list *l)
 		if (!by_file_id(&ids[i - 1], &ids[i])) {
 			const char *a = l->v[ids[i - 1].at], *b = l->v[ids[i].at];
 			if (strcmp(a, b))
-				kg_err("%s: '%s' is given twice (also as '%s'): its ranks would count "
-				       "twice", cmd, a, b);
+				kg_err("'%s' is given twice (also as '%s'): its ranks would count twice",
+				       a, b);
 			else
-				kg_err("%s: '%s' is given twice: its ranks would count twice", cmd, a);
+				kg_err("'%s' is given twice: its ranks would count twice", a);
 			rc = KG_EXIT_USAGE;
 		}
 	free(ids);
 	return rc;
 }
 
-int job_expand_paths(const char *cmd, char *const *paths, int n, char ***out, int *n_out)
+int job_expand_paths(char *const *paths, int n, char ***out, int *n_out)
 {
 	struct path_list l = {0};
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 		int rc = KG_EXIT_OK;
 		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
-			rc = add_folder(cmd, paths[i], &l);
+			rc = add_folder(paths[i], &l);
 		else if (list_add(&l, NULL, paths[i]) < 0)
-			rc = KG_EXIT_FAILURE, kg_err("%s: out of memory", cmd);
+			rc = KG_EXIT_FAILURE, kg_err("out of memory");
 		if (rc != KG_EXIT_OK) {
 			free_paths(l.v);
 			return rc;
 		}
 	}
-	int rc = no_twice(cmd, &l);
+	int rc = no_twice(&l);
 	if (rc != KG_EXIT_OK) {
 		free_paths(l.v);
 		return rc;
@@ -176,6 +185,7 @@ struct file_result {
 	struct kg_rank *ranks;
 	uint32_t n;
 	int failed;
+	char why[512];           /* the first error about it */
 };
 
 struct reading {
@@ -184,33 +194,31 @@ struct reading {
 	uint32_t n_mine;
 	atomic_uint next;
 	struct file_result *results; /* by index into mine */
-	const struct job_session_opts *o;
+	const struct cli_session *tmpl;
 	int one_thread_loads;
 };
 
 static void read_one(struct reading *rd, uint32_t k)
 {
 	const char *path = rd->paths[rd->mine[k]];
-	struct cli_session s = *rd->o->session;
-	struct kg_summary_opts so = {.step_name = rd->o->args->steps};
+	struct cli_session s = *rd->tmpl;
+	struct kg_summary_opts so = {.step_name = rd->tmpl->job->steps};
 	struct file_result *res = &rd->results[k];
 	s.path = path;
-	s.cmd = "report";
 	s.no_progress = 1;
+	s.no_analysis = s.keep_whole = 0; /* a rank's summary is of its findings */
 	s.load.one_thread = rd->one_thread_loads;
-	s.loaded = s.analysed = 0;
+	s.loaded = s.analysed = s.has_whole = 0;
+	kg_err_keep(res->why, sizeof(res->why)); /* the report says why a trace is left out */
 	if (cli_session_open(&s) != KG_EXIT_OK) {
 		res->failed = 1;
-		return;
-	}
-	if (cli_session_analyse(&s) == KG_EXIT_OK) {
-		if (job_rank_summaries(&s.a, path, &so, &res->ranks, &res->n) < 0) {
-			kg_err("report: out of memory summarising '%s'", path);
-			res->failed = 1;
-		}
-	} else {
+	} else if (cli_session_analyse(&s) != KG_EXIT_OK) {
+		res->failed = 1;
+	} else if (job_rank_summaries(&s.a, path, &so, &res->ranks, &res->n) < 0) {
+		kg_err("out of memory summarising '%s'", path);
 		res->failed = 1;
 	}
+	kg_err_keep(NULL, 0);
 	cli_session_close(&s);
 }
 
@@ -225,11 +233,11 @@ static void *reader(void *arg)
 	}
 }
 
-static int thread_count(const struct job_session_opts *o, uint32_t files)
+static int thread_count(const struct job_args *a, uint32_t files)
 {
-	long n = o->args->threads > 0 ? o->args->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = a->threads > 0 ? a->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-	if (o->args->threads <= 0 && local && atoi(local) > 1)
+	if (a->threads <= 0 && local && atoi(local) > 1)
 		n /= atoi(local); /* the node's cores are shared by its MPI processes */
 	if (n < 1)
 		n = 1;
@@ -270,17 +278,20 @@ static int read_traces(struct reading *rd, int threads, struct kg_rank **ranks, 
 	*n = 0;
 	for (uint32_t k = 0; k < rd->n_mine; k++) {
 		struct file_result *res = &rd->results[k];
-		memcpy(*ranks + *n, res->ranks, res->n * sizeof(**ranks));
+		if (res->n) /* a trace left out has none, and NULL */
+			memcpy(*ranks + *n, res->ranks, res->n * sizeof(**ranks));
 		*n += res->n;
 		free(res->ranks);
 		if (res->failed) {
 			const char *p = rd->paths[rd->mine[k]];
-			size_t l = strlen(p) + 40;
-			char *g = realloc(*unread, ulen + l);
+			size_t lp = strlen(p) + 1, lw = strlen(res->why) + 1;
+			char *g = realloc(*unread, ulen + lp + lw);
 			if (!g)
 				return -1;
 			*unread = g;
-			ulen += (size_t)snprintf(g + ulen, l, "%s (the message above says why)", p) + 1;
+			memcpy(g + ulen, p, lp);
+			memcpy(g + ulen + lp, res->why, lw);
+			ulen += lp + lw;
 		}
 	}
 	*unread_len = ulen;
@@ -291,54 +302,84 @@ static int read_traces(struct reading *rd, int threads, struct kg_rank **ranks, 
 
 /* ------------------------------------------------------------------ the options */
 
-int job_option(struct job_args *a, int c, const char *arg)
+int job_opt_ranks(const struct cli_option *opt, const char *arg)
 {
-	char *end;
-	long n;
-	switch (c) {
-	case JOB_OPT_JOB: a->job = 1; return -1;
-	case JOB_OPT_STEPS: a->steps = arg; return -1;
-	case JOB_OPT_RANKS: a->ranks = arg; return -1;
-	case JOB_OPT_SORT: a->sort = arg; return -1;
-	case JOB_OPT_FULL: a->full = arg; return -1;
-	case 'j':
-		n = strtol(arg, &end, 10);
-		if (!*arg || *end || n < 1 || n > 256) {
-			kg_err("--jobs: '%s' is not a thread count (1 to 256)", arg);
-			return KG_EXIT_USAGE;
-		}
-		a->threads = (int)n;
-		return -1;
-	default: return CLI_NOT_MINE;
-	}
-}
-
-int job_args_take_paths(const char *cmd, struct job_args *a, int argc, char **argv)
-{
-	struct stat st;
-	if (optind + 1 < argc || (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)))
-		a->job = 1;
-	if (a->full && !a->job) {
-		kg_err("%s: --full is for a job (several traces, a folder, or --job)", cmd);
+	struct kg_rank_set set;
+	char err[200], name[64];
+	if (rank_set_parse(&set, arg, err, sizeof(err)) < 0) {
+		kg_err("%s: %s", cli_option_name(opt, name), err);
 		return KG_EXIT_USAGE;
 	}
-	a->paths = argv + optind;
-	a->n_paths = argc - optind;
+	rank_set_free(&set);
+	*(const char **)opt->value = arg;
+	return -1;
+}
+
+int job_opt_sort(const struct cli_option *opt, const char *arg)
+{
+	enum kg_rank_sort order;
+	if (rank_sort_parse(arg, &order) < 0) {
+		kg_err("--sort: '%s' is not one of late, idle, busy, slow, rank", arg);
+		return KG_EXIT_USAGE;
+	}
+	*(const char **)opt->value = arg;
+	return -1;
+}
+
+int job_args_take_paths(struct job_args *a, int n, char **paths)
+{
+	struct stat st;
+	if (n > 1 || (stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode)))
+		a->job = 1;
+	if (a->full && !a->job)
+		return cli_usage_error("--full is for a job (several traces, a folder, or --job)");
+	a->paths = paths;
+	a->n_paths = n;
 	return -1;
 }
 
 /* ------------------------------------------------------------------ the session */
 
+/* --steps NAME that no trace has would leave the steps out without a word: said, with
+ * the range names the first rank's trace has. */
+static int steps_found(const struct job_session *js)
+{
+	const struct kg_job *j = &js->job;
+	const char *steps = js->tmpl->job->steps;
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		if (j->ranks[i].step_name[0])
+			return KG_EXIT_OK;
+	if (!steps)
+		return KG_EXIT_OK;
+	struct kg_model m;
+	struct kg_load_opts lo = {0};
+	char names[600] = "", err[1024];
+	const char *file = j->ranks[0].file;
+	uint32_t n = 0;
+	if (model_load(file, &m, &lo, err, sizeof(err)) == 0) {
+		n = window_range_names(&m, names, sizeof(names));
+		model_free(&m);
+	}
+	if (n)
+		kg_err("--steps '%s': no trace has two ranges of that name (or starting with it); "
+		       "the names in '%s', most frequent first: %s", steps, file, names);
+	else
+		kg_err("--steps '%s': no trace has two ranges of that name (or starting with it); "
+		       "'%s' has no range at all", steps, file);
+	return KG_EXIT_FAILURE;
+}
+
 static int analyse(struct job_session *js)
 {
-	cli_config(&js->o->session->sets, &js->job.cfg);
+	cli_config(&js->tmpl->sets, &js->job.cfg);
 	if (!js->job.n_ranks) {
-		kg_err("%s: none of the %u traces has GPU work to compare", js->o->cmd,
-		       js->job.n_files);
+		kg_err("none of the %u traces has GPU work to compare", js->job.n_files);
 		return KG_EXIT_FAILURE;
 	}
+	if (steps_found(js) != KG_EXIT_OK)
+		return KG_EXIT_FAILURE;
 	if (job_analyse(&js->job) < 0) {
-		kg_err("%s: out of memory analysing the job", js->o->cmd);
+		kg_err("out of memory analysing the job");
 		return KG_EXIT_FAILURE;
 	}
 	return KG_EXIT_OK;
@@ -371,14 +412,15 @@ static int gather(struct job_session *js, uint32_t files)
 	return KG_EXIT_OK;
 }
 
-int job_session_open(struct job_session *js, const struct job_session_opts *o)
+int job_session_open(struct job_session *js, const struct cli_session *tmpl)
 {
+	const struct job_args *args = tmpl->job;
 	char **paths;
 	int n_paths;
 	memset(js, 0, sizeof(*js));
-	js->o = o;
+	js->tmpl = tmpl;
 	js->procs = 1;
-	int rc = job_expand_paths(o->cmd, o->args->paths, o->args->n_paths, &paths, &n_paths);
+	int rc = job_expand_paths(args->paths, args->n_paths, &paths, &n_paths);
 	if (rc != KG_EXIT_OK)
 		return rc;
 	js->mpi = job_mpi_launched();
@@ -387,15 +429,15 @@ int job_session_open(struct job_session *js, const struct job_session_opts *o)
 		js->mpi = 0;
 		return KG_EXIT_FAILURE;
 	}
-	struct reading rd = {.paths = paths, .o = o};
+	struct reading rd = {.paths = paths, .tmpl = tmpl};
 	rd.mine = malloc(((size_t)n_paths + 1) * sizeof(*rd.mine));
 	for (int i = 0; rd.mine && i < n_paths; i++)
 		if (i % js->procs == js->me)
 			rd.mine[rd.n_mine++] = (uint32_t)i;
-	js->threads = thread_count(o, rd.n_mine);
+	js->threads = thread_count(args, rd.n_mine);
 	if (!rd.mine || read_traces(&rd, js->threads, &js->job.ranks, &js->job.n_ranks,
 				    &js->unread, &js->unread_len) < 0) {
-		kg_err("%s: out of memory reading the traces", o->cmd);
+		kg_err("out of memory reading the traces");
 		rc = KG_EXIT_FAILURE;
 		js->job.n_ranks = 0; /* under MPI it still takes part, empty-handed */
 	}
@@ -422,13 +464,64 @@ int job_session_close(struct job_session *js, int rc)
 	return rc;
 }
 
-uint32_t job_session_unread(const struct job_session *js, const char **msgs, uint32_t max)
+int job_session_run(const struct cli_session *tmpl,
+		    int (*show)(const struct job_session *js, void *arg), void *arg)
+{
+	struct job_session js;
+	int rc = job_session_open(&js, tmpl);
+	if (rc == KG_EXIT_OK && js.me == 0)
+		rc = show(&js, arg);
+	return job_session_close(&js, rc);
+}
+
+uint32_t job_session_unread(const struct job_session *js, const char **paths,
+			    const char **whys, uint32_t max)
 {
 	uint32_t n = 0;
-	for (const char *p = js->unread; p && p < js->unread + js->unread_len && n < max;
-	     p += strlen(p) + 1)
-		msgs[n++] = p;
+	const char *p = js->unread, *end = js->unread + js->unread_len;
+	while (p && p < end && n < max) {
+		paths[n] = p;
+		p += strlen(p) + 1;
+		whys[n++] = p < end ? p : "";
+		p += p < end ? strlen(p) + 1 : 0;
+	}
 	return n;
+}
+
+/* "0-7, 12, 100-103": the rank numbers of j, for a message. */
+static void rank_numbers(const struct kg_job *j, char *buf, size_t len)
+{
+	uint32_t *v = malloc(((size_t)j->n_ranks + 1) * sizeof(*v));
+	size_t o = 0;
+	buf[0] = '\0';
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		v[i] = job_rank_number(j, i);
+	qsort(v, j->n_ranks, sizeof(*v), by_number);
+	for (uint32_t i = 0; i < j->n_ranks && o < len;) {
+		uint32_t k = i;
+		while (k + 1 < j->n_ranks && v[k + 1] <= v[k] + 1)
+			k++;
+		if (v[k] == v[i])
+			o += (size_t)snprintf(buf + o, len - o, "%s%u", i ? ", " : "", v[i]);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%u-%u", i ? ", " : "", v[i], v[k]);
+		i = k + 1;
+	}
+	free(v);
+}
+
+int job_set_check(const struct kg_job *j, const struct kg_rank_set *set, const char *what)
+{
+	char ranks[400];
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		if (rank_set_has(set, job_rank_number(j, i)))
+			return KG_EXIT_OK;
+	rank_numbers(j, ranks, sizeof(ranks));
+	kg_err("%s matches none of the job's %u rank%s: %s", what, j->n_ranks,
+	       j->n_ranks == 1 ? "" : "s", ranks);
+	return KG_EXIT_FAILURE;
 }
 
 /* OUT.ext -> OUT.rankN.ext: a chosen rank's own output beside the job's. */
@@ -439,16 +532,18 @@ static void full_name(const char *out, uint32_t number, char *buf, size_t len)
 	snprintf(buf, len, "%.*s.rank%u%s", (int)n, out, number, out + n);
 }
 
-int job_each_full(const char *cmd, const struct cli_session *tmpl, const struct kg_job *j,
-		  const char *expr, const char *out, job_full_fn show, void *arg)
+int job_each_full(const struct cli_session *tmpl, const struct kg_job *j, const char *out,
+		  job_full_fn show, void *arg)
 {
+	const char *expr = tmpl->job->full;
 	struct kg_rank_set set;
-	char err[200];
+	char err[200], what[300];
 	if (rank_set_parse(&set, expr, err, sizeof(err)) < 0) {
-		kg_err("%s: --full: %s", cmd, err);
+		kg_err("--full: %s", err);
 		return KG_EXIT_USAGE;
 	}
-	int rc = KG_EXIT_OK;
+	snprintf(what, sizeof(what), "--full %s", expr);
+	int rc = job_set_check(j, &set, what);
 	for (uint32_t i = 0; i < j->n_ranks && rc == KG_EXIT_OK; i++) {
 		uint32_t number = job_rank_number(j, i);
 		if (!rank_set_has(&set, number))
@@ -457,10 +552,10 @@ int job_each_full(const char *cmd, const struct cli_session *tmpl, const struct 
 		full_name(out, number, name, sizeof(name));
 		struct cli_session s = *tmpl;
 		s.path = j->ranks[i].file;
-		s.loaded = s.analysed = 0;
+		s.loaded = s.analysed = s.has_whole = 0;
 		if ((rc = cli_session_open(&s)) != KG_EXIT_OK)
 			break;
-		if ((rc = cli_session_analyse(&s)) == KG_EXIT_OK)
+		if (s.no_analysis || (rc = cli_session_analyse(&s)) == KG_EXIT_OK)
 			rc = show(&s, i, name, arg);
 		cli_session_close(&s);
 	}

@@ -17,12 +17,13 @@
 #include "cli/cli.h"
 #include "cli/session.h"
 #include "cli/shows.h"
-#include "cli/trace_load.h"
 #include "report/report.h"
 
 #define BRIEF_FINDINGS 5 /* a summary, not the report: the rest is one command away */
 
-int record_after_wanted(const struct record_after *o)
+/* Whether record_after has anything to do: with -q and no output asked for, the trace is
+ * not even loaded (a big one costs a second). */
+static int record_after_wanted(const struct record_after *o)
 {
 	return !o->quiet || o->report || o->plot || o->view;
 }
@@ -113,35 +114,39 @@ static void print_hints(const struct record_after *o)
 }
 
 /* --report, --plot, --view: each tried, whatever became of the others. */
-static int write_outputs(const struct record_after *o, const struct kg_analysis *a)
+static int write_outputs(const struct record_after *o, struct cli_session *s)
 {
 	int rc = KG_EXIT_OK;
-	if (o->report && report_show(a) != KG_EXIT_OK)
+	if (o->report && report_show(s, o->color) != KG_EXIT_OK)
 		rc = KG_EXIT_FAILURE;
 	if (o->plot) {
-		if (plot_show(o->trace, o->plot, a) != KG_EXIT_OK)
+		if (plot_show(s, o->plot) != KG_EXIT_OK)
 			rc = KG_EXIT_FAILURE;
 		else if (!o->quiet)
 			fprintf(stderr, "kgantt: wrote '%s'\n", o->plot);
 	}
-	if (o->view && view_show(o->trace, o->view, a, o->quiet) != KG_EXIT_OK)
+	if (o->view && view_show(s, o->view, o->quiet) != KG_EXIT_OK)
 		rc = KG_EXIT_FAILURE;
+	return rc;
+}
+
+/* What record shows of the trace it wrote (cli_session_run's show). */
+static int show_after(struct cli_session *s, void *arg)
+{
+	const struct record_after *o = arg;
+	int rc = write_outputs(o, s);
+	if (!o->quiet) {
+		print_findings(o, &s->a);
+		print_hints(o);
+	}
 	return rc;
 }
 
 int record_after(const struct record_after *o)
 {
+	static const struct cli_show show = {.one = show_after};
 	if (!record_after_wanted(o))
 		return KG_EXIT_OK;
-	struct cli_session s = {.cmd = "record", .path = o->trace, .no_progress = 1};
-	int rc = cli_session_open(&s);
-	if (rc == KG_EXIT_OK && (rc = cli_session_analyse(&s)) == KG_EXIT_OK) {
-		rc = write_outputs(o, &s.a);
-		if (!o->quiet) {
-			print_findings(o, &s.a);
-			print_hints(o);
-		}
-	}
-	cli_session_close(&s);
-	return rc;
+	struct cli_session s = {.path = o->trace, .no_progress = 1, .keep_whole = 1};
+	return cli_session_run(&s, &show, (void *)o);
 }

@@ -7,6 +7,7 @@ struct record_after {
 	const char *trace;  /* the trace just written */
 	int quiet;          /* -q: no summary, no hints ("wrote" lines neither) */
 	int report;         /* --report: the text page of `kgantt report` on stdout */
+	int color;          /* --color, for --report */
 	const char *plot;   /* --plot FILE: the chart of `kgantt plot`; NULL none */
 	const char *view;   /* --view FILE: the page of `kgantt view`; NULL none */
 };
@@ -15,8 +16,5 @@ struct record_after {
  * is tried even when another failed. KG_EXIT_OK, or KG_EXIT_FAILURE after saying what
  * failed (nothing to show because CUPTI refused, a load, analysis or write error). */
 int record_after(const struct record_after *o);
-/* Whether record_after has anything to do: with -q and no output asked for, the trace is
- * not even loaded (a big one costs a second). */
-int record_after_wanted(const struct record_after *o);
 
 #endif

@@ -7,20 +7,18 @@
 #include "report/job_report.h"
 
 struct report_job_opts {
-	const struct job_args *args; /* the traces, --ranks, --sort, --steps, -j */
 	int json;
 	int top;                 /* ranks in the table, -1 default, 0 all */
 	int fail_on;             /* a severity, -1 never */
 	int color;               /* ANSI tones on the text page */
-	const struct cli_session *session; /* --from/--to/--nvtx, --set for every trace */
 };
 
-/* The whole command: an exit code after any message. */
-int report_job(const struct report_job_opts *o);
+/* The job's report on stdout, then --fail-on: an exit code after any message. */
+int report_job(const struct job_session *js, const struct report_job_opts *o);
 
 /* --ranks and --sort, for report and plot: KG_EXIT_OK, or KG_EXIT_USAGE after the
- * message naming cmd. */
-int job_view_options(const char *cmd, const char *ranks, const char *sort,
-		     struct kg_rank_set *set, enum kg_rank_sort *order);
+ * message. */
+int job_view_options(const char *ranks, const char *sort, struct kg_rank_set *set,
+		     enum kg_rank_sort *order);
 
 #endif

@@ -6,25 +6,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/job_session.h"
 #include "cli/trace_load.h"
-
-int cli_session_option(struct cli_session *s, int c, const char *arg)
-{
-	switch (c) {
-	case CLI_OPT_FROM:
-		return window_take_time("from", arg, &s->window.from, &s->window.has_from);
-	case CLI_OPT_TO: return window_take_time("to", arg, &s->window.to, &s->window.has_to);
-	case CLI_OPT_NVTX: s->window.nvtx = arg; return -1;
-	case CLI_OPT_SET: return cli_take_set(s->cmd, &s->sets, arg);
-	case CLI_OPT_NO_PROGRESS: s->no_progress = 1; return -1;
-	default: return CLI_NOT_MINE;
-	}
-}
-
-int cli_session_check(const struct cli_session *s)
-{
-	return window_check(&s->window);
-}
 
 /* "loading TRACE: 42%", rewritten in place on a terminal. */
 struct progress {
@@ -51,6 +34,19 @@ static void progress_clear(struct progress *p)
 	p->last = -1;
 }
 
+/* The window cut from s->m, the whole trace kept beside it when the command draws it. */
+static int cut_window(struct cli_session *s)
+{
+	if (s->keep_whole && window_given(&s->window)) {
+		if (model_clone(&s->m, &s->whole) < 0) {
+			kg_err("out of memory keeping '%s' beside its window", s->path);
+			return KG_EXIT_FAILURE;
+		}
+		s->has_whole = 1;
+	}
+	return window_apply(&s->window, s->path, &s->m, &s->cut);
+}
+
 int cli_session_open(struct cli_session *s)
 {
 	struct progress p = {s->path, -1};
@@ -67,11 +63,9 @@ int cli_session_open(struct cli_session *s)
 		return KG_EXIT_FAILURE;
 	}
 	s->loaded = 1;
-	if (cli_check_recorded(s->cmd, s->path, &s->m) != KG_EXIT_OK) {
-		cli_session_close(s);
-		return KG_EXIT_FAILURE;
-	}
-	rc = window_apply(s->cmd, &s->window, s->path, &s->m, &s->cut);
+	rc = cli_check_recorded(s->path, &s->m);
+	if (rc == KG_EXIT_OK)
+		rc = cut_window(s);
 	if (rc != KG_EXIT_OK)
 		cli_session_close(s);
 	return rc;
@@ -88,7 +82,7 @@ int cli_session_analyse(struct cli_session *s)
 	if (show)
 		fputs("\r\033[K", stderr);
 	if (rc < 0) {
-		kg_err("%s: cannot analyse '%s': %s", s->cmd, s->path,
+		kg_err("cannot analyse '%s': %s", s->path,
 		       rc == -ENOMEM ? "out of memory" : strerror(-rc));
 		return KG_EXIT_FAILURE;
 	}
@@ -100,7 +94,51 @@ void cli_session_close(struct cli_session *s)
 {
 	if (s->analysed)
 		analysis_free(&s->a);
+	if (s->has_whole)
+		model_free(&s->whole);
 	if (s->loaded)
 		model_free(&s->m);
-	s->analysed = s->loaded = 0;
+	s->analysed = s->loaded = s->has_whole = 0;
+}
+
+int cli_session_paths(struct cli_session *s, int n, char **paths)
+{
+	int rc;
+	s->path = paths[0];
+	if (s->job && (rc = job_args_take_paths(s->job, n, paths)) >= 0)
+		return rc;
+	return window_check(&s->window);
+}
+
+int cli_session_run(struct cli_session *s, const struct cli_show *show, void *arg)
+{
+	if (s->job && s->job->job)
+		return job_session_run(s, show->job, arg);
+	int rc = cli_session_open(s);
+	if (rc != KG_EXIT_OK)
+		return rc;
+	if (show->check)
+		rc = show->check(s, arg);
+	if (rc == KG_EXIT_OK && !s->no_analysis)
+		rc = cli_session_analyse(s);
+	if (rc == KG_EXIT_OK)
+		rc = show->one(s, arg);
+	cli_session_close(s);
+	return rc;
+}
+
+int cli_session_pair(struct cli_session s[2], int (*show)(struct cli_session s[2], void *arg),
+		     void *arg)
+{
+	int rc = KG_EXIT_OK;
+	for (int i = 0; rc == KG_EXIT_OK && i < 2; i++) {
+		rc = cli_session_open(&s[i]);
+		if (rc == KG_EXIT_OK)
+			rc = cli_session_analyse(&s[i]);
+	}
+	if (rc == KG_EXIT_OK)
+		rc = show(s, arg);
+	cli_session_close(&s[0]);
+	cli_session_close(&s[1]);
+	return rc;
 }

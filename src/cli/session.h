@@ -1,66 +1,90 @@
-/* What every command that reads a trace shares, as git's RUN_SETUP is for its commands:
- *  - the options: --from/--to/--nvtx (the window), --set (the rules' thresholds),
- *    --no-progress; CLI_SESSION_OPTIONS goes into a command's getopt table and
- *    cli_session_option takes them;
+/* What every command that reads a trace shares, as git's RUN_SETUP is for its commands
+ * and perf's session for its builtins:
+ *  - the options: --from/--to/--nvtx and --no-progress (CLI_WINDOW_OPTIONS), --set (the
+ *    rules' thresholds, CLI_SET_OPTION), into each command's option table;
  *  - one path: load (with a progress line on a terminal) → what the trace says about
  *    itself (refused, truncated: cli/trace_load.c) → the window (cli/window.c) → the
- *    settings (cli/settings.c) → the analysis, each failure said once, the same way.
- * report, view, export and diff open their traces through it; plot keeps the whole
- * trace beside its window and uses the pieces. */
+ *    settings (cli/settings.c) → the analysis, each failure said once, the same way;
+ *  - the command's one call, cli_session_run: that path for one trace, or the job's
+ *    (cli/job_session.h) for several, then what the command shows (struct cli_show).
+ * report, plot, view, export, diff and record's summary read their traces through it. */
 #ifndef KGANTT_CLI_SESSION_H
 #define KGANTT_CLI_SESSION_H
 
-#include <getopt.h>
-
 #include "analysis/analysis.h"
+#include "cli/options.h"
 #include "cli/settings.h"
 #include "cli/window.h"
 #include "model/load.h"
 
-enum {
-	CLI_OPT_FROM = 900, CLI_OPT_TO, CLI_OPT_NVTX, CLI_OPT_SET, CLI_OPT_NO_PROGRESS,
-	CLI_NOT_MINE = -2, /* cli_session_option: not a shared option */
-};
-
 /* Loading and the window: every command that reads a trace. */
-#define CLI_SESSION_LOAD_OPTIONS                                                  \
-	{"from", required_argument, NULL, CLI_OPT_FROM},                          \
-	{"to", required_argument, NULL, CLI_OPT_TO},                              \
-	{"nvtx", required_argument, NULL, CLI_OPT_NVTX},                          \
-	{"no-progress", no_argument, NULL, CLI_OPT_NO_PROGRESS}
+#define CLI_WINDOW_OPTIONS(s)                                                              \
+	{.type = CLI_OPT_CALLBACK, .long_name = "from", .value = &(s)->window, .argh = "T",  \
+	 .fn = window_opt_from, .label = "    --from T, --to T",                            \
+	 .help = "only what was launched in this window, T after the trace begin (a "       \
+		 "number is ms; or with a unit: 250us, 1.5s)"},                              \
+	OPT_CALLBACK(0, "to", &(s)->window, "T", window_opt_to, NULL),                     \
+	OPT_STRING(0, "nvtx", &(s)->window.nvtx, "NAME",                                   \
+		   "only what was launched in the NVTX or annotation ranges named NAME (or "  \
+		   "starting with it), e.g. --nvtx step"),                                    \
+	OPT_BOOL(0, "no-progress", &(s)->no_progress, "no progress line while loading")
 /* ... and the rules' thresholds: the commands that analyse it. */
-#define CLI_SESSION_OPTIONS                                                       \
-	CLI_SESSION_LOAD_OPTIONS, {"set", required_argument, NULL, CLI_OPT_SET}
+#define CLI_SET_OPTION(s)                                                                  \
+	OPT_CALLBACK(0, "set", &(s)->sets, "NAME=VALUE", cli_opt_set,                      \
+		     "change a threshold of the rules (repeatable), e.g. --set "              \
+		     "min_gain_pct=0.5 --set sync_gap_ns=50us; 'kgantt report "               \
+		     "--list-thresholds' lists them")
 
-/* The --help lines of the shared options, for each command's usage text. */
-#define CLI_SESSION_HELP                                                                   \
-	"      --from T, --to T     only this window (time after the trace begin: 120,\n"     \
-	"                           120ms, 1.5s, 250us)\n"                                    \
-	"      --nvtx NAME          only the window of the NVTX ranges named NAME (or\n"      \
-	"                           starting with it), e.g. --nvtx step\n"                    \
-	"      --set NAME=VALUE     a threshold of the rules (kgantt report\n"                \
-	"                           --list-thresholds)\n"                                     \
-	"      --no-progress        no progress line while loading\n"
+struct job_args;
 
 struct cli_session {
-	const char *cmd;               /* "report": names the command in every message */
 	const char *path;              /* the trace */
 	struct kg_window window;
 	struct cli_sets sets;
 	int no_progress;
+	int no_analysis;               /* the trace is shown without its findings */
+	int keep_whole;                /* the whole trace beside the one cut to the window:
+					* plot draws all that overlaps the window and marks
+					* the findings of what was launched in it */
 	struct kg_load_opts load;      /* set by the command when it needs more (threads) */
+	struct job_args *job;          /* its job options (cli/job_session.h); NULL: none */
 	/* after cli_session_open / cli_session_analyse: */
-	struct kg_model m;
+	struct kg_model m;             /* cut to the window */
+	struct kg_model whole;         /* keep_whole with a window: the trace before the cut */
 	struct kg_window_cut cut;
-	struct kg_analysis a;
-	int loaded, analysed;
+	struct kg_analysis a;          /* of m */
+	int loaded, analysed, has_whole;
 };
 
-/* One option of CLI_SESSION_OPTIONS: -1 taken, KG_EXIT_USAGE after saying why, or
- * CLI_NOT_MINE for the command's own options. */
-int cli_session_option(struct cli_session *s, int c, const char *arg);
-/* After the options: the window's consistency. -1 fine, else KG_EXIT_USAGE. */
-int cli_session_check(const struct cli_session *s);
+/* The trace as loaded, before the window (m itself when there was none to cut). */
+static inline const struct kg_model *cli_session_whole(const struct cli_session *s)
+{
+	return s->has_whole ? &s->whole : &s->m;
+}
+
+struct job_session;
+/* What a command shows from what the session read: its callbacks, as perf_tool's. Each
+ * returns an exit code after any message. */
+struct cli_show {
+	/* optional: what the command refuses in a loaded trace, before it is analysed */
+	int (*check)(struct cli_session *s, void *arg);
+	int (*one)(struct cli_session *s, void *arg);        /* a trace, opened, analysed */
+	int (*job)(const struct job_session *js, void *arg); /* a job, on MPI process 0 */
+};
+
+/* After the options, the traces (n >= 1, the operands): the first is s->path; with a
+ * job's options (s->job), several or a folder make a job, and --full needs one. Then the
+ * window's consistency. -1 to go on, or KG_EXIT_USAGE after the message. */
+int cli_session_paths(struct cli_session *s, int n, char **paths);
+/* The command's one call: for one trace, cli_session_open → show->check →
+ * cli_session_analyse (unless no_analysis) → show->one → close; for a job, the job read
+ * and analysed (job_session_open) → show->job. The exit code. */
+int cli_session_run(struct cli_session *s, const struct cli_show *show, void *arg);
+/* diff's: both traces opened and analysed with the same options (s[1]'s are s[0]'s), then
+ * show(s, arg). */
+int cli_session_pair(struct cli_session s[2], int (*show)(struct cli_session s[2], void *arg),
+		     void *arg);
+
 /* Load, check what the trace says about itself, cut to the window. KG_EXIT_OK, or the
  * exit code after the message (nothing is left open). */
 int cli_session_open(struct cli_session *s);

@@ -13,9 +13,11 @@ struct cli_sets {
 	int n;
 };
 
-/* One --set (cmd names the command): checked at once, so that a bad name or value is a
- * usage error before any work. -1 to go on, or KG_EXIT_USAGE after saying why. */
-int cli_take_set(const char *cmd, struct cli_sets *s, const char *arg);
+/* One --set (an options.h callback, opt->value the struct cli_sets): checked at once, so
+ * that a bad name or value is a usage error before any work. -1 to go on, or
+ * KG_EXIT_USAGE after saying why. */
+struct cli_option;
+int cli_opt_set(const struct cli_option *opt, const char *arg);
 /* The defaults, then the --set values in the order given. */
 void cli_config(const struct cli_sets *s, struct kg_config *cfg);
 

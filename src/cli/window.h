@@ -3,6 +3,7 @@
 #ifndef KGANTT_WINDOW_H
 #define KGANTT_WINDOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/model.h"
@@ -23,20 +24,25 @@ struct kg_window_cut {
 
 /* "120" (ms), "120ms", "1.5s", "250us", "300ns" → ns. 0, or -1 when it is not a time. */
 int window_parse_time(const char *s, int64_t *ns);
-/* One --from or --to option (opt names it): -1 to go on, or KG_EXIT_USAGE after saying
- * why arg is not a time. */
-int window_take_time(const char *opt, const char *arg, int64_t *value, int *given);
+/* --from and --to (options.h callbacks; opt->value is the struct kg_window). */
+struct cli_option;
+int window_opt_from(const struct cli_option *opt, const char *arg);
+int window_opt_to(const struct cli_option *opt, const char *arg);
 /* The options' consistency: -1 when fine, else KG_EXIT_USAGE after saying why. */
 int window_check(const struct kg_window *w);
+/* Whether any of --from, --to, --nvtx was given. */
+static inline int window_given(const struct kg_window *w)
+{
+	return w->nvtx || w->has_from || w->has_to;
+}
 /* Restricts m to the window (model_restrict) and says what was cut: KG_EXIT_OK, or
- * KG_EXIT_FAILURE after a message naming the command and the trace (unknown range, a
- * window that holds no GPU operation or API call, no memory). */
-int window_apply(const char *cmd, const struct kg_window *w, const char *path,
-		 struct kg_model *m, struct kg_window_cut *cut);
-/* For a command that draws more than the window keeps (plot): whether [t0, t1) holds
- * what model_restrict would keep of GPU operations and API calls. KG_EXIT_OK, or
- * KG_EXIT_FAILURE after the message window_apply gives for an empty window. */
-int window_holds_work(const char *cmd, const struct kg_window *w, const char *path,
-		      const struct kg_model *m, int64_t t0, int64_t t1);
+ * KG_EXIT_FAILURE after a message naming the trace (an unknown range, with the names
+ * there are; a window that holds no GPU operation or API call; no memory). */
+int window_apply(const struct kg_window *w, const char *path, struct kg_model *m,
+		 struct kg_window_cut *cut);
+/* The range names of m, the most frequent first with their counts, for a message:
+ * "'step' (20), 'Optimizer.step#SGD.step' (20)". How many names there are: 0 when m
+ * has no range. */
+uint32_t window_range_names(const struct kg_model *m, char *buf, size_t len);
 
 #endif

@@ -23,9 +23,8 @@ struct input {
 
 static struct input *inputs;
 static uint32_t n_inputs, inputs_cap;
-static const char *input_command = "kgantt";
 
-void outfile_protect(const char *command, const char *path, const char *what)
+void outfile_protect(const char *path, const char *what)
 {
 	struct stat sb;
 	if (stat(path, &sb) < 0)
@@ -43,7 +42,6 @@ void outfile_protect(const char *command, const char *path, const char *what)
 	in->dev = sb.st_dev;
 	in->ino = sb.st_ino;
 	n_inputs++;
-	input_command = command;
 }
 
 /* The input that the existing file sb is, or NULL. */
@@ -200,11 +198,11 @@ static int refuse_input(const char *path, const struct stat *sb, const char *wha
 	if (!in)
 		return 0;
 	if (!strcmp(in->path, path))
-		snprintf(err, errlen, "%s: '%s' is %s; refusing to write %s over it", input_command,
-			 path, in->what, what);
+		snprintf(err, errlen, "'%s' is %s; refusing to write %s over it", path, in->what,
+			 what);
 	else
-		snprintf(err, errlen, "%s: '%s' is %s '%s' (the same file); refusing to write %s "
-			 "over it", input_command, path, in->what, in->path, what);
+		snprintf(err, errlen, "'%s' is %s '%s' (the same file); refusing to write %s over it",
+			 path, in->what, in->path, what);
 	return -1;
 }
 

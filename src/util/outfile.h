@@ -56,9 +56,10 @@ struct kg_outfile {
 };
 
 /* Records an input of the command (a trace, a spool) that no output may be written over:
- * outfile_check and outfile_open refuse it with "COMMAND: 'OUT' is WHAT; refusing to write
- * <what> over it". A path that does not exist is ignored (reading it will fail). */
-void outfile_protect(const char *command, const char *path, const char *what);
+ * outfile_check and outfile_open refuse it with "'OUT' is WHAT; refusing to write <what>
+ * over it" (the command names itself before it). A path that does not exist is ignored
+ * (reading it will fail). */
+void outfile_protect(const char *path, const char *what);
 
 /* Whether path may be written as o says (its type, the inputs, a read-only file), without
  * creating anything: a command checks before a long load. 0, or a negative errno with a

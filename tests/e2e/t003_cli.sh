@@ -7,9 +7,13 @@ expect_error 2 "--mode: 'fast' is not a mode" "$K" record --mode fast -- true
 expect_error 2 "--delay: 'soon' is not a number" "$K" record --delay soon -- true
 expect_error 2 "--buffers: '1' is not a whole number from 2" "$K" record --buffers 1 -- true
 expect_error 2 "environment variable NO_SUCH_RANK_VAR is not set" "$K" record -o 'r%q{NO_SUCH_RANK_VAR}.kgt' -- true
-for c in record info dump import; do
+# every command's help is made from its option table (cli/options.h): usage, then each
+# option beside its help, within 80 columns
+for c in record info dump import report plot view export diff merge pack; do
 	"$K" $c --help > "$WORK/help" || fail "kgantt $c --help failed"
 	grep -q "usage: kgantt $c" "$WORK/help" || fail "kgantt $c --help says no usage"
+	grep -q "^  -h, --help  *this help$" "$WORK/help" || fail "kgantt $c --help lists no -h"
+	awk 'length > 80 { exit 1 }' "$WORK/help" || fail "kgantt $c --help is wider than 80 columns"
 done
 "$K" --version | grep -q "^kgantt [0-9]" || fail "--version"
 # an existing output is replaced only by a complete trace (README, "Outputs"): here

@@ -32,7 +32,7 @@ grep -q "losses       1 of 2 processes were not recorded: CUPTI refused" "$WORK/
 	fail "the losses line does not say a process was refused: $(grep -A2 losses "$WORK/page")"
 grep -q "notes        pid 4242 was not recorded: CUPTI refused to subscribe" "$WORK/page" ||
 	fail "the notes do not say why: $(cat "$WORK/page")"
-grep -q "warning: report: pid 4242 of '$p' was not recorded: CUPTI refused" "$WORK/err" ||
+grep -q "report: warning: pid 4242 of '$p' was not recorded: CUPTI refused" "$WORK/err" ||
 	fail "no warning on stderr: $(cat "$WORK/err")"
 "$K" report --json "$p" 2> /dev/null | python3 -c '
 import json, sys
@@ -40,7 +40,7 @@ d = json.load(sys.stdin)
 r = [p["refused"] for p in d["processes"]]
 assert r[0] is None and "MULTIPLE_SUBSCRIBERS" in r[1], r' || fail "JSON processes[].refused"
 "$K" view -q "$p" -o "$WORK/p.html" 2> "$WORK/err" || fail "view of a partly refused trace exited $?"
-grep -q "warning: view: pid 4242" "$WORK/err" || fail "view: no warning: $(cat "$WORK/err")"
+grep -q "view: warning: pid 4242" "$WORK/err" || fail "view: no warning: $(cat "$WORK/err")"
 echo "ok: a refused trace is nothing to show, with the reason; a partly refused one says so"
 
 # ---- defect 6: an empty window
@@ -61,7 +61,7 @@ expect_error 1 "report: the window 90 ms – 100 ms holds no GPU operation or AP
 	"$K" report --from 90 --to 100ms "$c"
 # API calls but no GPU operation: shown, with a warning
 "$K" report --from 70 --to 80 "$c" > /dev/null 2> "$WORK/err" || fail "report --from 70 --to 80 exited $?"
-grep -q "warning: report: no GPU operation was launched in the window, only API calls" "$WORK/err" ||
+grep -q "report: warning: no GPU operation was launched in the window, only API calls" "$WORK/err" ||
 	fail "no warning for a window of API calls alone: $(cat "$WORK/err")"
 expect_error 1 "plot: the window 1000 ms – 2000 ms holds no" "$K" plot --from 1s --to 2s "$c" -o "$WORK/w.svg"
 # a window at the very end still holds what was launched there: not an error
@@ -72,7 +72,7 @@ echo "ok: an empty window is an error in report, plot, view, export and diff"
 # ---- defect 7: a truncated trace, said as info says it, by every command
 head -c 60000 "$c" > "$WORK/t.kgt"
 "$K" info "$WORK/t.kgt" > /dev/null 2> "$WORK/info.err" && fail "info of a truncated trace exited 0"
-msg=$(cat "$WORK/info.err")
+msg=$(sed 's/^kgantt: info: //' "$WORK/info.err")
 case $msg in *"is truncated: 60000 bytes, expected"*) ;; *) fail "info: $msg" ;; esac
 for cmd in report "plot -o $WORK/t.png" "view -o $WORK/t.html" "export -f csv -o $WORK/t.csv" \
 	"export -f sqlite -o $WORK/t2.kgt" dump; do
@@ -80,8 +80,8 @@ for cmd in report "plot -o $WORK/t.png" "view -o $WORK/t.html" "export -f csv -o
 	"$K" "$@" "$WORK/t.kgt" > /dev/null 2> "$WORK/err"
 	rc=$?
 	[ $rc -eq 1 ] || fail "$1 of a truncated trace exited $rc"
-	[ "$(cat "$WORK/err")" = "$msg" ] || fail "$1 says '$(cat "$WORK/err")', info says '$msg'"
+	[ "$(cat "$WORK/err")" = "kgantt: $1: $msg" ] || fail "$1 says '$(cat "$WORK/err")', info says '$msg'"
 done
 "$K" diff "$c" "$WORK/t.kgt" > /dev/null 2> "$WORK/err"
-[ $? -eq 1 ] && [ "$(cat "$WORK/err")" = "$msg" ] || fail "diff says '$(cat "$WORK/err")'"
+[ $? -eq 1 ] && [ "$(cat "$WORK/err")" = "kgantt: diff: $msg" ] || fail "diff says '$(cat "$WORK/err")'"
 echo "ok: a truncated trace: '$msg' from every command"

@@ -243,13 +243,13 @@ TEST(inputs_never_written_over)
 	put(in_dir("run.kgt"), "trace");
 	CHECK(symlink("run.kgt", in_dir("link.png")) == 0);
 	CHECK(link(in_dir("run.kgt"), in_dir("hard.svg")) == 0);
-	outfile_protect("plot", in_dir("run.kgt"), "the input trace");
-	outfile_protect("plot", in_dir("missing.kgt"), "the input trace"); /* ignored */
+	outfile_protect(in_dir("run.kgt"), "the input trace");
+	outfile_protect(in_dir("missing.kgt"), "the input trace"); /* ignored */
 	char err[900], want[600];
 	struct kg_outfile_opts o = {.what = "the chart"};
 	CHECK(outfile_check(in_dir("run.kgt"), &o, err, sizeof(err)) == -EEXIST);
 	snprintf(want, sizeof(want),
-		 "plot: '%s' is the input trace; refusing to write the chart over it",
+		 "'%s' is the input trace; refusing to write the chart over it",
 		 in_dir("run.kgt"));
 	CHECK_EQ_STR(err, want);
 	CHECK(outfile_check(in_dir("link.png"), &o, err, sizeof(err)) == -EEXIST);
