@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "model/op_order.h"
+#include "model/untrue_times.h"
 #include "util/array.h"
 #include "util/idmap.h"
 
@@ -107,6 +109,10 @@ int model_clone(const struct kg_model *src, struct kg_model *dst)
 	dst->command = src->command;
 	dst->has_queued = src->has_queued;
 	dst->has_api = src->has_api;
+	memcpy(dst->untrue, src->untrue, sizeof(dst->untrue));
+	dst->times_checked = src->times_checked;
+	dst->gpu_work_calls = src->gpu_work_calls;
+	dst->gpu_untraced = src->gpu_untraced;
 	memcpy(dst->notes, src->notes, sizeof(dst->notes));
 	dst->n_notes = src->n_notes;
 	return 0;
@@ -410,9 +416,9 @@ static uint32_t stream_lookup(struct kg_model *m, struct model_index *ix, uint32
 }
 
 static uint32_t thread_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
-			      uint64_t tid);
+			      int64_t tid);
 
-uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
+uint32_t model_thread_index(struct kg_model *m, uint32_t process, int64_t tid)
 {
 	struct model_index *ix = model_ix(m);
 	if (!ix)
@@ -431,9 +437,9 @@ uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
 }
 
 static uint32_t thread_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
-			      uint64_t tid)
+			      int64_t tid)
 {
-	uint64_t key = idmap_mix(((uint64_t)process << 44) ^ tid) | 1;
+	uint64_t key = idmap_mix(((uint64_t)process << 44) ^ (uint64_t)tid) | 1;
 	for (uint64_t k = key;; k = idmap_mix(k) | 1) {
 		uint32_t *slot = idmap_slot(&ix->threads, k);
 		int found = slot && *slot != KG_IDMAP_NONE;
@@ -488,6 +494,53 @@ int kernel_is_comm(const char *name)
 	return name && (strstr(name, "nccl") || strstr(name, "NCCL") || strstr(name, "rccl") ||
 			strstr(name, "nvshmem") || strstr(name, "AllReduce") ||
 			strstr(name, "all_reduce") || strstr(name, "allreduce"));
+}
+
+enum kg_vendor model_vendor_of_name(const char *name)
+{
+	static const char *const amd[] = {"AMD", "Radeon", "Instinct"};
+	static const char *const nvidia[] = {"NVIDIA", "Tesla", "GeForce", "Quadro", "TITAN"};
+	for (size_t i = 0; name && i < sizeof(amd) / sizeof(amd[0]); i++)
+		if (strstr(name, amd[i]))
+			return KG_VENDOR_AMD;
+	for (size_t i = 0; name && i < sizeof(nvidia) / sizeof(nvidia[0]); i++)
+		if (strstr(name, nvidia[i]))
+			return KG_VENDOR_NVIDIA;
+	return KG_VENDOR_UNKNOWN;
+}
+
+/* Devices whose reader did not say who made them (kgantt traces: always CUDA's names). */
+static void vendors_from_names(struct kg_model *m)
+{
+	for (uint32_t i = 0; i < m->n_devices; i++)
+		if (m->devices[i].vendor == KG_VENDOR_UNKNOWN)
+			m->devices[i].vendor = (uint8_t)model_vendor_of_name(model_text(m, m->devices[i].name));
+}
+
+int64_t device_link_bytes_per_s(const struct kg_device *d)
+{
+	/* bytes/s per lane and direction: 2.5 and 5 GT/s with 8b/10b, then 128b/130b at 8,
+	 * 16 and 32 GT/s, then 64 GT/s in 256-byte FLITs carrying 236 bytes of packets */
+	static const int64_t lane[] = {0, 250000000, 500000000, 984615384, 1969230769,
+				       3938461538, 7375000000};
+	if (!d->pcie_gen || d->pcie_gen >= sizeof(lane) / sizeof(lane[0]))
+		return 0;
+	return lane[d->pcie_gen] * d->pcie_lanes;
+}
+
+const char *model_thread_label(const struct kg_model *m, const struct kg_thread *t, char *buf,
+			       size_t len)
+{
+	const char *name = model_text(m, t->name);
+	char tid[24];
+	snprintf(tid, sizeof(tid), "%" PRId64, t->tid);
+	if (*name && strstr(name, tid)) /* PyTorch names its threads "thread 924 (python3)" */
+		snprintf(buf, len, "%s", name);
+	else if (*name)
+		snprintf(buf, len, "%s (thread %s)", name, tid);
+	else
+		snprintf(buf, len, "thread %s", tid);
+	return buf;
 }
 
 /* ------------------------------------------------------------------ canonical order */
@@ -712,6 +765,7 @@ static int index_launches(struct kg_model *m, struct launch_index *li, const uin
 	if (!cls)
 		return -ENOMEM;
 	uint32_t np = m->n_processes + 1;
+	m->gpu_work_calls = 0;
 	for (uint32_t i = 0; i < m->n_apis; i++) {
 		struct kg_api *a = &m->apis[i];
 		a->op = KG_NONE;
@@ -724,6 +778,8 @@ static int index_launches(struct kg_model *m, struct launch_index *li, const uin
 		} else {
 			a->category = (uint8_t)api_category(model_text(m, a->name));
 		}
+		m->gpu_work_calls += a->category == KG_API_LAUNCH || a->category == KG_API_MEMCPY ||
+				     a->category == KG_API_MEMSET;
 		if (!a->correlation)
 			continue;
 		uint32_t *slot = launch_slot(li, a->process < np ? a->process : np - 1, a->correlation);
@@ -979,7 +1035,12 @@ int model_finish(struct kg_model *m)
 	m->has_queued = 0;
 	struct launch_index li = {0};
 	uint32_t *thread_map = NULL;
-	int rc = canonical_streams(m);
+	int rc = 0;
+	if (!m->times_checked) /* once: a window cut would make its edges look far */
+		rc = model_leave_out_untrue(m);
+	m->times_checked = !rc;
+	if (!rc)
+		rc = canonical_streams(m);
 	if (!rc)
 		rc = canonical_threads(m, &thread_map);
 	if (!rc)
@@ -997,6 +1058,8 @@ int model_finish(struct kg_model *m)
 	if (rc < 0 || build_gpus(m) < 0)
 		return -ENOMEM;
 	m->has_api = m->n_apis > 0;
+	m->gpu_untraced = !m->n_ops && m->gpu_work_calls > 0;
+	vendors_from_names(m);
 	sort_hw_samples(m);
 	sort_sm_blocks(m);
 	/* the span is the GPU's working window; API calls only when there is no GPU work */
