@@ -641,6 +641,10 @@ static void count_other(struct kin_build *b, const char *cat, size_t len)
 {
 	if (ignored_cat(cat, len))
 		return;
+	if (!len) { /* named as the note says it, and sorted so */
+		cat = "without a category";
+		len = strlen(cat);
+	}
 	for (int i = 0; i < b->n_others; i++)
 		if (strlen(b->others[i].cat) == len && memcmp(b->others[i].cat, cat, len) == 0) {
 			b->others[i].n++;
@@ -868,11 +872,12 @@ static void other_cats_note(struct kin_build *b)
 			      fmt_count(total, cnt), total == 1 ? "" : "s",
 			      b->n_others + (b->n_others_more > 0) == 1 ? "y" : "ies");
 	int shown = 0;
+	if (b->n_others == 1 && !b->n_others_more) /* its count is the total */
+		shown = snprintf(text + o, sizeof(text) - o, " %s", b->others[0].cat) > 0;
 	for (; shown < b->n_others; shown++) {
 		char item[sizeof(b->others[0].cat) + 40];
 		int n = snprintf(item, sizeof(item), "%s %s (%s)", shown ? "," : "",
-				 b->others[shown].cat[0] ? b->others[shown].cat : "without a category",
-				 fmt_count(b->others[shown].n, cnt));
+				 b->others[shown].cat, fmt_count(b->others[shown].n, cnt));
 		if (o + (size_t)n >= room)
 			break;
 		memcpy(text + o, item, (size_t)n + 1);

@@ -9,8 +9,9 @@
  * (CLOCK_MONOTONIC_RAW for kgantt traces); KG_NO_TIME marks an unknown time.
  *
  * A reader calls model_init, the model_add_* functions in any order, then model_finish,
- * which sorts the operations by stream and start, links every operation to the API call
- * that launched it (same process, same correlation id) and computes the time span. */
+ * which leaves out the records whose times cannot be true, sorts the operations by stream
+ * and start, links every operation to the API call that launched it (same process, same
+ * correlation id) and computes the time span. */
 #ifndef KGANTT_MODEL_H
 #define KGANTT_MODEL_H
 
@@ -400,7 +401,9 @@ uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o);
 /* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */
 int kernel_is_comm(const char *name);
 
-/* Sort, link and index. 0, or -ENOMEM. After it: streams are in (process, device, context,
+/* Sort, link and index. 0, or -ENOMEM. Before anything, once a model: the ops, calls,
+ * ranges and waits whose times cannot be true are left out, counted in untrue and noted
+ * (untrue_times.c). After it: streams are in (process, device, context,
  * id) order and threads in (process, tid) order (whatever order the reader met them in),
  * streams[s].first_op/nops are valid, each stream's ops are sorted by start,
  * ops[].api/api_start and apis[].op are linked, and apis[].stack is set from the

@@ -32,7 +32,7 @@
 
 #define SAMPLE 65536
 #define REACH 1000
-#define FLOOR_NS 1000000 /* a body shorter than 1 ms reaches 1 s */
+#define FLOOR_NS 1000000000 /* a body shorter than 1 s reaches 1000 s (17 minutes) */
 
 /* The trace's body and what it reaches. */
 struct body {
