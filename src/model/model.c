@@ -755,19 +755,55 @@ static int launch_index_init(struct launch_index *li, const struct kg_model *m)
 	return 0;
 }
 
-/* Categorises every call, renumbers its thread (thread_map, may be NULL) and indexes the
- * calls with a correlation id. */
-static int index_launches(struct kg_model *m, struct launch_index *li, const uint32_t *thread_map)
+/* What model_finish judges records by (untrue_times.h): the body, NULL when the model was
+ * judged once already; what was left out; the calls' old index → new, once one was. */
+struct judging {
+	const struct untrue_body *body;
+	struct untrue_tally tally;
+	uint32_t *api_map;
+	uint32_t n_apis;              /* before any was left out */
+};
+
+/* 1 when call i is left out (counted), 0 when it stays as call n, -ENOMEM. */
+static int call_left_out(struct kg_model *m, struct judging *j, uint32_t i, uint32_t n)
+{
+	const struct kg_api *a = &m->apis[i];
+	int why = j->body ? untrue_judge(j->body, a->start, a->end) : -1;
+	if (why < 0) {
+		if (j->api_map)
+			j->api_map[i] = n;
+		return 0;
+	}
+	if (!j->api_map) {
+		if (!(j->api_map = malloc(((size_t)m->n_apis + 1) * sizeof(*j->api_map))))
+			return -ENOMEM;
+		for (uint32_t k = 0; k < i; k++)
+			j->api_map[k] = k;
+	}
+	j->api_map[i] = KG_NONE;
+	untrue_count(&j->tally, KG_UNTRUE_API, why, a->name);
+	return 1;
+}
+
+/* Leaves out the calls whose times cannot be true, categorises the others, renumbers
+ * their thread (thread_map, may be NULL) and indexes those with a correlation id. */
+static int index_launches(struct kg_model *m, struct launch_index *li, const uint32_t *thread_map,
+			  struct judging *j)
 {
 	if (launch_index_init(li, m) < 0)
 		return -ENOMEM;
 	uint8_t *cls = name_class_cache(m);
 	if (!cls)
 		return -ENOMEM;
-	uint32_t np = m->n_processes + 1;
+	uint32_t np = m->n_processes + 1, n = 0;
+	int rc = 0;
 	m->gpu_work_calls = 0;
-	for (uint32_t i = 0; i < m->n_apis; i++) {
-		struct kg_api *a = &m->apis[i];
+	for (uint32_t i = 0; i < m->n_apis && rc >= 0; i++) {
+		if ((rc = call_left_out(m, j, i, n)) != 0)
+			continue;
+		struct kg_api *a = &m->apis[n++];
+		if (a != &m->apis[i])
+			*a = m->apis[i];
 		a->op = KG_NONE;
 		if (thread_map && a->thread < m->n_threads)
 			a->thread = thread_map[a->thread];
@@ -784,16 +820,18 @@ static int index_launches(struct kg_model *m, struct launch_index *li, const uin
 			continue;
 		uint32_t *slot = launch_slot(li, a->process < np ? a->process : np - 1, a->correlation);
 		if (!slot) {
-			free(cls);
-			return -ENOMEM;
+			rc = -ENOMEM;
+			break;
 		}
 		/* runtime and driver calls can share a correlation id: keep the outer (runtime)
 		 * call, which starts first, as the launch the user wrote */
 		if (*slot == KG_NONE || a->start < m->apis[*slot].start)
-			*slot = i;
+			*slot = n - 1;
 	}
 	free(cls);
-	return 0;
+	if (rc >= 0)
+		m->n_apis = n;
+	return rc < 0 ? rc : 0;
 }
 
 /* ------------------------------------------------------------------ call stacks */
@@ -901,6 +939,8 @@ static void link_stacks(struct kg_model *m, const struct launch_index *li)
 struct link_part {
 	struct kg_model *m;
 	const struct launch_index *li;
+	const struct untrue_body *body; /* NULL: judged already */
+	struct untrue_tally tally;      /* ops left out */
 	uint32_t from, to;
 	int64_t begin, end;
 	int has_queued;
@@ -910,6 +950,14 @@ struct link_part {
 static void link_op(struct link_part *p, struct kg_op *o)
 {
 	struct kg_model *m = p->m;
+	o->api = KG_NONE;
+	o->api_start = KG_NO_TIME;
+	int why = p->body ? untrue_judge(p->body, o->start, o->end) : -1;
+	if (why >= 0) { /* model_order_ops drops it */
+		untrue_count(&p->tally, untrue_op_kind(o), why, o->name);
+		o->flags |= KG_OPF_LEFT_OUT;
+		return;
+	}
 	widen(&p->begin, &p->end, o->start, o->end);
 	if (o->kind == KG_OP_KERNEL) {
 		if (o->queued != KG_NO_TIME)
@@ -921,8 +969,6 @@ static void link_op(struct link_part *p, struct kg_op *o)
 				o->flags |= KG_OPF_COMM;
 		}
 	}
-	o->api = KG_NONE;
-	o->api_start = KG_NO_TIME;
 	if (!o->correlation)
 		return;
 	uint32_t process = m->streams[o->stream].process;
@@ -942,12 +988,12 @@ static void *link_part_main(void *arg)
 	return NULL;
 }
 
-static int link_ops(struct kg_model *m, const struct launch_index *li)
+static int link_ops(struct kg_model *m, const struct launch_index *li, struct judging *j)
 {
 	struct link_part part[2];
 	uint32_t half = m->n_ops / 2;
 	for (int k = 0; k < 2; k++)
-		part[k] = (struct link_part){.m = m, .li = li, .from = k ? half : 0,
+		part[k] = (struct link_part){.m = m, .li = li, .body = j->body, .from = k ? half : 0,
 					     .to = k ? m->n_ops : half, .begin = KG_NO_TIME,
 					     .end = KG_NO_TIME, .comm = name_class_cache(m)};
 	int rc = part[0].comm && part[1].comm ? 0 : -ENOMEM;
@@ -961,11 +1007,16 @@ static int link_ops(struct kg_model *m, const struct launch_index *li)
 		else
 			link_part_main(&part[1]);
 	}
+	/* ops before calls in the note's "first": the ops are the ones that show */
+	struct untrue_tally calls = j->tally;
+	j->tally = (struct untrue_tally){0};
 	for (int k = 0; k < 2; k++) {
 		note_time(m, part[k].begin, part[k].end);
 		m->has_queued |= part[k].has_queued;
 		free(part[k].comm);
+		untrue_merge(&j->tally, &part[k].tally);
 	}
+	untrue_merge(&j->tally, &calls);
 	return rc;
 }
 
@@ -1035,26 +1086,32 @@ int model_finish(struct kg_model *m)
 	m->has_queued = 0;
 	struct launch_index li = {0};
 	uint32_t *thread_map = NULL;
-	int rc = 0;
-	if (!m->times_checked) /* once: a window cut would make its edges look far */
-		rc = model_leave_out_untrue(m);
-	m->times_checked = !rc;
+	/* records whose times cannot be true are judged once: a window cut would make its
+	 * edges look far from what is left in it */
+	struct untrue_body body;
+	struct judging j = {.n_apis = m->n_apis};
+	int rc = m->times_checked ? 0 : untrue_find_body(m, &body);
+	j.body = m->times_checked ? NULL : &body;
 	if (!rc)
 		rc = canonical_streams(m);
 	if (!rc)
 		rc = canonical_threads(m, &thread_map);
 	if (!rc)
-		rc = index_launches(m, &li, thread_map);
+		rc = index_launches(m, &li, thread_map, &j);
 	if (!rc)
 		link_stacks(m, &li);
 	free(thread_map);
 	if (!rc)
-		rc = link_ops(m, &li);
+		rc = link_ops(m, &li, &j);
 	launch_index_free(&li);
 	if (!rc)
 		rc = model_order_ops(m);
 	if (!rc)
 		first_ops(m);
+	if (!rc && j.body)
+		untrue_finish(m, j.body, &j.tally, j.api_map, j.n_apis);
+	free(j.api_map);
+	m->times_checked |= !rc;
 	if (rc < 0 || build_gpus(m) < 0)
 		return -ENOMEM;
 	m->has_api = m->n_apis > 0;

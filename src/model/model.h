@@ -110,6 +110,8 @@ enum kg_op_flags {
 	KG_OPF_ASYNC = 1 << 2,      /* copy/memset issued by an asynchronous API */
 	KG_OPF_COMM = 1 << 3,       /* a communication kernel (NCCL and the like) */
 	KG_OPF_DEVICE_LAUNCHED = 1 << 4,
+	KG_OPF_LEFT_OUT = 1 << 5,   /* inside model_finish only: its times cannot be true, and
+				     * model_order_ops drops it */
 };
 
 /* How a kernel was launched. A million launches use a few hundred distinct ones, so the

@@ -19,7 +19,8 @@
  *      duration, a 0 on a clock of days, are a million times that.
  *
  * The body is found from a sample of at most SAMPLE times (every k-th record), sorted:
- * milliseconds for ten million kernels. */
+ * milliseconds for ten million kernels. model_finish judges the ops and calls in its own
+ * passes over them (untrue_times.h); the waits and ranges, few, are judged here. */
 #include "model/untrue_times.h"
 
 #include <errno.h>
@@ -30,16 +31,9 @@
 #include "util/fmt.h"
 #include "util/timemath.h"
 
-#define SAMPLE 65536
+#define SAMPLE 32768
 #define REACH 1000
 #define FLOOR_NS 1000000000 /* a body shorter than 1 s reaches 1000 s (17 minutes) */
-
-/* The trace's body and what it reaches. */
-struct body {
-	int have;                 /* 0: no time to judge by (rules 3 and 4 off) */
-	int64_t lo, hi;           /* times outside [lo, hi] are far (rule 4) */
-	int zero_far;             /* rule 3 applies */
-};
 
 static const char *const kind_words[KG_UNTRUE_KINDS][2] = {
 	[KG_UNTRUE_KERNEL] = {"kernel", "kernels"}, [KG_UNTRUE_COPY] = {"copy", "copies"},
@@ -79,15 +73,17 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Every k-th record's start and end, k such that at most SAMPLE times are taken. */
+/* Every k-th record's start and end, a third of the sample each for the ops, the calls
+ * and the ranges: the few calls of a start-up are all in it. */
 static void sample_times(const struct kg_model *m, struct sample *s)
 {
-	uint64_t records = (uint64_t)m->n_ops + m->n_apis + m->n_ranges;
-	uint64_t k = records * 2 / SAMPLE + 1;
+	uint64_t k = (uint64_t)m->n_ops * 2 / (SAMPLE / 3) + 1;
 	for (uint64_t i = 0; i < m->n_ops; i += k)
 		take(s, m->ops[i].start), take(s, m->ops[i].end);
+	k = (uint64_t)m->n_apis * 2 / (SAMPLE / 3) + 1;
 	for (uint64_t i = 0; i < m->n_apis; i += k)
 		take(s, m->apis[i].start), take(s, m->apis[i].end);
+	k = (uint64_t)m->n_ranges * 2 / (SAMPLE / 3) + 1;
 	for (uint64_t i = 0; i < m->n_ranges; i += k)
 		take(s, m->ranges[i].start), take(s, m->ranges[i].end);
 }
@@ -102,9 +98,9 @@ static int64_t reach_of(int64_t lo, int64_t hi)
 
 /* The body of n sorted times: their middle 98 % (all but the first and the last of fewer
  * than 200), widened while a time lies within reach. */
-static struct body body_of(const int64_t *t, size_t n)
+static struct untrue_body body_of(const int64_t *t, size_t n)
 {
-	struct body b = {0};
+	struct untrue_body b = {0};
 	if (!n)
 		return b;
 	size_t outer = n < 3 ? 0 : n < 200 ? 1 : n / 100;
@@ -126,18 +122,42 @@ static struct body body_of(const int64_t *t, size_t n)
 
 /* The trace's body. When most times are after 0, from those alone: a 0 written for "not
  * recorded" must not widen the body that tells whether it is true. */
-static struct body find_body(int64_t *t, size_t n)
+static struct untrue_body find_body(int64_t *t, size_t n)
 {
 	qsort(t, n, sizeof(*t), by_value);
 	size_t p = 0;
 	while (p < n && t[p] <= 0)
 		p++;
-	return p < n - p ? body_of(t + p, n - p) : body_of(t, n);
+	struct untrue_body b = p < n - p ? body_of(t + p, n - p) : body_of(t, n);
+	b.ok_lo = -INT64_MAX + 1, b.ok_hi = INT64_MAX - 1; /* rule 1 */
+	if (b.have) {
+		b.ok_lo = b.lo > b.ok_lo ? b.lo : b.ok_lo;
+		b.ok_hi = b.hi < b.ok_hi ? b.hi : b.ok_hi;
+	}
+	if (b.zero_far && b.ok_lo < 1)
+		b.ok_lo = 1;
+	return b;
+}
+
+void untrue_body_all(struct untrue_body *b)
+{
+	*b = (struct untrue_body){.ok_lo = INT64_MIN, .ok_hi = INT64_MAX};
+}
+
+int untrue_find_body(const struct kg_model *m, struct untrue_body *b)
+{
+	struct sample s = {.cap = SAMPLE + 8};
+	if (!(s.t = malloc(s.cap * sizeof(*s.t))))
+		return -ENOMEM;
+	sample_times(m, &s);
+	*b = find_body(s.t, s.n);
+	free(s.t);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ judging records */
 
-static int judge_time(const struct body *b, int64_t t)
+static int judge_time(const struct untrue_body *b, int64_t t)
 {
 	if (t == KG_NO_TIME || !b->have)
 		return -1;
@@ -148,9 +168,9 @@ static int judge_time(const struct body *b, int64_t t)
 	return t < b->lo || t > b->hi ? KG_UNTRUE_FAR : -1;
 }
 
-/* Why [start, end] cannot be true (enum kg_untrue_why), or -1 when it can. An unknown end
- * (KG_NO_TIME: a range never closed, a call the source lost the end of) is no reason. */
-static int judge(const struct body *b, int64_t start, int64_t end)
+/* An unknown end (KG_NO_TIME: a range never closed, a call the source lost the end of) is
+ * no reason. */
+int untrue_why(const struct untrue_body *b, int64_t start, int64_t end)
 {
 	if (is_limit(start) || is_limit(end))
 		return KG_UNTRUE_INT64_LIMIT;
@@ -160,98 +180,54 @@ static int judge(const struct body *b, int64_t start, int64_t end)
 	return why >= 0 ? why : judge_time(b, end);
 }
 
-/* What was left out, for the note. */
-struct tally {
-	struct kg_model *m;
-	const struct body *b;
-	uint64_t n;
-	int first_kind, first_why;
-	uint32_t first_name;       /* string id, 0 none */
-};
-
-/* 1 when the record is left out (and counted). */
-static int leave_out(struct tally *y, int kind, int64_t start, int64_t end, uint32_t name)
+void untrue_count(struct untrue_tally *t, int kind, int why, uint32_t name)
 {
-	int why = judge(y->b, start, end);
-	if (why < 0)
-		return 0;
-	if (!y->n++) {
-		y->first_kind = kind;
-		y->first_why = why;
-		y->first_name = name;
+	if (!t->total++) {
+		t->first_kind = kind;
+		t->first_why = why;
+		t->first_name = name;
 	}
-	y->m->untrue[kind][why]++;
-	return 1;
+	t->n[kind][why]++;
 }
 
-static int op_kind(const struct kg_op *o)
+int untrue_op_kind(const struct kg_op *o)
 {
 	return o->kind == KG_OP_MEMCPY ? KG_UNTRUE_COPY
 	       : o->kind == KG_OP_MEMSET ? KG_UNTRUE_MEMSET : KG_UNTRUE_KERNEL;
 }
 
-/* The ops kept, in order; SM blocks follow their kernels (op_map: old → new, KG_NONE
- * gone; NULL when there are no blocks). */
-static void filter_ops(struct tally *y, uint32_t *op_map)
+/* 1 when the record is left out (and counted). */
+static int leave_out(const struct untrue_body *b, struct untrue_tally *t, int kind,
+		     int64_t start, int64_t end, uint32_t name)
 {
-	struct kg_model *m = y->m;
-	uint32_t n = 0, before = m->n_ops;
-	for (uint32_t i = 0; i < m->n_ops; i++) {
-		const struct kg_op *o = &m->ops[i];
-		int out = leave_out(y, op_kind(o), o->start, o->end, o->name);
-		if (op_map)
-			op_map[i] = out ? KG_NONE : n;
-		if (!out)
-			m->ops[n++] = *o;
-	}
-	m->n_ops = n;
-	uint32_t k = 0;
-	for (uint32_t i = 0; op_map && i < m->n_sm_blocks; i++) {
-		struct kg_sm_block s = m->sm_blocks[i];
-		if (s.op < before && (s.op = op_map[s.op]) != KG_NONE)
-			m->sm_blocks[k++] = s;
-	}
-	if (op_map)
-		m->n_sm_blocks = k;
-}
-
-/* The calls kept; api_map: old → new, KG_NONE gone. */
-static void filter_apis(struct tally *y, uint32_t *api_map)
-{
-	struct kg_model *m = y->m;
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < m->n_apis; i++) {
-		const struct kg_api *a = &m->apis[i];
-		int out = leave_out(y, KG_UNTRUE_API, a->start, a->end, a->name);
-		api_map[i] = out ? KG_NONE : n;
-		if (!out)
-			m->apis[n++] = *a;
-	}
-	m->n_apis = n;
+	int why = untrue_judge(b, start, end);
+	if (why >= 0)
+		untrue_count(t, kind, why, name);
+	return why >= 0;
 }
 
 /* A wait of a call left out goes with it, uncounted: it is the same record. */
-static void filter_syncs(struct tally *y, const uint32_t *api_map, uint32_t n_apis_before)
+static void filter_syncs(struct kg_model *m, const struct untrue_body *b,
+			 struct untrue_tally *t, const uint32_t *api_map, uint32_t n_apis_before)
 {
-	struct kg_model *m = y->m;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->n_syncs; i++) {
 		struct kg_sync s = m->syncs[i];
-		if (s.api < n_apis_before && (s.api = api_map[s.api]) == KG_NONE)
+		if (api_map && s.api < n_apis_before && (s.api = api_map[s.api]) == KG_NONE)
 			continue;
-		if (!leave_out(y, KG_UNTRUE_WAIT, s.start, s.end, 0))
+		if (!leave_out(b, t, KG_UNTRUE_WAIT, s.start, s.end, 0))
 			m->syncs[n++] = s;
 	}
 	m->n_syncs = n;
 }
 
-static void filter_ranges(struct tally *y)
+static void filter_ranges(struct kg_model *m, const struct untrue_body *b,
+			  struct untrue_tally *t)
 {
-	struct kg_model *m = y->m;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->n_ranges; i++) {
 		const struct kg_range *r = &m->ranges[i];
-		if (!leave_out(y, KG_UNTRUE_RANGE, r->start, r->end, r->name))
+		if (!leave_out(b, t, KG_UNTRUE_RANGE, r->start, r->end, r->name))
 			m->ranges[n++] = *r;
 	}
 	m->n_ranges = n;
@@ -259,7 +235,7 @@ static void filter_ranges(struct tally *y)
 
 /* A process's start or end that cannot be true (a reader that takes them from the host
  * events it kept took them from the records left out too) becomes unknown. */
-static void mend_processes(struct kg_model *m, const struct body *b)
+static void mend_processes(struct kg_model *m, const struct untrue_body *b)
 {
 	for (uint32_t i = 0; i < m->n_processes; i++) {
 		struct kg_process *p = &m->processes[i];
@@ -283,16 +259,15 @@ static int cut_len(const char *s, int max)
 	return max;
 }
 
-static void add_note(struct tally *y)
+static void add_note(struct kg_model *m, const struct untrue_tally *y)
 {
-	struct kg_model *m = y->m;
 	char text[sizeof(m->notes[0])], cnt[32];
 	size_t o = 0;
 	int kinds = 0, nkinds = 0;
 	uint64_t per_kind[KG_UNTRUE_KINDS] = {0}, per_why[KG_UNTRUE_WHYS] = {0};
 	for (int k = 0; k < KG_UNTRUE_KINDS; k++)
 		for (int w = 0; w < KG_UNTRUE_WHYS; w++)
-			per_kind[k] += m->untrue[k][w], per_why[w] += m->untrue[k][w];
+			per_kind[k] += y->n[k][w], per_why[w] += y->n[k][w];
 	for (int k = 0; k < KG_UNTRUE_KINDS; k++)
 		nkinds += per_kind[k] > 0;
 #define PUT(...) (o += (size_t)snprintf(text + o, o < sizeof(text) ? sizeof(text) - o : 0, __VA_ARGS__))
@@ -310,9 +285,10 @@ static void add_note(struct tally *y)
 		if (per_why[w])
 			PUT("%s %s (%s)", whys++ ? "," : "", why_words[w], fmt_count(per_why[w], cnt));
 	const char *name = model_text(m, y->first_name);
+	int cut = cut_len(name, 48);
 	if (*name)
-		PUT("; the first: %s '%.*s%s'", kind_words[y->first_kind][0], cut_len(name, 48), name,
-		    cut_len(name, 48) < (int)strlen(name) ? "…" : "");
+		PUT("; the first: %s '%.*s%s'", kind_words[y->first_kind][0], cut, name,
+		    cut < (int)strlen(name) ? "…" : "");
 #undef PUT
 	model_note(m, "%s", text);
 }
@@ -330,34 +306,30 @@ static void note_first(struct kg_model *m)
 
 /* ------------------------------------------------------------------ */
 
-int model_leave_out_untrue(struct kg_model *m)
+void untrue_finish(struct kg_model *m, const struct untrue_body *b, struct untrue_tally *t,
+		   const uint32_t *api_map, uint32_t n_apis_before)
 {
-	struct sample s = {0};
-	s.cap = SAMPLE + 8;
-	s.t = malloc(s.cap * sizeof(*s.t));
-	uint32_t *api_map = malloc(((size_t)m->n_apis + 1) * sizeof(*api_map));
-	uint32_t *op_map = m->n_sm_blocks ? malloc(((size_t)m->n_ops + 1) * sizeof(*op_map)) : NULL;
-	if (!s.t || !api_map || (m->n_sm_blocks && !op_map)) {
-		free(s.t);
-		free(api_map);
-		free(op_map);
-		return -ENOMEM;
+	filter_syncs(m, b, t, api_map, n_apis_before);
+	filter_ranges(m, b, t);
+	if (!t->total)
+		return;
+	for (int k = 0; k < KG_UNTRUE_KINDS; k++)
+		for (int w = 0; w < KG_UNTRUE_WHYS; w++)
+			m->untrue[k][w] += t->n[k][w];
+	mend_processes(m, b);
+	add_note(m, t);
+	note_first(m);
+}
+
+void untrue_merge(struct untrue_tally *into, const struct untrue_tally *from)
+{
+	if (!into->total && from->total) {
+		into->first_kind = from->first_kind;
+		into->first_why = from->first_why;
+		into->first_name = from->first_name;
 	}
-	sample_times(m, &s);
-	struct body b = find_body(s.t, s.n);
-	free(s.t);
-	struct tally y = {.m = m, .b = &b};
-	uint32_t n_apis = m->n_apis;
-	filter_ops(&y, op_map);
-	filter_apis(&y, api_map);
-	filter_syncs(&y, api_map, n_apis);
-	filter_ranges(&y);
-	free(api_map);
-	free(op_map);
-	if (y.n) {
-		mend_processes(m, &b);
-		add_note(&y);
-		note_first(m);
-	}
-	return 0;
+	into->total += from->total;
+	for (int k = 0; k < KG_UNTRUE_KINDS; k++)
+		for (int w = 0; w < KG_UNTRUE_WHYS; w++)
+			into->n[k][w] += from->n[k][w];
 }
