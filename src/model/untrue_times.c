@@ -3,7 +3,7 @@
  * A trace may hold a sentinel where a time belongs (INT64_MAX, a 0 or a -1 written for
  * "not recorded"), an end before its start, or a record on another clock. Kept, one such
  * record stretches the span and the idle time to figures that cannot be true ("idle
- * 9223372036.85 s"). What "cannot be true" means, in the order the tests run:
+ * 9223372036.85 s"). What "cannot be true" means, in the order it is tried:
  *
  *   1. a time at INT64_MAX or -INT64_MAX (INT64_MIN is KG_NO_TIME, "unknown": not tested);
  *   2. an end before the start;
@@ -137,11 +137,6 @@ static struct untrue_body find_body(int64_t *t, size_t n)
 	if (b.zero_far && b.ok_lo < 1)
 		b.ok_lo = 1;
 	return b;
-}
-
-void untrue_body_all(struct untrue_body *b)
-{
-	*b = (struct untrue_body){.ok_lo = INT64_MIN, .ok_hi = INT64_MAX};
 }
 
 int untrue_find_body(const struct kg_model *m, struct untrue_body *b)

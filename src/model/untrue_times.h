@@ -27,8 +27,6 @@ struct untrue_tally {
 
 /* The body of m's times (a sample of them): 0, or -ENOMEM. */
 int untrue_find_body(const struct kg_model *m, struct untrue_body *b);
-/* A body that finds every time true: for a model judged once already. */
-void untrue_body_all(struct untrue_body *b);
 
 /* Why [start, end] cannot be true (enum kg_untrue_why), or -1 when it can. */
 int untrue_why(const struct untrue_body *b, int64_t start, int64_t end);
