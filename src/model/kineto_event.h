@@ -14,6 +14,7 @@
 
 #define KIN_MAX_NAME (64u << 10) /* longer names (none seen in practice) are cut */
 #define KIN_MAX_ANAME 511u       /* args.name (process/thread names) is cut here */
+#define KIN_MAX_CAT 63u          /* and the category of an event not read */
 
 /* Event categories told apart (Kineto's "cat"; older releases capitalised some). */
 enum kin_cat {
@@ -59,6 +60,8 @@ enum kin_item_type {
 	KI_PROP,        /* the end of a deviceProperties entry */
 	KI_TRACE_NAME,  /* top-level "traceName": .str */
 	KI_RANK,        /* distributedInfo.rank: .rank */
+	KI_OTHER_CAT,   /* an "X" event of a category the model layer does not read: its
+			 * "cat" (.str, cut at KIN_MAX_CAT bytes; empty when it has none) */
 };
 
 struct kin_item {

@@ -58,6 +58,8 @@ struct kin_json {
 	size_t name_len, name_cap;
 	char aname[KIN_MAX_ANAME + 1];
 	size_t aname_len;
+	char cat[KIN_MAX_CAT + 1];      /* "cat" when the model layer does not read it */
+	size_t cat_len;
 	struct kin_prop prop;
 	/* a fatal error */
 	int failed;                     /* 0, or a negative errno code */
@@ -295,13 +297,18 @@ static void begin_event(struct kin_json *j)
 	memset(&j->ev, 0, sizeof(j->ev));
 	j->name_len = 0;
 	j->aname_len = 0;
+	j->cat_len = 0;
 }
 
-/* The event is whole: an item, when the model layer has a use for it. */
+static int string_item(struct kin_json *j, uint8_t type, const char *k, size_t len);
+
+/* The event is whole: an item, when the model layer has a use for it or should count it. */
 static int end_event(struct kin_json *j)
 {
 	struct kin_event *e = &j->ev;
 	j->event_end = here(j);
+	if (e->ph == 'X' && (e->cat == KC_OTHER || e->cat == KC_NONE))
+		return string_item(j, KI_OTHER_CAT, j->cat, j->cat_len); /* counted, named */
 	if (!kin_event_wanted(e->ph, e->cat))
 		return 1;
 	struct kin_item *it = kin_batch_push(j->out, KI_EVENT, j->event_end);
@@ -492,6 +499,8 @@ static int event_string(struct kin_json *j, const char *k, size_t len)
 		return 1;
 	case E_CAT:
 		j->ev.cat = cat_code(k, len);
+		j->cat_len = j->ev.cat != KC_OTHER ? 0 : len < KIN_MAX_CAT ? len : KIN_MAX_CAT;
+		memcpy(j->cat, k, j->cat_len);
 		return 1;
 	case E_NAME:
 		return keep_name(j, k, len);

@@ -5,6 +5,7 @@
  * (kineto_stacks.c). */
 #include "model/kineto_model.h"
 #include "model/kineto_stacks.h"
+#include "util/fmt.h"
 #include "util/idmap.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 /* Names remembered in front of the model's string table (struct name_slot): a trace
  * repeats a few hundred names millions of times. */
 #define NAME_CACHE 4096
+#define MAX_OTHER_CATS 32       /* categories not read, named in a note */
 
 /* One deviceProperties entry; applied to the devices once the whole file is read, since
  * the key may come before or after traceEvents. */
@@ -34,6 +36,12 @@ struct kmeta {
 	int64_t pid, tid;
 	uint32_t name;
 	int thread;               /* 1: thread_name, 0: process_name */
+};
+
+/* Events of a category the reader does not read, counted for the "not loaded" note. */
+struct kother {
+	char cat[KIN_MAX_CAT + 1];
+	uint64_t n;
 };
 
 /* A cuda_sync event (CUPTI synchronization activity): gives the stream a host wait was
@@ -89,6 +97,10 @@ struct kin_build {
 	/* counts for the notes */
 	uint64_t n_cpu_op, n_pyfunc, n_user_ann, n_gpu_ann, n_bad, n_other_pid, n_meta_dropped,
 		n_cut;
+	struct kother others[MAX_OTHER_CATS];
+	int n_others;
+	uint64_t n_others_more;         /* of categories past MAX_OTHER_CATS */
+	uint64_t n_hip, n_cuda;         /* API calls named hip..., cu... : who made the GPUs */
 	char first_bad[160];
 	/* a fatal error */
 	int failed;                     /* 0, or a negative errno code */
@@ -234,8 +246,7 @@ static void host_span(struct kin_build *b, int64_t start, int64_t end)
 
 static uint32_t ev_thread(struct kin_build *b)
 {
-	return model_thread_index(b->m, b->proc,
-				  (uint64_t)(b->ev->have & KH_TID ? b->ev->tid : 0));
+	return model_thread_index(b->m, b->proc, b->ev->have & KH_TID ? b->ev->tid : 0);
 }
 
 /* The kg_device index of CUDA ordinal id, created on first use; KG_NONE for junk. */
@@ -452,6 +463,8 @@ static void add_api(struct kin_build *b, int driver)
 	a->correlation = ev_correlation(b->ev);
 	a->driver = (uint8_t)driver;
 	a->process = b->proc;
+	b->n_hip += has_prefix(n, b->name_len, "hip");
+	b->n_cuda += has_prefix(n, b->name_len, "cu");
 	host_span(b, a->start, a->end);
 	uint8_t kind = api_sync_kind(n, b->name_len);
 	if (kind)
@@ -612,6 +625,41 @@ static uint32_t intern(struct kin_build *b, const struct kin_batch *batch, uint3
 	return id;
 }
 
+/* Categories that carry nothing kgantt shows, left out without a note (docs/readers.md,
+ * "Dropped, and why"): the profiler's own span and overhead, CUDA event records. */
+static int ignored_cat(const char *cat, size_t len)
+{
+	static const char *const cats[] = {"Trace", "overhead", "cuda_event"};
+	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+		if (strlen(cats[i]) == len && memcmp(cats[i], cat, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* An event of a category not read: counted under its name for the note. */
+static void count_other(struct kin_build *b, const char *cat, size_t len)
+{
+	if (ignored_cat(cat, len))
+		return;
+	if (!len) { /* named as the note says it, and sorted so */
+		cat = "without a category";
+		len = strlen(cat);
+	}
+	for (int i = 0; i < b->n_others; i++)
+		if (strlen(b->others[i].cat) == len && memcmp(b->others[i].cat, cat, len) == 0) {
+			b->others[i].n++;
+			return;
+		}
+	if (b->n_others == MAX_OTHER_CATS) {
+		b->n_others_more++;
+		return;
+	}
+	struct kother *o = &b->others[b->n_others++];
+	memcpy(o->cat, cat, len); /* len <= KIN_MAX_CAT: the JSON layer cut it */
+	o->cat[len] = 0;
+	o->n = 1;
+}
+
 static void apply_item(struct kin_build *b, struct kin_batch *batch, struct kin_item *it)
 {
 	switch (it->type) {
@@ -638,6 +686,9 @@ static void apply_item(struct kin_build *b, struct kin_batch *batch, struct kin_
 	case KI_RANK:
 		b->rank = it->u.rank;
 		b->has_rank = 1;
+		break;
+	case KI_OTHER_CAT:
+		count_other(b, kin_str(batch, it->u.str.off), it->u.str.len);
 		break;
 	default:
 		break;
@@ -673,21 +724,39 @@ static int max_blocks_for(int major, int minor)
 	return 0;
 }
 
+/* Who made a GPU: its name says, else its warp size (AMD's data-centre GPUs run 64-wide
+ * wavefronts; its consumer ones, 32, are named "Radeon"), else the API the program
+ * called (ROCm's Kineto writes hipLaunchKernel as cuda_runtime). */
+static uint8_t vendor_of(const struct kin_build *b, const char *name, int warp)
+{
+	enum kg_vendor v = model_vendor_of_name(name);
+	if (v == KG_VENDOR_UNKNOWN && warp == 64)
+		v = KG_VENDOR_AMD;
+	if (v == KG_VENDOR_UNKNOWN && (b->n_hip || b->n_cuda))
+		v = b->n_hip > b->n_cuda ? KG_VENDOR_AMD : KG_VENDOR_NVIDIA;
+	return (uint8_t)v;
+}
+
 static void apply_props(struct kin_build *b)
 {
+	for (uint32_t i = 0; i < b->m->n_devices; i++)
+		b->m->devices[i].vendor = vendor_of(b, "", 0);
 	for (size_t i = 0; i < b->n_props; i++) {
 		const struct kin_prop *p = &b->props[i].p;
 		if (p->id < 0 || p->id >= MAX_DEVICES || b->dev_ix[p->id] == KG_NONE)
 			continue; /* a GPU without activity in this trace */
 		struct kg_device *d = &b->m->devices[b->dev_ix[p->id]];
 		d->name = b->props[i].name;
+		d->vendor = vendor_of(b, model_text(b->m, d->name), p->warp);
 		d->memory_bytes = p->mem;
 		d->cc_major = p->major;
 		d->cc_minor = p->minor;
 		d->sm_count = p->sms;
 		d->max_threads_per_block = p->threads_block;
 		d->max_warps_per_sm = p->warp > 0 ? p->threads_sm / p->warp : 0;
-		d->max_blocks_per_sm = max_blocks_for(p->major, p->minor);
+		/* CUDA's table: an AMD GPU's "compute capability" is its gfx version */
+		if (d->vendor != KG_VENDOR_AMD)
+			d->max_blocks_per_sm = max_blocks_for(p->major, p->minor);
 		d->regs_per_sm = p->regs_sm;
 		d->max_regs_per_block = p->regs_block;
 		d->smem_per_sm = p->smem_sm;
@@ -710,7 +779,7 @@ static void apply_metas(struct kin_build *b)
 			continue;
 		}
 		for (uint32_t t = 0; t < m->n_threads; t++)
-			if (m->threads[t].process == b->proc && m->threads[t].tid == (uint64_t)k->tid)
+			if (m->threads[t].process == b->proc && m->threads[t].tid == k->tid)
 				m->threads[t].name = k->name; /* the last name given wins */
 	}
 	uint32_t cmd = m->processes[b->proc].cmdline;
@@ -779,6 +848,46 @@ static int link_stacks(struct kin_build *b, struct kstacks_result *r)
 	return 0;
 }
 
+static int by_count(const void *x, const void *y)
+{
+	const struct kother *a = x, *c = y;
+	if (a->n != c->n)
+		return a->n > c->n ? -1 : 1;
+	return strcmp(a->cat, c->cat);
+}
+
+/* "not loaded: 1,204 events of categories mtia_ccp_events (1,000), mtia_runtime (204)",
+ * the largest first, as many as the note holds. */
+static void other_cats_note(struct kin_build *b)
+{
+	if (!b->n_others)
+		return;
+	qsort(b->others, (size_t)b->n_others, sizeof(b->others[0]), by_count);
+	uint64_t total = b->n_others_more;
+	for (int i = 0; i < b->n_others; i++)
+		total += b->others[i].n;
+	char text[sizeof(b->m->notes[0])], cnt[32];
+	size_t o = 0, room = sizeof(text) - 8; /* for ", ..." */
+	o += (size_t)snprintf(text, sizeof(text), "not loaded: %s event%s of categor%s",
+			      fmt_count(total, cnt), total == 1 ? "" : "s",
+			      b->n_others + (b->n_others_more > 0) == 1 ? "y" : "ies");
+	int shown = 0;
+	if (b->n_others == 1 && !b->n_others_more) /* its count is the total */
+		shown = snprintf(text + o, sizeof(text) - o, " %s", b->others[0].cat) > 0;
+	for (; shown < b->n_others; shown++) {
+		char item[sizeof(b->others[0].cat) + 40];
+		int n = snprintf(item, sizeof(item), "%s %s (%s)", shown ? "," : "",
+				 b->others[shown].cat, fmt_count(b->others[shown].n, cnt));
+		if (o + (size_t)n >= room)
+			break;
+		memcpy(text + o, item, (size_t)n + 1);
+		o += (size_t)n;
+	}
+	if (shown < b->n_others || b->n_others_more)
+		snprintf(text + o, sizeof(text) - o, ", ...");
+	model_note(b->m, "%s", text);
+}
+
 static void add_notes(struct kin_build *b, const struct kstacks_result *r)
 {
 	struct kg_model *m = b->m;
@@ -801,6 +910,7 @@ static void add_notes(struct kin_build *b, const struct kstacks_result *r)
 		model_note(m, "not loaded: %llu gpu_user_annotation events (Kineto's copies of the "
 			   "annotations on the GPU timeline; the host ranges are kept)",
 			   (unsigned long long)b->n_gpu_ann);
+	other_cats_note(b);
 	if (b->n_bad)
 		model_note(m, "skipped %llu malformed events (%s)", (unsigned long long)b->n_bad,
 			   b->first_bad[0] ? b->first_bad : "not objects");

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "trace/trace_db.h"
+#include "util/fmt.h"
 
 const char *format_name(enum kg_format f)
 {
@@ -112,6 +113,18 @@ enum kg_format detect_format(const char *path, char *err, size_t errlen)
 	return KG_FORMAT_UNKNOWN;
 }
 
+/* API calls that put work on the GPU, and no GPU operation: the trace was made without
+ * its GPU side (a profiler run without CUDA activity, a CUPTI range-profiler trace, an
+ * Nsight report without CUDA trace), not by a program that left the GPU idle. */
+static void note_gpu_untraced(struct kg_model *m)
+{
+	char n[32];
+	model_note(m, "GPU activity was not traced: %s API call%s launch%s kernels, copies or "
+		   "memsets, but the trace holds no kernel, copy or memset",
+		   fmt_count(m->gpu_work_calls, n), m->gpu_work_calls == 1 ? "" : "s",
+		   m->gpu_work_calls == 1 ? "es" : "");
+}
+
 int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *opts,
 	       char *err, size_t errlen)
 {
@@ -125,10 +138,14 @@ int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *
 	case KG_FORMAT_NSYS: rc = read_nsys(m, path, opts, err, errlen); break;
 	default: rc = -EINVAL; break;
 	}
+	if (!rc && opts && opts->keep_untrue_times)
+		m->times_checked = 1;
 	if (!rc && model_finish(m) < 0) {
 		snprintf(err, errlen, "out of memory loading '%s'", path);
 		rc = -ENOMEM;
 	}
+	if (!rc && m->gpu_untraced)
+		note_gpu_untraced(m);
 	if (rc)
 		model_free(m);
 	return rc;

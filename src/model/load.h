@@ -16,6 +16,8 @@ struct kg_load_opts {
 	void *progress_arg;
 	int one_thread;   /* read on the calling thread only (tests compare the two ways) */
 	int rows_only;    /* kgantt traces: read the SQL rows even where packed columns exist */
+	int keep_untrue_times; /* tests of what comes after loading: keep the records whose
+				* times cannot be true (model_finish leaves them out) */
 };
 
 /* Detects the format from the content (never from the file name), reads the file into

@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "model/op_order.h"
+#include "model/untrue_times.h"
 #include "util/array.h"
 #include "util/idmap.h"
 
@@ -107,6 +109,10 @@ int model_clone(const struct kg_model *src, struct kg_model *dst)
 	dst->command = src->command;
 	dst->has_queued = src->has_queued;
 	dst->has_api = src->has_api;
+	memcpy(dst->untrue, src->untrue, sizeof(dst->untrue));
+	dst->times_checked = src->times_checked;
+	dst->gpu_work_calls = src->gpu_work_calls;
+	dst->gpu_untraced = src->gpu_untraced;
 	memcpy(dst->notes, src->notes, sizeof(dst->notes));
 	dst->n_notes = src->n_notes;
 	return 0;
@@ -410,9 +416,9 @@ static uint32_t stream_lookup(struct kg_model *m, struct model_index *ix, uint32
 }
 
 static uint32_t thread_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
-			      uint64_t tid);
+			      int64_t tid);
 
-uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
+uint32_t model_thread_index(struct kg_model *m, uint32_t process, int64_t tid)
 {
 	struct model_index *ix = model_ix(m);
 	if (!ix)
@@ -431,9 +437,9 @@ uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid)
 }
 
 static uint32_t thread_lookup(struct kg_model *m, struct model_index *ix, uint32_t process,
-			      uint64_t tid)
+			      int64_t tid)
 {
-	uint64_t key = idmap_mix(((uint64_t)process << 44) ^ tid) | 1;
+	uint64_t key = idmap_mix(((uint64_t)process << 44) ^ (uint64_t)tid) | 1;
 	for (uint64_t k = key;; k = idmap_mix(k) | 1) {
 		uint32_t *slot = idmap_slot(&ix->threads, k);
 		int found = slot && *slot != KG_IDMAP_NONE;
@@ -488,6 +494,53 @@ int kernel_is_comm(const char *name)
 	return name && (strstr(name, "nccl") || strstr(name, "NCCL") || strstr(name, "rccl") ||
 			strstr(name, "nvshmem") || strstr(name, "AllReduce") ||
 			strstr(name, "all_reduce") || strstr(name, "allreduce"));
+}
+
+enum kg_vendor model_vendor_of_name(const char *name)
+{
+	static const char *const amd[] = {"AMD", "Radeon", "Instinct"};
+	static const char *const nvidia[] = {"NVIDIA", "Tesla", "GeForce", "Quadro", "TITAN"};
+	for (size_t i = 0; name && i < sizeof(amd) / sizeof(amd[0]); i++)
+		if (strstr(name, amd[i]))
+			return KG_VENDOR_AMD;
+	for (size_t i = 0; name && i < sizeof(nvidia) / sizeof(nvidia[0]); i++)
+		if (strstr(name, nvidia[i]))
+			return KG_VENDOR_NVIDIA;
+	return KG_VENDOR_UNKNOWN;
+}
+
+/* Devices whose reader did not say who made them (kgantt traces: always CUDA's names). */
+static void vendors_from_names(struct kg_model *m)
+{
+	for (uint32_t i = 0; i < m->n_devices; i++)
+		if (m->devices[i].vendor == KG_VENDOR_UNKNOWN)
+			m->devices[i].vendor = (uint8_t)model_vendor_of_name(model_text(m, m->devices[i].name));
+}
+
+int64_t device_link_bytes_per_s(const struct kg_device *d)
+{
+	/* bytes/s per lane and direction: 2.5 and 5 GT/s with 8b/10b, then 128b/130b at 8,
+	 * 16 and 32 GT/s, then 64 GT/s in 256-byte FLITs carrying 236 bytes of packets */
+	static const int64_t lane[] = {0, 250000000, 500000000, 984615384, 1969230769,
+				       3938461538, 7375000000};
+	if (!d->pcie_gen || d->pcie_gen >= sizeof(lane) / sizeof(lane[0]))
+		return 0;
+	return lane[d->pcie_gen] * d->pcie_lanes;
+}
+
+const char *model_thread_label(const struct kg_model *m, const struct kg_thread *t, char *buf,
+			       size_t len)
+{
+	const char *name = model_text(m, t->name);
+	char tid[24];
+	snprintf(tid, sizeof(tid), "%" PRId64, t->tid);
+	if (*name && strstr(name, tid)) /* PyTorch names its threads "thread 924 (python3)" */
+		snprintf(buf, len, "%s", name);
+	else if (*name)
+		snprintf(buf, len, "%s (thread %s)", name, tid);
+	else
+		snprintf(buf, len, "thread %s", tid);
+	return buf;
 }
 
 /* ------------------------------------------------------------------ canonical order */
@@ -702,18 +755,55 @@ static int launch_index_init(struct launch_index *li, const struct kg_model *m)
 	return 0;
 }
 
-/* Categorises every call, renumbers its thread (thread_map, may be NULL) and indexes the
- * calls with a correlation id. */
-static int index_launches(struct kg_model *m, struct launch_index *li, const uint32_t *thread_map)
+/* What model_finish judges records by (untrue_times.h): the body, NULL when the model was
+ * judged once already; what was left out; the calls' old index → new, once one was. */
+struct judging {
+	const struct untrue_body *body;
+	struct untrue_tally tally;
+	uint32_t *api_map;
+	uint32_t n_apis;              /* before any was left out */
+};
+
+/* 1 when call i is left out (counted), 0 when it stays as call n, -ENOMEM. */
+static int call_left_out(struct kg_model *m, struct judging *j, uint32_t i, uint32_t n)
+{
+	const struct kg_api *a = &m->apis[i];
+	int why = j->body ? untrue_judge(j->body, a->start, a->end) : -1;
+	if (why < 0) {
+		if (j->api_map)
+			j->api_map[i] = n;
+		return 0;
+	}
+	if (!j->api_map) {
+		if (!(j->api_map = malloc(((size_t)m->n_apis + 1) * sizeof(*j->api_map))))
+			return -ENOMEM;
+		for (uint32_t k = 0; k < i; k++)
+			j->api_map[k] = k;
+	}
+	j->api_map[i] = KG_NONE;
+	untrue_count(&j->tally, KG_UNTRUE_API, why, a->name);
+	return 1;
+}
+
+/* Leaves out the calls whose times cannot be true, categorises the others, renumbers
+ * their thread (thread_map, may be NULL) and indexes those with a correlation id. */
+static int index_launches(struct kg_model *m, struct launch_index *li, const uint32_t *thread_map,
+			  struct judging *j)
 {
 	if (launch_index_init(li, m) < 0)
 		return -ENOMEM;
 	uint8_t *cls = name_class_cache(m);
 	if (!cls)
 		return -ENOMEM;
-	uint32_t np = m->n_processes + 1;
-	for (uint32_t i = 0; i < m->n_apis; i++) {
-		struct kg_api *a = &m->apis[i];
+	uint32_t np = m->n_processes + 1, n = 0;
+	int rc = 0;
+	m->gpu_work_calls = 0;
+	for (uint32_t i = 0; i < m->n_apis && rc >= 0; i++) {
+		if ((rc = call_left_out(m, j, i, n)) != 0)
+			continue;
+		struct kg_api *a = &m->apis[n++];
+		if (a != &m->apis[i])
+			*a = m->apis[i];
 		a->op = KG_NONE;
 		if (thread_map && a->thread < m->n_threads)
 			a->thread = thread_map[a->thread];
@@ -724,20 +814,24 @@ static int index_launches(struct kg_model *m, struct launch_index *li, const uin
 		} else {
 			a->category = (uint8_t)api_category(model_text(m, a->name));
 		}
+		m->gpu_work_calls += a->category == KG_API_LAUNCH || a->category == KG_API_MEMCPY ||
+				     a->category == KG_API_MEMSET;
 		if (!a->correlation)
 			continue;
 		uint32_t *slot = launch_slot(li, a->process < np ? a->process : np - 1, a->correlation);
 		if (!slot) {
-			free(cls);
-			return -ENOMEM;
+			rc = -ENOMEM;
+			break;
 		}
 		/* runtime and driver calls can share a correlation id: keep the outer (runtime)
 		 * call, which starts first, as the launch the user wrote */
 		if (*slot == KG_NONE || a->start < m->apis[*slot].start)
-			*slot = i;
+			*slot = n - 1;
 	}
 	free(cls);
-	return 0;
+	if (rc >= 0)
+		m->n_apis = n;
+	return rc < 0 ? rc : 0;
 }
 
 /* ------------------------------------------------------------------ call stacks */
@@ -845,6 +939,8 @@ static void link_stacks(struct kg_model *m, const struct launch_index *li)
 struct link_part {
 	struct kg_model *m;
 	const struct launch_index *li;
+	const struct untrue_body *body; /* NULL: judged already */
+	struct untrue_tally tally;      /* ops left out */
 	uint32_t from, to;
 	int64_t begin, end;
 	int has_queued;
@@ -854,6 +950,14 @@ struct link_part {
 static void link_op(struct link_part *p, struct kg_op *o)
 {
 	struct kg_model *m = p->m;
+	o->api = KG_NONE;
+	o->api_start = KG_NO_TIME;
+	int why = p->body ? untrue_judge(p->body, o->start, o->end) : -1;
+	if (why >= 0) { /* model_order_ops drops it */
+		untrue_count(&p->tally, untrue_op_kind(o), why, o->name);
+		o->flags |= KG_OPF_LEFT_OUT;
+		return;
+	}
 	widen(&p->begin, &p->end, o->start, o->end);
 	if (o->kind == KG_OP_KERNEL) {
 		if (o->queued != KG_NO_TIME)
@@ -865,8 +969,6 @@ static void link_op(struct link_part *p, struct kg_op *o)
 				o->flags |= KG_OPF_COMM;
 		}
 	}
-	o->api = KG_NONE;
-	o->api_start = KG_NO_TIME;
 	if (!o->correlation)
 		return;
 	uint32_t process = m->streams[o->stream].process;
@@ -886,12 +988,12 @@ static void *link_part_main(void *arg)
 	return NULL;
 }
 
-static int link_ops(struct kg_model *m, const struct launch_index *li)
+static int link_ops(struct kg_model *m, const struct launch_index *li, struct judging *j)
 {
 	struct link_part part[2];
 	uint32_t half = m->n_ops / 2;
 	for (int k = 0; k < 2; k++)
-		part[k] = (struct link_part){.m = m, .li = li, .from = k ? half : 0,
+		part[k] = (struct link_part){.m = m, .li = li, .body = j->body, .from = k ? half : 0,
 					     .to = k ? m->n_ops : half, .begin = KG_NO_TIME,
 					     .end = KG_NO_TIME, .comm = name_class_cache(m)};
 	int rc = part[0].comm && part[1].comm ? 0 : -ENOMEM;
@@ -905,11 +1007,16 @@ static int link_ops(struct kg_model *m, const struct launch_index *li)
 		else
 			link_part_main(&part[1]);
 	}
+	/* ops before calls in the note's "first": the ops are the ones that show */
+	struct untrue_tally calls = j->tally;
+	j->tally = (struct untrue_tally){0};
 	for (int k = 0; k < 2; k++) {
 		note_time(m, part[k].begin, part[k].end);
 		m->has_queued |= part[k].has_queued;
 		free(part[k].comm);
+		untrue_merge(&j->tally, &part[k].tally);
 	}
+	untrue_merge(&j->tally, &calls);
 	return rc;
 }
 
@@ -979,24 +1086,37 @@ int model_finish(struct kg_model *m)
 	m->has_queued = 0;
 	struct launch_index li = {0};
 	uint32_t *thread_map = NULL;
-	int rc = canonical_streams(m);
+	/* records whose times cannot be true are judged once: a window cut would make its
+	 * edges look far from what is left in it */
+	struct untrue_body body;
+	struct judging j = {.n_apis = m->n_apis};
+	int rc = m->times_checked ? 0 : untrue_find_body(m, &body);
+	j.body = m->times_checked ? NULL : &body;
+	if (!rc)
+		rc = canonical_streams(m);
 	if (!rc)
 		rc = canonical_threads(m, &thread_map);
 	if (!rc)
-		rc = index_launches(m, &li, thread_map);
+		rc = index_launches(m, &li, thread_map, &j);
 	if (!rc)
 		link_stacks(m, &li);
 	free(thread_map);
 	if (!rc)
-		rc = link_ops(m, &li);
+		rc = link_ops(m, &li, &j);
 	launch_index_free(&li);
 	if (!rc)
 		rc = model_order_ops(m);
 	if (!rc)
 		first_ops(m);
+	if (!rc && j.body)
+		untrue_finish(m, j.body, &j.tally, j.api_map, j.n_apis);
+	free(j.api_map);
+	m->times_checked |= !rc;
 	if (rc < 0 || build_gpus(m) < 0)
 		return -ENOMEM;
 	m->has_api = m->n_apis > 0;
+	m->gpu_untraced = !m->n_ops && m->gpu_work_calls > 0;
+	vendors_from_names(m);
 	sort_hw_samples(m);
 	sort_sm_blocks(m);
 	/* the span is the GPU's working window; API calls only when there is no GPU work */

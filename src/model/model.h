@@ -9,8 +9,9 @@
  * (CLOCK_MONOTONIC_RAW for kgantt traces); KG_NO_TIME marks an unknown time.
  *
  * A reader calls model_init, the model_add_* functions in any order, then model_finish,
- * which sorts the operations by stream and start, links every operation to the API call
- * that launched it (same process, same correlation id) and computes the time span. */
+ * which leaves out the records whose times cannot be true, sorts the operations by stream
+ * and start, links every operation to the API call that launched it (same process, same
+ * correlation id) and computes the time span. */
 #ifndef KGANTT_MODEL_H
 #define KGANTT_MODEL_H
 
@@ -44,6 +45,9 @@ struct kg_process {
 				  * KG_NO_TIME unknown */
 };
 
+/* Who made a GPU: the report's compute capability and occupancy tables are CUDA's. */
+enum kg_vendor { KG_VENDOR_UNKNOWN = 0, KG_VENDOR_NVIDIA = 1, KG_VENDOR_AMD = 2 };
+
 struct kg_device {
 	uint32_t process;     /* index of the process that saw it */
 	int32_t ordinal;      /* CUDA device number in that process */
@@ -51,10 +55,19 @@ struct kg_device {
 	uint32_t uuid;        /* string id: same physical GPU across processes; 0 = unknown */
 	int sm_count, max_warps_per_sm, max_blocks_per_sm, max_threads_per_block;
 	int regs_per_sm, max_regs_per_block, smem_per_sm, smem_per_block, smem_per_block_optin;
-	int cc_major, cc_minor;
+	int cc_major, cc_minor; /* as the trace says: an AMD GPU's are its gfx version */
 	int64_t memory_bytes;
 	uint32_t gpu;         /* index of the physical GPU (model.gpus), set by model_finish */
+	uint8_t vendor;       /* enum kg_vendor: set by the reader, else by model_finish from
+			       * the name ("NVIDIA H200") */
+	uint8_t pcie_gen;     /* host link: PCIe generation (1..6) and lanes, 0 = unknown */
+	uint8_t pcie_lanes;
 };
+
+/* The rate of a device's host link in one direction, bytes/s, from its PCIe generation and
+ * lanes (the line rate less the encoding: 8b/10b to gen 2, 128b/130b from gen 3, FLIT
+ * from gen 6); 0 when the trace does not say. */
+int64_t device_link_bytes_per_s(const struct kg_device *d);
 
 /* Legacy default stream semantics matter to the rules: work on it serialises with every
  * blocking stream of its context. */
@@ -77,7 +90,7 @@ struct kg_stream {
 
 struct kg_thread {
 	uint32_t process;
-	uint64_t tid;
+	int64_t tid;               /* as the source writes it: Kineto's may be negative */
 	uint32_t name;             /* string id, 0 = none */
 };
 
@@ -97,6 +110,8 @@ enum kg_op_flags {
 	KG_OPF_ASYNC = 1 << 2,      /* copy/memset issued by an asynchronous API */
 	KG_OPF_COMM = 1 << 3,       /* a communication kernel (NCCL and the like) */
 	KG_OPF_DEVICE_LAUNCHED = 1 << 4,
+	KG_OPF_LEFT_OUT = 1 << 5,   /* inside model_finish only: its times cannot be true, and
+				     * model_order_ops drops it */
 };
 
 /* How a kernel was launched. A million launches use a few hundred distinct ones, so the
@@ -251,6 +266,19 @@ struct kg_sm_info {
 	X(syncs) X(ranges) X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) \
 	X(sm_blocks) X(sm_infos)
 
+/* Records left out because their times cannot be true (model_finish, once a model):
+ * what they were, and why (docs/readers.md, "Times that cannot be true"). */
+enum kg_untrue_kind { KG_UNTRUE_KERNEL, KG_UNTRUE_COPY, KG_UNTRUE_MEMSET, KG_UNTRUE_API,
+		      KG_UNTRUE_RANGE, KG_UNTRUE_WAIT, KG_UNTRUE_KINDS };
+enum kg_untrue_why {
+	KG_UNTRUE_INT64_LIMIT,      /* at INT64_MAX or -INT64_MAX */
+	KG_UNTRUE_END_BEFORE_START,
+	KG_UNTRUE_AT_ZERO,          /* at time 0 where the trace's clock is far from 0 */
+	KG_UNTRUE_NEGATIVE,         /* before time 0, likewise */
+	KG_UNTRUE_FAR,              /* far outside the other records' span */
+	KG_UNTRUE_WHYS
+};
+
 #define KG_ARRAY(T, name) \
 	T *name;          \
 	uint32_t n_##name, cap_##name
@@ -285,7 +313,13 @@ struct kg_model {
 	uint32_t command;       /* string id: the recorded command line */
 	int has_queued;         /* some kernel has a queued timestamp */
 	int has_api;            /* API calls were recorded */
-	char notes[8][256];     /* what the reader could not take in, for the report header */
+	uint64_t untrue[KG_UNTRUE_KINDS][KG_UNTRUE_WHYS]; /* records left out, by kind, why */
+	int times_checked;      /* model_finish has left them out (it does so once) */
+	uint32_t gpu_work_calls; /* API calls that launch kernels, copies or memsets
+				  * (model_finish) */
+	int gpu_untraced;       /* such calls, but no GPU operation: the GPU side was not
+				 * recorded (model_finish) */
+	char notes[12][256];    /* what the reader could not take in, for the report header */
 	int n_notes;
 	void *index;            /* lookups used while loading (model.c) */
 };
@@ -351,7 +385,14 @@ int model_add_stack_ref(struct kg_model *m, uint32_t process, uint32_t correlati
 uint32_t model_stream_index(struct kg_model *m, uint32_t process, uint32_t device,
 			    uint32_t context, int64_t id);
 /* Index of the thread (process, tid), created when new. */
-uint32_t model_thread_index(struct kg_model *m, uint32_t process, uint64_t tid);
+uint32_t model_thread_index(struct kg_model *m, uint32_t process, int64_t tid);
+/* How a host thread's lanes are labelled: its name from the trace when the name holds the
+ * tid (PyTorch's "thread 924 (python3)"), "NAME (thread TID)" otherwise, "thread TID"
+ * without a name. Returns buf. */
+const char *model_thread_label(const struct kg_model *m, const struct kg_thread *t, char *buf,
+			       size_t len);
+/* The vendor a GPU's name says ("NVIDIA H200", "AMD Instinct MI250X"), or unknown. */
+enum kg_vendor model_vendor_of_name(const char *name);
 
 /* "HtoD", "DtoH", ... ("unknown" for other codes). */
 const char *copy_kind_name(unsigned kind);
@@ -362,7 +403,9 @@ uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o);
 /* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */
 int kernel_is_comm(const char *name);
 
-/* Sort, link and index. 0, or -ENOMEM. After it: streams are in (process, device, context,
+/* Sort, link and index. 0, or -ENOMEM. Before anything, once a model: the ops, calls,
+ * ranges and waits whose times cannot be true are left out, counted in untrue and noted
+ * (untrue_times.c). After it: streams are in (process, device, context,
  * id) order and threads in (process, tid) order (whatever order the reader met them in),
  * streams[s].first_op/nops are valid, each stream's ops are sorted by start,
  * ops[].api/api_start and apis[].op are linked, and apis[].stack is set from the

@@ -109,22 +109,28 @@ static int sort_keys(const struct kg_op *ops, union op_slot *k, uint32_t n, stru
 	}
 }
 
+/* The bucket of op o: its stream, or after every stream when it is left out. */
+static uint32_t bucket(const struct kg_model *m, const struct kg_op *o)
+{
+	return o->flags & KG_OPF_LEFT_OUT ? m->n_streams : o->stream;
+}
+
 /* The keys in final order: a counting sort by stream, then each stream's keys merged
- * when they are not in order already. *stream_ends[s] is where stream s's ops end. NULL
- * on ENOMEM. */
+ * when they are not in order already; the ops left out last. *stream_ends[s] is where
+ * stream s's ops end ([n_streams]: the ops left out). NULL on ENOMEM. */
 static union op_slot *sorted_keys(const struct kg_model *m, uint32_t **stream_ends)
 {
 	uint32_t ns = m->n_streams, n = m->n_ops;
-	uint32_t *at = calloc((size_t)ns + 1, sizeof(*at));
+	uint32_t *at = calloc((size_t)ns + 2, sizeof(*at));
 	union op_slot *keys = malloc(((size_t)n + 1) * sizeof(*keys));
 	struct merge_buf buf = {0};
 	int rc = at && keys ? 0 : -ENOMEM;
 	for (uint32_t i = 0; !rc && i < n; i++)
-		at[m->ops[i].stream + 1]++;
-	for (uint32_t s = 0; !rc && s < ns; s++)
+		at[bucket(m, &m->ops[i]) + 1]++;
+	for (uint32_t s = 0; !rc && s <= ns; s++)
 		at[s + 1] += at[s];
 	for (uint32_t i = 0; !rc && i < n; i++) {
-		union op_slot *k = &keys[at[m->ops[i].stream]++];
+		union op_slot *k = &keys[at[bucket(m, &m->ops[i])]++];
 		k->key.start = m->ops[i].start;
 		k->key.op = i;
 		k->key.unused = 0;
@@ -208,6 +214,8 @@ int model_order_ops(struct kg_model *m)
 	int rc = remap_sm_blocks(m, slot);
 	if (!rc)
 		swap_into_place(m->ops, slot, m->n_ops);
+	if (!rc) /* the ops left out are last: gone (their SM blocks point past the end) */
+		m->n_ops = m->n_streams ? ends[m->n_streams - 1] : 0;
 	free(slot);
 	free(ends);
 	return rc;

@@ -375,6 +375,7 @@ static uint32_t new_device(struct nsys_reader *r, uint32_t p, int64_t ord)
 	d->process = p;
 	d->ordinal = (int32_t)ord;
 	d->gpu = 0;
+	d->vendor = KG_VENDOR_NVIDIA; /* Nsight Systems traces CUDA devices only */
 	return r->m->n_devices - 1;
 }
 

@@ -351,7 +351,7 @@ static int threads_of(const struct kg_model *m, uint32_t p, uint32_t *out)
 	for (uint32_t t = 0; t < m->n_threads; t++)
 		if (m->threads[t].process == p)
 			out[n++] = t;
-	uint64_t pid = m->processes[p].pid;
+	int64_t pid = m->processes[p].pid;
 	for (int i = 1; i < n; i++) /* insertion sort: a handful of threads */
 		for (int j = i; j > 0; j--) {
 			const struct kg_thread *x = &m->threads[out[j - 1]], *y = &m->threads[out[j]];

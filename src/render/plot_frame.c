@@ -114,14 +114,8 @@ static void host_label(struct plot *p, const struct kg_lane *ln, double w)
 {
 	char line[160], who[96];
 	const struct kg_thread *t = ln->thread != KG_NONE ? &p->m->threads[ln->thread] : NULL;
-	const char *tname = t ? model_text(p->m, t->name) : "";
-	char tid[24];
-	snprintf(tid, sizeof(tid), "%" PRIu64, t ? t->tid : 0);
-	if (t && strstr(tname, tid)) /* PyTorch names its threads "thread 924 (python3)" */
-		snprintf(who, sizeof(who), "%s", tname);
-	else if (t)
-		snprintf(who, sizeof(who), "thread %s%s%s%s", tid, *tname ? " (" : "", tname,
-			 *tname ? ")" : "");
+	if (t)
+		model_thread_label(p->m, t, who, sizeof(who));
 	else
 		snprintf(who, sizeof(who), "no thread");
 	snprintf(line, sizeof(line), "%s %s", ln->kind == KG_LANE_API ? "CUDA API ·" : "NVTX ·", who);

@@ -61,7 +61,7 @@ static void manifest_lane(FILE *f, const struct plot *p, uint32_t i)
 		return;
 	}
 	if (ln->thread != KG_NONE)
-		fprintf(f, ", \"tid\": %" PRIu64, m->threads[ln->thread].tid);
+		fprintf(f, ", \"tid\": %" PRId64, m->threads[ln->thread].tid);
 	if (ln->kind == KG_LANE_API)
 		fprintf(f, ", \"api_calls\": %" PRIu32 ", \"syncs\": %" PRIu32 ", \"launches\": %" PRIu32 "}",
 			n->records, n->syncs, n->launches);

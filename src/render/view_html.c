@@ -778,16 +778,19 @@ static void write_thread_lane(struct jw *w, const struct page *p, uint32_t key, 
 			      uint32_t n, int depth)
 {
 	const struct kg_model *m = p->m;
+	char label[160];
 	j_open(w);
 	if (key < m->n_threads) {
 		const struct kg_thread *t = &m->threads[key];
 		kv_int(w, "p", t->process);
 		kv_int(w, "tid", (long long)t->tid);
 		kv_str(w, "name", model_text(m, t->name));
+		kv_str(w, "label", model_thread_label(m, t, label, sizeof(label)));
 	} else {
 		kv_int(w, "p", key - m->n_threads);
 		kv_int(w, "tid", -1);
 		kv_str(w, "name", "unknown thread");
+		kv_str(w, "label", "unknown thread");
 	}
 	kv_int(w, "first", first);
 	kv_int(w, "n", n);
@@ -911,14 +914,18 @@ static void write_nvtx_lane(struct jw *w, const struct page *p, const struct ran
 			    uint32_t first, uint32_t n, int depth)
 {
 	const struct kg_model *m = p->m;
+	char label[160];
 	j_open(w);
 	kv_int(w, "p", r->process);
 	if (r->thread < m->n_threads) {
-		kv_int(w, "tid", (long long)m->threads[r->thread].tid);
-		kv_str(w, "name", model_text(m, m->threads[r->thread].name));
+		const struct kg_thread *t = &m->threads[r->thread];
+		kv_int(w, "tid", (long long)t->tid);
+		kv_str(w, "name", model_text(m, t->name));
+		kv_str(w, "label", model_thread_label(m, t, label, sizeof(label)));
 	} else {
 		kv_int(w, "tid", -1);
 		kv_str(w, "name", "");
+		kv_str(w, "label", "thread ?");
 	}
 	kv_int(w, "first", first);
 	kv_int(w, "n", n);

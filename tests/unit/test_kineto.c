@@ -192,6 +192,7 @@ static void check_h200(const struct kg_model *m)
 	CHECK_EQ_INT(d->smem_per_block_optin, 232448);
 	CHECK_EQ_INT(d->memory_bytes, 150109880320ll);
 	CHECK_EQ_INT(d->uuid, 0);
+	CHECK_EQ_INT(d->vendor, KG_VENDOR_NVIDIA);
 	CHECK_EQ_INT(m->n_processes, 1);
 	CHECK_EQ_INT(m->processes[0].pid, 924);
 	CHECK_EQ_STR(model_text(m, m->processes[0].cmdline), "python3");
@@ -451,6 +452,132 @@ TEST(timestamps_exact)
 	CHECK_EQ_INT(m.processes[0].incomplete, 2);
 	/* older Kineto wrote "queued" in whole microseconds */
 	CHECK_EQ_INT(op_named(&m, "k5")->queued, 1700000000123450000ll);
+	model_free(&m);
+}
+
+/* Issue 22: events of categories the reader does not read are counted and named, the
+ * largest first; those that carry nothing kgantt shows (the profiler's span and overhead,
+ * CUDA event records, flows, instants) are not. */
+TEST(not_loaded_categories)
+{
+	const char *path = write_text(
+		"cats.json",
+		HEAD "{\"ph\": \"X\", \"cat\": \"mtia_runtime\", \"name\": \"a\", \"pid\": 1, \"tid\": 1,"
+		" \"ts\": 10, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"mtia_runtime\", \"name\": \"a\", \"pid\": 1, \"tid\": 1,"
+		" \"ts\": 11, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"mtia_ccp_events\", \"name\": \"b\", \"pid\": 1, \"tid\": 1,"
+		" \"ts\": 12, \"dur\": 1, \"args\": {\"stream\": 3}},\n"
+		"{\"ph\": \"X\", \"name\": \"no_cat\", \"pid\": 1, \"tid\": 1, \"ts\": 13, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": \"Spans\","
+		" \"tid\": \"PyTorch Profiler\", \"ts\": 1, \"dur\": 100},\n"
+		"{\"ph\": \"X\", \"cat\": \"overhead\", \"name\": \"Activity Buffer Request\", \"pid\": 1,"
+		" \"tid\": 1, \"ts\": 14, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_event\", \"name\": \"e\", \"pid\": 1, \"tid\": 1, \"ts\": 15,"
+		" \"dur\": 0},\n"
+		"{\"ph\": \"i\", \"cat\": \"mtia_runtime\", \"name\": \"instant\", \"pid\": 1, \"tid\": 1,"
+		" \"ts\": 16},\n"
+		"{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"flow\", \"id\": 1, \"pid\": 1, \"tid\": 1,"
+		" \"ts\": 17},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1,"
+		" \"tid\": 1, \"ts\": 18, \"dur\": 1}" TAIL);
+	struct kg_model m;
+	load_ok(&m, path);
+	CHECK(has_note(&m, "not loaded: 4 events of categories mtia_runtime (2), mtia_ccp_events "
+			   "(1), without a category (1)"));
+	CHECK_EQ_INT(m.n_apis, 1);
+	model_free(&m);
+
+	/* one category: its count is the total; more than the note holds: the largest */
+	path = write_text("one.json", HEAD "{\"ph\": \"X\", \"cat\": \"cuda_profiler_range\", \"name\":"
+			  " \"r\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}" TAIL);
+	load_ok(&m, path);
+	CHECK(has_note(&m, "not loaded: 1 event of category cuda_profiler_range"));
+	model_free(&m);
+	char *text = malloc(1 << 18);
+	CHECK(text != NULL);
+	int o = snprintf(text, 1 << 18, "%s", HEAD);
+	for (int c = 0; c < 40; c++)
+		for (int k = 0; k <= c; k++)
+			o += snprintf(text + o, (size_t)(1 << 18) - (size_t)o,
+				      "%s{\"ph\": \"X\", \"cat\": \"category_number_%02d\", \"name\": \"x\","
+				      " \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}", c || k ? ",\n" : "", c);
+	snprintf(text + o, (size_t)(1 << 18) - (size_t)o, "%s", TAIL);
+	path = write_text("many.json", text);
+	free(text);
+	load_ok(&m, path);
+	/* 820 events; categories past the 32 kept count in the total */
+	CHECK(has_note(&m, "not loaded: 820 events of categories category_number_31 (32), "
+			   "category_number_30 (31), "));
+	int found = 0;
+	for (int i = 0; i < m.n_notes; i++)
+		if (strstr(m.notes[i], "not loaded: 820")) {
+			found = 1;
+			CHECK(strlen(m.notes[i]) < sizeof(m.notes[0]) - 1);
+			CHECK(strcmp(m.notes[i] + strlen(m.notes[i]) - 5, ", ...") == 0);
+		}
+	CHECK(found);
+	model_free(&m);
+}
+
+/* Issue 22: Kineto's tids as the JSON writes them (a CUPTI thread id read as int32 is
+ * negative), named by its thread_name records. */
+TEST(negative_tids_and_thread_names)
+{
+	const char *path = write_text(
+		"tids.json",
+		HEAD "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaEventQuery\", \"pid\": 9,"
+		" \"tid\": -549452224, \"ts\": 10, \"dur\": 1},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 9,"
+		" \"tid\": 9, \"ts\": 12, \"dur\": 1},\n"
+		"{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 9, \"tid\": -549452224,"
+		" \"args\": {\"name\": \"watchdog\"}},\n"
+		"{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 9, \"tid\": 9,"
+		" \"args\": {\"name\": \"thread 9 (python3)\"}}" TAIL);
+	struct kg_model m;
+	load_ok(&m, path);
+	CHECK_EQ_INT(m.n_threads, 2);
+	CHECK_EQ_INT(m.threads[0].tid, -549452224);
+	CHECK_EQ_STR(model_text(&m, m.threads[0].name), "watchdog");
+	char buf[96];
+	CHECK_EQ_STR(model_thread_label(&m, &m.threads[0], buf, sizeof(buf)),
+		     "watchdog (thread -549452224)");
+	CHECK_EQ_STR(model_thread_label(&m, &m.threads[1], buf, sizeof(buf)), "thread 9 (python3)");
+	model_free(&m);
+}
+
+/* Issue 22: a ROCm trace (HolisticTraceAnalysis's MI250 test trace,
+ * tests/fixtures/public/hta): an AMD GPU, whose "compute capability" 9.0 is its gfx
+ * version, gets no CUDA occupancy table. The numbers: tests/fixtures/public/hta/expect.py. */
+TEST(public_amd_mi250)
+{
+	struct kg_model m;
+	load_ok(&m, "tests/fixtures/public/hta/amd_mi250_rocm62.json.gz");
+	struct counts c = count(&m);
+	CHECK_EQ_INT(c.kernels, 14);
+	CHECK_EQ_INT(c.memcpys, 2);
+	CHECK_EQ_INT(c.runtime, 21);
+	CHECK_EQ_INT(m.n_devices, 1);
+	const struct kg_device *d = &m.devices[0];
+	CHECK_EQ_STR(model_text(&m, d->name), "AMD Radeon Graphics");
+	CHECK_EQ_INT(d->vendor, KG_VENDOR_AMD);
+	CHECK_EQ_INT(d->cc_major, 9);
+	CHECK_EQ_INT(d->max_blocks_per_sm, 0); /* not CUDA's 32 */
+	CHECK_EQ_INT(d->max_warps_per_sm, 32); /* 2048 threads / 64-wide wavefronts */
+	CHECK_EQ_INT(d->pcie_gen, 0);          /* Kineto does not record the link */
+	CHECK_EQ_INT(m.n_threads, 2);
+	CHECK_EQ_STR(model_text(&m, m.threads[1].name), "thread 598009 (pt_autograd_0)");
+	model_free(&m);
+
+	/* no deviceProperties: the hip... calls say who made the GPU */
+	const char *path = write_text(
+		"hip.json",
+		HEAD "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"hipLaunchKernel\", \"pid\": 1,"
+		" \"tid\": 1, \"ts\": 10, \"dur\": 1, \"args\": {\"correlation\": 1}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 0, \"ts\": 12,"
+		" \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 0, \"correlation\": 1}}" TAIL);
+	load_ok(&m, path);
+	CHECK_EQ_INT(m.devices[0].vendor, KG_VENDOR_AMD);
 	model_free(&m);
 }
 

@@ -274,3 +274,237 @@ TEST(op_and_call_sizes)
 	CHECK_EQ_INT(sizeof(struct kg_api), 48);
 	CHECK_EQ_INT(sizeof(struct kg_launch), 40);
 }
+
+/* ------------------------------------------------------------------ untrue times (issue 22) */
+
+/* A model on a clock 5000 s from 0 (as CLOCK_MONOTONIC_RAW after boot), its body 1 ms of
+ * work: one op, call, range and wait per way a time cannot be true. */
+#define T0 5000000000000ll
+
+static struct kg_op *op_at(struct kg_model *m, uint32_t s, uint8_t kind, int64_t start,
+			   int64_t end, const char *name)
+{
+	struct kg_op *o = model_add_op(m);
+	o->stream = s;
+	o->kind = kind;
+	o->start = start;
+	o->end = end;
+	o->name = model_string(m, name);
+	return o;
+}
+
+static struct kg_api *api_at(struct kg_model *m, int64_t start, int64_t end)
+{
+	struct kg_api *a = model_add_api(m);
+	a->name = model_string(m, "cudaStreamSynchronize");
+	a->start = start;
+	a->end = end;
+	a->thread = model_thread_index(m, 0, 1);
+	return a;
+}
+
+/* An empty model of one process with one device and one stream: the stream's index. */
+static uint32_t one_stream(struct kg_model *m)
+{
+	model_init(m, "test", "");
+	model_add_process(m);
+	model_add_device(m)->process = 0;
+	return model_stream_index(m, 0, 0, 1, 7);
+}
+
+static void untrue_model(struct kg_model *m)
+{
+	uint32_t s = one_stream(m);
+	m->processes[0].start = 0; /* taken from a record left out: unknown after */
+	for (int i = 0; i < 1000; i++) { /* the body: 1 ms */
+		op_at(m, s, KG_OP_KERNEL, T0 + 1000 * i, T0 + 1000 * i + 500, "k");
+		model_add_sm_block(m)->op = m->n_ops - 1;
+	}
+	op_at(m, s, KG_OP_KERNEL, T0 + 10, T0 + 5, "k_backwards");  /* end before start */
+	model_add_sm_block(m)->op = m->n_ops - 1;                     /* goes with it */
+	op_at(m, s, KG_OP_MEMCPY, 0, T0 + 20, "copy_at_zero");       /* at time 0 */
+	op_at(m, s, KG_OP_MEMSET, -1, T0, "memset_at_minus_one");    /* before time 0 */
+	op_at(m, s, KG_OP_KERNEL, T0, INT64_MAX, "k_forever");      /* INT64_MAX */
+	op_at(m, s, KG_OP_KERNEL, T0 + 3600000000000000ll, T0 + 3600000000000001ll,
+	      "k_a_month_later");                                     /* far */
+	op_at(m, s, KG_OP_KERNEL, T0 + 500, KG_NO_TIME, "k_no_end"); /* unknown: kept */
+	api_at(m, T0 + 100, T0 + 50);                                /* end before start */
+	struct kg_sync *y = model_add_sync(m);                       /* its wait: goes too */
+	y->api = m->n_apis - 1, y->start = T0 + 100, y->end = T0 + 50;
+	api_at(m, T0 + 200, T0 + 300);                               /* fine, with its wait */
+	y = model_add_sync(m);
+	y->api = m->n_apis - 1, y->start = T0 + 200, y->end = T0 + 300;
+	y = model_add_sync(m);                                       /* a wait of its own */
+	y->start = -INT64_MAX, y->end = T0;
+	struct kg_range *r = model_add_range(m);                    /* never closed: kept */
+	r->start = T0;
+	r = model_add_range(m);
+	r->start = 0, r->end = T0 + 1000;                            /* at time 0 */
+	r->name = model_string(m, "step");
+}
+
+TEST(untrue_times_left_out_counted_and_named)
+{
+	struct kg_model m;
+	untrue_model(&m);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_ops, 1001); /* the body and k_no_end */
+	CHECK_EQ_INT(m.n_apis, 1);
+	CHECK_EQ_INT(m.n_syncs, 1);
+	CHECK_EQ_INT(m.syncs[0].api, 0);
+	CHECK_EQ_INT(m.apis[0].start, T0 + 200);
+	CHECK_EQ_INT(m.n_ranges, 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_END_BEFORE_START], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_INT64_LIMIT], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_FAR], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_COPY][KG_UNTRUE_AT_ZERO], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_MEMSET][KG_UNTRUE_NEGATIVE], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_API][KG_UNTRUE_END_BEFORE_START], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_WAIT][KG_UNTRUE_INT64_LIMIT], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_RANGE][KG_UNTRUE_AT_ZERO], 1);
+	CHECK_EQ_INT(m.n_notes, 1);
+	CHECK_EQ_STR(m.notes[0], "left out 3 kernels, 1 copy, 1 memset, 1 API call, 1 range and "
+				 "1 wait whose times cannot be true: at INT64_MAX or -INT64_MAX (2), "
+				 "end before start (2), at time 0 (2), before time 0 (1), far from the "
+				 "other records (1); the first: kernel 'k_backwards'");
+	CHECK_EQ_INT(m.begin, T0);           /* the span as the true records make it */
+	CHECK_EQ_INT(m.end, T0 + 999500);
+	CHECK_EQ_INT(m.processes[0].start, KG_NO_TIME);
+	CHECK_EQ_INT(m.n_sm_blocks, 1000);   /* the blocks of the kernels kept, still theirs */
+	for (uint32_t i = 0; i < m.n_sm_blocks; i++)
+		CHECK_EQ_STR(model_text(&m, m.ops[m.sm_blocks[i].op].name), "k");
+	/* once: a window's edges would look far from what is left in it */
+	uint64_t before = m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_FAR];
+	CHECK_EQ_INT(model_restrict(&m, T0, T0 + 2000), 0);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_FAR], before);
+	CHECK_EQ_INT(m.n_ranges, 1);         /* never closed, from before the window: kept */
+	CHECK_EQ_INT(m.n_notes, 1);
+	model_free(&m);
+}
+
+/* A clock that starts with the trace (Nsight's, a test's) keeps its zeros and what is a
+ * little before them, and a start-up of seconds before 20 ms of work; a record more than
+ * 1000 s (1000 times the least length a body is given, 1 s) away is not. */
+TEST(untrue_times_near_zero_and_start_up_kept)
+{
+	struct kg_model m;
+	uint32_t s = one_stream(&m);
+	for (int i = 0; i < 20000; i++) /* 20 ms of work, from 100 ms */
+		op_at(&m, s, KG_OP_KERNEL, 100000000 + 1000 * i, 100000000 + 1000 * i + 900, "k");
+	op_at(&m, s, KG_OP_KERNEL, 0, 10, "k_at_zero");
+	op_at(&m, s, KG_OP_KERNEL, -5000, 10, "k_before_zero");
+	for (int i = 0; i < 50; i++) /* cuInit and set-up, 2 s before: 100 times the work */
+		api_at(&m, -1900000000ll + i * 1000, -1900000000ll + i * 1000 + 500);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_ops, 20002);
+	CHECK_EQ_INT(m.n_apis, 50);
+	CHECK_EQ_INT(m.n_notes, 0);
+	model_free(&m);
+
+	s = one_stream(&m);
+	for (int i = 0; i < 20000; i++)
+		op_at(&m, s, KG_OP_KERNEL, T0 + 1000 * i, T0 + 1000 * i + 900, "k");
+	api_at(&m, T0 - 2000000000000ll, T0 - 1999999999000ll); /* 2000 s before */
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_apis, 0);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_API][KG_UNTRUE_FAR], 1);
+	/* a record 900 s before is within reach, and the body it widens reaches the other:
+	 * a start-up seen only in a few calls is kept whole */
+	api_at(&m, T0 - 2000000000000ll, T0 - 1999999999000ll);
+	api_at(&m, T0 - 900000000000ll, T0 - 899999999000ll);
+	m.times_checked = 0;
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_apis, 2);
+	model_free(&m);
+}
+
+/* Nothing left but what cannot be true: its note comes first, where the commands'
+ * "nothing to show" reads. */
+TEST(untrue_times_note_first_when_nothing_is_left)
+{
+	struct kg_model m;
+	uint32_t s = one_stream(&m);
+	model_note(&m, "a reader's note");
+	op_at(&m, s, KG_OP_KERNEL, T0 + 10, T0, "k");
+	op_at(&m, s, KG_OP_KERNEL, INT64_MAX, INT64_MAX, "k");
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_ops, 0);
+	CHECK_EQ_INT(m.n_notes, 2);
+	CHECK(strncmp(m.notes[0], "left out 2 kernels", 18) == 0);
+	CHECK_EQ_STR(m.notes[1], "a reader's note");
+	model_free(&m);
+}
+
+/* Calls that put work on the GPU and no GPU operation: the GPU side was not traced. */
+TEST(gpu_untraced)
+{
+	struct kg_model m;
+	model_init(&m, "test", "");
+	model_add_process(&m);
+	struct kg_api *a = api_at(&m, 100, 200);
+	a->name = model_string(&m, "cudaLaunchKernel");
+	a = api_at(&m, 300, 400);
+	a->name = model_string(&m, "hipMemcpyAsync");
+	api_at(&m, 500, 600); /* a wait does not count */
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.gpu_work_calls, 2);
+	CHECK_EQ_INT(m.gpu_untraced, 1);
+	model_add_device(&m)->process = 0;
+	op_at(&m, model_stream_index(&m, 0, 0, 1, 7), KG_OP_KERNEL, 150, 160, "k");
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.gpu_untraced, 0);
+	model_free(&m);
+}
+
+/* Signed tids in order; a lane's label: the name when it holds the tid, else the name
+ * and the tid, else the tid. */
+TEST(thread_labels_and_signed_tids)
+{
+	struct kg_model m;
+	model_init(&m, "test", "");
+	model_add_process(&m);
+	uint32_t a = model_thread_index(&m, 0, 2919752), b = model_thread_index(&m, 0, -549452224);
+	uint32_t c = model_thread_index(&m, 0, 77);
+	m.threads[a].name = model_string(&m, "thread 2919752 (pt_autograd_0)");
+	m.threads[c].name = model_string(&m, "pt_main_thread");
+	(void)b;
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.threads[0].tid, -549452224);
+	CHECK_EQ_INT(m.threads[1].tid, 77);
+	char buf[96];
+	CHECK_EQ_STR(model_thread_label(&m, &m.threads[0], buf, sizeof(buf)), "thread -549452224");
+	CHECK_EQ_STR(model_thread_label(&m, &m.threads[1], buf, sizeof(buf)),
+		     "pt_main_thread (thread 77)");
+	CHECK_EQ_STR(model_thread_label(&m, &m.threads[2], buf, sizeof(buf)),
+		     "thread 2919752 (pt_autograd_0)");
+	model_free(&m);
+}
+
+TEST(vendor_and_host_link)
+{
+	CHECK_EQ_INT(model_vendor_of_name("NVIDIA H200"), KG_VENDOR_NVIDIA);
+	CHECK_EQ_INT(model_vendor_of_name("Tesla V100-SXM2-16GB"), KG_VENDOR_NVIDIA);
+	CHECK_EQ_INT(model_vendor_of_name("AMD Instinct MI250X"), KG_VENDOR_AMD);
+	CHECK_EQ_INT(model_vendor_of_name("AMD Radeon Graphics"), KG_VENDOR_AMD);
+	CHECK_EQ_INT(model_vendor_of_name("A100-SXM4-40GB"), KG_VENDOR_UNKNOWN);
+	CHECK_EQ_INT(model_vendor_of_name(NULL), KG_VENDOR_UNKNOWN);
+	struct kg_device d = {.pcie_gen = 4, .pcie_lanes = 16};
+	CHECK_EQ_INT(device_link_bytes_per_s(&d), 31507692304ll); /* 16 GT/s x16, 128b/130b */
+	d.pcie_gen = 0;
+	CHECK_EQ_INT(device_link_bytes_per_s(&d), 0);
+	d.pcie_gen = 9;
+	CHECK_EQ_INT(device_link_bytes_per_s(&d), 0);
+	/* a reader that says nothing: the name decides in model_finish */
+	struct kg_model m;
+	model_init(&m, "test", "");
+	model_add_process(&m);
+	struct kg_device *x = model_add_device(&m);
+	x->name = model_string(&m, "NVIDIA H200");
+	x = model_add_device(&m);
+	x->name = model_string(&m, "AMD Radeon Graphics");
+	x->vendor = KG_VENDOR_NVIDIA; /* the reader's word stands */
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.devices[0].vendor, KG_VENDOR_NVIDIA);
+	CHECK_EQ_INT(m.devices[1].vendor, KG_VENDOR_NVIDIA);
+	model_free(&m);
+}

@@ -1214,6 +1214,34 @@ TEST(wrong_types)
 	unlink(path);
 }
 
+/* Issue 22: rows whose times cannot be true are left out, counted and named; Nsight's
+ * clock starts with the session, so a call at 0 is kept. Every device is NVIDIA's. */
+TEST(untrue_times)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start - 1000 WHERE rowid = 1;"
+		"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 9223372036854775807,"
+		" end = 9223372036854775807 WHERE rowid = 2;"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 0 WHERE rowid = 1;"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start + 2592000000000000 WHERE rowid = 2;");
+	struct loaded l;
+	load_ok(&l, path);
+	CHECK_EQ_INT(count_ops(&l.m, KG_OP_KERNEL),
+		     kgt_int("copies_bad", "SELECT COUNT(*) FROM kernels") - 2);
+	CHECK_EQ_INT(l.m.n_apis, kgt_int("copies_bad", "SELECT COUNT(*) FROM api_calls") - 1);
+	CHECK_EQ_INT(l.m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_END_BEFORE_START], 1);
+	CHECK_EQ_INT(l.m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_INT64_LIMIT], 1);
+	CHECK_EQ_INT(l.m.untrue[KG_UNTRUE_API][KG_UNTRUE_FAR], 1);
+	CHECK(has_note(&l.m, "left out 2 kernels and 1 API call whose times cannot be true: at "
+			     "INT64_MAX or -INT64_MAX (1), end before start (1), far from the other "
+			     "records (1); the first: kernel '"));
+	for (uint32_t i = 0; i < l.m.n_devices; i++)
+		CHECK_EQ_INT(l.m.devices[i].vendor, KG_VENDOR_NVIDIA);
+	model_free(&l.m);
+	unlink(path);
+}
+
 TEST(truncated_file)
 {
 	const char *path = altered(nsys_file("launches_graph", "3.28"), NULL);

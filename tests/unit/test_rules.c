@@ -415,7 +415,10 @@ TEST(extreme_times_analyse_report_export_and_draw)
 	struct kg_model m;
 	struct kg_analysis a;
 	char err[1024];
-	if (model_load(path, &m, NULL, err, sizeof(err)) != 0)
+	/* the loader leaves such records out (issue 22); what follows must survive them all
+	 * the same: a trace made only of them has nothing to tell them from */
+	struct kg_load_opts keep = {.keep_untrue_times = 1};
+	if (model_load(path, &m, &keep, err, sizeof(err)) != 0)
 		fprintf(stderr, "    %s\n", err);
 	CHECK_EQ_INT(m.n_ops, 4); /* k_no_dur is left out: no end */
 	CHECK(analysis_run(&m, NULL, &a) == 0);
