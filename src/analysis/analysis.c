@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "analysis/pipeline.h"
-#include "util/api_names.h"
 #include "util/timemath.h"
 
 const char *gap_cause_name(enum kg_gap_cause c)
@@ -17,19 +16,6 @@ const char *gap_cause_name(enum kg_gap_cause c)
 #undef KG_GAP_CAUSE_NAME_
 	};
 	return (unsigned)c < KG_GAP_CAUSES ? names[c] : names[KG_GAP_UNKNOWN];
-}
-
-/* Calls that put work on a GPU, counted only when no GPU operation was recorded at all. */
-static uint32_t untraced_gpu_calls(const struct kg_model *m)
-{
-	uint32_t n = 0;
-	if (m->n_ops)
-		return 0;
-	for (uint32_t i = 0; i < m->n_apis; i++) {
-		enum kg_api_category c = api_category(model_text(m, m->apis[i].name));
-		n += c == KG_API_LAUNCH || c == KG_API_MEMCPY || c == KG_API_MEMSET;
-	}
-	return n;
 }
 
 /* The longest of the GPUs' steady spans (gpu_steady_span): the span less the start-up and
@@ -54,7 +40,6 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 	else
 		analysis_config_default(&a->cfg);
 	a->span = kg_time_span(m->end, m->begin); /* 0 when either is unknown */
-	a->untraced_gpu_calls = untraced_gpu_calls(m);
 	int rc = metrics_run(a);
 	if (!rc)
 		rc = hw_run(a);

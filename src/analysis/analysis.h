@@ -189,10 +189,6 @@ struct kg_analysis {
 					      * the sites of no finding */
 	uint32_t n_sites;
 	int has_stacks;                      /* some API call has a stack */
-	/* calls that put work on a GPU (launches, copies, memsets) in a trace that holds no
-	 * GPU operation at all: its GPU side was not traced (an Nsight export made without
-	 * CUDA trace, a range-profiler trace), so nothing can be judged of the GPU */
-	uint32_t untraced_gpu_calls;
 	struct kg_idmap *call_sites;         /* (stack, API name) → site (sites.c) */
 };
 

@@ -717,7 +717,9 @@ static void kernel_occupancy(const struct kg_analysis *a, struct kg_kernel_stats
 	const struct kg_launch *l = op_launch(a->m, o);
 	k->blocks = op_blocks(a->m, o);
 	k->threads = (int)(l->block[0] * l->block[1] * l->block[2]);
-	if (op_occupancy(a->m, o, &k->occ) < 0)
+	/* CUDA's occupancy tables say nothing of an AMD GPU (its "compute capability" is a
+	 * gfx version, its wavefronts 64 wide): no figure rather than a wrong one */
+	if (op_device(a->m, o)->vendor == KG_VENDOR_AMD || op_occupancy(a->m, o, &k->occ) < 0)
 		return;
 	struct kg_occ_device d;
 	occ_device_of(op_device(a->m, o), &d);

@@ -28,11 +28,14 @@ static int api_is_sync_copy(const struct kg_model *m, const struct kg_op *o)
  * where the figure comes from. */
 struct pinned_rate {
 	double bw;
-	const char *from;
+	char from[96];
 };
 
-/* What pinned copies reach over a GPU generation's host link, x16: about 80 % of the
- * link's rate (an H200, PCIe gen 5, moved 64 MiB pinned in 1.2 ms: 56 GB/s of 63). */
+/* What pinned copies reach of the host link's rate: an H200, PCIe gen 5 x16, moved 64 MiB
+ * pinned in 1.2 ms: 56 GB/s of 63. */
+#define LINK_EFFICIENCY 0.8
+
+/* ... and over a GPU generation's link, x16, where the trace does not say the link. */
 static const struct {
 	int cc_major;          /* this generation and later */
 	const char *name_part; /* or a GPU whose name holds this ("" any) */
@@ -45,8 +48,8 @@ static const struct {
 	{6, "", 12, "PCIe gen 3 x16, the link of Pascal, Volta and Turing GPUs"},
 };
 
-/* The trace's own large pinned copies; else what the GPU's generation's link reaches;
- * else the pinned_bandwidth threshold. */
+/* The trace's own large pinned copies; else what the GPU's host link reaches, as the
+ * trace records it or as its generation has it; else the pinned_bandwidth threshold. */
 static struct pinned_rate pinned_rate(const struct kg_analysis *a, uint32_t g)
 {
 	const struct kg_model *m = a->m;
@@ -59,14 +62,26 @@ static struct pinned_rate pinned_rate(const struct kg_analysis *a, uint32_t g)
 			ns += (double)dur(o);
 		}
 	}
-	if (ns > 0)
-		return (struct pinned_rate){bytes / ns, "what the trace's own pinned copies moved"};
+	struct pinned_rate r = {a->cfg.pinned_bandwidth, "the pinned_bandwidth threshold"};
 	const struct kg_device *d = &m->devices[m->gpus[a->gpus[g].gpu].device];
 	const char *name = d->name ? model_text(m, d->name) : "";
-	for (size_t i = 0; i < sizeof(link_rates) / sizeof(link_rates[0]); i++)
-		if (d->cc_major >= link_rates[i].cc_major && strstr(name, link_rates[i].name_part))
-			return (struct pinned_rate){link_rates[i].bw, link_rates[i].from};
-	return (struct pinned_rate){a->cfg.pinned_bandwidth, "the pinned_bandwidth threshold"};
+	if (ns > 0) {
+		r.bw = bytes / ns;
+		snprintf(r.from, sizeof(r.from), "what the trace's own pinned copies moved");
+	} else if (device_link_bytes_per_s(d) > 0) {
+		r.bw = LINK_EFFICIENCY * (double)device_link_bytes_per_s(d) / 1e9;
+		snprintf(r.from, sizeof(r.from), "%.0f %% of its PCIe gen %u x%u link", 100 * LINK_EFFICIENCY,
+			 d->pcie_gen, d->pcie_lanes);
+	} else if (d->vendor != KG_VENDOR_AMD) { /* the generations are NVIDIA's */
+		for (size_t i = 0; i < sizeof(link_rates) / sizeof(link_rates[0]); i++)
+			if (d->cc_major >= link_rates[i].cc_major &&
+			    strstr(name, link_rates[i].name_part)) {
+				r.bw = link_rates[i].bw;
+				snprintf(r.from, sizeof(r.from), "%s", link_rates[i].from);
+				break;
+			}
+	}
+	return r;
 }
 
 /* A host-to-device copy on a stream that also runs kernels cannot overlap them. */

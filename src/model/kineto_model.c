@@ -5,7 +5,7 @@
  * (kineto_stacks.c). */
 #include "model/kineto_model.h"
 #include "model/kineto_stacks.h"
-#include "util/fmt.h"
+#include "text/format.h"
 #include "util/idmap.h"
 
 #include <errno.h>
@@ -895,11 +895,12 @@ static void add_notes(struct kin_build *b, const struct kstacks_result *r)
 	if (b->n_cpu_op || b->n_pyfunc || b->n_user_ann)
 		model_note(m, "linked %llu of %llu API calls to the operators, Python functions "
 			   "and annotations enclosing them (from %llu cpu_op, %llu python_function "
-			   "and %llu user_annotation events); %llu calls were outside any",
+			   "and %llu user_annotation events); %llu %s outside any",
 			   (unsigned long long)r->linked, (unsigned long long)r->calls,
 			   (unsigned long long)b->n_cpu_op, (unsigned long long)b->n_pyfunc,
 			   (unsigned long long)b->n_user_ann,
-			   (unsigned long long)(r->calls - r->linked));
+			   (unsigned long long)(r->calls - r->linked),
+			   plural(r->calls - r->linked, "call was", "calls were"));
 	if (unusable || r->not_nested || r->truncated)
 		model_note(m, "call stacks: %llu host events without a usable time span or name "
 			   "were not used, %llu overran the event enclosing them and were cut at its end, "

@@ -10,7 +10,7 @@
 #include <zlib.h>
 
 #include "trace/trace_db.h"
-#include "util/fmt.h"
+#include "text/format.h"
 
 const char *format_name(enum kg_format f)
 {

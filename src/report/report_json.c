@@ -73,7 +73,7 @@ static void json_trace(struct jw *w, const struct kg_analysis *a, const struct k
 	kv_opt_int(w, "api_calls", m->has_api, m->n_apis);
 	kv_int(w, "dropped_records", (long long)m->dropped);
 	kv_bool(w, "stacks", a->has_stacks);
-	kv_int(w, "untraced_gpu_calls", a->untraced_gpu_calls);
+	kv_int(w, "untraced_gpu_calls", m->gpu_untraced ? m->gpu_work_calls : 0);
 	kv_str(w, "stack_note", m->stack_note);
 	json_window(w, o);
 	j_key(w, "notes");
@@ -136,8 +136,10 @@ static void json_devices(struct jw *w, const struct kg_model *m)
 		kv_text(w, "name", m, d->name);
 		kv_text(w, "uuid", m, d->uuid);
 		j_prop(w, "sm_count", d->sm_count);
-		j_key(w, "cc");
-		if (d->cc_major > 0) {
+		static const char *const vendors[] = {NULL, "nvidia", "amd"};
+		kv_str(w, "vendor", d->vendor < 3 ? vendors[d->vendor] : NULL);
+		j_key(w, "cc"); /* CUDA's compute capability: none for an AMD GPU (a gfx version) */
+		if (d->cc_major > 0 && d->vendor != KG_VENDOR_AMD) {
 			char cc[16];
 			snprintf(cc, sizeof(cc), "%d.%d", d->cc_major, d->cc_minor);
 			j_str(w, cc);

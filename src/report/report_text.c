@@ -79,7 +79,7 @@ static void header_devices(FILE *f, const struct kg_model *m)
 			 d->name ? model_text(m, d->name) : "unknown GPU");
 		if (d->sm_count > 0)
 			text_appendf(line, sizeof(line), ", %d SMs", d->sm_count);
-		if (d->cc_major > 0)
+		if (d->cc_major > 0 && d->vendor != KG_VENDOR_AMD) /* an AMD one's is a gfx version */
 			text_appendf(line, sizeof(line), ", cc %d.%d", d->cc_major, d->cc_minor);
 		if (d->memory_bytes > 0)
 			text_appendf(line, sizeof(line), ", %.0f GiB",
@@ -125,16 +125,18 @@ static void header_losses(FILE *f, const struct kg_analysis *a, const struct kg_
 		no_time += m->processes[p].incomplete;
 		refused += m->processes[p].refused != 0;
 	}
-	if (a->untraced_gpu_calls) {
+	if (m->gpu_untraced) {
 		page_tone_on(f, o->color, PAGE_WARN);
-		field(f, "losses", "GPU activity was not traced: %s calls launched kernels or "
-		      "copies, and no GPU operation was recorded (an Nsight export made without "
-		      "CUDA trace, or a profiler that traces the host only)",
-		      fmt_count(a->untraced_gpu_calls, n));
+		field(f, "losses", "all of the GPU side: its activity was not traced (the notes "
+		      "say what was), so nothing of the GPU can be judged");
 		page_tone_off(f, o->color, PAGE_WARN);
 		return;
 	}
-	if (!m->dropped && !incomplete && !no_time && !refused) {
+	unsigned long long untrue = 0;
+	for (int k = 0; k < KG_UNTRUE_KINDS; k++)
+		for (int w = 0; w < KG_UNTRUE_WHYS; w++)
+			untrue += m->untrue[k][w];
+	if (!m->dropped && !incomplete && !no_time && !refused && !untrue) {
 		field(f, "losses", "none: no record dropped, every process finished recording");
 		return;
 	}
@@ -163,6 +165,11 @@ static void header_losses(FILE *f, const struct kg_analysis *a, const struct kg_
 	if (no_time)
 		field(f, label, "%s records had a missing timestamp and were left out",
 		      fmt_count(no_time, n));
+	label = no_time ? "" : label;
+	if (untrue)
+		field(f, label, "%s %s whose times cannot be true %s left out (the notes say which)",
+		      fmt_count(untrue, n), plural(untrue, "record", "records"),
+		      plural(untrue, "was", "were"));
 	page_tone_off(f, o->color, PAGE_WARN);
 }
 
@@ -591,7 +598,7 @@ void report_text_findings(FILE *f, const struct kg_analysis *a, const struct kg_
 		by[a->findings.v[i].severity < KG_SEV_COUNT ? a->findings.v[i].severity : 0]++;
 	if (!a->findings.n) {
 		page_heading(f, o->color, "Findings");
-		if (a->untraced_gpu_calls)
+		if (a->m->gpu_untraced)
 			fprintf(f, "  none can be judged: the trace holds no GPU activity (see "
 				   "losses above)\n");
 		else

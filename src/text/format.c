@@ -6,11 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/timemath.h"
 
 const char *fmt_duration(int64_t ns, char buf[32])
 {
-	if (ns == KG_NO_TIME)
+	if (ns == INT64_MIN)
 		return strcpy(buf, "-");
 	double a = fabs((double)ns);
 	if (a < 999.5)
@@ -21,14 +20,6 @@ const char *fmt_duration(int64_t ns, char buf[32])
 		snprintf(buf, 32, "%.2f ms", (double)ns / 1e6);
 	else
 		snprintf(buf, 32, "%.2f s", (double)ns / 1e9);
-	return buf;
-}
-
-const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32])
-{
-	if (t == KG_NO_TIME || m->begin == KG_NO_TIME)
-		return strcpy(buf, "-");
-	snprintf(buf, 32, "%.3f ms", (double)kg_time_diff(t, m->begin) / 1e6);
 	return buf;
 }
 

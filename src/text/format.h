@@ -1,17 +1,14 @@
 /* The words and numbers kgantt prints, written one way everywhere (report, job report,
- * diff, charts, pages, record's summary): durations, shares, counts, plurals. */
+ * diff, charts, pages, record's summary, the readers' notes): durations, shares, counts,
+ * plurals. Below the model: it knows no trace (text/names.h names a trace's things). */
 #ifndef KGANTT_TEXT_FORMAT_H
 #define KGANTT_TEXT_FORMAT_H
 
 #include <stdint.h>
 
-#include "model/model.h"
-
 /* A duration with the unit its magnitude needs: "850 ns", "12.3 µs", "4.56 ms", "2.35 s";
- * "-" for KG_NO_TIME. Returns buf. */
+ * "-" for an unknown one (INT64_MIN, the model's KG_NO_TIME). Returns buf. */
 const char *fmt_duration(int64_t ns, char buf[32]);
-/* A time relative to the trace begin, always in ms: "123.456 ms"; "-" when unknown. */
-const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32]);
 /* "42.0%"; "-" when whole is 0. */
 const char *fmt_pct(double part, double whole, char buf[16]);
 /* "12,345": counts with thousands separators, for people. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "text/page.h"
+#include "util/timemath.h"
 
 /* ------------------------------------------------------------------ kernels */
 
@@ -168,6 +169,15 @@ const char *kernel_short_name(const char *name, size_t width, char *out, size_t 
 }
 
 /* ------------------------------------------------------------------ streams and GPUs */
+
+const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32])
+{
+	if (t == KG_NO_TIME || m->begin == KG_NO_TIME)
+		return strcpy(buf, "-");
+	snprintf(buf, 32, "%.3f ms", (double)kg_time_diff(t, m->begin) / 1e6);
+	return buf;
+}
+
 
 const char *stream_kind_name(enum kg_stream_kind k)
 {

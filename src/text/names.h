@@ -13,6 +13,9 @@
  * when nothing else helps. Control characters become '?'. Returns out. */
 const char *kernel_short_name(const char *name, size_t width, char *out, size_t outlen);
 
+/* A time relative to the trace begin, always in ms: "123.456 ms"; "-" when unknown. */
+const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32]);
+
 /* "legacy default", "blocking", "non-blocking"; NULL when unknown. */
 const char *stream_kind_name(enum kg_stream_kind k);
 

@@ -308,6 +308,13 @@ TEST(pageable_copy_gain_takes_the_gpu_link_rate)
 	CHECK(f && strstr(f->gain_how, "(25 GB/s: PCIe gen 4 x16"));
 	CHECK(f && f->gain_ns < h200); /* pinned copies would gain less over a slower link */
 	analysis_free(&a);
+	/* the link the trace records, when it records one: PCIe gen 4 x8 */
+	for (uint32_t d = 0; d < m.n_devices; d++)
+		m.devices[d].pcie_gen = 4, m.devices[d].pcie_lanes = 8;
+	CHECK(analysis_run(&m, NULL, &a) == 0);
+	f = rule_finding(&a, "copy-compute-overlap");
+	CHECK(f && strstr(f->gain_how, "(13 GB/s: 80 % of its PCIe gen 4 x8 link)"));
+	analysis_free(&a);
 	model_free(&m);
 }
 
