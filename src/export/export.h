@@ -81,12 +81,4 @@ const char *export_stream_kind(unsigned kind);   /* "blocking", ... NULL when un
 const char *export_sync_kind(unsigned kind);     /* "event_synchronize", ... */
 const char *export_api_category(unsigned cat);   /* "launch", "memcpy", ... "other" */
 
-
-/* Decimal text of v into out (at least 21 bytes), no terminator; returns the length.
- * A hand-written loop: millions of numbers go through it. */
-size_t export_i64(char *out, int64_t v);
-/* v nanoseconds as microseconds with three decimals ("123456.789", "-0.005"): exact,
- * never through a double. out: at least 24 bytes; returns the length. */
-size_t export_us(char *out, int64_t ns);
-
 #endif

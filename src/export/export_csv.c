@@ -4,6 +4,7 @@
  * as NaN rather than as a misleading 0. Rows end in "\n". Times are integer ns on the
  * trace's own clock, as in the trace. */
 #include "export/export.h"
+#include "report/json_writer.h" /* jw_i64_text */
 #include "util/timemath.h"
 #include "util/utf8.h"
 
@@ -95,7 +96,7 @@ static void f_num(struct csv *c, int64_t v)
 {
 	char *p = room(c, 24);
 	if (p) {
-		size_t len = export_i64(p, v);
+		size_t len = jw_i64_text(p, v);
 		p[len] = ',';
 		c->n += len + 1;
 	}
