@@ -42,16 +42,16 @@ static void flush_out(struct jw *w)
 	w->n = 0;
 }
 
-/* Room for len more bytes in the buffer (len <= JW_BUF). */
+/* Room for len more bytes in the buffer (len <= w->cap). */
 static inline void room(struct jw *w, size_t len)
 {
-	if (len > JW_BUF - w->n)
+	if (len > w->cap - w->n)
 		flush_out(w);
 }
 
 static void out(struct jw *w, const char *s, size_t len)
 {
-	if (len > JW_BUF) { /* a huge string: straight through */
+	if (len > w->cap) { /* a huge string: straight through */
 		flush_out(w);
 		if (!w->write_errno && fwrite(s, 1, len, w->f) != len) {
 			w->write_errno = errno ? errno : EIO;
@@ -290,7 +290,7 @@ static void put_escaped(struct jw *w, const unsigned char *s, size_t len)
  * where the writer stands. */
 static void put_string(struct jw *w, const char *s, size_t len, int plain)
 {
-	if (!plain || len > JW_BUF / 2) {
+	if (!plain || len > w->cap / 2) {
 		out1(w, '"');
 		put_escaped(w, (const unsigned char *)s, len);
 		out1(w, '"');
@@ -616,7 +616,8 @@ static int begin(struct jw *w, FILE *f, int pretty, int html)
 	w->pretty = pretty;
 	w->html = html;
 	w->state[0] = ST_START;
-	w->buf = malloc(JW_BUF);
+	w->cap = JW_BUF;
+	w->buf = malloc(w->cap);
 	return w->buf ? 0 : -1;
 }
 
@@ -637,3 +638,16 @@ static int finish(struct jw *w, const char *tail)
 
 int jw_end(struct jw *w) { return finish(w, "\n"); }
 int jw_end_html(struct jw *w) { return finish(w, ""); }
+
+void jw_put_string(FILE *f, const char *s)
+{
+	char buf[512];
+	struct jw w = {.f = f, .buf = buf, .cap = sizeof(buf)};
+	size_t n;
+	int plain;
+	need_init();
+	if ((s = clean(&w, s ? s : "", &n, &plain)))
+		put_string(&w, s, n, plain);
+	flush_out(&w);
+	free(w.clean);
+}

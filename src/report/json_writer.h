@@ -29,7 +29,7 @@
 struct jw {
 	FILE *f;
 	char *buf;      /* what is not yet written to f */
-	size_t n;
+	size_t n, cap;
 	int failed;     /* a write failed, memory ran out, or the document is malformed */
 	int nomem;      /* what failed was an allocation */
 	int write_errno; /* errno of the first failed write; 0 when none failed */
@@ -87,6 +87,11 @@ void kv_num(struct jw *w, const char *k, double v);
 void kv_bool(struct jw *w, const char *k, int v);
 void kv_pct(struct jw *w, const char *k, double part, double whole);
 void kv_opt_int(struct jw *w, const char *k, int known, long long v);
+
+/* A JSON string literal of s (NULL: "") written straight to f, made valid UTF-8 and
+ * escaped as the writer's strings are: for a file laid out by hand (the chart's manifest,
+ * one record a line). Errors show in ferror(f). */
+void jw_put_string(FILE *f, const char *s);
 
 /* The decimal text of v into out (at least 21 bytes), no terminator; its length. What
  * j_int writes; the CSV export's numbers too (millions of them: a hand-written loop). */

@@ -368,3 +368,28 @@ TEST(write_error_kept)
 	CHECK(jw_end(&w) < 0);
 	fclose(f);
 }
+
+/* The string of a file laid out by hand (the chart's manifest): what a compact document
+ * holding only that string would be. */
+TEST(put_string_as_a_document)
+{
+	char text[256];
+	rng = 12345;
+	for (int i = 0; i < 2000; i++) {
+		char *a = NULL, *b = NULL;
+		size_t na = 0, nb = 0;
+		FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+		random_text(text, sizeof(text), 0);
+		jw_put_string(fa, text);
+		fputc('\n', fa);
+		struct jw w;
+		CHECK(jw_begin_compact(&w, fb) == 0);
+		j_str(&w, text);
+		CHECK(jw_end(&w) == 0);
+		fclose(fa);
+		fclose(fb);
+		CHECK(na == nb && !memcmp(a, b, na));
+		free(a);
+		free(b);
+	}
+}
