@@ -10,7 +10,11 @@
  * ".NAME.XXXXXX", and renamed over it on commit: a reader never sees half a file, and an
  * error, Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGQUIT leaves the old file as it was and
  * no temporary behind (a signal handler removes the temporaries, then the signal kills
- * the process as it would have, so the exit status says so). A symlink is followed: its
+ * the process as it would have, so the exit status says so). What no handler sees
+ * (SIGKILL, a crash, a power cut) leaves the temporary, which the next write of NAME, by
+ * any command, removes: a writer holds a lock on its temporary for as long as it lives,
+ * so one whose lock can be taken has no writer left (outfile.c, remove_dead_temps).
+ * A symlink is followed: its
  * target is replaced and the link stays a link. A FIFO, a character device (/dev/null),
  * "-" (standard output) and a descriptor path (/dev/stdout, /dev/fd/N: appended to, so
  * that the shell's >> holds) are written directly: they cannot be renamed over, and a
@@ -51,6 +55,7 @@ struct kg_outfile {
 	const char *what;
 	int direct;             /* FIFO, character device or "-": no temporary file */
 	int slot;               /* in the signal handler's list of temporaries, + 1; 0 none */
+	int lock;               /* the fd that locks the temporary, + 1; 0 none */
 	unsigned flags;
 	char err[PATH_MAX + 512];
 };
