@@ -426,6 +426,12 @@ static int begin(struct kg_outfile *of, const char *path, const struct kg_outfil
 	return fd;
 }
 
+static int is_gz(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
 FILE *outfile_open(struct kg_outfile *of, const char *path, const struct kg_outfile_opts *o)
 {
 	int fd = begin(of, path, o, 0);
@@ -437,6 +443,10 @@ FILE *outfile_open(struct kg_outfile *of, const char *path, const struct kg_outf
 			: fopen(of->target, is_descriptor(of->target) ? "a" : "w");
 	else if (!(of->f = fdopen(fd, "w")))
 		close(fd);
+	if (of->f && is_gz(path) && strcmp(path, "-")) {
+		of->raw = of->f;
+		of->f = outfile_gzip_stream(of->raw);
+	}
 	if (!of->f) {
 		snprintf(of->err, sizeof(of->err), "cannot write '%s': %s", path, strerror(errno));
 		outfile_abort(of);
@@ -457,12 +467,19 @@ const char *outfile_open_path(struct kg_outfile *of, const char *path,
 
 /* ---------------------------------------------------------------- commit and abort */
 
-/* Flushes and closes the stream; 0 or a negative errno of the first failed write. */
+/* Flushes and closes the stream (and ends the gzip stream first, when it is one); 0 or a
+ * negative errno of the first failed write. */
 static int close_stream(struct kg_outfile *of)
 {
 	FILE *f = of->f;
 	of->f = NULL;
 	int rc = 0;
+	if (of->raw) {
+		if (fclose(f) != 0)
+			rc = -(errno ? errno : EIO);
+		f = of->raw;
+		of->raw = NULL;
+	}
 	if (fflush(f) != 0 || ferror(f))
 		rc = -(errno ? errno : EIO);
 	if (!rc && (of->flags & KG_OUT_DURABLE) && !of->direct && fsync(fileno(f)) < 0)
@@ -536,9 +553,13 @@ int outfile_commit(struct kg_outfile *of)
 
 void outfile_abort(struct kg_outfile *of)
 {
+	if (of->raw && of->f)
+		fclose(of->f); /* the gzip stream, into the raw one */
+	if (of->raw)
+		of->f = of->raw;
 	if (of->f && of->f != stdout)
 		fclose(of->f);
-	of->f = NULL;
+	of->f = of->raw = NULL;
 	if (of->tmp[0]) {
 		unlink(of->tmp);
 		if (of->slot > 0 && temps[of->slot - 1].journal[0])

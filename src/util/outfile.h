@@ -52,6 +52,7 @@ struct kg_outfile {
 	char target[PATH_MAX];  /* the file written: path with its symlinks followed */
 	char tmp[PATH_MAX];     /* the temporary file beside target; "" when written directly */
 	FILE *f;                /* the stream of outfile_open until commit or abort */
+	FILE *raw;              /* under f when f compresses (NAME.gz); else NULL */
 	const char *what;
 	int direct;             /* FIFO, character device or "-": no temporary file */
 	int slot;               /* in the signal handler's list of temporaries, + 1; 0 none */
@@ -74,9 +75,16 @@ int outfile_check(const char *path, const struct kg_outfile_opts *o, char *err, 
  * directly, so no file name or extension says anything about its content. */
 int outfile_is_stream(const char *path);
 
-/* Opens path for writing (see above). NULL with a message in of->err on failure; of may
- * be passed to outfile_abort either way. */
+/* Opens path for writing (see above). A path that ends in ".gz" is written
+ * gzip-compressed (outfile_gzip_stream), whatever writes it: `export -o run.json.gz`, which
+ * ui.perfetto.dev and chrome://tracing open as it is. NULL with a message in of->err on
+ * failure; of may be passed to outfile_abort either way. */
 FILE *outfile_open(struct kg_outfile *of, const char *path, const struct kg_outfile_opts *o);
+
+/* A stream whose bytes go gzip-compressed into out (one gzip member, compressed by
+ * worker threads, outfile_gz.c); closing it ends the gzip stream, not out. NULL with
+ * errno on failure. */
+FILE *outfile_gzip_stream(FILE *out);
 
 /* For a writer that needs a file name (SQLite): the name of the temporary file, created
  * empty, to build the output in; NULL with of->err on failure. Implies KG_OUT_REGULAR.

@@ -453,3 +453,78 @@ TEST(only_temporaries_of_the_same_name_removed)
 	CHECK_EQ_INT(entries(), before + 1);
 	remove_dir();
 }
+
+/* ---------------------------------------------------------------- NAME.gz */
+
+/* What gzip -dc makes of path. */
+static char *gunzip(const char *path, size_t *n)
+{
+	char cmd[400], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "gzip -dc '%s'", path);
+	FILE *p = popen(cmd, "r"), *m = open_memstream(&out, n);
+	CHECK(p && m);
+	char buf[65536];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, got, m);
+	CHECK(pclose(p) == 0);
+	fclose(m);
+	return out;
+}
+
+TEST(gz_name_written_compressed)
+{
+	make_dir();
+	/* more than a few of the compressor's 1 MiB chunks, in pieces of every size */
+	size_t want = 5 * 1024 * 1024 + 12345, done = 0;
+	char *text = malloc(want);
+	uint64_t x = 88172645463325252ull;
+	for (size_t i = 0; i < want; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		text[i] = i % 97 < 60 ? "{\"name\":\"kernel\",\"ts\":1.5}"[i % 26] : (char)(x & 0xff);
+	}
+	struct kg_outfile of;
+	FILE *f = outfile_open(&of, in_dir("a.json.gz"), NULL);
+	CHECK(f);
+	for (size_t piece = 1; done < want; piece = piece * 3 + 1) {
+		size_t n = piece < want - done ? piece : want - done;
+		CHECK_EQ_INT(fwrite(text + done, 1, n, f), n);
+		done += n;
+	}
+	CHECK_EQ_INT(outfile_commit(&of), 0);
+	size_t n;
+	char *back = gunzip(in_dir("a.json.gz"), &n);
+	CHECK_EQ_INT(n, want);
+	CHECK(!memcmp(back, text, want));
+	free(back);
+	/* the same bytes again, and nothing for an empty output */
+	struct stat a, b;
+	CHECK(stat(in_dir("a.json.gz"), &a) == 0);
+	f = outfile_open(&of, in_dir("b.json.gz"), NULL);
+	CHECK(f && fwrite(text, 1, want, f) == want);
+	CHECK_EQ_INT(outfile_commit(&of), 0);
+	CHECK(stat(in_dir("b.json.gz"), &b) == 0);
+	CHECK_EQ_INT(a.st_size, b.st_size);
+	CHECK(outfile_open(&of, in_dir("c.gz"), NULL));
+	CHECK_EQ_INT(outfile_commit(&of), 0);
+	back = gunzip(in_dir("c.gz"), &n);
+	CHECK_EQ_INT(n, 0);
+	free(back);
+	free(text);
+	CHECK_EQ_INT(entries(), 3);
+	remove_dir();
+}
+
+TEST(gz_write_error_reported)
+{
+	FILE *full = fopen("/dev/full", "w");
+	CHECK(full);
+	FILE *z = outfile_gzip_stream(full);
+	if (z) { /* the header may already have failed */
+		char buf[4096] = {0};
+		for (int i = 0; i < 1000; i++)
+			fwrite(buf, 1, sizeof(buf), z);
+		CHECK(fclose(z) != 0);
+	}
+	fclose(full);
+}
