@@ -47,7 +47,10 @@ struct lane {
 	int32_t tid;
 };
 
-/* A track and its lanes. lane 0 is the track itself; the others are opened on demand. */
+/* A track and its lanes. lane 0 is the track itself; the others are opened on demand.
+ * A tree over the lanes' innermost ends (min and max of each range; a leaf of a lane not
+ * open holds neither) finds the first lane a slice may go on without trying each: a
+ * stream whose host runs hundreds of kernels ahead has as many queue lanes, all busy. */
 struct track {
 	int32_t pid, tid;
 	int32_t sort;             /* thread_sort_index of lane 0; lane k adds k (up to 31) */
@@ -56,7 +59,62 @@ struct track {
 	char label[MAX_LABEL];    /* "stream 7", "thread 5678" */
 	struct lane *lanes;
 	uint32_t n, cap;
+	int64_t *lo, *hi;         /* the tree: node i's children 2i and 2i+1, lane k's leaf
+				   * leaves + k */
+	uint32_t leaves;          /* a power of two, at least cap */
 };
+
+#define NOT_OPEN_LO INT64_MAX
+#define NOT_OPEN_HI INT64_MIN
+
+/* Lane k's innermost end into the tree (INT64_MIN when nothing is open on it). */
+static void tree_set(struct track *t, uint32_t k)
+{
+	const struct lane *l = &t->lanes[k];
+	uint32_t i = t->leaves + k;
+	t->lo[i] = t->hi[i] = l->depth ? l->ends[l->depth - 1] : INT64_MIN;
+	for (i /= 2; i; i /= 2) {
+		t->lo[i] = t->lo[2 * i] < t->lo[2 * i + 1] ? t->lo[2 * i] : t->lo[2 * i + 1];
+		t->hi[i] = t->hi[2 * i] > t->hi[2 * i + 1] ? t->hi[2 * i] : t->hi[2 * i + 1];
+	}
+}
+
+/* The tree for t->cap lanes, the first t->n open. 0 or -1 (out of memory). */
+static int tree_build(struct track *t)
+{
+	uint32_t leaves = t->leaves ? t->leaves : 4;
+	while (leaves < t->cap)
+		leaves *= 2;
+	if (leaves != t->leaves) {
+		int64_t *lo = realloc(t->lo, 2 * leaves * sizeof(*lo));
+		int64_t *hi = lo ? realloc(t->hi, 2 * leaves * sizeof(*hi)) : NULL;
+		if (lo)
+			t->lo = lo;
+		if (!hi)
+			return -1;
+		t->hi = hi;
+		t->leaves = leaves;
+	}
+	for (uint32_t i = 1; i < 2 * leaves; i++) {
+		t->lo[i] = NOT_OPEN_LO;
+		t->hi[i] = NOT_OPEN_HI;
+	}
+	for (uint32_t k = 0; k < t->n; k++)
+		tree_set(t, k);
+	return 0;
+}
+
+/* The first lane (from the left) whose innermost end is at most s (it may close, and
+ * then the slice may fit) or at least e (the slice nests in it), or t->n. */
+static uint32_t tree_first(const struct track *t, int64_t s, int64_t e)
+{
+	if (!t->leaves || !(t->lo[1] <= s || t->hi[1] >= e))
+		return t->n;
+	uint32_t i = 1;
+	while (i < t->leaves)
+		i = t->lo[2 * i] <= s || t->hi[2 * i] >= e ? 2 * i : 2 * i + 1;
+	return i - t->leaves;
+}
 
 static void track_reset(struct track *t, int32_t pid, int32_t tid, int32_t sort, int named,
 			const char *more)
@@ -69,6 +127,8 @@ static void track_reset(struct track *t, int32_t pid, int32_t tid, int32_t sort,
 	for (uint32_t i = 0; i < t->n; i++)
 		t->lanes[i].depth = 0;
 	t->n = 0;
+	if (t->leaves)
+		tree_build(t); /* its size stays: cannot fail */
 }
 
 static void track_free(struct track *t)
@@ -76,6 +136,8 @@ static void track_free(struct track *t)
 	for (uint32_t i = 0; i < t->cap; i++)
 		free(t->lanes[i].ends);
 	free(t->lanes);
+	free(t->lo);
+	free(t->hi);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -211,9 +273,12 @@ static int open_lane(struct chrome *c, struct track *t)
 		memset(l + t->cap, 0, (cap - t->cap) * sizeof(*l));
 		t->lanes = l;
 		t->cap = cap;
+		if (tree_build(t) < 0)
+			return -1;
 	}
 	t->lanes[k].tid = k ? c->next_tid++ : t->tid;
 	t->n++;
+	tree_set(t, k);
 	if (k == 0) {
 		if (!t->named)
 			name_thread(c, t->pid, t->tid, t->label, t->sort);
@@ -228,16 +293,19 @@ static int open_lane(struct chrome *c, struct track *t)
 	return 0;
 }
 
-/* The tid of the lane that [s, e] goes on: the first where it fits, or a new one. */
+/* The tid of the lane that [s, e] goes on: the first where it fits, or a new one. A lane
+ * the tree passes over neither closes anything by s nor holds the slice; one it offers
+ * that does not fit after all closed something, and is offered no more. */
 static int32_t place(struct chrome *c, struct track *t, int64_t s, int64_t e, uint32_t *lane)
 {
-	uint32_t k = 0;
-	while (k < t->n && !lane_fits(&t->lanes[k], s, e))
-		k++;
+	uint32_t k;
+	while ((k = tree_first(t, s, e)) < t->n && !lane_fits(&t->lanes[k], s, e))
+		tree_set(t, k);
 	if ((k == t->n && open_lane(c, t) < 0) || lane_push(&t->lanes[k], e) < 0) {
 		c->failed = 1;
 		return t->tid;
 	}
+	tree_set(t, k);
 	if (lane)
 		*lane = k;
 	return t->lanes[k].tid;
@@ -785,13 +853,13 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 			.op = on_op, .sync = on_sync, .end = on_end},
 		.o = o,
 	};
-	if (jw_begin_compact(&c.w, f) < 0)
-		return -ENOMEM;
-	int rc = export_walk(m, &c.ops);
-	if (jw_end(&c.w) < 0 && !rc)
+	FILE *out = export_stream(f);
+	int rc = jw_begin_compact(&c.w, out) < 0 ? -ENOMEM : export_walk(m, &c.ops);
+	if (c.w.buf && jw_end(&c.w) < 0 && !rc)
 		rc = c.w.write_errno ? -EIO : -ENOMEM;
 	if (c.w.write_errno)
-		errno = c.w.write_errno; /* for the caller's message */
+		errno = c.w.write_errno;
+	rc = export_stream_end(out, f, rc);
 	track_free(&c.stream);
 	track_free(&c.host);
 	track_free(&c.sync);
