@@ -126,14 +126,15 @@ static int exec_sql(struct sq *q, const char *sql, const char *what)
 }
 
 /* A new file written by this process alone, in one transaction, renamed into place when
- * complete: no journal, no syncs, no locks taken and given back, a cache that holds it
- * (up to 256 MiB), in SQLite's usual pages. */
+ * complete: no journal, no syncs, no locks taken and given back, 64 MiB of cache (the
+ * rows go in at the right end of their trees: 256 MiB was no faster, and 150 MB more),
+ * in SQLite's usual pages. */
 static int set_up(struct sq *q)
 {
 	char sql[256];
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-		 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-262144; "
+		 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
 		 "PRAGMA temp_store=MEMORY;",
 		 KG_ROWS_PAGE_SIZE);
 	return exec_sql(q, sql, "set-up");

@@ -386,17 +386,24 @@ size_t jw_i64_text(char *out, int64_t v)
 	size_t len = (v < 0) + digits(u);
 	char *p = out + len;
 	out[0] = '-';
-	while (u >= 100) { /* two digits per division, straight into place */
+	while (u >= 1ull << 32) { /* two digits per division, straight into place */
 		unsigned d = (unsigned)(u % 100) * 2;
 		u /= 100;
 		*--p = pairs[d + 1];
 		*--p = pairs[d];
 	}
-	if (u >= 10) {
-		*--p = pairs[u * 2 + 1];
-		*--p = pairs[u * 2];
+	uint32_t u32 = (uint32_t)u; /* the usual number: 32-bit divisions are the cheaper */
+	while (u32 >= 100) {
+		unsigned d = u32 % 100 * 2;
+		u32 /= 100;
+		*--p = pairs[d + 1];
+		*--p = pairs[d];
+	}
+	if (u32 >= 10) {
+		*--p = pairs[u32 * 2 + 1];
+		*--p = pairs[u32 * 2];
 	} else {
-		*--p = (char)('0' + u);
+		*--p = (char)('0' + u32);
 	}
 	return len;
 }
