@@ -168,21 +168,15 @@ void j_aclose(struct jw *w) { close_level(w, ']'); }
 
 /* ---------------------------------------------------------------- strings */
 
-/* What a byte needs: 1 an escape in every document, 2 one in a page, 4 a look in a page
+/* What byte c needs: 1 an escape in every document, 2 one in a page, 4 a look in a page
  * (0xE2 starts U+2028 and U+2029), 8 a look when it may be invalid UTF-8 (0x80 and up). */
-static unsigned char need[256];
-
-static void need_init(void)
+static inline unsigned need(unsigned char c)
 {
-	if (need['"'])
-		return; /* filled already */
-	for (int c = 0; c < 0x20; c++)
-		need[c] = 1;
-	need['"'] = need['\\'] = 1;
-	need['<'] = need['>'] = need['&'] = need['/'] = 2;
-	for (int c = 0x80; c < 0x100; c++)
-		need[c] = 8;
-	need[0xE2] = 4 | 8;
+	if (c < 0x20 || c == '"' || c == '\\')
+		return 1;
+	if (c == '<' || c == '>' || c == '&' || c == '/')
+		return 2;
+	return c < 0x80 ? 0 : c == 0xE2 ? 4 | 8 : 8;
 }
 
 #define ONES 0x0101010101010101ull
@@ -221,7 +215,7 @@ static inline int needs_work(const char *str, size_t len, int html, int high)
 	if (len < 8) {
 		unsigned char mask = (html ? 7 : 1) | (high ? 8 : 0);
 		for (size_t i = 0; i < len; i++)
-			if (need[s[i]] & mask)
+			if (need(s[i]) & mask)
 				return 1;
 		return 0;
 	}
@@ -240,7 +234,7 @@ static size_t plain_run(const unsigned char *s, size_t i, size_t len, int html)
 			i += 8;
 		size_t stop = i + 8 < len ? i + 8 : len;
 		for (; i < stop; i++)
-			if (need[s[i]] & mask)
+			if (need(s[i]) & mask)
 				return i;
 		if (i == len)
 			return len;
@@ -618,7 +612,6 @@ void kv_opt_int(struct jw *w, const char *k, int known, long long v)
 static int begin(struct jw *w, FILE *f, int pretty, int html)
 {
 	memset(w, 0, sizeof(*w));
-	need_init();
 	w->f = f;
 	w->pretty = pretty;
 	w->html = html;
@@ -652,7 +645,6 @@ void jw_put_string(FILE *f, const char *s)
 	struct jw w = {.f = f, .buf = buf, .cap = sizeof(buf)};
 	size_t n;
 	int plain;
-	need_init();
 	if ((s = clean(&w, s ? s : "", &n, &plain)))
 		put_string(&w, s, n, plain);
 	flush_out(&w);
