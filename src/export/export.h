@@ -73,13 +73,6 @@ int export_sqlite(const char *path, const struct kg_model *m, const struct kg_ex
 
 /* ---------------------------------------------------------------- shared by the writers */
 
-/* The stream a JSON or CSV writer writes f through: a thread of its own writes the bytes
- * into f while the writer goes on making them (outfile_async_stream; f itself when no
- * thread can be had). export_stream_end ends it: rc, or -EIO (errno saying why) when a
- * write failed. */
-FILE *export_stream(FILE *f);
-int export_stream_end(FILE *stream, FILE *f, int rc);
-
 /* Names of the model's codes, as the trace's enum_* tables spell them. */
 const char *export_op_kind(unsigned kind);       /* "kernel", "memcpy", "memset" */
 const char *export_copy_kind(unsigned kind);     /* "HtoD", ... "unknown" */

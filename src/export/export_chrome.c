@@ -853,13 +853,13 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 			.op = on_op, .sync = on_sync, .end = on_end},
 		.o = o,
 	};
-	FILE *out = export_stream(f);
-	int rc = jw_begin_compact(&c.w, out) < 0 ? -ENOMEM : export_walk(m, &c.ops);
-	if (c.w.buf && jw_end(&c.w) < 0 && !rc)
+	if (jw_begin_compact(&c.w, f) < 0)
+		return -ENOMEM;
+	int rc = export_walk(m, &c.ops);
+	if (jw_end(&c.w) < 0 && !rc)
 		rc = c.w.write_errno ? -EIO : -ENOMEM;
 	if (c.w.write_errno)
-		errno = c.w.write_errno;
-	rc = export_stream_end(out, f, rc);
+		errno = c.w.write_errno; /* for the caller's message */
 	track_free(&c.stream);
 	track_free(&c.host);
 	track_free(&c.sync);

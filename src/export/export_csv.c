@@ -287,8 +287,7 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 
 int export_csv(FILE *f, const struct kg_model *m, const struct kg_export_opts *o)
 {
-	struct csv c = {.ops = {.begin = on_begin, .end = on_end}, .f = export_stream(f),
-			.table = o->table};
+	struct csv c = {.ops = {.begin = on_begin, .end = on_end}, .f = f, .table = o->table};
 	switch (o->table) {
 	case KG_TABLE_OPS: c.ops.op = on_op; break;
 	case KG_TABLE_APIS: c.ops.api = on_api; break;
@@ -304,5 +303,5 @@ int export_csv(FILE *f, const struct kg_model *m, const struct kg_export_opts *o
 	}
 	free(c.buf);
 	free(c.u8);
-	return export_stream_end(c.f, f, rc);
+	return rc;
 }

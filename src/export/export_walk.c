@@ -1,7 +1,6 @@
 /* The one walk over the model that every export format is driven by (export.h), and the
  * small helpers the writers share. */
 #include "export/export.h"
-#include "util/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -48,27 +47,6 @@ const char *export_api_category(unsigned cat)
 {
 	static const char *const names[] = {"other", "launch", "memcpy", "memset", "sync", "alloc"};
 	return cat < 6 ? names[cat] : "other";
-}
-
-/* ------------------------------------------------------------------ output */
-
-FILE *export_stream(FILE *f)
-{
-	FILE *a = outfile_async_stream(f);
-	return a ? a : f; /* without a thread: straight to f */
-}
-
-int export_stream_end(FILE *a, FILE *f, int rc)
-{
-	if (a == f)
-		return rc;
-	int e = errno;
-	if (fclose(a) != 0 && (!rc || rc == -EIO)) {
-		rc = -EIO;
-		e = errno;
-	}
-	errno = e; /* why the first write failed, for the caller's message */
-	return rc;
 }
 
 /* ------------------------------------------------------------------ the walk */

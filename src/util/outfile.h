@@ -85,10 +85,6 @@ FILE *outfile_open(struct kg_outfile *of, const char *path, const struct kg_outf
  * worker threads, outfile_gz.c); closing it ends the gzip stream, not out. NULL with
  * errno on failure. */
 FILE *outfile_gzip_stream(FILE *out);
-/* A stream whose bytes a thread of its own writes into out, 1 MiB at a time, while the
- * caller goes on: for the writers of large outputs (export). Closing it writes the rest
- * and reports the first failed write (errno); out stays open. NULL with errno. */
-FILE *outfile_async_stream(FILE *out);
 
 /* For a writer that needs a file name (SQLite): the name of the temporary file, created
  * empty, to build the output in; NULL with of->err on failure. Implies KG_OUT_REGULAR.

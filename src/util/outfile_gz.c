@@ -1,7 +1,5 @@
-/* Streams whose bytes another thread writes (outfile.h): outfile_async_stream hands them
- * to a thread that writes them as they are, so that the writer of a gigabyte of JSON
- * goes on making it while the kernel copies it out; outfile_gzip_stream, for
- * outfile_open's NAME.gz, compresses them as pigz does. The bytes are cut into 1 MiB chunks that worker
+/* gzip for outfile_open (outfile.h): a stdio stream whose bytes go out gzip-compressed
+ * into another, as pigz makes them. The bytes are cut into 1 MiB chunks that worker
  * threads deflate at once (zlib, level 1: the export of a million kernels is a gigabyte
  * of JSON, and level 6 took twice as long for a file a quarter smaller), each primed with
  * the 32 KiB before it and ended on a byte boundary (Z_SYNC_FLUSH), the last with the
@@ -35,7 +33,6 @@ struct chunk {
 
 struct gz {
 	FILE *out;
-	int gzip;                   /* 0: the bytes as they are */
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	pthread_t workers[MAX_WORKERS];
@@ -109,15 +106,13 @@ static void *work(void *arg)
 		if (!(g->queue = c->next))
 			g->tail = &g->queue;
 		pthread_mutex_unlock(&g->lock);
-		int rc = g->gzip ? deflate_chunk(c) : 0;
-		const unsigned char *bytes = g->gzip ? c->out : c->in;
-		size_t n = g->gzip ? c->n_out : c->n_in;
+		int rc = deflate_chunk(c);
 		pthread_mutex_lock(&g->lock);
 		while (g->written_seq != c->seq) /* in order */
 			pthread_cond_wait(&g->changed, &g->lock);
 		if (rc && !g->err)
 			g->err = rc;
-		if (!g->err && n && fwrite(bytes, 1, n, g->out) != n)
+		if (!g->err && c->n_out && fwrite(c->out, 1, c->n_out, g->out) != c->n_out)
 			g->err = errno ? errno : EIO;
 		g->crc = crc32_combine(g->crc, c->crc, (z_off_t)c->n_in);
 		g->total += c->n_in;
@@ -211,7 +206,7 @@ static int gz_close(void *cookie)
 		trailer[i] = (unsigned char)(g->crc >> (8 * i));
 		trailer[4 + i] = (unsigned char)(g->total >> (8 * i)); /* the size mod 2^32 */
 	}
-	if (!rc && g->gzip && fwrite(trailer, 1, 8, g->out) != 8)
+	if (!rc && fwrite(trailer, 1, 8, g->out) != 8)
 		rc = errno ? errno : EIO;
 	while (g->queue) { /* left by a failure */
 		struct chunk *c = g->queue;
@@ -227,24 +222,24 @@ static int gz_close(void *cookie)
 	return rc ? -1 : 0;
 }
 
-/* The stream; workers: how many threads write (1 keeps the order trivially). */
-static FILE *chunk_stream(FILE *out, int gzip, int workers)
+FILE *outfile_gzip_stream(FILE *out)
 {
 	static const unsigned char header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
 	struct gz *g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
 	g->out = out;
-	g->gzip = gzip;
 	g->tail = &g->queue;
 	g->crc = crc32(0L, Z_NULL, 0);
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->changed, NULL);
-	for (int i = 0; i < workers; i++)
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int want = cpus < 1 ? 1 : cpus > MAX_WORKERS ? MAX_WORKERS : (int)cpus;
+	for (int i = 0; i < want; i++)
 		if (pthread_create(&g->workers[g->n_workers], NULL, work, g) == 0)
 			g->n_workers++;
 	FILE *f = NULL;
-	if (g->n_workers && (!gzip || fwrite(header, 1, sizeof(header), out) == sizeof(header)))
+	if (g->n_workers && fwrite(header, 1, sizeof(header), out) == sizeof(header))
 		f = fopencookie(g, "w", (cookie_io_functions_t){.write = gz_write, .close = gz_close});
 	if (!f) {
 		int e = errno ? errno : ENOMEM;
@@ -253,15 +248,4 @@ static FILE *chunk_stream(FILE *out, int gzip, int workers)
 		errno = e;
 	}
 	return f;
-}
-
-FILE *outfile_gzip_stream(FILE *out)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return chunk_stream(out, 1, cpus < 1 ? 1 : cpus > MAX_WORKERS ? MAX_WORKERS : (int)cpus);
-}
-
-FILE *outfile_async_stream(FILE *out)
-{
-	return chunk_stream(out, 0, 1);
 }

@@ -528,28 +528,3 @@ TEST(gz_write_error_reported)
 	}
 	fclose(full);
 }
-
-TEST(async_stream_writes_every_byte_in_order)
-{
-	char *got = NULL;
-	size_t n = 0, want = 3 * 1024 * 1024 + 77;
-	FILE *m = open_memstream(&got, &n);
-	FILE *a = outfile_async_stream(m);
-	CHECK(m && a);
-	for (size_t i = 0; i < want; i++)
-		fputc((int)(i * 7 % 251), a);
-	CHECK_EQ_INT(fclose(a), 0);
-	fclose(m);
-	CHECK_EQ_INT(n, want);
-	for (size_t i = 0; i < want; i++)
-		if ((unsigned char)got[i] != i * 7 % 251)
-			CHECK(0);
-	free(got);
-	FILE *full = fopen("/dev/full", "w");
-	a = outfile_async_stream(full);
-	CHECK(full && a);
-	for (int i = 0; i < 3 * 1024 * 1024; i++)
-		fputc('x', a);
-	CHECK(fclose(a) != 0 && errno == ENOSPC);
-	fclose(full);
-}
