@@ -71,22 +71,4 @@ int export_csv(FILE *f, const struct kg_model *m, const struct kg_export_opts *o
 int export_sqlite(const char *path, const struct kg_model *m, const struct kg_export_opts *o,
 		  char *err, size_t errlen);
 
-/* ---------------------------------------------------------------- shared by the writers */
-
-/* Names of the model's codes, as the trace's enum_* tables spell them. */
-const char *export_op_kind(unsigned kind);       /* "kernel", "memcpy", "memset" */
-const char *export_copy_kind(unsigned kind);     /* "HtoD", ... "unknown" */
-const char *export_mem_kind(unsigned kind);      /* "pageable", ... "unknown" */
-const char *export_stream_kind(unsigned kind);   /* "blocking", ... NULL when unknown */
-const char *export_sync_kind(unsigned kind);     /* "event_synchronize", ... */
-const char *export_api_category(unsigned cat);   /* "launch", "memcpy", ... "other" */
-
-
-/* Decimal text of v into out (at least 21 bytes), no terminator; returns the length.
- * A hand-written loop: millions of numbers go through it. */
-size_t export_i64(char *out, int64_t v);
-/* v nanoseconds as microseconds with three decimals ("123456.789", "-0.005"): exact,
- * never through a double. out: at least 24 bytes; returns the length. */
-size_t export_us(char *out, int64_t ns);
-
 #endif

@@ -17,26 +17,24 @@
  * the first lane where it nests or follows, and a new lane ("stream 7 (overlap)") is
  * opened when it fits on none. Nothing is ever dropped.
  *
- * The document is streamed: yajl's generator hands its text to a print callback that
- * fills a 256 KiB buffer and writes it out when full, so memory does not grow with the
- * trace. Times are microseconds after the earliest timestamp exported (otherData gives
- * that origin in ns), printed from integer nanoseconds with three decimals. */
+ * The document is streamed through report/json_writer.h (compact), so memory does not
+ * grow with the trace. Times are microseconds after the earliest timestamp exported
+ * (otherData gives that origin in ns), printed from integer nanoseconds with three
+ * decimals. */
 #include "export/export.h"
+#include "report/json_writer.h"
 #include "util/timemath.h"
-#include "util/utf8.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_gen.h>
 
 #ifndef KGANTT_VERSION
 #define KGANTT_VERSION "0"
 #endif
 
-#define OUT_BUF (256 * 1024)
 #define EXTRA_TID 1000000000 /* tids of the tracks kgantt adds (lanes, queues) start here */
 #define MAX_LABEL 192
 
@@ -49,7 +47,10 @@ struct lane {
 	int32_t tid;
 };
 
-/* A track and its lanes. lane 0 is the track itself; the others are opened on demand. */
+/* A track and its lanes. lane 0 is the track itself; the others are opened on demand.
+ * A tree over the lanes' innermost ends (min and max of each range; a leaf of a lane not
+ * open holds neither) finds the first lane a slice may go on without trying each: a
+ * stream whose host runs hundreds of kernels ahead has as many queue lanes, all busy. */
 struct track {
 	int32_t pid, tid;
 	int32_t sort;             /* thread_sort_index of lane 0; lane k adds k (up to 31) */
@@ -58,7 +59,62 @@ struct track {
 	char label[MAX_LABEL];    /* "stream 7", "thread 5678" */
 	struct lane *lanes;
 	uint32_t n, cap;
+	int64_t *lo, *hi;         /* the tree: node i's children 2i and 2i+1, lane k's leaf
+				   * leaves + k */
+	uint32_t leaves;          /* a power of two, at least cap */
 };
+
+#define NOT_OPEN_LO INT64_MAX
+#define NOT_OPEN_HI INT64_MIN
+
+/* Lane k's innermost end into the tree (INT64_MIN when nothing is open on it). */
+static void tree_set(struct track *t, uint32_t k)
+{
+	const struct lane *l = &t->lanes[k];
+	uint32_t i = t->leaves + k;
+	t->lo[i] = t->hi[i] = l->depth ? l->ends[l->depth - 1] : INT64_MIN;
+	for (i /= 2; i; i /= 2) {
+		t->lo[i] = t->lo[2 * i] < t->lo[2 * i + 1] ? t->lo[2 * i] : t->lo[2 * i + 1];
+		t->hi[i] = t->hi[2 * i] > t->hi[2 * i + 1] ? t->hi[2 * i] : t->hi[2 * i + 1];
+	}
+}
+
+/* The tree for t->cap lanes, the first t->n open. 0 or -1 (out of memory). */
+static int tree_build(struct track *t)
+{
+	uint32_t leaves = t->leaves ? t->leaves : 4;
+	while (leaves < t->cap)
+		leaves *= 2;
+	if (leaves != t->leaves) {
+		int64_t *lo = realloc(t->lo, 2 * leaves * sizeof(*lo));
+		int64_t *hi = lo ? realloc(t->hi, 2 * leaves * sizeof(*hi)) : NULL;
+		if (lo)
+			t->lo = lo;
+		if (!hi)
+			return -1;
+		t->hi = hi;
+		t->leaves = leaves;
+	}
+	for (uint32_t i = 1; i < 2 * leaves; i++) {
+		t->lo[i] = NOT_OPEN_LO;
+		t->hi[i] = NOT_OPEN_HI;
+	}
+	for (uint32_t k = 0; k < t->n; k++)
+		tree_set(t, k);
+	return 0;
+}
+
+/* The first lane (from the left) whose innermost end is at most s (it may close, and
+ * then the slice may fit) or at least e (the slice nests in it), or t->n. */
+static uint32_t tree_first(const struct track *t, int64_t s, int64_t e)
+{
+	if (!t->leaves || !(t->lo[1] <= s || t->hi[1] >= e))
+		return t->n;
+	uint32_t i = 1;
+	while (i < t->leaves)
+		i = t->lo[2 * i] <= s || t->hi[2 * i] >= e ? 2 * i : 2 * i + 1;
+	return i - t->leaves;
+}
 
 static void track_reset(struct track *t, int32_t pid, int32_t tid, int32_t sort, int named,
 			const char *more)
@@ -71,6 +127,8 @@ static void track_reset(struct track *t, int32_t pid, int32_t tid, int32_t sort,
 	for (uint32_t i = 0; i < t->n; i++)
 		t->lanes[i].depth = 0;
 	t->n = 0;
+	if (t->leaves)
+		tree_build(t); /* its size stays: cannot fail */
 }
 
 static void track_free(struct track *t)
@@ -78,6 +136,8 @@ static void track_free(struct track *t)
 	for (uint32_t i = 0; i < t->cap; i++)
 		free(t->lanes[i].ends);
 	free(t->lanes);
+	free(t->lo);
+	free(t->hi);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -114,12 +174,8 @@ struct queued {
 struct chrome {
 	struct kg_export_ops ops; /* first: the walker's callbacks */
 	const struct kg_export_opts *o;
-	FILE *f;
-	char *buf;
-	size_t n;
-	int io_err;               /* errno of the first failed write */
-	int failed;               /* a yajl call or an allocation failed */
-	yajl_gen g;
+	struct jw w;
+	int failed;               /* an allocation failed */
 	int64_t origin;           /* ns; every ts is relative to it */
 	int32_t stride;           /* pid of host process p: (p + 1) * stride */
 	int32_t next_tid;
@@ -128,8 +184,6 @@ struct chrome {
 	struct track stream, host, sync, queue;
 	struct queued *pending;   /* the current stream's queue slices, laid out at its end */
 	uint32_t n_pending, cap_pending;
-	char *u8;                 /* export_utf8's scratch */
-	size_t u8cap;
 };
 
 static struct chrome *self(struct kg_export_ops *x)
@@ -139,94 +193,18 @@ static struct chrome *self(struct kg_export_ops *x)
 
 /* ------------------------------------------------------------------ output */
 
-static void flush_out(struct chrome *c)
-{
-	if (c->n && !c->io_err && fwrite(c->buf, 1, c->n, c->f) != c->n)
-		c->io_err = errno ? errno : EIO;
-	c->n = 0;
-}
-
-/* yajl calls this for every token, most often for one byte (a quote, a comma, a colon):
- * that case is a plain store rather than a memcpy call. */
-static void print_cb(void *ctx, const char *s, size_t len)
-{
-	struct chrome *c = ctx;
-	if (len == 1 && c->n < OUT_BUF) {
-		c->buf[c->n++] = *s;
-		return;
-	}
-	if (c->n + len > OUT_BUF) {
-		flush_out(c);
-		if (len > OUT_BUF) { /* a huge name: straight through */
-			if (!c->io_err && fwrite(s, 1, len, c->f) != len)
-				c->io_err = errno ? errno : EIO;
-			return;
-		}
-	}
-	memcpy(c->buf + c->n, s, len);
-	c->n += len;
-}
-
-static void chk(struct chrome *c, yajl_gen_status st)
-{
-	if (st != yajl_gen_status_ok)
-		c->failed = 1;
-}
-
-#define KEY(c, k) chk(c, yajl_gen_string((c)->g, (const unsigned char *)(k), sizeof(k) - 1))
-
-static void str(struct chrome *c, const char *s)
-{
-	size_t len;
-	const char *t = utf8_clean(s ? s : "", &len, &c->u8, &c->u8cap);
-	if (!t) {
-		c->failed = 1;
-		return;
-	}
-	chk(c, yajl_gen_string(c->g, (const unsigned char *)t, len));
-}
-
-static void num(struct chrome *c, int64_t v)
-{
-	char b[24];
-	chk(c, yajl_gen_number(c->g, b, export_i64(b, v)));
-}
-
-/* A time on the document's time line, µs with ns decimals. */
+/* "ts": a time on the document's time line, µs with ns decimals */
 static void ts(struct chrome *c, int64_t t)
 {
-	char b[32];
-	chk(c, yajl_gen_number(c->g, b, export_us(b, kg_time_diff(t, c->origin))));
+	kv_milli_lit(&c->w, "ts", kg_time_diff(t, c->origin));
 }
 
-static void dur(struct chrome *c, int64_t start, int64_t end)
+/* 0, -EIO (errno says why), or -ENOMEM */
+static int status(struct chrome *c)
 {
-	char b[32];
-	chk(c, yajl_gen_number(c->g, b, export_us(b, kg_time_span(end, start))));
-}
-
-/* A key: always one of kgantt's own ASCII names, so no UTF-8 check. */
-static void key(struct chrome *c, const char *k)
-{
-	chk(c, yajl_gen_string(c->g, (const unsigned char *)k, strlen(k)));
-}
-
-static void kv_str(struct chrome *c, const char *k, const char *v)
-{
-	key(c, k);
-	str(c, v);
-}
-
-static void kv_num(struct chrome *c, const char *k, int64_t v)
-{
-	key(c, k);
-	num(c, v);
-}
-
-static void kv_true(struct chrome *c, const char *k)
-{
-	key(c, k);
-	chk(c, yajl_gen_bool(c->g, 1));
+	if (c->w.write_errno)
+		return -EIO;
+	return c->failed || c->w.failed ? -ENOMEM : 0;
 }
 
 /* ------------------------------------------------------------------ events */
@@ -235,19 +213,13 @@ static void kv_true(struct chrome *c, const char *k)
 static void ev_open(struct chrome *c, const char *ph, const char *name, const char *cat,
 		    int32_t pid, int32_t tid)
 {
-	chk(c, yajl_gen_map_open(c->g));
-	KEY(c, "name");
-	str(c, name);
-	if (cat) {
-		KEY(c, "cat");
-		str(c, cat);
-	}
-	KEY(c, "ph");
-	str(c, ph);
-	KEY(c, "pid");
-	num(c, pid);
-	KEY(c, "tid");
-	num(c, tid);
+	j_open(&c->w);
+	kv_str_lit(&c->w, "name", name);
+	if (cat)
+		kv_str_lit(&c->w, "cat", cat);
+	kv_str_lit(&c->w, "ph", ph);
+	kv_int_lit(&c->w, "pid", pid);
+	kv_int_lit(&c->w, "tid", tid);
 }
 
 /* A complete event [start, end]; leaves "args" open for the caller. */
@@ -255,18 +227,16 @@ static void ev_complete(struct chrome *c, const char *name, const char *cat, int
 			int32_t tid, int64_t start, int64_t end)
 {
 	ev_open(c, "X", name, cat, pid, tid);
-	KEY(c, "ts");
 	ts(c, start);
-	KEY(c, "dur");
-	dur(c, start, end);
-	KEY(c, "args");
-	chk(c, yajl_gen_map_open(c->g));
+	kv_milli_lit(&c->w, "dur", kg_time_span(end, start));
+	j_key_lit(&c->w, "args");
+	j_open(&c->w);
 }
 
 static void ev_close_args(struct chrome *c)
 {
-	chk(c, yajl_gen_map_close(c->g)); /* args */
-	chk(c, yajl_gen_map_close(c->g));
+	j_close(&c->w); /* args */
+	j_close(&c->w);
 }
 
 /* A metadata event: process_name, thread_name, *_sort_index. */
@@ -274,12 +244,12 @@ static void meta(struct chrome *c, const char *what, int32_t pid, int32_t tid, c
 		 int64_t sort)
 {
 	ev_open(c, "M", what, NULL, pid, tid);
-	KEY(c, "args");
-	chk(c, yajl_gen_map_open(c->g));
+	j_key_lit(&c->w, "args");
+	j_open(&c->w);
 	if (name)
-		kv_str(c, "name", name);
+		kv_str_lit(&c->w, "name", name);
 	else
-		kv_num(c, "sort_index", sort);
+		kv_int_lit(&c->w, "sort_index", sort);
 	ev_close_args(c);
 }
 
@@ -303,9 +273,12 @@ static int open_lane(struct chrome *c, struct track *t)
 		memset(l + t->cap, 0, (cap - t->cap) * sizeof(*l));
 		t->lanes = l;
 		t->cap = cap;
+		if (tree_build(t) < 0)
+			return -1;
 	}
 	t->lanes[k].tid = k ? c->next_tid++ : t->tid;
 	t->n++;
+	tree_set(t, k);
 	if (k == 0) {
 		if (!t->named)
 			name_thread(c, t->pid, t->tid, t->label, t->sort);
@@ -320,16 +293,19 @@ static int open_lane(struct chrome *c, struct track *t)
 	return 0;
 }
 
-/* The tid of the lane that [s, e] goes on: the first where it fits, or a new one. */
+/* The tid of the lane that [s, e] goes on: the first where it fits, or a new one. A lane
+ * the tree passes over neither closes anything by s nor holds the slice; one it offers
+ * that does not fit after all closed something, and is offered no more. */
 static int32_t place(struct chrome *c, struct track *t, int64_t s, int64_t e, uint32_t *lane)
 {
-	uint32_t k = 0;
-	while (k < t->n && !lane_fits(&t->lanes[k], s, e))
-		k++;
+	uint32_t k;
+	while ((k = tree_first(t, s, e)) < t->n && !lane_fits(&t->lanes[k], s, e))
+		tree_set(t, k);
 	if ((k == t->n && open_lane(c, t) < 0) || lane_push(&t->lanes[k], e) < 0) {
 		c->failed = 1;
 		return t->tid;
 	}
+	tree_set(t, k);
 	if (lane)
 		*lane = k;
 	return t->lanes[k].tid;
@@ -416,7 +392,7 @@ static void stream_label(const struct kg_model *m, uint32_t s, char *out, size_t
 	if (!full || n < 0 || (size_t)n >= len)
 		return;
 	char extra[128] = "";
-	const char *kind = export_stream_kind(st->kind);
+	const char *kind = stream_kind_name(st->kind);
 	int e = 0;
 	if (kind)
 		e += snprintf(extra + e, sizeof(extra) - (size_t)e, ", %s", kind);
@@ -440,32 +416,32 @@ static void thread_label(const struct kg_model *m, uint32_t t, char *out, size_t
 
 static void other_data(struct chrome *c, const struct kg_model *m)
 {
-	KEY(c, "otherData");
-	chk(c, yajl_gen_map_open(c->g));
-	kv_str(c, "generator", "kgantt " KGANTT_VERSION);
-	kv_str(c, "source", m->path);
-	kv_str(c, "source_format", m->source);
+	j_key_lit(&c->w, "otherData");
+	j_open(&c->w);
+	kv_str_lit(&c->w, "generator", "kgantt " KGANTT_VERSION);
+	kv_str_lit(&c->w, "source", m->path);
+	kv_str_lit(&c->w, "source_format", m->source);
 	if (m->command)
-		kv_str(c, "command", model_text(m, m->command));
+		kv_str_lit(&c->w, "command", model_text(m, m->command));
 	/* as a string: a double cannot hold every int64 */
 	char b[24];
-	b[export_i64(b, c->origin)] = '\0';
-	kv_str(c, "time_origin_ns", b);
-	kv_str(c, "time_note", "ts and dur are microseconds after time_origin_ns on the trace's clock");
+	b[jw_i64_text(b, c->origin)] = '\0';
+	kv_str_lit(&c->w, "time_origin_ns", b);
+	kv_str_lit(&c->w, "time_note", "ts and dur are microseconds after time_origin_ns on the trace's clock");
 	if (c->o->windowed) {
-		b[export_i64(b, c->o->window_begin)] = '\0';
-		kv_str(c, "window_begin_ns", b);
-		b[export_i64(b, c->o->window_end)] = '\0';
-		kv_str(c, "window_end_ns", b);
+		b[jw_i64_text(b, c->o->window_begin)] = '\0';
+		kv_str_lit(&c->w, "window_begin_ns", b);
+		b[jw_i64_text(b, c->o->window_end)] = '\0';
+		kv_str_lit(&c->w, "window_end_ns", b);
 		if (c->o->window_nvtx)
-			kv_str(c, "window_nvtx", c->o->window_nvtx);
+			kv_str_lit(&c->w, "window_nvtx", c->o->window_nvtx);
 	}
 	for (int i = 0; i < m->n_notes; i++) {
 		char k[16];
 		snprintf(k, sizeof(k), "note_%d", i + 1);
-		kv_str(c, k, m->notes[i]);
+		kv_str(&c->w, k, m->notes[i]);
 	}
-	chk(c, yajl_gen_map_close(c->g));
+	j_close(&c->w);
 }
 
 static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
@@ -489,12 +465,11 @@ static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 		c->thread_tid[t] = tid > 0 && tid < EXTRA_TID ? (int32_t)tid : c->next_tid++;
 	}
 	c->cur_stream = c->cur_proc = c->cur_thread = c->cur_sync_proc = KG_NONE;
-	chk(c, yajl_gen_map_open(c->g));
-	KEY(c, "displayTimeUnit");
-	str(c, "ns");
+	j_open(&c->w);
+	kv_str_lit(&c->w, "displayTimeUnit", "ns");
 	other_data(c, m);
-	KEY(c, "traceEvents");
-	chk(c, yajl_gen_array_open(c->g));
+	j_key_lit(&c->w, "traceEvents");
+	j_aopen(&c->w);
 	return 0;
 }
 
@@ -579,10 +554,10 @@ static int on_api(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	ev_complete(c, model_text(m, a->name), a->driver ? "cuda_driver" : "cuda_runtime", t->pid,
 		    tid, a->start, end);
 	if (a->correlation)
-		kv_num(c, "correlation", a->correlation);
-	kv_str(c, "category", export_api_category(a->category));
+		kv_int_lit(&c->w, "correlation", a->correlation);
+	kv_str_lit(&c->w, "category", api_category_name(a->category));
 	ev_close_args(c);
-	return c->failed ? -ENOMEM : 0;
+	return status(c);
 }
 
 static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
@@ -596,11 +571,11 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 	int32_t tid = place(c, t, r->start, end, NULL);
 	ev_complete(c, model_text(m, r->name), "nvtx", t->pid, tid, r->start, end);
 	if (r->domain)
-		kv_str(c, "domain", model_text(m, r->domain));
+		kv_str_lit(&c->w, "domain", model_text(m, r->domain));
 	if (r->end == KG_NO_TIME)
-		kv_true(c, "unclosed");
+		kv_bool_lit(&c->w, "unclosed", 1);
 	ev_close_args(c);
-	return c->failed ? -ENOMEM : 0;
+	return status(c);
 }
 
 /* ------------------------------------------------------------------ GPU operations */
@@ -608,55 +583,55 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 static void op_latencies(struct chrome *c, const struct kg_op *o)
 {
 	if (o->queued != KG_NO_TIME) {
-		kv_num(c, "queued_rel_ns", kg_time_diff(o->queued, o->start));
-		kv_num(c, "queue_wait_ns", kg_time_diff(o->start, o->queued));
+		kv_int_lit(&c->w, "queued_rel_ns", kg_time_diff(o->queued, o->start));
+		kv_int_lit(&c->w, "queue_wait_ns", kg_time_diff(o->start, o->queued));
 	}
 	if (o->submitted != KG_NO_TIME)
-		kv_num(c, "submitted_rel_ns", kg_time_diff(o->submitted, o->start));
+		kv_int_lit(&c->w, "submitted_rel_ns", kg_time_diff(o->submitted, o->start));
 	if (o->api_start != KG_NO_TIME) {
-		kv_num(c, "api_start_rel_ns", kg_time_diff(o->api_start, o->start));
-		kv_num(c, "total_latency_ns", kg_time_diff(o->start, o->api_start));
+		kv_int_lit(&c->w, "api_start_rel_ns", kg_time_diff(o->api_start, o->start));
+		kv_int_lit(&c->w, "total_latency_ns", kg_time_diff(o->start, o->api_start));
 		if (o->queued != KG_NO_TIME)
-			kv_num(c, "launch_latency_ns", kg_time_diff(o->queued, o->api_start));
+			kv_int_lit(&c->w, "launch_latency_ns", kg_time_diff(o->queued, o->api_start));
 	}
 }
 
 static void dim3(struct chrome *c, const char *k, const uint32_t v[3])
 {
-	key(c, k);
-	chk(c, yajl_gen_array_open(c->g));
+	j_key(&c->w, k);
+	j_aopen(&c->w);
 	for (int i = 0; i < 3; i++)
-		num(c, v[i]);
-	chk(c, yajl_gen_array_close(c->g));
+		j_int(&c->w, v[i]);
+	j_aclose(&c->w);
 }
 
 static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_op *o)
 {
 	const struct kg_stream *s = &m->streams[o->stream];
-	kv_num(c, "device", m->devices[s->device].ordinal);
-	kv_num(c, "stream", s->id);
+	kv_int_lit(&c->w, "device", m->devices[s->device].ordinal);
+	kv_int_lit(&c->w, "stream", s->id);
 	if (o->correlation)
-		kv_num(c, "correlation", o->correlation);
+		kv_int_lit(&c->w, "correlation", o->correlation);
 	if (o->kind == KG_OP_KERNEL) {
 		const struct kg_launch *l = op_launch(m, o);
 		dim3(c, "grid", l->grid);
 		dim3(c, "block", l->block);
-		kv_num(c, "registers", l->regs);
-		kv_num(c, "static_smem", l->smem_static);
-		kv_num(c, "dynamic_smem", l->smem_dynamic);
+		kv_int_lit(&c->w, "registers", l->regs);
+		kv_int_lit(&c->w, "static_smem", l->smem_static);
+		kv_int_lit(&c->w, "dynamic_smem", l->smem_dynamic);
 		if (l->smem_config)
-			kv_num(c, "smem_config", l->smem_config);
+			kv_int_lit(&c->w, "smem_config", l->smem_config);
 	} else {
-		kv_num(c, "bytes", (int64_t)o->bytes);
+		kv_int_lit(&c->w, "bytes", (int64_t)o->bytes);
 		if (o->kind == KG_OP_MEMCPY) {
-			kv_str(c, "copy_kind", export_copy_kind(o->copy_kind));
-			kv_str(c, "src_kind", export_mem_kind(o->src_kind));
+			kv_str_lit(&c->w, "copy_kind", copy_kind_name(o->copy_kind));
+			kv_str_lit(&c->w, "src_kind", mem_kind_name(o->src_kind));
 		}
-		kv_str(c, o->kind == KG_OP_MEMCPY ? "dst_kind" : "memory_kind",
-		       export_mem_kind(o->dst_kind));
+		kv_str(&c->w, o->kind == KG_OP_MEMCPY ? "dst_kind" : "memory_kind",
+		       mem_kind_name(o->dst_kind));
 	}
 	if (o->flags & KG_OPF_GRAPH)
-		kv_num(c, "graph", o->graph);
+		kv_int_lit(&c->w, "graph", o->graph);
 	op_latencies(c, o);
 	static const struct { uint16_t flag; const char *name; } flags[] = {
 		{KG_OPF_INCOMPLETE, "incomplete"}, {KG_OPF_ASYNC, "async"},
@@ -664,7 +639,7 @@ static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (o->flags & flags[i].flag)
-			kv_true(c, flags[i].name);
+			kv_bool(&c->w, flags[i].name, 1);
 }
 
 /* The arrow from the launch call to the op. The start is bound 1 ns inside the call, so
@@ -677,19 +652,14 @@ static void flow(struct chrome *c, const struct kg_model *m, uint32_t i, int32_t
 	const struct kg_api *a = &m->apis[o->api];
 	int64_t ae = a->end == KG_NO_TIME ? a->start : a->end;
 	ev_open(c, "s", "launch", "launch", host_pid(c, a->process), c->api_tid[o->api]);
-	KEY(c, "id");
-	num(c, (int64_t)i + 1);
-	KEY(c, "ts");
+	kv_int_lit(&c->w, "id", (int64_t)i + 1);
 	ts(c, kg_time_add(a->start, kg_time_span(ae, a->start) >= 2 ? 1 : 0));
-	chk(c, yajl_gen_map_close(c->g));
+	j_close(&c->w);
 	ev_open(c, "f", "launch", "launch", pid, tid);
-	KEY(c, "bp");
-	str(c, "e");
-	KEY(c, "id");
-	num(c, (int64_t)i + 1);
-	KEY(c, "ts");
+	kv_str_lit(&c->w, "bp", "e");
+	kv_int_lit(&c->w, "id", (int64_t)i + 1);
 	ts(c, kg_time_add(o->start, kg_time_span(o->end, o->start) / 2));
-	chk(c, yajl_gen_map_close(c->g));
+	j_close(&c->w);
 }
 
 static int queued_cmp(const void *pa, const void *pb)
@@ -722,11 +692,11 @@ static void flush_queue(struct chrome *c, const struct kg_model *m)
 		const struct kg_op *o = &m->ops[q->op];
 		int32_t tid = place(c, &c->queue, q->queued, q->start, NULL);
 		ev_complete(c, "queued", "queue", c->queue.pid, tid, q->queued, q->start);
-		kv_str(c, "name", model_text(m, o->name));
+		kv_str_lit(&c->w, "name", model_text(m, o->name));
 		if (o->correlation)
-			kv_num(c, "correlation", o->correlation);
+			kv_int_lit(&c->w, "correlation", o->correlation);
 		if (o->submitted != KG_NO_TIME)
-			kv_num(c, "submitted_rel_ns", kg_time_diff(o->submitted, o->start));
+			kv_int_lit(&c->w, "submitted_rel_ns", kg_time_diff(o->submitted, o->start));
 		ev_close_args(c);
 	}
 	c->n_pending = 0;
@@ -764,20 +734,18 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	int64_t end = o->end > o->start ? o->end : o->start;
 	uint32_t lane = 0;
 	int32_t tid = place(c, &c->stream, o->start, end, &lane);
-	ev_complete(c, model_text(m, o->name), export_op_kind(o->kind), c->stream.pid, tid,
+	ev_complete(c, model_text(m, o->name), op_kind_name(o->kind), c->stream.pid, tid,
 		    o->start, end);
 	op_args(c, m, o);
 	if (lane)
-		kv_true(c, "overlaps_previous");
+		kv_bool_lit(&c->w, "overlaps_previous", 1);
 	ev_close_args(c);
 	if (o->api != KG_NONE)
 		flow(c, m, i, c->stream.pid, tid);
 	if (c->o->format == KG_EXPORT_PERFETTO && o->kind == KG_OP_KERNEL &&
 	    queue_later(c, o, i) < 0)
 		return -ENOMEM;
-	if (c->io_err)
-		return -EIO; /* stop early: nothing more can be written */
-	return c->failed ? -ENOMEM : 0;
+	return status(c); /* -EIO stops the walk early: nothing more can be written */
 }
 
 static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
@@ -793,13 +761,13 @@ static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i
 	}
 	int64_t end = y->end > y->start ? y->end : y->start;
 	int32_t tid = place(c, &c->sync, y->start, end, NULL);
-	ev_complete(c, export_sync_kind(y->kind), "sync", c->sync.pid, tid, y->start, end);
+	ev_complete(c, sync_kind_name(y->kind), "sync", c->sync.pid, tid, y->start, end);
 	if (y->stream < m->n_streams)
-		kv_num(c, "stream", m->streams[y->stream].id);
+		kv_int_lit(&c->w, "stream", m->streams[y->stream].id);
 	if (y->correlation)
-		kv_num(c, "correlation", y->correlation);
+		kv_int_lit(&c->w, "correlation", y->correlation);
 	ev_close_args(c);
-	return c->failed ? -ENOMEM : 0;
+	return status(c);
 }
 
 /* ------------------------------------------------------------------ hardware samples */
@@ -819,16 +787,12 @@ static double counter_name(int f, char *out, size_t len)
 
 static void counter(struct chrome *c, const char *name, int32_t pid, int64_t t, double v)
 {
-	char b[32];
 	ev_open(c, "C", name, NULL, pid, 0);
-	KEY(c, "ts");
 	ts(c, t);
-	KEY(c, "args");
-	chk(c, yajl_gen_map_open(c->g));
-	KEY(c, "value");
-	/* six digits: what the counters hold, without a double's 17-digit noise */
-	snprintf(b, sizeof(b), "%.6g", v);
-	chk(c, yajl_gen_number(c->g, b, strlen(b)));
+	j_key_lit(&c->w, "args");
+	j_open(&c->w);
+	j_key_lit(&c->w, "value");
+	j_num(&c->w, v); /* six digits: what the counters hold, not a double's 17 */
 	ev_close_args(c);
 }
 
@@ -876,11 +840,9 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 	struct chrome *c = self(x);
 	flush_queue(c, m);
 	hw_counters(c, m);
-	chk(c, yajl_gen_array_close(c->g));
-	chk(c, yajl_gen_map_close(c->g));
-	print_cb(c, "\n", 1);
-	flush_out(c);
-	return c->failed ? -ENOMEM : 0;
+	j_aclose(&c->w);
+	j_close(&c->w);
+	return status(c);
 }
 
 int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts *o)
@@ -890,28 +852,21 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 			.thread = on_thread, .stream = on_stream, .api = on_api, .range = on_range,
 			.op = on_op, .sync = on_sync, .end = on_end},
 		.o = o,
-		.f = f,
 	};
-	c.buf = malloc(OUT_BUF);
-	c.g = yajl_gen_alloc(NULL);
-	int rc = -ENOMEM;
-	if (c.buf && c.g && yajl_gen_config(c.g, yajl_gen_print_callback, print_cb, &c))
-		rc = export_walk(m, &c.ops);
-	if (c.io_err) {
-		errno = c.io_err;
-		rc = -EIO;
-	}
-	if (c.g)
-		yajl_gen_free(c.g);
+	if (jw_begin_compact(&c.w, f) < 0)
+		return -ENOMEM;
+	int rc = export_walk(m, &c.ops);
+	if (jw_end(&c.w) < 0 && !rc)
+		rc = c.w.write_errno ? -EIO : -ENOMEM;
+	if (c.w.write_errno)
+		errno = c.w.write_errno; /* for the caller's message */
 	track_free(&c.stream);
 	track_free(&c.host);
 	track_free(&c.sync);
 	track_free(&c.queue);
-	free(c.buf);
 	free(c.stream_tid);
 	free(c.thread_tid);
 	free(c.api_tid);
 	free(c.pending);
-	free(c.u8);
 	return rc;
 }

@@ -4,6 +4,7 @@
  * as NaN rather than as a misleading 0. Rows end in "\n". Times are integer ns on the
  * trace's own clock, as in the trace. */
 #include "export/export.h"
+#include "report/json_writer.h" /* jw_i64_text */
 #include "util/timemath.h"
 #include "util/utf8.h"
 
@@ -95,7 +96,7 @@ static void f_num(struct csv *c, int64_t v)
 {
 	char *p = room(c, 24);
 	if (p) {
-		size_t len = export_i64(p, v);
+		size_t len = jw_i64_text(p, v);
 		p[len] = ',';
 		c->n += len + 1;
 	}
@@ -178,14 +179,14 @@ static void op_shape(struct csv *c, const struct kg_model *m, const struct kg_op
 	f_opt(c, k, l->smem_dynamic);
 	f_opt(c, !k, (int64_t)o->bytes);
 	if (o->kind == KG_OP_MEMCPY) {
-		f_str(c, export_copy_kind(o->copy_kind));
-		f_str(c, export_mem_kind(o->src_kind));
+		f_str(c, copy_kind_name(o->copy_kind));
+		f_str(c, mem_kind_name(o->src_kind));
 	} else {
 		f_empty(c);
 		f_empty(c);
 	}
 	if (!k)
-		f_str(c, export_mem_kind(o->dst_kind));
+		f_str(c, mem_kind_name(o->dst_kind));
 	else
 		f_empty(c);
 }
@@ -195,7 +196,7 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	struct csv *c = self(x);
 	const struct kg_op *o = &m->ops[i];
 	const struct kg_stream *s = &m->streams[o->stream];
-	f_str(c, export_op_kind(o->kind));
+	f_str(c, op_kind_name(o->kind));
 	f_str(c, model_text(m, o->name));
 	f_num(c, (int64_t)s->process + 1);
 	f_num(c, pid_of(m, s->process));
@@ -228,14 +229,14 @@ static int on_api(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	f_str(c, t ? model_text(m, t->name) : "");
 	f_str(c, model_text(m, a->name));
 	f_str(c, a->driver ? "driver" : "runtime");
-	f_str(c, export_api_category(a->category));
+	f_str(c, api_category_name(a->category));
 	f_time(c, a->start);
 	f_time(c, a->end);
 	f_diff(c, a->start, a->end);
 	f_opt(c, a->correlation != 0, a->correlation);
 	if (a->op < m->n_ops) {
 		const struct kg_op *o = &m->ops[a->op];
-		f_str(c, export_op_kind(o->kind));
+		f_str(c, op_kind_name(o->kind));
 		f_str(c, model_text(m, o->name));
 		f_time(c, o->start);
 	} else {
@@ -268,7 +269,7 @@ static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i
 	const struct kg_sync *y = &m->syncs[i];
 	f_num(c, (int64_t)y->process + 1);
 	f_num(c, pid_of(m, y->process));
-	f_str(c, export_sync_kind(y->kind));
+	f_str(c, sync_kind_name(y->kind));
 	f_opt(c, y->stream < m->n_streams, y->stream < m->n_streams ? m->streams[y->stream].id : 0);
 	f_time(c, y->start);
 	f_time(c, y->end);

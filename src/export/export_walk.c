@@ -6,95 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ names of codes */
-
-const char *export_op_kind(unsigned kind)
-{
-	static const char *const names[] = {"kernel", "memcpy", "memset"};
-	return kind < 3 ? names[kind] : "unknown";
-}
-
-const char *export_copy_kind(unsigned kind)
-{
-	return copy_kind_name(kind);
-}
-
-const char *export_mem_kind(unsigned kind)
-{
-	static const char *const names[] = {"unknown", "pageable", "pinned",	   "device",
-					    "array",   "managed",  "device_static", "managed_static"};
-	return kind < 8 ? names[kind] : "unknown";
-}
-
-const char *export_stream_kind(unsigned kind)
-{
-	switch (kind) {
-	case KG_STREAM_BLOCKING: return "blocking";
-	case KG_STREAM_NON_BLOCKING: return "non-blocking";
-	case KG_STREAM_LEGACY_DEFAULT: return "legacy default";
-	default: return NULL;
-	}
-}
-
-const char *export_sync_kind(unsigned kind)
-{
-	static const char *const names[] = {"unknown", "event_synchronize", "stream_wait_event",
-					    "stream_synchronize", "context_synchronize"};
-	return kind < 5 ? names[kind] : "unknown";
-}
-
-const char *export_api_category(unsigned cat)
-{
-	static const char *const names[] = {"other", "launch", "memcpy", "memset", "sync", "alloc"};
-	return cat < 6 ? names[cat] : "other";
-}
-
-/* ------------------------------------------------------------------ text */
-
-
-size_t export_i64(char *out, int64_t v)
-{
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
-	char tmp[24];
-	size_t n = sizeof(tmp), len = 0;
-	/* through uint64_t so that INT64_MIN negates without overflow */
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	while (u >= 100) { /* two digits per division */
-		unsigned d = (unsigned)(u % 100) * 2;
-		u /= 100;
-		tmp[--n] = pairs[d + 1];
-		tmp[--n] = pairs[d];
-	}
-	if (u >= 10) {
-		tmp[--n] = pairs[u * 2 + 1];
-		tmp[--n] = pairs[u * 2];
-	} else {
-		tmp[--n] = (char)('0' + u);
-	}
-	if (v < 0)
-		out[len++] = '-';
-	memcpy(out + len, tmp + n, sizeof(tmp) - n);
-	return len + sizeof(tmp) - n;
-}
-
-size_t export_us(char *out, int64_t ns)
-{
-	uint64_t u = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-	size_t len = 0;
-	if (ns < 0)
-		out[len++] = '-';
-	len += export_i64(out + len, (int64_t)(u / 1000));
-	unsigned frac = (unsigned)(u % 1000);
-	out[len++] = '.';
-	out[len++] = (char)('0' + frac / 100);
-	out[len++] = (char)('0' + frac / 10 % 10);
-	out[len++] = (char)('0' + frac % 10);
-	return len;
-}
-
 /* ------------------------------------------------------------------ the walk */
 
 /* One host-side event (API call or range) or sync, with its sort key. */
@@ -129,27 +40,42 @@ static int host_cmp(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* ev[0, n) sorted by host_cmp: the model's calls and ranges usually are already, and a
+ * look costs far less than a sort of a million. */
+static void sort_host(struct host_ev *ev, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (host_cmp(&ev[i - 1], &ev[i]) > 0) {
+			qsort(ev, n, sizeof(*ev), host_cmp);
+			return;
+		}
+}
+
 static int walk_host(const struct kg_model *m, struct kg_export_ops *x)
 {
 	if (!x->api && !x->range)
 		return 0;
-	size_t n = (size_t)m->n_apis + m->n_ranges, k = 0;
-	struct host_ev *ev = malloc((n ? n : 1) * sizeof(*ev));
+	size_t na = x->api ? m->n_apis : 0, nr = x->range ? m->n_ranges : 0;
+	struct host_ev *ev = malloc((na + nr ? 2 * (na + nr) : 1) * sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
-	for (uint32_t i = 0; x->api && i < m->n_apis; i++) {
-		const struct kg_api *a = &m->apis[i];
-		ev[k++] = (struct host_ev){a->process, a->thread, a->start,
-					   end_or_start(a->start, a->end), i, 0};
+	struct host_ev *a = ev + na + nr, *r = a + na; /* sorted apart, then merged into ev */
+	for (uint32_t i = 0; i < na; i++) {
+		const struct kg_api *p = &m->apis[i];
+		a[i] = (struct host_ev){p->process, p->thread, p->start, end_or_start(p->start, p->end),
+					i, 0};
 	}
-	for (uint32_t i = 0; x->range && i < m->n_ranges; i++) {
-		const struct kg_range *r = &m->ranges[i];
-		ev[k++] = (struct host_ev){r->process, r->thread, r->start,
-					   end_or_start(r->start, r->end), i, 1};
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct kg_range *p = &m->ranges[i];
+		r[i] = (struct host_ev){p->process, p->thread, p->start, end_or_start(p->start, p->end),
+					i, 1};
 	}
-	qsort(ev, k, sizeof(*ev), host_cmp);
+	sort_host(a, na);
+	sort_host(r, nr);
+	for (size_t i = 0, j = 0, k = 0; k < na + nr; k++)
+		ev[k] = j == nr || (i < na && host_cmp(&a[i], &r[j]) < 0) ? a[i++] : r[j++];
 	int rc = 0;
-	for (size_t i = 0; !rc && i < k; i++)
+	for (size_t i = 0; !rc && i < na + nr; i++)
 		rc = ev[i].is_range ? x->range(x, m, ev[i].index) : x->api(x, m, ev[i].index);
 	free(ev);
 	return rc;
@@ -166,7 +92,7 @@ static int walk_syncs(const struct kg_model *m, struct kg_export_ops *x)
 		const struct kg_sync *y = &m->syncs[i];
 		ev[i] = (struct host_ev){y->process, 0, y->start, end_or_start(y->start, y->end), i, 0};
 	}
-	qsort(ev, m->n_syncs, sizeof(*ev), host_cmp);
+	sort_host(ev, m->n_syncs);
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < m->n_syncs; i++)
 		rc = x->sync(x, m, ev[i].index);

@@ -376,14 +376,12 @@ static uint8_t mem_kind(const char *k, size_t len)
  * Kineto writes into the event name. Codes are CUPTI's, as in the model. */
 static void parse_copy_name(struct kg_op *o, const char *n)
 {
-	static const char *const kinds[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-					    "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
 	const char *sp = strchr(n, ' '), *open = strchr(n, '('), *arrow = strstr(n, " -> ");
 	if (sp) {
 		size_t len = strcspn(sp + 1, " (");
-		for (size_t i = 1; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-			if (strlen(kinds[i]) == len && memcmp(kinds[i], sp + 1, len) == 0)
-				o->copy_kind = (uint8_t)i;
+		for (unsigned k = KG_COPY_UNKNOWN + 1; k <= KG_COPY_PTOP; k++)
+			if (strlen(copy_kind_name(k)) == len && memcmp(copy_kind_name(k), sp + 1, len) == 0)
+				o->copy_kind = (uint8_t)k;
 	}
 	if (!open)
 		return;

@@ -463,19 +463,28 @@ static uint32_t thread_lookup(struct kg_model *m, struct model_index *ix, uint32
 
 /* ------------------------------------------------------------------ classification */
 
-const char *copy_kind_name(unsigned kind)
-{
-	static const char *const names[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-					    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-	return kind < 11 ? names[kind] : "unknown";
-}
+/* A name table from a kind list (its codes are 0, 1, 2 ... in order). */
+#define KIND_NAME_(id, code, name) name,
+#define KIND_NAMES_FN(fn, LIST, other)                                                 \
+	const char *fn(unsigned kind)                                                  \
+	{                                                                              \
+		static const char *const names[] = {LIST(KIND_NAME_)};                 \
+		return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : other;  \
+	}
+KIND_NAMES_FN(copy_kind_name, KG_COPY_KINDS, "unknown")
+KIND_NAMES_FN(mem_kind_name, KG_MEM_KINDS, "unknown")
+KIND_NAMES_FN(stream_kind_name, KG_STREAM_KINDS, NULL)
+KIND_NAMES_FN(sync_kind_name, KG_SYNC_KINDS, "unknown")
+KIND_NAMES_FN(op_kind_name, KG_OP_KINDS, "unknown")
+#undef KIND_NAMES_FN
+#undef KIND_NAME_
 
 /* Static kinds read as their plain kind in labels: the user cares where memory lives. */
 static const char *label_mem_name(unsigned kind)
 {
-	static const char *const names[] = {"unknown", "pageable", "pinned", "device",
-					    "array",   "managed",  "device", "managed"};
-	return kind < 8 ? names[kind] : "unknown";
+	return mem_kind_name(kind == KG_MEM_DEVICE_STATIC ? KG_MEM_DEVICE
+			     : kind == KG_MEM_MANAGED_STATIC ? KG_MEM_MANAGED
+							     : kind);
 }
 
 uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o)

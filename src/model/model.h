@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/kinds.h"
+
 #include "util/api_names.h"
 #include "util/hw_figures.h"
 #include "util/stack_flags.h"
@@ -72,10 +74,9 @@ int64_t device_link_bytes_per_s(const struct kg_device *d);
 /* Legacy default stream semantics matter to the rules: work on it serialises with every
  * blocking stream of its context. */
 enum kg_stream_kind {
-	KG_STREAM_UNKNOWN = 0,
-	KG_STREAM_BLOCKING = 1,     /* created without cudaStreamNonBlocking */
-	KG_STREAM_NON_BLOCKING = 2,
-	KG_STREAM_LEGACY_DEFAULT = 3,
+#define KG_STREAM_KIND_ENUM_(id, code, name) KG_STREAM_##id = code,
+	KG_STREAM_KINDS(KG_STREAM_KIND_ENUM_)
+#undef KG_STREAM_KIND_ENUM_
 };
 
 struct kg_stream {
@@ -96,13 +97,23 @@ struct kg_thread {
 
 /* ------------------------------------------------------------------ GPU operations */
 
-enum kg_op_kind { KG_OP_KERNEL = 0, KG_OP_MEMCPY = 1, KG_OP_MEMSET = 2 };
+enum kg_op_kind {
+#define KG_OP_KIND_ENUM_(id, code, name) KG_OP_##id = code,
+	KG_OP_KINDS(KG_OP_KIND_ENUM_)
+#undef KG_OP_KIND_ENUM_
+};
 
 /* Copy direction and memory kinds use CUPTI's codes (trace format enum tables). */
-enum kg_copy_kind { KG_COPY_UNKNOWN = 0, KG_COPY_HTOD = 1, KG_COPY_DTOH = 2, KG_COPY_DTOD = 8,
-		    KG_COPY_HTOH = 9, KG_COPY_PTOP = 10 };
-enum kg_mem_kind { KG_MEM_UNKNOWN = 0, KG_MEM_PAGEABLE = 1, KG_MEM_PINNED = 2, KG_MEM_DEVICE = 3,
-		   KG_MEM_ARRAY = 4, KG_MEM_MANAGED = 5 };
+enum kg_copy_kind {
+#define KG_COPY_KIND_ENUM_(id, code, name) KG_COPY_##id = code,
+	KG_COPY_KINDS(KG_COPY_KIND_ENUM_)
+#undef KG_COPY_KIND_ENUM_
+};
+enum kg_mem_kind {
+#define KG_MEM_KIND_ENUM_(id, code, name) KG_MEM_##id = code,
+	KG_MEM_KINDS(KG_MEM_KIND_ENUM_)
+#undef KG_MEM_KIND_ENUM_
+};
 
 enum kg_op_flags {
 	KG_OPF_INCOMPLETE = 1 << 0, /* a timestamp was missing */
@@ -159,8 +170,11 @@ struct kg_api {
 	uint32_t stack;       /* index into stacks: where the program made the call, KG_NONE */
 };
 
-enum kg_sync_kind { KG_SYNC_UNKNOWN = 0, KG_SYNC_EVENT = 1, KG_SYNC_STREAM_WAIT_EVENT = 2,
-		    KG_SYNC_STREAM = 3, KG_SYNC_CONTEXT = 4 };
+enum kg_sync_kind {
+#define KG_SYNC_KIND_ENUM_(id, code, name) KG_SYNC_##id = code,
+	KG_SYNC_KINDS(KG_SYNC_KIND_ENUM_)
+#undef KG_SYNC_KIND_ENUM_
+};
 
 /* A host wait the source attributes to a stream, event or the whole context. */
 struct kg_sync {
@@ -394,8 +408,13 @@ const char *model_thread_label(const struct kg_model *m, const struct kg_thread 
 /* The vendor a GPU's name says ("NVIDIA H200", "AMD Instinct MI250X"), or unknown. */
 enum kg_vendor model_vendor_of_name(const char *name);
 
-/* "HtoD", "DtoH", ... ("unknown" for other codes). */
+/* The kinds' names, from their lists above: "HtoD", "pinned", "legacy default" (NULL for
+ * an unknown stream kind), "event_synchronize", "memcpy"; "unknown" for other codes. */
 const char *copy_kind_name(unsigned kind);
+const char *mem_kind_name(unsigned kind);
+const char *stream_kind_name(unsigned kind);
+const char *sync_kind_name(unsigned kind);
+const char *op_kind_name(unsigned kind);
 /* The display name of a copy or memset, one for every source format:
  * "memcpy HtoD pageable→device", "memset device". */
 uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o);

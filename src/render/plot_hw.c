@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json_text.h"
+#include "report/json_writer.h"
 #include "util/timemath.h"
 #include "util/utf8.h"
 
@@ -611,9 +611,9 @@ void plot_hw_manifest(FILE *f, const struct kg_model *m, const struct kg_layout 
 			i ? "," : "", d->ordinal, d->gpu == KG_NONE ? -1 : (int64_t)d->gpu,
 			d->process < m->n_processes ? m->processes[d->process].pid : 0, s->y, s->h,
 			l->x0, l->x1);
-		json_put_string(f, model_text(m, p.hw->state));
+		jw_put_string(f, model_text(m, p.hw->state));
 		fprintf(f, ", \"note\": ");
-		json_put_string(f, model_text(m, p.hw->note));
+		jw_put_string(f, model_text(m, p.hw->note));
 		fprintf(f, ", \"interval_ns\": %" PRId64 ", \"samples\": %" PRIu32
 			   ", \"drawn_as\": \"%s\", \"curves\": [",
 			p.hw->interval_ns, p.in_window,
@@ -622,7 +622,7 @@ void plot_hw_manifest(FILE *f, const struct kg_model *m, const struct kg_layout 
 		for (int c = N_CURVES - 1; c >= 0 && p.first < p.end; c--)
 			if (p.has[c]) {
 				fprintf(f, "%s", k++ ? ", " : "");
-				json_put_string(f, curve_label(&p, c, buf));
+				jw_put_string(f, curve_label(&p, c, buf));
 			}
 		fprintf(f, "], \"dram\": \"%s\"", !p.has[C_DRAM] ? "none" : p.dram_pct ? "pct" : "bps");
 		if (p.has[C_DRAM] && !p.dram_pct)

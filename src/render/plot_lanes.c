@@ -40,16 +40,10 @@ static const char *fit(cairo_t *cr, const char *s, double maxw, char *buf, size_
 	return buf;
 }
 
+/* A copy's direction on its block: a peer copy is "peer", one of no known kind "copy". */
 static const char *copy_kind_label(int kind)
 {
-	switch (kind) {
-	case KG_COPY_HTOD: return "HtoD";
-	case KG_COPY_DTOH: return "DtoH";
-	case KG_COPY_DTOD: return "DtoD";
-	case KG_COPY_PTOP: return "peer";
-	case KG_COPY_HTOH: return "HtoH";
-	default: return "copy";
-	}
+	return kind == KG_COPY_PTOP ? "peer" : kind == KG_COPY_UNKNOWN ? "copy" : copy_kind_name((unsigned)kind);
 }
 
 /* ---------------------------------------------------------------- merging runs */

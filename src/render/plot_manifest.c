@@ -11,11 +11,10 @@
 #include "render/chart_out.h"
 #include "render/plot_hw.h"
 #include "render/plot_internal.h"
+#include "report/json_writer.h"
 #include "report/report.h"
-#include "util/json_text.h"
 #include "util/outfile.h"
 #include "util/timemath.h"
-#include "util/utf8.h"
 
 /* ---------------------------------------------------------------- the manifest */
 
@@ -101,23 +100,20 @@ static void manifest_marks(FILE *f, const struct plot *p)
  * gain; gain_ns; label), and "where": the line drawn under the chart, null when none. */
 static void manifest_sites(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
 {
-	char where[600], *clean = NULL;
-	size_t n, cap = 0;
+	char where[600];
 	double total = fd->sited_ns + fd->unsited_ns;
 	fprintf(f, ", \"sited_ns\": %.0f, \"unsited_ns\": %.0f, \"sites\": [", fd->sited_ns,
 		fd->unsited_ns);
 	for (int k = 0; k < fd->n_sites; k++) {
-		const char *label = utf8_clean(a->sites[fd->sites[k].site].label, &n, &clean, &cap);
 		fprintf(f, "%s{\"site\": %" PRIu32 ", \"share\": %.6g, \"gain_ns\": %.0f, \"label\": ",
 			k ? ", " : "", fd->sites[k].site + 1, total > 0 ? fd->sites[k].ns / total : 0,
 			fd->sites[k].ns);
-		json_put_string(f, label ? label : "");
+		jw_put_string(f, a->sites[fd->sites[k].site].label);
 		fprintf(f, "}");
 	}
-	free(clean);
 	fprintf(f, "], \"where\": ");
 	if (*top_site(a, fd, where, sizeof(where)))
-		json_put_string(f, where);
+		jw_put_string(f, where);
 	else
 		fprintf(f, "null");
 }
@@ -130,7 +126,7 @@ static void manifest_findings(FILE *f, const struct plot *p)
 		const struct kg_finding *fd = &p->a->findings.v[i];
 		const struct finding_mark *fm = &p->fmarks[i];
 		fprintf(f, "%s\n    {\"number\": %" PRIu32 ", \"rule\": ", i ? "," : "", i + 1);
-		json_put_string(f, kg_rules[fd->rule].id);
+		jw_put_string(f, kg_rules[fd->rule].id);
 		fprintf(f, ", \"severity\": \"%s\", \"drawn\": %s, \"lane\": ",
 			severity_name(fd->severity),
 			fm->lane != KG_NONE && fm->t0 != KG_NO_TIME ? "true" : "false");
@@ -150,7 +146,7 @@ static void manifest_write(FILE *f, const struct plot *p, const char *path)
 	static const char *const formats[] = {"png", "svg", "pdf"};
 	double k = chart_pixel_scale(p->o->format, p->o->dpi);
 	fprintf(f, "{\n  \"kgantt_plot_version\": 1,\n  \"output\": ");
-	json_put_string(f, path);
+	jw_put_string(f, path);
 	fprintf(f, ",\n  \"format\": \"%s\",\n  \"width\": %.0f,\n  \"height\": %.0f,\n",
 		formats[p->o->format], p->l.width, p->l.height);
 	if (p->o->format == KG_PLOT_PNG)

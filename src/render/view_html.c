@@ -19,7 +19,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_gen.h>
 
 #include "util/api_names.h"
 #include "util/idmap.h"
@@ -137,7 +136,7 @@ static void j_base64(struct jw *w, const unsigned char *b, size_t n)
 		if (i + 1 < n)
 			out[o++] = b64abc[(v >> 6) & 63];
 	}
-	jw_check(w, yajl_gen_string(w->g, out, o));
+	j_strn(w, (const char *)out, o);
 	free(out);
 }
 
@@ -196,7 +195,7 @@ static void kv_col(struct jw *w, const char *key, const struct col *c)
 	while (i < c->n && !c->b[i])
 		i++;
 	if (i == c->n)
-		jw_check(w, yajl_gen_string(w->g, (const unsigned char *)"", 0));
+		j_strn(w, "", 0);
 	else if (!col_sparse(w, c))
 		j_base64(w, c->b, c->n);
 }

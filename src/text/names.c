@@ -179,16 +179,6 @@ const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32])
 }
 
 
-const char *stream_kind_name(enum kg_stream_kind k)
-{
-	switch (k) {
-	case KG_STREAM_LEGACY_DEFAULT: return "legacy default";
-	case KG_STREAM_BLOCKING: return "blocking";
-	case KG_STREAM_NON_BLOCKING: return "non-blocking";
-	default: return NULL;
-	}
-}
-
 const char *gpu_label(const struct kg_model *m, uint32_t gpu, char *buf, size_t len)
 {
 	if (gpu >= m->n_gpus) {

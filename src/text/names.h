@@ -16,9 +16,6 @@ const char *kernel_short_name(const char *name, size_t width, char *out, size_t 
 /* A time relative to the trace begin, always in ms: "123.456 ms"; "-" when unknown. */
 const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32]);
 
-/* "legacy default", "blocking", "non-blocking"; NULL when unknown. */
-const char *stream_kind_name(enum kg_stream_kind k);
-
 /* A GPU by the device number the program saw: "GPU 3". When several GPUs of the trace
  * share that number (processes with their own CUDA_VISIBLE_DEVICES, ranks of several
  * hosts), the process that saw it too: "GPU 0 of pid 1234". gpu: index into model.gpus. */

@@ -43,3 +43,13 @@ const char *api_display_name(const char *name, char *buf, unsigned len)
 	snprintf(buf, len, "%.*s", (int)n, name);
 	return buf;
 }
+
+const char *api_category_name(unsigned category)
+{
+	static const char *const names[] = {
+#define KG_API_CATEGORY_NAME_(id, name) name,
+		KG_API_CATEGORIES(KG_API_CATEGORY_NAME_)
+#undef KG_API_CATEGORY_NAME_
+	};
+	return category < sizeof(names) / sizeof(names[0]) ? names[category] : names[KG_API_OTHER];
+}

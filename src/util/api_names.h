@@ -4,14 +4,18 @@
 #ifndef KGANTT_API_NAMES_H
 #define KGANTT_API_NAMES_H
 
+/* X(ID, "name"): LAUNCH kernel and graph launches; SYNC device/stream/event/context
+ * synchronize and stream waits; ALLOC malloc and free of any kind. */
+#define KG_API_CATEGORIES(X)                                                      \
+	X(OTHER, "other") X(LAUNCH, "launch") X(MEMCPY, "memcpy") X(MEMSET, "memset") \
+	X(SYNC, "sync") X(ALLOC, "alloc")
 enum kg_api_category {
-	KG_API_OTHER = 0,
-	KG_API_LAUNCH,      /* kernel launches, graph launches */
-	KG_API_MEMCPY,
-	KG_API_MEMSET,
-	KG_API_SYNC,        /* device/stream/event/context synchronize, stream wait */
-	KG_API_ALLOC,       /* malloc/free of any kind */
+#define KG_API_CATEGORY_ENUM_(id, name) KG_API_##id,
+	KG_API_CATEGORIES(KG_API_CATEGORY_ENUM_)
+#undef KG_API_CATEGORY_ENUM_
 };
+/* "launch", "memcpy", ...; "other" for other codes. */
+const char *api_category_name(unsigned category);
 
 /* The category of a CUDA runtime/driver API function from its name (version suffixes such
  * as _v7000 do not matter). */

@@ -2,12 +2,15 @@
  * over it on success, removed on error and on a terminating signal. */
 #include "util/outfile.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -291,8 +294,63 @@ static mode_t new_file_mode(void)
 	return 0666 & ~mask;
 }
 
-/* Creates ".NAME.XXXXXX" beside of->target, registered for the signal handler; its fd or
- * a negative errno. */
+/* ---------------------------------------------------------------- writers that died */
+
+/* Whether name is one of target's temporaries: ".BASE." and mkstemp's six letters. */
+static int temp_of(const char *name, const char *base, size_t blen)
+{
+	if (name[0] != '.' || strncmp(name + 1, base, blen) || name[1 + blen] != '.')
+		return 0;
+	const char *x = name + 2 + blen;
+	for (int i = 0; i < 6; i++)
+		if (!isalnum((unsigned char)x[i]))
+			return 0;
+	return x[6] == '\0';
+}
+
+/* Removes the temporaries of target whose writers are dead (SIGKILL, a crash, a power
+ * cut: no handler ran). A writer holds a lock on its temporary (flock, create_temp) for
+ * as long as it lives, and the kernel lets go of it when the process ends however it
+ * ends: a temporary whose lock can be taken has no writer. That needs no pid (reused,
+ * and meaningless on another host of an NFS mount) and no age. Left alone: a locked one
+ * (a writer at work, here or, through NFS's locks, on another host), one whose lock
+ * cannot be asked for (a file system without locks), anything but a regular file. */
+static void remove_dead_temps(const char *target)
+{
+	const char *slash = strrchr(target, '/');
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - target) + (slash == target) : 1,
+		 slash ? target : ".");
+	const char *base = slash ? slash + 1 : target;
+	size_t blen = strlen(base);
+	DIR *d = opendir(dir);
+	if (!d)
+		return; /* creating the temporary will say why */
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!temp_of(e->d_name, base, blen))
+			continue;
+		/* read-write: NFS grants flock's exclusive lock (a write lock there) only so */
+		int fd = openat(dirfd(d), e->d_name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat sb, now;
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    fstatat(dirfd(d), e->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_dev == sb.st_dev && now.st_ino == sb.st_ino) { /* still that file */
+			char journal[NAME_MAX + 16];
+			snprintf(journal, sizeof(journal), "%s-journal", e->d_name);
+			unlinkat(dirfd(d), journal, 0); /* an SQLite writer's, if any */
+			unlinkat(dirfd(d), e->d_name, 0);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* Creates ".NAME.XXXXXX" beside of->target, registered for the signal handler and locked
+ * for as long as the writer lives (of->lock; see remove_dead_temps, which runs first); its
+ * fd or a negative errno. */
 static int create_temp(struct kg_outfile *of, mode_t mode, int sqlite)
 {
 	const char *slash = strrchr(of->target, '/');
@@ -302,6 +360,7 @@ static int create_temp(struct kg_outfile *of, mode_t mode, int sqlite)
 		of->tmp[0] = '\0';
 		return -ENAMETOOLONG;
 	}
+	remove_dead_temps(of->target);
 	install_handlers();
 	sigset_t old;
 	block_signals(&old);
@@ -318,6 +377,15 @@ static int create_temp(struct kg_outfile *of, mode_t mode, int sqlite)
 		of->tmp[0] = '\0';
 		return -e;
 	}
+	/* The lock is held by an fd of its own, which stays open until the temporary is
+	 * renamed or removed: the writer's stream is closed before the rename, and SQLite
+	 * opens the file by its name. Without locks (the file system has none) the temporary
+	 * just cannot be told from a dead writer's, and is never removed by another. */
+	int lock = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* not held by a program the writer starts */
+	if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+		of->lock = lock + 1;
+	else if (lock >= 0)
+		close(lock);
 	/* mkstemp's 0600 is for secrets; a replaced file keeps its permissions, a new one
 	 * gets what the umask allows */
 	if (fchmod(fd, mode ? mode : new_file_mode()) < 0) {
@@ -356,6 +424,12 @@ static int begin(struct kg_outfile *of, const char *path, const struct kg_outfil
 	return fd;
 }
 
+static int is_gz(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
 FILE *outfile_open(struct kg_outfile *of, const char *path, const struct kg_outfile_opts *o)
 {
 	int fd = begin(of, path, o, 0);
@@ -367,6 +441,10 @@ FILE *outfile_open(struct kg_outfile *of, const char *path, const struct kg_outf
 			: fopen(of->target, is_descriptor(of->target) ? "a" : "w");
 	else if (!(of->f = fdopen(fd, "w")))
 		close(fd);
+	if (of->f && is_gz(path) && strcmp(path, "-")) {
+		of->raw = of->f;
+		of->f = outfile_gzip_stream(of->raw);
+	}
 	if (!of->f) {
 		snprintf(of->err, sizeof(of->err), "cannot write '%s': %s", path, strerror(errno));
 		outfile_abort(of);
@@ -380,18 +458,26 @@ const char *outfile_open_path(struct kg_outfile *of, const char *path,
 	int fd = begin(of, path, o, 1);
 	if (fd < 0)
 		return NULL;
-	close(fd); /* SQLite opens it by name; an empty file is an empty database */
+	close(fd); /* SQLite opens it by name; an empty file is an empty database (of->lock
+		    * holds the lock) */
 	return of->tmp;
 }
 
 /* ---------------------------------------------------------------- commit and abort */
 
-/* Flushes and closes the stream; 0 or a negative errno of the first failed write. */
+/* Flushes and closes the stream (and ends the gzip stream first, when it is one); 0 or a
+ * negative errno of the first failed write. */
 static int close_stream(struct kg_outfile *of)
 {
 	FILE *f = of->f;
 	of->f = NULL;
 	int rc = 0;
+	if (of->raw) {
+		if (fclose(f) != 0)
+			rc = -(errno ? errno : EIO);
+		f = of->raw;
+		of->raw = NULL;
+	}
 	if (fflush(f) != 0 || ferror(f))
 		rc = -(errno ? errno : EIO);
 	if (!rc && (of->flags & KG_OUT_DURABLE) && !of->direct && fsync(fileno(f)) < 0)
@@ -423,6 +509,14 @@ static void fsync_dir(const char *target)
 	fsync_path(dir, O_RDONLY | O_DIRECTORY);
 }
 
+/* Lets go of the temporary's lock: once it is renamed or removed. */
+static void unlock(struct kg_outfile *of)
+{
+	if (of->lock > 0)
+		close(of->lock - 1);
+	of->lock = 0;
+}
+
 int outfile_commit(struct kg_outfile *of)
 {
 	errno = 0;
@@ -438,6 +532,7 @@ int outfile_commit(struct kg_outfile *of)
 			slot_free(of->slot);
 			of->slot = 0;
 			of->tmp[0] = '\0';
+			unlock(of);
 			if (of->flags & KG_OUT_DURABLE)
 				fsync_dir(of->target);
 		}
@@ -456,14 +551,19 @@ int outfile_commit(struct kg_outfile *of)
 
 void outfile_abort(struct kg_outfile *of)
 {
+	if (of->raw && of->f)
+		fclose(of->f); /* the gzip stream, into the raw one */
+	if (of->raw)
+		of->f = of->raw;
 	if (of->f && of->f != stdout)
 		fclose(of->f);
-	of->f = NULL;
+	of->f = of->raw = NULL;
 	if (of->tmp[0]) {
 		unlink(of->tmp);
 		if (of->slot > 0 && temps[of->slot - 1].journal[0])
 			unlink(temps[of->slot - 1].journal);
 	}
+	unlock(of);
 	slot_free(of->slot);
 	of->slot = 0;
 	of->tmp[0] = '\0';

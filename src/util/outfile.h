@@ -10,7 +10,11 @@
  * ".NAME.XXXXXX", and renamed over it on commit: a reader never sees half a file, and an
  * error, Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGQUIT leaves the old file as it was and
  * no temporary behind (a signal handler removes the temporaries, then the signal kills
- * the process as it would have, so the exit status says so). A symlink is followed: its
+ * the process as it would have, so the exit status says so). What no handler sees
+ * (SIGKILL, a crash, a power cut) leaves the temporary, which the next write of NAME, by
+ * any command, removes: a writer holds a lock on its temporary for as long as it lives,
+ * so one whose lock can be taken has no writer left (outfile.c, remove_dead_temps).
+ * A symlink is followed: its
  * target is replaced and the link stays a link. A FIFO, a character device (/dev/null),
  * "-" (standard output) and a descriptor path (/dev/stdout, /dev/fd/N: appended to, so
  * that the shell's >> holds) are written directly: they cannot be renamed over, and a
@@ -48,9 +52,11 @@ struct kg_outfile {
 	char target[PATH_MAX];  /* the file written: path with its symlinks followed */
 	char tmp[PATH_MAX];     /* the temporary file beside target; "" when written directly */
 	FILE *f;                /* the stream of outfile_open until commit or abort */
+	FILE *raw;              /* under f when f compresses (NAME.gz); else NULL */
 	const char *what;
 	int direct;             /* FIFO, character device or "-": no temporary file */
 	int slot;               /* in the signal handler's list of temporaries, + 1; 0 none */
+	int lock;               /* the fd that locks the temporary, + 1; 0 none */
 	unsigned flags;
 	char err[PATH_MAX + 512];
 };
@@ -70,9 +76,16 @@ int outfile_check(const char *path, const struct kg_outfile_opts *o, char *err, 
  * directly, so no file name or extension says anything about its content. */
 int outfile_is_stream(const char *path);
 
-/* Opens path for writing (see above). NULL with a message in of->err on failure; of may
- * be passed to outfile_abort either way. */
+/* Opens path for writing (see above). A path that ends in ".gz" is written
+ * gzip-compressed (outfile_gzip_stream), whatever writes it: `export -o run.json.gz`, which
+ * ui.perfetto.dev and chrome://tracing open as it is. NULL with a message in of->err on
+ * failure; of may be passed to outfile_abort either way. */
 FILE *outfile_open(struct kg_outfile *of, const char *path, const struct kg_outfile_opts *o);
+
+/* A stream whose bytes go gzip-compressed into out (one gzip member, compressed by
+ * worker threads, outfile_gz.c); closing it ends the gzip stream, not out. NULL with
+ * errno on failure. */
+FILE *outfile_gzip_stream(FILE *out);
 
 /* For a writer that needs a file name (SQLite): the name of the temporary file, created
  * empty, to build the output in; NULL with of->err on failure. Implies KG_OUT_REGULAR.

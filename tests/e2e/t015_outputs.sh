@@ -224,6 +224,18 @@ for f in perfetto csv sqlite; do
 	done
 done
 echo "ok: export perfetto, csv, sqlite: SIGINT and SIGTERM kill it, nothing left behind"
+# issue 22: SIGKILL, which no handler sees, leaves the temporary; the next write of that
+# name, by any command, removes it: its writer is dead, so its lock is gone
+for f in perfetto sqlite; do
+	got=$(interrupt KILL 0.1 "$i" "$K" export -f $f --no-progress "$big" -o "$i/big.$f")
+	[ "$got" = killed ] || fail "export $f was not killed by SIGKILL ($got)"
+	ls -A "$i" | grep -qE "^\.big\.$f\.[[:alnum:]]{6}\$" ||
+		fail "export $f killed by SIGKILL left no temporary: $(ls -A "$i")"
+	"$K" export -f csv "$t" -o "$i/big.$f" || fail "export over big.$f after a SIGKILL"
+	no_leftovers "$i" "the write after a SIGKILLed export $f"
+	rm "$i/big.$f"
+done
+echo "ok: the temporary of an export killed by SIGKILL is removed by the next write of its name"
 for cmd in "view -q" "plot --format png --manifest"; do
 	got=$(interrupt INT 0 "$i" "$K" $cmd "$big" -o "$i/out")
 	no_leftovers "$i" "$cmd interrupted ($got)"

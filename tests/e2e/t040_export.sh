@@ -254,6 +254,39 @@ d = json.load(sys.stdin)
 assert "window_begin_ns" in d["otherData"]' || fail "--from/--to: no window in otherData"
 echo "ok: --nvtx keeps $in of $all ops; --from/--to is recorded"
 
+# ---------------------------------------------------------------- -o NAME.gz
+z=$(fixture streams_fixed)
+for f in perfetto csv; do
+	"$K" export -f $f -o "$WORK/z.$f" "$z" || fail "export $f"
+	"$K" export -f $f -o "$WORK/z.$f.gz" "$z" || fail "export $f -o .gz"
+	gzip -t "$WORK/z.$f.gz" || fail "export $f -o .gz: not gzip"
+	gzip -dc "$WORK/z.$f.gz" | cmp -s - "$WORK/z.$f" || fail "export $f -o .gz: not the plain export"
+done
+python3 -c 'import gzip, json, sys; json.load(gzip.open(sys.argv[1], "rt"))' "$WORK/z.perfetto.gz" ||
+	fail "python cannot read the .json.gz"
+echo "ok: -o NAME.gz writes gzip that decompresses to the plain export (perfetto, csv)"
+
+# ---------------------------------------------------------------- every fixture
+# every committed trace that 'report' reads exports in every format; one it refuses,
+# export refuses too, with the same exit status
+n=0
+for x in tests/fixtures/h200/*.kgt.xz tests/fixtures/h200/current/*.kgt.xz tests/fixtures/torch/*.json.gz; do
+	case $x in
+	*.kgt.xz) name=${x#"$FIXTURES/"}; e=$(fixture "${name%.kgt.xz}") ;;
+	*) e=$x ;;
+	esac
+	"$K" report --no-progress "$e" > /dev/null 2> "$WORK/err"
+	want=$?
+	for f in chrome perfetto csv sqlite; do
+		rm -f "$WORK/every.out"
+		"$K" export -f $f --no-progress -o "$WORK/every.out" "$e" 2> "$WORK/err2"
+		got=$?
+		[ "$got" = "$want" ] || fail "$x: export -f $f exited $got, report $want: $(cat "$WORK/err2" "$WORK/err")"
+	done
+	n=$((n + 1))
+done
+echo "ok: every committed trace ($n): export in each format exits as report does"
+
 # ---------------------------------------------------------------- bad input, options, disk
 expect_error 1 "cannot open '$WORK/nope.kgt'" "$K" export -f chrome "$WORK/nope.kgt"
 echo garbage > "$WORK/garbage.txt"

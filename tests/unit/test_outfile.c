@@ -363,3 +363,168 @@ TEST(several_outputs_at_once)
 	CHECK_EQ_INT(entries(), 8);
 	remove_dir();
 }
+
+/* ---------------------------------------------------------------- writers that died */
+
+/* A child that starts writing name (through outfile_open, or outfile_open_path as the
+ * SQLite writers do), says so on a pipe, and waits to be killed. Its pid. */
+static pid_t start_writer(const char *name, int sqlite)
+{
+	int p[2];
+	CHECK(pipe(p) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct kg_outfile of;
+		if (sqlite) {
+			const char *tmp = outfile_open_path(&of, in_dir(name), NULL);
+			if (!tmp)
+				_exit(3);
+			put(tmp, "half a database");
+		} else {
+			FILE *f = outfile_open(&of, in_dir(name), NULL);
+			if (!f)
+				_exit(3);
+			for (int i = 0; i < 10000; i++)
+				fputs("half of a large export ", f);
+			fflush(f);
+		}
+		if (write(p[1], "w", 1) != 1)
+			_exit(4);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	char c;
+	CHECK(read(p[0], &c, 1) == 1);
+	close(p[0]);
+	return pid;
+}
+
+static void kill_writer(pid_t pid)
+{
+	int status;
+	CHECK(kill(pid, SIGKILL) == 0);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+TEST(sigkill_leftover_removed_by_the_next_write)
+{
+	make_dir();
+	for (int sqlite = 0; sqlite < 2; sqlite++) {
+		kill_writer(start_writer("a.json", sqlite));
+		CHECK_EQ_INT(entries(), 1 + sqlite); /* .a.json.XXXXXX, and a.json after a pass */
+		CHECK_EQ_INT(write_through(in_dir("a.json"), "new", 0), 0);
+		CHECK_EQ_STR(get(in_dir("a.json")), "new");
+		CHECK_EQ_INT(entries(), 1);
+	}
+	remove_dir();
+}
+
+TEST(live_writer_temporary_kept)
+{
+	make_dir();
+	pid_t a = start_writer("a.json", 0), b = start_writer("a.json", 1);
+	CHECK_EQ_INT(entries(), 2);
+	CHECK_EQ_INT(write_through(in_dir("a.json"), "new", 0), 0); /* two writers still at it */
+	CHECK_EQ_INT(entries(), 3);
+	kill_writer(a);
+	kill_writer(b);
+	CHECK_EQ_INT(write_through(in_dir("a.json"), "newer", 0), 0);
+	CHECK_EQ_STR(get(in_dir("a.json")), "newer");
+	CHECK_EQ_INT(entries(), 1);
+	remove_dir();
+}
+
+TEST(only_temporaries_of_the_same_name_removed)
+{
+	make_dir();
+	kill_writer(start_writer("b.json", 0));
+	const char *others[] = {".a.json.abc", ".a.json.ABCDEFG", ".a.json.ABCDE!", "a.json.ABCDEF",
+				".a.jsonXABCDEF"};
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		put(in_dir(others[i]), "not a temporary of a.json");
+	CHECK(mkdir(in_dir(".a.json.DIRDIR"), 0755) == 0);
+	CHECK(symlink("b.json", in_dir(".a.json.LINKED")) == 0);
+	int before = entries();
+	CHECK_EQ_INT(write_through(in_dir("a.json"), "new", 0), 0);
+	CHECK_EQ_INT(entries(), before + 1);
+	remove_dir();
+}
+
+/* ---------------------------------------------------------------- NAME.gz */
+
+/* What gzip -dc makes of path. */
+static char *gunzip(const char *path, size_t *n)
+{
+	char cmd[400], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "gzip -dc '%s'", path);
+	FILE *p = popen(cmd, "r"), *m = open_memstream(&out, n);
+	CHECK(p && m);
+	char buf[65536];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, got, m);
+	CHECK(pclose(p) == 0);
+	fclose(m);
+	return out;
+}
+
+TEST(gz_name_written_compressed)
+{
+	make_dir();
+	/* more than a few of the compressor's 1 MiB chunks, in pieces of every size */
+	size_t want = 5 * 1024 * 1024 + 12345, done = 0;
+	char *text = malloc(want);
+	uint64_t x = 88172645463325252ull;
+	for (size_t i = 0; i < want; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		text[i] = i % 97 < 60 ? "{\"name\":\"kernel\",\"ts\":1.5}"[i % 26] : (char)(x & 0xff);
+	}
+	struct kg_outfile of;
+	FILE *f = outfile_open(&of, in_dir("a.json.gz"), NULL);
+	CHECK(f);
+	for (size_t piece = 1; done < want; piece = piece * 3 + 1) {
+		size_t n = piece < want - done ? piece : want - done;
+		CHECK_EQ_INT(fwrite(text + done, 1, n, f), n);
+		done += n;
+	}
+	CHECK_EQ_INT(outfile_commit(&of), 0);
+	size_t n;
+	char *back = gunzip(in_dir("a.json.gz"), &n);
+	CHECK_EQ_INT(n, want);
+	CHECK(!memcmp(back, text, want));
+	free(back);
+	/* the same bytes again, and nothing for an empty output */
+	struct stat a, b;
+	CHECK(stat(in_dir("a.json.gz"), &a) == 0);
+	f = outfile_open(&of, in_dir("b.json.gz"), NULL);
+	CHECK(f && fwrite(text, 1, want, f) == want);
+	CHECK_EQ_INT(outfile_commit(&of), 0);
+	CHECK(stat(in_dir("b.json.gz"), &b) == 0);
+	CHECK_EQ_INT(a.st_size, b.st_size);
+	CHECK(outfile_open(&of, in_dir("c.gz"), NULL));
+	CHECK_EQ_INT(outfile_commit(&of), 0);
+	back = gunzip(in_dir("c.gz"), &n);
+	CHECK_EQ_INT(n, 0);
+	free(back);
+	free(text);
+	CHECK_EQ_INT(entries(), 3);
+	remove_dir();
+}
+
+TEST(gz_write_error_reported)
+{
+	FILE *full = fopen("/dev/full", "w");
+	CHECK(full);
+	FILE *z = outfile_gzip_stream(full);
+	if (z) { /* the header may already have failed */
+		char buf[4096] = {0};
+		for (int i = 0; i < 1000; i++)
+			fwrite(buf, 1, sizeof(buf), z);
+		CHECK(fclose(z) != 0);
+	}
+	fclose(full);
+}

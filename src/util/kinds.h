@@ -1,0 +1,34 @@
+/* The kinds a trace's records carry, with the codes the trace stores (CUPTI's where CUPTI
+ * has them) and the names every output spells them by: one list each, from which the
+ * model's enums (model/model.h), their name functions (model.c) and the trace's enum_*
+ * tables (trace/schema.c) come. X(ID, code, "name"). */
+#ifndef KGANTT_KINDS_H
+#define KGANTT_KINDS_H
+
+/* An operation on the GPU. */
+#define KG_OP_KINDS(X) X(KERNEL, 0, "kernel") X(MEMCPY, 1, "memcpy") X(MEMSET, 2, "memset")
+
+/* A copy's direction (CUPTI's codes). */
+#define KG_COPY_KINDS(X)                                                                   \
+	X(UNKNOWN, 0, "unknown") X(HTOD, 1, "HtoD") X(DTOH, 2, "DtoH") X(HTOA, 3, "HtoA")  \
+	X(ATOH, 4, "AtoH") X(ATOA, 5, "AtoA") X(ATOD, 6, "AtoD") X(DTOA, 7, "DtoA")        \
+	X(DTOD, 8, "DtoD") X(HTOH, 9, "HtoH") X(PTOP, 10, "PtoP")
+
+/* Where a copy's or memset's memory lives (CUPTI's codes). */
+#define KG_MEM_KINDS(X)                                                                    \
+	X(UNKNOWN, 0, "unknown") X(PAGEABLE, 1, "pageable") X(PINNED, 2, "pinned")         \
+	X(DEVICE, 3, "device") X(ARRAY, 4, "array") X(MANAGED, 5, "managed")               \
+	X(DEVICE_STATIC, 6, "device_static") X(MANAGED_STATIC, 7, "managed_static")
+
+/* A stream: BLOCKING was created without cudaStreamNonBlocking; unknown has no name. */
+#define KG_STREAM_KINDS(X)                                                        \
+	X(UNKNOWN, 0, NULL) X(BLOCKING, 1, "blocking") X(NON_BLOCKING, 2, "non-blocking") \
+	X(LEGACY_DEFAULT, 3, "legacy default")
+
+/* What a host wait waited on (CUPTI's synchronization types). */
+#define KG_SYNC_KINDS(X)                                                              \
+	X(UNKNOWN, 0, "unknown") X(EVENT, 1, "event_synchronize")                     \
+	X(STREAM_WAIT_EVENT, 2, "stream_wait_event") X(STREAM, 3, "stream_synchronize") \
+	X(CONTEXT, 4, "context_synchronize")
+
+#endif
