@@ -249,13 +249,8 @@ TEST(packed_tables_cover_their_tables)
 	CHECK(sqlite3_exec(db, kg_schema_sql, NULL, NULL, NULL) == SQLITE_OK);
 	CHECK_EQ_INT(trace_create_rows(db, "main"), SQLITE_OK);
 	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
-		char list[1024] = "", sql[128];
-		size_t n = 0;
-		for (int c = 0; c < t->ncolumns; c++)
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", c ? ", " : "",
-					      t->stored[c].name);
-		const char *model = packed_model_columns(t); /* NULL: read as SQL rows */
-		CHECK_EQ_STR(list, model ? model : "");
+		char sql[128];
+		CHECK(t->ncolumns <= t->nstored);
 		CHECK(t->nstored <= KG_PACKED_MAX_COLUMNS);
 		for (int c = 0; c < t->nstored; c++) {
 			int limit = c < t->ncolumns ? t->ncolumns : t->nstored;
@@ -508,9 +503,13 @@ static void pack_v1(void)
 	CHECK(sqlite3_prepare_v2(db, "INSERT INTO packed VALUES(?,?,?,?,?)", -1, &ins, NULL) ==
 	      SQLITE_OK);
 	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
-		char sql[1024];
+		char sql[1024], list[900] = "";
+		size_t at = 0;
+		for (int c = 0; c < t->ncolumns; c++)
+			at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", c ? ", " : "",
+					       t->stored[c].name);
 		snprintf(sql, sizeof(sql), "SELECT %s, rowid FROM %s ORDER BY rowid",
-			 packed_model_columns(t), t->name);
+			 t->ncolumns ? list : "NULL", t->name);
 		sqlite3_stmt *st;
 		CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
 		int64_t first = 0, last = 0;
@@ -903,7 +902,8 @@ TEST(damaged_compacted_blocks_are_errors)
 	write_trace();
 	pack(); /* blocks that overlap */
 	sql("UPDATE packed SET last_id = last_id + 70000 WHERE tbl = 'kernels' AND first_id = 1");
-	load_fails("packed kernels blocks are damaged");
+	load_fails("the packed kernels block at id 68072 is damaged"); /* the one overlapped */
+	expand_fails("the packed kernels block at id 68072 is damaged");
 	unlink(path);
 }
 
