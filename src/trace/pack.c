@@ -8,6 +8,7 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
+#include "util/outfile.h"
 
 /* Every row of the SQL table st reads ("SELECT *, rowid ... ORDER BY rowid") into s. */
 static int pack_rows(sqlite3 *db, const char *table, struct kg_packed_stream *s,
@@ -128,3 +129,88 @@ int trace_unpack(sqlite3 *db, char *err, size_t errlen)
 	return rc;
 }
 
+/* ------------------------------------------------------------------ a trace's file */
+
+/* The trace copied page by page into dst (SQLite's backup API: consistent even if
+ * another process writes it meanwhile). */
+static int copy_trace(sqlite3 *src, sqlite3 *dst, char *err, size_t errlen)
+{
+	sqlite3_backup *b = sqlite3_backup_init(dst, "main", src, "main");
+	int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+	if (b)
+		rc = sqlite3_backup_finish(b) == SQLITE_OK && rc == SQLITE_DONE ? SQLITE_OK : rc;
+	if (rc != SQLITE_OK)
+		snprintf(err, errlen, "copying it: %s", sqlite3_errmsg(dst));
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int exec_or_say(sqlite3 *db, const char *sql, char *err, size_t errlen)
+{
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+	return -1;
+}
+
+/* Packs (or unpacks) the copy. */
+static int pack_copy(sqlite3 *dst, int drop, char *err, size_t errlen)
+{
+	char vacuum[64];
+	if (exec_or_say(dst, "BEGIN;", err, errlen) < 0)
+		return -1;
+	int rc = drop ? trace_unpack(dst, err, errlen) : trace_pack(dst, err, errlen);
+	if (!rc)
+		rc = exec_or_say(dst, "COMMIT;", err, errlen);
+	/* the pages of the rows (or blocks) given back; a compacted trace in small pages */
+	snprintf(vacuum, sizeof(vacuum), "PRAGMA page_size=%d; VACUUM;",
+		 drop ? KG_ROWS_PAGE_SIZE : KG_TRACE_PAGE_SIZE);
+	if (!rc)
+		rc = exec_or_say(dst, vacuum, err, errlen);
+	return rc;
+}
+
+/* The trace is never modified in place: the packed copy is written beside it and renamed
+ * over it (util/outfile.h), so an interrupted pack (Ctrl-C, a full disk) leaves the trace
+ * exactly as it was. Packing in place left a hot journal beside it on Ctrl-C, which the
+ * read-only readers of every other command cannot roll back: the trace was unreadable. */
+int trace_pack_file(const char *path, int drop, char *msg, size_t msglen)
+{
+	char err[512];
+	sqlite3 *src, *dst = NULL;
+	if (trace_db_open(path, &src, msg, msglen) < 0) /* is it a kgantt trace? */
+		return -EINVAL;
+	struct kg_outfile of;
+	struct kg_outfile_opts oo = {.what = "the packed trace", .flags = KG_OUT_DURABLE};
+	const char *tmp = outfile_open_path(&of, path, &oo);
+	if (!tmp) {
+		snprintf(msg, msglen, "%s", of.err);
+		sqlite3_close(src);
+		return -EIO;
+	}
+	int rc = -1;
+	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK)
+		snprintf(err, sizeof(err), "cannot create a copy beside it: %s",
+			 dst ? sqlite3_errmsg(dst) : "out of memory");
+	/* the copy is kgantt's own file until the rename: no journal, no syncs (outfile
+	 * syncs it once, before the rename) */
+	else if (!(rc = exec_or_say(dst, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", err,
+				    sizeof(err))) &&
+		 !(rc = copy_trace(src, dst, err, sizeof(err))))
+		rc = pack_copy(dst, drop, err, sizeof(err));
+	sqlite3_close(src);
+	if (sqlite3_close(dst) != SQLITE_OK && !rc) {
+		snprintf(err, sizeof(err), "closing the copy: %s", sqlite3_errmsg(dst));
+		rc = -1;
+	}
+	if (rc) {
+		outfile_abort(&of);
+		snprintf(msg, msglen, "cannot pack '%s': %s", path, err);
+		return -EIO;
+	}
+	if (outfile_commit(&of) < 0) {
+		snprintf(msg, msglen, "%s", of.err);
+		return -EIO;
+	}
+	return 0;
+}

@@ -23,4 +23,9 @@ int trace_pack(sqlite3 *db, char *err, size_t errlen);
  * 2-4 it removes the blocks and their triggers. 0, or an error with a message in err. */
 int trace_unpack(sqlite3 *db, char *err, size_t errlen);
 
+/* 'kgantt pack' of the trace at path (drop: --drop, trace_unpack): packed in a copy beside
+ * it that replaces it when complete (util/outfile.h), so that an interrupted pack leaves
+ * the trace as it was. 0, or a negative errno with the message, naming the file, in msg. */
+int trace_pack_file(const char *path, int drop, char *msg, size_t msglen);
+
 #endif

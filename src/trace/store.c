@@ -515,6 +515,8 @@ int store_read_names(struct kg_store *s, struct kg_store_rows **out)
 	int rc = rows_new(s, "tables", out);
 	if (!rc && sqlite3_prepare_v2(s->db, sql, -1, &(*out)->st, NULL) != SQLITE_OK)
 		rc = say(s, -EIO, "cannot list the tables: %s", sqlite3_errmsg(s->db));
+	if (!rc)
+		(*out)->ncolumns = 2;
 	return rc;
 }
 
