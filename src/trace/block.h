@@ -48,8 +48,8 @@ struct kg_packed_block {
 /* Opens a block for its first ncolumns columns (a reader of fewer columns than the block
  * holds reads the prefix it knows; a version 1 block must hold exactly ncolumns) and checks
  * its header against rows, the count the packed table gives. The columns past ncolumns are
- * checked as decoding them would, so a block opens for a reader of a prefix exactly when
- * it opens for a reader of every column; sizes are checked against what the columns × rows
+ * checked as decoding them would, so that a reader of a prefix reads a block whole exactly
+ * when a reader of every column does; sizes are checked against what the columns × rows
  * can take before anything is allocated. 0, or -1 when the block is damaged (nothing to
  * close then). */
 int packed_block_open(struct kg_packed_block *b, const void *data, size_t len, int ncolumns,
