@@ -10,6 +10,8 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 
+#include "trace_file.h"
+
 static char path[64];
 
 static int64_t query(const char *sql)
@@ -29,17 +31,10 @@ static int64_t query(const char *sql)
 
 TEST(pack_and_drop_keep_every_row)
 {
-	snprintf(path, sizeof(path), "/tmp/kgantt-pack-XXXXXX");
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	close(fd);
-	unlink(path);
+	test_trace_path(path, sizeof(path), "pack");
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, kg_schema_sql, NULL, NULL, NULL) == SQLITE_OK);
-	CHECK_EQ_INT(trace_create_rows(db, "main"), SQLITE_OK);
-	CHECK_EQ_INT(trace_write_meta(db, "CLOCK_MONOTONIC_RAW", "kgantt-record", "./app"),
-		     SQLITE_OK);
+	CHECK_EQ_INT(test_trace_base(db), SQLITE_OK);
 	CHECK(sqlite3_exec(db,
 			   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE "
 			   "i < 70000) INSERT INTO kernels(id, process, start, end, grid_id) "

@@ -16,6 +16,7 @@
 
 #include "alloc_watch.h"
 #include "blocks_v1.h"
+#include "trace_file.h"
 
 #define rnd() ((uint64_t)test_random())
 
@@ -67,11 +68,7 @@ static void exec(sqlite3 *db, const char *sql)
  * does not list; channels that appear late; NULL starts, queued times and graphs. */
 static void write_trace(void)
 {
-	snprintf(path, sizeof(path), "/tmp/kgantt-packed-XXXXXX");
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	close(fd);
-	unlink(path);
+	test_trace_path(path, sizeof(path), "packed");
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	exec(db, "BEGIN");
@@ -802,11 +799,7 @@ TEST(left_out_api_queries_are_noted)
  * tables must follow the rows there are, and the rows must still all be read. */
 TEST(sparse_ids_do_not_size_allocations)
 {
-	snprintf(path, sizeof(path), "/tmp/kgantt-sparse-XXXXXX");
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	close(fd);
-	unlink(path);
+	test_trace_path(path, sizeof(path), "sparse");
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	exec(db, kg_schema_sql);
@@ -859,11 +852,7 @@ TEST(sparse_ids_do_not_size_allocations)
  * if NULL, and is skipped like one; kept, its "end - start" overflowed downstream. */
 TEST(int64_min_times_are_unknown)
 {
-	snprintf(path, sizeof(path), "/tmp/kgantt-min-XXXXXX");
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	close(fd);
-	unlink(path);
+	test_trace_path(path, sizeof(path), "min");
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	exec(db, kg_schema_sql);

@@ -10,6 +10,8 @@
 
 #include "trace/pack.h"
 #include "trace/schema.h"
+
+#include "trace_file.h"
 #include "trace/store.h"
 
 static char path[64];
@@ -26,18 +28,11 @@ static void exec(sqlite3 *db, const char *sql)
 /* A small trace of SQL rows: 3 kernels of one process, 2 API calls. */
 static void write_trace(void)
 {
-	snprintf(path, sizeof(path), "/tmp/kgantt-store-XXXXXX");
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	close(fd);
-	unlink(path);
+	test_trace_path(path, sizeof(path), "store");
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	exec(db, "BEGIN");
-	exec(db, kg_schema_sql);
-	CHECK_EQ_INT(trace_create_rows(db, "main"), SQLITE_OK);
-	CHECK_EQ_INT(trace_write_meta(db, "CLOCK_MONOTONIC_RAW", "kgantt-record", "./app"),
-		     SQLITE_OK);
+	CHECK_EQ_INT(test_trace_base(db), SQLITE_OK);
 	exec(db, "INSERT INTO strings VALUES(1,'k');"
 		 "INSERT INTO processes(process, pid, complete, host) VALUES(1, 100, 1, 'h');"
 		 "INSERT INTO devices(process, device, name, sm_count) VALUES(1, 0, 'H200', 132);"
