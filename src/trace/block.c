@@ -205,11 +205,12 @@ static uint64_t payload_bound(uint64_t ncolumns, uint64_t rows)
 /* The NULLs bitmap's rows (its bits past rows ignored). */
 static uint64_t bitmap_nulls(const uint8_t *map, uint32_t rows)
 {
+	static const uint8_t ones[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 	uint64_t n = 0;
-	for (uint32_t i = 0; i < rows / 8; i++)
-		n += (uint64_t)__builtin_popcount(map[i]);
-	if (rows % 8)
-		n += (uint64_t)__builtin_popcount(map[rows / 8] & ((1u << (rows % 8)) - 1));
+	for (uint32_t i = 0; i < (rows + 7) / 8; i++) {
+		uint8_t b = i < rows / 8 ? map[i] : (uint8_t)(map[i] & ((1u << (rows % 8)) - 1));
+		n += (uint64_t)(ones[b & 15] + ones[b >> 4]);
+	}
 	return n;
 }
 
