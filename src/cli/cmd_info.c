@@ -1,66 +1,73 @@
-/* kgantt info: what a trace holds, at a glance: where it came from, its processes and
- * devices, how many records of each kind, and what was lost. */
+/* kgantt info: what a trace holds, at a glance: where it came from, its span, its processes
+ * and devices, how many records of each kind, and what was lost. Every format is loaded as
+ * the other commands load it, for its span and, of a PyTorch profiler or Nsight Systems
+ * trace, what the model holds; of a kgantt trace, the file's own facts come from the
+ * trace store (trace/store.h). */
 #include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/session.h"
+#include "model/load.h"
 #include "trace/packed.h"
-#include "trace/trace_db.h"
+#include "trace/store.h"
 #include "util/hw_figures.h"
+#include "util/timemath.h"
 
-static const char *trace_path;
 static int read_failed;
 
-/* A damaged trace shows up as a failing query: say so once, and fail at the end. */
-static void query_failed(sqlite3 *db)
+/* A damaged trace shows up as a failing read: say so once, and fail at the end. */
+static void store_failed(struct kg_store *s)
 {
 	if (!read_failed++)
-		kg_err("cannot read '%s': %s", trace_path, sqlite3_errmsg(db));
+		kg_err("%s", store_error(s));
 }
 
-static long long scalar(sqlite3 *db, const char *sql)
+/* The read's rows, one at a time (*it NULL at first, done after the last): a read that
+ * fails is said once and gives no rows. */
+static int next_row(struct kg_store *s, enum kg_read what, struct kg_store_rows **it)
 {
-	sqlite3_stmt *st;
-	long long v = 0;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return 0;
+	int rc = *it ? 0 : store_read(s, what, it), got = rc ? rc : store_next(*it, NULL);
+	if (got < 0)
+		store_failed(s);
+	if (got != 1) {
+		store_done(*it);
+		*it = NULL;
 	}
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
-		query_failed(db);
-	sqlite3_finalize(st);
+	return got == 1;
+}
+
+static const char *col_text(const struct kg_store_rows *it, int i)
+{
+	const char *t = store_text(it, i);
+	return t ? t : "-";
+}
+
+/* The one integer a read gives. */
+static long long read_int(struct kg_store *s, enum kg_read what)
+{
+	struct kg_store_rows *it = NULL;
+	long long v = next_row(s, what, &it) ? store_int(it, 0) : 0;
+	store_done(it);
 	return v;
 }
 
-/* Steps a statement; a step that neither returns a row nor ends is a read error. */
-static int next_row(sqlite3 *db, sqlite3_stmt *st)
+static long long count_of(struct kg_store *s, const char *table)
 {
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		query_failed(db);
-	return rc == SQLITE_ROW;
-}
-
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? (const char *)t : "-";
+	int64_t n = 0;
+	if (store_count(s, table, &n) < 0)
+		store_failed(s);
+	return n;
 }
 
 /* ------------------------------------------------------------------ the kernels */
 
-/* The kernels' count by process and their span: from the rows, or from the blocks of a
- * compacted trace (format 5), which hold its only copy of them and decode in a tenth of
- * the time SQL takes to step through as many rows. */
+/* The kernels' count by process, from the rows as the store gives them (blocks or SQL). */
 struct kernel_facts {
 	long long *process, *count; /* the processes table's numbers, sorted; their kernels */
 	size_t n;
-	long long first, last;      /* the earliest start, the latest end; first > last: none */
 };
 
 static int cmp_ll(const void *a, const void *b)
@@ -69,219 +76,115 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void count_kernels(struct kernel_facts *f, long long process, long long n)
+static long long *kernels_at(const struct kernel_facts *f, long long process)
 {
 	long long *at = f->n ? bsearch(&process, f->process, f->n, sizeof(*at), cmp_ll) : NULL;
-	if (at)
-		f->count[at - f->process] += n;
+	return at ? &f->count[at - f->process] : NULL;
 }
 
-static void facts_from_rows(sqlite3 *db, struct kernel_facts *f)
+static void kernel_facts(struct kg_store *s, struct kernel_facts *f)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT process, COUNT(*) FROM kernels GROUP BY process", -1,
-			       &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return;
-	}
-	while (next_row(db, st))
-		count_kernels(f, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-	sqlite3_finalize(st);
-	f->first = scalar(db, "SELECT COALESCE(MIN(start), 1) FROM kernels");
-	f->last = scalar(db, "SELECT COALESCE(MAX(end), 0) FROM kernels");
-}
-
-enum { K_PROCESS = 0, K_START = 6, K_END = 7 }; /* block order (trace/packed.c) */
-
-static int facts_from_block(struct kernel_facts *f, sqlite3_stmt *st)
-{
-	struct kg_packed_block b;
-	struct kg_row row;
-	int64_t rows = sqlite3_column_int64(st, 1);
-	int got = -1;
-	if (rows < 1 || rows > KG_PACKED_BLOCK ||
-	    packed_block_open(&b, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2),
-			      K_END + 1, (uint32_t)rows) < 0)
-		return -1;
-	while ((got = packed_block_row(&b, &row)) == 1) {
-		if (!row_is_null(&row, K_PROCESS))
-			count_kernels(f, row.v[K_PROCESS], 1);
-		if (!row_is_null(&row, K_START) && row.v[K_START] < f->first)
-			f->first = row.v[K_START];
-		if (!row_is_null(&row, K_END) && row.v[K_END] > f->last)
-			f->last = row.v[K_END];
-	}
-	packed_block_close(&b);
-	return got;
-}
-
-static void facts_from_blocks(sqlite3 *db, struct kernel_facts *f)
-{
-	sqlite3_stmt *st;
-	f->first = INT64_MAX;
-	f->last = INT64_MIN;
-	if (sqlite3_prepare_v2(db, "SELECT first_id, rows, data FROM packed WHERE tbl = 'kernels'",
-			       -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return;
-	}
-	while (next_row(db, st))
-		if (facts_from_block(f, st) < 0 && !read_failed++) {
-			kg_err("cannot read '%s': the packed kernels block at id %lld is damaged",
-			       trace_path, sqlite3_column_int64(st, 0));
-			break;
-		}
-	sqlite3_finalize(st);
-}
-
-static void kernel_facts(sqlite3 *db, struct kernel_facts *f)
-{
-	size_t cap = (size_t)scalar(db, "SELECT COUNT(*) FROM processes");
+	size_t cap = (size_t)count_of(s, "processes");
 	f->process = calloc(cap + 1, sizeof(*f->process));
 	f->count = calloc(cap + 1, sizeof(*f->count));
-	sqlite3_stmt *st;
-	if (f->process && f->count &&
-	    sqlite3_prepare_v2(db, "SELECT process FROM processes ORDER BY process", -1, &st,
-			       NULL) == SQLITE_OK) {
-		while (f->n < cap && next_row(db, st))
-			f->process[f->n++] = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
+	struct kg_store_rows *it = NULL;
+	while (f->process && f->count && f->n < cap && next_row(s, KG_READ_INFO_PROCESSES, &it))
+		f->process[f->n++] = store_int(it, 0);
+	store_done(it);
+	struct kg_row row;
+	int got;
+	if (store_read_table(s, "kernels", &it) < 0) {
+		store_failed(s);
+		return;
 	}
-	if (packed_only(db) == 1)
-		facts_from_blocks(db, f);
-	else
-		facts_from_rows(db, f);
-}
-
-static long long kernels_of(const struct kernel_facts *f, long long process)
-{
-	long long *at = f->n ? bsearch(&process, f->process, f->n, sizeof(*at), cmp_ll) : NULL;
-	return at ? f->count[at - f->process] : 0;
+	while ((got = store_next(it, &row)) == 1) {
+		long long *n = row_is_null(&row, KG_KB_process) ? NULL
+							       : kernels_at(f, row.v[KG_KB_process]);
+		if (n)
+			++*n;
+	}
+	if (got < 0)
+		store_failed(s);
+	store_done(it);
 }
 
 /* ------------------------------------------------------------------ the rest */
 
-static void print_processes(sqlite3 *db, const struct kernel_facts *f)
+static void print_processes(struct kg_store *s, const struct kernel_facts *f)
 {
-	sqlite3_stmt *st;
-	const char *sql =
-		"SELECT process, pid, ppid, host, rank, mode, complete, exit_status, "
-		"dropped_records, incomplete_records, (end_ns - start_ns) / 1e6, cmdline, spool_note "
-		"FROM processes p ORDER BY process";
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return;
-	}
+	struct kg_store_rows *st = NULL;
 	printf("processes:\n");
-	while (next_row(db, st)) {
+	while (next_row(s, KG_READ_INFO_PROCESSES, &st)) {
+		long long *kernels = kernels_at(f, store_int(st, 0));
 		printf("  #%lld pid %lld (parent %lld) on %s%s%s: %s mode, %lld kernels, %.1f ms, %s, "
 		       "exit: %s\n",
-		       sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-		       sqlite3_column_int64(st, 2), col_text(st, 3),
-		       sqlite3_column_type(st, 4) == SQLITE_NULL ? "" : ", rank ",
-		       sqlite3_column_type(st, 4) == SQLITE_NULL ? "" : col_text(st, 4),
-		       col_text(st, 5), kernels_of(f, sqlite3_column_int64(st, 0)),
-		       sqlite3_column_double(st, 10),
-		       sqlite3_column_int(st, 6) ? "complete" : "INCOMPLETE", col_text(st, 7));
+		       (long long)store_int(st, 0), (long long)store_int(st, 1),
+		       (long long)store_int(st, 2), col_text(st, 3),
+		       store_null(st, 4) ? "" : ", rank ", store_null(st, 4) ? "" : col_text(st, 4),
+		       col_text(st, 5), kernels ? *kernels : 0, store_real(st, 10),
+		       store_int(st, 6) ? "complete" : "INCOMPLETE", col_text(st, 7));
 		printf("     %s\n", col_text(st, 11));
-		if (sqlite3_column_int64(st, 8))
-			printf("     dropped records: %lld\n", sqlite3_column_int64(st, 8));
-		if (sqlite3_column_int64(st, 9))
+		if (store_int(st, 8))
+			printf("     dropped records: %lld\n", (long long)store_int(st, 8));
+		if (store_int(st, 9))
 			printf("     records with a missing timestamp: %lld\n",
-			       sqlite3_column_int64(st, 9));
-		if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+			       (long long)store_int(st, 9));
+		if (!store_null(st, 12))
 			printf("     note: %s\n", col_text(st, 12));
 	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db,
-			       "SELECT m.process, p.pid, m.level, m.text FROM messages m JOIN "
-			       "processes p USING(process) WHERE m.level != 'info' OR m.text LIKE "
-			       "'API calls not recorded%' OR m.text LIKE 'this CUPTI cannot%'",
-			       -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return;
-	}
-	while (next_row(db, st))
-		printf("  pid %lld %s: %s\n", sqlite3_column_int64(st, 1), col_text(st, 2),
+	while (next_row(s, KG_READ_INFO_MESSAGES, &st))
+		printf("  pid %lld %s: %s\n", (long long)store_int(st, 1), col_text(st, 2),
 		       col_text(st, 3));
-	sqlite3_finalize(st);
 }
 
 /* How the stacks were taken and what they hold; nothing for a trace without them. */
-static void print_stacks(sqlite3 *db)
+static void print_stacks(struct kg_store *s)
 {
-	if (!scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
-			"name = 'stack_settings'"))
+	struct kg_store_rows *st = NULL;
+	if (!store_has_table(s, "stack_settings") || !next_row(s, KG_READ_INFO_STACKS, &st))
 		return; /* a trace older than format 3 */
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT mode, launch_first, launch_every, max_depth, python FROM "
-			       "stack_settings ORDER BY process LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return;
-	}
-	if (next_row(db, st)) {
-		char a[32], b[32], c[32], d[32];
-		printf("stacks: --stacks %s (launches: first %lld of each kernel, then 1 in %lld; "
-		       "%lld native frames at most); %s calls with a stack, %s distinct stacks, "
-		       "%s frames, %s partial\n",
-		       col_text(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
-		       sqlite3_column_int64(st, 3),
-		       fmt_count((unsigned long long)scalar(db, "SELECT COUNT(*) FROM api_stacks"), a),
-		       fmt_count((unsigned long long)scalar(db, "SELECT COUNT(*) FROM stacks"), b),
-		       fmt_count((unsigned long long)scalar(db, "SELECT COUNT(*) FROM stack_frames"), c),
-		       fmt_count((unsigned long long)scalar(db, "SELECT COUNT(*) FROM stacks WHERE "
-								"flags & 1"),
-				 d));
-		printf("  python: %s\n", col_text(st, 4));
-	}
-	sqlite3_finalize(st);
+	char a[32], b[32], c[32], d[32];
+	printf("stacks: --stacks %s (launches: first %lld of each kernel, then 1 in %lld; "
+	       "%lld native frames at most); %s calls with a stack, %s distinct stacks, "
+	       "%s frames, %s partial\n",
+	       col_text(st, 0), (long long)store_int(st, 1), (long long)store_int(st, 2),
+	       (long long)store_int(st, 3),
+	       fmt_count((unsigned long long)count_of(s, "api_stacks"), a),
+	       fmt_count((unsigned long long)count_of(s, "stacks"), b),
+	       fmt_count((unsigned long long)count_of(s, "stack_frames"), c),
+	       fmt_count((unsigned long long)read_int(s, KG_READ_INFO_PARTIAL), d));
+	printf("  python: %s\n", col_text(st, 4));
+	store_done(st);
 }
 
-static void print_devices(sqlite3 *db)
+static void print_devices(struct kg_store *s)
 {
-	sqlite3_stmt *st;
-	const char *sql = "SELECT DISTINCT device, name, cc_major, cc_minor, sm_count, "
-			  "memory_bytes / 1073741824.0, uuid FROM devices ORDER BY device";
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return;
-	}
+	struct kg_store_rows *st = NULL;
 	printf("devices:\n");
-	while (next_row(db, st))
-		printf("  %lld: %s, sm_%d%d, %d SMs, %.0f GiB, GPU-%s\n", sqlite3_column_int64(st, 0),
-		       col_text(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
-		       sqlite3_column_int(st, 4), sqlite3_column_double(st, 5), col_text(st, 6));
-	sqlite3_finalize(st);
+	while (next_row(s, KG_READ_INFO_DEVICES, &st))
+		printf("  %lld: %s, sm_%d%d, %d SMs, %.0f GiB, GPU-%s\n", (long long)store_int(st, 0),
+		       col_text(st, 1), (int)store_int(st, 2), (int)store_int(st, 3),
+		       (int)store_int(st, 4), store_real(st, 5), col_text(st, 6));
 }
 
 /* The figures device (process, device) has samples of, by label: ", SM active, ...". */
-static void hw_figures_taken(sqlite3 *db, long long process, long long device, char *out,
+static void hw_figures_taken(struct kg_store *s, long long process, long long device, char *out,
 			     size_t len)
 {
-	char sql[1024];
-	int n = snprintf(sql, sizeof(sql), "SELECT 0");
-#define KG_HW_COUNT_(id, column, unit, label) \
-	n += snprintf(sql + n, sizeof(sql) - (size_t)n, ", COUNT(" #column ")");
-	KG_HW_FIGURES(KG_HW_COUNT_)
-#undef KG_HW_COUNT_
-	snprintf(sql + n, sizeof(sql) - (size_t)n, " FROM hw_samples WHERE process = ?1 AND "
-		 "device = ?2");
+	struct kg_store_rows *st = NULL;
 	out[0] = '\0';
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
+	if (store_read(s, KG_READ_INFO_HW_FIGURES, &st) < 0) {
+		store_failed(s);
 		return;
 	}
-	sqlite3_bind_int64(st, 1, process);
-	sqlite3_bind_int64(st, 2, device);
+	store_read_bind(st, 1, process);
+	store_read_bind(st, 2, device);
 	size_t k = 0;
-	if (next_row(db, st))
+	if (next_row(s, KG_READ_INFO_HW_FIGURES, &st))
 		for (int f = 0; f < KG_HW_N; f++)
-			if (sqlite3_column_int64(st, 1 + f) > 0 && k < len)
+			if (store_int(st, 1 + f) > 0 && k < len)
 				k += (size_t)snprintf(out + k, len - k, ", %s", kg_hw_figure_info[f].label);
-	sqlite3_finalize(st);
+	store_done(st);
 }
 
 /* "every 100 µs" */
@@ -300,133 +203,179 @@ static const char *interval_text(long long ns, char buf[32])
 
 /* A line per device that sampled its hardware counters (record --hw), or why it did not;
  * nothing for a trace without the tables. */
-static void print_hw(sqlite3 *db)
+static void print_hw(struct kg_store *s)
 {
-	if (!scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
-			"name = 'hw_devices'"))
+	if (!store_has_table(s, "hw_devices"))
 		return;
-	char why[256];
-	/* a compacted trace's samples as rows (a few per millisecond: quick) */
-	if (packed_expand(db, "main", "temp", "hw_samples", why, sizeof(why)) < 0) {
-		if (!read_failed++)
-			kg_err("cannot read '%s': %s", trace_path, why);
-		return;
-	}
-	int many = scalar(db, "SELECT COUNT(DISTINCT process) FROM hw_devices") > 1;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT h.process, h.device, h.chip, h.state, h.note, h.interval_ns, "
-			       "h.lost_samples, (SELECT COUNT(*) FROM hw_samples s WHERE "
-			       "s.process = h.process AND s.device = h.device), (SELECT pid FROM "
-			       "processes p WHERE p.process = h.process) FROM hw_devices h "
-			       "ORDER BY 1, 2",
-			       -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return;
-	}
-	while (next_row(db, st)) {
+	struct kg_store_rows *st = NULL;
+	int many = read_int(s, KG_READ_INFO_HW_PROCESSES) > 1;
+	while (next_row(s, KG_READ_INFO_HW, &st)) {
 		char who[64], chip[96] = "", iv[32], n[32], figs[512];
-		long long p = sqlite3_column_int64(st, 0), d = sqlite3_column_int64(st, 1);
+		long long p = store_int(st, 0), d = store_int(st, 1);
 		const char *state = col_text(st, 3);
 		if (many) /* devices are numbered per process */
-			snprintf(who, sizeof(who), "pid %lld device %lld", sqlite3_column_int64(st, 8), d);
+			snprintf(who, sizeof(who), "pid %lld device %lld", (long long)store_int(st, 8), d);
 		else
 			snprintf(who, sizeof(who), "device %lld", d);
 		if (!strcmp(state, "refused")) {
 			printf("hardware samples: %s refused: %s\n", who, col_text(st, 4));
 			continue;
 		}
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+		if (!store_null(st, 2))
 			snprintf(chip, sizeof(chip), " (%s)", col_text(st, 2));
-		hw_figures_taken(db, p, d, figs, sizeof(figs));
-		long long samples = sqlite3_column_int64(st, 7);
+		hw_figures_taken(s, p, d, figs, sizeof(figs));
+		long long samples = store_int(st, 7);
 		printf("hardware samples: %s%s %s: %s sample%s%s (lost %lld)", who, chip,
-		       interval_text(sqlite3_column_int64(st, 5), iv),
-		       fmt_count((unsigned long long)samples, n), samples == 1 ? "" : "s", figs,
-		       sqlite3_column_int64(st, 6));
+		       interval_text(store_int(st, 5), iv), fmt_count((unsigned long long)samples, n),
+		       samples == 1 ? "" : "s", figs, (long long)store_int(st, 6));
 		if (strcmp(state, "sampled"))
 			printf("; %s: %s", state, col_text(st, 4));
 		printf("\n");
 	}
-	sqlite3_finalize(st);
 }
 
 /* SM placement (record --sm): a line per process and device that logged blocks; nothing
  * for a trace without the table. */
-static void print_sm(sqlite3 *db)
+static void print_sm(struct kg_store *s)
 {
-	if (!scalar(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
-			"name = 'sm_settings'"))
+	struct kg_store_rows *st = NULL;
+	if (!store_has_rows(s, "sm_settings"))
 		return;
-	char why[256];
-	/* blocks are counted by their kernels' device: a compacted trace's kernels as rows */
-	if (scalar(db, "SELECT COUNT(*) FROM sm_settings") &&
-	    packed_expand(db, "main", "temp", "kernels", why, sizeof(why)) < 0) {
-		if (!read_failed++)
-			kg_err("cannot read '%s': %s", trace_path, why);
-		return;
-	}
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT s.device, s.blocks, s.kernels, s.dropped, s.unmatched, "
-			       "s.own_records, s.offset_mad_ns, s.offset_spread_ns, p.pid, "
-			       "(SELECT COUNT(DISTINCT b.sm) FROM sm_blocks b JOIN kernels k ON "
-			       "k.id = b.kernel WHERE k.process = s.process AND k.device = s.device) "
-			       "FROM sm_settings s JOIN processes p USING(process) ORDER BY s.process, "
-			       "s.device",
-			       -1, &st, NULL) != SQLITE_OK) {
-		query_failed(db);
-		return;
-	}
-	while (next_row(db, st)) {
+	while (next_row(s, KG_READ_INFO_SM, &st)) {
 		char b[32], k[32], d[32], u[32], align[96] = "clock not aligned (no kernel start)";
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+		if (!store_null(st, 6))
 			snprintf(align, sizeof(align), "block times ±%lld ns (offsets spread %lld ns)",
-				 sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 7));
+				 (long long)store_int(st, 6), (long long)store_int(st, 7));
 		printf("SM placement: pid %lld device %lld: %s blocks of %s kernels on %lld SMs, %s "
 		       "dropped (log full), %s matching no kernel, %s; %lld recorder records left "
 		       "out\n",
-		       sqlite3_column_int64(st, 8), sqlite3_column_int64(st, 0),
-		       fmt_count((unsigned long long)sqlite3_column_int64(st, 1), b),
-		       fmt_count((unsigned long long)sqlite3_column_int64(st, 2), k),
-		       sqlite3_column_int64(st, 9),
-		       fmt_count((unsigned long long)sqlite3_column_int64(st, 3), d),
-		       fmt_count((unsigned long long)sqlite3_column_int64(st, 4), u), align,
-		       sqlite3_column_int64(st, 5));
+		       (long long)store_int(st, 8), (long long)store_int(st, 0),
+		       fmt_count((unsigned long long)store_int(st, 1), b),
+		       fmt_count((unsigned long long)store_int(st, 2), k), (long long)store_int(st, 9),
+		       fmt_count((unsigned long long)store_int(st, 3), d),
+		       fmt_count((unsigned long long)store_int(st, 4), u), align,
+		       (long long)store_int(st, 5));
 	}
-	sqlite3_finalize(st);
 }
 
 /* Which tables load from packed columns (trace/packed.h), and which from their rows. */
-static void print_packed(sqlite3 *db)
+static void print_packed(struct kg_store *s)
 {
 	int all = 1;
 	printf("packed:");
 	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
-		int64_t rows;
-		int usable = packed_usable(db, t->name, &rows);
+		int usable = store_packed_usable(s, t->name);
 		all &= usable;
 		printf(" %s %s%s", t->name, usable ? "yes" : "no", t[1].name ? "," : "");
 	}
-	printf("%s\n", packed_only(db) == 1 ? " (their only copy: 'kgantt export -f sqlite' writes "
+	printf("%s\n", store_packed_only(s) ? " (their only copy: 'kgantt export -f sqlite' writes "
 					      "them as rows)"
 		       : all ? ""
 			     : " (kgantt pack makes them: a smaller file, faster loading)");
 }
 
-/* Rows of a table; of a packed table, however it is stored. */
-static long long table_rows(sqlite3 *db, const char *table)
+/* The span every command gives a trace: the model's, from its first to its last GPU
+ * operation or API call, as report's header says it. */
+static void print_span(const struct kg_model *m)
 {
-	char sql[128];
-	int64_t rows;
-	if (packed_table(table)) {
-		if (packed_usable(db, table, &rows) || packed_only(db) != 1)
-			return rows;
-		query_failed(db);
-		return 0;
+	printf("span: %.3f ms\n", (double)kg_time_span(m->end, m->begin) / 1e6);
+}
+
+/* A kgantt trace: the file's own facts, from the store. */
+static void describe_trace(struct kg_store *s, const struct kg_model *m)
+{
+	char buf[4096];
+	printf("trace: %s\n", store_path(s));
+	store_meta(s, "version", buf, sizeof(buf));
+	printf("format: kgantt-trace version %s", buf);
+	store_meta(s, "created_by", buf, sizeof(buf));
+	printf(", written by %s", buf);
+	store_meta(s, "created_at", buf, sizeof(buf));
+	printf(" at %s\n", buf);
+	store_meta(s, "command", buf, sizeof(buf));
+	printf("command: %s\n", buf);
+	print_span(m);
+	struct kernel_facts facts = {0};
+	kernel_facts(s, &facts);
+	print_processes(s, &facts);
+	free(facts.process);
+	free(facts.count);
+	print_devices(s);
+	print_hw(s);
+	static const char *const tables[] = {"kernels", "memcpys", "memsets", "syncs", "api_calls",
+					     "nvtx", "streams", "overheads"};
+	printf("records:");
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char n[32];
+		printf(" %s %s%s", tables[i], fmt_count((unsigned long long)count_of(s, tables[i]), n),
+		       i + 1 < sizeof(tables) / sizeof(tables[0]) ? "," : "\n");
 	}
-	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table);
-	return scalar(db, sql);
+	print_packed(s);
+	print_stacks(s);
+	print_sm(s);
+}
+
+/* ------------------------------------------------------------------ other formats */
+
+static const char *text_or(const struct kg_model *m, uint32_t id, const char *none)
+{
+	return id ? model_text(m, id) : none;
+}
+
+/* A PyTorch profiler or Nsight Systems trace: what the model holds of it. */
+static void describe_model(const struct kg_model *m, const char *path, enum kg_format f)
+{
+	unsigned long long ops[3] = {0};
+	char a[32], b[32], c[32], d[32], e[32];
+	printf("trace: %s\n", path);
+	printf("format: %s\n", format_name(f));
+	if (m->command)
+		printf("command: %s\n", model_text(m, m->command));
+	print_span(m);
+	printf("processes:\n");
+	for (uint32_t p = 0; p < m->n_processes; p++) {
+		const struct kg_process *x = &m->processes[p];
+		unsigned long long kernels = 0;
+		for (uint32_t i = 0; i < m->n_ops; i++)
+			kernels += m->ops[i].kind == KG_OP_KERNEL && m->streams[m->ops[i].stream].process == p;
+		printf("  pid %u on %s: %llu kernels\n", x->pid, text_or(m, x->host, "-"), kernels);
+		if (x->cmdline)
+			printf("     %s\n", model_text(m, x->cmdline));
+	}
+	printf("devices:\n");
+	for (uint32_t i = 0; i < m->n_devices; i++) {
+		const struct kg_device *x = &m->devices[i];
+		printf("  %d: %s, sm_%d%d, %d SMs, %.0f GiB\n", x->ordinal, text_or(m, x->name, "-"),
+		       x->cc_major, x->cc_minor, x->sm_count, x->memory_bytes / 1073741824.0);
+	}
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		ops[m->ops[i].kind < 3 ? m->ops[i].kind : 0]++;
+	printf("records: kernels %s, memcpys %s, memsets %s, api_calls %s, ranges %s\n",
+	       fmt_count(ops[KG_OP_KERNEL], a), fmt_count(ops[KG_OP_MEMCPY], b),
+	       fmt_count(ops[KG_OP_MEMSET], c), fmt_count(m->n_apis, d), fmt_count(m->n_ranges, e));
+	for (int i = 0; i < m->n_notes; i++)
+		printf("note: %s\n", m->notes[i]);
+}
+
+/* The trace the session loaded, as every command loads it (an empty one too): of a
+ * PyTorch profiler or Nsight Systems trace what the model holds, of a kgantt trace the
+ * file's own facts from the trace store. */
+static int describe(struct cli_session *session, void *arg)
+{
+	const struct kg_model *m = &session->m;
+	const char *path = session->path;
+	char err[1024];
+	struct kg_store *s = NULL;
+	if (strcmp(m->source, "kgantt")) {
+		describe_model(m, path, !strcmp(m->source, "kineto") ? KG_FORMAT_KINETO : KG_FORMAT_NSYS);
+	} else if (store_open(path, &s, err, sizeof(err)) < 0) {
+		kg_err("%s", err);
+		read_failed = 1;
+	} else {
+		describe_trace(s, m);
+	}
+	store_close(s);
+	return KG_EXIT_OK;
 }
 
 int cmd_info(int argc, char **argv)
@@ -434,8 +383,9 @@ int cmd_info(int argc, char **argv)
 	static const char *const usage_lines[] = {"info TRACE", NULL};
 	static const struct cli_usage usage = {
 		.usage = usage_lines,
-		.about = "Says what a trace holds: where it came from, its processes and devices,\n"
-			 "how many records of each kind, and what was lost.\n",
+		.about = "Says what a trace holds: where it came from, its span, its processes and\n"
+			 "devices, how many records of each kind, and what was lost. Reads every\n"
+			 "format the other commands read.\n",
 	};
 	const struct cli_option opts[] = {OPT_END()};
 	int c = cli_parse(&usage, opts, argc, argv);
@@ -443,43 +393,9 @@ int cmd_info(int argc, char **argv)
 		return c;
 	if (optind + 1 != argc)
 		return cli_usage_error(optind == argc ? "no trace given" : "one trace at a time");
-	argv += optind - 1; /* argv[1]: the trace */
-	sqlite3 *db;
-	char err[1024], buf[4096];
-	if (trace_db_open(argv[1], &db, err, sizeof(err)) < 0) {
-		kg_err("%s", err);
-		return KG_EXIT_FAILURE;
-	}
-	trace_path = argv[1];
-	printf("trace: %s\n", argv[1]);
-	trace_db_meta(db, "version", buf, sizeof(buf));
-	printf("format: kgantt-trace version %s", buf);
-	trace_db_meta(db, "created_by", buf, sizeof(buf));
-	printf(", written by %s", buf);
-	trace_db_meta(db, "created_at", buf, sizeof(buf));
-	printf(" at %s\n", buf);
-	trace_db_meta(db, "command", buf, sizeof(buf));
-	printf("command: %s\n", buf);
-	struct kernel_facts facts = {0};
-	kernel_facts(db, &facts);
-	double span = facts.last > facts.first ? (double)facts.last - (double)facts.first : 0;
-	printf("kernel span: %.3f ms\n", span / 1e6);
-	print_processes(db, &facts);
-	free(facts.process);
-	free(facts.count);
-	print_devices(db);
-	print_hw(db);
-	static const char *const tables[] = {"kernels", "memcpys", "memsets", "syncs", "api_calls",
-					     "nvtx", "streams", "overheads"};
-	printf("records:");
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		char n[32];
-		printf(" %s %s%s", tables[i], fmt_count((unsigned long long)table_rows(db, tables[i]), n),
-		       i + 1 < sizeof(tables) / sizeof(tables[0]) ? "," : "\n");
-	}
-	print_packed(db);
-	print_stacks(db);
-	print_sm(db);
-	sqlite3_close(db);
-	return finish_stdout(read_failed ? KG_EXIT_FAILURE : KG_EXIT_OK);
+	struct cli_session session = {.no_analysis = 1, .describe_empty = 1, .no_progress = 1};
+	int rc = cli_session_paths(&session, 1, argv + optind);
+	if (rc < 0)
+		rc = cli_session_run(&session, &(const struct cli_show){.one = describe}, NULL);
+	return rc != KG_EXIT_OK ? rc : finish_stdout(read_failed ? KG_EXIT_FAILURE : KG_EXIT_OK);
 }

@@ -63,7 +63,7 @@ int cli_session_open(struct cli_session *s)
 		return KG_EXIT_FAILURE;
 	}
 	s->loaded = 1;
-	rc = cli_check_recorded(s->path, &s->m);
+	rc = s->describe_empty ? KG_EXIT_OK : cli_check_recorded(s->path, &s->m);
 	if (rc == KG_EXIT_OK)
 		rc = cut_window(s);
 	if (rc != KG_EXIT_OK)

@@ -43,6 +43,8 @@ struct cli_session {
 	struct cli_sets sets;
 	int no_progress;
 	int no_analysis;               /* the trace is shown without its findings */
+	int describe_empty;            /* a trace with nothing to show is described, not
+					* refused (info says what it holds, or why nothing) */
 	int keep_whole;                /* the whole trace beside the one cut to the window:
 					* plot draws all that overlaps the window and marks
 					* the findings of what was launched in it */

@@ -49,24 +49,10 @@ static const char *ms_text(double ns, char buf[32])
 	return buf;
 }
 
-/* The last end of a GPU operation or API call: the span m->end gives is the GPU's, but
- * a window may hold API calls after it. */
-static int64_t last_end(const struct kg_model *m)
-{
-	int64_t e = m->end;
-	for (uint32_t i = 0; i < m->n_ops; i++)
-		if (m->ops[i].end > e) /* KG_NO_TIME is the smallest time */
-			e = m->ops[i].end;
-	for (uint32_t i = 0; i < m->n_apis; i++)
-		if (m->apis[i].end > e)
-			e = m->apis[i].end;
-	return e;
-}
-
 /* An empty window is an error in every command: a report with a finding about nothing,
  * or a blank page, looks like a result. Says where the window was and where the trace
- * is, so that the user can pick again. begin: where windows count from (m->begin);
- * end: last_end() of the whole trace. */
+ * is, so that the user can pick again: its span, begin to end, as every command gives
+ * it (m->begin, m->end). */
 static int say_empty(const struct kg_window *w, const char *path, int64_t begin, int64_t end,
 		     int64_t t0, int64_t t1)
 {
@@ -167,7 +153,7 @@ int window_apply(const struct kg_window *w, const char *path, struct kg_model *m
 	memset(cut, 0, sizeof(*cut));
 	if (!window_given(w))
 		return KG_EXIT_OK;
-	int64_t t0, t1, begin = m->begin, end = last_end(m);
+	int64_t t0, t1, begin = m->begin, end = m->end;
 	if (window_bounds(w, path, m, &t0, &t1))
 		return KG_EXIT_FAILURE;
 	if (begin == KG_NO_TIME) /* nothing in the trace, so nothing in the window */

@@ -1,21 +1,21 @@
 /* Private to the kgantt trace reader (read_kgt.c: the small tables and the order of
- * things; read_kgt_bulk.c: kernels and API calls, on two threads). */
+ * things; read_kgt_bulk.c: kernels and API calls, on two threads). It reads the trace
+ * through the store (trace/store.h) only: what to read, and the checks on what is read,
+ * are the store's; what becomes of it in the model is the reader's. */
 #ifndef KGANTT_KGT_READER_H
 #define KGANTT_KGT_READER_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 
 #include "model/load.h"
-#include "trace/columns.h"
-#include "trace/packed.h"
+#include "trace/store.h"
 #include "util/idmap.h"
 
 #define MAX_ORDINALS 64 /* CUDA device ordinals per process we index directly */
 
 struct kgt_reader {
 	struct kg_model *m;
-	sqlite3 *db;
+	struct kg_store *s;
 	const char *path;
 	char *err;
 	size_t errlen;
@@ -29,50 +29,17 @@ struct kgt_reader {
 	uint64_t skipped;       /* rows naming no known process or device */
 };
 
-/* Kernels, memcpys and memsets share their first columns; the kernels' and the API
- * calls' columns are their packed blocks' first (trace/columns.h), read from blocks or
- * selected by name from rows (packed_model_columns), so both ways give the same row. */
-enum {
-	COL_PROCESS, COL_DEVICE, COL_CONTEXT, COL_STREAM, COL_CORRELATION, COL_INCOMPLETE,
-	COL_START, COL_END, COL_CHANNEL,
-	/* kernels */
-	K_NAME = KG_KB_demangled, K_QUEUED = KG_KB_queued, K_SUBMITTED = KG_KB_submitted,
-	K_GRID = KG_KB_grid_x, K_BLOCK = KG_KB_block_x, K_REGS = KG_KB_registers_per_thread,
-	K_SMEM_STATIC = KG_KB_static_smem, K_SMEM_DYNAMIC = KG_KB_dynamic_smem,
-	K_SMEM_CONFIG = KG_KB_shared_mem_executed, K_GRAPH = KG_KB_graph,
-	K_DEVICE_LAUNCHED = KG_KB_device_launched, K_COLUMNS = KG_KERNEL_MODEL_COLUMNS,
-	/* memcpys */
-	C_COPY_KIND = 9, C_SRC_KIND, C_DST_KIND, C_BYTES, C_ASYNC, C_GRAPH, C_COLUMNS,
-	/* memsets */
-	S_MEMORY_KIND = 9, S_BYTES, S_ASYNC, S_GRAPH, S_COLUMNS,
-	/* api_calls */
-	A_PROCESS = KG_AB_process, A_THREAD = KG_AB_thread, A_DOMAIN = KG_AB_domain,
-	A_NAME = KG_AB_name, A_START = KG_AB_start, A_END = KG_AB_end,
-	A_CORRELATION = KG_AB_correlation, A_COLUMNS = KG_API_MODEL_COLUMNS,
-};
-/* the columns kernels share with copies and memsets: at the same places in a block */
-_Static_assert((int)KG_KB_process == (int)COL_PROCESS && (int)KG_KB_device == (int)COL_DEVICE &&
-		       (int)KG_KB_context == (int)COL_CONTEXT && (int)KG_KB_stream == (int)COL_STREAM &&
-		       (int)KG_KB_correlation == (int)COL_CORRELATION && (int)KG_KB_incomplete == (int)COL_INCOMPLETE &&
-		       (int)KG_KB_start == (int)COL_START && (int)KG_KB_end == (int)COL_END &&
-		       (int)KG_KB_channel == (int)COL_CHANNEL,
-	       "trace/columns.h: kernels' first columns");
-_Static_assert((int)K_GRID + 2 == (int)KG_KB_grid_z && (int)K_BLOCK + 2 == (int)KG_KB_block_z,
-	       "trace/columns.h: grid and block dimensions side by side");
-
-#define OP_COLUMNS "process, device, context, stream, correlation, incomplete, start, end, channel"
-
-int kgt_read_error(struct kgt_reader *r, const char *what);
+/* The store's last error as the reader's: rc. */
+int kgt_store_failed(struct kgt_reader *r, int rc);
 int kgt_oom(struct kgt_reader *r);
 void kgt_progress(struct kgt_reader *r, double fraction);
-uint32_t kgt_str_of(const struct kgt_reader *r, sqlite3_int64 id);
-uint32_t kgt_proc_of(const struct kgt_reader *r, sqlite3_int64 num);
-/* The smallest and largest id of a table (0 when empty), and how many rows fit between. */
-int kgt_id_range(struct kgt_reader *r, const char *table, int64_t *lo, int64_t *hi);
-uint64_t kgt_id_span(int64_t lo, int64_t hi);
+uint32_t kgt_str_of(const struct kgt_reader *r, int64_t id);
+uint32_t kgt_proc_of(const struct kgt_reader *r, int64_t num);
+/* The model string of a text column (0 when NULL). */
+uint32_t kgt_text(struct kgt_reader *r, const struct kg_store_rows *it, int col);
 
-/* Runs sql and calls row() with every row of its first ncolumns columns. */
-int kgt_each_op_row(struct kgt_reader *r, const char *sql, const char *what, int ncolumns,
+/* Calls row() with every row of the read, as a kg_row. */
+int kgt_each_op_row(struct kgt_reader *r, enum kg_read what,
 		    int (*row)(struct kgt_reader *, const struct kg_row *));
 /* The stream of an op row's (process, device, context, stream); KG_NONE for a device of no
  * known process (counted in *skipped), or when out of memory (*no_memory set). Not
@@ -113,11 +80,11 @@ int kgt_read_sm(struct kgt_reader *r);
 /* The model device of (process index, CUDA ordinal), added bare when the trace never
  * described it; KG_NONE for an unknown process or an ordinal out of range. */
 uint32_t kgt_device_of(struct kgt_reader *r, uint32_t process, int64_t ordinal);
-/* Runs sql, whose first two columns are a process and a device ordinal; row() gets each
- * row with its model device. A row of an unknown process or device is skipped (and
+/* Runs the read, whose first two columns are a process and a device ordinal; row() gets
+ * each row with its model device. A row of an unknown process or device is skipped (and
  * counted in *skipped unless it is NULL). 0, or the reader's error. */
-int kgt_each_device_row(struct kgt_reader *r, const char *sql, const char *what,
-			uint64_t *skipped,
-			int (*row)(struct kgt_reader *, sqlite3_stmt *, uint32_t device));
+int kgt_each_device_row(struct kgt_reader *r, enum kg_read what, uint64_t *skipped,
+			int (*row)(struct kgt_reader *, const struct kg_store_rows *,
+				   uint32_t device));
 
 #endif

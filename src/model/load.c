@@ -3,14 +3,13 @@
 #include "model/load.h"
 
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "trace/trace_db.h"
 #include "text/format.h"
+#include "trace/store.h"
 
 const char *format_name(enum kg_format f)
 {
@@ -22,45 +21,22 @@ const char *format_name(enum kg_format f)
 	}
 }
 
-/* What the tables say the file is; a schema that cannot be read is damage, said as
- * trace_db_open says it, not "neither format". */
-static enum kg_format format_by_tables(sqlite3 *db, const char *path, char *err, size_t errlen)
+/* An SQLite file is opened once, by the store, which tells what it is and checks a kgantt
+ * trace; the trace is handed on open to its reader (*store, when given). */
+static enum kg_format detect_sqlite(const char *path, struct kg_store **store, char *err,
+				    size_t errlen)
 {
-	/* a compacted trace (format 5) keeps its kernels as blocks in 'packed' */
-	int meta = trace_db_has_table(db, "meta"), kernels = trace_db_has_table(db, "kernels");
-	int packed = trace_db_has_table(db, "packed");
-	if (meta < 0 || kernels < 0 || packed < 0) {
-		snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
+	struct kg_store *s;
+	int kind = store_open_sqlite(path, &s, err, errlen);
+	if (kind < 0)
 		return KG_FORMAT_UNKNOWN;
-	}
-	if (meta && (kernels || packed))
-		return KG_FORMAT_KGANTT;
-	if (trace_db_has_table(db, "StringIds") > 0 ||
-	    trace_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL") > 0 ||
-	    trace_db_has_table(db, "TARGET_INFO_GPU") > 0)
+	if (kind == KG_STORE_NSYS)
 		return KG_FORMAT_NSYS;
-	snprintf(err, errlen,
-		 "'%s' is an SQLite database but neither a kgantt trace (tables 'meta' and "
-		 "'kernels' or 'packed') nor an Nsight Systems export (tables 'StringIds', "
-		 "'CUPTI_ACTIVITY_KIND_KERNEL')",
-		 path);
-	return KG_FORMAT_UNKNOWN;
-}
-
-static enum kg_format detect_sqlite(const char *path, char *err, size_t errlen)
-{
-	/* a copy cut short: found from the header alone, in the words of `kgantt info` */
-	if (trace_db_check_truncation(path, err, errlen) < 0)
-		return KG_FORMAT_UNKNOWN;
-	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, db ? sqlite3_errmsg(db) : "?");
-		sqlite3_close(db);
-		return KG_FORMAT_UNKNOWN;
-	}
-	enum kg_format f = format_by_tables(db, path, err, errlen);
-	sqlite3_close(db);
-	return f;
+	if (store)
+		*store = s;
+	else
+		store_close(s);
+	return KG_FORMAT_KGANTT;
 }
 
 /* First non-blank byte of a (possibly gzip-compressed) file. */
@@ -78,7 +54,7 @@ static int first_json_byte(const char *path)
 	return c;
 }
 
-enum kg_format detect_format(const char *path, char *err, size_t errlen)
+static enum kg_format detect(const char *path, struct kg_store **store, char *err, size_t errlen)
 {
 	struct stat sb;
 	if (stat(path, &sb) < 0) {
@@ -102,7 +78,7 @@ enum kg_format detect_format(const char *path, char *err, size_t errlen)
 		return KG_FORMAT_UNKNOWN;
 	}
 	if (n == 16 && memcmp(head, "SQLite format 3", 16) == 0)
-		return detect_sqlite(path, err, errlen);
+		return detect_sqlite(path, store, err, errlen);
 	int c = first_json_byte(path);
 	if (c == '{' || c == '[')
 		return KG_FORMAT_KINETO;
@@ -125,19 +101,26 @@ static void note_gpu_untraced(struct kg_model *m)
 		   m->gpu_work_calls == 1 ? "es" : "");
 }
 
+enum kg_format detect_format(const char *path, char *err, size_t errlen)
+{
+	return detect(path, NULL, err, errlen);
+}
+
 int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *opts,
 	       char *err, size_t errlen)
 {
-	enum kg_format f = detect_format(path, err, errlen);
+	struct kg_store *store = NULL;
+	enum kg_format f = detect(path, &store, err, errlen);
 	static const char *const sources[] = {"", "kgantt", "kineto", "nsys"};
 	model_init(m, sources[f], path);
 	int rc;
 	switch (f) {
-	case KG_FORMAT_KGANTT: rc = read_kgt(m, path, opts, err, errlen); break;
+	case KG_FORMAT_KGANTT: rc = read_kgt_store(m, store, opts, err, errlen); break;
 	case KG_FORMAT_KINETO: rc = read_kineto(m, path, opts, err, errlen); break;
 	case KG_FORMAT_NSYS: rc = read_nsys(m, path, opts, err, errlen); break;
 	default: rc = -EINVAL; break;
 	}
+	store_close(store);
 	if (!rc && opts && opts->keep_untrue_times)
 		m->times_checked = 1;
 	if (!rc && model_finish(m) < 0) {

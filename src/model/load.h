@@ -31,6 +31,10 @@ const char *format_name(enum kg_format f);
 /* The readers; each fills an initialised model and does not call model_finish. */
 int read_kgt(struct kg_model *m, const char *path, const struct kg_load_opts *opts, char *err,
 	     size_t errlen);
+/* The same of a trace open (trace/store.h: model_load opens it once, to tell what it is). */
+struct kg_store;
+int read_kgt_store(struct kg_model *m, struct kg_store *s, const struct kg_load_opts *opts,
+		   char *err, size_t errlen);
 int read_kineto(struct kg_model *m, const char *path, const struct kg_load_opts *opts,
 		char *err, size_t errlen);
 int read_nsys(struct kg_model *m, const char *path, const struct kg_load_opts *opts, char *err,

@@ -1,8 +1,8 @@
 /* The two big tables of a kgantt trace, kernels and api_calls, read on two threads.
  *
- * Each table is cut into units: its packed blocks (trace/packed.h) when the trace has
- * usable ones, else chunks of ids read as SQL rows. Two threads, each with its own SQLite
- * connection, take units in turn from one queue (kernel units, then API units), so they
+ * Each table is cut into units by the store (trace/store.h: store_plan): its packed blocks
+ * when the trace has usable ones, else chunks of ids of its SQL rows. Two threads, each
+ * with its own cursor of the store, take units in turn from one queue (kernel units, then API units), so they
  * stay busy until the last unit whatever the mix. A unit's rows land in their own slice of
  * an array reserved ahead (m->ops or m->apis), so the model keeps each table's order with
  * no lock; rows that are skipped leave holes at the ends of slices, closed afterwards.
@@ -17,28 +17,18 @@
 #include <string.h>
 
 #include "model/kgt_reader.h"
-#include "trace/trace_db.h"
 #include "util/idmap.h"
 
-#define ROW_CHUNK 16384 /* ids per unit when reading rows */
 #define MEMO 64         /* per-thread cache entries, direct-mapped */
 #define LAUNCH_MEMO 1024 /* ... for launches: a training step has hundreds */
 
 enum { T_KERNELS, T_APIS, T_COUNT };
 static const char *const table_name[T_COUNT] = {"kernels", "api_calls"};
 
-struct block_ref {
-	int64_t first_id;
-	uint32_t rows;
-	uint32_t slice;        /* its slice's index, from the table's base */
-};
-
-/* How one table is read. */
+/* How one table is read: the store's units, each with its slice of the model's array. */
 struct table_plan {
-	int packed;
-	uint32_t nunits;
-	int64_t lo;            /* rows: unit u is ids lo + u * ROW_CHUNK ... */
-	struct block_ref *blocks; /* packed: unit u is blocks[u] */
+	struct kg_store_plan p;
+	uint32_t nunits;       /* p.nunits, or 0: read on one thread */
 	uint32_t base;         /* the model's n_ops / n_apis before */
 	uint32_t *filled;      /* rows written in each unit's slice */
 };
@@ -48,6 +38,7 @@ struct scan {
 	pthread_mutex_t lock;
 	atomic_uint next;      /* next unit to take, over both tables */
 	atomic_int failed;     /* a thread met an error: the other stops too */
+	struct worker *main;   /* the calling thread's, which tells the progress */
 	struct table_plan t[T_COUNT];
 };
 
@@ -71,8 +62,8 @@ struct launch_memo {
 
 struct worker {
 	struct scan *scan;
-	struct kgt_reader r;   /* own connection and error text */
-	sqlite3_stmt *st[T_COUNT];
+	struct kgt_reader r;   /* own error text */
+	struct kg_store_cursor *cursor; /* own connection (the second thread's) */
 	struct stream_memo streams[MEMO];
 	struct thread_memo threads[MEMO];
 	struct launch_memo launches[LAUNCH_MEMO];
@@ -276,63 +267,27 @@ static int slice_row(struct slice *s, const struct kg_row *row)
 	return 0;
 }
 
-static int damaged(struct kgt_reader *r, const char *table, int64_t first_id)
-{
-	snprintf(r->err, r->errlen, "'%s': the packed %s block at id %lld is damaged%s", r->path,
-		 table, (long long)first_id,
-		 packed_only(r->db) ? "" /* the blocks are the rows: nothing else to read */
-				    : " (the rows themselves are read instead; 'kgantt pack' "
-				      "rebuilds the blocks)");
-	return -EBADMSG;
-}
-
-static int scan_block(struct slice *s, const struct block_ref *b)
+/* The rows of a unit into its slice; a unit of more rows than it said is a damaged block. */
+static int scan_rows(struct slice *s, const struct kg_store_unit *u)
 {
 	struct worker *w = s->w;
-	sqlite3_stmt *st = w->st[s->table];
-	const char *table = table_name[s->table];
-	sqlite3_bind_int64(st, 1, b->first_id);
-	int rc = sqlite3_step(st), err = 0;
-	if (rc == SQLITE_ROW) {
-		struct kg_packed_block pb;
-		struct kg_row row;
-		int got = -1;
-		if (packed_block_open(&pb, sqlite3_column_blob(st, 0),
-				      (size_t)sqlite3_column_bytes(st, 0),
-				      packed_table(table)->ncolumns, b->rows) == 0)
-			while (!err && (got = packed_block_row(&pb, &row)) == 1)
-				err = slice_row(s, &row);
-		packed_block_close(&pb);
-		if (got < 0 || err == -EBADMSG)
-			err = damaged(&w->r, table, b->first_id);
-	} else {
-		err = rc == SQLITE_DONE ? damaged(&w->r, table, b->first_id)
-					: kgt_read_error(&w->r, table);
-	}
-	sqlite3_reset(st);
-	return err;
-}
-
-static int scan_chunk(struct slice *s, int64_t first)
-{
-	sqlite3_stmt *st = s->w->st[s->table];
-	sqlite3_bind_int64(st, 1, first);
-	sqlite3_bind_int64(st, 2, first + ROW_CHUNK - 1);
 	struct kg_row row;
-	int rc, err = 0, ncolumns = packed_table(table_name[s->table])->ncolumns;
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_from_stmt(&row, st, ncolumns);
+	int got, err = 0;
+	while (!err && (got = store_unit_next(w->cursor, &row)) == 1)
 		err = slice_row(s, &row);
+	if (!err && got < 0) {
+		snprintf(w->r.err, w->r.errlen, "%s", store_cursor_error(w->cursor));
+		return got;
 	}
-	sqlite3_reset(st);
-	if (err)
-		return err;
-	return rc == SQLITE_DONE ? 0 : kgt_read_error(&s->w->r, table_name[s->table]);
+	if (err == -EBADMSG)
+		return store_damaged(w->scan->r->s, w->r.err, w->r.errlen, table_name[s->table],
+				     u->first_id);
+	return err;
 }
 
 static size_t slice_start(const struct table_plan *t, uint32_t u)
 {
-	return t->base + (t->blocks ? t->blocks[u].slice : (size_t)u * ROW_CHUNK);
+	return t->base + (size_t)t->p.units[u].slice;
 }
 
 static int scan_unit(struct worker *w, int table, uint32_t u)
@@ -340,31 +295,15 @@ static int scan_unit(struct worker *w, int table, uint32_t u)
 	struct table_plan *t = &w->scan->t[table];
 	struct kg_model *m = w->scan->r->m;
 	size_t at = slice_start(t, u);
-	struct slice s = {w, table, NULL, 0, t->blocks ? t->blocks[u].rows : ROW_CHUNK};
+	struct slice s = {w, table, NULL, 0, t->p.units[u].rows};
 	s.at = table == T_KERNELS ? (void *)(m->ops + at) : (void *)(m->apis + at);
-	int rc = t->blocks ? scan_block(&s, &t->blocks[u]) : scan_chunk(&s, t->lo + (int64_t)u * ROW_CHUNK);
+	int rc = store_unit_open(w->cursor, &t->p, u);
+	if (rc)
+		snprintf(w->r.err, w->r.errlen, "%s", store_cursor_error(w->cursor));
+	else
+		rc = scan_rows(&s, &t->p.units[u]);
 	t->filled[u] = s.n;
 	return rc;
-}
-
-static int prepare(struct worker *w)
-{
-	for (int i = 0; i < T_COUNT; i++) {
-		const struct table_plan *t = &w->scan->t[i];
-		char sql[512];
-		if (!t->nunits)
-			continue;
-		if (t->blocks)
-			snprintf(sql, sizeof(sql),
-				 "SELECT data FROM packed WHERE tbl = '%s' AND first_id = ?1",
-				 table_name[i]);
-		else
-			snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE rowid BETWEEN ?1 AND ?2",
-				 packed_model_columns(packed_table(table_name[i])), table_name[i]);
-		if (sqlite3_prepare_v2(w->r.db, sql, -1, &w->st[i], NULL) != SQLITE_OK)
-			return kgt_read_error(&w->r, table_name[i]);
-	}
-	return 0;
 }
 
 /* Takes units until none is left (or the other thread failed). */
@@ -376,33 +315,34 @@ static void work(struct worker *w)
 		w->streams[i].index = w->threads[i].index = KG_NONE;
 	for (int i = 0; i < LAUNCH_MEMO; i++)
 		w->launches[i].index = KG_NONE;
-	if ((w->rc = prepare(w)) != 0)
-		atomic_store(&k->failed, 1);
 	for (uint32_t u; !atomic_load(&k->failed) && (u = atomic_fetch_add(&k->next, 1)) < total;) {
 		if ((w->rc = u < nk ? scan_unit(w, T_KERNELS, u) : scan_unit(w, T_APIS, u - nk)) != 0)
 			atomic_store(&k->failed, 1);
-		if (w->r.db == k->r->db && u % 8 == 0) /* the main thread */
+		if (w == k->main && u % 8 == 0)
 			kgt_progress(k->r, 0.05 + 0.8 * u / total);
-	}
-	for (int i = 0; i < T_COUNT; i++) {
-		sqlite3_finalize(w->st[i]);
-		w->st[i] = NULL;
 	}
 }
 
-static void *second_thread(void *arg)
+/* A worker's cursor: the store's own connection for the main thread (own 0), a second
+ * one for the other. */
+static void run_worker(struct worker *w, int own)
 {
-	struct worker *w = arg;
 	w->r.err = w->err;
 	w->r.errlen = sizeof(w->err);
-	if (sqlite3_open_v2(w->r.path, &w->r.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
-		w->rc = kgt_read_error(&w->r, "second connection");
+	if ((w->rc = store_cursor_open(w->r.s, own, &w->cursor)) != 0) {
+		snprintf(w->err, sizeof(w->err), "%s",
+			 w->cursor ? store_cursor_error(w->cursor) : store_error(w->r.s));
 		atomic_store(&w->scan->failed, 1);
 	} else {
 		work(w);
 	}
-	sqlite3_close(w->r.db);
+	store_cursor_close(w->cursor);
+	w->cursor = NULL;
+}
+
+static void *second_thread(void *arg)
+{
+	run_worker(arg, 1);
 	return NULL;
 }
 
@@ -422,110 +362,36 @@ static uint32_t close_holes(const struct table_plan *t, void *array, size_t size
 
 /* ------------------------------------------------------------------ planning */
 
-/* The packed blocks of a table, in id order, with the slice each gets; 0, or 1 when they
- * do not cover the table as packed_usable promised (then the rows are read). */
-static int list_blocks(struct kgt_reader *r, struct table_plan *t, const char *table)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT first_id, last_id, rows FROM packed WHERE tbl = ?1 "
-			       "ORDER BY first_id",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 1;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	uint32_t cap = 0;
-	uint64_t total = 0;
-	int64_t last = INT64_MIN;
-	int rc = 0;
-	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t first = sqlite3_column_int64(st, 0), rows = sqlite3_column_int64(st, 2);
-		if (first <= last || rows <= 0 || rows > KG_PACKED_BLOCK || total >= INT32_MAX) {
-			rc = 1;
-			break;
-		}
-		last = sqlite3_column_int64(st, 1);
-		if (t->nunits == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct block_ref *b = realloc(t->blocks, cap * sizeof(*b));
-			if (!b) {
-				rc = -ENOMEM;
-				break;
-			}
-			t->blocks = b;
-		}
-		t->blocks[t->nunits++] = (struct block_ref){first, (uint32_t)rows, (uint32_t)total};
-		total += (uint64_t)rows;
-	}
-	sqlite3_finalize(st);
-	if (rc) {
-		free(t->blocks);
-		t->blocks = NULL;
-		t->nunits = 0;
-	}
-	return rc < 0 ? kgt_oom(r) : rc;
-}
-
 /* Units of a table of `rows` rows, and the slots they need (*slots). 0 units: read it as
  * rows on one thread (ids too sparse). */
-static int plan_table(struct kgt_reader *r, struct table_plan *t, const char *table, int packed,
-		      int64_t rows, uint64_t *slots)
+static int plan_table(struct kgt_reader *r, struct table_plan *t, const char *table,
+		      int rows_only, int64_t rows, uint64_t *slots)
 {
-	*slots = 0;
-	if (packed) {
-		int rc = list_blocks(r, t, table);
-		if (rc < 0)
-			return rc;
-		if (rc == 0) {
-			for (uint32_t u = 0; u < t->nunits; u++)
-				*slots += t->blocks[u].rows;
-			return 0;
-		}
-		if (packed_only(r->db)) { /* no rows to fall back on */
-			snprintf(r->err, r->errlen, "'%s': the packed %s blocks are damaged (their "
-				 "ids or row counts do not fit together)", r->path, table);
-			return -EBADMSG;
-		}
-	}
-	int64_t lo, hi;
-	int rc = kgt_id_range(r, table, &lo, &hi);
-	uint64_t span = kgt_id_span(lo, hi);
-	/* A slot per id is sized by the ids, not by the rows: a few rows with ids far apart
-	 * (an edited or damaged file) would reserve gigabytes. Ids sparser than that are read
-	 * one by one instead, into an array that grows with the rows found. */
-	if (span > (uint64_t)rows + (uint64_t)rows / 4 + ROW_CHUNK)
-		span = 0;
-	t->lo = lo;
-	t->nunits = (uint32_t)((span + ROW_CHUNK - 1) / ROW_CHUNK);
-	*slots = (uint64_t)t->nunits * ROW_CHUNK;
-	return rc;
-}
-
-/* Rows of a table: COUNT(*) walks the b-tree's pages, not its rows. */
-static int table_rows(struct kgt_reader *r, const char *table, int64_t *rows)
-{
-	char sql[64];
-	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table);
-	return trace_db_int(r->db, sql, NULL, rows) == SQLITE_OK ? 0 : kgt_read_error(r, table);
+	int rc = store_plan(r->s, table, rows_only, rows, &t->p);
+	if (rc)
+		return kgt_store_failed(r, rc);
+	t->nunits = t->p.nunits;
+	*slots = t->p.slots;
+	return 0;
 }
 
 /* Plans both tables (rows[] of each) and reserves room for their slices and for the
  * copies and memsets that follow. Without room (ids too sparse), a table is read as rows,
  * one by one. */
-static int plan(struct kgt_reader *r, struct scan *k, int packed_kernels, int packed_apis,
-		const int64_t rows[T_COUNT])
+static int plan(struct kgt_reader *r, struct scan *k, int rows_only, const int64_t rows[T_COUNT])
 {
 	uint64_t ops = 0, apis = 0;
 	int64_t copies = 0, memsets = 0;
-	int rc = plan_table(r, &k->t[T_KERNELS], "kernels", packed_kernels, rows[T_KERNELS], &ops);
+	int rc = plan_table(r, &k->t[T_KERNELS], "kernels", rows_only, rows[T_KERNELS], &ops);
 	if (!rc)
-		rc = plan_table(r, &k->t[T_APIS], "api_calls", packed_apis, rows[T_APIS], &apis);
+		rc = plan_table(r, &k->t[T_APIS], "api_calls", rows_only, rows[T_APIS], &apis);
 	/* counted, not taken from the largest id: the room must follow the rows */
 	if (!rc)
-		rc = table_rows(r, "memcpys", &copies);
+		rc = store_count(r->s, "memcpys", &copies);
 	if (!rc)
-		rc = table_rows(r, "memsets", &memsets);
+		rc = store_count(r->s, "memsets", &memsets);
 	if (rc)
-		return rc;
+		return kgt_store_failed(r, rc);
 	uint64_t other = (uint64_t)copies + (uint64_t)memsets;
 	struct kg_model *m = r->m;
 	k->t[T_KERNELS].base = m->n_ops;
@@ -550,11 +416,10 @@ static int plan(struct kgt_reader *r, struct scan *k, int packed_kernels, int pa
 
 /* ------------------------------------------------------------------ both tables */
 
-static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis,
-		       const int64_t rows[T_COUNT])
+static int read_tables(struct kgt_reader *r, int rows_only, const int64_t rows[T_COUNT])
 {
 	struct scan k = {.r = r};
-	int rc = plan(r, &k, packed_kernels, packed_apis, rows);
+	int rc = plan(r, &k, rows_only, rows);
 	int threaded = 0;
 	pthread_t second;
 	struct worker *w[2] = {calloc(1, sizeof(struct worker)), calloc(1, sizeof(struct worker))};
@@ -567,11 +432,10 @@ static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis
 			w[i]->r = *r;
 			w[i]->r.skipped = 0;
 		}
-		w[0]->r.err = w[0]->err;
-		w[0]->r.errlen = sizeof(w[0]->err);
+		k.main = w[0];
 		threaded = !(r->opts && r->opts->one_thread) &&
 			   pthread_create(&second, NULL, second_thread, w[1]) == 0;
-		work(w[0]);
+		run_worker(w[0], 0);
 		if (threaded)
 			pthread_join(second, NULL);
 		pthread_mutex_destroy(&k.lock);
@@ -588,17 +452,12 @@ static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis
 	}
 	/* tables left to rows one by one (ids too sparse for slices), when they have rows (a
 	 * compacted trace has no table of them) */
-	char sql[512];
-	if (!rc && !k.t[T_KERNELS].nunits && rows[T_KERNELS]) {
-		snprintf(sql, sizeof(sql), "SELECT %s FROM kernels", packed_model_columns(packed_table("kernels")));
-		rc = kgt_each_op_row(r, sql, "kernels", K_COLUMNS, on_kernel);
-	}
-	if (!rc && !k.t[T_APIS].nunits && rows[T_APIS]) {
-		snprintf(sql, sizeof(sql), "SELECT %s FROM api_calls", packed_model_columns(packed_table("api_calls")));
-		rc = kgt_each_op_row(r, sql, "api_calls", A_COLUMNS, on_api);
-	}
+	if (!rc && !k.t[T_KERNELS].nunits && rows[T_KERNELS])
+		rc = kgt_each_op_row(r, KG_READ_KERNELS, on_kernel);
+	if (!rc && !k.t[T_APIS].nunits && rows[T_APIS])
+		rc = kgt_each_op_row(r, KG_READ_API_CALLS, on_api);
 	for (int i = 0; i < T_COUNT; i++) {
-		free(k.t[i].blocks);
+		store_plan_free(&k.t[i].p);
 		free(k.t[i].filled);
 	}
 	free(w[0]);
@@ -608,14 +467,17 @@ static int read_tables(struct kgt_reader *r, int packed_kernels, int packed_apis
 
 int kgt_read_bulk(struct kgt_reader *r)
 {
-	int64_t rows[T_COUNT]; /* packed_usable counts them whatever it answers */
-	int only = packed_only(r->db) == 1; /* format 5: the blocks are the rows */
-	int rows_only = r->opts && r->opts->rows_only && !only;
-	int pk = packed_usable(r->db, "kernels", &rows[T_KERNELS]) && !rows_only;
-	int pa = packed_usable(r->db, "api_calls", &rows[T_APIS]) && !rows_only;
+	int64_t rows[T_COUNT];
+	int only = store_packed_only(r->s); /* format 5: the blocks are the rows */
+	int rc = store_count(r->s, "kernels", &rows[T_KERNELS]);
+	if (!rc)
+		rc = store_count(r->s, "api_calls", &rows[T_APIS]);
+	if (rc) { /* what packed_usable answered before: no rows then */
+		rows[T_KERNELS] = rows[T_APIS] = 0;
+	}
 	uint32_t n_ops = r->m->n_ops, n_apis = r->m->n_apis;
 	uint64_t skipped = r->skipped;
-	int rc = read_tables(r, pk, pa, rows);
+	rc = read_tables(r, r->opts && r->opts->rows_only, rows);
 	if (rc != -EBADMSG || only)
 		return rc;
 	/* a damaged block: say so, and read the rows */
@@ -623,5 +485,5 @@ int kgt_read_bulk(struct kgt_reader *r)
 	r->m->n_ops = n_ops;
 	r->m->n_apis = n_apis;
 	r->skipped = skipped;
-	return read_tables(r, 0, 0, rows);
+	return read_tables(r, 1, rows);
 }

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "model/kgt_reader.h"
-#include "trace/trace_db.h"
 #include "util/idmap.h"
 
 #define MAX_FRAMES 1024 /* more than any recorder writes: the rest of a stack is cut */
@@ -38,24 +37,20 @@ static int flush_stack(struct stack_load *l)
 static int load_frames(struct stack_load *l)
 {
 	struct kgt_reader *r = l->r;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT f.stack, s.process, s.flags, f.kind, f.function, f.file, "
-			       "f.line, f.module, f.address FROM stack_frames f JOIN stacks s "
-			       "ON s.id = f.stack ORDER BY f.stack, f.depth",
-			       -1, &st, NULL) != SQLITE_OK)
-		return kgt_read_error(r, "stack_frames");
-	int rc, err = 0;
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		uint32_t process = kgt_proc_of(r, sqlite3_column_int64(st, 1));
+	struct kg_store_rows *st;
+	int got = 0, err = store_read(r->s, KG_READ_STACK_FRAMES, &st);
+	if (err)
+		err = kgt_store_failed(r, err);
+	while (!err && (got = store_next(st, NULL)) == 1) {
+		int64_t id = store_int(st, 0);
+		uint32_t process = kgt_proc_of(r, store_int(st, 1));
 		if (process == KG_NONE)
 			continue;
 		if (id != l->id) {
 			err = flush_stack(l);
 			l->id = id;
 			l->process = process;
-			l->flags = (uint32_t)sqlite3_column_int64(st, 2);
+			l->flags = (uint32_t)store_int(st, 2);
 		}
 		if (l->n == MAX_FRAMES) {
 			l->flags |= KG_STACK_TRUNCATED;
@@ -63,75 +58,69 @@ static int load_frames(struct stack_load *l)
 		}
 		struct kg_frame *f = &l->frames[l->n++];
 		memset(f, 0, sizeof(*f));
-		int64_t kind = sqlite3_column_int64(st, 3);
+		int64_t kind = store_int(st, 3);
 		f->kind = kind >= KG_FRAME_NATIVE && kind <= KG_FRAME_ANNOTATION ? (uint8_t)kind
 										  : KG_FRAME_NATIVE;
-		f->function = kgt_str_of(r, sqlite3_column_int64(st, 4));
-		f->file = kgt_str_of(r, sqlite3_column_int64(st, 5));
-		int64_t line = sqlite3_column_int64(st, 6);
+		f->function = kgt_str_of(r, store_int(st, 4));
+		f->file = kgt_str_of(r, store_int(st, 5));
+		int64_t line = store_int(st, 6);
 		f->line = line > 0 && line < INT32_MAX ? (int32_t)line : 0;
-		f->module = kgt_str_of(r, sqlite3_column_int64(st, 7));
-		f->address = (uint64_t)sqlite3_column_int64(st, 8);
+		f->module = kgt_str_of(r, store_int(st, 7));
+		f->address = (uint64_t)store_int(st, 8);
 	}
-	if (!err && rc != SQLITE_DONE)
-		err = kgt_read_error(r, "stack_frames");
+	if (!err && got < 0)
+		err = kgt_store_failed(r, got);
 	if (!err)
 		err = flush_stack(l);
-	sqlite3_finalize(st);
+	store_done(st);
 	return err;
 }
 
 static int load_refs(struct stack_load *l)
 {
 	struct kgt_reader *r = l->r;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db, "SELECT process, correlation, stack FROM api_stacks", -1, &st,
-			       NULL) != SQLITE_OK)
-		return kgt_read_error(r, "api_stacks");
-	int rc, err = 0;
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t process = kgt_proc_of(r, sqlite3_column_int64(st, 0));
-		int64_t corr = sqlite3_column_int64(st, 1);
-		uint32_t s = idmap_get(&l->ids, (uint64_t)sqlite3_column_int64(st, 2));
+	struct kg_store_rows *st;
+	int got = 0, err = store_read(r->s, KG_READ_API_STACKS, &st);
+	if (err)
+		err = kgt_store_failed(r, err);
+	while (!err && (got = store_next(st, NULL)) == 1) {
+		uint32_t process = kgt_proc_of(r, store_int(st, 0));
+		int64_t corr = store_int(st, 1);
+		uint32_t s = idmap_get(&l->ids, (uint64_t)store_int(st, 2));
 		if (process == KG_NONE || s == KG_IDMAP_NONE || corr <= 0 || corr > UINT32_MAX)
 			continue; /* a stack the process did not live to write */
 		if (model_add_stack_ref(r->m, process, (uint32_t)corr, s) < 0)
 			err = kgt_oom(r);
 	}
-	if (!err && rc != SQLITE_DONE)
-		err = kgt_read_error(r, "api_stacks");
-	sqlite3_finalize(st);
+	if (!err && got < 0)
+		err = kgt_store_failed(r, got);
+	store_done(st);
 	return err;
 }
 
 /* One line for the report's header: how the stacks were taken. */
 static void describe(struct kgt_reader *r)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT mode, launch_first, launch_every, python FROM stack_settings "
-			       "ORDER BY (python LIKE 'CPython%') DESC, process LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *mode = (const char *)sqlite3_column_text(st, 0);
-		const char *py = (const char *)sqlite3_column_text(st, 3);
+	struct kg_store_rows *st;
+	if (store_read(r->s, KG_READ_STACK_SETTING, &st) == 0 && store_next(st, NULL) == 1) {
+		const char *mode = store_text(st, 0);
+		const char *py = store_text(st, 3);
 		char launches[96] = "every launch";
 		if (mode && !strcmp(mode, "waits"))
 			snprintf(launches, sizeof(launches),
 				 "launches sampled: the first %lld of each kernel, then 1 in %lld",
-				 sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
+				 (long long)store_int(st, 1), (long long)store_int(st, 2));
 		snprintf(r->m->stack_note, sizeof(r->m->stack_note),
 			 "recorded (--stacks %s): waits, copies, allocations; %s%s%s", mode ? mode : "?",
 			 launches, py && *py ? "; Python: " : "", py ? py : "");
 	}
-	sqlite3_finalize(st);
+	store_done(st);
 }
 
 int kgt_read_stacks(struct kgt_reader *r)
 {
-	if (!trace_db_has_table(r->db, "stacks") || !trace_db_has_table(r->db, "stack_frames") ||
-	    !trace_db_has_table(r->db, "api_stacks"))
+	if (!store_has_table(r->s, "stacks") || !store_has_table(r->s, "stack_frames") ||
+	    !store_has_table(r->s, "api_stacks"))
 		return 0;
 	struct stack_load *l = calloc(1, sizeof(*l));
 	if (!l)
@@ -140,7 +129,7 @@ int kgt_read_stacks(struct kgt_reader *r)
 	int rc = load_frames(l);
 	if (!rc)
 		rc = load_refs(l);
-	if (!rc && trace_db_has_table(r->db, "stack_settings"))
+	if (!rc && store_has_table(r->s, "stack_settings"))
 		describe(r);
 	idmap_free(&l->ids);
 	free(l);

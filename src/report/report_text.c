@@ -211,8 +211,9 @@ void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_re
 	header_devices(f, m);
 	if (o->windowed)
 		header_window(f, o);
-	field(f, "span", "%s, from the first to the last GPU operation or API call%s",
-	      fmt_duration(a->span, d), o->windowed ? " in the window" : "");
+	field(f, "span", "%s, from the first to the last %s%s", fmt_duration(a->span, d),
+	      m->n_ops ? "GPU operation" : "API call (no GPU operation)",
+	      o->windowed ? " in the window" : "");
 	if (a->steady_span != a->span) {
 		char sd[32], ed[32];
 		field(f, "steady", "%s without %s of start-up and wind-down idle: the findings' "

@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "trace/packed.h"
+#include "trace/store.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
 #include "util/array.h"
@@ -498,15 +499,12 @@ static int input_kernel_rows(struct merger *g)
 
 static int merge_one(struct merger *g, const char *path)
 {
-	char err[512];
-	sqlite3 *check;
+	struct kg_store *check;
 	g->path = path;
-	if (trace_db_open(path, &check, err, sizeof(err)) < 0) { /* a kgantt trace, whole */
-		snprintf(g->err, g->errlen, "%s", err);
+	if (store_open(path, &check, g->err, g->errlen) < 0) /* a kgantt trace, whole */
 		return -EINVAL;
-	}
-	int compacted = packed_only(check) == 1;
-	sqlite3_close(check);
+	int compacted = store_packed_only(check);
+	store_close(check);
 	int rc = attach(g, path, "src");
 	if (!rc && (rc = attach(g, compacted ? "" : path, "srcrows")) != 0)
 		sqlite3_exec(g->db, "DETACH src", NULL, NULL, NULL);

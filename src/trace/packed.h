@@ -1,25 +1,22 @@
-/* Packed columns: the tables that make up most of a trace (kernels, api_calls and, with
- * --hw, hw_samples) stored as compressed column blocks in the table `packed`.
- * docs/trace-format.md ("Packed columns") gives the byte layout and what reads what.
+/* Packed tables: the tables that make up most of a trace (kernels, api_calls and, with
+ * --hw, hw_samples) stored as blocks of columns (trace/block.h) in the table `packed`, one
+ * row per block: (tbl, first_id, last_id, rows, data). docs/trace-format.md ("Packed
+ * columns") gives the byte layout and what reads what.
  *
  * Since format 5 (packed version 2) the blocks are the tables' only copy: a trace kgantt
  * writes has no rows of them, and every column of every row comes back from the blocks
  * exactly as it was inserted (a REAL as its double's bits). A block holds up to
- * KG_PACKED_BLOCK consecutive rows (by rowid) of every column of its table
- * (kg_packed_tables), each column its values minus what predicts them (the same row's
- * value of an earlier column, the last value of a column in the rows before), as zigzag
- * LEB128 varints, with a NULL bitmap where it has NULLs; the block is one zstd frame.
+ * KG_PACKED_BLOCK consecutive rows (by rowid) of every column of its table.
  *
  * Formats 2-4 (packed version 1) kept the rows and, beside them, uncompressed blocks of the
  * reader's columns, each value the difference from the column's previous one: derived
  * data, dropped by triggers when a row changed, used only when packed_usable says they
  * agree with the rows. They still read.
  *
- * The readers: the model loader decodes blocks itself (packed_block_*); merge reads every
- * row of every format the same way (packed_rows) and writes them as blocks again
- * (packed_stream); every other reader of the rows (info, dump, the SM reader, export) asks
- * for them as SQL rows in a schema of its choice (packed_expand), so its SQL is the same
- * for every format. */
+ * Every reader of the blocks reads them with the same checks (packed_block_follows,
+ * packed_read_*): the trace store (trace/store.h) for the model loader, info and dump;
+ * merge and export through packed_rows and packed_expand. A trace therefore loads
+ * exactly when its rows can be written out. */
 #ifndef KGANTT_PACKED_H
 #define KGANTT_PACKED_H
 
@@ -27,22 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KG_PACKED_VERSION     2 /* what kgantt writes: zstd, every column, the only copy */
-#define KG_PACKED_V1          1 /* formats 2-4: uncompressed, beside the rows; still read */
-#define KG_PACKED_BLOCK       65536
-#define KG_PACKED_MAX_COLUMNS 40
-/* zstd's level for the blocks: docs/results/trace-size.md has the sizes and times of
- * the levels tried */
-#define KG_PACKED_ZSTD_LEVEL 9
-
-/* A stored column and what is subtracted from its values before they are written. */
-struct kg_packed_column {
-	const char *name;
-	int8_t base;  /* block index of an earlier column: its value in the same row; -1 none */
-	int8_t prev;  /* block index of this column or a later one: its last non-NULL value before
-		       * this row; -1 none */
-	uint8_t real; /* a REAL column: each value is its double's bits (base and prev -1) */
-};
+#include "trace/block.h"
+#include "trace/pack.h" /* trace_pack / trace_unpack, for the readers of this header */
+#include "trace/row.h"
 
 struct kg_packed_table {
 	const char *name; /* the SQL table */
@@ -55,35 +39,54 @@ struct kg_packed_table {
 /* The packed tables; NULL-terminated. */
 extern const struct kg_packed_table kg_packed_tables[];
 const struct kg_packed_table *packed_table(const char *name);
-/* The model loader's columns of t, comma-separated, for a SELECT of its rows; NULL when it
- * has none. */
-const char *packed_model_columns(const struct kg_packed_table *t);
-
-/* One row as the reader sees it, from SQL or from a block: each value as
- * sqlite3_column_int64 gives it, and which columns are NULL. */
-struct kg_row {
-	int64_t v[KG_PACKED_MAX_COLUMNS];
-	uint64_t nulls; /* bit i: column i is NULL */
-};
-
-static inline int row_is_null(const struct kg_row *r, int col)
-{
-	return (int)((r->nulls >> col) & 1);
-}
+/* The block index of t's id column; -1 when it has none (hw_samples). */
+int packed_id_column(const struct kg_packed_table *t);
 
 /* Fills row from the current row of st (ncolumns columns). */
 void row_from_stmt(struct kg_row *row, sqlite3_stmt *st, int ncolumns);
 
-/* The trace compacted: every packed table's rows (from whichever attached schema holds
- * them first) written as blocks into main.packed, the rows,
- * their indexes and the views on them dropped from main, meta saying so (format 5,
- * packed_version 2). A table with no SQL table keeps the blocks it has (the importer
- * writes kernels and API calls as blocks as they come, merge every packed table:
- * packed_stream). A cell that is not
- * an integer or NULL, or a column kgantt does not know, is refused. Runs inside the
- * caller's transaction; VACUUM gives the rows' pages back. 0, or -EIO/-ENOMEM/-EINVAL with
- * a message in err. */
-int trace_pack(sqlite3 *db, char *err, size_t errlen);
+/* ------------------------------------------------------------------ the checks */
+
+/* 1 when a block of (first, last, rows) can follow blocks whose last id was before
+ * (INT64_MIN for the first): blocks are listed by first_id and their ids ascend without
+ * overlapping, so that no id is given twice. */
+int packed_block_follows(int64_t before, int64_t first, int64_t last, int64_t rows);
+
+/* One block read as every reader reads one: its header checked against rows, its columns
+ * past ncolumns checked as decoding them would (packed_block_open), and, when the id is
+ * among the columns read, its rows' ids ascending from first to last. */
+struct kg_block_read {
+	struct kg_packed_block b;
+	int64_t first, last, prev;
+	uint32_t rows;
+	int id; /* the id's column, when read; -1 not */
+};
+/* 0, or -1 when the block is damaged (nothing to close). */
+int packed_read_open(struct kg_block_read *r, const struct kg_packed_table *t, int ncolumns,
+		     int64_t first, int64_t last, int64_t rows, const void *data, size_t len);
+/* The next row: 1, 0 after the last, -1 when the block is damaged. Inline: the model
+ * loader reads millions of rows so. */
+static inline int packed_read_row(struct kg_block_read *r, struct kg_row *row)
+{
+	int got = packed_block_row(&r->b, row);
+	if (got <= 0 || r->id < 0)
+		return got;
+	int64_t id = row->v[r->id];
+	uint32_t i = r->b.row - 1;
+	if (row_is_null(row, r->id) || (i == 0 ? id != r->first : id <= r->prev) ||
+	    (i + 1 == r->rows && id != r->last))
+		return -1;
+	r->prev = id;
+	return 1;
+}
+void packed_read_close(struct kg_block_read *r);
+/* "the packed TABLE block at id FIRST is damaged" into err; -EBADMSG. Every reader's words. */
+int packed_damaged(char *err, size_t errlen, const char *table, int64_t first_id);
+
+/* ------------------------------------------------------------------ writing */
+
+/* main.packed, when it is not there. 0 or -EIO with a message in err. */
+int packed_create(sqlite3 *db, char *err, size_t errlen);
 
 /* Rows of one packed table written into main.packed as blocks as they come, a block every
  * KG_PACKED_BLOCK rows: how trace_pack writes a table's rows, and how the importer writes
@@ -102,6 +105,11 @@ int packed_stream_open(sqlite3 *db, const char *table, struct kg_packed_stream *
 int packed_stream_columns(const struct kg_packed_stream *s);
 /* 0, or -ENOMEM / -EIO (the block's insert failed: sqlite3_errmsg says why). */
 int packed_stream_add(struct kg_packed_stream *s, const struct kg_row *row, int64_t rowid);
+/* The current row of st, a "SELECT *, rowid" of the SQL table, checked: a cell that is
+ * neither an integer (a real in a REAL column) nor NULL would not come back as it was, and
+ * is refused (-EINVAL, message in err); else as packed_stream_add. */
+int packed_stream_add_values(struct kg_packed_stream *s, sqlite3_stmt *st, char *err,
+			     size_t errlen);
 /* The same with the row in block order (the table's stored columns, as packed_rows_next
  * gives them): how merge copies rows from one trace's blocks into another's. */
 int packed_stream_add_stored(struct kg_packed_stream *s, const struct kg_row *row, int64_t rowid);
@@ -109,11 +117,7 @@ int packed_stream_add_stored(struct kg_packed_stream *s, const struct kg_row *ro
 int packed_stream_finish(struct kg_packed_stream *s);
 void packed_stream_free(struct kg_packed_stream *s);
 
-/* The other way: the rows of a compacted trace written back into main as SQL tables,
- * with their indexes and views, and the blocks removed: a plain trace every version of
- * kgantt and the sqlite3 shell read, with every column as recorded. On a trace of format
- * 2-4 it removes the blocks and their triggers. 0, or an error with a message in err. */
-int trace_unpack(sqlite3 *db, char *err, size_t errlen);
+/* ------------------------------------------------------------------ reading */
 
 /* 1 when the trace keeps its packed tables only as blocks (packed version 2), 0 when not,
  * -1 when its meta cannot be read. */
@@ -148,50 +152,5 @@ void packed_rows_close(struct kg_packed_rows *it);
  * id range agree with the table; 0 when not (the reader reads the rows). *rows is the
  * table's row count either way. */
 int packed_usable(sqlite3 *db, const char *table, int64_t *rows);
-
-/* A block being decoded, row after row. After open, column c's values are the varints
- * at[c]..end[c] (zigzag, then plus the same row's value of column base[c] when base[c] >=
- * 0 and that is not NULL, plus last[prev[c]] when prev[c] >= 0), NULL where bit r of
- * nullmap[c] is set or every row when all_null[c]; last[c] is column c's last non-NULL
- * value (prev names a column at or after its own: read before this row's value is). */
-struct kg_packed_block {
-	const uint8_t *at[KG_PACKED_MAX_COLUMNS], *end[KG_PACKED_MAX_COLUMNS];
-	const uint8_t *nullmap[KG_PACKED_MAX_COLUMNS]; /* bitmap, or NULL */
-	uint8_t all_null[KG_PACKED_MAX_COLUMNS];
-	int8_t base[KG_PACKED_MAX_COLUMNS], prev[KG_PACKED_MAX_COLUMNS];
-	int64_t last[KG_PACKED_MAX_COLUMNS + 1];  /* [KG_PACKED_MAX_COLUMNS] stays 0 */
-	uint8_t prev_slot[KG_PACKED_MAX_COLUMNS]; /* prev[c], or that 0 when none */
-	uint64_t nullable;                        /* bit c: column c has a bitmap or is all NULL */
-	uint32_t rows, row;
-	int ncolumns;
-	uint8_t *owned; /* the decompressed block (version 2); packed_block_close frees it */
-};
-
-/* Opens a block for its first ncolumns columns (a reader of fewer columns than the block
- * holds reads the prefix it knows; a version 1 block must hold exactly ncolumns) and checks
- * its header against rows, the count the packed table gives. Sizes are checked against
- * what ncolumns × rows can take before anything is allocated. 0, or -1 when the block is
- * damaged (nothing to close then). */
-int packed_block_open(struct kg_packed_block *b, const void *data, size_t len, int ncolumns,
-		      uint32_t rows);
-/* The next row: 1, 0 after the last, -1 when the block is damaged. */
-int packed_block_row(struct kg_packed_block *b, struct kg_row *row);
-/* Frees what open allocated; the block may be opened again. */
-void packed_block_close(struct kg_packed_block *b);
-
-/* Encoding one block, for trace_pack, the tests and bench/pack_transforms.c. The columns
- * give each column's base and prev (block indexes, as in struct kg_packed_column); NULL
- * subtracts from each value the column's own previous one. */
-struct kg_packed_writer;
-struct kg_packed_writer *packed_writer_new(int ncolumns, const struct kg_packed_column *columns);
-/* Adds a row; 0 or -ENOMEM (-ENOSPC past KG_PACKED_BLOCK rows). */
-int packed_writer_add(struct kg_packed_writer *w, const struct kg_row *row);
-uint32_t packed_writer_rows(const struct kg_packed_writer *w);
-/* The block of the rows added since the last reset: *data valid until the next call. */
-int packed_writer_finish(struct kg_packed_writer *w, const void **data, size_t *len);
-void packed_writer_reset(struct kg_packed_writer *w);
-void packed_writer_free(struct kg_packed_writer *w);
-/* zstd's level for the next blocks (default KG_PACKED_ZSTD_LEVEL; the bench tries others). */
-void packed_writer_level(struct kg_packed_writer *w, int level);
 
 #endif

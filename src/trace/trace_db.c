@@ -59,7 +59,7 @@ int trace_db_check_truncation(const char *path, char *err, size_t errlen)
 	return check_truncation(path, sb.st_size, err, errlen);
 }
 
-int trace_db_open(const char *path, sqlite3 **dbp, char *err, size_t errlen)
+int trace_db_open_file(const char *path, sqlite3 **dbp, char *err, size_t errlen)
 {
 	struct stat sb;
 	*dbp = NULL;
@@ -81,6 +81,12 @@ int trace_db_open(const char *path, sqlite3 **dbp, char *err, size_t errlen)
 		sqlite3_close(db);
 		return -EIO;
 	}
+	*dbp = db;
+	return 0;
+}
+
+int trace_db_check(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
 	char format[64], version[32], min_reader[32];
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'format'", -1, &st,
@@ -114,8 +120,15 @@ int trace_db_open(const char *path, sqlite3 **dbp, char *err, size_t errlen)
 		sqlite3_close(db);
 		return -EPROTO;
 	}
-	*dbp = db;
 	return 0;
+}
+
+int trace_db_open(const char *path, sqlite3 **dbp, char *err, size_t errlen)
+{
+	int rc = trace_db_open_file(path, dbp, err, errlen);
+	if (!rc && (rc = trace_db_check(*dbp, path, err, errlen)) < 0)
+		*dbp = NULL;
+	return rc;
 }
 
 int trace_db_int(sqlite3 *db, const char *sql, const char *text, int64_t *out)
@@ -151,4 +164,17 @@ int trace_db_has_table(sqlite3 *db, const char *name)
 			 name, &n) != SQLITE_OK)
 		return -1;
 	return n > 0;
+}
+
+int trace_db_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "%s: %s", what, sqlite3_errmsg(db));
+	return -EIO;
+}
+
+int trace_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen, const char *what)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
+		       ? 0
+		       : trace_db_fail(db, err, errlen, what);
 }

@@ -1,4 +1,6 @@
-/* Opening an existing kgantt trace (SQLite) for reading, with format and version checks. */
+/* Opening an existing kgantt trace (SQLite) for reading, with format and version checks,
+ * and the small SQL helpers of the trace's code. Readers of a trace's rows open it as a
+ * store (trace/store.h), which opens it with these. */
 #ifndef KGANTT_TRACE_DB_H
 #define KGANTT_TRACE_DB_H
 
@@ -9,6 +11,11 @@
 /* 0 on success; otherwise a negative errno-style code and a message in err that names
  * the file and says what was expected. */
 int trace_db_open(const char *path, sqlite3 **db, char *err, size_t errlen);
+/* Its two steps: the file (not a directory, not truncated) opened read-only, then what
+ * it is checked (a kgantt trace, a version this kgantt reads), which closes db when it
+ * is not. The same codes and messages. */
+int trace_db_open_file(const char *path, sqlite3 **db, char *err, size_t errlen);
+int trace_db_check(sqlite3 *db, const char *path, char *err, size_t errlen);
 /* An SQLite file shorter than its header says (a copy cut short): -1 with the message
  * trace_db_open gives ("'t.kgt' is truncated: ..."), else 0. Every reader of SQLite
  * files (model/load.c too) calls this first, so that each command says the same. */
@@ -24,5 +31,10 @@ void trace_db_meta(sqlite3 *db, const char *key, char *out, size_t outlen);
 /* 1 when the database has this table (older traces lack the newer ones), 0 when not,
  * -1 when the schema cannot be read (a damaged file: the caller's next query says how). */
 int trace_db_has_table(sqlite3 *db, const char *name);
+
+/* "WHAT: SQLite's message" into err; -EIO. */
+int trace_db_fail(sqlite3 *db, char *err, size_t errlen, const char *what);
+/* sqlite3_exec of sql: 0, or trace_db_fail's -EIO. */
+int trace_db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen, const char *what);
 
 #endif

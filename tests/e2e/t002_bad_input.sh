@@ -2,9 +2,11 @@
 . tests/e2e/lib.sh
 expect_error 1 "cannot open '$WORK/none.kgt'" "$K" info "$WORK/none.kgt"
 echo "this is text, not a trace, and long enough to be read as a header" > "$WORK/text.kgt"
-expect_error 1 "'$WORK/text.kgt' is not a kgantt trace: not an SQLite database" "$K" info "$WORK/text.kgt"
+# info reads every format the other commands read, and says what they say of the rest
+expect_error 1 "'$WORK/text.kgt' is not a trace kgantt can read" "$K" info "$WORK/text.kgt"
+expect_error 1 "'$WORK/text.kgt' is not a kgantt trace: not an SQLite database" "$K" dump "$WORK/text.kgt"
 : > "$WORK/empty.kgt"
-expect_error 1 "'$WORK/empty.kgt' is not a kgantt trace" "$K" info "$WORK/empty.kgt"
+expect_error 1 "'$WORK/empty.kgt' is empty" "$K" info "$WORK/empty.kgt"
 expect_error 1 "is a directory" "$K" dump "$WORK"
 # a real trace cut in half
 head -c 20000 "$(fixture streams_bad)" > "$WORK/cut.kgt"

@@ -17,3 +17,22 @@ expect_error 1 "has no table 'nope'" "$K" dump --table nope "$t"
 "$K" info "$(fixture longrun_killed)" > "$WORK/ki"
 grep -q "INCOMPLETE, exit: signal 9" "$WORK/ki" || fail "info on killed trace: $(cat "$WORK/ki")"
 grep -q "note: no end record" "$WORK/ki" || fail "info: note on killed trace"
+# info reads every format the other commands read: what the model holds, and its span,
+# the one report gives (model end - begin), for a kgantt trace as for the others
+t=$(fixture copies_bad)
+"$K" info "$t" | grep -q "^span: " || fail "info: span"
+span_info=$("$K" info "$t" | sed -n 's/^span: \([0-9.]*\) ms$/\1/p')
+span_report=$("$K" report "$t" | sed -n 's/^  span *\([0-9.]*\) ms,.*/\1/p')
+awk -v a="$span_info" -v b="$span_report" 'BEGIN {exit !(a != "" && b != "" && (a - b) ^ 2 < 0.01)}' ||
+	fail "info's span $span_info ms is not report's $span_report ms"
+"$K" info tests/fixtures/torch/torch_tiny_ops.json.gz > "$WORK/ti" || fail "info of a Kineto trace"
+grep -q "^format: PyTorch profiler (Kineto) JSON" "$WORK/ti" || fail "info: Kineto format: $(cat "$WORK/ti")"
+grep -q "^records: kernels 4,000, " "$WORK/ti" || fail "info: Kineto counts: $(cat "$WORK/ti")"
+grep -q "^note: " "$WORK/ti" || fail "info: the loader's notes"
+if command -v python3 > /dev/null; then
+	python3 tests/tools/kgt_to_nsys.py "$t" "$WORK/n.sqlite" 2> "$WORK/conv.err" ||
+		fail "kgt_to_nsys.py: $(tail -3 "$WORK/conv.err")"
+	"$K" info "$WORK/n.sqlite" > "$WORK/ni" || fail "info of an Nsight export"
+	grep -q "^format: Nsight Systems SQLite export" "$WORK/ni" || fail "info: nsys: $(cat "$WORK/ni")"
+	grep -q "^records: kernels 8, memcpys 16, memsets 8, " "$WORK/ni" || fail "info: nsys counts: $(cat "$WORK/ni")"
+fi

@@ -6,7 +6,8 @@
  * rows, one thread or two) and whether an SQL-made trace is compacted first (format 5:
  * blocks of rows SQL put anything in), so every way gets fuzzed. A model that loads is
  * analysed and written out (fuzz_pipeline.h): SQL makes extreme times easy. Every trace is
- * also made rows again as info, dump and the SM reader do (packed_expand), and one input
+ * also made rows again as info, dump and the SM reader do (packed_expand), which must work
+ * on every trace that loads (the same checks of the blocks: trace/packed.h), and one input
  * in two merged alone, as 'kgantt merge' copies every row of every table. */
 #include <errno.h>
 #include <stdint.h>
@@ -46,17 +47,19 @@ static void compact(const char *path)
 
 /* The blocks made rows, as info, dump, the SM reader and merge do: decoded or refused,
  * never a crash; a refusal says which table. */
-static void expand(const char *path)
+static int expand(const char *path)
 {
 	sqlite3 *db;
 	char err[512];
+	int rc = -EIO;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    packed_expand(db, "main", "temp", NULL, err, sizeof(err)) == -EBADMSG &&
+	    (rc = packed_expand(db, "main", "temp", NULL, err, sizeof(err))) == -EBADMSG &&
 	    !strstr(err, "packed")) {
 		fprintf(stderr, "fuzz_kgt: a damaged block said '%s'\n", err);
 		abort();
 	}
 	sqlite3_close(db);
+	return rc;
 }
 
 /* The trace merged alone: written, or refused with a message, never a crash. */
@@ -82,12 +85,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t pick = size ? data[size - 1] : 0;
 	if (!fuzz_is_sqlite(data, size) && (pick >> 2) & 1)
 		compact(path);
-	expand(path);
+	int expanded = expand(path);
 	if ((pick >> 3) & 1)
 		merge_alone(path);
 	struct kg_load_opts opts = {.one_thread = pick & 1, .rows_only = (pick >> 1) & 1};
 	struct kg_model m;
 	if (fuzz_load("fuzz_kgt", path, &opts, &m) == 0) {
+		/* every reader of the blocks checks them the same way: a trace that loads can be
+		 * written out as rows (export -f sqlite, pack --drop, dump) */
+		if (expanded == -EBADMSG) {
+			fprintf(stderr, "fuzz_kgt: loaded, yet its blocks do not expand\n");
+			abort();
+		}
 		fuzz_target = "fuzz_kgt";
 		fuzz_pipeline(&m, data, size, 0);
 		model_free(&m);
