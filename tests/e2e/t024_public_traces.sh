@@ -82,4 +82,4 @@ PY
 # the report's losses say it too: a report over a trace with holes must not look complete
 "$K" report --no-progress "$WORK/sentinel.json" | grep -q "losses       3 records whose times cannot be true were left out" ||
 	fail "the report's losses line does not count the records left out"
-echo "ok: t021_public_traces"
+echo "ok: t024_public_traces"
