@@ -104,3 +104,18 @@ $(PYPROBE_ASAN): $(PYPROBE_SRC) src/recorder/pyframes.h src/trace/pyline.h
 .PHONY: pyprobe
 pyprobe: $(PYPROBE) $(PYPROBE_ASAN)
 test-build: pyprobe
+
+# The recorder's host sampler without CUDA (tests/py/host_shim.c): LD_PRELOADed into C and
+# Python programs by tests/py/test_hostsample.py (tests/e2e/t092_host_samples.sh runs it).
+# Built from the recorder's own objects, as the injected library is.
+HOSTSHIM   := $(BUILD)/tests/py/host_shim.so
+HOSTSHIM_OBJ := $(addprefix $(BUILD)/pic/src/,recorder/hostsample.o recorder/stacks.o \
+                recorder/pyframes.o recorder/spool.o util/strtab.o util/api_names.o)
+$(HOSTSHIM): tests/py/host_shim.c $(HOSTSHIM_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden -shared -Isrc -I$(CUDA_INC) -o $@ $^ \
+	    -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -ldl -lpthread -Wl,--no-undefined
+
+.PHONY: hostshim
+hostshim: $(HOSTSHIM)
+test-build: hostshim
