@@ -16,6 +16,7 @@
 #include "recorder/hostsample.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -138,8 +139,9 @@ static struct {
 	_Atomic uint32_t cuda[HS_CUDA_KEYS];
 	_Atomic uint32_t last_cuda;
 
-	uint64_t python_ids[HS_SLOTS]; /* threads with a Python thread state, at the last scan */
-	int n_python_ids, python_native;
+	uint64_t python_ids[HS_SLOTS]; /* threads with a Python thread state (tids), last scan */
+	int n_python_ids;
+	int pthread_tid_at;            /* glibc's struct pthread: where its tid is, -1 unknown */
 	struct kg_pages sampler_pages; /* the sampler thread's, for reading those lists */
 
 	pthread_t thread;
@@ -306,7 +308,9 @@ static uint8_t where(const ucontext_t *uc, uintptr_t pc, struct kg_pages *pg,
 	long ax = (long)uc->uc_mcontext.gregs[REG_RAX];
 	uintptr_t di = (uintptr_t)uc->uc_mcontext.gregs[REG_RDI];
 	uint8_t b[4];
-	if (!kg_readable(pg, pc - 2, 4))
+	/* the page the thread was executing is mapped; only a neighbour needs a look */
+	if (((pc - 2) & ~(uintptr_t)(KG_PAGE - 1)) != ((pc + 1) & ~(uintptr_t)(KG_PAGE - 1)) &&
+	    !kg_readable(pg, pc - 2, 4))
 		return KG_HOST_RUNNING;
 	memcpy(b, (const void *)(pc - 2), 4);
 	if (b[0] == 0x0f && b[1] == 0x05 && ax != -EINTR)
@@ -595,21 +599,38 @@ static struct hs_slot *slot_of_tid(pid_t tid, uint32_t *k)
 	return NULL;
 }
 
-/* Does the interpreter list the thread (by its kernel tid, or its pthread id on 3.10)? */
-static int python_thread(pid_t tid, uint64_t pthread)
+/* Does the interpreter list the thread? */
+static int python_thread(pid_t tid)
 {
-	uint64_t id = hs.python_native ? (uint64_t)tid : pthread;
-	for (int i = 0; id && i < hs.n_python_ids; i++)
-		if (hs.python_ids[i] == id)
+	for (int i = 0; i < hs.n_python_ids; i++)
+		if (hs.python_ids[i] == (uint64_t)tid)
 			return 1;
 	return 0;
+}
+
+/* The threads the interpreters list, as kernel tids. CPython 3.10 keeps only pthread_self()
+ * of each: glibc says, for its debuggers (libthread_db), where struct pthread holds the tid. */
+static void python_threads(void)
+{
+	int native = 0;
+	hs.sampler_pages.now += KG_PAGE_TTL; /* lists that change: check every page again */
+	int n = pyframes_threads(hs.python_ids, HS_SLOTS, &native, &hs.sampler_pages);
+	if (!native) {
+		int k = 0;
+		for (int i = 0; i < n && hs.pthread_tid_at >= 0; i++) {
+			uintptr_t at = (uintptr_t)hs.python_ids[i] + (uintptr_t)hs.pthread_tid_at;
+			if (kg_readable(&hs.sampler_pages, at, sizeof(pid_t)))
+				hs.python_ids[k++] = (uint64_t)*(const pid_t *)at;
+		}
+		n = k;
+	}
+	hs.n_python_ids = n;
 }
 
 /* Threads that run Python or call CUDA are sampled on wall-clock time. */
 static int wants_wall(const struct hs_slot *t, pid_t tid)
 {
-	uint64_t pt = atomic_load(&t->pthread);
-	return (atomic_load(&t->flags) & KG_HOST_THREAD_PYTHON) || python_thread(tid, pt) ||
+	return (atomic_load(&t->flags) & KG_HOST_THREAD_PYTHON) || python_thread(tid) ||
 	       cuda_has((uint32_t)tid);
 }
 
@@ -720,10 +741,8 @@ static void scan_threads(uint64_t now)
 	if (fd < 0)
 		return;
 	hs.scan_no++;
-	hs.sampler_pages.now += KG_PAGE_TTL; /* lists that change: check every page again */
 	if (hs.python > 0)
-		hs.n_python_ids = pyframes_threads(hs.python_ids, HS_SLOTS, &hs.python_native,
-						   &hs.sampler_pages);
+		python_threads();
 	for (;;) {
 		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
 		if (n <= 0)
@@ -1172,6 +1191,12 @@ int hostsample_start(const struct kg_host_config *cfg, struct kg_spool *spool,
 			why = "cannot install its signal handler";
 	}
 	if (!why) {
+		/* {bits, count, offset} of struct pthread's tid field (glibc, for libthread_db) */
+		const uint32_t *tid_field = dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid");
+		hs.pthread_tid_at = tid_field && tid_field[0] == 32 && tid_field[1] == 1 &&
+						    tid_field[2] < 65536
+					    ? (int)tid_field[2]
+					    : -1;
 		refresh_ranges();
 		cuda_add((uint32_t)cfg->cuda_tid);
 		hs.pid = getpid();
@@ -1232,6 +1257,15 @@ void hostsample_stop(struct kg_spool *spool)
 	    (unsigned long long)hs.no_stack, (unsigned long long)handler_quantile(0.5),
 	    (unsigned long long)handler_quantile(0.9));
 	hs.started = 0;
+}
+
+int hostsample_sample_self(void)
+{
+	uint32_t k;
+	if (!atomic_load(&hs.active))
+		return -1;
+	struct hs_slot *t = slot_of_tid(my_tid(), &k);
+	return t ? signal_thread(t, k) : -1;
 }
 
 void hostsample_disable(void)

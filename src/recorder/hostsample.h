@@ -44,6 +44,10 @@ void hostsample_drain(struct kg_spool *spool);
 /* At exit: no timer left, no handler running or to come that does anything; the last
  * samples and the final counts written. */
 void hostsample_stop(struct kg_spool *spool);
+/* For tests and benchmarks: the calling thread takes one sample now, through the signal
+ * (which a thread sends itself is handled before the call returns). -1 when the thread has
+ * no slot yet (the sampler lists threads every 10 ms) or sampling is off. */
+int hostsample_sample_self(void);
 /* A forked child: its parent's sampler is not its own (no timer survives a fork). */
 void hostsample_disable(void);
 /* For the status line at exit and the tests: samples taken, written, lost. */

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #define KG_PAGE 4096u           /* the smallest page: checking 4 KiB steps is right for larger ones */
-#define KG_PAGES_KEPT 64        /* pages kept per thread (direct-mapped) */
-#define KG_PAGE_TTL 64          /* ... for this many of its samples */
+#define KG_PAGES_KEPT 256       /* pages kept per thread (direct-mapped) */
+#define KG_PAGE_TTL 256         /* ... for this many of its samples */
 #define KG_READ_SPAN (1u << 20) /* one check covers at most this much: larger reads are refused */
 
 struct kg_pages {

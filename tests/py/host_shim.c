@@ -9,6 +9,7 @@
  * (for a test of the move to wall-clock time). host_shim_stop(): the exit handler's work,
  * early (a test that wants its counts before the program ends). */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,59 @@ EXPORT __attribute__((noinline)) double host_shim_spin(double secs)
 
 /* What the API record of a CUDA call made on this thread does: with host samples on, CUPTI
  * records kernel thread ids (recorder/inject.c). */
+static void null_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The handler's cost on the calling thread, where it stands: the median of n samples it
+ * takes of itself, less the median of n deliveries of a signal whose handler does nothing
+ * (both a system call and a signal delivery). Writes "handler_ns delivery_ns" to out;
+ * -1 when the thread has no slot yet. */
+EXPORT int host_shim_bench(int n, char *out, int len)
+{
+	uint64_t *a = calloc((size_t)n, sizeof(*a)), *b = calloc((size_t)n, sizeof(*b));
+	struct sigaction sa, old;
+	int sig = SIGRTMIN + 2, rc = -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = null_handler;
+	sa.sa_flags = SA_SIGINFO;
+	if (!a || !b || sigaction(sig, &sa, &old) < 0)
+		goto out;
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = sig;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	for (int i = 0; i < n; i++) {
+		uint64_t t0 = now_raw_ns();
+		if (hostsample_sample_self() < 0)
+			goto restore;
+		uint64_t t1 = now_raw_ns();
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, &si);
+		uint64_t t2 = now_raw_ns();
+		a[i] = t1 - t0;
+		b[i] = t2 - t1;
+	}
+	qsort(a, (size_t)n, sizeof(*a), cmp_u64);
+	qsort(b, (size_t)n, sizeof(*b), cmp_u64);
+	snprintf(out, (size_t)len, "%llu %llu", (unsigned long long)(a[n / 2] - b[n / 2]),
+		 (unsigned long long)b[n / 2]);
+	rc = 0;
+restore:
+	sigaction(sig, &old, NULL);
+out:
+	free(a);
+	free(b);
+	return rc;
+}
+
 EXPORT void host_shim_cuda(void)
 {
 	hostsample_cuda_thread((uint32_t)syscall(SYS_gettid));

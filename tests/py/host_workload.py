@@ -4,6 +4,7 @@
     python3 host_workload.py takeover          installs its own handler on the sampler's signal
     python3 host_workload.py churn             300 short-lived threads
     python3 host_workload.py exit              exits while daemon threads still run
+    python3 host_workload.py bench SHIM.so     the handler's cost at 3, 13, 23 and 43 frames
 
 `threads`: the main thread spins in main_spin() then sleeps in main_sleep(); meanwhile four
 Python threads (two spin in thread_spin(), one sleeps in thread_sleep(), one waits on a
@@ -143,6 +144,23 @@ def at_exit():
     sys.stdout.flush()
 
 
+def bench(shim):
+    lib = ctypes.PyDLL(shim)  # the GIL held, as when running Python code
+    lib.host_shim_bench.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+
+    def deep(n):
+        if n:
+            return deep(n - 1)
+        buf = ctypes.create_string_buffer(64)
+        for _ in range(200):  # until the sampler has listed this thread
+            if lib.host_shim_bench(2000, buf, 64) == 0:
+                return [int(x) for x in buf.value.split()]
+            time.sleep(0.005)
+        return None
+
+    print(json.dumps({str(d + 3): deep(d) for d in (0, 10, 20, 40)}))
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "threads":
@@ -153,3 +171,5 @@ if __name__ == "__main__":
         churn()
     elif mode == "exit":
         at_exit()
+    elif mode == "bench":
+        bench(sys.argv[2])

@@ -178,6 +178,13 @@ def native(work):
         check(slept >= 0.2, "C alarm: its 200 ms sleep took %.3f s" % slept)
         check(len(r.samples(1)) >= 20, "C alarm: and it was sampled")
 
+    # the handler's own cost, by samples the thread takes of itself
+    r = Run([builds["fp"], "bench", "5000"], work, "c_bench")
+    if r.basic("C handler's cost"):
+        cost, delivery = (int(x) for x in r.out.split()[1:3])
+        print("     cost: %d ns a sample in the handler for a C stack 5 frames deep (a signal's "
+              "delivery and return: %d ns more)" % (cost, delivery))
+
     # a thread with every signal blocked: never sampled, nothing hangs
     r = Run([builds["fp"], "sigblock", "0.5"], work, "c_sigblock")
     if r.basic("C thread with every signal blocked"):
@@ -262,6 +269,13 @@ def python(py, work):
               v, j["alarms"], j["main_slept"], j["thread_slept"]))
     ends = sum(1 for t in r.sp.threads.values() for e in t["events"] if e[0] == 3)
     check(ends == len(r.sp.threads), "%s: every thread has its end record" % v)
+
+    r = Run([py, prog, "bench", ARGS.shim], work, tag + "_bench")
+    if r.basic("Python %s handler's cost" % v):
+        costs = r.json()
+        print("     cost: %s ns a sample in the handler for Python stacks of 3, 13, 23, 43 frames "
+              "(a signal's delivery and return: %s ns more)" % (
+                  ", ".join(str(costs[k][0]) for k in ("3", "13", "23", "43")), costs["23"][1]))
 
     r = Run([py, prog, "takeover"], work, tag + "_takeover")
     if r.basic("Python %s takes the sampler's signal" % v):
