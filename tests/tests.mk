@@ -119,3 +119,13 @@ $(HOSTSHIM): tests/py/host_shim.c $(HOSTSHIM_OBJ)
 .PHONY: hostshim
 hostshim: $(HOSTSHIM)
 test-build: hostshim
+
+# The host sampler in the test itself (tests/unit/test_hostsample.c): hostsample.c and the
+# stack tables built into the test with the sanitizers, the test's own thread sampled.
+HOST_TEST_SRC := src/recorder/hostsample.c src/recorder/stacks.c src/recorder/pyframes.c
+$(BUILD)/tests/test_hostsample: tests/unit/test_hostsample.c tests/unit/harness.h $(SAN_LIB) \
+                                $(HOST_TEST_SRC) $(wildcard src/recorder/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
+	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(HOST_TEST_SRC) $(SAN_LIB) \
+	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -lpthread

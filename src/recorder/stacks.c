@@ -312,8 +312,11 @@ static uint64_t stack_hash(const uintptr_t *ips, unsigned nn, const struct kg_py
 uint32_t stacks_intern(const uintptr_t *ips, unsigned nn, const struct kg_pyframe *py,
 		       unsigned np, uint32_t flags)
 {
+	static const struct kg_pyframe none[1];
 	if (!st.entries)
 		return 0;
+	if (!py) /* a stack without Python frames may say so with NULL */
+		py = none;
 	uint64_t h = stack_hash(ips, nn, py, np, flags);
 	pthread_mutex_lock(&st.lock);
 	uint32_t id = stack_id(h, ips, nn, py, np, flags);
