@@ -641,9 +641,8 @@ static void new_thread(pid_t tid)
 		if (atomic_load_explicit(&hs.slots[k].state, memory_order_relaxed) == SLOT_FREE)
 			break;
 	if (k == HS_SLOTS || hs.next_number >= 65535) {
-		pthread_mutex_lock(&hs.lock);
-		hs.timer_errors += k == HS_SLOTS; /* counted once per scan it is missed */
-		pthread_mutex_unlock(&hs.lock);
+		/* counted at every listing that finds no room for it */
+		atomic_fetch_add_explicit(&hs.lost_threads, 1, memory_order_relaxed);
 		return;
 	}
 	struct hs_slot *t = &hs.slots[k];
@@ -1011,7 +1010,7 @@ static void write_counts(struct kg_spool *spool, uint64_t ts)
 	r->written = hs.written;
 	r->lost_ring = atomic_load(&hs.lost_ring);
 	r->lost_pending = hs.lost_pending;
-	r->lost_threads = hs.timer_errors;
+	r->lost_threads = atomic_load(&hs.lost_threads);
 	r->no_stack = hs.no_stack;
 	r->stale = atomic_load(&hs.stale);
 	r->overruns = atomic_load(&hs.overruns);

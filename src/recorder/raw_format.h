@@ -484,7 +484,8 @@ struct kg_raw_host_counts {
 	uint64_t written;       /* samples in KG_RAW_HOST_SAMPLES records */
 	uint64_t lost_ring;     /* taken while the handler's buffer was full */
 	uint64_t lost_pending;  /* taken but the buffer to the spool was full */
-	uint64_t lost_threads;  /* of threads beyond the 65535th or beyond the slots */
+	uint64_t lost_threads;  /* listings of a thread that found no room: 1,024 sampled at
+				 * once, 65,535 in a process (a thread missed at 10 listings: 10) */
 	uint64_t no_stack;      /* written with stack 0: the stack tables were full */
 	uint64_t stale;         /* signals of a timer already deleted, or not ours: ignored */
 	uint64_t overruns;      /* timer expirations merged into one signal (thread not running) */

@@ -4,6 +4,7 @@
  * stack tables, emptied when nearly full, go on handing out new ids. The cases with real
  * programs and Python are tests/py/test_hostsample.py's. */
 #include "harness.h"
+#include "import_spools.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -15,7 +16,6 @@
 #include "recorder/raw_format.h"
 #include "recorder/spool.h"
 #include "recorder/stacks.h"
-#include "trace/spool_import.h"
 #include "util/clock.h"
 
 static char dir[256], path[300];
@@ -154,14 +154,8 @@ TEST(hostsample_samples_name_the_function)
 	CHECK(s.records[KG_RAW_STACK] >= 1 && s.max_stack >= 1);
 
 	char out[300];
-	struct kg_import im;
 	snprintf(out, sizeof(out), "%s/out.kgt", dir);
-	CHECK_EQ_INT(import_begin(&im, out, "test"), 0);
-	int rc = import_spool_dir(&im, dir, NULL);
-	if (rc)
-		fprintf(stderr, "    %s\n", im.err);
-	CHECK_EQ_INT(rc, 0);
-	CHECK_EQ_INT(import_commit(&im), 0);
+	import_spools(dir, out);
 	CHECK(frames_named(out, "sample_here") >= 1);
 	remove_dir();
 }
