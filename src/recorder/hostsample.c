@@ -1103,16 +1103,27 @@ void hostsample_drain(struct kg_spool *spool)
 
 /* ------------------------------------------------------------------ start and stop */
 
-/* A real-time signal nobody handles: from SIGRTMAX - 3 down (glibc keeps the first two
- * real-time signals for itself; libraries that take one tend to take SIGRTMIN or SIGRTMAX). */
+/* A signal nobody handles: SIGURG, SIGWINCH, then a real-time one from SIGRTMAX - 3 down
+ * (glibc keeps the first real-time signals for itself; libraries that take one tend to
+ * take SIGRTMIN or SIGRTMAX). */
+static int unhandled(int sig)
+{
+	struct sigaction cur;
+	return sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+	       cur.sa_handler == SIG_DFL;
+}
+
 static int free_signal(void)
 {
-	for (int sig = SIGRTMAX - 3; sig >= SIGRTMIN + 4; sig--) {
-		struct sigaction cur;
-		if (sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
-		    cur.sa_handler == SIG_DFL)
+	/* Whose default is to be ignored first: a signal still pending when a thread calls
+	 * execve() meets the new program's default action, and a real-time signal's kills it */
+	if (unhandled(SIGURG))
+		return SIGURG;
+	if (unhandled(SIGWINCH))
+		return SIGWINCH;
+	for (int sig = SIGRTMAX - 3; sig >= SIGRTMIN + 4; sig--)
+		if (unhandled(sig))
 			return sig;
-	}
 	return -1;
 }
 
@@ -1178,7 +1189,7 @@ int hostsample_start(const struct kg_host_config *cfg, struct kg_spool *spool,
 					  sizeof(python_why));
 		hs.sig = free_signal();
 		if (hs.sig < 0)
-			why = "every real-time signal is taken by the program";
+			why = "the program handles SIGURG, SIGWINCH and every real-time signal";
 	}
 	if (!why) {
 		struct sigaction sa;

@@ -1,11 +1,13 @@
 /* Host samples (KGANTT_HOST_HZ): what the program's threads are doing while the GPU runs
  * or waits, sampled on wall-clock time inside the program (docs/host-samples.md).
  *
- * A sampler thread lists /proc/self/task every 10 ms and gives each thread of the program
- * a POSIX timer that signals that thread alone (SIGEV_THREAD_ID, a free real-time
- * signal): on the thread's CPU time at first, so that idle helper threads are never woken,
- * and on wall-clock time once the thread is seen running Python or calling CUDA, so that
- * its waits (sleep, I/O, locks, the GIL, GPU syncs) are sampled too. The handler, on the
+ * A sampler thread lists /proc/self/task every 10 ms. Threads that run Python or call
+ * CUDA it signals itself HZ times a second on wall-clock time (those that ran since their
+ * last sample; the others are sampled without being woken), so that their waits (sleep,
+ * I/O, locks, the GIL, GPU syncs) are sampled too; every other thread gets a POSIX timer
+ * on its own CPU time that signals it alone (SIGEV_THREAD_ID), so that idle helper threads
+ * are never woken. The signal is one the program does not handle (SIGURG first). The
+ * handler, on the
  * interrupted thread, takes the time, the thread's state, its native stack (frame pointers,
  * every read checked) and its whole Python stack into a lock-free ring; it never
  * allocates, never waits and takes no lock. The sampler thread moves the ring's samples into

@@ -405,7 +405,7 @@ struct kg_raw_host_settings {
 	struct kg_raw_hdr h;
 	uint64_t ts;
 	uint32_t hz;            /* samples a second per thread, 0: not sampling (note says why) */
-	int32_t signal;         /* the real-time signal the timers send */
+	int32_t signal;         /* the signal the sampler and the timers send */
 	uint32_t max_native, max_python; /* frames kept per sample */
 	uint32_t unwind;        /* enum kg_host_unwind */
 	int32_t python;         /* 1 Python frames read, 0 not a Python program, -1 unreadable */

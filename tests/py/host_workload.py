@@ -5,6 +5,7 @@
     python3 host_workload.py churn             300 short-lived threads
     python3 host_workload.py exit              exits while daemon threads still run
     python3 host_workload.py bench SHIM.so     the handler's cost at 3, 13, 23 and 43 frames
+    python3 host_workload.py exec              execve() while threads are sampled
 
 `threads`: the main thread spins in main_spin() then sleeps in main_sleep(); meanwhile four
 Python threads (two spin in thread_spin(), one sleeps in thread_sleep(), one waits on a
@@ -113,7 +114,9 @@ def threads(shim):
 
 
 def takeover():
-    sig = signal.SIGRTMAX - 3  # the sampler's first choice
+    # the sampler's signal: the first of its choices with a handler not installed from Python
+    sig = [s for s in [signal.SIGURG, signal.SIGWINCH] + list(range(signal.SIGRTMAX - 3, signal.SIGRTMIN + 3, -1))
+           if signal.getsignal(s) is None][0]
     got = [0]
     main_spin(0.3)
     out = {"took": now()}
@@ -173,3 +176,10 @@ if __name__ == "__main__":
         at_exit()
     elif mode == "bench":
         bench(sys.argv[2])
+    elif mode == "exec":
+        for i in range(2):
+            threading.Thread(target=thread_spin, args=(60,), daemon=True).start()
+        main_spin(0.2)
+        sys.stdout.flush()
+        # a signal still pending at execve() meets the new program's default action
+        os.execv(sys.executable, [sys.executable, "-c", "print('{\"execed\": true}')"])

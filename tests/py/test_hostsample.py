@@ -174,7 +174,8 @@ def native(work):
     if r.basic("C with its own setitimer/SIGALRM"):
         words = r.out.split()
         alarms, slept = int(words[2]), float(words[4])
-        check(alarms >= 100 and alarms <= 125, "C alarm: its SIGALRMs all arrived (%d in 1.2 s at 100 Hz)" % alarms)
+        # SIGALRM does not queue: on a loaded machine some merge, sampled or not
+        check(60 <= alarms <= 125, "C alarm: its SIGALRMs arrived (%d in 1.2 s at 100 Hz)" % alarms)
         check(slept >= 0.2, "C alarm: its 200 ms sleep took %.3f s" % slept)
         check(len(r.samples(1)) >= 20, "C alarm: and it was sampled")
 
@@ -292,6 +293,13 @@ def python(py, work):
                if [e for e, _ in t["events"]][:1] != [1] or t["events"][-1][0] != 3]
         check(not bad, "%s: threads that come and go: each starts and ends in the spool (%d threads)" % (
             v, len(r.sp.threads)), str(bad[:3]))
+
+    for i in range(5):
+        r = Run([py, prog, "exec"], work, tag + "_exec%d" % i)
+        if not check(r.rc == 0 and '"execed": true' in r.out,
+                     "%s: execve() while threads are sampled: the new program runs (%d of 5)" % (v, i + 1),
+                     "rc %s out %r err %s" % (r.rc, r.out, r.err[-500:])):
+            break
 
     r = Run([py, prog, "exit"], work, tag + "_exit")
     if r.basic("Python %s exits with daemon threads running" % v):
