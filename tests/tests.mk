@@ -19,7 +19,7 @@ $(SAN_LIB): $(SAN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/harness.h $(SAN_LIB)
+$(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/harness.h tests/unit/import_spools.h $(SAN_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(SAN_LIB) \
@@ -47,7 +47,7 @@ $(BUILD)/tests/libkgstacks.so: $(STACKS_TEST_SRC) $(wildcard src/recorder/*.h sr
 	$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared -Isrc -I$(CUDA_INC) -o $@ $(filter %.c,$^) \
 	    -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -ldl -lpthread
 
-$(BUILD)/tests/test_stacks: tests/unit/test_stacks.c tests/unit/harness.h $(SAN_LIB) \
+$(BUILD)/tests/test_stacks: tests/unit/test_stacks.c tests/unit/harness.h tests/unit/import_spools.h $(SAN_LIB) \
                             $(BUILD)/tests/libkgstacks.so
 	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(BUILD)/tests/libkgstacks.so \
@@ -104,3 +104,28 @@ $(PYPROBE_ASAN): $(PYPROBE_SRC) src/recorder/pyframes.h src/trace/pyline.h
 .PHONY: pyprobe
 pyprobe: $(PYPROBE) $(PYPROBE_ASAN)
 test-build: pyprobe
+
+# The recorder's host sampler without CUDA (tests/py/host_shim.c): LD_PRELOADed into C and
+# Python programs by tests/py/test_hostsample.py (tests/e2e/t092_host_samples.sh runs it).
+# Built from the recorder's own objects, as the injected library is.
+HOSTSHIM   := $(BUILD)/tests/py/host_shim.so
+HOSTSHIM_OBJ := $(addprefix $(BUILD)/pic/src/,recorder/hostsample.o recorder/stacks.o \
+                recorder/pyframes.o recorder/spool.o util/strtab.o util/api_names.o)
+$(HOSTSHIM): tests/py/host_shim.c $(HOSTSHIM_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -fPIC -fvisibility=hidden -shared -Isrc -I$(CUDA_INC) -o $@ $^ \
+	    -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -ldl -lpthread -Wl,--no-undefined
+
+.PHONY: hostshim
+hostshim: $(HOSTSHIM)
+test-build: hostshim
+
+# The host sampler in the test itself (tests/unit/test_hostsample.c): hostsample.c and the
+# stack tables built into the test with the sanitizers, the test's own thread sampled.
+HOST_TEST_SRC := src/recorder/hostsample.c src/recorder/stacks.c src/recorder/pyframes.c
+$(BUILD)/tests/test_hostsample: tests/unit/test_hostsample.c tests/unit/harness.h tests/unit/import_spools.h $(SAN_LIB) \
+                                $(HOST_TEST_SRC) $(wildcard src/recorder/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
+	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(HOST_TEST_SRC) $(SAN_LIB) \
+	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -lpthread

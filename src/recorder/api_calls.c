@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "recorder/hostsample.h"
 #include "util/clock.h"
 
 #define BUF_CALLS   1024 /* a buffer: 40 KiB */
@@ -113,6 +114,8 @@ static void drain_full(void)
 static void *drainer_main(void *arg)
 {
 	(void)arg;
+	if (hostsample_own_thread)
+		hostsample_own_thread();
 	pthread_mutex_lock(&ac.pool_lock);
 	while (!ac.stopping) {
 		if (ac.nfull < WAKE_AT) {

@@ -173,6 +173,8 @@ void convert_api_call(struct kg_convert *c, struct kg_spool *s, const struct kg_
 	r->correlation_id = a->correlation_id;
 	r->return_value = a->return_value;
 	check_times(c, &r->h, a->start, a->end);
+	if (c->on_api_thread)
+		c->on_api_thread(a->tid);
 }
 
 static void put_api(struct kg_convert *c, struct kg_spool *s, const CUpti_ActivityAPI *a,

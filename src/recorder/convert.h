@@ -12,6 +12,7 @@ struct kg_convert {
 	uint64_t incomplete;    /* records with a missing timestamp (forced flush) */
 	uint64_t dropped_total; /* running total: CUPTI's own count resets at each query */
 	uint64_t unknown_kinds;
+	void (*on_api_thread)(uint32_t tid); /* host samples: a CUDA call was made on tid */
 	uint32_t runtime_names[CUPTI_RUNTIME_TRACE_CBID_SIZE]; /* spool string id by cbid */
 	uint32_t driver_names[CUPTI_DRIVER_TRACE_CBID_SIZE];
 };

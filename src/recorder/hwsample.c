@@ -30,6 +30,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "recorder/hostsample.h"
+#include "recorder/say.h"
 #include "util/hw_figures.h"
 
 #define HW_MAX_DEVICES 16
@@ -129,16 +131,7 @@ static const char *err_text(CUptiResult r)
 	return cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s ? s : "unknown CUPTI error";
 }
 
-static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(int level, const char *fmt, ...)
-{
-	char text[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	hw.status(level, text);
-}
+#define say(...) say_to(hw.status, __VA_ARGS__)
 
 /* ------------------------------------------------------------------ spool records */
 
@@ -598,6 +591,8 @@ static void stop_device(int device, struct hw_dev *d)
 
 static void *sampler_main(void *arg)
 {
+	if (hostsample_own_thread)
+		hostsample_own_thread();
 	(void)arg;
 	pthread_mutex_lock(&hw.lock);
 	while (!hw.stop) {

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@
 #include "util/clock.h"
 #include "recorder/convert.h"
 #include "util/record_settings.h"
+#include "recorder/hostsample.h"
 #include "recorder/hwsample.h"
 #include "recorder/raw_format.h"
 #include "recorder/smlog.h"
@@ -68,6 +70,7 @@ static struct {
 	double delay_s, duration_s;
 	int profiler_api_range;
 	uint64_t hw_interval_ns;    /* --hw: PM sampling interval, 0 off */
+	unsigned host_hz;           /* host samples a second per thread, 0 off */
 	int sm;                     /* --sm: read the block logs of include/kgantt/sm.h */
 	uint64_t t0;           /* CLOCK_MONOTONIC_RAW origin of --delay/--duration */
 	struct kg_spool spool;
@@ -129,6 +132,11 @@ static void hw_status(int level, const char *text)
 }
 
 static void sm_status(int level, const char *text)
+{
+	status((enum kg_status_level)level, "%s", text);
+}
+
+static void host_status(int level, const char *text)
 {
 	status((enum kg_status_level)level, "%s", text);
 }
@@ -431,6 +439,7 @@ static void *flusher_main(void *arg)
 	int window = g.delay_s > 0 || g.duration_s > 0;
 	int started = !window || g.delay_s <= 0;
 	int stopped = 0;
+	hostsample_own_thread();
 
 	while (!g.stopping) {
 		uint64_t next = now_raw_ns() + (uint64_t)g.flush_ms * 1000000ull;
@@ -453,6 +462,7 @@ static void *flusher_main(void *arg)
 		cuptiActivityFlushAll(0);
 		api_calls_drain();
 		stacks_drain(&g.spool);
+		hostsample_drain(&g.spool);
 	}
 	return NULL;
 }
@@ -657,6 +667,7 @@ static void at_exit(void)
 	stacks_stop_windows();
 	api_calls_stop();
 	api_calls_drain();
+	hostsample_stop(&g.spool); /* its last samples, and their stacks */
 	stacks_drain(&g.spool);
 	report_stacks();
 	report_window_never_opened();
@@ -672,6 +683,7 @@ static void at_exit(void)
 /* A forked child that does not exec must not write into its parent's spool. */
 static void atfork_child(void)
 {
+	hostsample_disable();
 	stacks_disable();
 	api_calls_disable();
 	smlog_disable();
@@ -681,6 +693,19 @@ static void atfork_child(void)
 			close(g.spool.fd);
 		g.spool.fd = -1;
 	}
+}
+
+/* KGANTT_HOST_HZ: the sampler (recorder/hostsample.c). The thread in cuInit calls CUDA; the
+ * others that do are named by their API records. */
+static void start_host_samples(void)
+{
+	struct kg_host_config cfg = {
+		.hz = g.host_hz,
+		.max_native = (unsigned)setting(KG_RS_STACK_DEPTH),
+		.cuda_tid = (pid_t)syscall(SYS_gettid),
+	};
+	if (cfg.hz && hostsample_start(&cfg, &g.spool, host_status) == 0)
+		g.conv.on_api_thread = hostsample_cuda_thread;
 }
 
 /* record --sm: the driver functions the block logs need, and their tables. */
@@ -728,6 +753,10 @@ static int setup_cupti(void)
 		status(KG_STATUS_ERROR, "CUPTI refused the buffer callbacks: %s", cupti_error(res));
 		return -1;
 	}
+	/* host samples name threads by their kernel ids: the API records then do too, so that
+	 * a thread's calls and its samples meet (CUPTI's default is pthread_self()'s low bits) */
+	if (g.host_hz && !g.api_callbacks)
+		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (g.api_callbacks) {
 		/* CUPTI's NVTX and overhead records then carry the ids the callbacks take */
 		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
@@ -813,6 +842,7 @@ static void read_settings(void)
 	g.profiler_api_range = range && strcmp(range, "cudaProfilerApi") == 0;
 	g.sm = g.mode == KG_MODE_FULL && env_long("KGANTT_SM", 0, 0, 1);
 	g.hw_interval_ns = (uint64_t)setting(KG_RS_HW_NS);
+	g.host_hz = (unsigned)setting(KG_RS_HOST_HZ);
 	const char *t0 = getenv("KGANTT_T0");
 	g.t0 = t0 && *t0 ? strtoull(t0, NULL, 10) : 0;
 	if (g.t0 == 0 || g.t0 > now_raw_ns())
@@ -908,6 +938,7 @@ KG_EXPORT int InitializeInjection(void)
 		g.flusher_started = 1;
 	else
 		status(KG_STATUS_WARNING, "no flusher thread: records leave only at exit");
+	start_host_samples(); /* after the flusher, which it must know as the recorder's */
 	status(KG_STATUS_INFO, "recording (%s mode, latency timestamps %s)",
 	       g.mode == KG_MODE_FULL ? "full" : "kernels", g.latency ? "on" : "off");
 	return 1;

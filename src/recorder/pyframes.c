@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 #include <string.h>
 
 #include "recorder/pyframes.h"
+#include "recorder/safe_read.h"
 
 #define KG_PY_CODES    16384u      /* code objects the table holds */
 #define KG_PY_SLOTS    32768u      /* hash slots for them: half full at most, short probes */
@@ -63,6 +65,16 @@ struct pylayout {
 	int16_t bytes_size, bytes_sval;
 	int16_t u_length, u_state, u_ascii_size, u_compact_size;
 	int16_t st_kind_shift, st_compact_bit, st_ascii_bit, st_ready_bit;
+	/* the GIL (host samples): PyThreadState.interp, where the GIL's state is in
+	 * _PyRuntime (3.10/3.11) or which pointer to it the interpreter holds (3.12+), and in
+	 * struct _gil_runtime_state its last holder, its lock word and its size */
+	int16_t ts_interp, rt_ceval_gil, interp_ceval_gil;
+	int16_t gil_last_holder, gil_locked, gil_size;
+	/* the interpreters' thread lists (host samples: which threads run Python):
+	 * _PyRuntime.interpreters.head, PyInterpreterState.next and its first thread state,
+	 * PyThreadState.next, thread_id (pthread_self) and native_thread_id (3.11+, gettid) */
+	int16_t rt_interp_head, interp_next, interp_threads_head;
+	int16_t ts_next, ts_thread_id, ts_native_tid;
 };
 
 /* Taken from each version's headers by tests/py/layout_check.c, which t090 runs again
@@ -75,28 +87,40 @@ static const struct pylayout layouts[] = {
 	  .co_qualname = 112, .co_filename = 104, .co_firstlineno = 40, .co_linetable = 120,
 	  .bytes_size = 16, .bytes_sval = 32, .u_length = 16, .u_state = 32, .u_ascii_size = 48,
 	  .u_compact_size = 72, .st_kind_shift = 2, .st_compact_bit = 5, .st_ascii_bit = 6,
-	  .st_ready_bit = 7 },
+	  .st_ready_bit = 7, .ts_interp = 16, .rt_ceval_gil = 352, .interp_ceval_gil = -1,
+	  .gil_last_holder = 8, .gil_locked = 16, .gil_size = 208,
+	  .rt_interp_head = 32, .interp_next = 0, .interp_threads_head = 8, .ts_next = 8,
+	  .ts_thread_id = 176, .ts_native_tid = -1 },
 	{ .version = 0x30b, .ob_type = 8, .tp_name = 24, .ts_frame = 56, .cframe_current = 8,
 	  .fr_code = 32, .fr_instr = 56, .fr_previous = 48, .fr_owner = 69,
 	  .owner_generator = 1, .owner_cstack = -1, .co_code_adaptive = 184, .co_firsttraceable = 168,
 	  .co_qualname = 128, .co_filename = 112, .co_firstlineno = 72, .co_linetable = 136,
 	  .bytes_size = 16, .bytes_sval = 32, .u_length = 16, .u_state = 32, .u_ascii_size = 48,
 	  .u_compact_size = 72, .st_kind_shift = 2, .st_compact_bit = 5, .st_ascii_bit = 6,
-	  .st_ready_bit = 7 },
+	  .st_ready_bit = 7, .ts_interp = 16, .rt_ceval_gil = 360, .interp_ceval_gil = -1,
+	  .gil_last_holder = 8, .gil_locked = 16, .gil_size = 208,
+	  .rt_interp_head = 40, .interp_next = 0, .interp_threads_head = 16, .ts_next = 8,
+	  .ts_thread_id = 152, .ts_native_tid = 160 },
 	{ .version = 0x30c, .ob_type = 8, .tp_name = 24, .ts_frame = 56, .cframe_current = 0,
 	  .fr_code = 0, .fr_instr = 56, .fr_previous = 8, .fr_owner = 70,
 	  .owner_generator = 1, .owner_cstack = 3, .co_code_adaptive = 192, .co_firsttraceable = 176,
 	  .co_qualname = 128, .co_filename = 112, .co_firstlineno = 68, .co_linetable = 136,
 	  .bytes_size = 16, .bytes_sval = 32, .u_length = 16, .u_state = 32, .u_ascii_size = 40,
 	  .u_compact_size = 56, .st_kind_shift = 2, .st_compact_bit = 5, .st_ascii_bit = 6,
-	  .st_ready_bit = -1 },
+	  .st_ready_bit = -1, .ts_interp = 16, .rt_ceval_gil = -1, .interp_ceval_gil = 384,
+	  .gil_last_holder = 8, .gil_locked = 16, .gil_size = 208,
+	  .rt_interp_head = 40, .interp_next = 0, .interp_threads_head = 72, .ts_next = 8,
+	  .ts_thread_id = 136, .ts_native_tid = 144 },
 	{ .version = 0x30d, .ob_type = 8, .tp_name = 24, .ts_frame = 72, .cframe_current = -1,
 	  .fr_code = 0, .fr_instr = 56, .fr_previous = 8, .fr_owner = 70,
 	  .owner_generator = 1, .owner_cstack = 3, .co_code_adaptive = 200, .co_firsttraceable = 184,
 	  .co_qualname = 128, .co_filename = 112, .co_firstlineno = 68, .co_linetable = 136,
 	  .bytes_size = 16, .bytes_sval = 32, .u_length = 16, .u_state = 32, .u_ascii_size = 40,
 	  .u_compact_size = 56, .st_kind_shift = 2, .st_compact_bit = 5, .st_ascii_bit = 6,
-	  .st_ready_bit = -1 },
+	  .st_ready_bit = -1, .ts_interp = 16, .rt_ceval_gil = -1, .interp_ceval_gil = 16,
+	  .gil_last_holder = 8, .gil_locked = 16, .gil_size = 208,
+	  .rt_interp_head = 632, .interp_next = 7264, .interp_threads_head = 7344, .ts_next = 8,
+	  .ts_thread_id = 152, .ts_native_tid = 160 },
 };
 
 /* Where, inside 3.13's _Py_DebugOffsets (the first member of _PyRuntime), each offset we
@@ -105,23 +129,28 @@ static const struct pylayout layouts[] = {
 struct pydbgpos {
 	int16_t version;
 	int16_t dbg_version, dbg_free_threaded;
-	int16_t dbg_ts_size, dbg_ts_current_frame;
+	int16_t dbg_rt_size, dbg_interp_size, dbg_ts_size, dbg_ts_current_frame;
 	int16_t dbg_fr_size, dbg_fr_previous, dbg_fr_executable, dbg_fr_instr_ptr, dbg_fr_owner;
 	int16_t dbg_co_size, dbg_co_filename, dbg_co_qualname, dbg_co_linetable;
 	int16_t dbg_co_firstlineno, dbg_co_code_adaptive;
 	int16_t dbg_ob_type, dbg_bytes_size, dbg_bytes_sval;
 	int16_t dbg_u_state, dbg_u_length, dbg_u_ascii_size;
+	int16_t dbg_rt_interp_head, dbg_interp_next, dbg_interp_threads_head, dbg_interp_ceval_gil;
+	int16_t dbg_ts_next, dbg_ts_interp, dbg_ts_thread_id, dbg_ts_native_tid;
 };
 
 static const struct pydbgpos dbgpos_313 = {
 	.version = 0x30d, .dbg_version = 8, .dbg_free_threaded = 16,
-	.dbg_ts_size = 152, .dbg_ts_current_frame = 184,
+	.dbg_rt_size = 24, .dbg_interp_size = 48, .dbg_ts_size = 152, .dbg_ts_current_frame = 184,
 	.dbg_fr_size = 224, .dbg_fr_previous = 232, .dbg_fr_executable = 240,
 	.dbg_fr_instr_ptr = 248, .dbg_fr_owner = 264,
 	.dbg_co_size = 272, .dbg_co_filename = 280, .dbg_co_qualname = 296,
 	.dbg_co_linetable = 304, .dbg_co_firstlineno = 312, .dbg_co_code_adaptive = 344,
 	.dbg_ob_type = 360, .dbg_bytes_size = 520, .dbg_bytes_sval = 528,
 	.dbg_u_state = 544, .dbg_u_length = 552, .dbg_u_ascii_size = 560,
+	.dbg_rt_interp_head = 40, .dbg_interp_next = 64, .dbg_interp_threads_head = 72,
+	.dbg_interp_ceval_gil = 112, .dbg_ts_next = 168, .dbg_ts_interp = 176,
+	.dbg_ts_thread_id = 192, .dbg_ts_native_tid = 200,
 };
 
 /* One code object, as first seen. The object addresses are kept to recognise later
@@ -149,20 +178,28 @@ static struct {
 	int (*is_initialized)(void);
 	int (*is_finalizing)(void);
 	uintptr_t type_type, code_type, unicode_type, bytes_type, frame_type;
+	uintptr_t runtime;             /* &_PyRuntime: the GIL of 3.10/3.11 */
+	size_t frame_span, code_span;  /* bytes of a frame and of a code object that are read */
 
-	pthread_mutex_t lock;          /* taken to add a code, and by drain */
+	atomic_int lock;               /* taken to add a code, and by drain (py_lock) */
 	struct pycode *codes;
 	uint32_t ncodes, drained;      /* under lock */
 	_Atomic uint32_t *slots;       /* code id, 0 = empty; written under lock, read without */
 	uint32_t *islots;              /* interned strings: text offset + 1; under lock */
 	char *text;
 	uint32_t text_used;            /* under lock */
-	_Atomic uint64_t codes_dropped, frames_unreadable;
-} py = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-};
+	_Atomic uint64_t codes_dropped, frames_unreadable, codes_busy;
+} py;
 
 /* ---------------------------------------------------------------- reading memory */
+
+/* How a capture reads: from a CUPTI callback, plain loads (the thread is inside a C call:
+ * its frames are consistent); from a sampling signal, which may land while the thread
+ * pushes or pops a frame, each object's bytes are checked readable before the first load
+ * (recorder/safe_read.h: `pg`, the thread's page cache) and the code table's lock is only
+ * tried, never waited for. The walk's functions are inlined into both entry points, so
+ * that with pg a constant NULL the callback's walk has no check left in it. */
+#define WALK static inline __attribute__((always_inline))
 
 /* A pointer we are willing to follow: user space, aligned as every Python object and
  * frame is. It does not make a wild pointer safe; it stops the walk at the obviously
@@ -170,6 +207,12 @@ static struct {
 static inline int ptr_ok(uintptr_t p)
 {
 	return p >= 4096 && p < ((uintptr_t)1 << 56) && !(p & 7);
+}
+
+/* May [a, a + len) be read? Always, outside a signal handler. */
+WALK int span_ok(struct kg_pages *pg, uintptr_t a, size_t len)
+{
+	return !pg || kg_readable(pg, a, len);
 }
 
 static inline uintptr_t rd_ptr(uintptr_t a)
@@ -193,17 +236,20 @@ static inline int64_t rd_i64(uintptr_t a)
 	return v;
 }
 
-static inline int is_type(uintptr_t o, uintptr_t type)
+WALK int is_type(struct kg_pages *pg, uintptr_t o, uintptr_t type)
 {
-	return ptr_ok(o) && rd_ptr(o + (uintptr_t)py.L.ob_type) == type;
+	return ptr_ok(o) && span_ok(pg, o, (size_t)py.L.ob_type + 8) &&
+	       rd_ptr(o + (uintptr_t)py.L.ob_type) == type;
 }
 
 /* A str object's characters: only compact strings (all that the compiler and marshal
- * make; legacy ones are str subclasses, never a code object's names). */
-static int ustr_view(uintptr_t o, const uint8_t **data, int *kind, uint32_t *len)
+ * make; legacy ones are str subclasses, never a code object's names). Of the characters,
+ * only as many as fit KG_PY_STR_MAX bytes of UTF-8 are ever read, and checked readable. */
+WALK int ustr_view(struct kg_pages *pg, uintptr_t o, const uint8_t **data, int *kind,
+		   uint32_t *len)
 {
 	const struct pylayout *L = &py.L;
-	if (!is_type(o, py.unicode_type))
+	if (!is_type(pg, o, py.unicode_type) || !span_ok(pg, o, (size_t)L->u_compact_size))
 		return 0;
 	uint32_t st = (uint32_t)rd_i32(o + (uintptr_t)L->u_state);
 	int64_t n = rd_i64(o + (uintptr_t)L->u_length);
@@ -215,7 +261,8 @@ static int ustr_view(uintptr_t o, const uint8_t **data, int *kind, uint32_t *len
 	*data = (const uint8_t *)(o + (uintptr_t)(ascii ? L->u_ascii_size : L->u_compact_size));
 	*kind = ascii ? 0 : k; /* 0: ASCII, already UTF-8 */
 	*len = (uint32_t)n;
-	return 1;
+	uint32_t read = (uint32_t)n < KG_PY_STR_MAX ? (uint32_t)n : KG_PY_STR_MAX;
+	return span_ok(pg, (uintptr_t)*data, (size_t)read * (ascii ? 1 : (unsigned)k));
 }
 
 /* Up to cap-1 bytes of UTF-8 of n characters of `kind`, cut at a character boundary.
@@ -273,12 +320,13 @@ static uint32_t utf8_encode(const uint8_t *data, int kind, uint32_t n, char *dst
 }
 
 /* Does str object o still say what we copied (len bytes of UTF-8 of ulen characters)? */
-static int ustr_equal(uintptr_t o, const char *kept, uint32_t len, uint32_t ulen)
+WALK int ustr_equal(struct kg_pages *pg, uintptr_t o, const char *kept, uint32_t len,
+		    uint32_t ulen)
 {
 	const uint8_t *data;
 	int kind;
 	uint32_t n;
-	if (!ustr_view(o, &data, &kind, &n) || n != ulen)
+	if (!ustr_view(pg, o, &data, &kind, &n) || n != ulen)
 		return 0;
 	if (kind == 0) /* ASCII: the kept text is a prefix of the characters themselves */
 		return memcmp(data, kept, len) == 0;
@@ -287,49 +335,74 @@ static int ustr_equal(uintptr_t o, const char *kept, uint32_t len, uint32_t ulen
 	return m == len && memcmp(buf, kept, len) == 0;
 }
 
-static int bytes_view(uintptr_t o, const uint8_t **data, uint32_t *len)
+/* A bytes object; of its content only the first KG_PY_LT_MAX bytes are ever read, and
+ * checked readable. */
+WALK int bytes_view(struct kg_pages *pg, uintptr_t o, const uint8_t **data, uint32_t *len)
 {
-	if (!is_type(o, py.bytes_type))
+	if (!is_type(pg, o, py.bytes_type) || !span_ok(pg, o, (size_t)py.L.bytes_sval))
 		return 0;
 	int64_t n = rd_i64(o + (uintptr_t)py.L.bytes_size);
 	if (n < 0 || n > (1 << 28))
 		return 0;
 	*data = (const uint8_t *)(o + (uintptr_t)py.L.bytes_sval);
 	*len = (uint32_t)n;
-	return 1;
+	return span_ok(pg, (uintptr_t)*data, n < KG_PY_LT_MAX ? (size_t)n : KG_PY_LT_MAX);
 }
 
 /* ---------------------------------------------------------------- the code table */
+
+/* The table's lock: taken by a thread that meets a new code object, by drain and around
+ * fork; only tried from a signal handler, which may have interrupted its holder. A spin
+ * lock (it is held for one copy), since no pthread lock may be taken in a handler. */
+static void py_lock(void)
+{
+	while (atomic_exchange_explicit(&py.lock, 1, memory_order_acquire))
+		sched_yield();
+}
+
+static int py_trylock(void)
+{
+	return !atomic_exchange_explicit(&py.lock, 1, memory_order_acquire);
+}
+
+static void py_unlock(void)
+{
+	atomic_store_explicit(&py.lock, 0, memory_order_release);
+}
 
 static inline uint32_t slot_of(uintptr_t code)
 {
 	return (uint32_t)(((uint64_t)code >> 4) * 0x9e3779b97f4a7c15ull >> (64 - KG_PY_SLOT_BITS));
 }
 
-static void read_live(uintptr_t code, struct pylive *lv)
+/* 0 when the code object cannot be read. */
+WALK int read_live(struct kg_pages *pg, uintptr_t code, struct pylive *lv)
 {
 	const struct pylayout *L = &py.L;
+	if (!span_ok(pg, code, py.code_span))
+		return 0;
 	lv->code = code;
 	lv->filename = rd_ptr(code + (uintptr_t)L->co_filename);
 	lv->qualname = rd_ptr(code + (uintptr_t)L->co_qualname);
 	lv->linetable = rd_ptr(code + (uintptr_t)L->co_linetable);
 	lv->firstlineno = rd_i32(code + (uintptr_t)L->co_firstlineno);
+	return 1;
 }
 
 /* Is entry e the code object lv describes, and not another one that was given the
  * address (and perhaps its strings' addresses) of a freed one? */
-static int code_same(const struct pycode *e, const struct pylive *lv)
+WALK int code_same(struct kg_pages *pg, const struct pycode *e, const struct pylive *lv)
 {
 	if (e->code != lv->code || e->filename != lv->filename || e->qualname != lv->qualname ||
 	    e->linetable != lv->linetable || e->firstlineno != lv->firstlineno)
 		return 0;
 	const uint8_t *lt;
 	uint32_t ltn;
-	if (!bytes_view(lv->linetable, &lt, &ltn) || ltn != e->lt_full ||
+	if (!bytes_view(pg, lv->linetable, &lt, &ltn) || ltn != e->lt_full ||
 	    memcmp(lt, py.text + e->lt_off, e->lt_len) != 0)
 		return 0;
-	return ustr_equal(lv->qualname, py.text + e->qual_off, e->qual_len, e->qual_ulen) &&
-	       ustr_equal(lv->filename, py.text + e->file_off, e->file_len, e->file_ulen);
+	return ustr_equal(pg, lv->qualname, py.text + e->qual_off, e->qual_len, e->qual_ulen) &&
+	       ustr_equal(pg, lv->filename, py.text + e->file_off, e->file_len, e->file_ulen);
 }
 
 /* Copies a string into the text arena once: filenames repeat across every code of a
@@ -360,16 +433,27 @@ static uint32_t text_intern(const char *s, uint32_t len)
 }
 
 /* First sighting of a code object (or of a new one at a reused address): copy it out. */
-static uint32_t code_add(const struct pylive *lv)
+
+/* First sighting of a code object (or of a new one at a reused address): copy it out.
+ * From a signal handler the lock is only tried: when another thread (or the interrupted
+ * one) holds it, the frame gets id 0 and *busy says why. */
+static uint32_t code_add(struct kg_pages *pg, const struct pylive *lv, int *busy)
 {
 	uint32_t id = 0;
-	pthread_mutex_lock(&py.lock);
+	if (pg) {
+		if (!py_trylock()) {
+			*busy = 1;
+			return 0;
+		}
+	} else {
+		py_lock();
+	}
 	/* another thread may have added it since our lock-free look */
 	uint32_t mask = KG_PY_SLOTS - 1, i = slot_of(lv->code);
 	for (;; i = (i + 1) & mask) {
 		uint32_t s = atomic_load_explicit(&py.slots[i], memory_order_relaxed);
 		if (s == 0 || py.codes[s - 1].code == lv->code) {
-			if (s && code_same(&py.codes[s - 1], lv)) {
+			if (s && code_same(pg, &py.codes[s - 1], lv)) {
 				id = s;
 				goto out;
 			}
@@ -379,8 +463,8 @@ static uint32_t code_add(const struct pylive *lv)
 	const uint8_t *fd, *qd, *lt;
 	int fk, qk;
 	uint32_t fn, qn, ltn;
-	if (!ustr_view(lv->filename, &fd, &fk, &fn) || !ustr_view(lv->qualname, &qd, &qk, &qn) ||
-	    !bytes_view(lv->linetable, &lt, &ltn))
+	if (!ustr_view(pg, lv->filename, &fd, &fk, &fn) || !ustr_view(pg, lv->qualname, &qd, &qk, &qn) ||
+	    !bytes_view(pg, lv->linetable, &lt, &ltn))
 		goto out; /* not the objects a code object holds: id 0 */
 	if (py.ncodes >= KG_PY_CODES) {
 		atomic_fetch_add_explicit(&py.codes_dropped, 1, memory_order_relaxed);
@@ -415,14 +499,15 @@ static uint32_t code_add(const struct pylive *lv)
 	/* the entry is complete before readers can find it */
 	atomic_store_explicit(&py.slots[i], id, memory_order_release);
 out:
-	pthread_mutex_unlock(&py.lock);
+	py_unlock();
 	return id;
 }
 
-static uint32_t code_id(uintptr_t code)
+WALK uint32_t code_id(struct kg_pages *pg, uintptr_t code, int *busy)
 {
 	struct pylive lv;
-	read_live(code, &lv);
+	if (!read_live(pg, code, &lv))
+		return 0;
 	uint32_t mask = KG_PY_SLOTS - 1, i = slot_of(code);
 	for (;; i = (i + 1) & mask) {
 		uint32_t s = atomic_load_explicit(&py.slots[i], memory_order_acquire);
@@ -430,26 +515,28 @@ static uint32_t code_id(uintptr_t code)
 			break;
 		const struct pycode *e = &py.codes[s - 1];
 		if (e->code == code) {
-			if (code_same(e, &lv))
+			if (code_same(pg, e, &lv))
 				return s;
 			break;
 		}
 	}
-	return code_add(&lv);
+	return code_add(pg, &lv, busy);
 }
 
 /* ---------------------------------------------------------------- walking frames */
 
 /* One frame: 1 with its code object and lasti; 0 for a frame that is not the user's
  * (3.12+ C-stack entry shim, a frame still setting up); -1 when it is not a frame. */
-static int read_frame(uintptr_t f, uintptr_t *code, int32_t *lasti)
+WALK int read_frame(struct kg_pages *pg, uintptr_t f, uintptr_t *code, int32_t *lasti)
 {
 	const struct pylayout *L = &py.L;
+	if (!span_ok(pg, f, py.frame_span))
+		return -1;
 	if (L->version == 0x30a) {
-		if (!is_type(f, py.frame_type))
+		if (!is_type(pg, f, py.frame_type))
 			return -1;
 		*code = rd_ptr(f + (uintptr_t)L->fr_code);
-		if (!is_type(*code, py.code_type))
+		if (!is_type(pg, *code, py.code_type) || !span_ok(pg, *code, py.code_span))
 			return -1;
 		int32_t li = rd_i32(f + (uintptr_t)L->fr_instr); /* code units; -1: not started */
 		*lasti = li >= 0 && li < (1 << 28) ? li * 2 : -1;
@@ -461,7 +548,7 @@ static int read_frame(uintptr_t f, uintptr_t *code, int32_t *lasti)
 	if (owner < 0 || owner > 3)
 		return -1;
 	*code = rd_ptr(f + (uintptr_t)L->fr_code);
-	if (!is_type(*code, py.code_type))
+	if (!is_type(pg, *code, py.code_type) || !span_ok(pg, *code, py.code_span))
 		return -1;
 	/* 3.11/3.12 prev_instr: the code unit last executed, for a frame inside a call the
 	 * CALL or (for a Python callee) its last inline cache entry; 3.13 instr_ptr: the
@@ -478,7 +565,33 @@ static int read_frame(uintptr_t f, uintptr_t *code, int32_t *lasti)
 	return 1;
 }
 
-int pyframes_capture(struct kg_pyframe *out, int max, int *truncated)
+/* The GIL's state for thread state ts: the lock and its last holder, which together say
+ * whether ts holds it, and where it lies (a thread waiting for it sleeps on its condition
+ * variable or mutex, inside it). 3.10/3.11 keep one GIL in _PyRuntime, 3.12+ one per
+ * interpreter. */
+static void read_gil(struct kg_pages *pg, uintptr_t ts, struct kg_pythread *th)
+{
+	const struct pylayout *L = &py.L;
+	uintptr_t gil = 0;
+	th->holds_gil = -1;
+	if (L->rt_ceval_gil >= 0 && py.runtime) {
+		gil = py.runtime + (uintptr_t)L->rt_ceval_gil;
+	} else if (L->interp_ceval_gil >= 0 && span_ok(pg, ts + (uintptr_t)L->ts_interp, 8)) {
+		uintptr_t interp = rd_ptr(ts + (uintptr_t)L->ts_interp);
+		if (ptr_ok(interp) && span_ok(pg, interp + (uintptr_t)L->interp_ceval_gil, 8))
+			gil = rd_ptr(interp + (uintptr_t)L->interp_ceval_gil);
+	}
+	if (!ptr_ok(gil) || !span_ok(pg, gil, (size_t)L->gil_size))
+		return;
+	th->gil_lo = gil;
+	th->gil_hi = gil + (uintptr_t)L->gil_size;
+	int locked = *(const volatile int32_t *)(gil + (uintptr_t)L->gil_locked);
+	uintptr_t holder = *(const volatile uintptr_t *)(gil + (uintptr_t)L->gil_last_holder);
+	th->holds_gil = locked == 1 && holder == ts;
+}
+
+WALK int capture(struct kg_pages *pg, struct kg_pyframe *out, int max, int *truncated,
+		 struct kg_pythread *th, int *busy)
 {
 	int n = 0, trunc = 0;
 	if (truncated)
@@ -494,11 +607,15 @@ int pyframes_capture(struct kg_pyframe *out, int max, int *truncated)
 		return 0; /* a thread that never ran Python: autograd's, CUDA's own */
 	const struct pylayout *L = &py.L;
 	uintptr_t f;
-	if (!ptr_ok(ts))
+	if (!ptr_ok(ts) || !span_ok(pg, ts + (uintptr_t)L->ts_frame, 8))
 		goto bad;
+	if (th) {
+		th->has_tstate = 1;
+		read_gil(pg, ts, th);
+	}
 	f = rd_ptr(ts + (uintptr_t)L->ts_frame);
 	if (f && L->cframe_current >= 0) {
-		if (!ptr_ok(f))
+		if (!ptr_ok(f) || !span_ok(pg, f + (uintptr_t)L->cframe_current, 8))
 			goto bad;
 		f = rd_ptr(f + (uintptr_t)L->cframe_current);
 	}
@@ -507,15 +624,15 @@ int pyframes_capture(struct kg_pyframe *out, int max, int *truncated)
 		int32_t lasti = -1;
 		if (walked >= KG_PY_WALK_MAX || !ptr_ok(f))
 			goto bad;
-		int r = read_frame(f, &code, &lasti);
-		if (r < 0)
+		int k = read_frame(pg, f, &code, &lasti);
+		if (k < 0)
 			goto bad;
-		if (r > 0) {
+		if (k > 0) {
 			if (n == max) {
 				trunc = 1;
 				break;
 			}
-			out[n].code = code_id(code);
+			out[n].code = code_id(pg, code, busy);
 			out[n].lasti = lasti;
 			n++;
 		}
@@ -528,6 +645,53 @@ bad:
 	atomic_fetch_add_explicit(&py.frames_unreadable, 1, memory_order_relaxed);
 	if (truncated)
 		*truncated = 1;
+	return n;
+}
+
+int pyframes_capture(struct kg_pyframe *out, int max, int *truncated)
+{
+	int busy = 0;
+	return capture(NULL, out, max, truncated, NULL, &busy);
+}
+
+int pyframes_capture_signal(struct kg_pyframe *out, int max, int *truncated,
+			    struct kg_pages *pages, struct kg_pythread *th)
+{
+	int busy = 0;
+	memset(th, 0, sizeof(*th));
+	th->holds_gil = -1;
+	int n = capture(pages, out, max, truncated, th, &busy);
+	if (busy)
+		atomic_fetch_add_explicit(&py.codes_busy, 1, memory_order_relaxed);
+	return n;
+}
+
+int pyframes_threads(uint64_t *ids, int max, int *native, struct kg_pages *pg)
+{
+	const struct pylayout *L = &py.L;
+	int n = 0;
+	*native = L->ts_native_tid >= 0;
+	if (atomic_load_explicit(&py.state, memory_order_acquire) != 1 || L->rt_interp_head < 0 ||
+	    !py.runtime || !py.is_initialized() || (py.is_finalizing && py.is_finalizing()))
+		return 0;
+	int16_t id_at = *native ? L->ts_native_tid : L->ts_thread_id;
+	size_t ts_span = (size_t)(id_at > L->ts_next ? id_at : L->ts_next) + 8;
+	uintptr_t interp = 0;
+	if (span_ok(pg, py.runtime + (uintptr_t)L->rt_interp_head, 8))
+		interp = rd_ptr(py.runtime + (uintptr_t)L->rt_interp_head);
+	for (int ni = 0; ptr_ok(interp) && ni < 64; ni++) {
+		if (!span_ok(pg, interp + (uintptr_t)L->interp_threads_head, 8) ||
+		    !span_ok(pg, interp + (uintptr_t)L->interp_next, 8))
+			break;
+		uintptr_t ts = rd_ptr(interp + (uintptr_t)L->interp_threads_head);
+		for (int nt = 0; ptr_ok(ts) && nt < 4096 && n < max; nt++) {
+			if (!span_ok(pg, ts, ts_span))
+				break;
+			ids[n++] = (uint64_t)rd_ptr(ts + (uintptr_t)id_at);
+			ts = rd_ptr(ts + (uintptr_t)L->ts_next);
+		}
+		interp = rd_ptr(interp + (uintptr_t)L->interp_next);
+	}
 	return n;
 }
 
@@ -628,7 +792,48 @@ static const char *layout_from_debug_offsets(uintptr_t rt, unsigned long hexvers
 	/* PyCompactUnicodeObject: PyASCIIObject, then utf8_length and utf8 */
 	L->u_ascii_size = (int16_t)u_ascii;
 	L->u_compact_size = (int16_t)(u_ascii + 16);
+	/* the thread lists and the GIL (host samples), checked against the sizes too */
+	uint64_t rt_size = dbg_u64(rt, D->dbg_rt_size), in_size = dbg_u64(rt, D->dbg_interp_size);
+	uint64_t th[4] = {dbg_u64(rt, D->dbg_ts_next), dbg_u64(rt, D->dbg_ts_interp),
+			  dbg_u64(rt, D->dbg_ts_thread_id), dbg_u64(rt, D->dbg_ts_native_tid)};
+	uint64_t in[3] = {dbg_u64(rt, D->dbg_interp_next), dbg_u64(rt, D->dbg_interp_threads_head),
+			  dbg_u64(rt, D->dbg_interp_ceval_gil)};
+	uint64_t head = dbg_u64(rt, D->dbg_rt_interp_head);
+	int sane = head + 8 <= rt_size && head < 32768;
+	for (int i = 0; i < 4; i++)
+		sane &= th[i] + 8 <= ts_size;
+	for (int i = 0; i < 3; i++)
+		sane &= in[i] + 8 <= in_size && in[i] < 32768;
+	if (!sane) { /* the frames are still read; threads and the GIL are not told */
+		L->rt_interp_head = L->interp_ceval_gil = L->ts_native_tid = -1;
+		return NULL;
+	}
+	L->rt_interp_head = (int16_t)head;
+	L->interp_next = (int16_t)in[0];
+	L->interp_threads_head = (int16_t)in[1];
+	L->interp_ceval_gil = (int16_t)in[2];
+	L->ts_next = (int16_t)th[0];
+	L->ts_interp = (int16_t)th[1];
+	L->ts_thread_id = (int16_t)th[2];
+	L->ts_native_tid = (int16_t)th[3];
 	return NULL;
+}
+
+/* How many bytes of a frame and of a code object the walk reads: from a signal handler
+ * they are checked readable in one go. */
+static void set_spans(void)
+{
+	const struct pylayout *L = &py.L;
+	const int16_t fr[] = {L->ob_type, L->fr_code, L->fr_instr, L->fr_previous, L->fr_owner};
+	const int16_t co[] = {L->ob_type, L->bytes_size, L->co_firsttraceable, L->co_qualname,
+			      L->co_filename, L->co_firstlineno, L->co_linetable};
+	py.frame_span = py.code_span = 0;
+	for (size_t i = 0; i < sizeof(fr) / sizeof(fr[0]); i++)
+		if (fr[i] >= 0 && (size_t)fr[i] + 8 > py.frame_span)
+			py.frame_span = (size_t)fr[i] + 8;
+	for (size_t i = 0; i < sizeof(co) / sizeof(co[0]); i++)
+		if (co[i] >= 0 && (size_t)co[i] + 8 > py.code_span)
+			py.code_span = (size_t)co[i] + 8;
 }
 
 static int finish(int state, char *why, size_t whylen, const char *fmt, ...)
@@ -650,12 +855,12 @@ static int finish(int state, char *why, size_t whylen, const char *fmt, ...)
  * fork waits for the add to finish instead (it never waits on anything itself). */
 static void fork_prepare(void)
 {
-	pthread_mutex_lock(&py.lock);
+	py_lock();
 }
 
 static void fork_done(void)
 {
-	pthread_mutex_unlock(&py.lock);
+	py_unlock();
 }
 
 int pyframes_init(char *why, size_t whylen)
@@ -725,6 +930,8 @@ int pyframes_init(char *why, size_t whylen)
 	py.unicode_type = (uintptr_t)sym("PyUnicode_Type");
 	py.bytes_type = (uintptr_t)sym("PyBytes_Type");
 	py.frame_type = (uintptr_t)sym("PyFrame_Type");
+	py.runtime = (uintptr_t)sym("_PyRuntime");
+	set_spans();
 	if (!type_ok(py.type_type, "type") || !type_ok(py.code_type, "code") ||
 	    !type_ok(py.unicode_type, "str") || !type_ok(py.bytes_type, "bytes") ||
 	    (minor == 10 && !type_ok(py.frame_type, "frame")))
@@ -757,10 +964,10 @@ void pyframes_drain(void (*emit)(void *arg, const struct kg_pycode_info *info), 
 {
 	if (atomic_load_explicit(&py.state, memory_order_acquire) != 1 || !emit)
 		return;
-	pthread_mutex_lock(&py.lock);
+	py_lock();
 	uint32_t from = py.drained, to = py.ncodes;
 	py.drained = to;
-	pthread_mutex_unlock(&py.lock);
+	py_unlock();
 	/* entries below ncodes are never written again: emit without the lock, so that a
 	 * slow spool write never holds up a thread that meets a new code object */
 	for (uint32_t i = from; i < to; i++) {
@@ -777,8 +984,10 @@ void pyframes_drain(void (*emit)(void *arg, const struct kg_pycode_info *info), 
 	}
 }
 
-void pyframes_counts(uint64_t *codes_dropped, uint64_t *frames_unreadable)
+void pyframes_counts(uint64_t *codes_dropped, uint64_t *frames_unreadable, uint64_t *codes_busy)
 {
+	if (codes_busy)
+		*codes_busy = atomic_load_explicit(&py.codes_busy, memory_order_relaxed);
 	if (codes_dropped)
 		*codes_dropped = atomic_load_explicit(&py.codes_dropped, memory_order_relaxed);
 	if (frames_unreadable)
@@ -797,16 +1006,24 @@ static const struct { const char *name; size_t off; } layout_fields[] = {
 	F(pylayout, co_linetable), F(pylayout, bytes_size), F(pylayout, bytes_sval),
 	F(pylayout, u_length), F(pylayout, u_state), F(pylayout, u_ascii_size),
 	F(pylayout, u_compact_size), F(pylayout, st_kind_shift), F(pylayout, st_compact_bit),
-	F(pylayout, st_ascii_bit), F(pylayout, st_ready_bit),
+	F(pylayout, st_ascii_bit), F(pylayout, st_ready_bit), F(pylayout, ts_interp),
+	F(pylayout, rt_ceval_gil), F(pylayout, interp_ceval_gil), F(pylayout, gil_last_holder),
+	F(pylayout, gil_locked), F(pylayout, gil_size), F(pylayout, rt_interp_head),
+	F(pylayout, interp_next), F(pylayout, interp_threads_head), F(pylayout, ts_next),
+	F(pylayout, ts_thread_id), F(pylayout, ts_native_tid),
 }, dbg_fields[] = {
-	F(pydbgpos, dbg_version), F(pydbgpos, dbg_free_threaded), F(pydbgpos, dbg_ts_size),
+	F(pydbgpos, dbg_version), F(pydbgpos, dbg_free_threaded), F(pydbgpos, dbg_rt_size),
+	F(pydbgpos, dbg_interp_size), F(pydbgpos, dbg_ts_size),
 	F(pydbgpos, dbg_ts_current_frame), F(pydbgpos, dbg_fr_size), F(pydbgpos, dbg_fr_previous),
 	F(pydbgpos, dbg_fr_executable), F(pydbgpos, dbg_fr_instr_ptr), F(pydbgpos, dbg_fr_owner),
 	F(pydbgpos, dbg_co_size), F(pydbgpos, dbg_co_filename), F(pydbgpos, dbg_co_qualname),
 	F(pydbgpos, dbg_co_linetable), F(pydbgpos, dbg_co_firstlineno),
 	F(pydbgpos, dbg_co_code_adaptive), F(pydbgpos, dbg_ob_type), F(pydbgpos, dbg_bytes_size),
 	F(pydbgpos, dbg_bytes_sval), F(pydbgpos, dbg_u_state), F(pydbgpos, dbg_u_length),
-	F(pydbgpos, dbg_u_ascii_size),
+	F(pydbgpos, dbg_u_ascii_size), F(pydbgpos, dbg_rt_interp_head), F(pydbgpos, dbg_interp_next),
+	F(pydbgpos, dbg_interp_threads_head), F(pydbgpos, dbg_interp_ceval_gil),
+	F(pydbgpos, dbg_ts_next), F(pydbgpos, dbg_ts_interp), F(pydbgpos, dbg_ts_thread_id),
+	F(pydbgpos, dbg_ts_native_tid),
 };
 #undef F
 

@@ -28,10 +28,32 @@ unsigned pyframes_version(void);
  * the chain was longer than max or was cut at an unreadable frame. Async-signal-unsafe
  * but lock-light; never calls the interpreter. */
 int pyframes_capture(struct kg_pyframe *out, int max, int *truncated);
+
+/* What a sample says of the interrupted thread beside its frames. */
+struct kg_pythread {
+	int has_tstate;         /* it has a Python thread state: an interpreter thread */
+	int holds_gil;          /* 1 it holds the GIL, 0 it does not, -1 cannot tell */
+	uintptr_t gil_lo, gil_hi; /* the GIL's own memory: a futex wait inside is a wait for it */
+};
+
+struct kg_pages;
+/* The same, from a signal handler on the thread (recorder/hostsample.c): every object is
+ * checked readable before it is read (recorder/safe_read.h; `pages` is the thread's page
+ * cache), the code table's lock is only tried (a new code object met while it is held
+ * gets id 0, counted as codes_busy), and nothing waits. Also fills *th. */
+int pyframes_capture_signal(struct kg_pyframe *out, int max, int *truncated,
+			    struct kg_pages *pages, struct kg_pythread *th);
+/* The threads that have a Python thread state, from the interpreters' own lists, read by
+ * another thread (the host sampler's) without the GIL: the lists change under it, so every
+ * read is checked (`pages`, that thread's page cache) and the walk is bounded; a wrong
+ * answer only puts a thread on the wrong clock. Fills ids with kernel thread ids
+ * (*native = 1: 3.11+) or pthread_self() values (3.10); returns how many, at most max. */
+int pyframes_threads(uint64_t *ids, int max, int *native, struct kg_pages *pages);
 /* Calls emit for every code object first seen since the last drain (from the flusher thread). */
 void pyframes_drain(void (*emit)(void *arg, const struct kg_pycode_info *info), void *arg);
-/* Codes that did not fit the table, frames cut short: for the recorder's status line. */
-void pyframes_counts(uint64_t *codes_dropped, uint64_t *frames_unreadable);
+/* Codes that did not fit the table, frames cut short, codes met from a signal handler
+ * while the table was busy (frame id 0): for the recorder's status lines. Any may be NULL. */
+void pyframes_counts(uint64_t *codes_dropped, uint64_t *frames_unreadable, uint64_t *codes_busy);
 
 /* For tests (tests/py/): the hard-coded layout table of CPython 3.<minor> as "name value"
  * lines, in the order tests/py/layout_check.c prints them from that version's headers.

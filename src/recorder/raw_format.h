@@ -55,6 +55,10 @@ enum kg_raw_type {
 	KG_RAW_HW_SAMPLES = 23, /* a batch of hardware samples of one device */
 	KG_RAW_SM_BLOCKS = 24, /* blocks' SM and times, from a kernel's own log (record --sm) */
 	KG_RAW_SM_OWN = 25,  /* a driver call the recorder made itself (record --sm) */
+	KG_RAW_HOST_SETTINGS = 26, /* host sampling: its rate and signal, or why not */
+	KG_RAW_HOST_THREAD = 27, /* a sampled thread: its ids and name; its end */
+	KG_RAW_HOST_SAMPLES = 28, /* a batch of host samples */
+	KG_RAW_HOST_COUNTS = 29, /* host sampling's running totals: taken, written, lost by cause */
 	KG_RAW_TYPE_MAX
 };
 
@@ -386,6 +390,113 @@ struct kg_raw_sm_own {
 	uint32_t cbid;          /* CUPTI driver API callback id */
 	uint32_t flags;         /* KG_SM_OWN_COPY */
 	uint32_t pad;
+};
+
+/* ------------------------------------------------------------------ host samples
+ * KGANTT_HOST_HZ: what the program's threads are doing, sampled on wall-clock time from a
+ * per-thread timer's signal (recorder/hostsample.c; docs/host-samples.md). Each sample is
+ * a time, a thread, a state and a stack id: the stacks are KG_RAW_STACK records shared with
+ * the call stacks, written before the samples that use them. */
+
+enum kg_host_unwind { KG_HOST_UNWIND_FP = 1 }; /* native frames by frame pointers */
+
+/* Once, when sampling starts or is refused (hz 0, why in note_str). */
+struct kg_raw_host_settings {
+	struct kg_raw_hdr h;
+	uint64_t ts;
+	uint32_t hz;            /* samples a second per thread, 0: not sampling (note says why) */
+	int32_t signal;         /* the signal the sampler and the timers send */
+	uint32_t max_native, max_python; /* frames kept per sample */
+	uint32_t unwind;        /* enum kg_host_unwind */
+	int32_t python;         /* 1 Python frames read, 0 not a Python program, -1 unreadable */
+	uint32_t python_version; /* major << 8 | minor, 0 none */
+	uint32_t python_str;    /* what the Python frame reader found */
+	uint32_t note_str;      /* why sampling is off or limited, 0 none */
+	uint32_t pad;
+};
+
+enum kg_host_thread_event {
+	KG_HOST_THREAD_START = 1, /* first sampled (on its CPU time unless it runs Python or CUDA) */
+	KG_HOST_THREAD_WALL = 2,  /* from here sampled on wall-clock time, off CPU too */
+	KG_HOST_THREAD_END = 3,   /* gone (found missing from /proc/self/task at ts) */
+};
+
+#define KG_HOST_THREAD_PYTHON 0x1 /* has a Python thread state */
+#define KG_HOST_THREAD_CUDA 0x2   /* CUPTI recorded a CUDA call on it */
+
+struct kg_raw_host_thread {
+	struct kg_raw_hdr h;
+	uint64_t ts;
+	uint64_t pthread;       /* its pthread_self(), 0 unknown (CUPTI's default thread id is its
+				 * low 32 bits; with host samples on, CUPTI records `tid`) */
+	uint32_t thread;        /* the number its samples carry (1, 2, ...; never reused) */
+	uint32_t tid;           /* the kernel's thread id (gettid) */
+	uint32_t event;         /* enum kg_host_thread_event */
+	uint32_t flags;         /* KG_HOST_THREAD_* */
+	uint32_t name_str;      /* /proc/self/task/TID/comm when first seen */
+	uint32_t pad;
+};
+
+/* Where the sampled thread was (kg_raw_host_sample.state, bits 0-2). A thread on
+ * wall-clock time that has not run since its last sample is not woken: its sample
+ * repeats the last one's stack, with that one's state when it was asleep (BLOCKED,
+ * GIL_WAIT), else IDLE. */
+enum kg_host_state {
+	KG_HOST_RUNNING = 0,    /* in user code: on CPU (or ready to run) */
+	KG_HOST_IN_KERNEL = 1,  /* leaving a system call that did not sleep: on CPU */
+	KG_HOST_BLOCKED = 2,    /* asleep in a system call (sleep, I/O, lock, GPU wait): off CPU */
+	KG_HOST_GIL_WAIT = 3,   /* asleep waiting for Python's GIL: off CPU */
+	KG_HOST_IDLE = 4,       /* off CPU since its last sample, whose stack this repeats (not
+				 * woken to be sampled: docs/host-samples.md) */
+	KG_HOST_STATE_UNKNOWN = 7, /* this architecture does not tell */
+};
+#define KG_HOST_STATE_MASK 0x07
+#define KG_HOST_S_PYTHON 0x08   /* the thread has a Python thread state */
+#define KG_HOST_S_GIL 0x10      /* ... and holds the GIL */
+#define KG_HOST_S_CPU_TIMER 0x20 /* taken on the thread's CPU time, not on wall-clock time */
+#define KG_HOST_S_NATIVE_CUT 0x40 /* the native walk stopped at a frame it could not check */
+#define KG_HOST_S_PYTHON_CUT 0x80 /* the Python frames were cut (too deep, or unreadable) */
+
+/* One sample: 12 bytes. It stands for 1 + overrun periods of its timer: of wall-clock
+ * time, or of the thread's CPU time with KG_HOST_S_CPU_TIMER (CPU-time timers fire on the
+ * kernel's tick, so at 1 kHz on a 250 Hz kernel a sample stands for about 4 periods). */
+struct kg_raw_host_sample {
+	uint32_t dt;            /* ns after the record's base_ts */
+	uint32_t stack;         /* KG_RAW_STACK id, 0: none (the stack tables were full) */
+	uint16_t thread;        /* kg_raw_host_thread.thread */
+	uint8_t state;          /* enum kg_host_state | KG_HOST_S_* */
+	uint8_t overrun;        /* timer expirations merged into this one, at most 255 */
+};
+
+/* Followed by count struct kg_raw_host_sample, in the order they were taken. */
+struct kg_raw_host_samples {
+	struct kg_raw_hdr h;
+	uint64_t base_ts;       /* CLOCK_MONOTONIC_RAW */
+	uint32_t count;
+	uint32_t pad;
+};
+
+/* Running totals since sampling started; the last record written holds the final ones. */
+struct kg_raw_host_counts {
+	struct kg_raw_hdr h;
+	uint64_t ts;
+	uint64_t taken;         /* signals handled into a sample */
+	uint64_t written;       /* samples in KG_RAW_HOST_SAMPLES records */
+	uint64_t lost_ring;     /* taken while the handler's buffer was full */
+	uint64_t lost_pending;  /* taken but the buffer to the spool was full */
+	uint64_t lost_threads;  /* listings of a thread that found no room: 1,024 sampled at
+				 * once, 65,535 in a process (a thread missed at 10 listings: 10) */
+	uint64_t no_stack;      /* written with stack 0: the stack tables were full */
+	uint64_t stale;         /* signals of a timer already deleted, or not ours: ignored */
+	uint64_t overruns;      /* timer expirations merged into one signal (thread not running) */
+	uint64_t python_cut;    /* Python frames cut at an unreadable object */
+	uint64_t codes_busy;    /* Python frames without code (table busy in the handler) */
+	uint64_t native_cut;    /* native walks stopped at a frame that failed a check */
+	uint64_t page_checks;   /* system calls made to check memory before reading it */
+	uint64_t handler_ns;    /* time spent in the signal handler */
+	uint64_t threads;       /* threads sampled so far */
+	uint64_t timer_errors;  /* threads that could not be given a timer */
+	uint64_t handler_p50_ns, handler_p90_ns; /* the handler's duration: median, 9 in 10 (250 ns steps) */
 };
 
 #endif

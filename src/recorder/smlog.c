@@ -14,6 +14,7 @@
 
 #include "util/clock.h"
 #include "recorder/raw_format.h"
+#include "recorder/say.h"
 
 #define KERNEL_SLOTS 16384          /* (context, kernel) pairs remembered; a power of 2 */
 #define MAX_LOGS 1024               /* (context, library or module) pairs, log or none */
@@ -77,18 +78,7 @@ static __thread int inside;
  * shares its correlation id, and the device is read once for both. */
 static __thread uint32_t last_read;
 
-static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void say(int level, const char *fmt, ...)
-{
-	char text[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	if (sl.status)
-		sl.status(level, text);
-}
+#define say(...) say_to(sl.status, __VA_ARGS__)
 
 static uint64_t count(uint64_t *c, uint64_t n)
 {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <unwind.h>
 
+#include "recorder/hostsample.h"
 #include "recorder/pyframes.h"
 #include "util/api_names.h"
 #include "util/stack_flags.h"
@@ -48,12 +49,15 @@ static struct {
 	uint8_t runtime_class[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 	uint8_t driver_class[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	int python;                     /* pyframes_init's answer */
+	char python_why[256];           /* ... and its reason */
 	uintptr_t skip_lo[2], skip_hi[2]; /* this library and libcupti: not the program's frames */
 	uintptr_t interp_lo, interp_hi; /* the Python interpreter's code, when frames are read */
 
 	pthread_mutex_t lock;           /* the tables below */
-	struct stack_entry *entries;    /* id - 1 */
+	struct stack_entry *entries;    /* id - id_base - 1 */
 	uint32_t n_entries;
+	uint32_t id_base;               /* ids handed out by the tables before they were emptied */
+	int recycle;                    /* empty the tables when nearly full (host samples) */
 	uint32_t *slots;                /* open addressing: entry index + 1 */
 	uint64_t *arena;
 	uint32_t arena_used;
@@ -62,6 +66,7 @@ static struct {
 	struct kg_raw_callsite *calls;  /* call sites not yet in the spool */
 	uint32_t n_calls;
 	uint64_t total_calls, lost;
+	uint32_t recycled;              /* times the tables were emptied */
 
 	struct launch_count *launches;  /* sampled launches: counts per kernel */
 	int new_kernel;                 /* a kernel counted for the first time (windows) */
@@ -257,6 +262,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 /* The id of this stack (1, 2, ...), adding it when new; 0 when the tables are full.
  * Caller holds st.lock. */
+static uint64_t stack_hash(const uintptr_t *ips, unsigned nn, const struct kg_pyframe *py,
+			   unsigned np, uint32_t flags);
+
 static uint32_t stack_id(uint64_t hash, const uintptr_t *ips, unsigned nn,
 			 const struct kg_pyframe *py, unsigned np, uint32_t flags)
 {
@@ -279,15 +287,41 @@ static uint32_t stack_id(uint64_t hash, const uintptr_t *ips, unsigned nn,
 			st.arena_used += words;
 			st.slots[j] = ++st.n_entries;
 			st.fresh[st.n_fresh++] = st.n_entries - 1;
-			return st.n_entries;
+			return st.id_base + st.n_entries;
 		}
 		const struct stack_entry *s = &st.entries[e - 1];
 		if (s->hash == hash && s->n_native == nn && s->n_python == np && s->flags == flags &&
 		    !memcmp(&st.arena[s->off], ips, nn * sizeof(uint64_t)) &&
 		    !memcmp(&st.arena[s->off + nn], py, np * sizeof(uint64_t)))
-			return e;
+			return st.id_base + e;
 	}
 	return 0;
+}
+
+static uint64_t stack_hash(const uintptr_t *ips, unsigned nn, const struct kg_pyframe *py,
+			   unsigned np, uint32_t flags)
+{
+	uint64_t h = mix(flags, ((uint64_t)nn << 32) | np);
+	for (unsigned i = 0; i < nn; i++)
+		h = mix(h, ips[i]);
+	for (unsigned i = 0; i < np; i++)
+		h = mix(h, ((uint64_t)py[i].code << 32) | (uint32_t)py[i].lasti);
+	return h;
+}
+
+uint32_t stacks_intern(const uintptr_t *ips, unsigned nn, const struct kg_pyframe *py,
+		       unsigned np, uint32_t flags)
+{
+	static const struct kg_pyframe none[1];
+	if (!st.entries)
+		return 0;
+	if (!py) /* a stack without Python frames may say so with NULL */
+		py = none;
+	uint64_t h = stack_hash(ips, nn, py, np, flags);
+	pthread_mutex_lock(&st.lock);
+	uint32_t id = stack_id(h, ips, nn, py, np, flags);
+	pthread_mutex_unlock(&st.lock);
+	return id;
 }
 
 static void take_stack(uint32_t correlation)
@@ -314,12 +348,7 @@ static void take_stack(uint32_t correlation)
 	if (py_cut)
 		flags |= KG_STACK_TRUNCATED;
 
-	uint64_t h = mix(flags, ((uint64_t)u.n << 32) | (uint32_t)np);
-	for (unsigned i = 0; i < u.n; i++)
-		h = mix(h, ips[i]);
-	for (int i = 0; i < np; i++)
-		h = mix(h, ((uint64_t)py[i].code << 32) | (uint32_t)py[i].lasti);
-
+	uint64_t h = stack_hash(ips, u.n, py, (unsigned)np, flags);
 	pthread_mutex_lock(&st.lock);
 	uint32_t id = stack_id(h, ips, u.n, py, (unsigned)np, flags);
 	st.total_calls++;
@@ -383,6 +412,8 @@ static void sleep_ms(unsigned ms)
 static void *window_main(void *arg)
 {
 	(void)arg;
+	if (hostsample_own_thread)
+		hostsample_own_thread();
 	while (!__atomic_load_n(&win.stop, __ATOMIC_RELAXED)) {
 		sleep_ms(WINDOW_ON_MS);
 		if (__atomic_exchange_n(&st.new_kernel, 0, __ATOMIC_RELAXED))
@@ -427,6 +458,50 @@ void stacks_stop_windows(void)
 
 static void module_range_of(const void *addr, uintptr_t *lo, uintptr_t *hi);
 
+/* The tables of distinct stacks and the Python frame reader: for call stacks and for host
+ * samples (recorder/hostsample.c), whichever comes first. */
+static int table_init(void)
+{
+	if (st.entries)
+		return 0;
+	struct stack_entry *entries = calloc(MAX_STACKS, sizeof(*st.entries));
+	st.slots = calloc(2 * MAX_STACKS, sizeof(*st.slots));
+	st.arena = malloc(ARENA_WORDS * sizeof(*st.arena));
+	st.fresh = malloc(MAX_STACKS * sizeof(*st.fresh));
+	st.drain_fresh = malloc(MAX_STACKS * sizeof(*st.drain_fresh));
+	if (!entries || !st.slots || !st.arena || !st.fresh || !st.drain_fresh) {
+		free(entries);
+		return -ENOMEM;
+	}
+	/* touch the arena now, not on the program's first stacks */
+	memset(st.arena, 0, ARENA_WORDS * sizeof(*st.arena));
+	module_range_of((const void *)stacks_init, &st.skip_lo[0], &st.skip_hi[0]);
+	module_range_of((const void *)cuptiSubscribe, &st.skip_lo[1], &st.skip_hi[1]);
+	st.python = pyframes_init(st.python_why, sizeof(st.python_why));
+	void *eval = st.python > 0 ? dlsym(RTLD_DEFAULT, "PyEval_EvalCode") : NULL;
+	if (eval)
+		module_range_of(eval, &st.interp_lo, &st.interp_hi);
+	st.entries = entries; /* last: stacks_intern and stacks_drain look at it */
+	return 0;
+}
+
+int stacks_table(int recycle)
+{
+	int rc = table_init();
+	if (!rc && recycle)
+		st.recycle = 1;
+	return rc;
+}
+
+int stacks_python(uintptr_t *interp_lo, uintptr_t *interp_hi, char *why, size_t len)
+{
+	*interp_lo = st.interp_lo;
+	*interp_hi = st.interp_hi;
+	if (why && len)
+		snprintf(why, len, "%s", st.python_why);
+	return st.python;
+}
+
 int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
 {
 	st.cfg = *cfg;
@@ -438,31 +513,16 @@ int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
 	st.no_launches = st.cfg.launch_first == 0 && st.cfg.launch_every == 0;
 	if (st.cfg.launch_every == 0)
 		st.cfg.launch_every = 1;
-	st.entries = calloc(MAX_STACKS, sizeof(*st.entries));
-	st.slots = calloc(2 * MAX_STACKS, sizeof(*st.slots));
-	st.arena = malloc(ARENA_WORDS * sizeof(*st.arena));
-	st.fresh = malloc(MAX_STACKS * sizeof(*st.fresh));
-	st.drain_fresh = malloc(MAX_STACKS * sizeof(*st.drain_fresh));
 	st.calls = malloc(MAX_CALLSITES * sizeof(*st.calls));
 	st.drain_calls = malloc(MAX_CALLSITES * sizeof(*st.drain_calls));
 	st.launches = calloc(LAUNCH_KEYS, sizeof(*st.launches));
-	if (!st.entries || !st.slots || !st.arena || !st.fresh || !st.drain_fresh || !st.calls ||
-	    !st.drain_calls || !st.launches)
+	if (!st.calls || !st.drain_calls || !st.launches || table_init() < 0)
 		return -ENOMEM;
-	/* touch the arena now, not on the program's first stacks */
-	memset(st.arena, 0, ARENA_WORDS * sizeof(*st.arena));
 	classify(CUPTI_CB_DOMAIN_RUNTIME_API, st.runtime_class, CUPTI_RUNTIME_TRACE_CBID_SIZE);
 	classify(CUPTI_CB_DOMAIN_DRIVER_API, st.driver_class, CUPTI_DRIVER_TRACE_CBID_SIZE);
-	module_range_of((const void *)stacks_init, &st.skip_lo[0], &st.skip_hi[0]);
-	module_range_of((const void *)cuptiSubscribe, &st.skip_lo[1], &st.skip_hi[1]);
 
-	char why[256] = "";
-	st.python = pyframes_init(why, sizeof(why));
-	void *eval = st.python > 0 ? dlsym(RTLD_DEFAULT, "PyEval_EvalCode") : NULL;
-	if (eval)
-		module_range_of(eval, &st.interp_lo, &st.interp_hi);
 	pthread_mutex_lock(&spool->lock);
-	uint32_t why_s = why[0] ? spool_string(spool, why) : 0;
+	uint32_t why_s = st.python_why[0] ? spool_string(spool, st.python_why) : 0;
 	struct kg_raw_stack_settings *r = spool_reserve(spool, KG_RAW_STACK_SETTINGS, sizeof(*r));
 	if (r) {
 		r->mode = st.cfg.mode;
@@ -496,7 +556,7 @@ void stacks_disable(void)
 void stacks_counts(uint64_t *stacks, uint64_t *calls, uint64_t *lost)
 {
 	pthread_mutex_lock(&st.lock);
-	*stacks = st.n_entries;
+	*stacks = (uint64_t)st.id_base + st.n_entries;
 	*calls = st.total_calls;
 	*lost = st.lost;
 	pthread_mutex_unlock(&st.lock);
@@ -625,7 +685,7 @@ static void write_stack(struct kg_spool *spool, uint32_t idx)
 	struct kg_raw_stack *r = spool_reserve(spool, KG_RAW_STACK, size);
 	if (!r)
 		return;
-	r->id = idx + 1;
+	r->id = st.id_base + idx + 1;
 	r->flags = e->flags;
 	r->n_native = e->n_native;
 	r->n_python = e->n_python;
@@ -666,15 +726,34 @@ static void emit_pycode(void *arg, const struct kg_pycode_info *info)
 		memcpy(r + 1, info->linetable, info->linetable_len);
 }
 
+/* Host samples meet many more distinct stacks than call sites do: once everything in the
+ * tables is in the spool and they are three quarters full, they are emptied and ids go on
+ * from where they were (a stack met again is written again), so the memory stays bounded
+ * and no sample goes without its stack. Caller holds drain_lock. */
+static void recycle_tables(void)
+{
+	pthread_mutex_lock(&st.lock);
+	if (st.n_fresh == 0 && (st.n_entries > MAX_STACKS / 4 * 3 ||
+				st.arena_used > ARENA_WORDS / 4 * 3)) {
+		st.id_base += st.n_entries;
+		st.n_entries = 0;
+		st.arena_used = 0;
+		memset(st.slots, 0, 2 * MAX_STACKS * sizeof(*st.slots));
+		st.recycled++;
+	}
+	pthread_mutex_unlock(&st.lock);
+}
+
 void stacks_drain(struct kg_spool *spool)
 {
-	if (!st.entries || st.cfg.mode == KG_STACKS_OFF)
+	if (!st.entries)
 		return;
 	pthread_mutex_lock(&st.drain_lock);
 	pthread_mutex_lock(&st.lock);
 	uint32_t nf = st.n_fresh, nc = st.n_calls;
 	memcpy(st.drain_fresh, st.fresh, nf * sizeof(*st.fresh));
-	memcpy(st.drain_calls, st.calls, nc * sizeof(*st.calls));
+	if (nc) /* no call sites without --stacks: host samples only */
+		memcpy(st.drain_calls, st.calls, nc * sizeof(*st.calls));
 	st.n_fresh = st.n_calls = 0;
 	pthread_mutex_unlock(&st.lock);
 
@@ -694,5 +773,7 @@ void stacks_drain(struct kg_spool *spool)
 	write_calls(spool, st.drain_calls, nc);
 	spool_flush(spool);
 	pthread_mutex_unlock(&spool->lock);
+	if (st.recycle)
+		recycle_tables();
 	pthread_mutex_unlock(&st.drain_lock);
 }

@@ -13,6 +13,7 @@
 #include <cupti.h>
 #include <stdint.h>
 
+#include "recorder/pyframes.h"
 #include "recorder/raw_format.h"
 #include "recorder/spool.h"
 
@@ -41,6 +42,19 @@ void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 void stacks_drain(struct kg_spool *spool);
 /* A forked child: stop taking stacks (its parent's locks may be held). */
 void stacks_disable(void);
+/* The tables of distinct stacks without CUPTI's side, for host samples when call stacks
+ * are off (and stacks_init uses the same tables when they are on). recycle: empty them
+ * when nearly full once their stacks are in the spool, ids going on (host samples meet
+ * far more distinct stacks than call sites). 0, or -ENOMEM. */
+int stacks_table(int recycle);
+/* The id (1, 2, ...) of a stack of native return addresses (innermost first) and Python
+ * frames, added when new; 0 when the tables are full. Takes the tables' lock: never from
+ * a signal handler. */
+uint32_t stacks_intern(const uintptr_t *ips, unsigned nn, const struct kg_pyframe *py,
+		       unsigned np, uint32_t flags);
+/* pyframes_init's answer (1 frames read, 0 no Python, -1 unreadable) and its reason, and
+ * the code of the module that runs the interpreter loop (0, 0 without Python). */
+int stacks_python(uintptr_t *interp_lo, uintptr_t *interp_hi, char *why, size_t len);
 /* Counts for the status line at exit. */
 void stacks_counts(uint64_t *stacks, uint64_t *calls, uint64_t *lost);
 

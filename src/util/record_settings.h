@@ -14,7 +14,8 @@
 	X(STACK_FIRST, "KGANTT_STACK_FIRST", "--stack-launches FIRST", 8, 0, 1000000)      \
 	X(STACK_EVERY, "KGANTT_STACK_EVERY", "--stack-launches EVERY", 64, 0, 1000000000)  \
 	X(STACK_DEPTH, "KGANTT_STACK_DEPTH", "--stack-depth", 64, 1, 128)                  \
-	X(HW_NS, "KGANTT_HW_NS", "--hw", 0, 10000, 1000000000) /* 0: off; default 100us */
+	X(HW_NS, "KGANTT_HW_NS", "--hw", 0, 10000, 1000000000) /* 0: off; default 100us */ \
+	X(HOST_HZ, "KGANTT_HOST_HZ", "--host-samples", 0, 0, 10000) /* 0: off */
 
 enum kg_record_setting {
 #define KG_RS_ENUM_(id, env, opt, def, lo, hi) KG_RS_##id,
@@ -36,5 +37,9 @@ static const struct kg_record_setting_info kg_record_setting[KG_RS_COUNT] = {
 
 /* --hw without an interval: 10 kHz, Nsight Systems' default for GPU metrics too */
 #define KG_HW_DEFAULT_NS 100000
+
+/* --host-samples without a rate: 1 kHz, which cost nothing measurable on the H200's launch
+ * loop where 4 to 10 kHz cost up to 15 % (docs/host-samples.md) */
+#define KG_HOST_DEFAULT_HZ 1000
 
 #endif

@@ -15,8 +15,10 @@
 #else
 #include <frameobject.h>
 #endif
-#if PY_VERSION_HEX >= 0x030D0000
 #include "internal/pycore_runtime.h"
+#include "internal/pycore_interp.h"
+#if PY_VERSION_HEX >= 0x030C0000
+#include "internal/pycore_gil.h"
 #endif
 
 #define P(name, val) printf("%s %ld\n", name, (long)(val))
@@ -108,10 +110,42 @@ int main(void)
 		P("st_ready_bit", -1);
 #endif
 	}
+	P("ts_interp", offsetof(PyThreadState, interp));
+#if PY_VERSION_HEX >= 0x030C0000
+	P("rt_ceval_gil", -1);
+	P("interp_ceval_gil", offsetof(PyInterpreterState, ceval.gil));
+#else
+	P("rt_ceval_gil", offsetof(_PyRuntimeState, ceval.gil));
+	P("interp_ceval_gil", -1);
+#endif
+	P("gil_last_holder", offsetof(struct _gil_runtime_state, last_holder));
+	P("gil_locked", offsetof(struct _gil_runtime_state, locked));
+	P("gil_size", sizeof(struct _gil_runtime_state));
+	P("rt_interp_head", offsetof(_PyRuntimeState, interpreters.head));
+	P("interp_next", offsetof(PyInterpreterState, next));
+#if PY_VERSION_HEX >= 0x030B0000
+	P("interp_threads_head", offsetof(PyInterpreterState, threads.head));
+	P("ts_native_tid", offsetof(PyThreadState, native_thread_id));
+#else
+	P("interp_threads_head", offsetof(PyInterpreterState, tstate_head));
+	P("ts_native_tid", -1);
+#endif
+	P("ts_next", offsetof(PyThreadState, next));
+	P("ts_thread_id", offsetof(PyThreadState, thread_id));
 #if PY_VERSION_HEX >= 0x030D0000
 	/* where each offset the recorder takes from _PyRuntime.debug_offsets sits in it */
 	P("dbg_version", offsetof(_Py_DebugOffsets, version));
 	P("dbg_free_threaded", offsetof(_Py_DebugOffsets, free_threaded));
+	P("dbg_rt_size", offsetof(_Py_DebugOffsets, runtime_state.size));
+	P("dbg_interp_size", offsetof(_Py_DebugOffsets, interpreter_state.size));
+	P("dbg_rt_interp_head", offsetof(_Py_DebugOffsets, runtime_state.interpreters_head));
+	P("dbg_interp_next", offsetof(_Py_DebugOffsets, interpreter_state.next));
+	P("dbg_interp_threads_head", offsetof(_Py_DebugOffsets, interpreter_state.threads_head));
+	P("dbg_interp_ceval_gil", offsetof(_Py_DebugOffsets, interpreter_state.ceval_gil));
+	P("dbg_ts_next", offsetof(_Py_DebugOffsets, thread_state.next));
+	P("dbg_ts_interp", offsetof(_Py_DebugOffsets, thread_state.interp));
+	P("dbg_ts_thread_id", offsetof(_Py_DebugOffsets, thread_state.thread_id));
+	P("dbg_ts_native_tid", offsetof(_Py_DebugOffsets, thread_state.native_thread_id));
 	P("dbg_ts_size", offsetof(_Py_DebugOffsets, thread_state.size));
 	P("dbg_ts_current_frame", offsetof(_Py_DebugOffsets, thread_state.current_frame));
 	P("dbg_fr_size", offsetof(_Py_DebugOffsets, interpreter_frame.size));

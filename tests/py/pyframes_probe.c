@@ -216,7 +216,7 @@ EXPORT const char *probe_counts(void)
 {
 	static char buf[64];
 	uint64_t d, u;
-	pyframes_counts(&d, &u);
+	pyframes_counts(&d, &u, NULL);
 	snprintf(buf, sizeof(buf), "%llu %llu", (unsigned long long)d, (unsigned long long)u);
 	return buf;
 }

@@ -4,6 +4,7 @@
  * (symbolised from this executable's own DWARF) and read back. The frames must name these
  * functions at the lines of their calls. */
 #include "harness.h"
+#include "import_spools.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -111,14 +112,8 @@ static void finish(struct kg_model *m)
 
 	char out[300], err[1024];
 	snprintf(out, sizeof(out), "%s/out.kgt", dir);
-	struct kg_import im;
-	CHECK_EQ_INT(import_begin(&im, out, "test"), 0);
-	int rc = import_spool_dir(&im, dir, NULL);
-	if (rc)
-		fprintf(stderr, "    %s\n", im.err);
-	CHECK_EQ_INT(rc, 0);
-	CHECK_EQ_INT(import_commit(&im), 0);
-	rc = model_load(out, m, NULL, err, sizeof(err));
+	import_spools(dir, out);
+	int rc = model_load(out, m, NULL, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "    %s\n", err);
 	CHECK_EQ_INT(rc, 0);

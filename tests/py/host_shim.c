@@ -1,0 +1,207 @@
+/* The recorder's host sampler without CUDA, for tests/py/test_hostsample.py: LD_PRELOAD
+ * this library into any program and it samples it as the injected recorder would, from
+ * the same sources (recorder/hostsample.c, stacks.c, pyframes.c, spool.c), into
+ * $KGANTT_DIR/host.<pid>.kgspool at KGANTT_HOST_HZ. The spool holds a process record, the
+ * host records, the stacks and Python code records, and an end record, so that
+ * `kgantt import` symbolises the stacks. A forked child stops sampling, as the recorder's.
+ *
+ * host_shim_cuda(): what CUPTI's API record of a CUDA call made on the calling thread does
+ * (for a test of the move to wall-clock time). host_shim_stop(): the exit handler's work,
+ * early (a test that wants its counts before the program ends). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "recorder/hostsample.h"
+#include "recorder/pyframes.h"
+#include "recorder/raw_format.h"
+#include "recorder/spool.h"
+#include "recorder/stacks.h"
+#include "util/clock.h"
+#include "util/record_settings.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static struct kg_spool spool = {.fd = -1};
+static pid_t owner;
+static volatile int stopped;
+
+static void status(int level, const char *text)
+{
+	if (level > 0 || getenv("KGANTT_VERBOSE"))
+		fprintf(stderr, "host_shim[%d]: %s\n", (int)getpid(), text);
+	pthread_mutex_lock(&spool.lock);
+	uint32_t s = spool_string(&spool, text);
+	struct kg_raw_status *r = spool_reserve(&spool, KG_RAW_STATUS, sizeof(*r));
+	if (r) {
+		r->ts = now_raw_ns();
+		r->level = (uint32_t)level;
+		r->text_str = s;
+	}
+	pthread_mutex_unlock(&spool.lock);
+}
+
+EXPORT void host_shim_stop(void)
+{
+	if (owner != getpid() || stopped)
+		return;
+	stopped = 1;
+	hostsample_stop(&spool);
+	pthread_mutex_lock(&spool.lock);
+	struct kg_raw_end *e = spool_reserve(&spool, KG_RAW_END, sizeof(*e));
+	if (e)
+		e->ts = now_raw_ns();
+	spool_flush(&spool);
+	pthread_mutex_unlock(&spool.lock);
+}
+
+/* Native work without the GIL (ctypes.CDLL releases it): the sample's innermost frame is
+ * here, the Python frames those of the ctypes call. */
+EXPORT __attribute__((noinline)) double host_shim_spin(double secs)
+{
+	double x = 0, t0 = (double)now_raw_ns();
+	while ((double)now_raw_ns() - t0 < secs * 1e9)
+		for (int i = 1; i < 1000; i++)
+			x += 1.0 / i;
+	return x;
+}
+
+/* What the API record of a CUDA call made on this thread does: with host samples on, CUPTI
+ * records kernel thread ids (recorder/inject.c). */
+static void null_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The handler's cost on the calling thread, where it stands: the median of n samples it
+ * takes of itself, less the median of n deliveries of a signal whose handler does nothing
+ * (both a system call and a signal delivery). Writes "handler_ns delivery_ns" to out;
+ * -1 when the thread has no slot yet. */
+EXPORT int host_shim_bench(int n, char *out, int len)
+{
+	uint64_t *a = calloc((size_t)n, sizeof(*a)), *b = calloc((size_t)n, sizeof(*b));
+	struct sigaction sa, old;
+	int sig = SIGRTMIN + 2, rc = -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = null_handler;
+	sa.sa_flags = SA_SIGINFO;
+	if (!a || !b || sigaction(sig, &sa, &old) < 0)
+		goto out;
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = sig;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	for (int i = 0; i < n; i++) {
+		uint64_t t0 = now_raw_ns();
+		if (hostsample_sample_self() < 0)
+			goto restore;
+		uint64_t t1 = now_raw_ns();
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, &si);
+		uint64_t t2 = now_raw_ns();
+		a[i] = t1 - t0;
+		b[i] = t2 - t1;
+	}
+	qsort(a, (size_t)n, sizeof(*a), cmp_u64);
+	qsort(b, (size_t)n, sizeof(*b), cmp_u64);
+	snprintf(out, (size_t)len, "%llu %llu", (unsigned long long)(a[n / 2] - b[n / 2]),
+		 (unsigned long long)b[n / 2]);
+	rc = 0;
+restore:
+	sigaction(sig, &old, NULL);
+out:
+	free(a);
+	free(b);
+	return rc;
+}
+
+EXPORT void host_shim_cuda(void)
+{
+	hostsample_cuda_thread((uint32_t)syscall(SYS_gettid));
+}
+
+static void child(void)
+{
+	hostsample_disable();
+	if (spool.fd >= 0)
+		close(spool.fd);
+	spool.fd = -1;
+	owner = 0;
+}
+
+/* What the recorder's flusher does, every 100 ms. */
+static void *flusher(void *arg)
+{
+	(void)arg;
+	hostsample_own_thread();
+	while (!stopped) {
+		usleep(100000);
+		if (owner == getpid() && !stopped) {
+			stacks_drain(&spool);
+			hostsample_drain(&spool);
+		}
+	}
+	return NULL;
+}
+
+__attribute__((constructor)) static void start(void)
+{
+	const char *dir = getenv("KGANTT_DIR");
+	const char *hz = getenv("KGANTT_HOST_HZ");
+	char path[4096];
+	if (!dir || !hz)
+		return;
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/host.%d.kgspool", dir, (int)getpid());
+	if (spool_open(&spool, path, 1 << 20) < 0) {
+		fprintf(stderr, "host_shim: cannot create '%s'\n", path);
+		return;
+	}
+	owner = getpid();
+	pthread_mutex_lock(&spool.lock);
+	struct kg_raw_process *p = spool_reserve(&spool, KG_RAW_PROCESS, sizeof(*p));
+	if (p) {
+		p->pid = (uint32_t)getpid();
+		p->ppid = (uint32_t)getppid();
+		p->start_ns = now_raw_ns();
+		p->host_str = spool_string(&spool, "host");
+		p->cmdline_str = spool_string(&spool, "host_shim");
+	}
+	spool_flush(&spool);
+	pthread_mutex_unlock(&spool.lock);
+	const char *depth = getenv("KGANTT_STACK_DEPTH");
+	struct kg_host_config cfg = {
+		.hz = (unsigned)atoi(hz),
+		.max_native = depth ? (unsigned)atoi(depth)
+				    : (unsigned)kg_record_setting[KG_RS_STACK_DEPTH].def,
+	};
+	pthread_atfork(NULL, NULL, child);
+	atexit(host_shim_stop);
+	pthread_t t;
+	if (getenv("KGANTT_SHIM_NO_FLUSHER") == NULL)
+		pthread_create(&t, NULL, flusher, NULL);
+	if (hostsample_start(&cfg, &spool, status) < 0)
+		return;
+	/* the importer takes the Python version, which line tables need, from the call
+	 * stacks' settings; `kgantt record` writes them, the shim has none of its own */
+	pthread_mutex_lock(&spool.lock);
+	struct kg_raw_stack_settings *s = spool_reserve(&spool, KG_RAW_STACK_SETTINGS, sizeof(*s));
+	if (s) {
+		s->mode = KG_STACKS_OFF;
+		s->max_depth = cfg.max_native;
+		s->python_version = pyframes_version();
+		s->python = s->python_version ? 1 : 0;
+	}
+	pthread_mutex_unlock(&spool.lock);
+}
