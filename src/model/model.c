@@ -476,6 +476,16 @@ KIND_NAMES_FN(mem_kind_name, KG_MEM_KINDS, "unknown")
 KIND_NAMES_FN(stream_kind_name, KG_STREAM_KINDS, NULL)
 KIND_NAMES_FN(sync_kind_name, KG_SYNC_KINDS, "unknown")
 KIND_NAMES_FN(op_kind_name, KG_OP_KINDS, "unknown")
+
+const char *host_state_name(unsigned state)
+{
+	static const char *const names[] = {
+#define KG_HOST_STATE_NAME_(id, name) name,
+		KG_HOST_STATES(KG_HOST_STATE_NAME_)
+#undef KG_HOST_STATE_NAME_
+	};
+	return state < KG_HOST_STATES_N ? names[state] : names[KG_HOST_UNKNOWN];
+}
 #undef KIND_NAMES_FN
 #undef KIND_NAME_
 

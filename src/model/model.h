@@ -274,11 +274,41 @@ struct kg_sm_info {
 	int64_t offset_mad, offset_spread; /* clock alignment error, ns; KG_NO_TIME unknown */
 };
 
+/* What a host thread was doing, from time to time: the one shape of the host's activity,
+ * whatever the source. A host sample of `kgantt record` (record --host-samples) stands
+ * for the period before it; a profiler trace's own host events (Kineto's cpu_op,
+ * python_function and user_annotation on a thread) become the stretches in which the
+ * same innermost event ran; an Nsight export's CPU samples likewise. Sorted by thread,
+ * then start; the stretches of one thread do not overlap. docs/host-samples.md. */
+#define KG_HOST_STATES(X)                                                                   \
+	X(RUNNING, "on CPU") X(KERNEL, "in the kernel") X(BLOCKED, "blocked in a system call") \
+	X(GIL_WAIT, "waiting for the GIL") X(IDLE, "idle") X(UNKNOWN, "unknown")
+enum kg_host_state {
+#define KG_HOST_STATE_ENUM_(id, name) KG_HOST_##id,
+	KG_HOST_STATES(KG_HOST_STATE_ENUM_)
+#undef KG_HOST_STATE_ENUM_
+	KG_HOST_STATES_N
+};
+enum kg_host_source { KG_HOST_FROM_SAMPLES = 0, KG_HOST_FROM_EVENTS = 1 };
+
+struct kg_host_span {
+	int64_t start, end;   /* on the trace's clock */
+	uint32_t thread;      /* index into threads */
+	uint32_t stack;       /* index into stacks, innermost first; KG_NONE: not known */
+	uint8_t state;        /* enum kg_host_state */
+	uint8_t source;       /* enum kg_host_source */
+	uint8_t flags;        /* KG_HOST_PARTIAL: the stack stops short (no frame pointers) */
+	uint8_t pad[5];
+};
+#define KG_HOST_PARTIAL 1u
+/* "on CPU", "waiting for the GIL", ... */
+const char *host_state_name(unsigned state);
+
 /* Every array of the model, once: freeing and copying a model go through this list. */
 #define KG_MODEL_ARRAYS(X) \
 	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(launches) X(apis) \
 	X(syncs) X(ranges) X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) \
-	X(sm_blocks) X(sm_infos)
+	X(sm_blocks) X(sm_infos) X(host_spans)
 
 /* Records left out because their times cannot be true (model_finish, once a model):
  * what they were, and why (docs/readers.md, "Times that cannot be true"). */
@@ -319,6 +349,7 @@ struct kg_model {
 	KG_ARRAY(struct kg_hw_sample, hw_samples);
 	KG_ARRAY(struct kg_sm_block, sm_blocks);
 	KG_ARRAY(struct kg_sm_info, sm_infos);
+	KG_ARRAY(struct kg_host_span, host_spans);
 	char stack_note[200];   /* how the source took its stacks (sampling), "" when none */
 	int64_t begin, end;     /* first start and last end of the GPU operations */
 	int64_t program_start;  /* when `kgantt record` started the program (the origin of
