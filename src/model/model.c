@@ -479,12 +479,10 @@ KIND_NAMES_FN(op_kind_name, KG_OP_KINDS, "unknown")
 
 const char *host_state_name(unsigned state)
 {
-	static const char *const names[] = {
-#define KG_HOST_STATE_NAME_(id, name) name,
-		KG_HOST_STATES(KG_HOST_STATE_NAME_)
+#define KG_HOST_STATE_NAME_(id, code, name) if (state == code) return name;
+	KG_HOST_STATES(KG_HOST_STATE_NAME_)
 #undef KG_HOST_STATE_NAME_
-	};
-	return state < KG_HOST_STATES_N ? names[state] : names[KG_HOST_UNKNOWN];
+	return host_state_name(KG_HOST_STATE_UNKNOWN);
 }
 #undef KIND_NAMES_FN
 #undef KIND_NAME_

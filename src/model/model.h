@@ -280,22 +280,13 @@ struct kg_sm_info {
  * python_function and user_annotation on a thread) become the stretches in which the
  * same innermost event ran; an Nsight export's CPU samples likewise. Sorted by thread,
  * then start; the stretches of one thread do not overlap. docs/host-samples.md. */
-#define KG_HOST_STATES(X)                                                                   \
-	X(RUNNING, "on CPU") X(KERNEL, "in the kernel") X(BLOCKED, "blocked in a system call") \
-	X(GIL_WAIT, "waiting for the GIL") X(IDLE, "idle") X(UNKNOWN, "unknown")
-enum kg_host_state {
-#define KG_HOST_STATE_ENUM_(id, name) KG_HOST_##id,
-	KG_HOST_STATES(KG_HOST_STATE_ENUM_)
-#undef KG_HOST_STATE_ENUM_
-	KG_HOST_STATES_N
-};
 enum kg_host_source { KG_HOST_FROM_SAMPLES = 0, KG_HOST_FROM_EVENTS = 1 };
 
 struct kg_host_span {
 	int64_t start, end;   /* on the trace's clock */
 	uint32_t thread;      /* index into threads */
 	uint32_t stack;       /* index into stacks, innermost first; KG_NONE: not known */
-	uint8_t state;        /* enum kg_host_state */
+	uint8_t state;        /* enum kg_host_state (util/kinds.h) */
 	uint8_t source;       /* enum kg_host_source */
 	uint8_t flags;        /* KG_HOST_PARTIAL: the stack stops short (no frame pointers) */
 	uint8_t pad[5];

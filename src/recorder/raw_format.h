@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/kinds.h"
+
 #define KG_RAW_MAGIC "KGSPOOL\0"
 #define KG_RAW_VERSION 1
 
@@ -441,15 +443,7 @@ struct kg_raw_host_thread {
  * wall-clock time that has not run since its last sample is not woken: its sample
  * repeats the last one's stack, with that one's state when it was asleep (BLOCKED,
  * GIL_WAIT), else IDLE. */
-enum kg_host_state {
-	KG_HOST_RUNNING = 0,    /* in user code: on CPU (or ready to run) */
-	KG_HOST_IN_KERNEL = 1,  /* leaving a system call that did not sleep: on CPU */
-	KG_HOST_BLOCKED = 2,    /* asleep in a system call (sleep, I/O, lock, GPU wait): off CPU */
-	KG_HOST_GIL_WAIT = 3,   /* asleep waiting for Python's GIL: off CPU */
-	KG_HOST_IDLE = 4,       /* off CPU since its last sample, whose stack this repeats (not
-				 * woken to be sampled: docs/host-samples.md) */
-	KG_HOST_STATE_UNKNOWN = 7, /* this architecture does not tell */
-};
+/* enum kg_host_state: util/kinds.h (one list for the recorder, the model and the report) */
 #define KG_HOST_STATE_MASK 0x07
 #define KG_HOST_S_PYTHON 0x08   /* the thread has a Python thread state */
 #define KG_HOST_S_GIL 0x10      /* ... and holds the GIL */

@@ -31,4 +31,19 @@
 	X(STREAM_WAIT_EVENT, 2, "stream_wait_event") X(STREAM, 3, "stream_synchronize") \
 	X(CONTEXT, 4, "context_synchronize")
 
+/* Where a host thread was when it was sampled (the spool's codes, recorder/raw_format.h;
+ * docs/host-samples.md). RUNNING in user code, on CPU; IN_KERNEL leaving a system call that
+ * did not sleep, on CPU; BLOCKED asleep in a system call (sleep, I/O, a lock, a GPU wait);
+ * GIL_WAIT asleep waiting for Python's GIL; IDLE off CPU since its last sample, not woken
+ * to be sampled; STATE_UNKNOWN the architecture or the source does not tell. */
+#define KG_HOST_STATES(X)                                                                  \
+	X(RUNNING, 0, "on CPU") X(IN_KERNEL, 1, "in the kernel")                           \
+	X(BLOCKED, 2, "blocked in a system call") X(GIL_WAIT, 3, "waiting for the GIL")     \
+	X(IDLE, 4, "idle") X(STATE_UNKNOWN, 7, "unknown")
+enum kg_host_state {
+#define KG_HOST_STATE_ENUM_(id, code, name) KG_HOST_##id = code,
+	KG_HOST_STATES(KG_HOST_STATE_ENUM_)
+#undef KG_HOST_STATE_ENUM_
+};
+
 #endif
