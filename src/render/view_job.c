@@ -8,7 +8,7 @@
 
 #include "render/plot_job.h"
 #include "report/job_report.h"
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "text/format.h"
 #include "util/timemath.h"
 

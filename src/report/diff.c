@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "report/finding_out.h"
 #include "report/report.h"
 #include "text/format.h"
