@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "report/finding_out.h"
-#include "text/format.h"
+#include "util/format.h"
 #include "text/names.h"
 #include "text/page.h"
 #include "util/timemath.h"

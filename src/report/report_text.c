@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/format.h"
+#include "util/format.h"
 #include "text/names.h"
 #include "text/page.h"
 #include "util/timemath.h"
