@@ -15,6 +15,8 @@
 #                 kgantt-full is `--mode full` with the default call stacks (--stacks waits),
 #                 kgantt-full-nostacks the same with --stacks off; kgantt-full-hw is
 #                 kgantt-full with --hw (PM sampling at the default interval);
+#                 kgantt-full-host is kgantt-full with host samples at HOST_HZ (default
+#                 1000 a second: KGANTT_HOST_HZ, src/recorder/hostsample.c);
 #                 kgantt-full-apicb is kgantt-full with the API calls taken from CUPTI's
 #                 callbacks instead of its activity records (KGANTT_DEV_API_CALLBACKS=1,
 #                 src/recorder/api_calls.h), until shown to be the better default.
@@ -85,7 +87,7 @@ for w in "${WL[@]}"; do
 done
 for c in "${CF[@]}"; do
     case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
-        kgantt-full-all-api|kgantt-full-hw|kgantt-full-apicb|torch-profiler) ;;
+        kgantt-full-all-api|kgantt-full-hw|kgantt-full-host|kgantt-full-apicb|torch-profiler) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -334,6 +336,8 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --stacks all -- "${BASE[@]}") ;;
         kgantt-full-hw) trace="$TMP/h.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --hw -- "${BASE[@]}") ;;
+        kgantt-full-host) trace="$TMP/o.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "KGANTT_HOST_HZ=${HOST_HZ:-1000}" "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         kgantt-full-all-api) trace="$TMP/a.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
         kgantt-full-apicb) trace="$TMP/c.kgt"
@@ -445,6 +449,7 @@ budget_check() {
 meta started "$(date '+%Y-%m-%d %H:%M:%S %Z')"
 meta runs "$RUNS"
 meta run_timeout "$RUN_TIMEOUT"
+meta host_hz "${HOST_HZ:-1000}"
 { printf 'launch_loop:'; printf ' %q' "${LL_CMD[@]}" "${LL_ARGS[@]}"; echo; } >"$OUTDIR/commands.txt"
 { printf 'torch:'; printf ' %q' "${TS_CMD[@]}"; echo; } >>"$OUTDIR/commands.txt"
 for w in "${WL[@]}"; do
@@ -507,6 +512,7 @@ wl_order = meta.get("workloads", "").split()
 # without stacks first, so that the cost of the stacks reads off adjacent rows.
 CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
          "kgantt-full-apicb", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
+         "kgantt-full-host",
          "torch-profiler"]
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]
 COUNTS = ("kernels", "api_calls", "stacks", "stack_frames", "api_stacks")
@@ -722,6 +728,27 @@ if hww:
         out.append(f"| {w} | {fmt(b['median'])} {b['unit']} | {fmt(a['median'])} {a['unit']} | "
                    f"{ratio_of(a['median'], b['median'])} | "
                    f"{(f'{statistics.median(pr):.3f}×') if pr else 'n/a'} | "
+                   f"{ratio_of(a['wall'], b['wall'])} | {added} |")
+
+# ---- the cost of host samples: kgantt-full-host against kgantt-full
+hsw = [w for w in dict.fromkeys(k[0] for k in keys)
+       if (w, "kgantt-full-host") in stats and (w, "kgantt-full") in stats]
+if hsw:
+    out.append("\n## Cost of host samples\n")
+    out.append(f"kgantt-full-host is kgantt-full with host samples (KGANTT_HOST_HZ="
+               f"{meta.get('host_hz', '1000')} a second). **host cost** = median of kgantt-full-host / median of kgantt-full; "
+               "**paired** = median over rounds of the two runs of the same round, with the spread of "
+               "the rounds; **bytes** = what the samples add to the trace (median sizes).\n")
+    out.append("| workload | full | full + host samples | host cost | paired (min–max) | wall | bytes added |")
+    out.append("|---|---|---|---|---|---|---|")
+    for w in hsw:
+        a, b = stats[(w, "kgantt-full-host")], stats[(w, "kgantt-full")]
+        pr = paired_ratios(w, "kgantt-full-host", "kgantt-full")
+        added = (f"{(a['trace'] - b['trace']) / 1e6:.2f} MB" if a["trace"] is not None
+                 and b["trace"] is not None else "n/a")
+        out.append(f"| {w} | {fmt(b['median'])} {b['unit']} | {fmt(a['median'])} {a['unit']} | "
+                   f"{ratio_of(a['median'], b['median'])} | "
+                   f"{(f'{statistics.median(pr):.3f}× ({min(pr):.3f}–{max(pr):.3f})') if pr else 'n/a'} | "
                    f"{ratio_of(a['wall'], b['wall'])} | {added} |")
 
 def tail(path, n=15):

@@ -875,9 +875,12 @@ static void take_ring(void)
 
 /* HZ times a second, for each thread on wall-clock time: signal it when it ran since its
  * last sample (its CPU time grew by more than that sample's handler took, and a little),
- * else write a sample for it without waking it: off CPU, at its last sample's stack. So a
- * thread asleep in time.sleep(), a lock or a queue is interrupted once, not HZ times a
- * second (each interruption makes CPython re-take the GIL before sleeping again). */
+ * or when that sample did not find it asleep; else write a sample for it without waking
+ * it: off CPU, at its last sample's stack. So a thread asleep in time.sleep(), a lock or a
+ * queue is interrupted once, not HZ times a second (each interruption makes CPython
+ * re-take the GIL before sleeping again). The slack is only for that return to the same
+ * wait: a thread caught on CPU that then fell asleep within it (a fork, a call, then a
+ * sleep: 20 us) would otherwise lend the whole sleep the stack it was running. */
 static void tick_wall(uint64_t now)
 {
 	for (uint32_t k = 0; k < hs.slots_used; k++) {
@@ -898,7 +901,10 @@ static void tick_wall(uint64_t now)
 			continue; /* gone: the next scan retires it */
 		uint64_t cpu = (uint64_t)c.tv_sec * 1000000000ull + (uint64_t)c.tv_nsec;
 		uint64_t spent = t->awaited != UINT64_MAX ? atomic_load(&t->handler_ns) : 0;
-		int ran = !t->has_last || !t->cpu_last || n != t->ring_samples ||
+		uint8_t last = t->last_state & KG_HOST_STATE_MASK;
+		int was_asleep = last == KG_HOST_BLOCKED || last == KG_HOST_GIL_WAIT ||
+				 last == KG_HOST_STATE_UNKNOWN; /* unknown: where() cannot tell */
+		int ran = !t->has_last || !t->cpu_last || n != t->ring_samples || !was_asleep ||
 			  cpu - t->cpu_last > spent + HS_IDLE_NS;
 		t->cpu_last = cpu;
 		if (ran) {
@@ -908,11 +914,9 @@ static void tick_wall(uint64_t now)
 			continue;
 		}
 		t->awaited = UINT64_MAX;
-		uint8_t st = t->last_state & KG_HOST_STATE_MASK;
 		uint8_t keep = t->last_state & ~(KG_HOST_STATE_MASK | KG_HOST_S_CPU_TIMER);
 		queue_sample(t, now, t->last_stack,
-			     (st == KG_HOST_BLOCKED || st == KG_HOST_GIL_WAIT ? st : KG_HOST_IDLE) | keep,
-			     0);
+			     (last == KG_HOST_STATE_UNKNOWN ? KG_HOST_IDLE : last) | keep, 0);
 	}
 }
 

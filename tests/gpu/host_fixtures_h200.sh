@@ -5,7 +5,7 @@
 # build/devlib, build/examples):
 #
 #   tests/gpu/host_fixtures_h200.sh [PART...]   PART: dataloader profiler decode native
-#                                               jax steps (default: all)
+#                                               jax steps gpt (default: all)
 #
 # dataloader  tests/gpu/host_dataloader.py, a planted collate_fn cost and a sleeping log
 #             call, recorded with host samples (num_workers 0); its JSON line (the planted
@@ -16,15 +16,17 @@
 #             (syncs_stripped): host work between launches in C++
 # jax         tests/gpu/jax_loop.py: XLA compiles, then 200 jitted steps
 # steps       tests/gpu/steps_loop.py: a slow step every 10 (gc.collect + a sleep)
+# gpt         bench/torch_step.py --gpt: the GPT training step, 30 steps
 #
 # Everything goes into $OUT/host_fixtures_h200.tar.xz (OUT: the device tool's folder, else
 # build/host-fixtures-out): each trace, the program's output, record's stderr, and
-# summary.md. HZ: the host-sample rate (1000).
+# summary.md; the raw spools into host_spools_h200.tar.xz. HZ: the host-sample rate
+# (1000), set through KGANTT_HOST_HZ, which record passes to the program.
 set -u -o pipefail
 OUT=${OUT:-$PWD/build/host-fixtures-out}
 HZ=${HZ:-1000}
 PYTHON=${PYTHON:-python3}
-parts=${*:-dataloader profiler decode native jax steps}
+parts=${*:-dataloader profiler decode native jax steps gpt}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1
 K=$PWD/build/kgantt
@@ -32,24 +34,29 @@ W=$(mktemp -d /tmp/kgantt-host-fixtures-XXXXXX)
 mkdir -p "$OUT"
 SUM=$W/summary.md
 say() { echo "$*" | tee -a "$SUM"; }
-pack() {
-	tar -C "$(dirname "$W")" -cJf "$OUT/host_fixtures_h200.tar.xz" "$(basename "$W")" &&
-		echo "wrote $OUT/host_fixtures_h200.tar.xz ($(du -h "$OUT/host_fixtures_h200.tar.xz" | cut -f1))"
+pack() { # traces and outputs in one file, the spools (large) in another
+	local d
+	d=$(basename "$W")
+	tar -C "$(dirname "$W")" --exclude='*.spool' -cJf "$OUT/host_fixtures_h200.tar.xz" "$d"
+	tar -C "$(dirname "$W")" -cJf "$OUT/host_spools_h200.tar.xz" $(cd "$(dirname "$W")" && ls -d "$d"/*.spool 2> /dev/null)
+	ls -l "$OUT"
 }
 trap pack EXIT
 say "# host fixtures on $(hostname) $(date -u +%Y-%m-%dT%H:%MZ)"
 say "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 say "- $($PYTHON -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__)' 2>&1 | tail -1)"
 
-# rec NAME CMD...: record CMD with host samples into NAME.kgt; its stdout to NAME.out
+# rec NAME CMD...: record CMD with host samples into NAME.kgt (its spool kept: a later
+# importer reads it again); its stdout to NAME.out
 rec() {
 	local name=$1
 	shift
 	local t0=$SECONDS
-	"$K" record --force --host-samples="$HZ" -o "$W/$name.kgt" -- "$@" > "$W/$name.out" \
-		2> "$W/$name.err"
+	KGANTT_HOST_HZ=$HZ "$K" record --force --keep-spool -o "$W/$name.kgt" -- "$@" \
+		> "$W/$name.out" 2> "$W/$name.err"
 	local rc=$?
-	say "- $name: exit $rc in $((SECONDS - t0)) s, $(du -h "$W/$name.kgt" 2> /dev/null | cut -f1) trace; $(grep -o 'wrote.*' "$W/$name.err" | head -1)"
+	say "- $name: exit $rc in $((SECONDS - t0)) s, $(du -h "$W/$name.kgt" 2> /dev/null | cut -f1) trace, $(du -sh "$W/$name.kgt.spool" 2> /dev/null | cut -f1) spool; $(grep -o 'wrote.*' "$W/$name.err" | head -1)"
+	grep -i "host samples" "$W/$name.err" | tail -2 | sed 's/^/    /' | tee -a "$SUM"
 	"$K" report --no-progress "$W/$name.kgt" > "$W/$name.report.txt" 2>&1
 	grep -E '^#[0-9]' "$W/$name.report.txt" | head -4 | sed 's/^/    /' | tee -a "$SUM"
 }
@@ -75,6 +82,8 @@ for part in $parts; do
 		rec syncs_stripped_host build/examples/syncs_stripped bad ;;
 	jax)
 		rec jax_loop $PYTHON tests/gpu/jax_loop.py --steps 200 ;;
+	gpt)
+		rec gpt_step $PYTHON bench/torch_step.py --gpt --steps 30 ;;
 	steps)
 		rec steps_loop $PYTHON tests/gpu/steps_loop.py --steps 60 --every 10 --slow-ms 20 ;;
 	*)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host samples on the H200 (issue 23; src/recorder/hostsample.c, docs/host-samples.md).
-# Not run by `make test`: the lead runs it on the GPU machine, from the repository root.
+# Not run by `make test`: run on the GPU machine from the repository root, with build/
+# (kgantt, the recorder, bench/launch_loop, devlib: scripts/device-libs.sh) built here and carried.
 #
 #   tests/gpu/host_samples_h200.sh [overhead|dataloader|all]     (default all)
 #
@@ -43,8 +44,10 @@ say ""
 say "- GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 say "- $($PYTHON -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__)' 2>&1 | tail -1)"
 say "- kernel $(uname -r), $(nproc) CPUs, commit $(git rev-parse --short HEAD 2> /dev/null)"
-make -s -j"$(nproc)" tool recorder bench-build > "$W/logs/make.log" 2>&1 ||
-	{ say "build failed: $(tail -5 "$W/logs/make.log")"; exit 1; }
+for f in build/kgantt build/libkgantt-inject.so build/bench/launch_loop; do
+	[ -x "$f" ] || [ -f "$f" ] || { say "$f is missing: build it here and carry build/"; exit 1; }
+done
+export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # run NAME HZ CMD...: one record (HZ "untraced": the program alone); appends to runs.csv
 echo "name,round,hz,figure,unit,exit,wall_s,trace_bytes,samples,taken,threads,handler_p50_ns,handler_p90_ns,bytes_per_sample,lost,overruns" > "$CSV"

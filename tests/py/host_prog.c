@@ -8,6 +8,8 @@
  *                            100 Hz; prints how many arrived and how long a 200 ms sleep took
  *   host_prog sigblock SECS  a second thread with every signal blocked computes; main joins
  *   host_prog bench N        the handler's cost, N samples 4 frames deep (host_shim_bench)
+ *   host_prog wake N         N times: computes in spin_until_sampled() until a sample has
+ *                            just interrupted it, then at once sleeps 30 ms in nap_after_run()
  *
  * Prints "ok" and what it counted on stdout. */
 #include <dlfcn.h>
@@ -51,6 +53,28 @@ __attribute__((noinline)) void sleep_known(double secs)
 	struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Computes for 3 ms at least, then until the clock jumps by 3 to 40 us between two reads:
+ * a signal's delivery and the sampler's handler (longer is the scheduler's preemption,
+ * shorter an interrupt), so the thread's last sample is on CPU in this function. */
+__attribute__((noinline)) void spin_until_sampled(void)
+{
+	double t = now(), t0 = t;
+	for (;;) {
+		double u = now();
+		if ((u - t0 > 3e-3 && u - t > 3e-6 && u - t < 40e-6) || u - t0 > 0.1)
+			break;
+		t = u;
+	}
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Sleeps within a microsecond of that sample: its samples must say this function. */
+__attribute__((noinline)) void nap_after_run(void)
+{
+	sleep_known(0.03);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -105,6 +129,15 @@ int main(int argc, char **argv)
 		double t0 = now();
 		sleep_known(secs);
 		printf("ok slept %.3f\n", now() - t0);
+	} else if (!strcmp(argv[1], "wake")) {
+		void (*cuda)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "host_shim_cuda");
+		if (cuda)
+			cuda();
+		for (int i = 0; i < (int)secs; i++) {
+			spin_until_sampled();
+			nap_after_run();
+		}
+		printf("ok\n");
 	} else if (!strcmp(argv[1], "alarm")) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));

@@ -169,6 +169,16 @@ def native(work):
         check(r.sp.counts["taken"] <= 10,
               "C sleep: the sleeping thread was woken %d times, not %d" % (r.sp.counts["taken"], len(ss)))
 
+    # a thread caught on CPU that falls asleep a microsecond later: the sleep is sampled
+    # where it sleeps, not at the stack it was running
+    r = Run([builds["fp"], "wake", "20"], work, "c_wake")
+    if r.basic("C sleeping just after a sample on CPU"):
+        off = [s for s in r.samples(1) if s.where in ("blocked", "idle")]
+        check(len(off) >= 0.5 * 20 * 0.03 * HZ, "C wake: its naps are sampled (%d samples off CPU)" % len(off))
+        check(share(off, lambda s: "nap_after_run" in r.names(s)) >= 0.9,
+              "C wake: off CPU under nap_after_run(), not the spin it left",
+              str(collections.Counter(tuple(r.names(s)[:2]) for s in off).most_common(3)))
+
     # the program's own SIGALRM from setitimer, 100 Hz: every one arrives
     r = Run([builds["fp"], "alarm", "1.0"], work, "c_alarm")
     if r.basic("C with its own setitimer/SIGALRM"):
