@@ -229,7 +229,8 @@ static void filter_ranges(struct kg_model *m, const struct untrue_body *b,
 }
 
 /* A process's start or end that cannot be true (a reader that takes them from the host
- * events it kept took them from the records left out too) becomes unknown. */
+ * events it kept took them from the records left out too; a kgantt trace's processes
+ * table holds what the file says) becomes unknown. */
 static void mend_processes(struct kg_model *m, const struct untrue_body *b)
 {
 	for (uint32_t i = 0; i < m->n_processes; i++) {
@@ -306,12 +307,12 @@ void untrue_finish(struct kg_model *m, const struct untrue_body *b, struct untru
 {
 	filter_syncs(m, b, t, api_map, n_apis_before);
 	filter_ranges(m, b, t);
+	mend_processes(m, b); /* also where no record was left out: a kgantt trace's own */
 	if (!t->total)
 		return;
 	for (int k = 0; k < KG_UNTRUE_KINDS; k++)
 		for (int w = 0; w < KG_UNTRUE_WHYS; w++)
 			m->untrue[k][w] += t->n[k][w];
-	mend_processes(m, b);
 	add_note(m, t);
 	note_first(m);
 }

@@ -46,6 +46,7 @@ $(FUZZ_LIB): $(FUZZ_OBJ)
 	ar rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h tests/fuzz/fuzz_pipeline.h \
+                    tests/fuzz/fuzz_figures.h \
                     $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(TOOL_LIBS)
 
