@@ -16,21 +16,11 @@
 #include <string.h>
 
 #include "fuzz_pipeline.h"
+#include "fuzz_traces.h"
 #include "model/load.h"
 #include "trace/merge.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
-
-/* An empty trace with its kernels and API calls as rows, as 'kgantt import' starts one. */
-static int kgt_base(sqlite3 *db)
-{
-	int rc = sqlite3_exec(db, kg_schema_sql, NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = trace_create_rows(db, "main");
-	if (rc == SQLITE_OK)
-		rc = trace_write_meta(db, "CLOCK_MONOTONIC_RAW", "kgantt-record", "./app");
-	return rc;
-}
 
 /* The SQL-made trace compacted, as 'kgantt import' ends one; a trace pack refuses (a REAL
  * where an integer belongs) stays rows. */
