@@ -12,6 +12,9 @@
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
 #define WIRE_VERSION 3u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any length */
+/* The longest duration a rank can hold: 1e17 ns, 3.2 years (no recording is longer; the
+ * figures' bound of tests/fuzz/fuzz_figures.h). */
+#define WIRE_MAX_NS 100000000000000000LL
 
 struct wire_header {
 	uint32_t magic, version;
@@ -94,14 +97,10 @@ static int take(const uint8_t **at, const uint8_t *end, size_t n, void **out)
 	return 0;
 }
 
-#define TERMINATE(field) ((field)[sizeof(field) - 1] = 0)
-
-/* The rank's top findings, each checked: a trace rule, a severity, figures a finding can
+/* The rank's n top findings, each checked: a trace rule, a severity, figures a finding can
  * have, a title that fits. 0, -EINVAL or -ENOMEM. */
-static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank *r)
+static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank *r, uint32_t n)
 {
-	uint32_t n = r->n_top;
-	r->n_top = 0;
 	if (n > KG_JOB_FINDINGS)
 		return -EINVAL;
 	if (!n)
@@ -115,7 +114,7 @@ static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank 
 		memcpy(&wf, *at, sizeof(wf));
 		*at += sizeof(wf);
 		if (wf.rule >= KG_RULE_COUNT || kg_rules[wf.rule].scope != KG_SCOPE_TRACE ||
-		    wf.severity >= KG_SEV_COUNT || !(wf.gain_ns >= 0 && wf.gain_ns < 1e18) ||
+		    wf.severity >= KG_SEV_COUNT || !(wf.gain_ns >= 0 && wf.gain_ns <= WIRE_MAX_NS) ||
 		    !(wf.gain_pct >= 0 && wf.gain_pct < 1e9) || wf.title_len > (size_t)(end - *at))
 			return -EINVAL;
 		struct kg_finding *f = &r->top[r->n_top];
@@ -128,6 +127,68 @@ static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank 
 		*at += wf.title_len;
 	}
 	return 0;
+}
+
+static int duration_ok(int64_t d)
+{
+	return d >= 0 && d <= WIRE_MAX_NS;
+}
+
+/* A time a rank can hold: any but a saturated sum; KG_NO_TIME where unknown is allowed. */
+static int time_ok(int64_t t, int unknown_ok)
+{
+	return t != INT64_MAX && t != -INT64_MAX && (unknown_ok || t != KG_NO_TIME);
+}
+
+static int range_ok(int64_t start, int64_t end, int unknown_ok)
+{
+	if (!time_ok(start, unknown_ok) || !time_ok(end, unknown_ok))
+		return 0;
+	if (start == KG_NO_TIME || end == KG_NO_TIME)
+		return 1;
+	return start <= end && kg_time_diff(end, start) <= WIRE_MAX_NS;
+}
+
+#define TERMINATED(field) (memchr((field), 0, sizeof(field)) != NULL)
+
+/* The rank's values are ones job_rank_summaries can make: its texts end within their
+ * fields, its times and durations are ordered and within WIRE_MAX_NS, its timeline's bins
+ * are states, and what the receiver's job rules set is not set yet. A value past these
+ * overflowed the job's sums (the straggler's causes, the chart's bins) or printed figures
+ * that cannot be true. */
+static int values_ok(const struct kg_rank *r)
+{
+	if (!TERMINATED(r->file) || !TERMINATED(r->host) || !TERMINATED(r->gpu) ||
+	    !TERMINATED(r->rank) || !TERMINATED(r->label) || !TERMINATED(r->step_name))
+		return 0;
+	if (!range_ok(r->begin, r->end, 1) || !time_ok(r->steady_begin, 1) ||
+	    !time_ok(r->steady_end, 1) || !time_ok(r->realtime_offset, 1))
+		return 0;
+	const int64_t durations[] = {r->busy, r->kernel_busy, r->compute_time, r->comm_time,
+				     r->idle_startup, r->idle_winddown};
+	for (size_t i = 0; i < sizeof(durations) / sizeof(*durations); i++)
+		if (!duration_ok(durations[i]))
+			return 0;
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		if (!duration_ok(r->idle_by_cause[c]) || !duration_ok(r->steady_idle_by_cause[c]))
+			return 0;
+	if (!(r->findings_gain >= 0 && r->findings_gain <= WIRE_MAX_NS) || (r->coll_cut & ~1) ||
+	    r->shift || r->late || r->late_ns || r->wait_caused_ns || r->slowdown || r->work_ns)
+		return 0;
+	for (uint32_t i = 0; i < r->n_kernel; i++)
+		if (!duration_ok(r->kernel[i].total) || !duration_ok(r->kernel[i].p50))
+			return 0;
+	for (uint32_t i = 0; i < r->n_coll; i++)
+		if (!range_ok(r->coll[i].start, r->coll[i].end, 1))
+			return 0;
+	for (uint32_t i = 0; i < r->n_steps; i++)
+		if (!range_ok(r->steps[i].start, r->steps[i].end, 0) ||
+		    !duration_ok(r->steps[i].compute))
+			return 0;
+	for (int i = 0; i < KG_JOB_BINS; i++)
+		if (r->bins[i] >= KG_BIN_STATES)
+			return 0;
+	return 1;
 }
 
 int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *used)
@@ -143,6 +204,8 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 	const uint8_t *at = buf + sizeof(h), *end = buf + h.length;
 	memcpy(r, at, sizeof(*r));
 	at += sizeof(*r);
+	uint32_t n_top = r->n_top; /* the findings are not there until take_findings took them */
+	r->n_top = 0;
 	uint64_t need = (uint64_t)r->n_kernel * sizeof(*r->kernel) +
 			(uint64_t)r->n_coll * sizeof(*r->coll) +
 			(uint64_t)r->n_steps * sizeof(*r->steps) + r->names_len;
@@ -169,7 +232,7 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 	if (!rc && r->names_len && r->names[r->names_len - 1])
 		rc = -EINVAL; /* the names end with their NUL */
 	if (!rc)
-		rc = take_findings(&at, end, r);
+		rc = take_findings(&at, end, r, n_top);
 	if (!rc && at != end)
 		rc = -EINVAL; /* bytes that are no part of it */
 	for (uint32_t i = 0; !rc && i < r->n_kernel; i++)
@@ -178,19 +241,12 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 	for (uint32_t i = 0; !rc && i < r->n_coll; i++)
 		if (r->coll[i].step != UINT32_MAX && r->coll[i].step >= r->n_steps)
 			rc = -EINVAL;
+	if (!rc && !values_ok(r))
+		rc = -EINVAL;
 	if (rc) {
 		rank_free(r);
 		return rc;
 	}
-	TERMINATE(r->file);
-	TERMINATE(r->host);
-	TERMINATE(r->gpu);
-	TERMINATE(r->rank);
-	TERMINATE(r->label);
-	TERMINATE(r->step_name);
-	for (int i = 0; i < KG_JOB_BINS; i++)
-		if (r->bins[i] >= KG_BIN_STATES)
-			r->bins[i] = KG_BIN_NONE;
 	*used = (size_t)h.length;
 	return 0;
 }

@@ -147,6 +147,74 @@ TEST(wire_refuses_damaged_bytes)
 	job_free(&j);
 }
 
+/* Damaged names (no NUL at their end) refused before the findings were read: the rank was
+ * freed with the findings' count from the wire and no findings (UB: fuzz_job_wire). */
+TEST(wire_refuses_names_before_findings)
+{
+	struct kg_job j;
+	make_job(&j);
+	struct kg_rank *r = &j.ranks[0];
+	r->top = calloc(1, sizeof(*r->top));
+	r->n_top = 1;
+	r->top[0] = (struct kg_finding){.rule = KG_RULE_HOST_BOUND, .title = strdup("t")};
+	uint8_t *buf;
+	size_t len, used;
+	CHECK_EQ_INT(job_wire_pack(r, &buf, &len), 0);
+	/* the names' last byte: before the finding (its fixed part and its title "t") */
+	size_t names_end = len - 1 - 32 - 1;
+	CHECK_EQ_INT(buf[names_end], 0);
+	buf[names_end] = 'x';
+	struct kg_rank back;
+	CHECK(job_wire_unpack(buf, len, &back, &used) < 0);
+	free(buf);
+	job_free(&j);
+}
+
+/* Values no rank can have, each under a valid frame: refused (issue 22: they overflowed
+ * the job's sums and printed figures that cannot be true). */
+TEST(wire_refuses_values_a_rank_cannot_have)
+{
+	enum { EDITS = 16 };
+	for (int e = 0; e < EDITS; e++) {
+		struct kg_job j;
+		make_job(&j);
+		struct kg_rank *r = &j.ranks[0];
+		r->steps = calloc(1, sizeof(*r->steps));
+		r->n_steps = 1;
+		r->steps[0] = (struct kg_rank_step){.start = r->begin, .end = r->end};
+		switch (e) {
+		case 0: r->busy = INT64_MAX; break;
+		case 1: r->idle_by_cause[1] = -1; break;
+		case 2: r->begin = r->end + 1; break;
+		case 3: r->end = INT64_MAX; break;
+		case 4: r->kernel[0].total = -5; break;
+		case 5: r->kernel[1].p50 = INT64_MAX / 2; break;
+		case 6: r->coll[2].end = r->coll[2].start - 1; break;
+		case 7: r->bins[3] = 200; break;
+		case 8: memset(r->label, 'x', sizeof(r->label)); break;
+		case 9: r->late_ns = 5; break;
+		case 10: r->steps[0].end = r->steps[0].start - 1; break;
+		case 11: r->steps[0].compute = -1; break;
+		case 12: r->findings_gain = 1e300; break;
+		case 13: r->steady_idle_by_cause[0] = 200000000000000000LL; break;
+		case 14: r->slowdown = 1.5; break;
+		default: r->shift = 1;
+		}
+		uint8_t *buf;
+		size_t len, used;
+		CHECK_EQ_INT(job_wire_pack(r, &buf, &len), 0);
+		struct kg_rank back;
+		int rc = job_wire_unpack(buf, len, &back, &used);
+		if (rc == 0) {
+			fprintf(stderr, "edit %d taken\n", e);
+			rank_free(&back);
+		}
+		CHECK(rc < 0);
+		free(buf);
+		job_free(&j);
+	}
+}
+
 TEST(rank_expressions)
 {
 	struct kg_rank_set s;
