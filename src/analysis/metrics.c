@@ -704,13 +704,6 @@ static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
 	return v[k];
 }
 
-/* The rank of percentile p (0..1) of n values: nearest rank, as a sort would give. */
-static uint32_t pct_rank(uint32_t n, double p)
-{
-	uint32_t i = (uint32_t)(p * (n - 1) + 0.5);
-	return i < n ? i : n - 1;
-}
-
 /* The median and the 99th percentile of v[0..n), KG_NO_TIME when n is 0. Reorders v:
  * selecting the median leaves the larger half after it, where the 99th is selected. */
 static void pct_50_99(int64_t *v, uint32_t n, int64_t *p50, int64_t *p99)
@@ -719,7 +712,7 @@ static void pct_50_99(int64_t *v, uint32_t n, int64_t *p50, int64_t *p99)
 		*p50 = *p99 = KG_NO_TIME;
 		return;
 	}
-	uint32_t i50 = pct_rank(n, 0.5), i99 = pct_rank(n, 0.99);
+	uint32_t i50 = array_pct_rank(n, 0.5), i99 = array_pct_rank(n, 0.99);
 	*p50 = select_kth(v, n, i50);
 	*p99 = i99 > i50 ? select_kth(v + i50 + 1, n - i50 - 1, i99 - i50 - 1) : *p50;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/format.h"
 #include "util/idmap.h"
 #include "util/timemath.h"
@@ -216,8 +217,8 @@ static void alignment_error(struct kg_job *j, uint32_t ref)
 	}
 	if (n) {
 		qsort(d, n, sizeof(*d), cmp_i64);
-		j->align_p50 = d[n / 2];
-		j->align_p99 = d[(size_t)((double)(n - 1) * 0.99)];
+		j->align_p50 = d[array_pct_rank((uint32_t)n, 0.5)];
+		j->align_p99 = d[array_pct_rank((uint32_t)n, 0.99)];
 		j->align_max = d[n - 1];
 		j->align_samples = (uint32_t)n;
 	}
