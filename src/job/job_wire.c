@@ -149,6 +149,22 @@ static int range_ok(int64_t start, int64_t end, int unknown_ok)
 	return start <= end && kg_time_diff(end, start) <= WIRE_MAX_NS;
 }
 
+/* Its idle times fit in its span, its start-up and wind-down too, and its busy time
+ * (kernels in it) and its steady idle time in what is left (its steady span): else its
+ * shares pass 100 % and its steady span is negative. */
+static int within_span(const struct kg_rank *r)
+{
+	if (r->begin == KG_NO_TIME || r->end == KG_NO_TIME)
+		return 1;
+	int64_t span = r->end - r->begin, steady = rank_steady_span(r), idle = rank_steady_idle(r);
+	if (steady < 0 || r->kernel_busy > r->busy || kg_time_add(r->busy, idle) > steady)
+		return 0;
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		if (r->idle_by_cause[c] > span)
+			return 0;
+	return 1;
+}
+
 #define TERMINATED(field) (memchr((field), 0, sizeof(field)) != NULL)
 
 /* The rank's values are ones job_rank_summaries can make: its texts end within their
@@ -172,6 +188,8 @@ static int values_ok(const struct kg_rank *r)
 	for (int c = 0; c < KG_GAP_CAUSES; c++)
 		if (!duration_ok(r->idle_by_cause[c]) || !duration_ok(r->steady_idle_by_cause[c]))
 			return 0;
+	if (!within_span(r))
+		return 0;
 	if (!(r->findings_gain >= 0 && r->findings_gain <= WIRE_MAX_NS) || (r->coll_cut & ~1) ||
 	    r->shift || r->late || r->late_ns || r->wait_caused_ns || r->slowdown || r->work_ns)
 		return 0;

@@ -174,7 +174,7 @@ TEST(wire_refuses_names_before_findings)
  * the job's sums and printed figures that cannot be true). */
 TEST(wire_refuses_values_a_rank_cannot_have)
 {
-	enum { EDITS = 16 };
+	enum { EDITS = 19 };
 	for (int e = 0; e < EDITS; e++) {
 		struct kg_job j;
 		make_job(&j);
@@ -198,6 +198,9 @@ TEST(wire_refuses_values_a_rank_cannot_have)
 		case 12: r->findings_gain = 1e300; break;
 		case 13: r->steady_idle_by_cause[0] = 200000000000000000LL; break;
 		case 14: r->slowdown = 1.5; break;
+		case 15: r->idle_startup = r->end - r->begin + 1; break; /* a negative steady span */
+		case 16: r->busy = r->end - r->begin + 1; break;
+		case 17: r->steady_idle_by_cause[2] = r->end - r->begin; break;
 		default: r->shift = 1;
 		}
 		uint8_t *buf;
