@@ -115,7 +115,8 @@ static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank 
 		*at += sizeof(wf);
 		if (wf.rule >= KG_RULE_COUNT || kg_rules[wf.rule].scope != KG_SCOPE_TRACE ||
 		    wf.severity >= KG_SEV_COUNT || !(wf.gain_ns >= 0 && wf.gain_ns <= WIRE_MAX_NS) ||
-		    !(wf.gain_pct >= 0 && wf.gain_pct < 1e9) || wf.title_len > (size_t)(end - *at))
+		    !(wf.gain_pct >= 0 && wf.gain_pct < 1e9) || wf.pad ||
+		    wf.title_len > (size_t)(end - *at) || memchr(*at, 0, wf.title_len))
 			return -EINVAL;
 		struct kg_finding *f = &r->top[r->n_top];
 		*f = (struct kg_finding){.rule = (enum kg_rule_id)wf.rule,
@@ -197,11 +198,11 @@ static int values_ok(const struct kg_rank *r)
 		if (!duration_ok(r->kernel[i].total) || !duration_ok(r->kernel[i].p50))
 			return 0;
 	for (uint32_t i = 0; i < r->n_coll; i++)
-		if (!range_ok(r->coll[i].start, r->coll[i].end, 1))
+		if (!range_ok(r->coll[i].start, r->coll[i].end, 1) || r->coll[i].pad)
 			return 0;
 	for (uint32_t i = 0; i < r->n_steps; i++)
 		if (!range_ok(r->steps[i].start, r->steps[i].end, 0) ||
-		    !duration_ok(r->steps[i].compute))
+		    !duration_ok(r->steps[i].compute) || r->steps[i].pad)
 			return 0;
 	for (int i = 0; i < KG_JOB_BINS; i++)
 		if (r->bins[i] >= KG_BIN_STATES)
@@ -217,11 +218,17 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 		return -EINVAL;
 	memcpy(&h, buf, sizeof(h));
 	if (h.magic != WIRE_MAGIC || h.version != WIRE_VERSION || h.struct_size != sizeof(*r) ||
-	    h.length > len || h.length < sizeof(h) + sizeof(*r))
+	    h.length > len || h.length < sizeof(h) + sizeof(*r) || h.pad)
 		return -EINVAL;
 	const uint8_t *at = buf + sizeof(h), *end = buf + h.length;
 	memcpy(r, at, sizeof(*r));
 	at += sizeof(*r);
+	/* what packs again to other bytes is refused: pointers the sender cleared, pads, a
+	 * title with a NUL in it */
+	if (r->kernel || r->coll || r->steps || r->names || r->top) {
+		memset(r, 0, sizeof(*r));
+		return -EINVAL;
+	}
 	uint32_t n_top = r->n_top; /* the findings are not there until take_findings took them */
 	r->n_top = 0;
 	uint64_t need = (uint64_t)r->n_kernel * sizeof(*r->kernel) +
@@ -233,11 +240,6 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 		memset(r, 0, sizeof(*r));
 		return -EINVAL;
 	}
-	r->kernel = NULL;
-	r->coll = NULL;
-	r->steps = NULL;
-	r->names = NULL;
-	r->top = NULL;
 	void *k, *c, *s, *nm;
 	int rc = take(&at, end, r->n_kernel * sizeof(*r->kernel), &k);
 	r->kernel = k;

@@ -170,6 +170,31 @@ TEST(wire_refuses_names_before_findings)
 	job_free(&j);
 }
 
+/* Bytes that would pack again to other bytes: a title with a NUL in it (cut there), a
+ * pointer the sender clears (cleared). Refused: what the wire takes is what was sent. */
+TEST(wire_refuses_what_packs_otherwise)
+{
+	struct kg_job j;
+	make_job(&j);
+	struct kg_rank *r = &j.ranks[0];
+	r->top = calloc(1, sizeof(*r->top));
+	r->n_top = 1;
+	r->top[0] = (struct kg_finding){.rule = KG_RULE_HOST_BOUND, .title = strdup("ab")};
+	uint8_t *buf;
+	size_t len, used;
+	CHECK_EQ_INT(job_wire_pack(r, &buf, &len), 0);
+	struct kg_rank back;
+	buf[len - 2] = 0; /* "\0b" */
+	CHECK(job_wire_unpack(buf, len, &back, &used) < 0);
+	buf[len - 2] = 'a';
+	CHECK_EQ_INT(job_wire_unpack(buf, len, &back, &used), 0);
+	rank_free(&back);
+	buf[24 + offsetof(struct kg_rank, kernel)] = 1; /* after the 24-byte header */
+	CHECK(job_wire_unpack(buf, len, &back, &used) < 0);
+	free(buf);
+	job_free(&j);
+}
+
 /* Values no rank can have, each under a valid frame: refused (issue 22: they overflowed
  * the job's sums and printed figures that cannot be true). */
 TEST(wire_refuses_values_a_rank_cannot_have)
