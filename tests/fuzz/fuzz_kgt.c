@@ -89,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		fuzz_target = "fuzz_kgt";
 		fuzz_pipeline(&m, data, size, 0);
+		fuzz_round_trip(&m); /* every trace that loads exports (issue 22) */
 		model_free(&m);
 	}
 	return 0;

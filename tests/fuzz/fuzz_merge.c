@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	fuzz_pipeline(&m, data, size, 0);
+	fuzz_round_trip(&m);
 	model_free(&m);
 	return 0;
 }
