@@ -241,6 +241,19 @@ static void start_align(struct kg_job *j, const uint32_t *group, uint32_t ng)
 	}
 }
 
+/* r's realtime offset puts it on ref's clock: both known, and its times moved stay within
+ * int64 (an offset near INT64_MAX or INT64_MIN is none a clock has: its times would read
+ * at the saturation, -9223372036854775807). */
+static int offset_known(const struct kg_rank *r, const struct kg_rank *ref)
+{
+	if (r->realtime_offset == KG_NO_TIME || ref->realtime_offset == KG_NO_TIME)
+		return 0;
+	int64_t shift = kg_time_diff(r->realtime_offset, ref->realtime_offset);
+	int64_t b = kg_time_add(r->begin, shift), e = kg_time_add(r->end, shift);
+	return shift != INT64_MAX && shift != -INT64_MAX && b != INT64_MAX && b != -INT64_MAX &&
+	       e != INT64_MAX && e != -INT64_MAX;
+}
+
 static int align_clocks(struct kg_job *j)
 {
 	if (j->n_ranks == 0) /* no rank, no reference clock */
@@ -261,7 +274,7 @@ static int align_clocks(struct kg_job *j)
 	int offsets_known = 1;
 	for (uint32_t i = 0; i < j->n_ranks; i++) {
 		struct kg_rank *r = &j->ranks[i];
-		int known = r->realtime_offset != KG_NO_TIME && ref->realtime_offset != KG_NO_TIME;
+		int known = offset_known(r, ref);
 		offsets_known &= known || group[i] == 0;
 		r->shift = known && group[i] ? kg_time_diff(r->realtime_offset, ref->realtime_offset)
 					     : 0;
