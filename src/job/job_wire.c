@@ -155,8 +155,6 @@ static int range_ok(int64_t start, int64_t end, int unknown_ok)
  * shares pass 100 % and its steady span is negative. */
 static int within_span(const struct kg_rank *r)
 {
-	if (r->begin == KG_NO_TIME || r->end == KG_NO_TIME)
-		return 1;
 	int64_t span = r->end - r->begin, steady = rank_steady_span(r), idle = rank_steady_idle(r);
 	if (steady < 0 || r->kernel_busy > r->busy || kg_time_add(r->busy, idle) > steady)
 		return 0;
@@ -169,7 +167,8 @@ static int within_span(const struct kg_rank *r)
 #define TERMINATED(field) (memchr((field), 0, sizeof(field)) != NULL)
 
 /* The rank's values are ones job_rank_summaries can make: its texts end within their
- * fields, its times and durations are ordered and within WIRE_MAX_NS, its timeline's bins
+ * fields, its times and durations are ordered and within WIRE_MAX_NS (its work's begin
+ * and end known: a GPU that ran something), its timeline's bins
  * are states, and what the receiver's job rules set is not set yet. A value past these
  * overflowed the job's sums (the straggler's causes, the chart's bins) or printed figures
  * that cannot be true. */
@@ -178,7 +177,7 @@ static int values_ok(const struct kg_rank *r)
 	if (!TERMINATED(r->file) || !TERMINATED(r->host) || !TERMINATED(r->gpu) ||
 	    !TERMINATED(r->rank) || !TERMINATED(r->label) || !TERMINATED(r->step_name))
 		return 0;
-	if (!range_ok(r->begin, r->end, 1) || !time_ok(r->steady_begin, 1) ||
+	if (!range_ok(r->begin, r->end, 0) || !time_ok(r->steady_begin, 1) ||
 	    !time_ok(r->steady_end, 1) || !time_ok(r->realtime_offset, 1))
 		return 0;
 	const int64_t durations[] = {r->busy, r->kernel_busy, r->compute_time, r->comm_time,

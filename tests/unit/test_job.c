@@ -199,7 +199,7 @@ TEST(wire_refuses_what_packs_otherwise)
  * the job's sums and printed figures that cannot be true). */
 TEST(wire_refuses_values_a_rank_cannot_have)
 {
-	enum { EDITS = 19 };
+	enum { EDITS = 20 };
 	for (int e = 0; e < EDITS; e++) {
 		struct kg_job j;
 		make_job(&j);
@@ -226,6 +226,7 @@ TEST(wire_refuses_values_a_rank_cannot_have)
 		case 15: r->idle_startup = r->end - r->begin + 1; break; /* a negative steady span */
 		case 16: r->busy = r->end - r->begin + 1; break;
 		case 17: r->steady_idle_by_cause[2] = r->end - r->begin; break;
+		case 18: r->begin = KG_NO_TIME; break; /* printed -9223372036854775807 */
 		default: r->shift = 1;
 		}
 		uint8_t *buf;
@@ -261,6 +262,29 @@ TEST(alignment_percentiles_ordered)
 	CHECK_EQ_INT(job_analyse(&j), 0);
 	CHECK_EQ_INT(j.align_samples, 2);
 	CHECK(j.align_p50 <= j.align_p99 && j.align_p99 <= j.align_max);
+	job_free(&j);
+}
+
+/* Realtime offsets far apart (a rank's near INT64_MAX, the other's near INT64_MIN): no
+ * clock is so far from another, and no time of the job reads saturated (ranks.begin_ns
+ * -9223372036854775807: fuzz_job_wire). */
+TEST(absurd_realtime_offsets)
+{
+	struct kg_job j = {0};
+	analysis_config_default(&j.cfg);
+	j.ranks = calloc(2, sizeof(*j.ranks));
+	j.n_ranks = 2;
+	j.n_files = 2;
+	int64_t start = 0, end = 2 * MS;
+	make_rank(&j.ranks[0], "0", "a", 1000 * MS, INT64_MAX - 5, 1, &start, &end);
+	make_rank(&j.ranks[1], "1", "b", -4000000000000000000LL, -INT64_MAX + 5, 1, &start, &end);
+	j.ranks[0].n_coll = j.ranks[1].n_coll = 0; /* no collective to align them by */
+	CHECK_EQ_INT(job_analyse(&j), 0);
+	for (uint32_t i = 0; i < j.n_ranks; i++) {
+		int64_t b = kg_time_add(j.ranks[i].begin, j.ranks[i].shift);
+		int64_t e = kg_time_add(j.ranks[i].end, j.ranks[i].shift);
+		CHECK(b != INT64_MAX && b != -INT64_MAX && e != INT64_MAX && e != -INT64_MAX);
+	}
 	job_free(&j);
 }
 
