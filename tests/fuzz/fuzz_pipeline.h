@@ -239,7 +239,10 @@ static inline void fuzz_window(const struct kg_model *m, const struct kg_analysi
 	model_free(&cut);
 }
 
-/* export --format sqlite, read back: what kgantt writes, kgantt must read. */
+/* export --format sqlite, read back: what kgantt writes, kgantt must read. A kgantt
+ * trace is copied from its file, as rows: a file SQLite itself finds damaged (quick_check)
+ * may load and fail there with SQLite's message (a damaged b-tree gives a row twice: a
+ * UNIQUE constraint), which a reader does not look for (docs/results/fuzz.md). */
 static inline void fuzz_round_trip(const struct kg_model *m)
 {
 	char path[PATH_MAX + 64], err[1024] = "";
@@ -247,6 +250,8 @@ static inline void fuzz_round_trip(const struct kg_model *m)
 	struct kg_export_opts o = {.format = KG_EXPORT_SQLITE};
 	int rc = export_sqlite(path, m, &o, err, sizeof(err));
 	if (rc == -ENOMEM)
+		return;
+	if (rc && err[0] && !strcmp(m->source, "kgantt") && fuzz_sqlite_damaged(m->path))
 		return;
 	if (rc) {
 		fprintf(stderr, "%s: export --format sqlite failed: %s\n", fuzz_target, err);
