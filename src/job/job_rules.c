@@ -933,6 +933,8 @@ int job_analyse(struct kg_job *j)
 	if (rc)
 		return rc;
 	job_span(j);
+	if (j->span > KG_JOB_MAX_NS)
+		return -ERANGE;
 	/* the job rules, in KG_RULES' order */
 #define KG_RULE_RUN_JOB(runner) if (!rc) rc = runner(j);
 #define KG_RULE_RUN_TRACE(runner)

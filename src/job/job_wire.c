@@ -12,9 +12,6 @@
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
 #define WIRE_VERSION 3u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any length */
-/* The longest duration a rank can hold: 1e17 ns, 3.2 years (no recording is longer; the
- * figures' bound of tests/fuzz/fuzz_figures.h). */
-#define WIRE_MAX_NS 100000000000000000LL
 
 struct wire_header {
 	uint32_t magic, version;
@@ -114,7 +111,7 @@ static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank 
 		memcpy(&wf, *at, sizeof(wf));
 		*at += sizeof(wf);
 		if (wf.rule >= KG_RULE_COUNT || kg_rules[wf.rule].scope != KG_SCOPE_TRACE ||
-		    wf.severity >= KG_SEV_COUNT || !(wf.gain_ns >= 0 && wf.gain_ns <= WIRE_MAX_NS) ||
+		    wf.severity >= KG_SEV_COUNT || !(wf.gain_ns >= 0 && wf.gain_ns <= KG_JOB_MAX_NS) ||
 		    !(wf.gain_pct >= 0 && wf.gain_pct < 1e9) || wf.pad ||
 		    wf.title_len > (size_t)(end - *at) || memchr(*at, 0, wf.title_len))
 			return -EINVAL;
@@ -132,7 +129,7 @@ static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank 
 
 static int duration_ok(int64_t d)
 {
-	return d >= 0 && d <= WIRE_MAX_NS;
+	return d >= 0 && d <= KG_JOB_MAX_NS;
 }
 
 /* A time a rank can hold: any but a saturated sum; KG_NO_TIME where unknown is allowed. */
@@ -147,7 +144,7 @@ static int range_ok(int64_t start, int64_t end, int unknown_ok)
 		return 0;
 	if (start == KG_NO_TIME || end == KG_NO_TIME)
 		return 1;
-	return start <= end && kg_time_diff(end, start) <= WIRE_MAX_NS;
+	return start <= end && kg_time_diff(end, start) <= KG_JOB_MAX_NS;
 }
 
 /* Its idle times fit in its span, its start-up and wind-down too, and its busy time
@@ -167,7 +164,7 @@ static int within_span(const struct kg_rank *r)
 #define TERMINATED(field) (memchr((field), 0, sizeof(field)) != NULL)
 
 /* The rank's values are ones job_rank_summaries can make: its texts end within their
- * fields, its times and durations are ordered and within WIRE_MAX_NS (its work's begin
+ * fields, its times and durations are ordered and within KG_JOB_MAX_NS (its work's begin
  * and end known: a GPU that ran something), its timeline's bins
  * are states, and what the receiver's job rules set is not set yet. A value past these
  * overflowed the job's sums (the straggler's causes, the chart's bins) or printed figures
@@ -190,7 +187,7 @@ static int values_ok(const struct kg_rank *r)
 			return 0;
 	if (!within_span(r))
 		return 0;
-	if (!(r->findings_gain >= 0 && r->findings_gain <= WIRE_MAX_NS) || (r->coll_cut & ~1) ||
+	if (!(r->findings_gain >= 0 && r->findings_gain <= KG_JOB_MAX_NS) || (r->coll_cut & ~1) ||
 	    r->shift || r->late || r->late_ns || r->wait_caused_ns || r->slowdown || r->work_ns)
 		return 0;
 	for (uint32_t i = 0; i < r->n_kernel; i++)

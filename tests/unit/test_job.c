@@ -3,6 +3,8 @@
  * alignment on a few ranks whose truth is known. */
 #include "harness.h"
 
+#include <errno.h>
+
 #include "job/job.h"
 
 #define MS 1000000LL
@@ -285,6 +287,23 @@ TEST(absurd_realtime_offsets)
 		int64_t e = kg_time_add(j.ranks[i].end, j.ranks[i].shift);
 		CHECK(b != INT64_MAX && b != -INT64_MAX && e != INT64_MAX && e != -INT64_MAX);
 	}
+	job_free(&j);
+}
+
+/* Two ranks of one clock whose work lies 28 years apart: not one job, refused (its span
+ * read 8.98e17 ns: fuzz_job_wire). */
+TEST(ranks_years_apart_are_not_one_job)
+{
+	struct kg_job j = {0};
+	analysis_config_default(&j.cfg);
+	j.ranks = calloc(2, sizeof(*j.ranks));
+	j.n_ranks = 2;
+	j.n_files = 2;
+	int64_t start = 0, end = 2 * MS;
+	make_rank(&j.ranks[0], "0", "a", 1000 * MS, 0, 1, &start, &end);
+	make_rank(&j.ranks[1], "1", "a", 898000000000000000LL, 0, 1, &start, &end);
+	CHECK_EQ_INT(job_analyse(&j), -ERANGE);
+	CHECK(j.span > KG_JOB_MAX_NS);
 	job_free(&j);
 }
 
