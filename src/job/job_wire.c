@@ -165,7 +165,8 @@ static int within_span(const struct kg_rank *r)
 
 /* The rank's values are ones job_rank_summaries can make: its texts end within their
  * fields, its times and durations are ordered and within KG_JOB_MAX_NS (its work's begin
- * and end known: a GPU that ran something), its timeline's bins
+ * and end known: a GPU that ran something; its collectives within them), its timeline's
+ * bins
  * are states, and what the receiver's job rules set is not set yet. A value past these
  * overflowed the job's sums (the straggler's causes, the chart's bins) or printed figures
  * that cannot be true. */
@@ -193,8 +194,9 @@ static int values_ok(const struct kg_rank *r)
 	for (uint32_t i = 0; i < r->n_kernel; i++)
 		if (!duration_ok(r->kernel[i].total) || !duration_ok(r->kernel[i].p50))
 			return 0;
-	for (uint32_t i = 0; i < r->n_coll; i++)
-		if (!range_ok(r->coll[i].start, r->coll[i].end, 1) || r->coll[i].pad)
+	for (uint32_t i = 0; i < r->n_coll; i++) /* the rank's own GPU work */
+		if (!range_ok(r->coll[i].start, r->coll[i].end, 0) || r->coll[i].pad ||
+		    r->coll[i].start < r->begin || r->coll[i].end > r->end)
 			return 0;
 	for (uint32_t i = 0; i < r->n_steps; i++)
 		if (!range_ok(r->steps[i].start, r->steps[i].end, 0) ||
