@@ -7,6 +7,7 @@
 #include "job/job.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,12 @@ static int take(const uint8_t **at, const uint8_t *end, size_t n, void **out)
 	return 0;
 }
 
+/* A figure a finding or a rank can have: 0 to max, and not -0.0 (printed "-0.0%"). */
+static int figure_ok(double v, double max)
+{
+	return v >= 0 && v <= max && !signbit(v);
+}
+
 /* The rank's n top findings, each checked: a trace rule, a severity, figures a finding can
  * have, a title that fits. 0, -EINVAL or -ENOMEM. */
 static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank *r, uint32_t n)
@@ -111,8 +118,8 @@ static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank 
 		memcpy(&wf, *at, sizeof(wf));
 		*at += sizeof(wf);
 		if (wf.rule >= KG_RULE_COUNT || kg_rules[wf.rule].scope != KG_SCOPE_TRACE ||
-		    wf.severity >= KG_SEV_COUNT || !(wf.gain_ns >= 0 && wf.gain_ns <= KG_JOB_MAX_NS) ||
-		    !(wf.gain_pct >= 0 && wf.gain_pct < 1e9) || wf.pad ||
+		    wf.severity >= KG_SEV_COUNT || !figure_ok(wf.gain_ns, KG_JOB_MAX_NS) ||
+		    !figure_ok(wf.gain_pct, 1e9) || wf.pad ||
 		    wf.title_len > (size_t)(end - *at) || memchr(*at, 0, wf.title_len))
 			return -EINVAL;
 		struct kg_finding *f = &r->top[r->n_top];
@@ -188,7 +195,7 @@ static int values_ok(const struct kg_rank *r)
 			return 0;
 	if (!within_span(r))
 		return 0;
-	if (!(r->findings_gain >= 0 && r->findings_gain <= KG_JOB_MAX_NS) || (r->coll_cut & ~1) ||
+	if (!figure_ok(r->findings_gain, KG_JOB_MAX_NS) || (r->coll_cut & ~1) ||
 	    r->shift || r->late || r->late_ns || r->wait_caused_ns || r->slowdown || r->work_ns)
 		return 0;
 	for (uint32_t i = 0; i < r->n_kernel; i++)

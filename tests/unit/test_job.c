@@ -201,7 +201,7 @@ TEST(wire_refuses_what_packs_otherwise)
  * the job's sums and printed figures that cannot be true). */
 TEST(wire_refuses_values_a_rank_cannot_have)
 {
-	enum { EDITS = 22 };
+	enum { EDITS = 23 };
 	for (int e = 0; e < EDITS; e++) {
 		struct kg_job j;
 		make_job(&j);
@@ -231,6 +231,7 @@ TEST(wire_refuses_values_a_rank_cannot_have)
 		case 18: r->begin = KG_NO_TIME; break; /* printed -9223372036854775807 */
 		case 19: r->coll[1].start = KG_NO_TIME; break; /* waits of 9223372036.85 s */
 		case 20: r->coll[1].start = r->begin - 1; break;
+		case 21: r->findings_gain = -0.0; break;
 		default: r->shift = 1;
 		}
 		uint8_t *buf;
