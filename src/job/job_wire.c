@@ -95,10 +95,11 @@ static int take(const uint8_t **at, const uint8_t *end, size_t n, void **out)
 	return 0;
 }
 
-/* A figure a finding or a rank can have: 0 to max, and not -0.0 (printed "-0.0%"). */
+/* A figure a finding or a rank can have: 0 to max, not -0.0 (printed "-0.0%"), not a
+ * subnormal (no gain is 1e-311: its JSON reads as out of a double's range). */
 static int figure_ok(double v, double max)
 {
-	return v >= 0 && v <= max && !signbit(v);
+	return (v == 0 || isnormal(v)) && v >= 0 && v <= max && !signbit(v);
 }
 
 /* The rank's n top findings, each checked: a trace rule, a severity, figures a finding can

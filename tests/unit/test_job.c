@@ -201,7 +201,7 @@ TEST(wire_refuses_what_packs_otherwise)
  * the job's sums and printed figures that cannot be true). */
 TEST(wire_refuses_values_a_rank_cannot_have)
 {
-	enum { EDITS = 23 };
+	enum { EDITS = 24 };
 	for (int e = 0; e < EDITS; e++) {
 		struct kg_job j;
 		make_job(&j);
@@ -232,6 +232,7 @@ TEST(wire_refuses_values_a_rank_cannot_have)
 		case 19: r->coll[1].start = KG_NO_TIME; break; /* waits of 9223372036.85 s */
 		case 20: r->coll[1].start = r->begin - 1; break;
 		case 21: r->findings_gain = -0.0; break;
+		case 22: r->findings_gain = 4.3458473798968777e-311; break;
 		default: r->shift = 1;
 		}
 		uint8_t *buf;
