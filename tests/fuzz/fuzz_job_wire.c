@@ -67,7 +67,7 @@ static int64_t edge_i64(uint64_t *s, int64_t was)
 					INT64_MAX / 2, INT64_MIN / 2, 100000000000000000LL,
 					1000000000000000000LL, 4294967296LL, 1000000000LL};
 	switch (next(s) % 5) {
-	case 0: return was + (int64_t)(next(s) % 2001) - 1000;
+	case 0: return (int64_t)((uint64_t)was + next(s) % 2001 - 1000); /* wraps, no UB */
 	case 1: return was / 2;
 	case 2: return (int64_t)next(s);
 	default: return edges[next(s) % (sizeof(edges) / sizeof(*edges))];
