@@ -171,15 +171,21 @@ static void edit_kernels(struct kg_rank *r, uint64_t *s)
 	}
 }
 
+/* A collective's step among the steps, or none: what the wire checks of the counts. */
+static void steps_in_range(struct kg_rank *r)
+{
+	for (uint32_t i = 0; i < r->n_coll; i++)
+		if (r->coll[i].step != UINT32_MAX && r->coll[i].step >= r->n_steps)
+			r->coll[i].step = UINT32_MAX;
+}
+
 static void edit_collectives(struct kg_rank *r, uint64_t *s)
 {
 	if (next(s) % 4 == 0) {
 		void *v = r->coll;
 		r->n_coll = resize(&v, r->n_coll, sizeof(*r->coll), s, 64);
 		r->coll = v;
-		for (uint32_t i = 0; i < r->n_coll; i++)
-			if (r->coll[i].step != UINT32_MAX && r->coll[i].step >= r->n_steps)
-				r->coll[i].step = UINT32_MAX;
+		steps_in_range(r);
 		return;
 	}
 	if (!r->n_coll)
@@ -199,9 +205,7 @@ static void edit_steps(struct kg_rank *r, uint64_t *s)
 		void *v = r->steps;
 		r->n_steps = resize(&v, r->n_steps, sizeof(*r->steps), s, 64);
 		r->steps = v;
-		for (uint32_t i = 0; i < r->n_coll; i++)
-			if (r->coll[i].step != UINT32_MAX && r->coll[i].step >= r->n_steps)
-				r->coll[i].step = UINT32_MAX;
+		steps_in_range(r);
 		return;
 	}
 	if (!r->n_steps)

@@ -250,15 +250,21 @@ TEST(wire_refuses_values_a_rank_cannot_have)
 	}
 }
 
+/* An empty job of n ranks (to be made with make_rank), with the default thresholds. */
+static void empty_job(struct kg_job *j, uint32_t n)
+{
+	memset(j, 0, sizeof(*j));
+	analysis_config_default(&j->cfg);
+	j->ranks = calloc(n, sizeof(*j->ranks));
+	j->n_ranks = j->n_files = n;
+}
+
 /* Two ends compared (three ranks, one collective): the alignment's percentiles are in
  * order (its p99 read 0 below a p50 of 2.46 ms: fuzz_job). */
 TEST(alignment_percentiles_ordered)
 {
-	struct kg_job j = {0};
-	analysis_config_default(&j.cfg);
-	j.ranks = calloc(3, sizeof(*j.ranks));
-	j.n_ranks = 3;
-	j.n_files = 3;
+	struct kg_job j;
+	empty_job(&j, 3);
 	for (int r = 0; r < 3; r++) {
 		char name[8];
 		snprintf(name, sizeof(name), "%d", r);
@@ -276,11 +282,8 @@ TEST(alignment_percentiles_ordered)
  * -9223372036854775807: fuzz_job_wire). */
 TEST(absurd_realtime_offsets)
 {
-	struct kg_job j = {0};
-	analysis_config_default(&j.cfg);
-	j.ranks = calloc(2, sizeof(*j.ranks));
-	j.n_ranks = 2;
-	j.n_files = 2;
+	struct kg_job j;
+	empty_job(&j, 2);
 	int64_t start = 0, end = 2 * MS;
 	make_rank(&j.ranks[0], "0", "a", 1000 * MS, INT64_MAX - 5, 1, &start, &end);
 	make_rank(&j.ranks[1], "1", "b", -4000000000000000000LL, -INT64_MAX + 5, 1, &start, &end);
@@ -298,11 +301,8 @@ TEST(absurd_realtime_offsets)
  * read 8.98e17 ns: fuzz_job_wire). */
 TEST(ranks_years_apart_are_not_one_job)
 {
-	struct kg_job j = {0};
-	analysis_config_default(&j.cfg);
-	j.ranks = calloc(2, sizeof(*j.ranks));
-	j.n_ranks = 2;
-	j.n_files = 2;
+	struct kg_job j;
+	empty_job(&j, 2);
 	int64_t start = 0, end = 2 * MS;
 	make_rank(&j.ranks[0], "0", "a", 1000 * MS, 0, 1, &start, &end);
 	make_rank(&j.ranks[1], "1", "a", 898000000000000000LL, 0, 1, &start, &end);
