@@ -29,7 +29,7 @@
 /* The longest a rank's work, or a job from its first rank's work to its last's, can be:
  * 1e17 ns, 3.2 years (no recording is longer). Ranks further apart on the job's clock are
  * not one job (traces of runs years apart). */
-#define KG_JOB_MAX_NS 100000000000000000LL
+#define KG_JOB_MAX_NS KG_LONGEST_NS
 
 /* What a bin of a rank's timeline was mostly doing (the job's lanes). */
 enum kg_bin_state {

@@ -480,6 +480,22 @@ TEST(untrue_times_of_processes_and_queues)
 	model_free(&m);
 }
 
+/* An API call lasting 26 years, alone in its trace: its own body, so not far from it, but
+ * longer than any recording (fuzz_spool: the span read 841328705.39 s). */
+TEST(untrue_times_longer_than_any_recording)
+{
+	struct kg_model m;
+	one_stream(&m);
+	struct kg_api *a = api_at(&m, T0, T0 + 841328705391294000LL);
+	a->thread = model_thread_index(&m, 0, 1);
+	a->name = model_string(&m, "cudaGetDevice");
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_apis, 0);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_API][KG_UNTRUE_TOO_LONG], 1);
+	CHECK(m.n_notes >= 1 && strstr(m.notes[0], "longer than any recording"));
+	model_free(&m);
+}
+
 /* Calls that put work on the GPU and no GPU operation: the GPU side was not traced. */
 TEST(gpu_untraced)
 {
