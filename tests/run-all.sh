@@ -23,11 +23,12 @@ add "$log/e2e.txt"
 # libFuzzer targets (tests/fuzz): a short run of each, from the committed seeds; built by
 # make test where clang with libFuzzer is installed (tests/fuzz/fuzz.mk).
 fuzz_dir=${KG_FUZZ_DIR:-build/fuzz}
-fuzz_secs=${KG_FUZZ_TEST_SECONDS:-15}
+fuzz_secs=${KG_FUZZ_TEST_SECONDS:-12} # ten targets: the fuzz part stays under 3 minutes
 echo "== fuzz targets (libFuzzer, ASan/UBSan, ${fuzz_secs} s each)"
 if tests/fuzz/run.sh --check "${KG_FUZZ_CC:-clang}" && [ -x "$fuzz_dir/fuzz_kineto" ]; then
 	tests/fuzz/run.sh --fresh "$fuzz_dir" "$fuzz_secs" \
-		${KG_FUZZ_TARGETS:-fuzz_kineto fuzz_kgt fuzz_nsys fuzz_spool fuzz_analysis} 2>&1 |
+		${KG_FUZZ_TARGETS:-fuzz_kineto fuzz_kineto_pieces fuzz_kgt fuzz_nsys fuzz_spool \
+			fuzz_analysis fuzz_job_wire fuzz_job fuzz_diff fuzz_merge} 2>&1 |
 		tee "$log/fuzz.txt"
 	add "$log/fuzz.txt"
 else

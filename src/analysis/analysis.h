@@ -89,7 +89,8 @@ struct kg_gpu_metrics {
 					  * after its last: 0 when it has none (unused) */
 	struct kg_gap *gaps;          /* idle gaps >= sync_gap_ns, by start */
 	uint32_t n_gaps;
-	double *util;                 /* busy fraction of each of config.util_chunks chunks */
+	double *util;                 /* busy fraction of each of n_util chunks: config.util_chunks,
+				       * fewer in a span of fewer ns */
 	int n_util;
 	uint32_t *ops;                /* its operations (indices into model.ops), by start */
 	uint32_t n_ops;

@@ -333,10 +333,20 @@ static int busy_begin(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 {
 	*b = (struct busy_sweep){.ce = KG_NO_TIME};
 	b->chunks = a->cfg.util_chunks > 0 ? a->cfg.util_chunks : 30;
+	if (a->span > 0 && a->span < b->chunks)
+		b->chunks = (int)a->span; /* no chunk of no length */
 	b->chunk_ns = a->span > 0 ? (double)a->span / b->chunks : 1;
 	gm->util = calloc((size_t)b->chunks, sizeof(double));
 	gm->n_util = b->chunks;
 	return gm->util ? 0 : -ENOMEM;
+}
+
+/* Where chunk c begins. Chunks are whole nanoseconds, so their lengths differ by one:
+ * each chunk's busy fraction is of its own length (of 992 ns in 30 chunks, one of 34 ns
+ * was "1.028 busy"). */
+static int64_t chunk_begin(const struct kg_model *m, const struct busy_sweep *b, int c)
+{
+	return kg_time_add(m->begin, kg_i64_of(c * b->chunk_ns));
 }
 
 /* The busy interval [cs, ce] into the busy time and the chunks it covers. */
@@ -348,8 +358,7 @@ static void busy_close(const struct kg_model *m, struct kg_gpu_metrics *gm,
 	int c = kg_i32_of((double)kg_time_diff(cs, m->begin) / b->chunk_ns);
 	for (int64_t t = cs; t < ce && c < b->chunks; c++) {
 		/* chunk c ends at cend; the last chunk takes whatever is left */
-		int64_t cend = c == b->chunks - 1 ? ce
-			       : kg_time_add(m->begin, kg_i64_of((c + 1) * b->chunk_ns));
+		int64_t cend = c == b->chunks - 1 ? ce : chunk_begin(m, b, c + 1);
 		int64_t seg_end = ce < cend ? ce : cend;
 		if (seg_end > t)
 			gm->util[c] += (double)kg_time_diff(seg_end, t);
@@ -382,8 +391,12 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 {
 	if (b->ce != KG_NO_TIME)
 		busy_close(a->m, gm, b);
-	for (int c = 0; c < b->chunks; c++)
-		gm->util[c] /= b->chunk_ns;
+	for (int c = 0; c < b->chunks; c++) {
+		int64_t end = c == b->chunks - 1 ? kg_time_add(a->m->begin, a->span)
+						 : chunk_begin(a->m, b, c + 1);
+		int64_t len = kg_time_span(end, chunk_begin(a->m, b, c));
+		gm->util[c] /= (double)(len > 0 ? len : 1);
+	}
 	for (uint32_t g = 0; g < gm->n_gaps; g++) {
 		struct kg_gap *gap = &gm->gaps[g];
 		gap->cause = (uint8_t)gap_cause(a->m, w, gap);
@@ -691,13 +704,6 @@ static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
 	return v[k];
 }
 
-/* The rank of percentile p (0..1) of n values: nearest rank, as a sort would give. */
-static uint32_t pct_rank(uint32_t n, double p)
-{
-	uint32_t i = (uint32_t)(p * (n - 1) + 0.5);
-	return i < n ? i : n - 1;
-}
-
 /* The median and the 99th percentile of v[0..n), KG_NO_TIME when n is 0. Reorders v:
  * selecting the median leaves the larger half after it, where the 99th is selected. */
 static void pct_50_99(int64_t *v, uint32_t n, int64_t *p50, int64_t *p99)
@@ -706,7 +712,7 @@ static void pct_50_99(int64_t *v, uint32_t n, int64_t *p50, int64_t *p99)
 		*p50 = *p99 = KG_NO_TIME;
 		return;
 	}
-	uint32_t i50 = pct_rank(n, 0.5), i99 = pct_rank(n, 0.99);
+	uint32_t i50 = array_pct_rank(n, 0.5), i99 = array_pct_rank(n, 0.99);
 	*p50 = select_kth(v, n, i50);
 	*p99 = i99 > i50 ? select_kth(v + i50 + 1, n - i50 - 1, i99 - i50 - 1) : *p50;
 }

@@ -378,7 +378,14 @@ static int analyse(struct job_session *js)
 	}
 	if (steps_found(js) != KG_EXIT_OK)
 		return KG_EXIT_FAILURE;
-	if (job_analyse(&js->job) < 0) {
+	int rc = job_analyse(&js->job);
+	if (rc == -ERANGE) {
+		char d[32];
+		kg_err("the ranks' GPU work spans %s on the job's clock: not one job (traces of "
+		       "runs years apart?)", fmt_duration(js->job.span, d));
+		return KG_EXIT_FAILURE;
+	}
+	if (rc < 0) {
 		kg_err("out of memory analysing the job");
 		return KG_EXIT_FAILURE;
 	}

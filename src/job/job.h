@@ -26,6 +26,10 @@
 #define KG_JOB_MAX_COLLECTIVES (1u << 20) /* per rank; beyond, the rest is not compared */
 #define KG_JOB_MAX_STEPS 65536
 #define KG_JOB_BINS 1024           /* the rank's timeline, over its own span */
+/* The longest a rank's work, or a job from its first rank's work to its last's, can be:
+ * 1e17 ns, 3.2 years (no recording is longer). Ranks further apart on the job's clock are
+ * not one job (traces of runs years apart). */
+#define KG_JOB_MAX_NS KG_LONGEST_NS
 
 /* What a bin of a rank's timeline was mostly doing (the job's lanes). */
 enum kg_bin_state {
@@ -209,7 +213,8 @@ KG_RULES(KG_RULE_DECL_)
 #undef KG_RULE_DECL_JOB
 
 /* Orders the ranks (by rank number, then file and GPU), aligns their clocks, runs the
- * rules. The job owns ranks afterwards. 0 or -ENOMEM. */
+ * rules. The job owns ranks afterwards. 0, -ENOMEM, or -ERANGE when its ranks' work spans
+ * more than KG_JOB_MAX_NS on the job's clock (j->begin, j->end say where). */
 int job_analyse(struct kg_job *j);
 void job_free(struct kg_job *j);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/format.h"
 #include "util/idmap.h"
 #include "util/timemath.h"
@@ -216,8 +217,8 @@ static void alignment_error(struct kg_job *j, uint32_t ref)
 	}
 	if (n) {
 		qsort(d, n, sizeof(*d), cmp_i64);
-		j->align_p50 = d[n / 2];
-		j->align_p99 = d[(size_t)((double)(n - 1) * 0.99)];
+		j->align_p50 = d[array_pct_rank((uint32_t)n, 0.5)];
+		j->align_p99 = d[array_pct_rank((uint32_t)n, 0.99)];
 		j->align_max = d[n - 1];
 		j->align_samples = (uint32_t)n;
 	}
@@ -240,6 +241,19 @@ static void start_align(struct kg_job *j, const uint32_t *group, uint32_t ng)
 	}
 }
 
+/* r's realtime offset puts it on ref's clock: both known, and its times moved stay within
+ * int64 (an offset near INT64_MAX or INT64_MIN is none a clock has: its times would read
+ * at the saturation, -9223372036854775807). */
+static int offset_known(const struct kg_rank *r, const struct kg_rank *ref)
+{
+	if (r->realtime_offset == KG_NO_TIME || ref->realtime_offset == KG_NO_TIME)
+		return 0;
+	int64_t shift = kg_time_diff(r->realtime_offset, ref->realtime_offset);
+	int64_t b = kg_time_add(r->begin, shift), e = kg_time_add(r->end, shift);
+	return shift != INT64_MAX && shift != -INT64_MAX && b != INT64_MAX && b != -INT64_MAX &&
+	       e != INT64_MAX && e != -INT64_MAX;
+}
+
 static int align_clocks(struct kg_job *j)
 {
 	if (j->n_ranks == 0) /* no rank, no reference clock */
@@ -260,7 +274,7 @@ static int align_clocks(struct kg_job *j)
 	int offsets_known = 1;
 	for (uint32_t i = 0; i < j->n_ranks; i++) {
 		struct kg_rank *r = &j->ranks[i];
-		int known = r->realtime_offset != KG_NO_TIME && ref->realtime_offset != KG_NO_TIME;
+		int known = offset_known(r, ref);
 		offsets_known &= known || group[i] == 0;
 		r->shift = known && group[i] ? kg_time_diff(r->realtime_offset, ref->realtime_offset)
 					     : 0;
@@ -919,6 +933,8 @@ int job_analyse(struct kg_job *j)
 	if (rc)
 		return rc;
 	job_span(j);
+	if (j->span > KG_JOB_MAX_NS)
+		return -ERANGE;
 	/* the job rules, in KG_RULES' order */
 #define KG_RULE_RUN_JOB(runner) if (!rc) rc = runner(j);
 #define KG_RULE_RUN_TRACE(runner)

@@ -359,7 +359,9 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 			if (!(o->flags & KG_OPF_COMM))
 				r->steps[s].compute = kg_time_add(r->steps[s].compute, op_dur(o));
 		}
-		if (!(o->flags & KG_OPF_COMM) || r->n_coll >= n)
+		/* a collective without its times cannot be compared */
+		if (!(o->flags & KG_OPF_COMM) || r->n_coll >= n || o->start == KG_NO_TIME ||
+		    o->end == KG_NO_TIME)
 			continue;
 		r->coll[r->n_coll++] = (struct kg_rank_collective){
 			.start = o->start, .end = o->end,

@@ -7,6 +7,7 @@
 #include "job/job.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,14 +95,17 @@ static int take(const uint8_t **at, const uint8_t *end, size_t n, void **out)
 	return 0;
 }
 
-#define TERMINATE(field) ((field)[sizeof(field) - 1] = 0)
-
-/* The rank's top findings, each checked: a trace rule, a severity, figures a finding can
- * have, a title that fits. 0, -EINVAL or -ENOMEM. */
-static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank *r)
+/* A figure a finding or a rank can have: 0 to max, not -0.0 (printed "-0.0%"), not a
+ * subnormal (no gain is 1e-311: its JSON reads as out of a double's range). */
+static int figure_ok(double v, double max)
 {
-	uint32_t n = r->n_top;
-	r->n_top = 0;
+	return (v == 0 || isnormal(v)) && v >= 0 && v <= max && !signbit(v);
+}
+
+/* The rank's n top findings, each checked: a trace rule, a severity, figures a finding can
+ * have, a title that fits. 0, -EINVAL or -ENOMEM. */
+static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank *r, uint32_t n)
+{
 	if (n > KG_JOB_FINDINGS)
 		return -EINVAL;
 	if (!n)
@@ -115,8 +119,9 @@ static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank 
 		memcpy(&wf, *at, sizeof(wf));
 		*at += sizeof(wf);
 		if (wf.rule >= KG_RULE_COUNT || kg_rules[wf.rule].scope != KG_SCOPE_TRACE ||
-		    wf.severity >= KG_SEV_COUNT || !(wf.gain_ns >= 0 && wf.gain_ns < 1e18) ||
-		    !(wf.gain_pct >= 0 && wf.gain_pct < 1e9) || wf.title_len > (size_t)(end - *at))
+		    wf.severity >= KG_SEV_COUNT || !figure_ok(wf.gain_ns, KG_JOB_MAX_NS) ||
+		    !figure_ok(wf.gain_pct, 1e9) || wf.pad ||
+		    wf.title_len > (size_t)(end - *at) || memchr(*at, 0, wf.title_len))
 			return -EINVAL;
 		struct kg_finding *f = &r->top[r->n_top];
 		*f = (struct kg_finding){.rule = (enum kg_rule_id)wf.rule,
@@ -130,6 +135,87 @@ static int take_findings(const uint8_t **at, const uint8_t *end, struct kg_rank 
 	return 0;
 }
 
+static int duration_ok(int64_t d)
+{
+	return d >= 0 && d <= KG_JOB_MAX_NS;
+}
+
+/* A time a rank can hold: any but a saturated sum; KG_NO_TIME where unknown is allowed. */
+static int time_ok(int64_t t, int unknown_ok)
+{
+	return t != INT64_MAX && t != -INT64_MAX && (unknown_ok || t != KG_NO_TIME);
+}
+
+static int range_ok(int64_t start, int64_t end, int unknown_ok)
+{
+	if (!time_ok(start, unknown_ok) || !time_ok(end, unknown_ok))
+		return 0;
+	if (start == KG_NO_TIME || end == KG_NO_TIME)
+		return 1;
+	return start <= end && kg_time_diff(end, start) <= KG_JOB_MAX_NS;
+}
+
+/* Its idle times fit in its span, its start-up and wind-down too, and its busy time
+ * (kernels in it) and its steady idle time in what is left (its steady span): else its
+ * shares pass 100 % and its steady span is negative. */
+static int within_span(const struct kg_rank *r)
+{
+	int64_t span = r->end - r->begin, steady = rank_steady_span(r), idle = rank_steady_idle(r);
+	if (steady < 0 || r->kernel_busy > r->busy || kg_time_add(r->busy, idle) > steady)
+		return 0;
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		if (r->idle_by_cause[c] > span)
+			return 0;
+	return 1;
+}
+
+#define TERMINATED(field) (memchr((field), 0, sizeof(field)) != NULL)
+
+/* The rank's values are ones job_rank_summaries can make: its texts end within their
+ * fields, its times and durations are ordered and within KG_JOB_MAX_NS (its work's begin
+ * and end known: a GPU that ran something; its collectives within them), its timeline's
+ * bins
+ * are states, and what the receiver's job rules set is not set yet. A value past these
+ * overflowed the job's sums (the straggler's causes, the chart's bins) or printed figures
+ * that cannot be true. */
+static int values_ok(const struct kg_rank *r)
+{
+	if (!TERMINATED(r->file) || !TERMINATED(r->host) || !TERMINATED(r->gpu) ||
+	    !TERMINATED(r->rank) || !TERMINATED(r->label) || !TERMINATED(r->step_name))
+		return 0;
+	if (!range_ok(r->begin, r->end, 0) || !time_ok(r->steady_begin, 1) ||
+	    !time_ok(r->steady_end, 1) || !time_ok(r->realtime_offset, 1))
+		return 0;
+	const int64_t durations[] = {r->busy, r->kernel_busy, r->compute_time, r->comm_time,
+				     r->idle_startup, r->idle_winddown};
+	for (size_t i = 0; i < sizeof(durations) / sizeof(*durations); i++)
+		if (!duration_ok(durations[i]))
+			return 0;
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		if (!duration_ok(r->idle_by_cause[c]) || !duration_ok(r->steady_idle_by_cause[c]))
+			return 0;
+	if (!within_span(r))
+		return 0;
+	if (!figure_ok(r->findings_gain, KG_JOB_MAX_NS) || (r->coll_cut & ~1) ||
+	    r->shift || r->late || r->late_ns || r->wait_caused_ns || r->slowdown || r->work_ns)
+		return 0;
+	for (uint32_t i = 0; i < r->n_kernel; i++)
+		if (!duration_ok(r->kernel[i].total) || !duration_ok(r->kernel[i].p50))
+			return 0;
+	for (uint32_t i = 0; i < r->n_coll; i++) /* the rank's own GPU work */
+		if (!range_ok(r->coll[i].start, r->coll[i].end, 0) || r->coll[i].pad ||
+		    r->coll[i].start < r->begin || r->coll[i].end > r->end)
+			return 0;
+	for (uint32_t i = 0; i < r->n_steps; i++)
+		if (!range_ok(r->steps[i].start, r->steps[i].end, 0) ||
+		    !duration_ok(r->steps[i].compute) || r->steps[i].pad)
+			return 0;
+	for (int i = 0; i < KG_JOB_BINS; i++)
+		if (r->bins[i] >= KG_BIN_STATES)
+			return 0;
+	return 1;
+}
+
 int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *used)
 {
 	struct wire_header h;
@@ -138,11 +224,19 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 		return -EINVAL;
 	memcpy(&h, buf, sizeof(h));
 	if (h.magic != WIRE_MAGIC || h.version != WIRE_VERSION || h.struct_size != sizeof(*r) ||
-	    h.length > len || h.length < sizeof(h) + sizeof(*r))
+	    h.length > len || h.length < sizeof(h) + sizeof(*r) || h.pad)
 		return -EINVAL;
 	const uint8_t *at = buf + sizeof(h), *end = buf + h.length;
 	memcpy(r, at, sizeof(*r));
 	at += sizeof(*r);
+	/* what packs again to other bytes is refused: pointers the sender cleared, pads, a
+	 * title with a NUL in it */
+	if (r->kernel || r->coll || r->steps || r->names || r->top) {
+		memset(r, 0, sizeof(*r));
+		return -EINVAL;
+	}
+	uint32_t n_top = r->n_top; /* the findings are not there until take_findings took them */
+	r->n_top = 0;
 	uint64_t need = (uint64_t)r->n_kernel * sizeof(*r->kernel) +
 			(uint64_t)r->n_coll * sizeof(*r->coll) +
 			(uint64_t)r->n_steps * sizeof(*r->steps) + r->names_len;
@@ -152,11 +246,6 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 		memset(r, 0, sizeof(*r));
 		return -EINVAL;
 	}
-	r->kernel = NULL;
-	r->coll = NULL;
-	r->steps = NULL;
-	r->names = NULL;
-	r->top = NULL;
 	void *k, *c, *s, *nm;
 	int rc = take(&at, end, r->n_kernel * sizeof(*r->kernel), &k);
 	r->kernel = k;
@@ -169,7 +258,7 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 	if (!rc && r->names_len && r->names[r->names_len - 1])
 		rc = -EINVAL; /* the names end with their NUL */
 	if (!rc)
-		rc = take_findings(&at, end, r);
+		rc = take_findings(&at, end, r, n_top);
 	if (!rc && at != end)
 		rc = -EINVAL; /* bytes that are no part of it */
 	for (uint32_t i = 0; !rc && i < r->n_kernel; i++)
@@ -178,19 +267,12 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 	for (uint32_t i = 0; !rc && i < r->n_coll; i++)
 		if (r->coll[i].step != UINT32_MAX && r->coll[i].step >= r->n_steps)
 			rc = -EINVAL;
+	if (!rc && !values_ok(r))
+		rc = -EINVAL;
 	if (rc) {
 		rank_free(r);
 		return rc;
 	}
-	TERMINATE(r->file);
-	TERMINATE(r->host);
-	TERMINATE(r->gpu);
-	TERMINATE(r->rank);
-	TERMINATE(r->label);
-	TERMINATE(r->step_name);
-	for (int i = 0; i < KG_JOB_BINS; i++)
-		if (r->bins[i] >= KG_BIN_STATES)
-			r->bins[i] = KG_BIN_NONE;
 	*used = (size_t)h.length;
 	return 0;
 }

@@ -964,6 +964,20 @@ struct link_part {
 	uint8_t *comm;         /* name class cache: 2 = communication kernel */
 };
 
+/* A kernel queued or submitted after it started, or before the call that launched it:
+ * times that cannot be true (a damaged trace: a queue wait of -3 days), unknown as in a
+ * trace without them. api_start: KG_NO_TIME when not known yet. */
+static void judge_queue(struct kg_op *o, int64_t api_start)
+{
+	int64_t after = api_start != KG_NO_TIME ? api_start : INT64_MIN;
+	if (o->queued != KG_NO_TIME && (o->queued > o->start || o->queued < after))
+		o->queued = KG_NO_TIME;
+	if (o->submitted != KG_NO_TIME &&
+	    (o->submitted > o->start || o->submitted < after ||
+	     (o->queued != KG_NO_TIME && o->submitted < o->queued)))
+		o->submitted = KG_NO_TIME;
+}
+
 static void link_op(struct link_part *p, struct kg_op *o)
 {
 	struct kg_model *m = p->m;
@@ -977,6 +991,7 @@ static void link_op(struct link_part *p, struct kg_op *o)
 	}
 	widen(&p->begin, &p->end, o->start, o->end);
 	if (o->kind == KG_OP_KERNEL) {
+		judge_queue(o, KG_NO_TIME);
 		if (o->queued != KG_NO_TIME)
 			p->has_queued = 1;
 		if (o->name <= m->strings.count) {
@@ -995,6 +1010,7 @@ static void link_op(struct link_part *p, struct kg_op *o)
 		return;
 	o->api = ai;
 	o->api_start = m->apis[ai].start;
+	judge_queue(o, o->api_start);
 }
 
 static void *link_part_main(void *arg)

@@ -311,6 +311,7 @@ enum kg_untrue_why {
 	KG_UNTRUE_AT_ZERO,          /* at time 0 where the trace's clock is far from 0 */
 	KG_UNTRUE_NEGATIVE,         /* before time 0, likewise */
 	KG_UNTRUE_FAR,              /* far outside the other records' span */
+	KG_UNTRUE_TOO_LONG,         /* lasting longer than KG_LONGEST_NS */
 	KG_UNTRUE_WHYS
 };
 

@@ -16,7 +16,9 @@
  *      one of the outer 1 % at its end, and lies more than REACH times the trace's length
  *      beyond everything else: no real start-up or wind-down does (a program that idles
  *      1000 times as long as it works is kept); a clock mixed up with another, a garbage
- *      duration, a 0 on a clock of days, are a million times that.
+ *      duration, a 0 on a clock of days, are a million times that;
+ *   5. a record lasting longer than any recording (KG_LONGEST_NS, 3.2 years): a lone
+ *      record is its own body, which rule 4 cannot judge.
  *
  * The body is found from a sample of at most SAMPLE times (every k-th record), sorted:
  * milliseconds for ten million kernels. model_finish judges the ops and calls in its own
@@ -47,6 +49,7 @@ static const char *const why_words[KG_UNTRUE_WHYS] = {
 	[KG_UNTRUE_AT_ZERO] = "at time 0",
 	[KG_UNTRUE_NEGATIVE] = "before time 0",
 	[KG_UNTRUE_FAR] = "far from the other records",
+	[KG_UNTRUE_TOO_LONG] = "longer than any recording",
 };
 
 /* ------------------------------------------------------------------ the body */
@@ -171,6 +174,8 @@ int untrue_why(const struct untrue_body *b, int64_t start, int64_t end)
 		return KG_UNTRUE_INT64_LIMIT;
 	if (start != KG_NO_TIME && end != KG_NO_TIME && end < start)
 		return KG_UNTRUE_END_BEFORE_START;
+	if (start != KG_NO_TIME && end != KG_NO_TIME && kg_time_diff(end, start) > KG_LONGEST_NS)
+		return KG_UNTRUE_TOO_LONG;
 	int why = judge_time(b, start);
 	return why >= 0 ? why : judge_time(b, end);
 }
@@ -229,7 +234,8 @@ static void filter_ranges(struct kg_model *m, const struct untrue_body *b,
 }
 
 /* A process's start or end that cannot be true (a reader that takes them from the host
- * events it kept took them from the records left out too) becomes unknown. */
+ * events it kept took them from the records left out too; a kgantt trace's processes
+ * table holds what the file says) becomes unknown. */
 static void mend_processes(struct kg_model *m, const struct untrue_body *b)
 {
 	for (uint32_t i = 0; i < m->n_processes; i++) {
@@ -306,12 +312,12 @@ void untrue_finish(struct kg_model *m, const struct untrue_body *b, struct untru
 {
 	filter_syncs(m, b, t, api_map, n_apis_before);
 	filter_ranges(m, b, t);
+	mend_processes(m, b); /* also where no record was left out: a kgantt trace's own */
 	if (!t->total)
 		return;
 	for (int k = 0; k < KG_UNTRUE_KINDS; k++)
 		for (int w = 0; w < KG_UNTRUE_WHYS; w++)
 			m->untrue[k][w] += t->n[k][w];
-	mend_processes(m, b);
 	add_note(m, t);
 	note_first(m);
 }

@@ -7,6 +7,7 @@
 #define KGANTT_UNTRUE_TIMES_H
 
 #include "model/model.h"
+#include "util/timemath.h"
 
 /* What tells a true time: the trace's body and what it reaches (untrue_times.c). */
 struct untrue_body {
@@ -32,7 +33,9 @@ int untrue_find_body(const struct kg_model *m, struct untrue_body *b);
 int untrue_why(const struct untrue_body *b, int64_t start, int64_t end);
 static inline int untrue_judge(const struct untrue_body *b, int64_t start, int64_t end)
 {
-	if (start >= b->ok_lo && end <= b->ok_hi && start <= end) /* KG_NO_TIME is below */
+	/* KG_NO_TIME is below ok_lo; start <= end: the unsigned difference is exact */
+	if (start >= b->ok_lo && end <= b->ok_hi && start <= end &&
+	    (uint64_t)end - (uint64_t)start <= KG_LONGEST_NS)
 		return -1;
 	return untrue_why(b, start, end);
 }

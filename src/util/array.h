@@ -9,4 +9,12 @@
  * the array when n reaches *cap, starting at first. 0, or -ENOMEM (the array is kept). */
 int array_room(void **arr, uint32_t *cap, uint32_t n, size_t size, uint32_t first);
 
+/* The index of percentile p (0..1) among n > 0 sorted values: nearest rank, one rule for
+ * every percentile (p50 <= p99 whatever n). */
+static inline uint32_t array_pct_rank(uint32_t n, double p)
+{
+	uint32_t i = (uint32_t)(p * (n - 1) + 0.5);
+	return i < n ? i : n - 1;
+}
+
 #endif

@@ -14,6 +14,8 @@
 #ifndef KGANTT_HW_FIGURES_H
 #define KGANTT_HW_FIGURES_H
 
+#include <math.h>
+
 enum kg_hw_unit { KG_HW_PCT = 0, KG_HW_BPS = 1, KG_HW_HZ = 2 };
 
 #define KG_HW_FIGURES(X)                                                           \
@@ -48,6 +50,30 @@ static const struct kg_hw_figure_info kg_hw_figure_info[KG_HW_N] = {
 	KG_HW_FIGURES(KG_HW_INFO_)
 #undef KG_HW_INFO_
 };
+
+/* The most a figure can be on any GPU: a share 100 % (the tensor pipes 400 %: their
+ * counter adds up an SM's four sub-partitions), 1e14 B/s (twenty times an H200's DRAM),
+ * 1e10 Hz. */
+static inline double kg_hw_ceiling(enum kg_hw_figure f)
+{
+	if (f == KG_HW_TENSOR)
+		return 400;
+	return kg_hw_figure_info[f].unit == KG_HW_PCT ? 100
+	       : kg_hw_figure_info[f].unit == KG_HW_BPS ? 1e14
+							: 1e10;
+}
+
+/* A figure read from a trace, or NaN (not taken) where it cannot be true: not finite,
+ * negative, or more than 10 % above its ceiling. Up to 10 % above is the counters' skew
+ * (a ratio's two counters are read at slightly different instants: ctxsw_pct read 102 %
+ * on the H200), taken as the ceiling. */
+static inline float kg_hw_taken(enum kg_hw_figure f, double v)
+{
+	double top = kg_hw_ceiling(f);
+	if (!(v >= 0 && v <= 1.1 * top))
+		return (float)NAN;
+	return (float)(v < top ? v : top);
+}
 
 /* A sample whose context-switching share is at least this: the GPU switched between
  * processes' contexts in it (time-slicing). On an H200 two processes sharing the GPU gave

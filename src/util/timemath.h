@@ -16,6 +16,10 @@
 
 #include <stdint.h>
 
+/* The longest any recording is: 1e17 ns, 3.2 years. A record, a rank's work or a job
+ * longer than this cannot be true (untrue_times.c, job/). */
+#define KG_LONGEST_NS 100000000000000000LL
+
 /* later - earlier, saturated to [-INT64_MAX, INT64_MAX]. */
 static inline int64_t kg_time_diff(int64_t later, int64_t earlier)
 {

@@ -199,3 +199,22 @@ grep -q "rank_00005.kgt" "$WORK/broken.err" || fail "the damaged trace is not na
 grep -q "not read.*rank_00005.kgt" "$WORK/broken.txt" || fail "the report does not say what it could not read"
 grep -q "15 ranks from 16 traces" "$WORK/broken.txt" || fail "the other ranks: $(head -1 "$WORK/broken.txt")"
 echo "ok: a damaged trace is named, the others reported, exit 1"
+
+# two traces whose realtime offsets put them 28 years apart are not one job (issue 22: the
+# job's span read 8.98e17 ns)
+Y=$WORK/years
+mkdir -p "$Y"
+xz -dc tests/fixtures/h200/copies_bad.kgt.xz > "$Y/a.kgt" || fail "fixture"
+cp "$Y/a.kgt" "$Y/b.kgt"
+python3 - "$Y/b.kgt" <<'PY' || fail "editing the copy"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE processes SET host = 'elsewhere', "
+           "realtime_offset_ns = realtime_offset_ns - 900000000000000000")
+db.commit()
+PY
+"$K" report "$Y" > "$WORK/years.txt" 2> "$WORK/years.err"
+[ $? = 1 ] || fail "ranks 28 years apart did not exit 1"
+grep -q "spans 900000000.06 s on the job's clock: not one job" "$WORK/years.err" ||
+	fail "ranks years apart: $(cat "$WORK/years.err")"
+echo "ok: ranks 28 years apart are not one job, exit 1"

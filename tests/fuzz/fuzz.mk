@@ -3,16 +3,19 @@
 #   make fuzz-build               clang, -fsanitize=fuzzer,address,undefined, into $(BUILD)/fuzz
 #   make fuzz FUZZ_SECONDS=600    each target for that long, one after the other
 #   make fuzz-spool-seeds         writes tests/fuzz/corpus/fuzz_spool/ again (spool format change)
+#   make fuzz-job-seeds           writes fuzz_job_wire's seeds again (struct kg_rank or wire change)
 #
 # make test builds them and runs each for FUZZ_TEST_SECONDS when clang with libFuzzer is
 # installed (tests/run-all.sh), and says it skipped them when not.
 
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
-FUZZ_TARGETS := fuzz_kineto fuzz_kineto_pieces fuzz_kgt fuzz_nsys fuzz_spool fuzz_analysis
+FUZZ_TARGETS := fuzz_kineto fuzz_kineto_pieces fuzz_kgt fuzz_nsys fuzz_spool fuzz_analysis \
+                fuzz_job_wire fuzz_job fuzz_diff fuzz_merge
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 FUZZ_SECONDS ?= 60
-FUZZ_TEST_SECONDS ?= 15
+# ten targets: the fuzz part of make test stays under 3 minutes
+FUZZ_TEST_SECONDS ?= 12
 # Debian packages: clang, and compiler-rt, which holds libFuzzer (only recommended by
 # clang, and install-deps.sh installs no recommendations).
 FUZZ_PKGS    := clang libclang-rt-dev
@@ -30,7 +33,7 @@ FUZZ_OBJ     := $(FUZZ_LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o) \
                 $(patsubst $(BUILD)/gen/%.c,$(FUZZ_DIR)/gen/%.o,$(FUZZ_GEN))
 FUZZ_LIB     := $(FUZZ_DIR)/libkgantt-fuzz.a
 
-.PHONY: fuzz-build fuzz fuzz-deps fuzz-test-build fuzz-spool-seeds
+.PHONY: fuzz-build fuzz fuzz-deps fuzz-test-build fuzz-spool-seeds fuzz-job-seeds
 
 # The library is instrumented for coverage (fuzzer-no-link) and linked into each target.
 $(FUZZ_DIR)/obj/%.o: %.c
@@ -46,6 +49,7 @@ $(FUZZ_LIB): $(FUZZ_OBJ)
 	ar rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h tests/fuzz/fuzz_pipeline.h \
+                    tests/fuzz/fuzz_figures.h tests/fuzz/fuzz_traces.h tests/fuzz/fuzz_jobs.h \
                     $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(TOOL_LIBS)
 
@@ -78,3 +82,18 @@ $(FUZZ_DIR)/spool_seeds: tests/fuzz/spool_seeds.c src/recorder/spool.c src/util/
 
 fuzz-spool-seeds: $(FUZZ_DIR)/spool_seeds
 	$(FUZZ_DIR)/spool_seeds tests/fuzz/corpus/fuzz_spool
+
+# fuzz_job_wire's seeds are real traces' ranks, packed by the wire itself
+# (tests/fuzz/job_seeds.c): a job of three ranks (bench/gen_job.py, a straggler and a
+# slow GPU planted) and the two ranks of torchrun_2ranks.
+$(FUZZ_DIR)/job_seeds: tests/fuzz/job_seeds.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g -Isrc -o $@ $< $(LIB_A) $(TOOL_LIBS)
+
+fuzz-job-seeds: $(FUZZ_DIR)/job_seeds
+	@rm -rf $(FUZZ_DIR)/job-seed-traces && mkdir -p $(FUZZ_DIR)/job-seed-traces
+	python3 bench/gen_job.py -o $(FUZZ_DIR)/job-seed-traces/gen -n 3 -k 60 --ranks-per-host 2 \
+	    --straggler 1:0-0:3 --slow 2:1.3 -j 1 > /dev/null
+	xz -dc tests/fixtures/h200/torchrun_2ranks.kgt.xz > $(FUZZ_DIR)/job-seed-traces/torchrun_2ranks.kgt
+	$(FUZZ_DIR)/job_seeds tests/fuzz/corpus/fuzz_job_wire $(FUZZ_DIR)/job-seed-traces/gen/*.kgt \
+	    $(FUZZ_DIR)/job-seed-traces/torchrun_2ranks.kgt

@@ -16,21 +16,11 @@
 #include <string.h>
 
 #include "fuzz_pipeline.h"
+#include "fuzz_traces.h"
 #include "model/load.h"
 #include "trace/merge.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
-
-/* An empty trace with its kernels and API calls as rows, as 'kgantt import' starts one. */
-static int kgt_base(sqlite3 *db)
-{
-	int rc = sqlite3_exec(db, kg_schema_sql, NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = trace_create_rows(db, "main");
-	if (rc == SQLITE_OK)
-		rc = trace_write_meta(db, "CLOCK_MONOTONIC_RAW", "kgantt-record", "./app");
-	return rc;
-}
 
 /* The SQL-made trace compacted, as 'kgantt import' ends one; a trace pack refuses (a REAL
  * where an integer belongs) stays rows. */
@@ -99,7 +89,189 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		fuzz_target = "fuzz_kgt";
 		fuzz_pipeline(&m, data, size, 0);
+		fuzz_round_trip(&m); /* every trace that loads exports (issue 22) */
 		model_free(&m);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ the blocks' mutator
+ * Byte mutations of a trace's packed blocks break their zstd frames, which the reader
+ * refuses before any value is decoded. So for an input that is a trace file with blocks,
+ * one mutation in two decodes one block (trace/block.h) and edits it as a damaged or
+ * hostile writer would: values to the edges of int64 (or of a double, in a REAL column),
+ * near what they were, another row's (duplicate ids), NULLs set or cleared, rows
+ * duplicated, dropped or swapped; then encodes it again under a valid frame, its first
+ * and last ids mostly following its rows, so that what is checked is the readers'
+ * bounds on the values. */
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+
+#define MUT_MAX_ROWS 4096
+
+static uint64_t mut_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int64_t mut_int(uint64_t *s, int64_t was, const struct kg_row *rows, uint32_t n, int c)
+{
+	static const int64_t edges[] = {0, 1, -1, INT64_MAX, INT64_MIN, -INT64_MAX, INT64_MAX / 2,
+					INT64_MIN / 2, 100000000000000000LL, 4294967296LL,
+					4294967295LL, 2147483647LL, 65535, 1000000000LL};
+	switch (mut_next(s) % 6) {
+	case 0: return (int64_t)((uint64_t)was + mut_next(s) % 2001 - 1000);
+	case 1: return rows[mut_next(s) % n].v[c];
+	case 2: return (int64_t)mut_next(s);
+	default: return edges[mut_next(s) % (sizeof(edges) / sizeof(*edges))];
+	}
+}
+
+static int64_t mut_real(uint64_t *s, int64_t was)
+{
+	static const double edges[] = {0, -0.0, 1, -1, 1e17, 1e300, -1e300, INFINITY, -INFINITY,
+				       NAN, 9.2233720368547758e18, 1e-300, 100, 101, 1e14, 1e15};
+	double d;
+	memcpy(&d, &was, sizeof(d));
+	d = mut_next(s) % 4 ? edges[mut_next(s) % (sizeof(edges) / sizeof(*edges))] : d * 1000;
+	memcpy(&was, &d, sizeof(d));
+	return was;
+}
+
+/* One edit of rows[0..*n) (room for one more row). */
+static void mut_rows(uint64_t *s, const struct kg_packed_table *t, struct kg_row *rows,
+		     uint32_t *n)
+{
+	uint32_t i = (uint32_t)(mut_next(s) % *n);
+	int c = (int)(mut_next(s) % (uint64_t)t->nstored);
+	switch (mut_next(s) % 10) {
+	case 0: /* a row twice */
+		if (*n < MUT_MAX_ROWS) {
+			memmove(&rows[i + 1], &rows[i], (*n - i) * sizeof(*rows));
+			(*n)++;
+		}
+		break;
+	case 1: /* a row less */
+		if (*n > 1) {
+			memmove(&rows[i], &rows[i + 1], (*n - i - 1) * sizeof(*rows));
+			(*n)--;
+		}
+		break;
+	case 2: { /* two rows swapped */
+		uint32_t k = (uint32_t)(mut_next(s) % *n);
+		struct kg_row tmp = rows[i];
+		rows[i] = rows[k];
+		rows[k] = tmp;
+		break;
+	}
+	case 3: /* a NULL set or cleared */
+		rows[i].nulls ^= 1ull << c;
+		break;
+	default:
+		rows[i].nulls &= ~(1ull << c);
+		rows[i].v[c] = t->stored[c].real ? mut_real(s, rows[i].v[c])
+						 : mut_int(s, rows[i].v[c], rows, *n, c);
+	}
+}
+
+/* The block at rowid of db's packed table decoded, edited and written again. 0, or -1
+ * when it cannot be (a version 1 block, too many rows, out of memory). */
+static int mut_block(sqlite3 *db, int64_t rowid, uint64_t *s)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+	if (sqlite3_prepare_v2(db, "SELECT tbl, rows, data, first_id, last_id FROM packed "
+				   "WHERE rowid = ?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, rowid);
+	const struct kg_packed_table *t = NULL;
+	struct kg_packed_block b;
+	struct kg_row *rows = NULL;
+	uint32_t n = 0;
+	int64_t first = 0, last = 0;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    (t = packed_table((const char *)sqlite3_column_text(st, 0))) &&
+	    sqlite3_column_int64(st, 1) > 0 && sqlite3_column_int64(st, 1) < MUT_MAX_ROWS &&
+	    packed_block_open(&b, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2),
+			      t->nstored, (uint32_t)sqlite3_column_int64(st, 1)) == 0) {
+		first = sqlite3_column_int64(st, 3);
+		last = sqlite3_column_int64(st, 4);
+		rows = calloc(MUT_MAX_ROWS, sizeof(*rows));
+		while (rows && n < b.rows && packed_block_row(&b, &rows[n]) == 1)
+			n++;
+		packed_block_close(&b);
+	}
+	sqlite3_finalize(st);
+	if (!rows || !n) {
+		free(rows);
+		return -1;
+	}
+	for (uint64_t edits = mut_next(s) % 4 + 1; edits--;)
+		mut_rows(s, t, rows, &n);
+	int id = packed_id_column(t);
+	if (id >= 0 && mut_next(s) % 4) { /* the ids the block says it holds: its rows' */
+		first = rows[0].v[id];
+		last = rows[n - 1].v[id];
+	}
+	struct kg_packed_writer *w = packed_writer_new(t->nstored, t->stored);
+	const void *blob;
+	size_t len;
+	int ok = w != NULL;
+	for (uint32_t i = 0; ok && i < n; i++)
+		ok = packed_writer_add(w, &rows[i]) == 0;
+	if (ok && packed_writer_finish(w, &blob, &len) == 0 &&
+	    sqlite3_prepare_v2(db, "UPDATE packed SET data = ?, rows = ?, first_id = ?, "
+				   "last_id = ? WHERE rowid = ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_blob(st, 1, blob, (int)len, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, n);
+		sqlite3_bind_int64(st, 3, first);
+		sqlite3_bind_int64(st, 4, last);
+		sqlite3_bind_int64(st, 5, rowid);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		sqlite3_finalize(st);
+	}
+	packed_writer_free(w);
+	free(rows);
+	return rc;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	uint64_t s = (uint64_t)seed * 0x9e3779b97f4a7c15ULL + 1;
+	if (!fuzz_is_sqlite(data, size) || mut_next(&s) % 2)
+		return LLVMFuzzerMutate(data, size, max_size);
+	char path[PATH_MAX + 64];
+	fuzz_write("mutate.kgt", data, size, path, sizeof(path));
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t rowid = -1, seen = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return LLVMFuzzerMutate(data, size, max_size);
+	}
+	/* one block, chosen evenly (reservoir) */
+	if (sqlite3_prepare_v2(db, "SELECT rowid FROM packed", -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			if (mut_next(&s) % (uint64_t)++seen == 0)
+				rowid = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	int rc = seen ? mut_block(db, rowid, &s) : -1;
+	sqlite3_close(db);
+	FILE *f = rc == 0 ? fopen(path, "rb") : NULL;
+	size_t got = 0;
+	if (f) {
+		uint8_t *buf = malloc(max_size + 1);
+		got = buf ? fread(buf, 1, max_size + 1, f) : 0;
+		if (got && got <= max_size)
+			memcpy(data, buf, got);
+		else
+			got = 0;
+		free(buf);
+		fclose(f);
+	}
+	return got ? got : LLVMFuzzerMutate(data, size, max_size);
 }

@@ -22,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_load("fuzz_nsys", path, NULL, &m) == 0) {
 		fuzz_target = "fuzz_nsys";
 		fuzz_pipeline(&m, data, size, 0);
+		fuzz_round_trip(&m); /* every trace that loads exports (issue 22) */
 		model_free(&m);
 	}
 	return 0;

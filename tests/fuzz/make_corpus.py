@@ -19,8 +19,14 @@ git. What each target gets:
                                and is kept as it is.
   fuzz_nsys                    SQL that creates and fills an Nsight Systems export made from a
                                fixture by tests/tools/kgt_to_nsys.py, both schema layouts
+  fuzz_job, fuzz_diff,         two or three traces in one input, cut at FUZZ_NEXT
+  fuzz_merge                   (fuzz_traces.h): a small job made here (job_sql: ranks on
+                               two hosts, steps, all-reduces, a late rank and a slow one)
+                               as SQL, fixtures as SQL (copies_bad against copies_fixed,
+                               torchrun_2ranks), and the Kineto seeds
 
-fuzz_spool's seeds come from the recorder's own spool writer: make fuzz-spool-seeds.
+fuzz_spool's seeds come from the recorder's own spool writer: make fuzz-spool-seeds;
+fuzz_job_wire's from the job wire itself: make fuzz-job-seeds.
 """
 
 import argparse
@@ -201,6 +207,96 @@ def nsys_seeds(tmp):
     return seeds
 
 
+# ------------------------------------------------------------------ several traces
+
+NEXT = b"\n#kgantt-fuzz-next-trace\n"  # fuzz_traces.h: FUZZ_NEXT
+
+
+def job_sql(ranks=3, steps=3, late=(1, 2), slow=2):
+    """SQL of a small data-parallel job, one trace per rank (as bench/gen_job.py, cut to
+    the bone): steps (NVTX ranges 'step') of three compute kernels and an all-reduce on its
+    own stream, ranks on two hosts with their own clocks and realtime offsets; rank late[0]
+    starts step late[1]'s collective 3 ms late, rank slow's kernels take 1.3x as long."""
+    names = ["gemm_bf16_tn", "layer_norm_fwd", "gelu_fwd",
+             "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "cudaLaunchKernel", "step"]
+    ready = {}
+    for r in range(ranks):
+        t = 1_000_000
+        for s in range(steps):
+            t += 50_000
+            for k in range(3):
+                t += int(200_000 * (1.3 if r == slow else 1)) + 5_000
+            ready[r, s] = t + (3_000_000 if (r, s) == late else 0)
+            t = ready[r, s] + 400_000
+    ends = {s: max(ready[r, s] for r in range(ranks)) + 250_000 for s in range(steps)}
+    out = []
+    for r in range(ranks):
+        host = r % 2
+        clock = host * 7_000_000_000_000  # each host's CLOCK_MONOTONIC_RAW
+        rows = ["INSERT INTO strings VALUES" + ",".join(
+            "(%d,'%s')" % (i + 1, n) for i, n in enumerate(names)) + ";",
+            "INSERT INTO processes(process, pid, host, rank, start_ns, end_ns, "
+            "realtime_offset_ns, complete) VALUES(1, %d, 'node%d', '%d', %d, %d, %d, 1);"
+            % (1000 + r, host, r, clock, clock + 20_000_000,
+               1_796_000_000_000_000_000 - clock + 150_000 * host),
+            "INSERT INTO devices(process, device, name, sm_count, max_warps_per_sm, "
+            "max_blocks_per_sm, max_threads_per_block, cc_major, cc_minor) "
+            "VALUES(1, %d, 'NVIDIA H200', 132, 64, 32, 1024, 9, 0);" % host,
+            "INSERT INTO contexts(process, context, device, null_stream, green) "
+            "VALUES(1, 1, %d, 7, 0);" % host,
+            "INSERT INTO streams(process, context, stream, priority, flags, correlation) "
+            "VALUES(1, 1, 7, 0, 3, 0), (1, 1, 13, -1, 2, 0);"]
+        corr, t = 0, 1_000_000
+        for s in range(steps):
+            t += 50_000
+            step_start = t
+            for k in range(4):
+                corr += 1
+                if k < 3:
+                    start, stream, name = t, 7, k + 1
+                    t += int(200_000 * (1.3 if r == slow else 1))
+                    end = t
+                    t += 5_000
+                else:
+                    start, end, stream, name = ready[r, s], ends[s], 13, 4
+                rows.append("INSERT INTO api_calls(process, thread, domain, cbid, name, start, end, "
+                            "correlation, return_value) VALUES(1, 1, 1, 211, 5, %d, %d, %d, 0);"
+                            % (clock + start - 3000, clock + start - 1000, corr))
+                rows.append("INSERT INTO kernels(process, device, context, stream, correlation, "
+                            "name, demangled, queued, submitted, start, end, grid_x, grid_y, "
+                            "grid_z, block_x, block_y, block_z) VALUES(1, %d, 1, %d, %d, %d, %d, "
+                            "%d, %d, %d, %d, 132, 1, 1, 256, 1, 1);"
+                            % (host, stream, corr, name, name, clock + start - 900,
+                               clock + start - 400, clock + start, clock + end))
+            t = ready[r, s] + 400_000
+            rows.append("INSERT INTO nvtx(process, thread, domain, name, start, end, end_thread) "
+                        "VALUES(1, 1, 0, 6, %d, %d, 1);" % (clock + step_start, clock + t))
+        out.append(("\n".join(rows) + "\n").encode())
+    return out
+
+
+def several_seeds(tmp, kineto):
+    """fuzz_job, fuzz_diff and fuzz_merge: two or three traces in one input."""
+    job = job_sql()
+    two = {"job_3ranks.sql": NEXT.join(job), "job_2ranks.sql": NEXT.join(job[:2])}
+    kin = [kineto[n] for n in ("torch_two_streams_0.json", "torch_tiny_ops_0.json")]
+    fixtures = {}
+    for name in ("copies_bad", "copies_fixed", "torchrun_2ranks"):
+        path = os.path.join(tmp, name + ".kgt")
+        xz_copy(name, path)
+        fixtures[name] = kgt_sql(path)
+    job_seeds = dict(two)
+    job_seeds["kineto_2traces.json"] = NEXT.join(kin)
+    job_seeds["torchrun_2ranks.sql"] = fixtures["torchrun_2ranks"]
+    job_seeds["mixed.sql"] = NEXT.join([job[0], kin[0]])
+    diff_seeds = {"copies_bad_fixed.sql": NEXT.join([fixtures["copies_bad"], fixtures["copies_fixed"]]),
+                  "kineto_2traces.json": NEXT.join(kin), "job_2ranks.sql": two["job_2ranks.sql"]}
+    merge_seeds = {"job_2ranks.sql": two["job_2ranks.sql"],
+                   "copies_bad_fixed.sql": diff_seeds["copies_bad_fixed.sql"],
+                   "torchrun_job.sql": NEXT.join([fixtures["torchrun_2ranks"], job[2]])}
+    return job_seeds, diff_seeds, merge_seeds
+
+
 def write(target, seeds):
     d = os.path.join(CORPUS, target)
     os.makedirs(d, exist_ok=True)
@@ -227,6 +323,10 @@ def main():
         write("fuzz_analysis", {n: v for n, v in k.items() if not n.endswith("_0.json")})
         write("fuzz_kgt", kgt_seeds(tmp, a.kgantt))
         write("fuzz_nsys", nsys_seeds(tmp))
+        job, diff, merge = several_seeds(tmp, k)
+        write("fuzz_job", job)
+        write("fuzz_diff", diff)
+        write("fuzz_merge", merge)
 
 
 if __name__ == "__main__":

@@ -41,11 +41,16 @@ for t in "$@"; do
 	      -print_final_stats=1 -artifact_prefix="$dir/crashes/$t-")
 	# SQLite files and SQL scripts are larger than the default 4 KB inputs
 	case $t in
-	fuzz_kgt|fuzz_nsys) args+=(-max_len=65536) ;;
+	fuzz_kgt|fuzz_nsys|fuzz_job*|fuzz_diff|fuzz_merge) args+=(-max_len=65536) ;;
 	*) args+=(-max_len=16384) ;;
 	esac
 	dict=$here/$t.dict
 	[ "$t" = fuzz_analysis ] && dict=$here/fuzz_kineto.dict # its seeds are Kineto JSON
+	case $t in # several traces in one input: kgantt traces (SQL) and Kineto JSON
+	fuzz_job|fuzz_diff|fuzz_merge)
+		dict=$dir/logs/$t.dict
+		cat "$here/fuzz_traces.dict" "$here/fuzz_kgt.dict" "$here/fuzz_kineto.dict" >"$dict" ;;
+	esac
 	[ -f "$dict" ] && args+=(-dict="$dict")
 	log=$dir/logs/$t.log
 	if [ ! -x "$bin" ]; then

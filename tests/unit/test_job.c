@@ -3,6 +3,8 @@
  * alignment on a few ranks whose truth is known. */
 #include "harness.h"
 
+#include <errno.h>
+
 #include "job/job.h"
 
 #define MS 1000000LL
@@ -144,6 +146,168 @@ TEST(wire_refuses_damaged_bytes)
 		buf[at] = old;
 	}
 	free(buf);
+	job_free(&j);
+}
+
+/* Damaged names (no NUL at their end) refused before the findings were read: the rank was
+ * freed with the findings' count from the wire and no findings (UB: fuzz_job_wire). */
+TEST(wire_refuses_names_before_findings)
+{
+	struct kg_job j;
+	make_job(&j);
+	struct kg_rank *r = &j.ranks[0];
+	r->top = calloc(1, sizeof(*r->top));
+	r->n_top = 1;
+	r->top[0] = (struct kg_finding){.rule = KG_RULE_HOST_BOUND, .title = strdup("t")};
+	uint8_t *buf;
+	size_t len, used;
+	CHECK_EQ_INT(job_wire_pack(r, &buf, &len), 0);
+	/* the names' last byte: before the finding (its fixed part and its title "t") */
+	size_t names_end = len - 1 - 32 - 1;
+	CHECK_EQ_INT(buf[names_end], 0);
+	buf[names_end] = 'x';
+	struct kg_rank back;
+	CHECK(job_wire_unpack(buf, len, &back, &used) < 0);
+	free(buf);
+	job_free(&j);
+}
+
+/* Bytes that would pack again to other bytes: a title with a NUL in it (cut there), a
+ * pointer the sender clears (cleared). Refused: what the wire takes is what was sent. */
+TEST(wire_refuses_what_packs_otherwise)
+{
+	struct kg_job j;
+	make_job(&j);
+	struct kg_rank *r = &j.ranks[0];
+	r->top = calloc(1, sizeof(*r->top));
+	r->n_top = 1;
+	r->top[0] = (struct kg_finding){.rule = KG_RULE_HOST_BOUND, .title = strdup("ab")};
+	uint8_t *buf;
+	size_t len, used;
+	CHECK_EQ_INT(job_wire_pack(r, &buf, &len), 0);
+	struct kg_rank back;
+	buf[len - 2] = 0; /* "\0b" */
+	CHECK(job_wire_unpack(buf, len, &back, &used) < 0);
+	buf[len - 2] = 'a';
+	CHECK_EQ_INT(job_wire_unpack(buf, len, &back, &used), 0);
+	rank_free(&back);
+	buf[24 + offsetof(struct kg_rank, kernel)] = 1; /* after the 24-byte header */
+	CHECK(job_wire_unpack(buf, len, &back, &used) < 0);
+	free(buf);
+	job_free(&j);
+}
+
+/* Values no rank can have, each under a valid frame: refused (issue 22: they overflowed
+ * the job's sums and printed figures that cannot be true). */
+TEST(wire_refuses_values_a_rank_cannot_have)
+{
+	enum { EDITS = 24 };
+	for (int e = 0; e < EDITS; e++) {
+		struct kg_job j;
+		make_job(&j);
+		struct kg_rank *r = &j.ranks[0];
+		r->steps = calloc(1, sizeof(*r->steps));
+		r->n_steps = 1;
+		r->steps[0] = (struct kg_rank_step){.start = r->begin, .end = r->end};
+		switch (e) {
+		case 0: r->busy = INT64_MAX; break;
+		case 1: r->idle_by_cause[1] = -1; break;
+		case 2: r->begin = r->end + 1; break;
+		case 3: r->end = INT64_MAX; break;
+		case 4: r->kernel[0].total = -5; break;
+		case 5: r->kernel[1].p50 = INT64_MAX / 2; break;
+		case 6: r->coll[2].end = r->coll[2].start - 1; break;
+		case 7: r->bins[3] = 200; break;
+		case 8: memset(r->label, 'x', sizeof(r->label)); break;
+		case 9: r->late_ns = 5; break;
+		case 10: r->steps[0].end = r->steps[0].start - 1; break;
+		case 11: r->steps[0].compute = -1; break;
+		case 12: r->findings_gain = 1e300; break;
+		case 13: r->steady_idle_by_cause[0] = 200000000000000000LL; break;
+		case 14: r->slowdown = 1.5; break;
+		case 15: r->idle_startup = r->end - r->begin + 1; break; /* a negative steady span */
+		case 16: r->busy = r->end - r->begin + 1; break;
+		case 17: r->steady_idle_by_cause[2] = r->end - r->begin; break;
+		case 18: r->begin = KG_NO_TIME; break; /* printed -9223372036854775807 */
+		case 19: r->coll[1].start = KG_NO_TIME; break; /* waits of 9223372036.85 s */
+		case 20: r->coll[1].start = r->begin - 1; break;
+		case 21: r->findings_gain = -0.0; break;
+		case 22: r->findings_gain = 4.3458473798968777e-311; break;
+		default: r->shift = 1;
+		}
+		uint8_t *buf;
+		size_t len, used;
+		CHECK_EQ_INT(job_wire_pack(r, &buf, &len), 0);
+		struct kg_rank back;
+		int rc = job_wire_unpack(buf, len, &back, &used);
+		if (rc == 0) {
+			fprintf(stderr, "edit %d taken\n", e);
+			rank_free(&back);
+		}
+		CHECK(rc < 0);
+		free(buf);
+		job_free(&j);
+	}
+}
+
+/* An empty job of n ranks (to be made with make_rank), with the default thresholds. */
+static void empty_job(struct kg_job *j, uint32_t n)
+{
+	memset(j, 0, sizeof(*j));
+	analysis_config_default(&j->cfg);
+	j->ranks = calloc(n, sizeof(*j->ranks));
+	j->n_ranks = j->n_files = n;
+}
+
+/* Two ends compared (three ranks, one collective): the alignment's percentiles are in
+ * order (its p99 read 0 below a p50 of 2.46 ms: fuzz_job). */
+TEST(alignment_percentiles_ordered)
+{
+	struct kg_job j;
+	empty_job(&j, 3);
+	for (int r = 0; r < 3; r++) {
+		char name[8];
+		snprintf(name, sizeof(name), "%d", r);
+		int64_t start = 0, end = 2 * MS + (r == 2 ? 2460000 : 0);
+		make_rank(&j.ranks[r], name, "a", 0, 1700000000000000000LL, 1, &start, &end);
+	}
+	CHECK_EQ_INT(job_analyse(&j), 0);
+	CHECK_EQ_INT(j.align_samples, 2);
+	CHECK(j.align_p50 <= j.align_p99 && j.align_p99 <= j.align_max);
+	job_free(&j);
+}
+
+/* Realtime offsets far apart (a rank's near INT64_MAX, the other's near INT64_MIN): no
+ * clock is so far from another, and no time of the job reads saturated (ranks.begin_ns
+ * -9223372036854775807: fuzz_job_wire). */
+TEST(absurd_realtime_offsets)
+{
+	struct kg_job j;
+	empty_job(&j, 2);
+	int64_t start = 0, end = 2 * MS;
+	make_rank(&j.ranks[0], "0", "a", 1000 * MS, INT64_MAX - 5, 1, &start, &end);
+	make_rank(&j.ranks[1], "1", "b", -4000000000000000000LL, -INT64_MAX + 5, 1, &start, &end);
+	j.ranks[0].n_coll = j.ranks[1].n_coll = 0; /* no collective to align them by */
+	CHECK_EQ_INT(job_analyse(&j), 0);
+	for (uint32_t i = 0; i < j.n_ranks; i++) {
+		int64_t b = kg_time_add(j.ranks[i].begin, j.ranks[i].shift);
+		int64_t e = kg_time_add(j.ranks[i].end, j.ranks[i].shift);
+		CHECK(b != INT64_MAX && b != -INT64_MAX && e != INT64_MAX && e != -INT64_MAX);
+	}
+	job_free(&j);
+}
+
+/* Two ranks of one clock whose work lies 28 years apart: not one job, refused (its span
+ * read 8.98e17 ns: fuzz_job_wire). */
+TEST(ranks_years_apart_are_not_one_job)
+{
+	struct kg_job j;
+	empty_job(&j, 2);
+	int64_t start = 0, end = 2 * MS;
+	make_rank(&j.ranks[0], "0", "a", 1000 * MS, 0, 1, &start, &end);
+	make_rank(&j.ranks[1], "1", "a", 898000000000000000LL, 0, 1, &start, &end);
+	CHECK_EQ_INT(job_analyse(&j), -ERANGE);
+	CHECK(j.span > KG_JOB_MAX_NS);
 	job_free(&j);
 }
 

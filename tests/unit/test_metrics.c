@@ -5,6 +5,8 @@
  * time or a launch call. */
 #include "harness.h"
 
+#include <math.h>
+
 #include "analysis/analysis.h"
 #include "model/model.h"
 
@@ -279,6 +281,16 @@ TEST(figures_of_many_ops)
 
 /* ------------------------------------------------------------------ idle gaps by cause */
 
+/* An empty model of one process with GPU 0. */
+static void one_gpu(struct kg_model *m)
+{
+	model_init(m, "test", "");
+	model_add_process(m);
+	struct kg_device *d = model_add_device(m);
+	d->process = 0;
+	d->ordinal = 0;
+}
+
 static void kernel_at(struct kg_model *m, uint32_t thread, int64_t launch, int64_t start,
 		      int64_t end)
 {
@@ -314,11 +326,7 @@ static void sync_at(struct kg_model *m, uint32_t thread, int64_t start, int64_t 
 TEST(sync_gaps_are_the_syncs_only_while_the_host_is_blocked)
 {
 	struct kg_model m;
-	model_init(&m, "test", "");
-	model_add_process(&m);
-	struct kg_device *d = model_add_device(&m);
-	d->process = 0;
-	d->ordinal = 0;
+	one_gpu(&m);
 	uint32_t t1 = model_thread_index(&m, 0, 1), t2 = model_thread_index(&m, 0, 2);
 	/* host-bound: the sync returns 10 µs after the GPU idles, then 38 µs of host work */
 	kernel_at(&m, t1, 900, 1000, 100000);
@@ -346,4 +354,28 @@ TEST(sync_gaps_are_the_syncs_only_while_the_host_is_blocked)
 	CHECK_EQ_INT(g->idle_by_cause[KG_GAP_HOST], (50000 - 20000) + (1000000 - 600));
 	analysis_free(&a);
 	model_free(&m);
+}
+
+/* ------------------------------------------------------------------ utilisation chunks */
+
+/* A GPU busy all along is busy 1.0 in every chunk, whatever the span: chunks are whole
+ * nanoseconds (992 ns in 30 chunks of 33 or 34), and a 34 ns chunk read "1.028 busy"
+ * when divided by the mean length (found by fuzz_analysis's figure check); a span
+ * shorter than 30 ns had chunks of no length, never busy. */
+TEST(utilization_chunks_are_fractions_of_their_own_length)
+{
+	static const int64_t spans[] = {992, 1000, 29, 31, 1234567};
+	for (size_t s = 0; s < sizeof(spans) / sizeof(*spans); s++) {
+		struct kg_model m;
+		one_gpu(&m);
+		uint32_t t = model_thread_index(&m, 0, 1);
+		kernel_at(&m, t, 500, 1000, 1000 + spans[s]);
+		CHECK_EQ_INT(model_finish(&m), 0);
+		struct kg_analysis a;
+		CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+		for (int c = 0; c < a.gpus[0].n_util; c++)
+			CHECK(fabs(a.gpus[0].util[c] - 1.0) < 1e-12);
+		analysis_free(&a);
+		model_free(&m);
+	}
 }

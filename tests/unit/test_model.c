@@ -3,6 +3,7 @@
  * hash), runtime calls preferred to the driver calls they make. */
 #include "harness.h"
 
+#include "analysis/analysis.h"
 #include "model/model.h"
 
 #define rnd() ((uint64_t)test_random())
@@ -432,6 +433,66 @@ TEST(untrue_times_note_first_when_nothing_is_left)
 	CHECK_EQ_INT(m.n_notes, 2);
 	CHECK(strncmp(m.notes[0], "left out 2 kernels", 18) == 0);
 	CHECK_EQ_STR(m.notes[1], "a reader's note");
+	model_free(&m);
+}
+
+/* Times that cannot be true in a trace whose records are all kept (found by the fuzz
+ * targets' figure check): a process ending at INT64_MAX (a kgantt trace's processes
+ * table: report --json said "end_ns": 9223372036854775807), and a kernel queued after it
+ * started or before its launch call (a spool: queue wait p50 "-281474.98 s"). */
+TEST(untrue_times_of_processes_and_queues)
+{
+	struct kg_model m;
+	uint32_t s = one_stream(&m);
+	m.processes[0].start = T0 - 1000;
+	m.processes[0].end = INT64_MAX;
+	uint32_t thread = model_thread_index(&m, 0, 1);
+	for (int i = 0; i < 4; i++) {
+		struct kg_op *o = op_at(&m, s, KG_OP_KERNEL, T0 + 1000 * i, T0 + 1000 * i + 500, "k");
+		o->correlation = (uint32_t)i + 1;
+		o->queued = o->start - 100;
+		o->submitted = o->start - 50;
+		struct kg_api *a = api_at(&m, o->start - 300, o->start - 200);
+		a->thread = thread;
+		a->correlation = o->correlation;
+		a->name = model_string(&m, "cudaLaunchKernel");
+	}
+	m.ops[1].queued = m.ops[1].start + (1ll << 48);    /* queued after it started */
+	m.ops[2].queued = m.ops[2].start - 400;            /* before its launch call */
+	m.ops[3].submitted = m.ops[3].queued - 1;          /* submitted before queued */
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_ops, 4);
+	CHECK_EQ_INT(m.n_notes, 0);
+	CHECK_EQ_INT(m.processes[0].start, T0 - 1000);
+	CHECK_EQ_INT(m.processes[0].end, KG_NO_TIME);
+	CHECK_EQ_INT(m.ops[0].queued, m.ops[0].start - 100);
+	CHECK_EQ_INT(m.ops[0].submitted, m.ops[0].start - 50);
+	CHECK_EQ_INT(m.ops[1].queued, KG_NO_TIME);
+	CHECK_EQ_INT(m.ops[1].submitted, m.ops[1].start - 50);
+	CHECK_EQ_INT(m.ops[2].queued, KG_NO_TIME);
+	CHECK_EQ_INT(m.ops[3].queued, m.ops[3].start - 100);
+	CHECK_EQ_INT(m.ops[3].submitted, KG_NO_TIME);
+	struct kg_analysis a;
+	CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+	CHECK(a.kernels[0].queue_p50 >= 0 && a.kernels[0].queue_p99 <= 100);
+	CHECK(a.kernels[0].launch_p50 >= 0 && a.kernels[0].launch_p99 <= 300);
+	analysis_free(&a);
+	model_free(&m);
+}
+
+/* An API call lasting 26 years, alone in its trace: its own body, so not far from it, but
+ * longer than any recording (fuzz_spool: the span read 841328705.39 s). */
+TEST(untrue_times_longer_than_any_recording)
+{
+	struct kg_model m;
+	one_stream(&m);
+	struct kg_api *a = api_at(&m, T0, T0 + 841328705391294000LL);
+	a->thread = model_thread_index(&m, 0, 1);
+	a->name = model_string(&m, "cudaGetDevice");
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_apis, 0);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_API][KG_UNTRUE_TOO_LONG], 1);
+	CHECK(m.n_notes >= 1 && strstr(m.notes[0], "longer than any recording"));
 	model_free(&m);
 }
 
