@@ -240,7 +240,7 @@ static void kv_text(struct chrome *c, const struct kg_model *m, const char *k, s
 {
 	const struct jw_prepared *t = text(c, m, id);
 	if (t)
-		jw_kv_prepared(&c->w, k, kn, t);
+		jw_kv_raw(&c->w, k, kn, t->text, t->n);
 }
 
 /* "k": one of kgantt's own names, which need no escape */
@@ -653,13 +653,16 @@ static void op_latencies(struct chrome *c, const struct kg_op *o)
 	}
 }
 
-static void dim3(struct chrome *c, const char *k, const uint32_t v[3])
+/* "[x,y,z]" */
+static size_t dim3(char *out, const uint32_t v[3])
 {
-	j_key(&c->w, k);
-	j_aopen(&c->w);
-	for (int i = 0; i < 3; i++)
-		j_int(&c->w, v[i]);
-	j_aclose(&c->w);
+	char *p = out;
+	for (int i = 0; i < 3; i++) {
+		*p++ = i ? ',' : '[';
+		p += jw_i64_text(p, v[i]);
+	}
+	*p++ = ']';
+	return (size_t)(p - out);
 }
 
 static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_op *o)
@@ -671,8 +674,9 @@ static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_
 		kv_int_lit(&c->w, "correlation", o->correlation);
 	if (o->kind == KG_OP_KERNEL) {
 		const struct kg_launch *l = op_launch(m, o);
-		dim3(c, "grid", l->grid);
-		dim3(c, "block", l->block);
+		char d[72];
+		kv_raw_lit(&c->w, "grid", d, dim3(d, l->grid));
+		kv_raw_lit(&c->w, "block", d, dim3(d, l->block));
 		kv_int_lit(&c->w, "registers", l->regs);
 		kv_int_lit(&c->w, "static_smem", l->smem_static);
 		kv_int_lit(&c->w, "dynamic_smem", l->smem_dynamic);
@@ -910,6 +914,9 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 			.op = on_op, .sync = on_sync, .end = on_end},
 		.o = o,
 	};
+	/* the writer buffers: stdio's buffer (nothing is in it yet) would split each of its
+	 * pieces into two write()s, the first of 4 KiB */
+	setvbuf(f, NULL, _IONBF, 0);
 	if (jw_begin_compact(&c.w, f) < 0)
 		return -ENOMEM;
 	int rc = export_walk(m, &c.ops);

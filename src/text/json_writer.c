@@ -15,7 +15,7 @@
 
 #include "util/utf8.h"
 
-#define JW_BUF (64 * 1024)
+#define JW_BUF (256 * 1024) /* the kernel copies large writes faster (dd: 64 KiB 0.4 s sys a GB, 256 KiB 0.3 s) */
 
 
 /* Per state: which tokens may come (1 a value, 2 a string: a key or a value), the
@@ -371,6 +371,11 @@ void j_text(struct jw *w, const struct kg_model *m, uint32_t id)
 
 /* ---------------------------------------------------------------- numbers */
 
+static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+			     "25262728293031323334353637383940414243444546474849"
+			     "50515253545556575859606162636465666768697071727374"
+			     "75767778798081828384858687888990919293949596979899";
+
 /* The number of decimal digits of u. */
 static inline unsigned digits(uint64_t u)
 {
@@ -387,10 +392,11 @@ static inline unsigned digits(uint64_t u)
 
 size_t jw_i64_text(char *out, int64_t v)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
+	if ((uint64_t)v < 100) { /* the usual figure (a device, a grid's 1, a 0): no divisions */
+		out[0] = pairs[v * 2 + (v < 10)];
+		out[1] = pairs[v * 2 + 1];
+		return 1 + (v >= 10);
+	}
 	/* through uint64_t so that INT64_MIN negates without overflow */
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 	size_t len = (v < 0) + digits(u);
@@ -568,17 +574,17 @@ int jw_prepare(struct jw *w, const char *s, struct jw_prepared *p)
 	return 0;
 }
 
-void jw_kv_prepared_any(struct jw *w, const char *k, size_t kn, const struct jw_prepared *v)
+void jw_kv_raw_any(struct jw *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-	char *p = fast_key(w, k, kn, v->n);
+	char *p = fast_key(w, k, kn, vn);
 	if (p) {
-		memcpy(p, v->text, v->n);
-		w->n += v->n;
+		memcpy(p, v, vn);
+		w->n += vn;
 		return;
 	}
 	j_plain(w, k, kn);
-	if (before(w, 1, 0)) {
-		out(w, v->text, v->n);
+	if (before(w, 1, 0)) { /* a string or not, it may go where a value may */
+		out(w, v, vn);
 		appended(w, 0);
 	}
 }

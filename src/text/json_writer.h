@@ -1,7 +1,7 @@
 /* kgantt's one JSON writer: `report --json`, `diff --json`, the job report, the pages of
  * `view` (inside an HTML <script>) and `export`'s trace-event JSON.
  *
- * A streaming generator, buffered: the document is written to f in 64 KiB pieces as it is
+ * A streaming generator, buffered: the document is written to f in 256 KiB pieces as it is
  * made, so memory does not grow with it. Strings are escaped as JSON needs (quotes,
  * backslashes, control characters); j_str also makes them valid UTF-8 (U+FFFD for each
  * bad byte), as JSON.parse and Python's json need. Three layouts:
@@ -168,19 +168,19 @@ struct jw_prepared {
 };
 /* s's JSON text as w writes strings; 0, or -1 when out of memory. */
 int jw_prepare(struct jw *w, const char *s, struct jw_prepared *p);
-#define kv_prepared_lit(w, k, v) jw_kv_prepared(w, "" k, sizeof(k) - 1, v)
-void jw_kv_prepared_any(struct jw *w, const char *k, size_t kn, const struct jw_prepared *v);
-static inline void jw_kv_prepared(struct jw *w, const char *k, size_t kn,
-				  const struct jw_prepared *v)
+/* "k": v, where v (vn bytes) is JSON text, valid as it is: a prepared string, "[1,2,3]". */
+void jw_kv_raw_any(struct jw *w, const char *k, size_t kn, const char *v, size_t vn);
+static inline void jw_kv_raw(struct jw *w, const char *k, size_t kn, const char *v, size_t vn)
 {
-	char *p = jw_fast_key(w, k, kn, v->n);
+	char *p = jw_fast_key(w, k, kn, vn);
 	if (!p) {
-		jw_kv_prepared_any(w, k, kn, v);
+		jw_kv_raw_any(w, k, kn, v, vn);
 		return;
 	}
-	memcpy(p, v->text, v->n);
-	w->n += v->n;
+	memcpy(p, v, vn);
+	w->n += vn;
 }
+#define kv_raw_lit(w, k, v, vn) jw_kv_raw(w, "" k, sizeof(k) - 1, v, vn)
 
 /* A JSON string literal of s (NULL: "") written straight to f, made valid UTF-8 and
  * escaped as the writer's strings are: for a file laid out by hand (the chart's manifest,
