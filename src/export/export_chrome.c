@@ -915,8 +915,10 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 		.o = o,
 	};
 	/* the writer buffers: stdio's buffer (nothing is in it yet) would split each of its
-	 * pieces into two write()s, the first of 4 KiB */
-	setvbuf(f, NULL, _IONBF, 0);
+	 * pieces into two write()s, the first of 4 KiB. Only over a descriptor: a stream in
+	 * memory or of a cookie (gzip) is its buffer, and breaks without it. */
+	if (fileno(f) >= 0)
+		setvbuf(f, NULL, _IONBF, 0);
 	if (jw_begin_compact(&c.w, f) < 0)
 		return -ENOMEM;
 	int rc = export_walk(m, &c.ops);
