@@ -9,6 +9,9 @@
 #   bench/export_speed.sh -o docs/results/export-speed.md    # and the results file
 #   bench/export_speed.sh -n 3 -b /tmp/kgantt-old            # before/after another kgantt
 #
+# The write floor is dd writing as many bytes as the Perfetto JSON, 256 KiB a write (as
+# kgantt writes), from /dev/zero: what the kernel's copy of those bytes costs alone.
+#
 # Outputs go to a temporary folder on the disk the traces are on (not /dev/null: writing
 # the file is part of the cost) and are removed after each run.
 set -u
@@ -31,6 +34,7 @@ EOF
 
 RUNS=5
 SIZES=1000000
+FLOOR_BLOCKS=0
 OUTMD=
 BASE=
 while getopts "n:s:b:o:h" opt; do
@@ -68,7 +72,8 @@ CMDS=("report (reference)|K|report --no-progress TRACE"
 	"export -f sqlite|K|export --no-progress -f sqlite -o OUT.kgt TRACE"
 	"export -f perfetto, .json.gz|K|export --no-progress -f perfetto -o OUT.json.gz TRACE"
 	"export -f chrome, .json.gz|K|export --no-progress -f chrome -o OUT.json.gz TRACE"
-	"export -f csv, .csv.gz|K|export --no-progress -f csv -o OUT.csv.gz TRACE")
+	"export -f csv, .csv.gz|K|export --no-progress -f csv -o OUT.csv.gz TRACE"
+	"write floor: dd of -f perfetto's bytes|DD|")
 if [ -n "$BASE" ]; then
 	for f in perfetto chrome csv sqlite; do
 		ext=json
@@ -85,7 +90,11 @@ run_cmd() {
 	prog=${spec#*|}
 	line=${prog#*|}
 	prog=${prog%%|*}
-	[ "$prog" = BASE ] && prog=$BASE || prog=$K
+	case $prog in
+	BASE) prog=$BASE ;;
+	DD) prog=dd line="if=/dev/zero of=OUT.json bs=256K count=$FLOOR_BLOCKS status=none" ;;
+	*) prog=$K ;;
+	esac
 	line=${line//TRACE/$1}
 	line=${line//OUT/$out}
 	rm -f "$out".*
@@ -122,6 +131,9 @@ for n in "${SIZE_LIST[@]}"; do
 	for ci in "${!CMDS[@]}"; do
 		: > "$TMP/r.$ci"
 		m=$(run_cmd "$t" "$ci") # warm-up: page cache, and a check that it works at all
+		# the kernel's part alone: as many bytes as the Perfetto JSON, written by dd
+		[ "${CMDS[$ci]%%|*}" = "export -f perfetto" ] &&
+			FLOOR_BLOCKS=$(awk -v b="$(cut -d' ' -f4 <<< "$m")" 'BEGIN { print int((b + 262143) / 262144) }')
 		if [ "${m##* }" != 0 ]; then
 			FAILED[$lab.$ci]="exit ${m##* }: $(tail -2 "$TMP/err" | tr '\n' ' ')"
 			echo "  $lab ${CMDS[$ci]%%|*}: FAILED (${FAILED[$lab.$ci]})" >&2
@@ -187,6 +199,9 @@ if [ -n "$OUTMD" ]; then
 		echo "- **CPU s**: user + system (above the wall time when two cores worked)."
 		echo "- **output**: the size of the file written, to a folder on the same disk, removed"
 		echo "  after each run."
+		echo "- **write floor**: \`dd if=/dev/zero bs=256K\` writing as many bytes as \`-f perfetto\`"
+		echo "  into the same folder: the kernel's part of the JSON export, which no user-space"
+		echo "  change removes."
 		[ -n "$BASE" ] && echo "- **before (-b)**: the same export by $BASE ($("$BASE" --version 2> /dev/null | head -1)${BASE_NOTE:+, $BASE_NOTE}), on the same file."
 		echo "- Measured with GNU time (CPU, peak RSS) and bash's \$EPOCHREALTIME (wall)."
 		echo

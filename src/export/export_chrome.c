@@ -184,6 +184,8 @@ struct chrome {
 	struct track stream, host, sync, queue;
 	struct queued *pending;   /* the current stream's queue slices, laid out at its end */
 	uint32_t n_pending, cap_pending;
+	struct jw_prepared *texts; /* by string id of the model: its JSON text, made on first use */
+	size_t n_texts;
 };
 
 static struct chrome *self(struct kg_export_ops *x)
@@ -209,17 +211,68 @@ static int status(struct chrome *c)
 
 /* ------------------------------------------------------------------ events */
 
-/* Opens an event and writes its common fields; the caller adds the rest and closes it. */
+/* The JSON text of the model's string id: a name is written as often as its kernel runs.
+ * NULL when out of memory. */
+static const struct jw_prepared *text(struct chrome *c, const struct kg_model *m, uint32_t id)
+{
+	if (id >= c->n_texts) {
+		size_t n = m->strings.count + 1 > id ? m->strings.count + 1 : (size_t)id + 1;
+		struct jw_prepared *t = realloc(c->texts, n * sizeof(*t));
+		if (!t) {
+			c->failed = 1;
+			return NULL;
+		}
+		memset(t + c->n_texts, 0, (n - c->n_texts) * sizeof(*t));
+		c->texts = t;
+		c->n_texts = n;
+	}
+	struct jw_prepared *t = &c->texts[id];
+	if (!t->text && jw_prepare(&c->w, model_text(m, id), t) < 0) {
+		c->failed = 1;
+		return NULL;
+	}
+	return t;
+}
+
+/* "k": the model's string id */
+static void kv_text(struct chrome *c, const struct kg_model *m, const char *k, size_t kn,
+		    uint32_t id)
+{
+	const struct jw_prepared *t = text(c, m, id);
+	if (t)
+		jw_kv_raw(&c->w, k, kn, t->text, t->n);
+}
+
+/* "k": one of kgantt's own names, which need no escape */
+#define kv_name_lit(c, k, v) kv_plain_lit(&(c)->w, k, v, strlen(v))
+
+/* The fields of an event after its name; ph is one letter. */
+static void ev_head(struct chrome *c, const char *ph, const char *cat, int32_t pid, int32_t tid)
+{
+	if (cat)
+		kv_name_lit(c, "cat", cat);
+	kv_plain_lit(&c->w, "ph", ph, 1);
+	kv_int_lit(&c->w, "pid", pid);
+	kv_int_lit(&c->w, "tid", tid);
+}
+
+/* Opens an event named by kgantt ("launch", "thread_name") and writes its common fields;
+ * the caller adds the rest and closes it. */
 static void ev_open(struct chrome *c, const char *ph, const char *name, const char *cat,
 		    int32_t pid, int32_t tid)
 {
 	j_open(&c->w);
-	kv_str_lit(&c->w, "name", name);
-	if (cat)
-		kv_str_lit(&c->w, "cat", cat);
-	kv_str_lit(&c->w, "ph", ph);
-	kv_int_lit(&c->w, "pid", pid);
-	kv_int_lit(&c->w, "tid", tid);
+	kv_name_lit(c, "name", name);
+	ev_head(c, ph, cat, pid, tid);
+}
+
+/* The rest of a complete event [start, end]; leaves "args" open for the caller. */
+static void ev_span(struct chrome *c, int64_t start, int64_t end)
+{
+	ts(c, start);
+	kv_milli_lit(&c->w, "dur", kg_time_span(end, start));
+	j_key_lit(&c->w, "args");
+	j_open(&c->w);
 }
 
 /* A complete event [start, end]; leaves "args" open for the caller. */
@@ -227,10 +280,17 @@ static void ev_complete(struct chrome *c, const char *name, const char *cat, int
 			int32_t tid, int64_t start, int64_t end)
 {
 	ev_open(c, "X", name, cat, pid, tid);
-	ts(c, start);
-	kv_milli_lit(&c->w, "dur", kg_time_span(end, start));
-	j_key_lit(&c->w, "args");
+	ev_span(c, start, end);
+}
+
+/* The same named by the model's string id. */
+static void ev_complete_text(struct chrome *c, const struct kg_model *m, uint32_t name,
+			     const char *cat, int32_t pid, int32_t tid, int64_t start, int64_t end)
+{
 	j_open(&c->w);
+	kv_text(c, m, "name", 4, name);
+	ev_head(c, "X", cat, pid, tid);
+	ev_span(c, start, end);
 }
 
 static void ev_close_args(struct chrome *c)
@@ -551,11 +611,11 @@ static int on_api(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	int64_t end = a->end != KG_NO_TIME && a->end > a->start ? a->end : a->start;
 	int32_t tid = place(c, t, a->start, end, NULL);
 	c->api_tid[i] = tid;
-	ev_complete(c, model_text(m, a->name), a->driver ? "cuda_driver" : "cuda_runtime", t->pid,
+	ev_complete_text(c, m, a->name, a->driver ? "cuda_driver" : "cuda_runtime", t->pid,
 		    tid, a->start, end);
 	if (a->correlation)
 		kv_int_lit(&c->w, "correlation", a->correlation);
-	kv_str_lit(&c->w, "category", api_category_name(a->category));
+	kv_name_lit(c, "category", api_category_name(a->category));
 	ev_close_args(c);
 	return status(c);
 }
@@ -569,9 +629,9 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 	int64_t end = r->end != KG_NO_TIME ? r->end : m->end;
 	end = end > r->start ? end : r->start;
 	int32_t tid = place(c, t, r->start, end, NULL);
-	ev_complete(c, model_text(m, r->name), "nvtx", t->pid, tid, r->start, end);
+	ev_complete_text(c, m, r->name, "nvtx", t->pid, tid, r->start, end);
 	if (r->domain)
-		kv_str_lit(&c->w, "domain", model_text(m, r->domain));
+		kv_text(c, m, "domain", 6, r->domain);
 	if (r->end == KG_NO_TIME)
 		kv_bool_lit(&c->w, "unclosed", 1);
 	ev_close_args(c);
@@ -582,27 +642,27 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 
 static void op_latencies(struct chrome *c, const struct kg_op *o)
 {
-	if (o->queued != KG_NO_TIME) {
-		kv_int_lit(&c->w, "queued_rel_ns", kg_time_diff(o->queued, o->start));
+	if (o->queued != KG_NO_TIME)
 		kv_int_lit(&c->w, "queue_wait_ns", kg_time_diff(o->start, o->queued));
-	}
 	if (o->submitted != KG_NO_TIME)
 		kv_int_lit(&c->w, "submitted_rel_ns", kg_time_diff(o->submitted, o->start));
 	if (o->api_start != KG_NO_TIME) {
-		kv_int_lit(&c->w, "api_start_rel_ns", kg_time_diff(o->api_start, o->start));
 		kv_int_lit(&c->w, "total_latency_ns", kg_time_diff(o->start, o->api_start));
 		if (o->queued != KG_NO_TIME)
 			kv_int_lit(&c->w, "launch_latency_ns", kg_time_diff(o->queued, o->api_start));
 	}
 }
 
-static void dim3(struct chrome *c, const char *k, const uint32_t v[3])
+/* "[x,y,z]" */
+static size_t dim3(char *out, const uint32_t v[3])
 {
-	j_key(&c->w, k);
-	j_aopen(&c->w);
-	for (int i = 0; i < 3; i++)
-		j_int(&c->w, v[i]);
-	j_aclose(&c->w);
+	char *p = out;
+	for (int i = 0; i < 3; i++) {
+		*p++ = i ? ',' : '[';
+		p += jw_i64_text(p, v[i]);
+	}
+	*p++ = ']';
+	return (size_t)(p - out);
 }
 
 static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_op *o)
@@ -614,8 +674,9 @@ static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_
 		kv_int_lit(&c->w, "correlation", o->correlation);
 	if (o->kind == KG_OP_KERNEL) {
 		const struct kg_launch *l = op_launch(m, o);
-		dim3(c, "grid", l->grid);
-		dim3(c, "block", l->block);
+		char d[72];
+		kv_raw_lit(&c->w, "grid", d, dim3(d, l->grid));
+		kv_raw_lit(&c->w, "block", d, dim3(d, l->block));
 		kv_int_lit(&c->w, "registers", l->regs);
 		kv_int_lit(&c->w, "static_smem", l->smem_static);
 		kv_int_lit(&c->w, "dynamic_smem", l->smem_dynamic);
@@ -656,7 +717,7 @@ static void flow(struct chrome *c, const struct kg_model *m, uint32_t i, int32_t
 	ts(c, kg_time_add(a->start, kg_time_span(ae, a->start) >= 2 ? 1 : 0));
 	j_close(&c->w);
 	ev_open(c, "f", "launch", "launch", pid, tid);
-	kv_str_lit(&c->w, "bp", "e");
+	kv_plain_lit(&c->w, "bp", "e", 1);
 	kv_int_lit(&c->w, "id", (int64_t)i + 1);
 	ts(c, kg_time_add(o->start, kg_time_span(o->end, o->start) / 2));
 	j_close(&c->w);
@@ -692,7 +753,7 @@ static void flush_queue(struct chrome *c, const struct kg_model *m)
 		const struct kg_op *o = &m->ops[q->op];
 		int32_t tid = place(c, &c->queue, q->queued, q->start, NULL);
 		ev_complete(c, "queued", "queue", c->queue.pid, tid, q->queued, q->start);
-		kv_str_lit(&c->w, "name", model_text(m, o->name));
+		kv_text(c, m, "name", 4, o->name);
 		if (o->correlation)
 			kv_int_lit(&c->w, "correlation", o->correlation);
 		if (o->submitted != KG_NO_TIME)
@@ -734,7 +795,7 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	int64_t end = o->end > o->start ? o->end : o->start;
 	uint32_t lane = 0;
 	int32_t tid = place(c, &c->stream, o->start, end, &lane);
-	ev_complete(c, model_text(m, o->name), op_kind_name(o->kind), c->stream.pid, tid,
+	ev_complete_text(c, m, o->name, op_kind_name(o->kind), c->stream.pid, tid,
 		    o->start, end);
 	op_args(c, m, o);
 	if (lane)
@@ -853,6 +914,11 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 			.op = on_op, .sync = on_sync, .end = on_end},
 		.o = o,
 	};
+	/* the writer buffers: stdio's buffer (nothing is in it yet) would split each of its
+	 * pieces into two write()s, the first of 4 KiB. Only over a descriptor: a stream in
+	 * memory or of a cookie (gzip) is its buffer, and breaks without it. */
+	if (fileno(f) >= 0)
+		setvbuf(f, NULL, _IONBF, 0);
 	if (jw_begin_compact(&c.w, f) < 0)
 		return -ENOMEM;
 	int rc = export_walk(m, &c.ops);
@@ -868,5 +934,8 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 	free(c.thread_tid);
 	free(c.api_tid);
 	free(c.pending);
+	for (size_t i = 0; i < c.n_texts; i++)
+		free(c.texts[i].text);
+	free(c.texts);
 	return rc;
 }

@@ -119,14 +119,20 @@ static void random_text(char *out, size_t cap, int valid)
 	}
 }
 
-static void both_str(struct jw *w, struct oracle *o, const char *s)
+/* s as yajl wrote it, made valid UTF-8 first as the writer does */
+static void oracle_str(struct oracle *o, const char *s)
 {
-	j_str(w, s);
 	char *buf = NULL;
 	size_t n, cap = 0;
 	const char *t = utf8_clean(s, &n, &buf, &cap);
 	yajl_gen_string(o->g, (const unsigned char *)t, n);
 	free(buf);
+}
+
+static void both_str(struct jw *w, struct oracle *o, const char *s)
+{
+	j_str(w, s);
+	oracle_str(o, s);
 }
 
 static void value(struct jw *w, struct oracle *o, int depth);
@@ -139,7 +145,7 @@ static int pair(struct jw *w, struct oracle *o, const char *key)
 	long long v = (long long)next(2000000) - 1000000;
 	int lit = next(2);
 	const char *k = lit ? "dur" : key;
-	switch (next(8)) {
+	switch (next(10)) {
 	case 0:
 		yajl_gen_string(o->g, (const unsigned char *)k, strlen(k));
 		if (lit)
@@ -155,11 +161,7 @@ static int pair(struct jw *w, struct oracle *o, const char *key)
 			kv_str_lit(w, "dur", text);
 		else
 			kv_str(w, k, text);
-		char *buf = NULL;
-		size_t n, cap = 0;
-		const char *t = utf8_clean(text, &n, &buf, &cap);
-		yajl_gen_string(o->g, (const unsigned char *)t, n);
-		free(buf);
+		oracle_str(o, text);
 		return 1;
 	case 2:
 		yajl_gen_string(o->g, (const unsigned char *)k, strlen(k));
@@ -178,6 +180,21 @@ static int pair(struct jw *w, struct oracle *o, const char *key)
 		yajl_gen_number(o->g, b, (size_t)len);
 		return 1;
 	}
+	case 4: { /* a string made once, written as it was made */
+		struct jw_prepared pre;
+		random_text(text, sizeof(text), 0);
+		CHECK(jw_prepare(w, text, &pre) == 0);
+		yajl_gen_string(o->g, (const unsigned char *)"dur", 3);
+		kv_raw_lit(w, "dur", pre.text, pre.n);
+		oracle_str(o, text);
+		free(pre.text);
+		return 1;
+	}
+	case 5: /* one of kgantt's own names */
+		yajl_gen_string(o->g, (const unsigned char *)"dur", 3);
+		kv_plain_lit(w, "dur", "cuda_runtime", 12);
+		yajl_gen_string(o->g, (const unsigned char *)"cuda_runtime", 12);
+		return 1;
 	default: return 0;
 	}
 }
@@ -295,6 +312,11 @@ TEST(numbers_exact)
 	CHECK_EQ_STR((b[jw_milli_text(b, INT64_MIN)] = 0, b), "-9223372036854775.808");
 	CHECK_EQ_STR((b[jw_i64_text(b, INT64_MIN)] = 0, b), "-9223372036854775808");
 	CHECK_EQ_STR((b[jw_i64_text(b, 7)] = 0, b), "7");
+	CHECK_EQ_STR((b[jw_i64_text(b, 0)] = 0, b), "0");
+	CHECK_EQ_STR((b[jw_i64_text(b, 10)] = 0, b), "10");
+	CHECK_EQ_STR((b[jw_i64_text(b, 99)] = 0, b), "99");
+	CHECK_EQ_STR((b[jw_i64_text(b, 100)] = 0, b), "100");
+	CHECK_EQ_STR((b[jw_i64_text(b, -7)] = 0, b), "-7");
 }
 
 /* A document longer than the buffer, and a string longer than it, come out whole. */
@@ -328,6 +350,55 @@ TEST(long_output_whole)
 	free(s);
 	free(a);
 	free(want);
+}
+
+/* A string of escapes longer than the buffer, in every layout, as it is and prepared:
+ * escapes and U+2028 are not cut where the buffer fills. */
+TEST(long_escapes_whole)
+{
+	size_t cap = 1200 * 1024, n = 0;
+	char *s = malloc(cap), part[256];
+	rng = 777;
+	while (random_text(part, sizeof(part), 0), n + strlen(part) + 1 < cap) {
+		memcpy(s + n, part, strlen(part));
+		n += strlen(part);
+	}
+	s[n] = '\0';
+	for (enum mode mode = PRETTY; mode <= HTML; mode++) {
+		for (int prepared = 0; prepared < 2; prepared++) {
+			char *a = NULL, *b = NULL;
+			size_t na = 0, nb = 0;
+			FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+			struct jw w;
+			struct oracle o;
+			CHECK((mode == PRETTY ? jw_begin(&w, fa) : mode == COMPACT ? jw_begin_compact(&w, fa)
+									   : jw_begin_html(&w, fa)) == 0);
+			oracle_begin(&o, fb, mode);
+			j_open(&w);
+			yajl_gen_map_open(o.g);
+			yajl_gen_string(o.g, (const unsigned char *)"k", 1);
+			if (prepared) {
+				struct jw_prepared pre;
+				CHECK(jw_prepare(&w, s, &pre) == 0);
+				kv_raw_lit(&w, "k", pre.text, pre.n);
+				oracle_str(&o, s);
+				free(pre.text);
+			} else {
+				j_key_lit(&w, "k");
+				both_str(&w, &o, s);
+			}
+			j_close(&w);
+			yajl_gen_map_close(o.g);
+			CHECK_EQ_INT(mode == HTML ? jw_end_html(&w) : jw_end(&w), 0);
+			oracle_end(&o, mode);
+			fclose(fa);
+			fclose(fb);
+			CHECK(na == nb && !memcmp(a, b, na));
+			free(a);
+			free(b);
+		}
+	}
+	free(s);
 }
 
 TEST(malformed_fails)
