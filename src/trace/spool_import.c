@@ -16,6 +16,7 @@
 #include "trace/columns.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
+#include "trace/host_import.h"
 #include "trace/hw_import.h"
 #include "trace/sm_import.h"
 #include "trace/stack_import.h"
@@ -86,11 +87,13 @@ static int exec_sql(struct kg_import *im, const char *sql, const char *what)
 	return 0;
 }
 
-/* Kernels and API calls, most of what a spool holds, go to blocks as they come
- * (packed_stream): as SQL rows, even in a temp table, they cost the import their inserts,
- * trace_pack's reading them back and a scratch file as big as they are. Their temp tables
- * give the streams the order of their columns, then go: nothing may read them. */
-static const char *const stream_table[KG_IM_STREAMS] = {"kernels", "api_calls"};
+/* Kernels, API calls and host samples, most of what a spool holds, go to blocks as they
+ * come (packed_stream): as SQL rows, even in a temp table, they cost the import their
+ * inserts, trace_pack's reading them back and a scratch file as big as they are. Their
+ * temp tables give the streams the order of their columns, then go: nothing may read
+ * them. */
+static const char *const stream_table[KG_IM_STREAMS] = {"kernels", "api_calls",
+							"host_samples"};
 
 static int open_streams(struct kg_import *im)
 {
@@ -295,6 +298,7 @@ struct spool_reader {
 	struct kg_stack_import *stacks; /* made at the first stack record */
 	struct kg_hw_import *hw;        /* made at the first hardware-sample record */
 	struct kg_sm_import *sm;        /* made at the first SM placement record */
+	struct kg_host_import *host;    /* made at the first host-sample record */
 };
 
 static int64_t spool_str(struct spool_reader *r, uint32_t sid)
@@ -344,12 +348,8 @@ static void put_opt_ts(struct kg_row *row, int col, uint64_t ts)
 		put_null(row, col);
 }
 
-/* A kernel's or API call's row, its columns from 1 (0 is the id) up to ncolumns - 1 filled,
- * to its stream with the next id: ids go 1, 2, 3... over every spool, as the rowids of
- * SQL inserts would. */
-static int add_row(struct spool_reader *r, int which, struct kg_row *row, int ncolumns)
+int import_add_row(struct kg_import *im, int which, struct kg_row *row, int ncolumns)
 {
-	struct kg_import *im = r->im;
 	struct kg_packed_stream *s = im->stream[which];
 	if (ncolumns != packed_stream_columns(s)) /* the schema changed, this did not */
 		return fail(im, -EINVAL, "cannot write '%s': the importer gives %d columns of %s, "
@@ -586,7 +586,7 @@ static int on_kernel(struct spool_reader *r, const struct kg_raw_kernel *k)
 	note_ts(r, k->end);
 	r->proc->kernels++;
 	r->proc->incomplete += incomplete(&k->h);
-	return add_row(r, KG_IM_KERNELS, &row, KG_KERNEL_NCOLUMNS);
+	return import_add_row(r->im, KG_IM_KERNELS, &row, KG_KERNEL_NCOLUMNS);
 }
 
 static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
@@ -693,7 +693,7 @@ static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 	note_ts(r, a->end);
 	r->proc->api_calls++;
 	r->proc->incomplete += incomplete(&a->h);
-	return add_row(r, KG_IM_API_CALLS, &row, KG_API_NCOLUMNS);
+	return import_add_row(r->im, KG_IM_API_CALLS, &row, KG_API_NCOLUMNS);
 }
 
 /* Open-range table: CUPTI gives a range's start and end as two records sharing an id. */
@@ -867,6 +867,44 @@ static int on_hw_record(struct spool_reader *r, const struct kg_raw_hdr *h)
 	return rc;
 }
 
+/* Host samples (record --host-samples, trace/host_import.c): the samples to their blocks
+ * as they come, naming the stacks as the trace will number them; the Python version
+ * their line tables need goes to the stacks' importer, which has no other source of it
+ * when call stacks are off. */
+static int on_host_record(struct spool_reader *r, const struct kg_raw_hdr *h)
+{
+	struct kg_import *im = r->im;
+	if (!r->host && !(r->host = host_import_new(im, r->process, r->proc)))
+		return -ENOMEM;
+	char why[256] = "";
+	int rc = 0;
+	switch (h->type) {
+	case KG_RAW_HOST_SETTINGS: {
+		const struct kg_raw_host_settings *x = (const void *)h;
+		const char *python = spool_text(r, x->python_str);
+		rc = host_import_settings(r->host, x, python, spool_text(r, x->note_str));
+		if (!rc && x->python_version && !r->stacks && !(r->stacks = stack_import_new()))
+			rc = -ENOMEM;
+		if (!rc && x->python_version)
+			rc = stack_import_python(r->stacks, x->python_version);
+		break;
+	}
+	case KG_RAW_HOST_THREAD: {
+		const struct kg_raw_host_thread *x = (const void *)h;
+		rc = host_import_thread(r->host, x, spool_text(r, x->name_str), why, sizeof(why));
+		break;
+	}
+	case KG_RAW_HOST_SAMPLES:
+		rc = host_import_samples(r->host, (const void *)h, h->size, im->stacks_written, why,
+					 sizeof(why));
+		break;
+	case KG_RAW_HOST_COUNTS: rc = host_import_counts(r->host, (const void *)h); break;
+	}
+	if (rc == -EINVAL && why[0])
+		return fail(im, rc, "'%s': at byte %zu: %s", r->path, r->off, why);
+	return rc;
+}
+
 /* SM placement (record --sm): kept until the process's kernels are all in (sm_import.c). */
 static int on_sm_record(struct spool_reader *r, const struct kg_raw_hdr *h)
 {
@@ -907,6 +945,10 @@ static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
 	[KG_RAW_HW_SAMPLES] = sizeof(struct kg_raw_hw_samples),
 	[KG_RAW_SM_BLOCKS] = sizeof(struct kg_raw_sm_blocks),
 	[KG_RAW_SM_OWN] = sizeof(struct kg_raw_sm_own),
+	[KG_RAW_HOST_SETTINGS] = sizeof(struct kg_raw_host_settings),
+	[KG_RAW_HOST_THREAD] = sizeof(struct kg_raw_host_thread),
+	[KG_RAW_HOST_SAMPLES] = sizeof(struct kg_raw_host_samples),
+	[KG_RAW_HOST_COUNTS] = sizeof(struct kg_raw_host_counts),
 };
 
 static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *ended,
@@ -946,6 +988,10 @@ static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *en
 	case KG_RAW_HW_SAMPLES: return on_hw_record(r, h);
 	case KG_RAW_SM_BLOCKS:
 	case KG_RAW_SM_OWN: return on_sm_record(r, h);
+	case KG_RAW_HOST_SETTINGS:
+	case KG_RAW_HOST_THREAD:
+	case KG_RAW_HOST_SAMPLES:
+	case KG_RAW_HOST_COUNTS: return on_host_record(r, h);
 	case KG_RAW_END:
 		*ended = 1;
 		*end = (const void *)h;
@@ -987,6 +1033,8 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 		src = sm_kernels(r);
 	if (!src)
 		src = sm_import_write(r->sm, r->im, r->process);
+	if (!src)
+		src = host_import_write(r->host);
 	if (src)
 		return src == -ENOMEM && !r->im->err[0]
 			       ? fail(r->im, src, "out of memory reading the stacks of '%s'", r->path)
@@ -1122,6 +1170,7 @@ int import_spool_file(struct kg_import *im, const char *path)
 	stack_import_free(r.stacks);
 	hw_import_free(r.hw);
 	sm_import_free(r.sm);
+	host_import_free(r.host);
 	return rc;
 }
 
