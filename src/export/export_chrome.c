@@ -23,7 +23,7 @@
  * decimals. */
 #include "analysis/analysis.h" /* frame_label */
 #include "export/export.h"
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "util/timemath.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
  * trace's own clock, as in the trace. */
 #include "analysis/analysis.h" /* frame_label */
 #include "export/export.h"
-#include "report/json_writer.h" /* jw_i64_text */
+#include "text/json_writer.h" /* jw_i64_text */
 #include "util/timemath.h"
 #include "util/utf8.h"
 

@@ -1,4 +1,4 @@
-/* analysis_run: the steps of the analysis in order (pipeline.h): metrics, hardware
+/* analysis_run (analysis.h): the steps of the analysis in order (pipeline.h): metrics, hardware
  * samples, the rules, call sites. Each step only reads what the earlier ones wrote; none
  * calls back here. */
 #include <errno.h>
