@@ -592,15 +592,14 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 
 /* ------------------------------------------------------------------ host spans */
 
-/* Whether span x goes on with the run: the same thread, stack, state and flags, and no
- * further from its end than x is long (a sample or two missed on a loaded host). */
+/* Whether span x goes on with the run: the same thread, stack, state and flags, from the
+ * run's end (a missed sample is a gap: what the thread did then is not known). */
 static int run_goes_on(const struct host_run *run, const struct kg_model *m,
 		       const struct kg_host_span *x)
 {
 	const struct kg_host_span *a = &m->host_spans[run->first];
 	return run->n && a->thread == x->thread && a->stack == x->stack && a->state == x->state &&
-	       a->flags == x->flags && a->source == x->source &&
-	       kg_time_diff(x->start, run->end) <= kg_time_span(x->end, x->start);
+	       a->flags == x->flags && a->source == x->source && x->start == run->end;
 }
 
 /* The run as one slice on its thread's samples track, named by the innermost frame; its

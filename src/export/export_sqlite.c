@@ -485,11 +485,12 @@ static int write_host_threads(struct sq *q, const struct kg_model *m)
 	return rc;
 }
 
-/* The sample a span of period ns stood for: its columns from process on. */
+/* The sample a span of period ns stood for: its columns from process on. Its periods
+ * rounded up: a span cut short by the one before it (the reader's cut) is cut alike again. */
 static void sample_of(const struct kg_model *m, const struct kg_host_span *x, int64_t period,
 		      int64_t *v)
 {
-	int64_t periods = period ? (kg_time_span(x->end, x->start) + period / 2) / period : 1;
+	int64_t periods = period ? (kg_time_span(x->end, x->start) + period - 1) / period : 1;
 	const struct kg_stack *s = x->stack < m->n_stacks ? &m->stacks[x->stack] : NULL;
 	int cut = (x->flags & KG_HOST_PARTIAL) && !(s && (s->flags & KG_STACK_PARTIAL));
 	v[0] = (int64_t)m->threads[x->thread].process + 1;

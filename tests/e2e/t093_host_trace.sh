@@ -1,0 +1,56 @@
+# Host samples downstream of the recorder: tests/fixtures/host/host_train.kgt.xz (made
+# without a GPU by tests/fixtures/host/make.sh: a training loop with planted host work and
+# four named Python threads, sampled at 1 kHz under tests/py/host_shim.so) read by every
+# command. The planted functions' samples are in the model with their stacks, states and
+# threads' names (export --table host is the model's spans, row for row); the Perfetto
+# export has them as slices, the SQLite export as samples that read back as the same spans;
+# a window cuts them; merge keeps them; a trace without host samples says nothing of them.
+# tests/py/check_host_trace.py holds the checks of the spans.
+. tests/e2e/lib.sh
+H=tests/fixtures/host
+T=$WORK/host_train.kgt
+xz -dc "$H/host_train.kgt.xz" > "$T" || fail "cannot decompress the host fixture"
+
+"$K" info "$T" > "$WORK/info.txt" || fail "info"
+grep -q "kgantt-trace version 6" "$WORK/info.txt" || fail "info: not a version 6 trace"
+grep -Eq "^host samples: pid [0-9]+: [0-9,]+ samples at 1000 Hz on 5 threads \([0-9,]+ by the signal handler\), 0 lost;" \
+	"$WORK/info.txt" || fail "info does not say the host samples: $(grep host "$WORK/info.txt")"
+grep -q "host_samples yes" "$WORK/info.txt" || fail "info: host_samples not packed"
+echo "ok: info: $(grep '^host samples' "$WORK/info.txt")"
+
+"$K" report --no-progress "$T" > "$WORK/report.txt" || fail "report"
+"$K" report --json --no-progress "$T" > "$WORK/report.json" || fail "report --json"
+"$K" plot --no-progress "$T" -o "$WORK/plot.png" || fail "plot"
+"$K" view -q --no-progress "$T" -o "$WORK/view.html" || fail "view"
+"$K" export -f csv --table host "$T" -o "$WORK/host.csv" || fail "export csv --table host"
+"$K" export -f perfetto "$T" -o "$WORK/trace.json" || fail "export perfetto"
+"$K" export -f sqlite "$T" -o "$WORK/rows.kgt" || fail "export sqlite"
+"$K" export -f csv --table host "$WORK/rows.kgt" -o "$WORK/host_rows.csv" ||
+	fail "export csv --table host of the SQLite export"
+echo "ok: report, plot, view and every export read it"
+
+# a window: --from 100ms --to 200ms of the trace's span
+"$K" export -f csv --table host --from 100ms --to 200ms "$T" -o "$WORK/host_window.csv" ||
+	fail "export csv --table host --from --to"
+# merged with a trace without host samples: the spans stay, their stacks with them
+"$K" merge -q -o "$WORK/merged.kgt" "$T" "$(fixture copies_bad)" || fail "merge"
+"$K" export -f csv --table host "$WORK/merged.kgt" -o "$WORK/host_merged.csv" || fail "export of the merge"
+"$K" info "$WORK/merged.kgt" | grep -q "^host samples: pid" || fail "info of the merge says no host samples"
+
+python3 tests/py/check_host_trace.py "$H/host_train.json" "$WORK" || fail "tests/py/check_host_trace.py"
+
+# a trace without host samples: no word of them, no host slice, an empty host table
+t=$(fixture copies_bad)
+"$K" info "$t" | grep -qi "host samples" && fail "info speaks of host samples in '$t'"
+"$K" info "$t" | grep -q "host_samples" && fail "info lists host_samples for '$t'"
+"$K" export -f perfetto "$t" -o "$WORK/none.json" || fail "export perfetto of '$t'"
+grep -q host_sample "$WORK/none.json" && fail "host slices in the export of '$t'"
+"$K" export -f csv --table host "$t" -o "$WORK/none.csv" || fail "export csv --table host of '$t'"
+[ "$(wc -l < "$WORK/none.csv")" = 1 ] || fail "host rows in the export of '$t'"
+echo "ok: a trace without host samples says nothing of them"
+
+# bad input: a host_samples table that is not one is an error naming the trace, not a crash
+cp "$WORK/rows.kgt" "$WORK/bad.kgt"
+python3 -c 'import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); db.execute("DROP TABLE host_samples"); db.execute("CREATE TABLE host_samples(id INTEGER PRIMARY KEY, process TEXT)"); db.execute("INSERT INTO host_samples VALUES(1, 1)"); db.commit()' "$WORK/bad.kgt"
+expect_error 1 "cannot read '$WORK/bad.kgt': host_samples row 1" "$K" report --no-progress "$WORK/bad.kgt"
+expect_error 1 "cannot read '$WORK/bad.kgt': host_samples row 1" "$K" info "$WORK/bad.kgt"
