@@ -7,6 +7,14 @@ each step's times). WORK: the test's directory with host.csv (export --table hos
 model's host spans), host_window.csv (the same with --from 100ms --to 200ms),
 host_rows.csv (of the SQLite export read back), host_merged.csv (of a merge),
 trace.json (the Perfetto export). Prints "ok ..." per check; exits 1 on a failure.
+
+    python3 tests/py/check_host_trace.py --plant-overruns ROWS.kgt
+    python3 tests/py/check_host_trace.py --overrun BEFORE.csv AFTER.csv
+
+--plant-overruns: in a trace of SQL rows (export -f sqlite), samples that stand for 3
+periods after a gap of 2, so that their spans are cut by the ones before by uneven
+lengths. --overrun: BEFORE's spans (export --table host with a window) are AFTER's (the
+same of the windowed SQLite export) but each thread's first, which the window cut.
 """
 import collections
 import csv
@@ -142,7 +150,39 @@ def check_perfetto(path, by_tid, run):
           "perfetto: complete slices with their state")
 
 
+def plant_overruns(path):
+    import sqlite3
+    db = sqlite3.connect(path)
+    db.execute("CREATE TEMP TABLE n AS SELECT id, ROW_NUMBER() OVER "
+               "(PARTITION BY thread ORDER BY ts) % 3 AS k FROM host_samples")
+    db.execute("DELETE FROM host_samples WHERE id IN (SELECT id FROM n WHERE k = 1)")
+    db.execute("UPDATE host_samples SET overrun = 2 WHERE id IN (SELECT id FROM n WHERE k = 2)")
+    db.commit()
+
+
+def but_first(path):
+    seen, out = set(), []
+    for r in rows(path):
+        if r["tid"] in seen:
+            out.append(r)
+        seen.add(r["tid"])
+    return out
+
+
+def check_overrun(before, after):
+    a, b = but_first(before), but_first(after)
+    differ = [(x["tid"], x["start_ns"], y["start_ns"], x["end_ns"]) for x, y in zip(a, b) if x != y]
+    check(len(a) > 50 and len(a) == len(b) and not differ,
+          "overrun samples' spans read back the same from a windowed SQLite export",
+          "%d and %d spans, %d differ: %s" % (len(a), len(b), len(differ), differ[:2]))
+
+
 def main():
+    if sys.argv[1] == "--plant-overruns":
+        return plant_overruns(sys.argv[2])
+    if sys.argv[1] == "--overrun":
+        check_overrun(sys.argv[2], sys.argv[3])
+        sys.exit(1 if FAILED else 0)
     with open(sys.argv[1]) as f:
         run = json.load(f)
     work = sys.argv[2]
