@@ -274,9 +274,13 @@ static void print_host(struct kg_store *s)
 			continue;
 		}
 		long long dropped = store_int(st, 6) + store_int(st, 7);
-		if (store_int(st, 8) || store_int(st, 9))
-			snprintf(lost, sizeof(lost), ", %lld without their stack, threads unsampled %lld "
-				 "times", (long long)store_int(st, 8), (long long)store_int(st, 9));
+		if (store_int(st, 8))
+			snprintf(lost, sizeof(lost), ", %lld without their stack",
+				 (long long)store_int(st, 8));
+		if (store_int(st, 9))
+			snprintf(lost + strlen(lost), sizeof(lost) - strlen(lost),
+				 ", threads unsampled %lld times (no room for them)",
+				 (long long)store_int(st, 9));
 		printf("%s sample%s at %lld Hz on %lld thread%s (%s by the signal handler), %lld lost%s; "
 		       "signal %lld, native frames by %s; %s\n",
 		       fmt_count((unsigned long long)samples, n), samples == 1 ? "" : "s", hz,

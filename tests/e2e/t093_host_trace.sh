@@ -63,6 +63,19 @@ w="--from 100ms --to 200ms"
 python3 tests/py/check_host_trace.py --overrun "$WORK/overrun.csv" "$WORK/overrun2.csv" ||
 	fail "spans of overrun samples change through a windowed SQLite export"
 
+# what the recorder lost, and a process that could not sample: info and the report's notes
+cp "$WORK/rows.kgt" "$WORK/lost.kgt"
+sqlite3 "$WORK/lost.kgt" "UPDATE host_settings SET lost_ring = 7, lost_pending = 2, no_stack = 3"
+"$K" info "$WORK/lost.kgt" | grep -q "^host samples: pid [0-9]*: [0-9,]* samples at 1000 Hz on 5 threads ([0-9,]* by the signal handler), 9 lost, 3 without their stack;" ||
+	fail "info does not say the samples lost: $("$K" info "$WORK/lost.kgt" | grep host)"
+"$K" report --json --no-progress "$WORK/lost.kgt" | grep -q "pid [0-9]*: 9 of [0-9]* host samples lost (the recorder's buffers were full); 3 without their stack" ||
+	fail "the report's notes do not say the samples lost"
+sqlite3 "$WORK/lost.kgt" "UPDATE host_settings SET hz = 0, note = 'no free signal'"
+"$K" info "$WORK/lost.kgt" | grep -q "^host samples: pid [0-9]*: not taken: no free signal" || fail "info: not taken"
+"$K" report --no-progress "$WORK/lost.kgt" | grep -q "host samples were not taken: no free signal" ||
+	fail "the report's notes do not say why no host samples were taken"
+echo "ok: samples lost, and not taken, in info and the report's notes"
+
 # bad input: a host_samples table that is not one is an error naming the trace, not a crash
 cp "$WORK/rows.kgt" "$WORK/bad.kgt"
 python3 -c 'import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); db.execute("DROP TABLE host_samples"); db.execute("CREATE TABLE host_samples(id INTEGER PRIMARY KEY, process TEXT)"); db.execute("INSERT INTO host_samples VALUES(1, 1)"); db.commit()' "$WORK/bad.kgt"
