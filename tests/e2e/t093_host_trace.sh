@@ -76,6 +76,28 @@ sqlite3 "$WORK/lost.kgt" "UPDATE host_settings SET hz = 0, note = 'no free signa
 	fail "the report's notes do not say why no host samples were taken"
 echo "ok: samples lost, and not taken, in info and the report's notes"
 
+# record --host-samples: the rate in the program's environment, off without the option;
+# through the shim (the recorder's sampler, no CUDA) its summary says the samples
+B=${BUILD:-build}
+make -s --no-print-directory BUILD="$B" "$B/libkgantt-inject.so" "$B/tests/py/host_shim.so" > "$WORK/make.log" 2>&1 ||
+	fail "cannot build the recorder and the shim: $(tail -3 "$WORK/make.log")"
+for opt in "" --host-samples --host-samples=250 --host-samples=off; do
+	# shellcheck disable=SC2086,SC2016
+	"$K" record -q -o "$WORK/env.kgt" $opt -- sh -c 'echo "$KGANTT_HOST_HZ" > "$0"' "$WORK/hz" 2> /dev/null
+	case "$opt" in "" | *off) want=0 ;; *=250) want=250 ;; *) want=1000 ;; esac
+	[ "$(cat "$WORK/hz")" = "$want" ] || fail "record $opt: KGANTT_HOST_HZ=$(cat "$WORK/hz"), expected $want"
+done
+echo "ok: record --host-samples sets KGANTT_HOST_HZ (1000 alone, off by default)"
+py=$(python3 -c 'import sys; print(sys.executable)')
+shim=$PWD/$B/tests/py/host_shim.so
+"$K" record -o "$WORK/rec.kgt" --host-samples=500 -- env LD_PRELOAD="$shim" "$py" "$H/host_train.py" "$shim" 3 \
+	> /dev/null 2> "$WORK/rec.err" || fail "record through the shim: $(cat "$WORK/rec.err")"
+grep -Eq "^kgantt: host samples: [0-9,]+ at 500 Hz from 1 process \([0-9,]+ taken by the signal handler\), 0 lost$" "$WORK/rec.err" ||
+	fail "record's summary does not say the host samples: $(cat "$WORK/rec.err")"
+"$K" info "$WORK/rec.kgt" | grep -q "^host samples: pid [0-9]*: [0-9,]* samples at 500 Hz on 5 threads" ||
+	fail "info of the recording: $("$K" info "$WORK/rec.kgt" | grep host)"
+echo "ok: $(grep 'host samples' "$WORK/rec.err")"
+
 # bad input: a host_samples table that is not one is an error naming the trace, not a crash
 cp "$WORK/rows.kgt" "$WORK/bad.kgt"
 python3 -c 'import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); db.execute("DROP TABLE host_samples"); db.execute("CREATE TABLE host_samples(id INTEGER PRIMARY KEY, process TEXT)"); db.execute("INSERT INTO host_samples VALUES(1, 1)"); db.commit()' "$WORK/bad.kgt"
