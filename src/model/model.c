@@ -272,14 +272,6 @@ struct kg_sm_info *model_add_sm_info(struct kg_model *m)
 	return x;
 }
 
-struct kg_host_span *model_add_host_span(struct kg_model *m)
-{
-	struct kg_host_span *x = ADD(m, host_spans);
-	if (x)
-		x->thread = x->stack = KG_NONE;
-	return x;
-}
-
 struct kg_host_sampling *model_add_host_sampling(struct kg_model *m)
 {
 	return ADD(m, host_samplings);
@@ -292,6 +284,16 @@ struct kg_hw_sample *model_add_hw_sample(struct kg_model *m)
 		for (int f = 0; f < KG_HW_N; f++)
 			x->v[f] = NAN;
 	return x;
+}
+
+struct kg_host_span *model_add_host_span(struct kg_model *m)
+{
+	struct kg_host_span *h = ADD(m, host_spans);
+	if (h) {
+		h->thread = h->stack = KG_NONE;
+		h->state = KG_HOST_STATE_UNKNOWN;
+	}
+	return h;
 }
 
 struct kg_range *model_add_range(struct kg_model *m)
@@ -1095,6 +1097,25 @@ static int sm_block_cmp(const void *a, const void *b, void *model)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+static int host_span_cmp(const void *a, const void *b)
+{
+	const struct kg_host_span *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Host spans by (thread, start): the attribution looks up a thread's spans in a gap. */
+static void sort_host_spans(struct kg_model *m)
+{
+	for (uint32_t i = 1; i < m->n_host_spans; i++)
+		if (host_span_cmp(&m->host_spans[i - 1], &m->host_spans[i]) > 0) {
+			qsort(m->host_spans, m->n_host_spans, sizeof(*m->host_spans),
+			      host_span_cmp);
+			return;
+		}
+}
+
 /* Blocks by (device, SM, start): each SM's lane is one run. Blocks of no op (a reader's
  * mistake) are dropped first, so the comparison never looks past the ops. */
 static void sort_sm_blocks(struct kg_model *m)
@@ -1107,25 +1128,6 @@ static void sort_sm_blocks(struct kg_model *m)
 	for (uint32_t i = 1; i < n; i++)
 		if (sm_block_cmp(&m->sm_blocks[i - 1], &m->sm_blocks[i], m) > 0) {
 			qsort_r(m->sm_blocks, n, sizeof(*m->sm_blocks), sm_block_cmp, m);
-			return;
-		}
-}
-
-static int by_thread_then_start(const void *a, const void *b)
-{
-	const struct kg_host_span *x = a, *y = b;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-/* Host spans in (thread, start) order: each thread's activity is one run. */
-static void sort_host_spans(struct kg_model *m)
-{
-	for (uint32_t i = 1; i < m->n_host_spans; i++)
-		if (by_thread_then_start(&m->host_spans[i - 1], &m->host_spans[i]) > 0) {
-			qsort(m->host_spans, m->n_host_spans, sizeof(*m->host_spans),
-			      by_thread_then_start);
 			return;
 		}
 }

@@ -403,15 +403,17 @@ struct kg_op *model_add_op(struct kg_model *m);
 struct kg_api *model_add_api(struct kg_model *m);
 struct kg_sync *model_add_sync(struct kg_model *m);
 struct kg_range *model_add_range(struct kg_model *m);
+/* A span of a host thread (struct kg_host_span) with nothing known: no thread, no stack,
+ * state unknown. NULL when out of memory. model_finish puts the spans in (thread, start)
+ * order, with the threads; model_restrict keeps their parts within the window. */
+struct kg_host_span *model_add_host_span(struct kg_model *m);
 struct kg_hw_device *model_add_hw_device(struct kg_model *m);
 struct kg_hw_sample *model_add_hw_sample(struct kg_model *m);
 /* A block of the kernel ops[op] (op as the reader added it), and a device's SM placement
  * summary. NULL when out of memory. */
 struct kg_sm_block *model_add_sm_block(struct kg_model *m);
 struct kg_sm_info *model_add_sm_info(struct kg_model *m);
-/* A span of a host thread's activity, and how a process's threads were sampled. NULL
- * when out of memory. */
-struct kg_host_span *model_add_host_span(struct kg_model *m);
+/* How a process's threads were sampled. NULL when out of memory. */
 struct kg_host_sampling *model_add_host_sampling(struct kg_model *m);
 /* Index of the launch l in model.launches, added when new: 0 for one of all zeros,
  * KG_NONE when out of memory. One thread at a time. */

@@ -1,4 +1,4 @@
-"""The checks of tests/e2e/t093_host_trace.sh on the host-sample fixture's outputs.
+"""The checks of tests/e2e/t094_host_trace.sh on the host-sample fixture's outputs.
 
     python3 tests/py/check_host_trace.py HOST_TRAIN.json WORK
 
