@@ -389,8 +389,9 @@ static int64_t earliest(const struct kg_model *m)
 		EARLIER(m->syncs[i].start);
 	for (uint32_t i = 0; i < m->n_hw_samples; i++)
 		EARLIER(m->hw_samples[i].start);
-	for (uint32_t i = 0; i < m->n_host_spans; i++)
-		EARLIER(m->host_spans[i].start);
+	for (uint32_t i = 0; i < m->n_host_spans; i++) /* those written (on_host_span) */
+		if (m->host_spans[i].source == KG_HOST_FROM_SAMPLES)
+			EARLIER(m->host_spans[i].start);
 #undef EARLIER
 	return t == KG_NO_TIME ? 0 : t;
 }
@@ -614,10 +615,10 @@ static void write_run(struct chrome *c, const struct kg_model *m)
 	frame_label(m, f, frame, sizeof(frame));
 	snprintf(name, sizeof(name), "%s",
 		 f && f->function ? model_text(m, f->function) : f ? frame : "no stack");
-	ev_complete(c, name, x->source == KG_HOST_FROM_SAMPLES ? "host_sample" : "host_event",
+	ev_complete(c, name, "host_sample",
 		    host_pid(c, m->threads[x->thread].process), run->tid, run->start, run->end);
 	kv_str_lit(&c->w, "state", host_state_name(x->state));
-	kv_int(&c->w, x->source == KG_HOST_FROM_SAMPLES ? "samples" : "spans", run->n);
+	kv_int(&c->w, "samples", run->n);
 	if (st) {
 		j_key_lit(&c->w, "stack");
 		j_aopen(&c->w);
@@ -638,12 +639,13 @@ static void write_run(struct chrome *c, const struct kg_model *m)
 }
 
 /* A sampled thread's spans go on a track of their own beside the thread's: they would
- * not nest with its API calls. */
+ * not nest with its API calls. Spans from samples only: a profiler trace's export stays
+ * as it was, its host events left to the tracks that have them. */
 static int on_host_span(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 {
 	struct chrome *c = self(x);
 	const struct kg_host_span *h = &m->host_spans[i];
-	if (h->thread >= m->n_threads)
+	if (h->thread >= m->n_threads || h->source != KG_HOST_FROM_SAMPLES)
 		return 0;
 	if (run_goes_on(&c->run, m, h)) {
 		c->run.n++;
