@@ -180,12 +180,6 @@ static int sql_error(struct kg_host_import *h, const char *what)
 	return -EIO;
 }
 
-static void bind_text(sqlite3_stmt *st, int col, const char *text)
-{
-	if (text)
-		sqlite3_bind_text(st, col, text, -1, SQLITE_STATIC);
-}
-
 static void bind_u64(sqlite3_stmt *st, int col, uint64_t v)
 {
 	sqlite3_bind_int64(st, col, v > INT64_MAX ? INT64_MAX : (int64_t)v);
@@ -202,14 +196,14 @@ static int write_settings(struct kg_host_import *h)
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_error(h, "host_settings");
 	sqlite3_bind_int64(st, 1, h->process);
-	bind_u64(st, 2, s->ts);
+	import_bind_ts(st, 2, s->ts);
 	sqlite3_bind_int64(st, 3, s->hz);
 	sqlite3_bind_int64(st, 4, s->signal);
 	sqlite3_bind_int64(st, 5, s->max_native);
 	sqlite3_bind_int64(st, 6, s->max_python);
-	bind_text(st, 7, s->unwind == KG_HOST_UNWIND_FP ? "frame pointers" : NULL);
-	bind_text(st, 8, h->python);
-	bind_text(st, 9, h->note);
+	import_bind_text(st, 7, s->unwind == KG_HOST_UNWIND_FP ? "frame pointers" : NULL);
+	import_bind_text(st, 8, h->python);
+	import_bind_text(st, 9, h->note);
 	const uint64_t counts[] = {c->taken,	  c->written,	  c->lost_ring,	  c->lost_pending,
 				   c->lost_threads, c->no_stack,  c->stale,	  c->overruns,
 				   c->python_cut,   c->codes_busy, c->native_cut, c->page_checks,
@@ -220,12 +214,6 @@ static int write_settings(struct kg_host_import *h)
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sql_error(h, "host_settings");
-}
-
-static void bind_time(sqlite3_stmt *st, int col, uint64_t ts)
-{
-	if (ts)
-		bind_u64(st, col, ts);
 }
 
 static int write_threads(struct kg_host_import *h)
@@ -243,11 +231,11 @@ static int write_threads(struct kg_host_import *h)
 		sqlite3_bind_int64(st, 3, t->number);
 		if (t->pthread)
 			bind_u64(st, 4, t->pthread);
-		bind_text(st, 5, t->name);
+		import_bind_text(st, 5, t->name);
 		sqlite3_bind_int64(st, 6, t->flags);
-		bind_time(st, 7, t->start);
-		bind_time(st, 8, t->wall);
-		bind_time(st, 9, t->end);
+		import_bind_ts(st, 7, t->start);
+		import_bind_ts(st, 8, t->wall);
+		import_bind_ts(st, 9, t->end);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_error(h, "host_threads");
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);

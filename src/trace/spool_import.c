@@ -320,7 +320,7 @@ static int known_ts(uint64_t ts)
 	return ts != 0 && ts != UINT64_MAX;
 }
 
-static void bind_opt_ts(sqlite3_stmt *st, int col, uint64_t ts)
+void import_bind_ts(sqlite3_stmt *st, int col, uint64_t ts)
 {
 	if (known_ts(ts))
 		sqlite3_bind_int64(st, col, (int64_t)ts);
@@ -366,7 +366,7 @@ static int incomplete(const struct kg_raw_hdr *h)
 	return (h->flags & KG_RAW_F_INCOMPLETE) != 0;
 }
 
-static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
+void import_bind_text(sqlite3_stmt *st, int col, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT);
@@ -446,10 +446,10 @@ static int new_process(struct spool_reader *r, const struct kg_raw_process *p)
 	sqlite3_bind_int64(st, 1, ip->process);
 	sqlite3_bind_int64(st, 2, p->pid);
 	sqlite3_bind_int64(st, 3, p->ppid);
-	bind_opt_text(st, 4, spool_text(r, p->host_str));
-	bind_opt_text(st, 5, spool_text(r, p->exe_str));
-	bind_opt_text(st, 6, spool_text(r, p->cmdline_str));
-	bind_opt_text(st, 7, spool_text(r, p->rank_str));
+	import_bind_text(st, 4, spool_text(r, p->host_str));
+	import_bind_text(st, 5, spool_text(r, p->exe_str));
+	import_bind_text(st, 6, spool_text(r, p->cmdline_str));
+	import_bind_text(st, 7, spool_text(r, p->rank_str));
 	sqlite3_bind_int64(st, 8, (int64_t)p->start_ns);
 	sqlite3_bind_null(st, 9); /* end_ns: filled in when the spool has been read */
 	sqlite3_bind_int64(st, 10, (int64_t)(p->start_realtime_ns - p->start_ns));
@@ -474,7 +474,7 @@ static int on_status(struct spool_reader *r, const struct kg_raw_status *s)
 	sqlite3_bind_int64(st, 1, r->process);
 	sqlite3_bind_int64(st, 2, (int64_t)s->ts);
 	sqlite3_bind_text(st, 3, s->level < 3 ? levels[s->level] : "info", -1, SQLITE_STATIC);
-	bind_opt_text(st, 4, text);
+	import_bind_text(st, 4, text);
 	if (s->level >= KG_STATUS_ERROR && !r->proc->error_messages++)
 		snprintf(r->proc->first_error, sizeof(r->proc->first_error), "%s", text ?: "");
 	return step(r, ST_MESSAGE, "messages");
@@ -501,7 +501,7 @@ static int on_device(struct spool_reader *r, const struct kg_raw_device *d)
 	int c = 1;
 	sqlite3_bind_int64(st, c++, r->process);
 	sqlite3_bind_int64(st, c++, d->device_id);
-	bind_opt_text(st, c++, spool_text(r, d->name_str));
+	import_bind_text(st, c++, spool_text(r, d->name_str));
 	sqlite3_bind_text(st, c++, uuid, -1, SQLITE_TRANSIENT);
 	const uint64_t vals[] = {d->sm_count, d->max_warps_per_sm, d->max_blocks_per_sm,
 				 d->max_threads_per_block, d->max_regs_per_sm,
@@ -610,8 +610,8 @@ static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
 		sqlite3_bind_int64(st, c_++, (m)->stream_id);                         \
 		sqlite3_bind_int64(st, c_++, (m)->correlation_id);                    \
 		sqlite3_bind_int64(st, c_++, (int64_t)(m)->bytes);                    \
-		bind_opt_ts(st, c_++, (m)->start);                                    \
-		bind_opt_ts(st, c_++, (m)->end);                                      \
+		import_bind_ts(st, c_++, (m)->start);                                    \
+		import_bind_ts(st, c_++, (m)->end);                                      \
 		sqlite3_bind_int64(st, c_++, (m)->async);                             \
 		sqlite3_bind_int64(st, c_++, (m)->channel_id);                        \
 		sqlite3_bind_int64(st, c_++, (m)->channel_type);                      \
@@ -665,8 +665,8 @@ static int on_sync(struct spool_reader *r, const struct kg_raw_sync *y)
 		sqlite3_bind_int64(st, c++, y->event_id);
 	else
 		sqlite3_bind_null(st, c++);
-	bind_opt_ts(st, c++, y->start);
-	bind_opt_ts(st, c++, y->end);
+	import_bind_ts(st, c++, y->start);
+	import_bind_ts(st, c++, y->end);
 	sqlite3_bind_int64(st, c++, y->correlation_id);
 	sqlite3_bind_int64(st, c++, y->return_value);
 	sqlite3_bind_int64(st, c++, incomplete(&y->h));
@@ -785,8 +785,8 @@ static int on_overhead(struct spool_reader *r, const struct kg_raw_overhead *o)
 	sqlite3_bind_int64(st, 2, o->kind);
 	sqlite3_bind_int64(st, 3, o->object_kind);
 	sqlite3_bind_int64(st, 4, o->object_id);
-	bind_opt_ts(st, 5, o->start);
-	bind_opt_ts(st, 6, o->end);
+	import_bind_ts(st, 5, o->start);
+	import_bind_ts(st, 6, o->end);
 	sqlite3_bind_int64(st, 7, o->correlation_id);
 	return step(r, ST_OVERHEAD, "overheads");
 }
@@ -810,7 +810,7 @@ static int on_capture(struct spool_reader *r, const struct kg_raw_capture *c)
 	sqlite3_bind_int64(st, 1, r->process);
 	sqlite3_bind_int64(st, 2, (int64_t)c->ts);
 	sqlite3_bind_int64(st, 3, c->on);
-	bind_opt_text(st, 4, spool_text(r, c->why_str));
+	import_bind_text(st, 4, spool_text(r, c->why_str));
 	return step(r, ST_CAPTURE, "captures");
 }
 
@@ -1056,7 +1056,7 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 		sqlite3_bind_int64(st, 4, (int64_t)end->late_buffers);
 	else
 		sqlite3_bind_null(st, 4);
-	bind_opt_text(st, 5, note);
+	import_bind_text(st, 5, note);
 	sqlite3_bind_int64(st, 6, r->process);
 	sqlite3_bind_int64(st, 7, (int64_t)p->incomplete);
 	int rc = sqlite3_step(st);

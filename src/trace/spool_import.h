@@ -79,6 +79,10 @@ int64_t import_string(struct kg_import *im, const char *text);
  * ncolumns - 1 filled, to its stream with the next id: ids go 1, 2, 3... over every spool,
  * as the rowids of SQL inserts would. 0, or a negative errno with the message in err. */
 int import_add_row(struct kg_import *im, int which, struct kg_row *row, int ncolumns);
+/* A spool's time (0 and UINT64_MAX: not known, NULL) and text (NULL stays NULL) bound to
+ * a statement's parameter col. */
+void import_bind_ts(sqlite3_stmt *st, int col, uint64_t ts);
+void import_bind_text(sqlite3_stmt *st, int col, const char *s);
 void import_abort(struct kg_import *im);
 
 #endif
