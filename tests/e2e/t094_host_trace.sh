@@ -29,6 +29,16 @@ echo "ok: info: $(grep '^host samples' "$WORK/info.txt")"
 	fail "export csv --table host of the SQLite export"
 echo "ok: report, plot, view and every export read it"
 
+# pack --drop (rows) and pack again (blocks): the same spans each way
+cp "$T" "$WORK/repack.kgt"
+for how in "--drop" ""; do
+	# shellcheck disable=SC2086
+	"$K" pack $how "$WORK/repack.kgt" 2> "$WORK/pack.err" || fail "pack $how: $(cat "$WORK/pack.err")"
+	"$K" export -f csv --table host "$WORK/repack.kgt" -o "$WORK/repack.csv" || fail "export after pack $how"
+	cmp -s "$WORK/host.csv" "$WORK/repack.csv" || fail "pack $how changed the host spans"
+done
+echo "ok: pack --drop and pack keep the host samples"
+
 # a window: --from 100ms --to 200ms of the trace's span
 "$K" export -f csv --table host --from 100ms --to 200ms "$T" -o "$WORK/host_window.csv" ||
 	fail "export csv --table host --from --to"
