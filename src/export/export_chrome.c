@@ -193,6 +193,7 @@ struct chrome {
 	struct queued *pending;   /* the current stream's queue slices, laid out at its end */
 	uint32_t n_pending, cap_pending;
 	struct host_run run;      /* host spans not yet written (run.n 0: none) */
+	uint8_t *calls;           /* by thread: it has API calls or ranges (host spans only) */
 	uint32_t run_thread;      /* the thread whose samples track run.tid is */
 };
 
@@ -457,6 +458,22 @@ static void other_data(struct chrome *c, const struct kg_model *m)
 	j_close(&c->w);
 }
 
+/* Which threads have API calls or ranges on their own track: the others' host spans go
+ * there, not on a track of their own beside an empty one. */
+static int mark_calls(struct chrome *c, const struct kg_model *m)
+{
+	c->calls = calloc((size_t)m->n_threads + 1, 1);
+	if (!c->calls)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (m->apis[i].thread < m->n_threads)
+			c->calls[m->apis[i].thread] = 1;
+	for (uint32_t i = 0; i < m->n_ranges; i++)
+		if (m->ranges[i].thread < m->n_threads)
+			c->calls[m->ranges[i].thread] = 1;
+	return 0;
+}
+
 static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct chrome *c = self(x);
@@ -477,6 +494,8 @@ static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 		uint64_t tid = m->threads[t].tid;
 		c->thread_tid[t] = tid > 0 && tid < EXTRA_TID ? (int32_t)tid : c->next_tid++;
 	}
+	if (m->n_host_spans && mark_calls(c, m) < 0)
+		return -ENOMEM;
 	c->cur_stream = c->cur_proc = c->cur_thread = c->cur_sync_proc = KG_NONE;
 	j_open(&c->w);
 	kv_str_lit(&c->w, "displayTimeUnit", "ns");
@@ -638,8 +657,8 @@ static void write_run(struct chrome *c, const struct kg_model *m)
 	ev_close_args(c);
 }
 
-/* A sampled thread's spans go on a track of their own beside the thread's: they would
- * not nest with its API calls. Spans from samples only: a profiler trace's export stays
+/* A sampled thread's spans go on a track of their own beside the thread's when it has API
+ * calls or ranges (they would not nest), else on the thread's own. Spans from samples only: a profiler trace's export stays
  * as it was, its host events left to the tracks that have them. */
 static int on_host_span(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 {
@@ -654,7 +673,10 @@ static int on_host_span(struct kg_export_ops *x, const struct kg_model *m, uint3
 	}
 	if (c->run.n)
 		write_run(c, m);
-	if (!c->run.n || h->thread != c->run_thread) {
+	if ((!c->run.n || h->thread != c->run_thread) && !c->calls[h->thread]) {
+		c->run_thread = h->thread;
+		c->run.tid = c->thread_tid[h->thread];
+	} else if (!c->run.n || h->thread != c->run_thread) {
 		char label[MAX_LABEL + 16];
 		c->run_thread = h->thread;
 		c->run.tid = c->next_tid++;
@@ -957,6 +979,7 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 	track_free(&c.queue);
 	free(c.stream_tid);
 	free(c.thread_tid);
+	free(c.calls);
 	free(c.api_tid);
 	free(c.pending);
 	return rc;

@@ -148,6 +148,10 @@ def check_perfetto(path, by_tid, run):
               "perfetto: %s's track holds its spans' time" % name, "%.3f us vs %.3f" % (us, want))
     check(all(e["ph"] == "X" and e["dur"] > 0 and "state" in e["args"] for e in slices),
           "perfetto: complete slices with their state")
+    used = {(e["pid"], e["tid"]) for e in ev if e.get("ph") != "M"}
+    empty = [name for key, name in tracks.items() if key not in used]
+    check(not empty, "perfetto: no empty thread track (a thread without calls holds its spans)",
+          repr(empty))
 
 
 def plant_overruns(path):
