@@ -88,9 +88,13 @@ def c_string_constant(src, name):
             # the hardware-sample columns, made from src/util/hw_figures.h's list
             out.append(hw_sql_columns())
             i += len("KG_HW_SQL_COLUMNS")
-        elif re.match(r"KG_(KERNEL|API)_COLUMNS\(KG_SQL_COLUMN_\)", src[i:]):
-            # kernels' and api_calls' columns, made from src/trace/columns.h's lists
-            m = re.match(r"(KG_(?:KERNEL|API)_COLUMNS)\(KG_SQL_COLUMN_\)", src[i:])
+        elif src.startswith("KG_HOST_STATES(HOST_STATE_ROW_)", i):
+            # enum_host_state's rows, made from src/util/kinds.h's list
+            out.append(host_state_rows())
+            i += len("KG_HOST_STATES(HOST_STATE_ROW_)")
+        elif re.match(r"KG_(KERNEL|API|HOST_SAMPLE)_COLUMNS\(KG_SQL_COLUMN_\)", src[i:]):
+            # kernels', api_calls' and host_samples' columns, from src/trace/columns.h's lists
+            m = re.match(r"(KG_(?:KERNEL|API|HOST_SAMPLE)_COLUMNS)\(KG_SQL_COLUMN_\)", src[i:])
             out.append(table_sql_columns(m.group(1)))
             i += m.end()
         else:
@@ -104,6 +108,17 @@ def hw_sql_columns():
     with open(path, encoding="utf-8") as f:
         cols = re.findall(r"^\s*X\(\w+,\s*(\w+),", f.read(), re.M)
     return "".join(", %s REAL" % c for c in cols)
+
+
+def host_state_rows():
+    """schema.c's HOST_STATE_ROW_ over src/util/kinds.h's KG_HOST_STATES."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "util",
+                        "kinds.h")
+    with open(path, encoding="utf-8") as f:
+        body = re.search(r"#define KG_HOST_STATES\(X\)(.*?)\n(?!\s)", f.read(), re.S)
+    states = re.findall(r"\bX\(\w+,\s*(\d+),\s*(\"[^\"]*\")\)", body.group(1))
+    return "".join("INSERT INTO enum_host_state VALUES(%s,'%s');\n" % (c, n[1:-1])
+                   for c, n in states)
 
 
 def table_sql_columns(macro):

@@ -20,7 +20,7 @@ struct export_args {
 
 /* In the order of enum kg_export_format and enum kg_export_table. */
 static const char *const formats[] = {"chrome", "perfetto", "csv", "sqlite", NULL};
-static const char *const tables[] = {"ops", "apis", "ranges", "syncs", NULL};
+static const char *const tables[] = {"ops", "apis", "ranges", "syncs", "host", NULL};
 
 static const char *const usage_lines[] = {"export --format FORMAT [options] TRACE", NULL};
 
@@ -128,7 +128,8 @@ int cmd_export(int argc, char **argv)
 			   "never the TRACE (written beside it, renamed when complete); a FIFO or a "
 			   "device is written directly"),
 		OPT_CHOICE(0, "table", &r.table, "TABLE", tables, "a table",
-			   "csv: ops (default), apis, ranges or syncs"),
+			   "csv: ops (default), apis, ranges, syncs or host (what the host "
+			   "threads were doing: a row per sample's period or profiler host event)"),
 		CLI_WINDOW_OPTIONS(&r.s),
 		OPT_BOOL('q', "quiet", NULL, "print nothing but errors (the default on success)"),
 		OPT_END(),

@@ -258,15 +258,53 @@ static void print_sm(struct kg_store *s)
 	}
 }
 
-/* Which tables load from packed columns (trace/packed.h), and which from their rows. */
+/* Host samples (record --host-samples): a line per process that sampled its threads, or
+ * says why it could not; nothing for a trace without them. */
+static void print_host(struct kg_store *s)
+{
+	struct kg_store_rows *st = NULL;
+	if (!store_has_rows(s, "host_settings"))
+		return;
+	while (next_row(s, KG_READ_INFO_HOST, &st)) {
+		char n[32], t[32], lost[200] = "";
+		long long hz = store_int(st, 1), samples = store_int(st, 3);
+		printf("host samples: pid %lld: ", (long long)store_int(st, 0));
+		if (!hz) {
+			printf("not taken: %s\n", col_text(st, 2));
+			continue;
+		}
+		long long dropped = store_int(st, 6) + store_int(st, 7);
+		if (store_int(st, 8))
+			snprintf(lost, sizeof(lost), ", %lld without their stack",
+				 (long long)store_int(st, 8));
+		if (store_int(st, 9))
+			snprintf(lost + strlen(lost), sizeof(lost) - strlen(lost),
+				 ", threads unsampled %lld times (no room for them)",
+				 (long long)store_int(st, 9));
+		printf("%s sample%s at %lld Hz on %lld thread%s (%s by the signal handler), %lld lost%s; "
+		       "signal %lld, native frames by %s; %s\n",
+		       fmt_count((unsigned long long)samples, n), samples == 1 ? "" : "s", hz,
+		       (long long)store_int(st, 4), store_int(st, 4) == 1 ? "" : "s",
+		       fmt_count((unsigned long long)store_int(st, 5), t), dropped, lost,
+		       (long long)store_int(st, 12), col_text(st, 10),
+		       store_null(st, 11) ? "no Python" : col_text(st, 11));
+		if (!store_null(st, 2))
+			printf("  note: %s\n", col_text(st, 2));
+	}
+}
+
+/* Which tables load from packed columns (trace/packed.h), and which from their rows. A
+ * table newer than most traces is said only of those that hold it. */
 static void print_packed(struct kg_store *s)
 {
 	int all = 1;
 	printf("packed:");
 	for (const struct kg_packed_table *t = kg_packed_tables; t->name; t++) {
+		if (t->only_when_held && !store_has_rows(s, "host_settings"))
+			continue;
 		int usable = store_packed_usable(s, t->name);
 		all &= usable;
-		printf(" %s %s%s", t->name, usable ? "yes" : "no", t[1].name ? "," : "");
+		printf("%s %s %s", t == kg_packed_tables ? "" : ",", t->name, usable ? "yes" : "no");
 	}
 	printf("%s\n", store_packed_only(s) ? " (their only copy: 'kgantt export -f sqlite' writes "
 					      "them as rows)"
@@ -302,6 +340,7 @@ static void describe_trace(struct kg_store *s, const struct kg_model *m)
 	free(facts.count);
 	print_devices(s);
 	print_hw(s);
+	print_host(s);
 	static const char *const tables[] = {"kernels", "memcpys", "memsets", "syncs", "api_calls",
 					     "nvtx", "streams", "overheads"};
 	printf("records:");

@@ -93,6 +93,24 @@ static int take_hw(const struct cli_option *opt, const char *arg)
 	return -1;
 }
 
+/* --host-samples, --host-samples=HZ or --host-samples=off. */
+static int take_host(const struct cli_option *opt, const char *arg)
+{
+	const struct kg_record_setting_info *r = &kg_record_setting[KG_RS_HOST_HZ];
+	char *end;
+	long hz = KG_HOST_DEFAULT_HZ;
+	if (arg && !strcmp(arg, "off"))
+		hz = 0;
+	else if (arg && ((errno = 0), hz = strtol(arg, &end, 10), errno || !*arg || *end ||
+			 hz < 1 || hz > r->hi)) {
+		kg_err("--host-samples: '%s' is not a rate from 1 to %ld samples a second, or off",
+		       arg, r->hi);
+		return KG_EXIT_USAGE;
+	}
+	*(int *)opt->value = (int)hz;
+	return -1;
+}
+
 /* --plot CHART: its format is checked now, not after a long run. */
 static int take_plot(const struct cli_option *opt, const char *arg)
 {
@@ -101,6 +119,13 @@ static int take_plot(const struct cli_option *opt, const char *arg)
 	*(const char **)opt->value = arg;
 	return -1;
 }
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+#define HOST_HELP                                                                          \
+	"sample what the program's threads are doing, HZ times a second each (alone: "      \
+	STRINGIFY(KG_HOST_DEFAULT_HZ) "; at most 10000): their stacks, native and Python, " \
+	"and whether on CPU, asleep or waiting for the GIL; docs/host-samples.md"
 
 #define SETTING(l, id, a, h)                                                               \
 	{.type = CLI_OPT_INT, .long_name = (l), .value = &o.setting[id], .argh = (a),       \
@@ -143,6 +168,12 @@ int cmd_record(int argc, char **argv)
 			 "1s): SM active, achieved occupancy, tensor pipes, DRAM, PCIe and NVLink "
 			 "throughput, SM clock. Needs GPU counters to be permitted; if not, the "
 			 "trace says why and the rest is recorded"},
+		{.type = CLI_OPT_CALLBACK, .long_name = "host-samples",
+		 .value = &o.setting[KG_RS_HOST_HZ], .argh = "HZ|off", .flags = CLI_OPT_OPTARG,
+		 .fn = take_host,
+		 .help = KG_HOST_HZ_UNASKED ? HOST_HELP " (default: " STRINGIFY(KG_HOST_DEFAULT_HZ)
+					      " Hz; off: none)"
+					    : HOST_HELP " (default: off)"},
 		OPT_BOOL(0, "sm", &o.sm,
 			 "full mode: which SM ran each block, and when, for kernels built with "
 			 "include/kgantt/sm.h's KGANTT_SM_BLOCK_BEGIN()/END() (kgantt plot --sm)"),

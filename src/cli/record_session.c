@@ -243,6 +243,28 @@ static void stacks_part(const struct kg_import *im, double secs, char *buf, size
 			 im->stack_modules, im->stack_modules == 1 ? "y" : "ies");
 }
 
+/* With --host-samples: how many the processes' threads gave, and how many the recorder
+ * lost (its buffers full); a process that could not sample says why in the trace (info,
+ * report's notes). */
+static void say_host_samples(const struct kg_import *im)
+{
+	unsigned long long samples = 0, taken = 0, lost = 0;
+	unsigned sampled = 0, hz = 0;
+	char b1[32], b2[32], b3[32];
+	for (size_t i = 0; i < im->nprocs; i++) {
+		const struct kg_import_process *p = &im->procs[i];
+		sampled += p->host_sampled && p->host_hz;
+		hz = p->host_hz ? p->host_hz : hz;
+		samples += p->host_samples, taken += p->host_taken, lost += p->host_lost;
+	}
+	if (!sampled)
+		return;
+	fprintf(stderr, "kgantt: host samples: %s at %u Hz from %u process%s (%s taken by the "
+			"signal handler), %s lost\n",
+		fmt_count(samples, b1), hz, sampled, plural(sampled, "", "es"), fmt_count(taken, b2),
+		fmt_count(lost, b3));
+}
+
 /* "wrote 'run.kgt': 1 process, 8 kernels, ..." */
 static void say_written(const struct recording *r, const struct kg_import *im, double secs)
 {
@@ -258,6 +280,7 @@ static void say_written(const struct recording *r, const struct kg_import *im, d
 		r->output, im->nprocs, im->nprocs == 1 ? "" : "es", fmt_count(k, b1),
 		k == 1 ? "" : "s", fmt_count(m, b2), m == 1 ? "y" : "ies", fmt_count(s, b3),
 		s == 1 ? "" : "s", fmt_count(a, b4), a == 1 ? "" : "s", secs, part);
+	say_host_samples(im);
 	if (latency_on(r->o) && k >= LATENCY_NOTE_KERNELS)
 		fprintf(stderr, "kgantt: note: CUPTI held about %llu MB in the program for the "
 				"kernels' queued/submitted timestamps (%llu bytes per kernel, freed "

@@ -10,6 +10,7 @@
  *   api and range   per process, per thread, by start (ties: the longer first, so an
  *                   enclosing slice comes before what it encloses); ranges of no thread
  *                   last in their process
+ *   host_span       per thread, by start (model order: a thread's spans never overlap)
  *   op              per stream, by start (ties: the longer first)
  *   sync            per process, by start (ties: the longer first)
  *   end
@@ -34,6 +35,7 @@ struct kg_export_ops {
 	int (*stream)(struct kg_export_ops *x, const struct kg_model *m, uint32_t i);
 	int (*api)(struct kg_export_ops *x, const struct kg_model *m, uint32_t i);
 	int (*range)(struct kg_export_ops *x, const struct kg_model *m, uint32_t i);
+	int (*host_span)(struct kg_export_ops *x, const struct kg_model *m, uint32_t i);
 	int (*op)(struct kg_export_ops *x, const struct kg_model *m, uint32_t i);
 	int (*sync)(struct kg_export_ops *x, const struct kg_model *m, uint32_t i);
 	int (*end)(struct kg_export_ops *x, const struct kg_model *m);
@@ -49,8 +51,10 @@ enum kg_export_format {
 	KG_EXPORT_SQLITE,       /* a kgantt trace (src/trace/schema.c) */
 };
 
-/* What a CSV export lists: one row per GPU operation, API call, range or sync. */
-enum kg_export_table { KG_TABLE_OPS = 0, KG_TABLE_APIS, KG_TABLE_RANGES, KG_TABLE_SYNCS };
+/* What a CSV export lists: one row per GPU operation, API call, range, sync or host span
+ * (a sample's period, or a profiler's host event). */
+enum kg_export_table { KG_TABLE_OPS = 0, KG_TABLE_APIS, KG_TABLE_RANGES, KG_TABLE_SYNCS,
+		       KG_TABLE_HOST };
 
 struct kg_export_opts {
 	enum kg_export_format format;

@@ -21,6 +21,7 @@
  * grow with the trace. Times are microseconds after the earliest timestamp exported
  * (otherData gives that origin in ns), printed from integer nanoseconds with three
  * decimals. */
+#include "analysis/analysis.h" /* frame_label */
 #include "export/export.h"
 #include "text/json_writer.h"
 #include "util/timemath.h"
@@ -171,6 +172,13 @@ struct queued {
 	uint32_t op;
 };
 
+/* Host spans of one thread being joined into one slice (runs of one stack and state). */
+struct host_run {
+	uint32_t first, n;        /* host_spans[first .. first + n) */
+	int64_t start, end;
+	int32_t tid;              /* the thread's samples track */
+};
+
 struct chrome {
 	struct kg_export_ops ops; /* first: the walker's callbacks */
 	const struct kg_export_opts *o;
@@ -186,6 +194,9 @@ struct chrome {
 	uint32_t n_pending, cap_pending;
 	struct jw_prepared *texts; /* by string id of the model: its JSON text, made on first use */
 	size_t n_texts;
+	struct host_run run;      /* host spans not yet written (run.n 0: none) */
+	uint8_t *calls;           /* by thread: it has API calls or ranges (host spans only) */
+	uint32_t run_thread;      /* the thread whose samples track run.tid is */
 };
 
 static struct chrome *self(struct kg_export_ops *x)
@@ -439,6 +450,9 @@ static int64_t earliest(const struct kg_model *m)
 		EARLIER(m->syncs[i].start);
 	for (uint32_t i = 0; i < m->n_hw_samples; i++)
 		EARLIER(m->hw_samples[i].start);
+	for (uint32_t i = 0; i < m->n_host_spans; i++) /* those written (on_host_span) */
+		if (m->host_spans[i].source == KG_HOST_FROM_SAMPLES)
+			EARLIER(m->host_spans[i].start);
 #undef EARLIER
 	return t == KG_NO_TIME ? 0 : t;
 }
@@ -504,6 +518,22 @@ static void other_data(struct chrome *c, const struct kg_model *m)
 	j_close(&c->w);
 }
 
+/* Which threads have API calls or ranges on their own track: the others' host spans go
+ * there, not on a track of their own beside an empty one. */
+static int mark_calls(struct chrome *c, const struct kg_model *m)
+{
+	c->calls = calloc((size_t)m->n_threads + 1, 1);
+	if (!c->calls)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (m->apis[i].thread < m->n_threads)
+			c->calls[m->apis[i].thread] = 1;
+	for (uint32_t i = 0; i < m->n_ranges; i++)
+		if (m->ranges[i].thread < m->n_threads)
+			c->calls[m->ranges[i].thread] = 1;
+	return 0;
+}
+
 static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct chrome *c = self(x);
@@ -524,6 +554,8 @@ static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 		uint64_t tid = m->threads[t].tid;
 		c->thread_tid[t] = tid > 0 && tid < EXTRA_TID ? (int32_t)tid : c->next_tid++;
 	}
+	if (m->n_host_spans && mark_calls(c, m) < 0)
+		return -ENOMEM;
 	c->cur_stream = c->cur_proc = c->cur_thread = c->cur_sync_proc = KG_NONE;
 	j_open(&c->w);
 	kv_str_lit(&c->w, "displayTimeUnit", "ns");
@@ -635,6 +667,85 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 	if (r->end == KG_NO_TIME)
 		kv_bool_lit(&c->w, "unclosed", 1);
 	ev_close_args(c);
+	return status(c);
+}
+
+/* ------------------------------------------------------------------ host spans */
+
+/* Whether span x goes on with the run: the same thread, stack, state and flags, from the
+ * run's end (a missed sample is a gap: what the thread did then is not known). */
+static int run_goes_on(const struct host_run *run, const struct kg_model *m,
+		       const struct kg_host_span *x)
+{
+	const struct kg_host_span *a = &m->host_spans[run->first];
+	return run->n && a->thread == x->thread && a->stack == x->stack && a->state == x->state &&
+	       a->flags == x->flags && a->source == x->source && x->start == run->end;
+}
+
+/* The run as one slice on its thread's samples track, named by the innermost frame; its
+ * args say the state and the whole stack, innermost first. */
+static void write_run(struct chrome *c, const struct kg_model *m)
+{
+	const struct host_run *run = &c->run;
+	const struct kg_host_span *x = &m->host_spans[run->first];
+	const struct kg_stack *st = x->stack < m->n_stacks ? &m->stacks[x->stack] : NULL;
+	const struct kg_frame *f = st && st->n_frames ? &m->frames[st->first_frame] : NULL;
+	char name[MAX_LABEL], frame[512];
+	frame_label(m, f, frame, sizeof(frame));
+	snprintf(name, sizeof(name), "%s",
+		 f && f->function ? model_text(m, f->function) : f ? frame : "no stack");
+	ev_complete(c, name, "host_sample",
+		    host_pid(c, m->threads[x->thread].process), run->tid, run->start, run->end);
+	kv_str_lit(&c->w, "state", host_state_name(x->state));
+	kv_int(&c->w, "samples", run->n);
+	if (st) {
+		j_key_lit(&c->w, "stack");
+		j_aopen(&c->w);
+		for (uint32_t k = 0; k < st->n_frames; k++) {
+			frame_label(m, &m->frames[st->first_frame + k], frame, sizeof(frame));
+			j_str(&c->w, frame);
+		}
+		j_aclose(&c->w);
+	}
+	static const struct { uint8_t flag; const char *name; } flags[] = {
+		{KG_HOST_PARTIAL, "partial"}, {KG_HOST_HOLDS_GIL, "holds_gil"},
+		{KG_HOST_CPU_TIME, "cpu_time"},
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (x->flags & flags[i].flag)
+			kv_bool(&c->w, flags[i].name, 1);
+	ev_close_args(c);
+}
+
+/* A sampled thread's spans go on a track of their own beside the thread's when it has API
+ * calls or ranges (they would not nest), else on the thread's own. Spans from samples only: a profiler trace's export stays
+ * as it was, its host events left to the tracks that have them. */
+static int on_host_span(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct chrome *c = self(x);
+	const struct kg_host_span *h = &m->host_spans[i];
+	if (h->thread >= m->n_threads || h->source != KG_HOST_FROM_SAMPLES)
+		return 0;
+	if (run_goes_on(&c->run, m, h)) {
+		c->run.n++;
+		c->run.end = h->end;
+		return 0;
+	}
+	if (c->run.n)
+		write_run(c, m);
+	if ((!c->run.n || h->thread != c->run_thread) && !c->calls[h->thread]) {
+		c->run_thread = h->thread;
+		c->run.tid = c->thread_tid[h->thread];
+	} else if (!c->run.n || h->thread != c->run_thread) {
+		char label[MAX_LABEL + 16];
+		c->run_thread = h->thread;
+		c->run.tid = c->next_tid++;
+		thread_label(m, h->thread, label, sizeof(label) - 16);
+		strcat(label, " host");
+		name_thread(c, host_pid(c, m->threads[h->thread].process), c->run.tid, label,
+			    (int32_t)(h->thread + 1) * 64 + 1);
+	}
+	c->run = (struct host_run){i, 1, h->start, h->end, c->run.tid};
 	return status(c);
 }
 
@@ -900,6 +1011,8 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct chrome *c = self(x);
 	flush_queue(c, m);
+	if (c->run.n)
+		write_run(c, m);
 	hw_counters(c, m);
 	j_aclose(&c->w);
 	j_close(&c->w);
@@ -911,7 +1024,7 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 	struct chrome c = {
 		.ops = {.begin = on_begin, .process = on_process, .device = on_device,
 			.thread = on_thread, .stream = on_stream, .api = on_api, .range = on_range,
-			.op = on_op, .sync = on_sync, .end = on_end},
+			.host_span = on_host_span, .op = on_op, .sync = on_sync, .end = on_end},
 		.o = o,
 	};
 	/* the writer buffers: stdio's buffer (nothing is in it yet) would split each of its
@@ -932,6 +1045,7 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 	track_free(&c.queue);
 	free(c.stream_tid);
 	free(c.thread_tid);
+	free(c.calls);
 	free(c.api_tid);
 	free(c.pending);
 	for (size_t i = 0; i < c.n_texts; i++)

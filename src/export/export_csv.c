@@ -1,8 +1,9 @@
 /* CSV for pandas and spreadsheets (docs/export.md): one row per GPU operation (default),
- * API call, range or sync. RFC 4180 quoting, since kernel names hold commas and quotes
+ * API call, range, sync or host span. RFC 4180 quoting, since kernel names hold commas and quotes
  * ("void f<int, 2>(float*, int)"); an unknown value is an empty field, so pandas reads it
  * as NaN rather than as a misleading 0. Rows end in "\n". Times are integer ns on the
  * trace's own clock, as in the trace. */
+#include "analysis/analysis.h" /* frame_label */
 #include "export/export.h"
 #include "text/json_writer.h" /* jw_i64_text */
 #include "util/timemath.h"
@@ -157,6 +158,8 @@ static const char *const headers[] = {
 			   "duration_ns,correlation,op_kind,op_name,op_start_ns\n"),
 	[KG_TABLE_RANGES] = "process,pid,tid,domain,name,start_ns,end_ns,duration_ns\n",
 	[KG_TABLE_SYNCS] = "process,pid,kind,stream,start_ns,end_ns,duration_ns,correlation\n",
+	[KG_TABLE_HOST] = "process,pid,tid,thread_name,source,state,start_ns,end_ns,duration_ns,"
+			  "partial,holds_gil,cpu_time,function,file,line,module,stack\n",
 };
 
 static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
@@ -278,6 +281,60 @@ static int on_sync(struct kg_export_ops *x, const struct kg_model *m, uint32_t i
 	return end_row(c);
 }
 
+/* The frames of a stack, innermost first, as the report says them, " ← " between. */
+static void f_stack(struct csv *c, const struct kg_model *m, const struct kg_stack *st)
+{
+	size_t len = 0, cap = 4096;
+	char *text = malloc(cap), frame[512];
+	if (!text) {
+		c->oom = 1;
+		return;
+	}
+	text[0] = '\0';
+	for (uint32_t k = 0; st && k < st->n_frames; k++) {
+		frame_label(m, &m->frames[st->first_frame + k], frame, sizeof(frame));
+		size_t need = len + strlen(frame) + 8;
+		if (need > cap) {
+			char *t = realloc(text, cap = 2 * need);
+			if (!t) {
+				c->oom = 1;
+				break;
+			}
+			text = t;
+		}
+		len += (size_t)sprintf(text + len, "%s%s", k ? " ← " : "", frame);
+	}
+	f_str(c, text);
+	free(text);
+}
+
+static int on_host_span(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
+{
+	struct csv *c = self(x);
+	const struct kg_host_span *h = &m->host_spans[i];
+	const struct kg_thread *t = h->thread < m->n_threads ? &m->threads[h->thread] : NULL;
+	const struct kg_stack *st = h->stack < m->n_stacks ? &m->stacks[h->stack] : NULL;
+	const struct kg_frame *f = st && st->n_frames ? &m->frames[st->first_frame] : NULL;
+	f_num(c, t ? (int64_t)t->process + 1 : 0);
+	f_num(c, t ? pid_of(m, t->process) : 0);
+	f_opt(c, t != NULL, t ? t->tid : 0);
+	f_str(c, t ? model_text(m, t->name) : "");
+	f_str(c, h->source == KG_HOST_FROM_SAMPLES ? "samples" : "events");
+	f_str(c, host_state_name(h->state));
+	f_time(c, h->start);
+	f_time(c, h->end);
+	f_diff(c, h->start, h->end);
+	f_num(c, (h->flags & KG_HOST_PARTIAL) != 0);
+	f_num(c, (h->flags & KG_HOST_HOLDS_GIL) != 0);
+	f_num(c, (h->flags & KG_HOST_CPU_TIME) != 0);
+	f_str(c, f ? model_text(m, f->function) : "");
+	f_str(c, f ? model_text(m, f->file) : "");
+	f_opt(c, f && f->line > 0, f ? f->line : 0);
+	f_str(c, f ? model_text(m, f->module) : "");
+	f_stack(c, m, st);
+	return end_row(c);
+}
+
 static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct csv *c = self(x);
@@ -293,6 +350,7 @@ int export_csv(FILE *f, const struct kg_model *m, const struct kg_export_opts *o
 	case KG_TABLE_APIS: c.ops.api = on_api; break;
 	case KG_TABLE_RANGES: c.ops.range = on_range; break;
 	case KG_TABLE_SYNCS: c.ops.sync = on_sync; break;
+	case KG_TABLE_HOST: c.ops.host_span = on_host_span; break;
 	}
 	c.cap = OUT_BUF + 4096;
 	c.buf = malloc(c.cap);

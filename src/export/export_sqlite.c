@@ -21,6 +21,7 @@
 #include "trace/schema.h"
 #include "trace/trace_db.h"
 #include "util/outfile.h"
+#include "util/timemath.h"
 
 #ifndef KGANTT_VERSION
 #define KGANTT_VERSION "0"
@@ -429,6 +430,114 @@ static int write_hw(struct sq *q, const struct kg_model *m)
 	return rc;
 }
 
+/* Host samples (record --host-samples): how each process sampled, the sampled threads'
+ * names, and a sample for each span that was one (a profiler's host events are not): at
+ * the span's end, its length in periods as its overrun, so that kgantt reads the same spans
+ * back (the counts the model does not keep are NULL). */
+static int write_host_settings(struct sq *q, const struct kg_model *m)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(q->db,
+			       "INSERT OR IGNORE INTO host_settings(process, hz, note, taken, written, "
+			       "lost_ring, no_stack, lost_threads, threads) VALUES(?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(q, "host_settings");
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < m->n_host_samplings; i++) {
+		const struct kg_host_sampling *h = &m->host_samplings[i];
+		const int64_t v[] = {(int64_t)h->process + 1, h->hz, 0, (int64_t)h->taken,
+				     (int64_t)(h->samples + h->lost), (int64_t)h->lost,
+				     (int64_t)h->no_stack, (int64_t)h->lost_threads, h->threads};
+		for (int c = 0; c < 9; c++)
+			sqlite3_bind_int64(st, c + 1, v[c]);
+		if (h->note)
+			sqlite3_bind_text(st, 3, model_text(m, h->note), -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 3);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_fail(q, "host_settings");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_host_threads(struct sq *q, const struct kg_model *m)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(q->db,
+			       "INSERT INTO host_threads(process, thread, number, name) "
+			       "VALUES(?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(q, "host_threads");
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < m->n_threads; i++) {
+		const struct kg_thread *t = &m->threads[i];
+		if (!t->name)
+			continue;
+		sqlite3_bind_int64(st, 1, (int64_t)t->process + 1);
+		sqlite3_bind_int64(st, 2, t->tid);
+		sqlite3_bind_int64(st, 3, (int64_t)i + 1);
+		sqlite3_bind_text(st, 4, model_text(m, t->name), -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_fail(q, "host_threads");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The sample a span of period ns stood for: its columns from process on. Its periods
+ * rounded up: a span cut short by the one before it (the reader's cut) is cut alike again. */
+static void sample_of(const struct kg_model *m, const struct kg_host_span *x, int64_t period,
+		      int64_t *v)
+{
+	int64_t periods = period ? (kg_time_span(x->end, x->start) + period - 1) / period : 1;
+	const struct kg_stack *s = x->stack < m->n_stacks ? &m->stacks[x->stack] : NULL;
+	int cut = (x->flags & KG_HOST_PARTIAL) && !(s && (s->flags & KG_STACK_PARTIAL));
+	v[0] = (int64_t)m->threads[x->thread].process + 1;
+	v[1] = m->threads[x->thread].tid;
+	v[2] = x->end;
+	v[3] = s ? (int64_t)x->stack + 1 : 0;
+	v[4] = x->state;
+	v[5] = (x->flags & KG_HOST_HOLDS_GIL ? 2 : 0) | (x->flags & KG_HOST_CPU_TIME ? 4 : 0) |
+	       (cut ? 8 : 0); /* enum_host_flags */
+	v[6] = periods < 1 ? 0 : periods > 256 ? 255 : periods - 1;
+}
+
+static int write_host(struct sq *q, const struct kg_model *m)
+{
+	if (!m->n_host_samplings)
+		return 0;
+	int64_t *period = calloc((size_t)m->n_processes + 1, sizeof(*period));
+	sqlite3_stmt *st = NULL;
+	int rc = period ? 0 : -ENOMEM;
+	for (uint32_t i = 0; period && i < m->n_host_samplings; i++)
+		if (m->host_samplings[i].hz && m->host_samplings[i].process < m->n_processes)
+			period[m->host_samplings[i].process] = 1000000000 / m->host_samplings[i].hz;
+	if (!rc && sqlite3_prepare_v2(q->db,
+				      "INSERT INTO host_samples(process, thread, ts, stack, state, "
+				      "flags, overrun) VALUES(?,?,?,?,?,?,?)",
+				      -1, &st, NULL) != SQLITE_OK)
+		rc = sql_fail(q, "host_samples");
+	for (uint32_t i = 0; !rc && i < m->n_host_spans; i++) {
+		const struct kg_host_span *x = &m->host_spans[i];
+		if (x->source != KG_HOST_FROM_SAMPLES || x->thread >= m->n_threads)
+			continue;
+		int64_t v[7];
+		sample_of(m, x, period[m->threads[x->thread].process], v);
+		for (int c = 0; c < 7; c++)
+			sqlite3_bind_int64(st, c + 1, v[c]);
+		if (!v[3])
+			sqlite3_bind_null(st, 4);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_fail(q, "host_samples");
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	free(period);
+	if (!rc)
+		rc = write_host_settings(q, m);
+	return rc ? rc : write_host_threads(q, m);
+}
+
 /* SM placement (record --sm): the blocks of the kernels written, already on the trace
  * clock (offset_ns and own_records, which only the recording knew, are NULL). */
 static int write_sm_infos(struct sq *q, const struct kg_model *m)
@@ -495,6 +604,8 @@ static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 		rc = write_hw(q, m);
 	if (!rc)
 		rc = write_sm(q, m);
+	if (!rc)
+		rc = write_host(q, m);
 	/* after the rows: an INSERT a row would seek each index from its root (with the
 	 * indexes first, 1M kernels took half as long again) */
 	if (!rc)

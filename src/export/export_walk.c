@@ -134,6 +134,7 @@ int export_walk(const struct kg_model *m, struct kg_export_ops *x)
 	EACH(stream, n_streams);
 	if (!rc)
 		rc = walk_host(m, x);
+	EACH(host_span, n_host_spans);
 	if (!rc)
 		rc = walk_ops(m, x);
 	if (!rc)

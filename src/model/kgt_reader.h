@@ -27,6 +27,7 @@ struct kgt_reader {
 	uint32_t *dev;          /* [process index * MAX_ORDINALS + ordinal] → device index */
 	const struct kg_load_opts *opts;
 	uint64_t skipped;       /* rows naming no known process or device */
+	struct kg_idmap stacks; /* trace stack id → model stack (kgt_read_stacks) */
 };
 
 /* The store's last error as the reader's: rc. */
@@ -38,6 +39,9 @@ uint32_t kgt_proc_of(const struct kgt_reader *r, int64_t num);
 /* The model string of a text column (0 when NULL). */
 uint32_t kgt_text(struct kgt_reader *r, const struct kg_store_rows *it, int col);
 
+/* Calls row() with every row of the read; stops at the first error. */
+int kgt_each_row(struct kgt_reader *r, enum kg_read what,
+		 int (*row)(struct kgt_reader *, const struct kg_store_rows *));
 /* Calls row() with every row of the read, as a kg_row. */
 int kgt_each_op_row(struct kgt_reader *r, enum kg_read what,
 		    int (*row)(struct kgt_reader *, const struct kg_row *));
@@ -75,6 +79,9 @@ int kgt_read_stacks(struct kgt_reader *r);
 /* Hardware samples and how they were taken (read_kgt_hw.c; traces before format 4 have
  * none). */
 int kgt_read_hw(struct kgt_reader *r);
+/* Host samples → host spans, how each process sampled, its threads' names
+ * (read_kgt_host.c; after the stacks: samples name them). */
+int kgt_read_host(struct kgt_reader *r);
 /* SM placement: blocks and how they were aligned (read_kgt_sm.c; after the ops). */
 int kgt_read_sm(struct kgt_reader *r);
 /* The model device of (process index, CUDA ordinal), added bare when the trace never

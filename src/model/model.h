@@ -292,14 +292,34 @@ struct kg_host_span {
 	uint8_t pad[5];
 };
 #define KG_HOST_PARTIAL 1u
+#define KG_HOST_HOLDS_GIL 2u /* the thread held Python's GIL (samples say so) */
+#define KG_HOST_CPU_TIME 4u  /* sampled on the thread's own CPU time, not on wall-clock time:
+			      * it ran for the span's length, within it (a thread that neither
+			      * runs Python nor calls CUDA) */
 /* "on CPU", "waiting for the GIL", ... */
 const char *host_state_name(unsigned state);
+
+/* How a process's threads were sampled (kgantt record --host-samples), or why not: what
+ * a report says of the spans' source, and of the samples the recorder lost. */
+struct kg_host_sampling {
+	uint32_t process;             /* index into processes */
+	uint32_t hz;                  /* samples a second per thread; 0: not sampled */
+	uint32_t note;                /* string id: why not, or what limited it; 0 none */
+	uint32_t threads;             /* threads sampled */
+	uint64_t samples;             /* in the trace (before any window) */
+	uint64_t taken;               /* by the signal handler (the rest the sampler wrote
+				       * for threads asleep, without waking them) */
+	uint64_t lost;                /* taken but not written: the recorder's buffers were
+				       * full */
+	uint64_t no_stack;            /* written without a stack: its tables were full */
+	uint64_t lost_threads;        /* listings of a thread that found no room to sample it */
+};
 
 /* Every array of the model, once: freeing and copying a model go through this list. */
 #define KG_MODEL_ARRAYS(X) \
 	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(launches) X(apis) \
 	X(syncs) X(ranges) X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) \
-	X(sm_blocks) X(sm_infos) X(host_spans)
+	X(sm_blocks) X(sm_infos) X(host_spans) X(host_samplings)
 
 /* Records left out because their times cannot be true (model_finish, once a model):
  * what they were, and why (docs/readers.md, "Times that cannot be true"). */
@@ -342,6 +362,7 @@ struct kg_model {
 	KG_ARRAY(struct kg_sm_block, sm_blocks);
 	KG_ARRAY(struct kg_sm_info, sm_infos);
 	KG_ARRAY(struct kg_host_span, host_spans);
+	KG_ARRAY(struct kg_host_sampling, host_samplings);
 	char stack_note[200];   /* how the source took its stacks (sampling), "" when none */
 	int64_t begin, end;     /* first start and last end of the GPU operations */
 	int64_t program_start;  /* when `kgantt record` started the program (the origin of
@@ -383,12 +404,18 @@ struct kg_op *model_add_op(struct kg_model *m);
 struct kg_api *model_add_api(struct kg_model *m);
 struct kg_sync *model_add_sync(struct kg_model *m);
 struct kg_range *model_add_range(struct kg_model *m);
+/* A span of a host thread (struct kg_host_span) with nothing known: no thread, no stack,
+ * state unknown. NULL when out of memory. model_finish puts the spans in (thread, start)
+ * order, with the threads; model_restrict keeps their parts within the window. */
+struct kg_host_span *model_add_host_span(struct kg_model *m);
 struct kg_hw_device *model_add_hw_device(struct kg_model *m);
 struct kg_hw_sample *model_add_hw_sample(struct kg_model *m);
 /* A block of the kernel ops[op] (op as the reader added it), and a device's SM placement
  * summary. NULL when out of memory. */
 struct kg_sm_block *model_add_sm_block(struct kg_model *m);
 struct kg_sm_info *model_add_sm_info(struct kg_model *m);
+/* How a process's threads were sampled. NULL when out of memory. */
+struct kg_host_sampling *model_add_host_sampling(struct kg_model *m);
 /* Index of the launch l in model.launches, added when new: 0 for one of all zeros,
  * KG_NONE when out of memory. One thread at a time. */
 uint32_t model_launch(struct kg_model *m, const struct kg_launch *l);

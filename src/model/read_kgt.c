@@ -42,9 +42,8 @@ static int64_t time_col(const struct kg_store_rows *it, int col)
 	return store_null(it, col) ? KG_NO_TIME : store_int(it, col);
 }
 
-/* Calls row() for every row of the read; stops at the first error. */
-static int each_row(struct kgt_reader *r, enum kg_read what,
-		    int (*row)(struct kgt_reader *, const struct kg_store_rows *))
+int kgt_each_row(struct kgt_reader *r, enum kg_read what,
+		 int (*row)(struct kgt_reader *, const struct kg_store_rows *))
 {
 	struct kg_store_rows *it;
 	int rc = store_read(r->s, what, &it), got = 0;
@@ -440,7 +439,7 @@ static int read_all(struct kgt_reader *r)
 	if (start[0] && end && !*end && t > 0)
 		r->m->program_start = t;
 	if (!rc)
-		rc = each_row(r, KG_READ_PROCESSES, on_process);
+		rc = kgt_each_row(r, KG_READ_PROCESSES, on_process);
 	if (!rc) {
 		r->dev = malloc(((size_t)r->m->n_processes + 1) * MAX_ORDINALS * sizeof(*r->dev));
 		if (!r->dev)
@@ -448,9 +447,9 @@ static int read_all(struct kgt_reader *r)
 		memset(r->dev, 0xff, ((size_t)r->m->n_processes + 1) * MAX_ORDINALS * sizeof(*r->dev));
 	}
 	if (!rc)
-		rc = each_row(r, KG_READ_DEVICES, on_device);
+		rc = kgt_each_row(r, KG_READ_DEVICES, on_device);
 	if (!rc)
-		rc = each_row(r, KG_READ_STREAMS, on_stream);
+		rc = kgt_each_row(r, KG_READ_STREAMS, on_stream);
 	kgt_progress(r, 0.05);
 	if (!rc)
 		note_recorder_messages(r);
@@ -465,11 +464,13 @@ static int read_all(struct kgt_reader *r)
 		rc = kgt_each_op_row(r, KG_READ_MEMSETS, on_memset);
 	kgt_progress(r, 0.9);
 	if (!rc)
-		rc = each_row(r, KG_READ_SYNCS, on_sync);
+		rc = kgt_each_row(r, KG_READ_SYNCS, on_sync);
 	if (!rc)
-		rc = each_row(r, KG_READ_NVTX, on_nvtx);
+		rc = kgt_each_row(r, KG_READ_NVTX, on_nvtx);
 	if (!rc)
 		rc = kgt_read_stacks(r);
+	if (!rc)
+		rc = kgt_read_host(r);
 	if (!rc)
 		rc = kgt_read_hw(r);
 	if (!rc) /* after every op: its blocks name ops by index */
@@ -491,6 +492,7 @@ int read_kgt_store(struct kg_model *m, struct kg_store *s, const struct kg_load_
 	idmap_free(&r.strmap);
 	free(r.proc);
 	free(r.dev);
+	idmap_free(&r.stacks);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 /* The call stacks of a kgantt trace (tables stacks, stack_frames, api_stacks and
  * stack_settings; traces before format 3 have none) → model stacks and stack references,
- * which model_finish links to their API calls. */
+ * which model_finish links to their API calls; the trace's stack ids → the model's, for
+ * the host samples' stacks (read_kgt_host.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,6 @@
 
 struct stack_load {
 	struct kgt_reader *r;
-	struct kg_idmap ids;        /* trace stack id → model stack */
 	struct kg_frame frames[MAX_FRAMES];
 	uint32_t n;
 	int64_t id;                 /* the stack being gathered, 0 none */
@@ -25,7 +25,7 @@ static int flush_stack(struct stack_load *l)
 	if (!l->id)
 		return 0;
 	uint32_t s = model_add_stack(l->r->m, l->process, l->frames, l->n, l->flags);
-	uint32_t *slot = idmap_slot(&l->ids, (uint64_t)l->id);
+	uint32_t *slot = idmap_slot(&l->r->stacks, (uint64_t)l->id);
 	if (s == KG_NONE || !slot)
 		return kgt_oom(l->r);
 	*slot = s;
@@ -86,7 +86,7 @@ static int load_refs(struct stack_load *l)
 	while (!err && (got = store_next(st, NULL)) == 1) {
 		uint32_t process = kgt_proc_of(r, store_int(st, 0));
 		int64_t corr = store_int(st, 1);
-		uint32_t s = idmap_get(&l->ids, (uint64_t)store_int(st, 2));
+		uint32_t s = idmap_get(&r->stacks, (uint64_t)store_int(st, 2));
 		if (process == KG_NONE || s == KG_IDMAP_NONE || corr <= 0 || corr > UINT32_MAX)
 			continue; /* a stack the process did not live to write */
 		if (model_add_stack_ref(r->m, process, (uint32_t)corr, s) < 0)
@@ -131,7 +131,6 @@ int kgt_read_stacks(struct kgt_reader *r)
 		rc = load_refs(l);
 	if (!rc && store_has_table(r->s, "stack_settings"))
 		describe(r);
-	idmap_free(&l->ids);
 	free(l);
 	return rc;
 }

@@ -1,12 +1,12 @@
-/* The columns of kernels and api_calls, the tables kgantt keeps packed (trace/packed.h),
- * each written once, here. From these lists come:
+/* The columns of kernels, api_calls and host_samples, the tables kgantt keeps packed
+ * (trace/packed.h) with ids, each written once, here. From these lists come:
  *   - the tables' SQL, in this order (trace/schema.c; docs/trace-format.md lists them so,
  *     tests/unit/test_schema.c checks that it names every one);
  *   - the packed blocks' layout and what each column's values are packed against
  *     (trace/packed.c);
- *   - a row's positions as SQL gives it (KG_KS_*, KG_AS_*: the importer fills rows so,
- *     trace/spool_import.c) and in a block (KG_KB_*, KG_AB_*: the model loader reads them
- *     so, model/kgt_reader.h).
+ *   - a row's positions as SQL gives it (KG_KS_*, KG_AS_*, KG_HS_*: the importer fills rows
+ *     so, trace/spool_import.c) and in a block (KG_KB_*, KG_AB_*, KG_HB_*: the model loader
+ *     reads them so, model/kgt_reader.h).
  *
  * X(name, block, base, prev), every column but id (SQL's first, INTEGER PRIMARY KEY; its
  * block index is KG_KERNEL_ID_BLOCK / KG_API_ID_BLOCK, packed against its previous value):
@@ -76,15 +76,33 @@
 #define KG_API_ID_BLOCK 7
 #define KG_API_MODEL_COLUMNS 7
 
+/* Host samples (record --host-samples): a thread's time before ts, sampled. Measured on a
+ * 1 kHz run (docs/results/trace-size.md): the thread and stack repeat, best left as they
+ * are for zstd; the time is the step from the row before (rows come in the order taken,
+ * threads interleaved: steps of a fraction of the period). */
+#define KG_HOST_SAMPLE_COLUMNS(X)                                                           \
+	X(process, 0, NONE, process)                                                        \
+	X(thread, 1, NONE, NONE)                                                            \
+	X(ts, 2, NONE, ts)                                                                  \
+	X(stack, 3, NONE, NONE)                                                             \
+	X(state, 4, NONE, NONE)                                                             \
+	X(flags, 5, NONE, NONE)                                                             \
+	X(overrun, 6, NONE, NONE)
+#define KG_HOST_SAMPLE_ID_BLOCK 7
+
 /* Block indexes (KG_KB_NONE: no column) and SQL positions (0: id) by name. */
 #define KG_KB_(name, block, base, prev) KG_KB_##name = block,
 #define KG_AB_(name, block, base, prev) KG_AB_##name = block,
+#define KG_HB_(name, block, base, prev) KG_HB_##name = block,
 #define KG_KS_(name, block, base, prev) KG_KS_##name,
 #define KG_AS_(name, block, base, prev) KG_AS_##name,
+#define KG_HS_(name, block, base, prev) KG_HS_##name,
 enum { KG_KB_NONE = -1, KG_KB_id = KG_KERNEL_ID_BLOCK, KG_KERNEL_COLUMNS(KG_KB_) };
 enum { KG_AB_NONE = -1, KG_AB_id = KG_API_ID_BLOCK, KG_API_COLUMNS(KG_AB_) };
+enum { KG_HB_NONE = -1, KG_HB_id = KG_HOST_SAMPLE_ID_BLOCK, KG_HOST_SAMPLE_COLUMNS(KG_HB_) };
 enum { KG_KS_id, KG_KERNEL_COLUMNS(KG_KS_) KG_KERNEL_NCOLUMNS };
 enum { KG_AS_id, KG_API_COLUMNS(KG_AS_) KG_API_NCOLUMNS };
+enum { KG_HS_id, KG_HOST_SAMPLE_COLUMNS(KG_HS_) KG_HOST_SAMPLE_NCOLUMNS };
 
 /* The columns after id in a CREATE TABLE, one a line: ",\n  process INTEGER..." */
 #define KG_SQL_COLUMN_(name, block, base, prev) ",\n  " #name " INTEGER"

@@ -1,7 +1,7 @@
 /* kgantt traces merged into one (merge.h). Every input is attached in turn and its rows
  * copied with their process numbers, string ids and times mapped, so that every column of
  * every table survives (nothing goes through the in-memory model): the small tables in
- * SQL; the packed ones (kernels, api_calls, hw_samples: trace/packed.h), which hold nearly
+ * SQL; the packed ones (kernels, api_calls, hw_samples, host_samples: trace/packed.h), which hold nearly
  * all of a trace, read row by row from the input's blocks (or an older trace's rows),
  * mapped here and written as blocks of the output as they come (packed_stream), never as
  * SQL rows. */
@@ -65,10 +65,13 @@ static const struct table_map tables[] = {
 	{.name = "sm_blocks", .times = " start end ", .kernels = " kernel ",
 	 .process = " JOIN srcrows.kernels k ON k.id = t.kernel JOIN pm ON pm.old = k.process"},
 	{.name = "sm_settings", .times = " offset_ns "},
+	{.name = "host_settings", .times = " start_ns "},
+	{.name = "host_threads", .times = " start_ns wall_ns end_ns "},
+	{.name = "host_samples", .times = " ts ", .stacks = " stack ", .has_id = 1, .packed = 1},
 };
 
 /* What a packed table's stored column becomes in the output. */
-enum column_role { KEEP, PROCESS, TIME, STRING, NEW_ID };
+enum column_role { KEEP, PROCESS, TIME, STRING, STACK, NEW_ID };
 
 /* A packed table of the output, written as blocks as the inputs' rows come. */
 struct packed_out {
@@ -79,7 +82,7 @@ struct packed_out {
 	int process;                            /* block index of its process column */
 };
 
-#define NPACKED 3 /* kg_packed_tables */
+#define NPACKED 4 /* kg_packed_tables */
 
 struct merger {
 	sqlite3 *db;
@@ -98,6 +101,7 @@ struct merger {
 	struct kg_idmap pm, sm;
 	struct process_move { int64_t to, shift; } *moves; /* by the index pm gives */
 	uint32_t cap_moves;
+	int64_t stack_shift;   /* the input's stack ids go on after the output's (temp.km) */
 };
 
 static int sql_error(struct merger *g, const char *what)
@@ -363,6 +367,7 @@ static int map_row(struct merger *g, struct packed_out *po, struct kg_row *row)
 				row->v[c] = to;
 			break;
 		}
+		case STACK: row->v[c] += g->stack_shift; break;
 		case NEW_ID:
 			row->v[c] = po->last + 1;
 			row->nulls &= ~(1ull << c);
@@ -428,6 +433,7 @@ static int open_outputs(struct merger *g)
 				      : m->has_id && !strcmp(name, "id")             ? NEW_ID
 				      : m->times && has_word(m->times, name)         ? TIME
 				      : m->strings && has_word(m->strings, name)     ? STRING
+				      : m->stacks && has_word(m->stacks, name)       ? STACK
 										     : KEEP;
 			if (po->role[c] == PROCESS)
 				po->process = c;
@@ -527,6 +533,9 @@ static int merge_one(struct merger *g, const char *path)
 			  "DROP TABLE IF EXISTS temp.km; CREATE TEMP TABLE km AS "
 			  "SELECT COALESCE(MAX(id), 0) AS off FROM main.stacks",
 			  "stacks");
+	if (!rc && trace_db_int(g->db, "SELECT off FROM temp.km", NULL, &g->stack_shift) !=
+			   SQLITE_OK)
+		rc = sql_error(g, "stacks");
 	/* and kernel ids after the output's, so that sm_blocks still find theirs */
 	char ko[128];
 	snprintf(ko, sizeof(ko), "DROP TABLE IF EXISTS temp.ko; CREATE TEMP TABLE ko AS SELECT "

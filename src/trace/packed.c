@@ -21,6 +21,7 @@
 #define SELF(i) (i)
 #define KERNEL_COLUMN_(name, block, base, prev) [block] = INT(#name, KG_KB_##base, KG_KB_##prev),
 #define API_COLUMN_(name, block, base, prev) [block] = INT(#name, KG_AB_##base, KG_AB_##prev),
+#define HOST_COLUMN_(name, block, base, prev) [block] = INT(#name, KG_HB_##base, KG_HB_##prev),
 static const struct kg_packed_column kernel_columns[] = {
 	[KG_KERNEL_ID_BLOCK] = INT("id", -1, SELF(KG_KERNEL_ID_BLOCK)),
 	KG_KERNEL_COLUMNS(KERNEL_COLUMN_)
@@ -28,6 +29,10 @@ static const struct kg_packed_column kernel_columns[] = {
 static const struct kg_packed_column api_columns[] = {
 	[KG_API_ID_BLOCK] = INT("id", -1, SELF(KG_API_ID_BLOCK)),
 	KG_API_COLUMNS(API_COLUMN_)
+};
+static const struct kg_packed_column host_columns[] = {
+	[KG_HOST_SAMPLE_ID_BLOCK] = INT("id", -1, SELF(KG_HOST_SAMPLE_ID_BLOCK)),
+	KG_HOST_SAMPLE_COLUMNS(HOST_COLUMN_)
 };
 
 /* The GPU's counters: REAL figures as their bits, which repeat (0, a clock) */
@@ -42,12 +47,15 @@ static const struct kg_packed_column hw_columns[] = {
 /* a block index given twice leaves another without a column: the sizes then differ */
 _Static_assert(COUNT(kernel_columns) == KG_KERNEL_NCOLUMNS, "trace/columns.h: kernels' blocks");
 _Static_assert(COUNT(api_columns) == KG_API_NCOLUMNS, "trace/columns.h: api_calls' blocks");
+_Static_assert(COUNT(host_columns) == KG_HOST_SAMPLE_NCOLUMNS,
+	       "trace/columns.h: host_samples' blocks");
 
 const struct kg_packed_table kg_packed_tables[] = {
-	{"kernels", KG_KERNEL_MODEL_COLUMNS, kernel_columns, COUNT(kernel_columns)},
-	{"api_calls", KG_API_MODEL_COLUMNS, api_columns, COUNT(api_columns)},
-	{"hw_samples", 0, hw_columns, COUNT(hw_columns)},
-	{NULL, 0, NULL, 0},
+	{"kernels", KG_KERNEL_MODEL_COLUMNS, kernel_columns, COUNT(kernel_columns), 0},
+	{"api_calls", KG_API_MODEL_COLUMNS, api_columns, COUNT(api_columns), 0},
+	{"hw_samples", 0, hw_columns, COUNT(hw_columns), 0},
+	{"host_samples", 0, host_columns, COUNT(host_columns), 1},
+	{NULL, 0, NULL, 0, 0},
 };
 
 const struct kg_packed_table *packed_table(const char *name)

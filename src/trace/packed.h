@@ -1,5 +1,5 @@
 /* Packed tables: the tables that make up most of a trace (kernels, api_calls and, with
- * --hw, hw_samples) stored as blocks of columns (trace/block.h) in the table `packed`, one
+ * --hw, hw_samples, with --host-samples, host_samples) stored as blocks of columns (trace/block.h) in the table `packed`, one
  * row per block: (tbl, first_id, last_id, rows, data). docs/trace-format.md ("Packed
  * columns") gives the byte layout and what reads what.
  *
@@ -31,9 +31,11 @@
 struct kg_packed_table {
 	const char *name; /* the SQL table */
 	int ncolumns;     /* the model loader's columns: a block's first ncolumns; 0 for a
-			   * table it reads as SQL rows (packed_expand) */
+			   * table it reads whole (packed_expand, store_read_table) */
 	const struct kg_packed_column *stored; /* every column of the table, in block order */
 	int nstored;
+	int only_when_held; /* info lists it only for a trace that holds rows of it: newer
+			     * than most traces (host_samples, format 6) */
 };
 
 /* The packed tables; NULL-terminated. */

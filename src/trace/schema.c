@@ -4,10 +4,14 @@
 #include "trace/schema.h"
 #include "trace/columns.h"
 #include "util/hw_figures.h"
+#include "util/kinds.h"
 
 #include <stdio.h>
 #include <time.h>
 
+/* enum_host_state's rows, from util/kinds.h: (0, 'on CPU'), ... */
+#define HOST_STATE_ROW_(id, code, name) \
+	"INSERT INTO enum_host_state VALUES(" #code ",'" name "');\n"
 const char kg_schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
 	"CREATE TABLE strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL);\n"
@@ -82,6 +86,18 @@ const char kg_schema_sql[] =
 	"  kernels INTEGER, dropped INTEGER, unmatched INTEGER, own_records INTEGER,\n"
 	"  offset_ns INTEGER, offset_spread_ns INTEGER, offset_mad_ns INTEGER,\n"
 	"  PRIMARY KEY(process, device));\n"
+	/* Host samples: what the program's threads were doing (record --host-samples); how
+	 * each process sampled them, its sampled threads; the samples are in rows_sql. */
+	"CREATE TABLE host_settings(process INTEGER PRIMARY KEY, start_ns INTEGER,\n"
+	"  hz INTEGER, signal INTEGER, max_native INTEGER, max_python INTEGER, unwind TEXT,\n"
+	"  python TEXT, note TEXT, taken INTEGER, written INTEGER, lost_ring INTEGER,\n"
+	"  lost_pending INTEGER, lost_threads INTEGER, no_stack INTEGER, stale INTEGER,\n"
+	"  overruns INTEGER, python_cut INTEGER, codes_busy INTEGER, native_cut INTEGER,\n"
+	"  page_checks INTEGER, handler_ns INTEGER, threads INTEGER, timer_errors INTEGER,\n"
+	"  handler_p50_ns INTEGER, handler_p90_ns INTEGER);\n"
+	"CREATE TABLE host_threads(process INTEGER, thread INTEGER, number INTEGER,\n"
+	"  pthread INTEGER, name TEXT, flags INTEGER, start_ns INTEGER, wall_ns INTEGER,\n"
+	"  end_ns INTEGER, PRIMARY KEY(process, number));\n"
 	/* Enumerations: the trace explains its own codes to anyone with the sqlite3 shell. */
 	"CREATE TABLE enum_copy_kind(code INTEGER PRIMARY KEY, name TEXT);\n"
 	"INSERT INTO enum_copy_kind VALUES(0,'unknown'),(1,'HtoD'),(2,'DtoH'),(3,'HtoA'),\n"
@@ -108,6 +124,13 @@ const char kg_schema_sql[] =
 	"CREATE TABLE enum_stream_flags(code INTEGER PRIMARY KEY, name TEXT);\n"
 	"INSERT INTO enum_stream_flags VALUES(0,'unknown'),(1,'default'),(2,'non_blocking'),\n"
 	"  (3,'null');\n"
+	"CREATE TABLE enum_host_state(code INTEGER PRIMARY KEY, name TEXT);\n"
+	KG_HOST_STATES(HOST_STATE_ROW_)
+	"CREATE TABLE enum_host_flags(code INTEGER PRIMARY KEY, name TEXT);\n"
+	"INSERT INTO enum_host_flags VALUES(1,'python'),(2,'holds_gil'),(4,'cpu_time'),\n"
+	"  (8,'native_cut'),(16,'python_cut');\n"
+	"CREATE TABLE enum_host_thread_flags(code INTEGER PRIMARY KEY, name TEXT);\n"
+	"INSERT INTO enum_host_thread_flags VALUES(1,'python'),(2,'cuda');\n"
 	/* Views with names and phases spelled out, for people at the sqlite3 prompt. */
 	"CREATE VIEW copies AS SELECT m.id, m.process, m.device, m.stream, c.name AS kind,\n"
 	"  s.name AS src, d.name AS dst, m.bytes, m.start, m.end, m.end - m.start AS duration_ns,\n"
@@ -121,7 +144,7 @@ const char kg_index_sql[] =
 	"CREATE INDEX memcpys_by_time ON memcpys(process, device, stream, start);\n"
 	"CREATE INDEX sm_blocks_by_kernel ON sm_blocks(kernel);\n";
 
-/* The packed tables' rows (trace/packed.h: kernels, api_calls, hw_samples), with their
+/* The packed tables' rows (trace/packed.h: kernels, api_calls, hw_samples, host_samples), with their
  * indexes and the views that read them, in schema %1$s ("main.", "temp."...): kgantt keeps
  * these rows only as blocks in the traces it writes, and makes them SQL tables where they
  * are needed (the importer's scratch rows, a reader's temp tables, an export). Columns as
@@ -132,6 +155,8 @@ static const char rows_sql[] =
 	KG_KERNEL_COLUMNS(KG_SQL_COLUMN_) ");\n"
 	"CREATE TABLE IF NOT EXISTS %1$sapi_calls(id INTEGER PRIMARY KEY"
 	KG_API_COLUMNS(KG_SQL_COLUMN_) ");\n"
+	"CREATE TABLE IF NOT EXISTS %1$shost_samples(id INTEGER PRIMARY KEY"
+	KG_HOST_SAMPLE_COLUMNS(KG_SQL_COLUMN_) ");\n"
 	/* Hardware samples: the GPU's own counters over time (record --hw); one REAL column
 	 * per figure of util/hw_figures.h, NULL where the GPU did not count it. */
 	"CREATE TABLE IF NOT EXISTS %1$shw_samples(process INTEGER, device INTEGER,\n"
@@ -165,7 +190,9 @@ static const char rows_index_sql[] =
 	"CREATE INDEX IF NOT EXISTS %1$skernels_by_correlation\n"
 	"  ON kernels(process, correlation);\n"
 	"CREATE INDEX IF NOT EXISTS %1$sapi_by_correlation ON api_calls(process, correlation);\n"
-	"CREATE INDEX IF NOT EXISTS %1$sapi_by_thread ON api_calls(process, thread, start);\n";
+	"CREATE INDEX IF NOT EXISTS %1$sapi_by_thread ON api_calls(process, thread, start);\n"
+	"CREATE INDEX IF NOT EXISTS %1$shost_samples_by_thread\n"
+	"  ON host_samples(process, thread, ts);\n";
 
 const char *const kg_rows_views[] = {"kernel_phases", "api", "call_stacks", NULL};
 

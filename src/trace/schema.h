@@ -9,7 +9,7 @@
  * compacted trace (kernels and API calls only as blocks, trace/packed.h) says
  * KG_TRACE_PACKED_MIN_READER: older kgantt would find no kernels in it. */
 #define KG_TRACE_FORMAT "kgantt-trace"
-#define KG_TRACE_VERSION 5
+#define KG_TRACE_VERSION 6
 #define KG_TRACE_MIN_READER 1
 #define KG_TRACE_PACKED_MIN_READER 5
 /* SQLite's page size in the compacted traces kgantt writes: a trace has some 45 tables and
@@ -22,7 +22,7 @@
 extern const char kg_schema_sql[];
 /* Indexes of those, created after the bulk insert. */
 extern const char kg_index_sql[];
-/* The packed tables' rows (kernels, api_calls) and the views that read them
+/* The packed tables' rows (kernels, api_calls, hw_samples, host_samples) and the views that read them
  * (kg_rows_views: kernel_phases, api, call_stacks), in schema ("main", "temp", an attached
  * name); their indexes. SQLite's result code. */
 int trace_create_rows(sqlite3 *db, const char *schema);

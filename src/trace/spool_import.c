@@ -16,6 +16,7 @@
 #include "trace/columns.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
+#include "trace/host_import.h"
 #include "trace/hw_import.h"
 #include "trace/sm_import.h"
 #include "trace/stack_import.h"
@@ -86,11 +87,13 @@ static int exec_sql(struct kg_import *im, const char *sql, const char *what)
 	return 0;
 }
 
-/* Kernels and API calls, most of what a spool holds, go to blocks as they come
- * (packed_stream): as SQL rows, even in a temp table, they cost the import their inserts,
- * trace_pack's reading them back and a scratch file as big as they are. Their temp tables
- * give the streams the order of their columns, then go: nothing may read them. */
-static const char *const stream_table[KG_IM_STREAMS] = {"kernels", "api_calls"};
+/* Kernels, API calls and host samples, most of what a spool holds, go to blocks as they
+ * come (packed_stream): as SQL rows, even in a temp table, they cost the import their
+ * inserts, trace_pack's reading them back and a scratch file as big as they are. Their
+ * temp tables give the streams the order of their columns, then go: nothing may read
+ * them. */
+static const char *const stream_table[KG_IM_STREAMS] = {"kernels", "api_calls",
+							"host_samples"};
 
 static int open_streams(struct kg_import *im)
 {
@@ -295,6 +298,7 @@ struct spool_reader {
 	struct kg_stack_import *stacks; /* made at the first stack record */
 	struct kg_hw_import *hw;        /* made at the first hardware-sample record */
 	struct kg_sm_import *sm;        /* made at the first SM placement record */
+	struct kg_host_import *host;    /* made at the first host-sample record */
 };
 
 static int64_t spool_str(struct spool_reader *r, uint32_t sid)
@@ -316,7 +320,7 @@ static int known_ts(uint64_t ts)
 	return ts != 0 && ts != UINT64_MAX;
 }
 
-static void bind_opt_ts(sqlite3_stmt *st, int col, uint64_t ts)
+void import_bind_ts(sqlite3_stmt *st, int col, uint64_t ts)
 {
 	if (known_ts(ts))
 		sqlite3_bind_int64(st, col, (int64_t)ts);
@@ -344,12 +348,8 @@ static void put_opt_ts(struct kg_row *row, int col, uint64_t ts)
 		put_null(row, col);
 }
 
-/* A kernel's or API call's row, its columns from 1 (0 is the id) up to ncolumns - 1 filled,
- * to its stream with the next id: ids go 1, 2, 3... over every spool, as the rowids of
- * SQL inserts would. */
-static int add_row(struct spool_reader *r, int which, struct kg_row *row, int ncolumns)
+int import_add_row(struct kg_import *im, int which, struct kg_row *row, int ncolumns)
 {
-	struct kg_import *im = r->im;
 	struct kg_packed_stream *s = im->stream[which];
 	if (ncolumns != packed_stream_columns(s)) /* the schema changed, this did not */
 		return fail(im, -EINVAL, "cannot write '%s': the importer gives %d columns of %s, "
@@ -366,7 +366,7 @@ static int incomplete(const struct kg_raw_hdr *h)
 	return (h->flags & KG_RAW_F_INCOMPLETE) != 0;
 }
 
-static void bind_opt_text(sqlite3_stmt *st, int col, const char *s)
+void import_bind_text(sqlite3_stmt *st, int col, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT);
@@ -446,10 +446,10 @@ static int new_process(struct spool_reader *r, const struct kg_raw_process *p)
 	sqlite3_bind_int64(st, 1, ip->process);
 	sqlite3_bind_int64(st, 2, p->pid);
 	sqlite3_bind_int64(st, 3, p->ppid);
-	bind_opt_text(st, 4, spool_text(r, p->host_str));
-	bind_opt_text(st, 5, spool_text(r, p->exe_str));
-	bind_opt_text(st, 6, spool_text(r, p->cmdline_str));
-	bind_opt_text(st, 7, spool_text(r, p->rank_str));
+	import_bind_text(st, 4, spool_text(r, p->host_str));
+	import_bind_text(st, 5, spool_text(r, p->exe_str));
+	import_bind_text(st, 6, spool_text(r, p->cmdline_str));
+	import_bind_text(st, 7, spool_text(r, p->rank_str));
 	sqlite3_bind_int64(st, 8, (int64_t)p->start_ns);
 	sqlite3_bind_null(st, 9); /* end_ns: filled in when the spool has been read */
 	sqlite3_bind_int64(st, 10, (int64_t)(p->start_realtime_ns - p->start_ns));
@@ -474,7 +474,7 @@ static int on_status(struct spool_reader *r, const struct kg_raw_status *s)
 	sqlite3_bind_int64(st, 1, r->process);
 	sqlite3_bind_int64(st, 2, (int64_t)s->ts);
 	sqlite3_bind_text(st, 3, s->level < 3 ? levels[s->level] : "info", -1, SQLITE_STATIC);
-	bind_opt_text(st, 4, text);
+	import_bind_text(st, 4, text);
 	if (s->level >= KG_STATUS_ERROR && !r->proc->error_messages++)
 		snprintf(r->proc->first_error, sizeof(r->proc->first_error), "%s", text ?: "");
 	return step(r, ST_MESSAGE, "messages");
@@ -501,7 +501,7 @@ static int on_device(struct spool_reader *r, const struct kg_raw_device *d)
 	int c = 1;
 	sqlite3_bind_int64(st, c++, r->process);
 	sqlite3_bind_int64(st, c++, d->device_id);
-	bind_opt_text(st, c++, spool_text(r, d->name_str));
+	import_bind_text(st, c++, spool_text(r, d->name_str));
 	sqlite3_bind_text(st, c++, uuid, -1, SQLITE_TRANSIENT);
 	const uint64_t vals[] = {d->sm_count, d->max_warps_per_sm, d->max_blocks_per_sm,
 				 d->max_threads_per_block, d->max_regs_per_sm,
@@ -586,7 +586,7 @@ static int on_kernel(struct spool_reader *r, const struct kg_raw_kernel *k)
 	note_ts(r, k->end);
 	r->proc->kernels++;
 	r->proc->incomplete += incomplete(&k->h);
-	return add_row(r, KG_IM_KERNELS, &row, KG_KERNEL_NCOLUMNS);
+	return import_add_row(r->im, KG_IM_KERNELS, &row, KG_KERNEL_NCOLUMNS);
 }
 
 static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
@@ -610,8 +610,8 @@ static void bind_graph(sqlite3_stmt *st, int col, uint32_t graph, uint64_t node)
 		sqlite3_bind_int64(st, c_++, (m)->stream_id);                         \
 		sqlite3_bind_int64(st, c_++, (m)->correlation_id);                    \
 		sqlite3_bind_int64(st, c_++, (int64_t)(m)->bytes);                    \
-		bind_opt_ts(st, c_++, (m)->start);                                    \
-		bind_opt_ts(st, c_++, (m)->end);                                      \
+		import_bind_ts(st, c_++, (m)->start);                                    \
+		import_bind_ts(st, c_++, (m)->end);                                      \
 		sqlite3_bind_int64(st, c_++, (m)->async);                             \
 		sqlite3_bind_int64(st, c_++, (m)->channel_id);                        \
 		sqlite3_bind_int64(st, c_++, (m)->channel_type);                      \
@@ -665,8 +665,8 @@ static int on_sync(struct spool_reader *r, const struct kg_raw_sync *y)
 		sqlite3_bind_int64(st, c++, y->event_id);
 	else
 		sqlite3_bind_null(st, c++);
-	bind_opt_ts(st, c++, y->start);
-	bind_opt_ts(st, c++, y->end);
+	import_bind_ts(st, c++, y->start);
+	import_bind_ts(st, c++, y->end);
 	sqlite3_bind_int64(st, c++, y->correlation_id);
 	sqlite3_bind_int64(st, c++, y->return_value);
 	sqlite3_bind_int64(st, c++, incomplete(&y->h));
@@ -693,7 +693,7 @@ static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 	note_ts(r, a->end);
 	r->proc->api_calls++;
 	r->proc->incomplete += incomplete(&a->h);
-	return add_row(r, KG_IM_API_CALLS, &row, KG_API_NCOLUMNS);
+	return import_add_row(r->im, KG_IM_API_CALLS, &row, KG_API_NCOLUMNS);
 }
 
 /* Open-range table: CUPTI gives a range's start and end as two records sharing an id. */
@@ -785,8 +785,8 @@ static int on_overhead(struct spool_reader *r, const struct kg_raw_overhead *o)
 	sqlite3_bind_int64(st, 2, o->kind);
 	sqlite3_bind_int64(st, 3, o->object_kind);
 	sqlite3_bind_int64(st, 4, o->object_id);
-	bind_opt_ts(st, 5, o->start);
-	bind_opt_ts(st, 6, o->end);
+	import_bind_ts(st, 5, o->start);
+	import_bind_ts(st, 6, o->end);
 	sqlite3_bind_int64(st, 7, o->correlation_id);
 	return step(r, ST_OVERHEAD, "overheads");
 }
@@ -810,7 +810,7 @@ static int on_capture(struct spool_reader *r, const struct kg_raw_capture *c)
 	sqlite3_bind_int64(st, 1, r->process);
 	sqlite3_bind_int64(st, 2, (int64_t)c->ts);
 	sqlite3_bind_int64(st, 3, c->on);
-	bind_opt_text(st, 4, spool_text(r, c->why_str));
+	import_bind_text(st, 4, spool_text(r, c->why_str));
 	return step(r, ST_CAPTURE, "captures");
 }
 
@@ -867,6 +867,44 @@ static int on_hw_record(struct spool_reader *r, const struct kg_raw_hdr *h)
 	return rc;
 }
 
+/* Host samples (record --host-samples, trace/host_import.c): the samples to their blocks
+ * as they come, naming the stacks as the trace will number them; the Python version
+ * their line tables need goes to the stacks' importer, which has no other source of it
+ * when call stacks are off. */
+static int on_host_record(struct spool_reader *r, const struct kg_raw_hdr *h)
+{
+	struct kg_import *im = r->im;
+	if (!r->host && !(r->host = host_import_new(im, r->process, r->proc)))
+		return -ENOMEM;
+	char why[256] = "";
+	int rc = 0;
+	switch (h->type) {
+	case KG_RAW_HOST_SETTINGS: {
+		const struct kg_raw_host_settings *x = (const void *)h;
+		const char *python = spool_text(r, x->python_str);
+		rc = host_import_settings(r->host, x, python, spool_text(r, x->note_str));
+		if (!rc && x->python_version && !r->stacks && !(r->stacks = stack_import_new()))
+			rc = -ENOMEM;
+		if (!rc && x->python_version)
+			rc = stack_import_python(r->stacks, x->python_version);
+		break;
+	}
+	case KG_RAW_HOST_THREAD: {
+		const struct kg_raw_host_thread *x = (const void *)h;
+		rc = host_import_thread(r->host, x, spool_text(r, x->name_str), why, sizeof(why));
+		break;
+	}
+	case KG_RAW_HOST_SAMPLES:
+		rc = host_import_samples(r->host, (const void *)h, h->size, im->stacks_written, why,
+					 sizeof(why));
+		break;
+	case KG_RAW_HOST_COUNTS: rc = host_import_counts(r->host, (const void *)h); break;
+	}
+	if (rc == -EINVAL && why[0])
+		return fail(im, rc, "'%s': at byte %zu: %s", r->path, r->off, why);
+	return rc;
+}
+
 /* SM placement (record --sm): kept until the process's kernels are all in (sm_import.c). */
 static int on_sm_record(struct spool_reader *r, const struct kg_raw_hdr *h)
 {
@@ -907,6 +945,10 @@ static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
 	[KG_RAW_HW_SAMPLES] = sizeof(struct kg_raw_hw_samples),
 	[KG_RAW_SM_BLOCKS] = sizeof(struct kg_raw_sm_blocks),
 	[KG_RAW_SM_OWN] = sizeof(struct kg_raw_sm_own),
+	[KG_RAW_HOST_SETTINGS] = sizeof(struct kg_raw_host_settings),
+	[KG_RAW_HOST_THREAD] = sizeof(struct kg_raw_host_thread),
+	[KG_RAW_HOST_SAMPLES] = sizeof(struct kg_raw_host_samples),
+	[KG_RAW_HOST_COUNTS] = sizeof(struct kg_raw_host_counts),
 };
 
 static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *ended,
@@ -946,6 +988,10 @@ static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *en
 	case KG_RAW_HW_SAMPLES: return on_hw_record(r, h);
 	case KG_RAW_SM_BLOCKS:
 	case KG_RAW_SM_OWN: return on_sm_record(r, h);
+	case KG_RAW_HOST_SETTINGS:
+	case KG_RAW_HOST_THREAD:
+	case KG_RAW_HOST_SAMPLES:
+	case KG_RAW_HOST_COUNTS: return on_host_record(r, h);
 	case KG_RAW_END:
 		*ended = 1;
 		*end = (const void *)h;
@@ -987,6 +1033,8 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 		src = sm_kernels(r);
 	if (!src)
 		src = sm_import_write(r->sm, r->im, r->process);
+	if (!src)
+		src = host_import_write(r->host);
 	if (src)
 		return src == -ENOMEM && !r->im->err[0]
 			       ? fail(r->im, src, "out of memory reading the stacks of '%s'", r->path)
@@ -1008,7 +1056,7 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 		sqlite3_bind_int64(st, 4, (int64_t)end->late_buffers);
 	else
 		sqlite3_bind_null(st, 4);
-	bind_opt_text(st, 5, note);
+	import_bind_text(st, 5, note);
 	sqlite3_bind_int64(st, 6, r->process);
 	sqlite3_bind_int64(st, 7, (int64_t)p->incomplete);
 	int rc = sqlite3_step(st);
@@ -1122,6 +1170,7 @@ int import_spool_file(struct kg_import *im, const char *path)
 	stack_import_free(r.stacks);
 	hw_import_free(r.hw);
 	sm_import_free(r.sm);
+	host_import_free(r.host);
 	return rc;
 }
 

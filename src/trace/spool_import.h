@@ -16,13 +16,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/row.h"
 #include "util/outfile.h"
 #include "util/strtab.h"
 
 struct kg_packed_stream;
 
 /* The tables written as blocks as their records come (trace/packed.h). */
-enum { KG_IM_KERNELS, KG_IM_API_CALLS, KG_IM_STREAMS };
+enum { KG_IM_KERNELS, KG_IM_API_CALLS, KG_IM_HOST_SAMPLES, KG_IM_STREAMS };
 
 struct kg_import_process {
 	int64_t process; /* row id in the processes table */
@@ -34,6 +35,12 @@ struct kg_import_process {
 	uint64_t start_ns, end_ns;
 	int error_messages;
 	char first_error[512];
+	/* host samples (record --host-samples): whether the process said how it sampled, at
+	 * what rate (0: it could not), the samples in the trace, and the recorder's final
+	 * counts of those it took and of those it lost (its buffers full) */
+	int host_sampled;
+	uint32_t host_hz;
+	uint64_t host_samples, host_taken, host_lost;
 };
 
 struct kg_import {
@@ -68,6 +75,14 @@ int import_commit(struct kg_import *im);
 /* Global id of a text, inserted into the strings table the first time it is seen; 0 for
  * NULL, negative on error. */
 int64_t import_string(struct kg_import *im, const char *text);
+/* A row of a table written as blocks (KG_IM_*), its columns from 1 (0 is the id) up to
+ * ncolumns - 1 filled, to its stream with the next id: ids go 1, 2, 3... over every spool,
+ * as the rowids of SQL inserts would. 0, or a negative errno with the message in err. */
+int import_add_row(struct kg_import *im, int which, struct kg_row *row, int ncolumns);
+/* A spool's time (0 and UINT64_MAX: not known, NULL) and text (NULL stays NULL) bound to
+ * a statement's parameter col. */
+void import_bind_ts(sqlite3_stmt *st, int col, uint64_t ts);
+void import_bind_text(sqlite3_stmt *st, int col, const char *s);
 void import_abort(struct kg_import *im);
 
 #endif

@@ -62,11 +62,21 @@ void stack_import_free(struct kg_stack_import *si)
 int stack_import_settings(struct kg_stack_import *si, const struct kg_raw_stack_settings *r,
 			  const char *python)
 {
+	uint32_t known = si->settings.python_version; /* from host samples' settings */
 	si->have_settings = 1;
 	si->settings = *r;
+	if (!si->settings.python_version)
+		si->settings.python_version = known;
 	free(si->python);
 	si->python = python ? strdup(python) : NULL;
 	return python && !si->python ? -ENOMEM : 0;
+}
+
+int stack_import_python(struct kg_stack_import *si, uint32_t version)
+{
+	if (!si->settings.python_version)
+		si->settings.python_version = version;
+	return 0;
 }
 
 int stack_import_module(struct kg_stack_import *si, const struct kg_raw_module *r,

@@ -24,6 +24,10 @@ void stack_import_free(struct kg_stack_import *si);
  * it says it holds). Texts are the spool's strings, already looked up. */
 int stack_import_settings(struct kg_stack_import *si, const struct kg_raw_stack_settings *r,
 			  const char *python);
+/* The Python version (major << 8 | minor) the line tables are read by, from another record
+ * (host samples' settings) when the call stacks' settings do not say it: with call stacks
+ * off, there are none. */
+int stack_import_python(struct kg_stack_import *si, uint32_t version);
 int stack_import_module(struct kg_stack_import *si, const struct kg_raw_module *r,
 			const char *path);
 int stack_import_pycode(struct kg_stack_import *si, const struct kg_raw_pycode *r, size_t size,

@@ -272,6 +272,12 @@ static const struct read_plan plans[KG_READ_COUNT] = {
 			       "SELECT b.kernel, k.process, k.correlation, k.start, k.context, "
 			       "k.stream, b.sm, b.block, b.start, b.end FROM sm_blocks b "
 			       "JOIN kernels k ON k.id = b.kernel ORDER BY b.kernel", 0},
+	[KG_READ_HOST_SETTINGS] = {"host_settings", "host_settings", NULL,
+				   "SELECT process, hz, note, threads, taken, lost_ring + lost_pending, "
+				   "no_stack, lost_threads FROM host_settings ORDER BY process", 0},
+	[KG_READ_HOST_THREADS] = {"host_threads", "host_threads", NULL,
+				  "SELECT process, thread, name FROM host_threads ORDER BY process, "
+				  "number", 0},
 	[KG_READ_INFO_PROCESSES] = {"processes", NULL, NULL,
 				    "SELECT process, pid, ppid, host, rank, mode, complete, "
 				    "exit_status, dropped_records, incomplete_records, (end_ns - "
@@ -307,6 +313,13 @@ static const struct read_plan plans[KG_READ_COUNT] = {
 			     "k.id = b.kernel WHERE k.process = s.process AND k.device = s.device) "
 			     "FROM sm_settings s JOIN processes p USING(process) ORDER BY s.process, "
 			     "s.device", 0},
+	[KG_READ_INFO_HOST] = {"host_settings", "host_settings", "host_samples",
+			       "SELECT p.pid, h.hz, h.note, COALESCE(n.samples, 0), (SELECT COUNT(*) "
+			       "FROM host_threads t WHERE t.process = h.process), h.taken, "
+			       "h.lost_ring, h.lost_pending, h.no_stack, h.lost_threads, h.unwind, "
+			       "h.python, h.signal FROM host_settings h JOIN processes p "
+			       "USING(process) LEFT JOIN (SELECT process, COUNT(*) AS samples FROM "
+			       "host_samples GROUP BY process) n USING(process) ORDER BY h.process", 0},
 };
 
 /* The model loader's columns of kernels and api_calls, "process, device, ...", as whole

@@ -99,6 +99,9 @@ enum kg_read {
 				* offset_mad_ns, offset_spread_ns */
 	KG_READ_SM_BLOCKS,     /* kernel id, its process, correlation, start, context, stream,
 				* sm, block, start, end */
+	KG_READ_HOST_SETTINGS, /* process, hz, note, threads, taken, lost_ring + lost_pending,
+				* no_stack, lost_threads */
+	KG_READ_HOST_THREADS,  /* process, thread (its tid), name: by process, then number */
 	/* info's */
 	KG_READ_INFO_PROCESSES,  /* process, pid, ppid, host, rank, mode, complete, exit_status,
 				  * dropped, incomplete, duration ms, cmdline, spool_note */
@@ -112,6 +115,8 @@ enum kg_read {
 	KG_READ_INFO_HW_PROCESSES, /* the processes with hardware samples */
 	KG_READ_INFO_SM,         /* device, blocks, kernels, dropped, unmatched, own_records,
 				  * offset_mad_ns, offset_spread_ns, pid, SMs */
+	KG_READ_INFO_HOST,       /* pid, hz, note, samples, threads sampled, taken, lost_ring,
+				  * lost_pending, no_stack, lost_threads, unwind, python, signal */
 	KG_READ_COUNT
 };
 

@@ -85,6 +85,8 @@ check record --mode fast -- true
 check record --buffers 1 -- true
 check record --stack-launches 8 -- true
 check record --hw=1ns -- true
+check record --host-samples=0 -- true
+check record --host-samples=fast -- true
 check record --plot x.gif -- true
 check record -o 'r%q{NO_SUCH_RANK_VAR}.kgt' -- true
 check record --summarize-only "$WORK/cut.kgt"

@@ -45,9 +45,9 @@ for x in "$FIXTURES"/*.kgt.xz; do
 		fail "$name: pack wrote $(blocks "$t" kernels) + $(blocks "$t" api_calls) blocks, expected $want_k + $want_a"
 	[ "$(sqlite3 "$t" "SELECT group_concat(key || '=' || value, ' ') FROM meta WHERE key IN
 		('version', 'min_reader_version', 'packed_version') ORDER BY key")" = \
-	  "min_reader_version=5 packed_version=2 version=5" ] || fail "$name: meta"
+	  "min_reader_version=5 packed_version=2 version=6" ] || fail "$name: meta"
 	[ "$(sqlite3 "$t" "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('kernels', 'api_calls',
-		'hw_samples', 'kernel_phases') OR type = 'trigger'")" = 0 ] || fail "$name: rows left"
+		'hw_samples', 'host_samples', 'kernel_phases') OR type = 'trigger'")" = 0 ] || fail "$name: rows left"
 	[ "$(sqlite3 "$t" "PRAGMA integrity_check")" = ok ] || fail "$name: integrity"
 	[ "$(sqlite3 "$t" "PRAGMA page_size")" = 1024 ] || fail "$name: page size"
 	[ "$(stat -c %s "$t")" -lt "$(stat -c %s "$src")" ] || fail "$name: not smaller"

@@ -67,3 +67,9 @@ for i in 1 2; do
 		fail "kept_runs.sh run $i: $(ls "$WORK/kr"; cat "$WORK/kr/runs.txt" "$WORK/kr/run$i.threads")"
 done
 echo "ok: kept_runs.sh: $(wc -l < "$WORK/kr/run1.threads") thread samples in run 1"
+# the report-speed benchmark's synthetic traces: gen_trace.py reads the schema from
+# src/trace/schema.c and its X-lists (it failed once they held host_samples)
+python3 bench/gen_trace.py -q -n 2000 -o "$WORK/synthetic.kgt" > "$WORK/gen" 2>&1 ||
+	fail "bench/gen_trace.py: $(tail -3 "$WORK/gen")"
+"$K" report --no-progress "$WORK/synthetic.kgt" > /dev/null || fail "report of gen_trace.py's trace"
+echo "ok: gen_trace.py writes a trace report reads"

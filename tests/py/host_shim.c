@@ -7,7 +7,10 @@
  *
  * host_shim_cuda(): what CUPTI's API record of a CUDA call made on the calling thread does
  * (for a test of the move to wall-clock time). host_shim_stop(): the exit handler's work,
- * early (a test that wants its counts before the program ends). */
+ * early (a test that wants its counts before the program ends). host_shim_launch() and
+ * host_shim_sync(): the records CUPTI would write of a kernel launch and of a device-wide
+ * wait, kernels "running" on a GPU that is not there, so that a trace made here has a GPU
+ * side for every command to show (tests/fixtures/host). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,10 +18,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recorder/hostsample.h"
-#include "recorder/pyframes.h"
 #include "recorder/raw_format.h"
 #include "recorder/spool.h"
 #include "recorder/stacks.h"
@@ -131,6 +134,113 @@ EXPORT void host_shim_cuda(void)
 	hostsample_cuda_thread((uint32_t)syscall(SYS_gettid));
 }
 
+/* The fake GPU: its one stream's last kernel end, the last correlation id given. */
+static uint64_t gpu_busy_until;
+static uint32_t correlation;
+
+/* A runtime API record of the calling thread, [start, now]; the record's correlation id. */
+static uint32_t api_record(const char *name, uint64_t start)
+{
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	hostsample_cuda_thread(tid);
+	pthread_mutex_lock(&spool.lock);
+	uint32_t name_str = spool_string(&spool, name);
+	struct kg_raw_api *a = spool_reserve(&spool, KG_RAW_API, sizeof(*a));
+	uint32_t id = ++correlation;
+	if (a) {
+		a->start = start;
+		a->end = now_raw_ns();
+		a->domain = KG_API_RUNTIME;
+		a->name_str = name_str;
+		a->tid = tid;
+		a->correlation_id = id;
+	}
+	pthread_mutex_unlock(&spool.lock);
+	return id;
+}
+
+static void device_record(void)
+{
+	static int done;
+	if (done++)
+		return;
+	pthread_mutex_lock(&spool.lock);
+	uint32_t name = spool_string(&spool, "no GPU (tests/py/host_shim.c)");
+	struct kg_raw_device *d = spool_reserve(&spool, KG_RAW_DEVICE, sizeof(*d));
+	if (d) {
+		d->name_str = name;
+		d->sm_count = 132;
+		d->max_warps_per_sm = 64;
+		d->max_blocks_per_sm = 32;
+		d->max_threads_per_block = 1024;
+		d->threads_per_warp = 32;
+		d->cc_major = 9;
+	}
+	pthread_mutex_unlock(&spool.lock);
+}
+
+/* Spins until ns of the raw clock: time the launching thread spends in the call. */
+static void spin_until(uint64_t ns)
+{
+	while (now_raw_ns() < ns)
+		;
+}
+
+/* A cudaLaunchKernel of api_us on the calling thread, and its kernel `name` of gpu_us on
+ * stream 7 of device 0 from the call's end, or once the kernel before it is done. */
+EXPORT __attribute__((noinline)) void host_shim_launch(const char *name, double api_us,
+						     double gpu_us)
+{
+	if (owner != getpid() || stopped)
+		return;
+	device_record();
+	uint64_t t0 = now_raw_ns();
+	spin_until(t0 + (uint64_t)(api_us * 1e3));
+	uint32_t id = api_record("cudaLaunchKernel", t0);
+	uint64_t start = now_raw_ns() + 5000;
+	start = start > gpu_busy_until ? start : gpu_busy_until + 1000;
+	pthread_mutex_lock(&spool.lock);
+	uint32_t name_str = spool_string(&spool, name);
+	struct kg_raw_kernel *k = spool_reserve(&spool, KG_RAW_KERNEL, sizeof(*k));
+	if (k) {
+		k->name_str = name_str;
+		k->correlation_id = id;
+		k->context_id = 1;
+		k->stream_id = 7;
+		k->start = start;
+		k->end = start + (uint64_t)(gpu_us * 1e3);
+		k->grid[0] = k->grid[1] = k->grid[2] = 1;
+		k->block[0] = 128, k->block[1] = k->block[2] = 1;
+		gpu_busy_until = k->end;
+	}
+	pthread_mutex_unlock(&spool.lock);
+}
+
+/* A cudaDeviceSynchronize on the calling thread: asleep until the last kernel is done. */
+EXPORT __attribute__((noinline)) void host_shim_sync(void)
+{
+	if (owner != getpid() || stopped)
+		return;
+	uint64_t t0 = now_raw_ns();
+	while (now_raw_ns() < gpu_busy_until) {
+		uint64_t left = gpu_busy_until - now_raw_ns();
+		struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+		nanosleep(&ts, NULL);
+	}
+	uint32_t id = api_record("cudaDeviceSynchronize", t0);
+	pthread_mutex_lock(&spool.lock);
+	struct kg_raw_sync *y = spool_reserve(&spool, KG_RAW_SYNC, sizeof(*y));
+	if (y) {
+		y->start = t0;
+		y->end = now_raw_ns();
+		y->type = 4; /* context */
+		y->context_id = 1;
+		y->stream_id = y->event_id = UINT32_MAX;
+		y->correlation_id = id;
+	}
+	pthread_mutex_unlock(&spool.lock);
+}
+
 static void child(void)
 {
 	hostsample_disable();
@@ -191,17 +301,7 @@ __attribute__((constructor)) static void start(void)
 	pthread_t t;
 	if (getenv("KGANTT_SHIM_NO_FLUSHER") == NULL)
 		pthread_create(&t, NULL, flusher, NULL);
-	if (hostsample_start(&cfg, &spool, status) < 0)
-		return;
-	/* the importer takes the Python version, which line tables need, from the call
-	 * stacks' settings; `kgantt record` writes them, the shim has none of its own */
-	pthread_mutex_lock(&spool.lock);
-	struct kg_raw_stack_settings *s = spool_reserve(&spool, KG_RAW_STACK_SETTINGS, sizeof(*s));
-	if (s) {
-		s->mode = KG_STACKS_OFF;
-		s->max_depth = cfg.max_native;
-		s->python_version = pyframes_version();
-		s->python = s->python_version ? 1 : 0;
-	}
-	pthread_mutex_unlock(&spool.lock);
+	/* as `record --stacks off --host-samples`: the importer takes the Python version, which
+	 * line tables need, from the host samples' settings */
+	hostsample_start(&cfg, &spool, status);
 }

@@ -497,6 +497,59 @@ TEST(untrue_times_longer_than_any_recording)
 }
 
 /* Calls that put work on the GPU and no GPU operation: the GPU side was not traced. */
+/* Host spans: each thread's in start order after the finish, whatever order the reader
+ * gave them; a window keeps the parts within it (what the thread did then, and only
+ * that); a clone has them and their threads' names. */
+TEST(host_spans_sorted_cut_and_cloned)
+{
+	struct kg_model m;
+	model_init(&m, "test", "");
+	model_add_process(&m);
+	uint32_t t[2] = {model_thread_index(&m, 0, 200), model_thread_index(&m, 0, 100)};
+	m.threads[t[0]].name = model_string(&m, "loader");
+	static const int64_t at[][3] = {{0, 300, 400}, {1, 0, 1000}, {0, 100, 200},
+					{0, 200, 300}, {1, 1000, 2000}, {0, 900, 1000}};
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		struct kg_host_span *x = model_add_host_span(&m);
+		CHECK(x && x->stack == KG_NONE);
+		x->thread = t[at[i][0]];
+		x->start = at[i][1];
+		x->end = at[i][2];
+		x->state = (uint8_t)i;
+		x->source = KG_HOST_FROM_SAMPLES;
+	}
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_host_spans, 6);
+	for (uint32_t i = 1; i < m.n_host_spans; i++) {
+		const struct kg_host_span *a = &m.host_spans[i - 1], *b = &m.host_spans[i];
+		CHECK(a->thread < b->thread || (a->thread == b->thread && a->end <= b->start));
+	}
+	struct kg_model c;
+	CHECK_EQ_INT(model_clone(&m, &c), 0);
+	CHECK_EQ_INT(model_restrict(&c, 250, 1500), 0);
+	int64_t sum = 0, first = INT64_MAX, last = 0;
+	for (uint32_t i = 0; i < c.n_host_spans; i++) {
+		const struct kg_host_span *x = &c.host_spans[i];
+		CHECK(x->start >= 250 && x->end <= 1500 && x->start < x->end);
+		sum += x->end - x->start;
+		first = x->start < first ? x->start : first;
+		last = x->end > last ? x->end : last;
+	}
+	/* thread 200: 250-300, 300-400, 900-1000; thread 100: 250-1000, 1000-1500 */
+	CHECK_EQ_INT(c.n_host_spans, 5);
+	CHECK_EQ_INT(sum, 50 + 100 + 100 + 750 + 500);
+	CHECK_EQ_INT(first, 250);
+	CHECK_EQ_INT(last, 1500);
+	uint32_t named = KG_NONE;
+	for (uint32_t i = 0; i < c.n_threads; i++)
+		if (c.threads[i].tid == 200)
+			named = i;
+	CHECK(named != KG_NONE && !strcmp(model_text(&c, c.threads[named].name), "loader"));
+	CHECK_EQ_INT(m.n_host_spans, 6); /* the original whole */
+	model_free(&c);
+	model_free(&m);
+}
+
 TEST(gpu_untraced)
 {
 	struct kg_model m;

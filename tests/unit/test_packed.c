@@ -168,6 +168,11 @@ static void write_trace(void)
 		 "1000000 + i * 100000 + 99999 + i % 3, (i % 101) / 7.0, CASE WHEN i % 5 THEN "
 		 "1.0 / i END, i * 1e9 / 3, 1980000000.0, CASE WHEN i % 7 = 0 THEN -0.0 WHEN "
 		 "i % 11 = 0 THEN 1e308 * 10 ELSE 5e-324 * i END FROM n");
+	/* host samples: interleaved threads, times stepping back, NULL stacks, ids with gaps */
+	exec(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
+		 "INSERT INTO host_samples(id, process, thread, ts, stack, state, flags, overrun) "
+		 "SELECT i + (i / 1000) * 7, 1 + i % 2, 7000 + i % 5, 1000000 + i * 200 - (i % 3) * 5, "
+		 "CASE WHEN i % 9 THEN i % 40 END, i % 5, (i % 4) * 2 + 1, i % 13 = 0 FROM n");
 	/* and the columns the model does not read, which a compacted trace keeps too */
 	exec(db, "UPDATE kernels SET name = 10 + id % 7, cluster_x = CASE WHEN id % 3 THEN 2 END, "
 		 "cluster_y = 1, local_mem_per_thread = id % 5, local_mem_total = id * 977 % 100003, "
@@ -500,7 +505,7 @@ TEST(compacted_traces_keep_every_column_of_every_row)
 	char err[256], attach[128];
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
 	CHECK_EQ_STR(meta(db, "packed_version"), "2");
-	CHECK_EQ_STR(meta(db, "version"), "5");
+	CHECK_EQ_STR(meta(db, "version"), "6");
 	CHECK_EQ_STR(meta(db, "min_reader_version"), "5");
 	snprintf(attach, sizeof(attach), "ATTACH '%s' AS orig", rows);
 	exec(db, attach);
