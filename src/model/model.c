@@ -281,6 +281,16 @@ struct kg_hw_sample *model_add_hw_sample(struct kg_model *m)
 	return x;
 }
 
+struct kg_host_span *model_add_host_span(struct kg_model *m)
+{
+	struct kg_host_span *h = ADD(m, host_spans);
+	if (h) {
+		h->thread = h->stack = KG_NONE;
+		h->state = KG_HOST_STATE_UNKNOWN;
+	}
+	return h;
+}
+
 struct kg_range *model_add_range(struct kg_model *m)
 {
 	struct kg_range *r = ADD(m, ranges);
@@ -646,6 +656,9 @@ static int canonical_threads(struct kg_model *m, uint32_t **map)
 	for (uint32_t i = 0; *map && i < m->n_ranges; i++)
 		if (m->ranges[i].thread < m->n_threads)
 			m->ranges[i].thread = (*map)[m->ranges[i].thread];
+	for (uint32_t i = 0; *map && i < m->n_host_spans; i++)
+		if (m->host_spans[i].thread < m->n_threads)
+			m->host_spans[i].thread = (*map)[m->host_spans[i].thread];
 	return rc;
 }
 
@@ -868,7 +881,8 @@ static uint64_t stack_hash(uint32_t process, const struct kg_frame *f, uint32_t 
 int model_same_frame(const struct kg_frame *a, const struct kg_frame *b)
 {
 	return a->address == b->address && a->function == b->function && a->file == b->file &&
-	       a->module == b->module && a->line == b->line && a->kind == b->kind;
+	       a->module == b->module && a->line == b->line && a->kind == b->kind &&
+	       a->flags == b->flags;
 }
 
 static int same_frames(const struct kg_frame *a, const struct kg_frame *b, uint32_t n)
@@ -1079,6 +1093,25 @@ static int sm_block_cmp(const void *a, const void *b, void *model)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+static int host_span_cmp(const void *a, const void *b)
+{
+	const struct kg_host_span *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Host spans by (thread, start): the attribution looks up a thread's spans in a gap. */
+static void sort_host_spans(struct kg_model *m)
+{
+	for (uint32_t i = 1; i < m->n_host_spans; i++)
+		if (host_span_cmp(&m->host_spans[i - 1], &m->host_spans[i]) > 0) {
+			qsort(m->host_spans, m->n_host_spans, sizeof(*m->host_spans),
+			      host_span_cmp);
+			return;
+		}
+}
+
 /* Blocks by (device, SM, start): each SM's lane is one run. Blocks of no op (a reader's
  * mistake) are dropped first, so the comparison never looks past the ops. */
 static void sort_sm_blocks(struct kg_model *m)
@@ -1136,6 +1169,7 @@ int model_finish(struct kg_model *m)
 	vendors_from_names(m);
 	sort_hw_samples(m);
 	sort_sm_blocks(m);
+	sort_host_spans(m);
 	/* the span is the GPU's working window; API calls only when there is no GPU work */
 	for (uint32_t i = 0; !m->n_ops && i < m->n_apis; i++)
 		note_time(m, m->apis[i].start, m->apis[i].end);
@@ -1207,6 +1241,11 @@ int model_restrict(struct kg_model *m, int64_t t0, int64_t t1)
 		if (m->hw_samples[i].end > t0 && m->hw_samples[i].start < t1)
 			m->hw_samples[n++] = m->hw_samples[i];
 	m->n_hw_samples = n;
+	n = 0;
+	for (uint32_t i = 0; i < m->n_host_spans; i++)
+		if (m->host_spans[i].end > t0 && m->host_spans[i].start < t1)
+			m->host_spans[n++] = m->host_spans[i];
+	m->n_host_spans = n;
 	for (uint32_t i = 0; i < m->n_syncs; i++)
 		m->syncs[i].api = KG_NONE; /* indices changed */
 	return model_finish(m);

@@ -224,8 +224,12 @@ struct kg_frame {
 	uint32_t module;    /* string id: executable or shared library path, 0 unknown */
 	int32_t line;       /* 1-based source line, 0 unknown */
 	uint8_t kind;       /* enum kg_frame_kind */
-	uint8_t pad[7];
+	uint8_t flags;      /* KG_FRAME_DEF_LINE */
+	uint8_t pad[6];
 };
+/* `line` is where the function is defined, not the line that ran: a PyTorch profiler's
+ * python_function names the def ("train.py(12): epoch"), not the calling line. */
+#define KG_FRAME_DEF_LINE 1u
 
 struct kg_stack {
 	uint32_t first_frame, n_frames; /* frames[first_frame .. + n_frames], innermost first */
@@ -382,6 +386,10 @@ struct kg_op *model_add_op(struct kg_model *m);
 struct kg_api *model_add_api(struct kg_model *m);
 struct kg_sync *model_add_sync(struct kg_model *m);
 struct kg_range *model_add_range(struct kg_model *m);
+/* A span of a host thread (struct kg_host_span) with nothing known: no thread, no stack,
+ * state unknown. NULL when out of memory. model_finish puts the spans in (thread, start)
+ * order, with the threads; model_restrict keeps those overlapping the window. */
+struct kg_host_span *model_add_host_span(struct kg_model *m);
 struct kg_hw_device *model_add_hw_device(struct kg_model *m);
 struct kg_hw_sample *model_add_hw_sample(struct kg_model *m);
 /* A block of the kernel ops[op] (op as the reader added it), and a device's SM placement
