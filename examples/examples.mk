@@ -35,10 +35,16 @@ $(EXAMPLES_SM): $(BUILD)/examples/%: examples/%.cu examples/common.h include/kga
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_FLAGS) $(EXAMPLES_DEBUG) $(EXAMPLES_WARN) -Iinclude -o $@ $< $(EXAMPLES_LDFLAGS)
 
-# Two builds of `syncs` that call stacks must survive: one stripped of every symbol (the
+# Builds of `syncs` that call stacks must survive: one stripped of every symbol (the
 # frames keep their module and address), one also without unwind tables for its own code
-# (the unwinder stops inside it: the stacks are marked partial).
-examples: $(BUILD)/examples/syncs_stripped $(BUILD)/examples/syncs_nounwind
+# (the unwinder stops inside it: the stacks are marked partial), and one with frame
+# pointers, whose host samples walk from the host work to main (record --host-samples:
+# a frame-pointer walk, docs/host-samples.md).
+examples: $(BUILD)/examples/syncs_stripped $(BUILD)/examples/syncs_nounwind $(BUILD)/examples/syncs_fp
+$(BUILD)/examples/syncs_fp: examples/syncs.cu examples/common.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_FLAGS) $(EXAMPLES_DEBUG) $(EXAMPLES_WARN) -Xcompiler -fno-omit-frame-pointer \
+	    -o $@ $< $(EXAMPLES_LDFLAGS)
 $(BUILD)/examples/syncs_stripped: $(BUILD)/examples/syncs
 	strip -s -o $@ $<
 $(BUILD)/examples/syncs_nounwind: examples/syncs.cu examples/common.h

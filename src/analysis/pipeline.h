@@ -1,4 +1,4 @@
-/* Inside the analysis: the steps analysis_run (analysis.c) calls in order, and what the
+/* Inside the analysis: the steps analysis_run (pipeline.c) calls in order, and what the
  * rules share. Not for the commands, which read struct kg_analysis (analysis.h). */
 #ifndef KGANTT_ANALYSIS_PIPELINE_H
 #define KGANTT_ANALYSIS_PIPELINE_H

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analysis/rules.h"
-#include "text/format.h"
+#include "util/format.h"
 #include "util/api_names.h"
 #include "util/timemath.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "cli/options.h"
-#include "text/format.h"
+#include "util/format.h"
 
 /* Exit codes, documented in README.md. */
 enum {

@@ -22,7 +22,7 @@
  * (otherData gives that origin in ns), printed from integer nanoseconds with three
  * decimals. */
 #include "export/export.h"
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "util/timemath.h"
 
 #include <errno.h>

@@ -4,7 +4,7 @@
  * as NaN rather than as a misleading 0. Rows end in "\n". Times are integer ns on the
  * trace's own clock, as in the trace. */
 #include "export/export.h"
-#include "report/json_writer.h" /* jw_i64_text */
+#include "text/json_writer.h" /* jw_i64_text */
 #include "util/timemath.h"
 #include "util/utf8.h"
 

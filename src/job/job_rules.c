@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/format.h"
+#include "util/format.h"
 #include "util/idmap.h"
 #include "util/timemath.h"
 

@@ -5,7 +5,7 @@
  * (kineto_stacks.c). */
 #include "model/kineto_model.h"
 #include "model/kineto_stacks.h"
-#include "text/format.h"
+#include "util/format.h"
 #include "util/idmap.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "text/format.h"
+#include "util/format.h"
 #include "trace/store.h"
 
 const char *format_name(enum kg_format f)

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/format.h"
+#include "util/format.h"
 #include "util/timemath.h"
 
 #define SAMPLE 32768

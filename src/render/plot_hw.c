@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "util/timemath.h"
 #include "util/utf8.h"
 

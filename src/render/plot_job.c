@@ -12,7 +12,7 @@
 
 #include "render/chart_out.h"
 #include "render/draw.h"
-#include "text/format.h"
+#include "util/format.h"
 #include "util/timemath.h"
 
 #define MARGIN 16

@@ -11,7 +11,7 @@
 #include "render/chart_out.h"
 #include "render/plot_hw.h"
 #include "render/plot_internal.h"
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "report/report.h"
 #include "util/outfile.h"
 #include "util/timemath.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/format.h"
+#include "util/format.h"
 
 #define GAP 12.0            /* above each panel */
 #define HEAD_H 22.0         /* the panel's title line */

@@ -5,7 +5,7 @@
  *
  * The page is src/render/view_template.html, compiled in as kg_view_template (generated
  * at build time by scripts/embed.sh). The trace goes into it as one JSON document inside
- * <script type="application/json">, written with yajl and with '<', '>', '&', '/',
+ * <script type="application/json">, written by the JSON writer with '<', '>', '&', '/',
  * U+2028 and U+2029 escaped, so no name from a trace can close the script element or run
  * as markup. The operations are columns of zigzag LEB128 varints (deltas where values are
  * sorted), base64url-encoded: about 20 bytes per kernel. docs/view.md describes the

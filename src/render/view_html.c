@@ -9,8 +9,8 @@
  * page decodes a million of them in well under a second. docs/view.md has the layout.
  *
  * Trace strings are untrusted: a kernel may be named "</script><script>alert(1)". They
- * are made valid UTF-8 and written by yajl (quotes, backslashes, control characters,
- * '/'), and the print callback escapes '<', '>', '&', U+2028 and U+2029 as \uXXXX, so the
+ * are made valid UTF-8 and written by the JSON writer in its HTML layout (quotes,
+ * backslashes, control characters, '/', and '<', '>', '&', U+2028, U+2029 as \uXXXX), so the
  * document can neither end its script element nor break a JavaScript parser. */
 #include "render/view.h"
 
@@ -25,7 +25,7 @@
 #include "util/timemath.h"
 #include "util/utf8.h"
 
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "report/finding_out.h"
 #include "report/report.h"
 

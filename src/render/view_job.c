@@ -8,8 +8,8 @@
 
 #include "render/plot_job.h"
 #include "report/job_report.h"
-#include "report/json_writer.h"
-#include "text/format.h"
+#include "text/json_writer.h"
+#include "util/format.h"
 #include "util/timemath.h"
 
 #define DATA_MARKER "@@KGANTT_DATA@@"

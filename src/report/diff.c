@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "report/finding_out.h"
 #include "report/report.h"
-#include "text/format.h"
+#include "util/format.h"
 #include "util/timemath.h"
 
 const char *diff_status_name(enum kg_diff_status s)

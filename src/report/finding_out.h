@@ -10,7 +10,7 @@
 
 #include "analysis/analysis.h"
 #include "job/job.h"
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 
 /* Where the findings were found, and how they are to be written. */
 struct kg_finding_place {

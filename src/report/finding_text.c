@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "report/finding_out.h"
-#include "text/format.h"
+#include "util/format.h"
 #include "text/names.h"
 #include "text/page.h"
 #include "util/timemath.h"
@@ -17,21 +17,8 @@ static enum page_tone severity_tone(enum kg_severity s)
 	return s == KG_SEV_CRITICAL ? PAGE_BAD : s == KG_SEV_WARNING ? PAGE_WARN : PAGE_BOLD;
 }
 
-/* A field from a format, of any length. */
-static void field(FILE *f, const char *label, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void field(FILE *f, const char *label, const char *fmt, ...)
-{
-	char *text = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	page_field(f, INDENT, label, text);
-	free(text);
-}
+/* A finding's field: label, then the text wrapped under itself. */
+#define field(f, label, ...) page_fieldf(f, INDENT, label, __VA_ARGS__)
 
 /* "#1 [critical] rule: title", the title wrapping under itself. */
 static void title_line(FILE *f, int color, const struct kg_finding *fd, uint32_t number)

@@ -6,7 +6,7 @@
 
 #include "report/finding_out.h"
 #include "report/job_report.h"
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "util/timemath.h"
 
 static void rank_findings(struct jw *w, const struct kg_rank *r)

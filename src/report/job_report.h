@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "job/job.h"
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 
 #define KG_JOB_REPORT_VERSION 2 /* "kgantt_job_report_version" of the JSON document */
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "analysis/analysis.h"
-#include "text/format.h"
+#include "util/format.h"
 #include "text/names.h"
 #include "text/page.h"
 

@@ -1,8 +1,6 @@
-/* The report as JSON (docs/report.md), written with yajl's generator so that escaping is
- * never our problem: kernel names hold quotes, '<', control characters. yajl passes bytes
- * that are not UTF-8 through, which would make the document unreadable to strict parsers,
- * so strings are made valid UTF-8 first (U+FFFD for each bad byte). Unknown values are
- * null, never 0. */
+/* The report as JSON (docs/report.md), written by the one JSON writer (text/json_writer.h),
+ * which escapes what kernel names hold (quotes, '<', control characters) and makes every
+ * string valid UTF-8 for strict parsers. Unknown values are null, never 0. */
 #include "report/report.h"
 #include "report/finding_out.h"
 
@@ -10,9 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_gen.h>
 
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "util/timemath.h"
 #include "util/utf8.h"
 

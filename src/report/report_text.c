@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text/format.h"
+#include "util/format.h"
 #include "text/names.h"
 #include "text/page.h"
 #include "util/timemath.h"
@@ -21,20 +21,8 @@
 #define MAX_STREAM_ROWS 32  /* more streams than this: the busiest only, the rest in --json */
 #define SPARK_COLS 60       /* columns of the utilisation line */
 
-/* A field of the page: label, then the formatted text wrapped under itself. */
-static void field(FILE *f, const char *label, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void field(FILE *f, const char *label, const char *fmt, ...)
-{
-	char *text = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	page_field(f, 2, label, n < 0 ? "" : text);
-	if (n >= 0)
-		free(text);
-}
+/* A field of the page's header: label, then the text wrapped under itself. */
+#define field(f, label, ...) page_fieldf(f, 2, label, __VA_ARGS__)
 
 /* ---------------------------------------------------------------- 1. header */
 

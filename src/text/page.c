@@ -136,6 +136,19 @@ void page_field(FILE *f, int indent, const char *label, const char *text)
 	page_wrap(f, (size_t)indent + (label ? KG_PAGE_LABEL : 0), text);
 }
 
+void page_fieldf(FILE *f, int indent, const char *label, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	page_field(f, indent, label, text);
+	free(text);
+}
+
 void page_tone_on(FILE *f, int color, enum page_tone t)
 {
 	static const char *const codes[] = {"", "\033[1m", "\033[33m", "\033[1;31m"};

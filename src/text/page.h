@@ -34,6 +34,9 @@ void page_wrap(FILE *f, size_t col, const char *text);
 /* indent spaces, label padded to KG_PAGE_LABEL (none when NULL), then text wrapped under
  * itself. */
 void page_field(FILE *f, int indent, const char *label, const char *text);
+/* ... the text from a format, of any length. */
+void page_fieldf(FILE *f, int indent, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 enum page_tone { PAGE_PLAIN, PAGE_BOLD, PAGE_WARN, PAGE_BAD };
 /* ANSI bold, yellow, bold red when color is on. */

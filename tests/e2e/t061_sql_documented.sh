@@ -1,4 +1,4 @@
-# The SQL that README.md and docs/trace-format.md tell users to run on a trace, run as
+# The SQL that docs/record.md and docs/trace-format.md tell users to run on a trace, run as
 # written: every command of their ```sh blocks that reads run.kgt or rows.db with the
 # sqlite3 shell, python3's sqlite3, or 'kgantt export' / 'kgantt dump', in order, on a
 # compacted trace (format 5) named run.kgt; each must succeed and print rows, and the
@@ -13,7 +13,7 @@ kernels=$(sqlite3 "$src" "SELECT COUNT(*) FROM kernels")
 mkdir -p "$WORK/bin"
 ln -s "$(cd "$(dirname "$K")" && pwd)/$(basename "$K")" "$WORK/bin/kgantt"
 
-for doc in README.md docs/trace-format.md; do
+for doc in docs/record.md docs/trace-format.md; do
 	dir=$WORK/$(basename "$doc" .md)
 	mkdir -p "$dir/build"
 	ln -s "$WORK/bin/kgantt" "$dir/build/kgantt"

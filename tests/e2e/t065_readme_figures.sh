@@ -1,9 +1,11 @@
-# The README's overhead figures are the latest measured ones: its "Low overhead" bullet
-# gives, in order, the ratios of docs/results/overhead-h200.md (the table bench/overhead.sh
-# wrote on the H200), and the number of runs that table took.
+# The README's figures are the latest measured ones: its "Low overhead" bullet (and
+# docs/record.md's) gives, in order, the ratios of docs/results/overhead-h200.md (the table
+# bench/overhead.sh wrote on the H200) and the number of runs that table took; its speed
+# figures, and docs/speed.md's, are in the results files they name.
 . tests/e2e/lib.sh
 command -v python3 > /dev/null || skip "no python3"
-python3 - README.md docs/results/overhead-h200.md <<'PY' || fail "README and docs/results/overhead-h200.md disagree"
+for doc in README.md docs/record.md; do
+python3 - "$doc" docs/results/overhead-h200.md <<'PY' || fail "$doc and docs/results/overhead-h200.md disagree"
 import re, sys
 readme, table = (open(p, encoding="utf-8").read() for p in sys.argv[1:3])
 ratio = {}
@@ -23,5 +25,23 @@ want = [ratio[k] for k in (
 got = re.findall(r"[0-9]+\.[0-9]+×", bullet)
 assert got == want, "README %s, measured %s" % (got, want)
 assert "medians of %s interleaved runs" % runs in bullet, "runs: the table took %s" % runs
-print("ok: the README's %d overhead ratios and its run count are the table's" % len(got))
+print("ok: %s: its %d overhead ratios and its run count are the table's" % (sys.argv[1], len(got)))
+PY
+done
+
+# speed: each figure beside the results file it comes from
+python3 - <<'PY' || fail "a speed figure is not its results file's"
+import re
+report = open("docs/results/report-speed.md", encoding="utf-8").read()
+readme = open("README.md", encoding="utf-8").read()
+assert "in 0.35 s" in readme and "85 bytes per event" in readme, "README's speed line"
+assert "report` on the 1M trace: 0.35 s wall" in report and "85 bytes per event" in report, "report-speed.md"
+speed = open("docs/speed.md", encoding="utf-8").read()
+for row in re.findall(r"^\| (.*?) \| (.*?) \| \[.*?\]\((.*?)(?:#.*?)?\) \|$", speed, re.M):
+    what, figure, source = row
+    text = open("docs/" + source, encoding="utf-8").read()
+    for x in re.findall(r"[0-9][0-9.,]*(?:–[0-9.]+)? (?:s|MiB|GiB|bytes)", figure):
+        num = x.split()[0]
+        assert num in text, "docs/speed.md: '%s' (%s) is not in docs/%s" % (x, what, source)
+print("ok: every figure of docs/speed.md is in the results file it names")
 PY

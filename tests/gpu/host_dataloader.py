@@ -4,6 +4,10 @@ planted_collate_cost() (pure Python, holding the GIL) and a logging call, log_me
 that sleeps a known time every step. The GPU waits on both.
 
     python3 host_dataloader.py [--steps N] [--workers W] [--collate-ms C] [--log-ms L]
+                               [--profile OUT.json.gz [--with-stack]]
+
+--profile runs the loop under torch.profiler (CPU and CUDA activities) and writes its
+trace: the same planted host work, as the PyTorch profiler's own events show it.
 
 Prints one JSON line: the loop's start and end on CLOCK_MONOTONIC_RAW (the samples'
 clock), the main thread's native id, and the seconds measured inside the planted parts
@@ -70,6 +74,8 @@ def main():
     ap.add_argument("--collate-ms", type=float, default=4.0)
     ap.add_argument("--log-ms", type=float, default=2.0)
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--profile", help="write a torch.profiler trace of the loop here")
+    ap.add_argument("--with-stack", action="store_true", help="... with Python stacks")
     a = ap.parse_args()
     dev = torch.device("cuda")
     model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3 * 32 * 32, 1024), torch.nn.ReLU(),
@@ -83,6 +89,11 @@ def main():
         break
     torch.cuda.synchronize()
     TIMES["collate"] = TIMES["log"] = 0.0
+    prof = None
+    if a.profile:
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        prof = torch.profiler.profile(activities=acts, with_stack=a.with_stack)
+        prof.__enter__()
     start = now()
     for step, (x, y) in enumerate(loader):
         x, y = x.to(dev), y.to(dev)
@@ -93,6 +104,9 @@ def main():
         log_metrics(step, loss, a.log_ms)
     torch.cuda.synchronize()
     end = now()
+    if prof:
+        prof.__exit__(None, None, None)
+        prof.export_chrome_trace(a.profile)
     print(json.dumps({"start": start, "end": end, "wall_s": (end - start) / 1e9, "steps": a.steps,
                       "workers": a.workers, "collate_s": TIMES["collate"], "log_s": TIMES["log"],
                       "main_tid": threading.get_native_id()}))

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <yajl/yajl_gen.h>
 
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 #include "util/utf8.h"
 
 /* ---------------------------------------------------------------- the oracle */

@@ -1,5 +1,5 @@
 /* Durations, shares and counts (format.h). */
-#include "text/format.h"
+#include "util/format.h"
 
 #include <inttypes.h>
 #include <math.h>

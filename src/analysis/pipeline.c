@@ -1,6 +1,6 @@
-/* analysis_run: the steps of the analysis in order (pipeline.h): metrics, hardware
- * samples, the rules, the host side of the idle findings, call sites. Each step only reads what the earlier ones wrote; none
- * calls back here. */
+/* analysis_run (analysis.h): the steps of the analysis in order (pipeline.h): metrics,
+ * hardware samples, the rules, the host side of the idle findings, call sites. Each step
+ * only reads what the earlier ones wrote; none calls back here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * and every run of a string, which made `export` of a million kernels take seconds in the
  * generator alone. The compact layout has a fast way for the usual "key": value pair: one
  * call, one look at the state, the key copied as it is. */
-#include "report/json_writer.h"
+#include "text/json_writer.h"
 
 #include <errno.h>
 #include <math.h>
