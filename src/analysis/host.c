@@ -915,7 +915,7 @@ static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_fi
 	return 0;
 }
 
-static int is_idle_rule(enum kg_rule_id r)
+int host_idle_rule(unsigned r)
 {
 	return r == KG_RULE_HOST_BOUND || r == KG_RULE_HOST_SYNC_STALL ||
 	       r == KG_RULE_LAUNCH_OVERHEAD;
@@ -955,7 +955,7 @@ static int findings_host(struct host_ctx *c)
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < a->findings.n; i++) {
 		struct kg_finding *f = &a->findings.v[i];
-		if (is_idle_rule(f->rule) && f->n_blame)
+		if (host_idle_rule(f->rule) && f->n_blame)
 			rc = finding_leaves(c, f);
 	}
 	/* the tree is complete now: the activities */

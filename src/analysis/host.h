@@ -32,6 +32,9 @@ enum kg_host_cause {
 const char *host_cause_id(unsigned c);
 const char *host_cause_what(unsigned c);
 const char *host_cause_fix(unsigned c);
+/* A rule whose findings are idle time the host side explains (enum kg_rule_id):
+ * host-bound, host-sync-stall, launch-overhead. */
+int host_idle_rule(unsigned rule);
 
 /* A node of the tree of what the host did: a frame called from its parent's, or a leaf
  * that is not a frame (the CUDA call the thread was in, an off-CPU state), or the root
