@@ -808,11 +808,23 @@ static uint32_t idle_from(const struct kg_analysis *a, uint32_t b)
 	return lo;
 }
 
+/* A frame of the user's code, or an annotation the user placed (record_function("step"),
+ * an NVTX range): without Python frames (a profiler trace without with_stack) the
+ * annotations are all that tells the user's steps apart. Annotations that name a cause
+ * (the DataLoader's) are the framework's. */
+static int user_node(const struct kg_model *m, const struct kg_host_node *x)
+{
+	if (x->kind != KG_HOST_NODE_FRAME || x->frame == KG_NONE)
+		return 0;
+	const struct kg_frame *f = &m->frames[x->frame];
+	if (f->kind == KG_FRAME_ANNOTATION)
+		return !(node_causes(m, x) & ((1u << KG_HOST_CAUSE_COUNT) - 1));
+	return frame_is_users(m, f);
+}
+
 static int is_user_node(const struct host_ctx *c, uint32_t n)
 {
-	const struct kg_host_node *x = &c->t->nodes[n];
-	return x->kind == KG_HOST_NODE_FRAME && x->frame != KG_NONE &&
-	       frame_is_users(c->m, &c->m->frames[x->frame]);
+	return user_node(c->m, &c->t->nodes[n]);
 }
 
 /* The activity a leaf's time belongs to (kg_host_share.entry): below the innermost user
@@ -880,7 +892,8 @@ static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_fi
 		acc[h[r].entry] = -acc[h[r].entry];
 	for (uint32_t r = 0; r < rows; r++) { /* down while one callee takes half */
 		uint32_t x = h[r].entry;
-		for (;;) {
+		/* a user's frame that spent the time itself: its callees are other activities */
+		for (int own = !is_user_node(c, x); own;) {
 			uint32_t best = KG_NONE;
 			for (uint32_t y = k->first[x]; y != KG_NONE; y = k->next[y])
 				if (acc[y] > 0 && (best == KG_NONE || acc[y] > acc[best]))
@@ -902,6 +915,8 @@ static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_fi
 	if (best < 0 || f->host_cause_ns[best] < SHARE_DOMINANT * f->gain_ns)
 		return 0;
 	f->host_cause = best;
+	if (f->rule == KG_RULE_LAUNCH_OVERHEAD && best == KG_HOST_CAUSE_DISPATCH)
+		return 0; /* what the rule says already, and its fix is the one */
 	int generate = 0;
 	for (uint32_t i = 0; i < f->n_host && !generate; i++)
 		generate = f->host[i].cause == best &&
@@ -1081,9 +1096,7 @@ const char *host_node_label(const struct kg_analysis *a, uint32_t node, char *bu
 	/* from the node outwards to the user's frame (or the root) */
 	for (uint32_t x = node; x != KG_NONE && n < 256; x = nodes[x].parent) {
 		path[n++] = x;
-		const struct kg_host_node *p = &nodes[x];
-		if (p->kind == KG_HOST_NODE_FRAME && p->frame != KG_NONE && x != node &&
-		    frame_is_users(m, &m->frames[p->frame]))
+		if (x != node && user_node(m, &nodes[x]))
 			break;
 	}
 	size_t at = 0;
