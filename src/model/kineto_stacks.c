@@ -527,7 +527,8 @@ static int emit(struct kstacks *k, struct kg_model *m, uint32_t process, struct 
 	h->end = to;
 	h->thread = o->thread;
 	h->stack = stack;
-	h->source = KG_HOST_FROM_EVENTS; /* state unknown: the trace does not say on or off CPU */
+	h->source = KG_HOST_FROM_EVENTS;
+	h->state = KG_HOST_STATE_UNKNOWN; /* the trace does not say on or off CPU */
 	o->last = m->n_host_spans - 1;
 	return 0;
 }
