@@ -862,25 +862,28 @@ static int kids_build(struct kids *k, const struct kg_host_table *t)
 	return 0;
 }
 
-/* A finding's shares from its leaves (f->host holds them as {node: leaf, ns} on entry):
- * grouped by activity, each named by its hot path; the causes; the fix. */
-static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_finding *f,
-			  double *acc)
+/* Leaves' time ({node: leaf, ns}, n of them, in h) grouped in place by activity, each
+ * named by its hot path, largest first; cause_ns gets each leaf's time by cause. acc:
+ * zeros, one per node, left as they were. The number of activities. */
+static uint32_t group_activities(struct host_ctx *c, const struct kids *k, struct kg_host_share *h,
+				 uint32_t n_leaves, double *acc, double *cause_ns)
 {
 	const struct kg_host_table *t = c->t;
-	uint32_t n_leaves = f->n_host, rows = 0;
-	struct kg_host_share *h = f->host;
+	uint32_t rows = 0;
 	/* acc: each node's time from the leaves of its own activity; the entries' totals */
 	for (uint32_t i = 0; i < n_leaves; i++) {
 		uint32_t e = entry_of(c, h[i].node);
 		h[i].entry = e;
-		f->host_cause_ns[node_cause(c, h[i].node)] += h[i].ns;
+		cause_ns[node_cause(c, h[i].node)] += h[i].ns;
 		for (uint32_t x = h[i].node;; x = t->nodes[x].parent) {
 			acc[x] += h[i].ns;
 			if (x == e)
 				break;
 		}
 	}
+	uint32_t *walked = malloc(((size_t)n_leaves + 1) * sizeof(*walked)); /* the leaves */
+	for (uint32_t i = 0; walked && i < n_leaves; i++)
+		walked[i] = h[i].node;
 	for (uint32_t i = 0; i < n_leaves; i++) { /* one row per activity, at its entry */
 		uint32_t e = h[i].entry;
 		if (acc[e] <= 0)
@@ -904,10 +907,27 @@ static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_fi
 		}
 		h[r].node = x;
 	}
-	f->n_host = rows;
 	for (uint32_t r = 0; r < rows; r++)
 		h[r].cause = node_cause(c, h[r].node);
-	qsort(f->host, f->n_host, sizeof(*f->host), by_ns);
+	qsort(h, rows, sizeof(*h), by_ns);
+	/* acc back to zeros: along each leaf's path up to its activity's entry */
+	for (uint32_t i = 0; walked && i < n_leaves; i++)
+		for (uint32_t x = walked[i]; x != KG_NONE && acc[x] != 0; x = t->nodes[x].parent)
+			acc[x] = 0;
+	if (!walked)
+		for (uint32_t n = 0; n < t->n_nodes; n++)
+			acc[n] = 0;
+	free(walked);
+	return rows;
+}
+
+/* A finding's shares from its leaves (f->host holds them as {node: leaf, ns} on entry):
+ * its activities, the causes, the fix. */
+static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_finding *f,
+			  double *acc)
+{
+	const struct kg_host_table *t = c->t;
+	f->n_host = group_activities(c, k, f->host, f->n_host, acc, f->host_cause_ns);
 	int best = -1;
 	for (int x = 0; x < KG_HOST_CAUSE_OTHER; x++)
 		if (f->host_cause_ns[x] > 0 && (best < 0 || f->host_cause_ns[x] > f->host_cause_ns[best]))
@@ -964,6 +984,22 @@ static int finding_leaves(struct host_ctx *c, struct kg_finding *f)
 	return rc;
 }
 
+/* The whole table's activities (report --host's, diff's), from the nodes' own time. */
+static int table_activities(struct host_ctx *c, const struct kids *k, double *acc)
+{
+	struct kg_host_table *t = c->t;
+	double cause_ns[KG_HOST_CAUSE_COUNT] = {0};
+	t->acts = malloc(((size_t)t->n_nodes + 1) * sizeof(*t->acts));
+	if (!t->acts)
+		return -ENOMEM;
+	uint32_t n = 0;
+	for (uint32_t x = 0; x < t->n_nodes; x++)
+		if (t->nodes[x].self > 0 && t->nodes[x].kind != KG_HOST_NODE_UNSEEN)
+			t->acts[n++] = (struct kg_host_share){x, x, 0, t->nodes[x].self};
+	t->n_acts = group_activities(c, k, t->acts, n, acc, cause_ns);
+	return 0;
+}
+
 static int findings_host(struct host_ctx *c)
 {
 	struct kg_analysis *a = c->a;
@@ -985,9 +1021,9 @@ static int findings_host(struct host_ctx *c)
 		if (!f->n_host)
 			continue;
 		rc = finding_shares(c, &k, f, acc);
-		for (uint32_t n = 0; n < c->t->n_nodes; n++)
-			acc[n] = 0;
 	}
+	if (!rc)
+		rc = table_activities(c, &k, acc);
 	free(k.first);
 	free(k.next);
 	free(acc);
@@ -1046,6 +1082,7 @@ int host_run(struct kg_analysis *a)
 void host_free(struct kg_analysis *a)
 {
 	free(a->host.nodes);
+	free(a->host.acts);
 	free(a->idle);
 	memset(&a->host, 0, sizeof(a->host));
 	a->idle = NULL;

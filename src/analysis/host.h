@@ -60,6 +60,17 @@ struct kg_host_node {
 	double self, total;  /* report --host: idle time in it alone, and with what it called */
 };
 
+/* One activity behind an idle finding and its part of the gain: the time below `entry`,
+ * the first frame of a library (or the framework's operator, the CUDA call) under the
+ * user's innermost frame, or a frame of the user's that spent the time itself; `node` is
+ * where most of it went (the path from entry down while one callee takes at least half),
+ * what the report names first. */
+struct kg_host_share {
+	uint32_t node, entry;
+	uint8_t cause;       /* enum kg_host_cause that takes most of it */
+	double ns;
+};
+
 /* Host time during the GPU's steady idle gaps of causes host and sync (report --host),
  * as a tree; its nodes are also those of the findings' shares. */
 struct kg_host_table {
@@ -70,19 +81,10 @@ struct kg_host_table {
 	uint32_t gaps;
 	double unseen_ns;           /* ... where the launching thread had no span */
 	double cause_ns[KG_HOST_CAUSE_COUNT];
+	struct kg_host_share *acts; /* its activities, as a finding's (below), largest first */
+	uint32_t n_acts;
 	unsigned sources;           /* 1 << enum kg_host_source of the spans met */
 	int on;                     /* the trace has host spans: the rest means something */
-};
-
-/* One activity behind an idle finding and its part of the gain: the time below `entry`,
- * the first frame of a library (or the framework's operator, the CUDA call) under the
- * user's innermost frame, or a frame of the user's that spent the time itself; `node` is
- * where most of it went (the path from entry down while one callee takes at least half),
- * what the report names first. */
-struct kg_host_share {
-	uint32_t node, entry;
-	uint8_t cause;       /* enum kg_host_cause that takes most of it */
-	double ns;
 };
 
 #endif
