@@ -83,3 +83,20 @@ grep -q "the trace has no host activity" "$WORK/n.txt" || fail "no host activity
 "$K" report --json --no-progress "$t" | python3 -c 'import json,sys; j=json.load(sys.stdin); assert "host" not in j and all("host" not in f for f in j["findings"])' ||
 	fail "host keys in the JSON of a trace without host activity"
 echo "ok: a trace without host activity"
+
+# diff: which host activity shrank (the DataLoader loop against a loop of tiny ops)
+"$K" diff --no-progress $T/torch_cnn_bad_profiler.json.gz $T/torch_tiny_ops.json.gz > "$WORK/d.txt" ||
+	fail "diff: $(cat "$WORK/d.txt")"
+grep -qE "^  data-loading +[0-9.]+ ms → 0 ns" "$WORK/d.txt" &&
+	grep -qE "^  gone +[0-9.]+ ms → 0 ns in enumerate\(DataLoader\)" "$WORK/d.txt" ||
+	fail "diff: $(sed -n '/^While the GPU/,/^Kernels/p' "$WORK/d.txt")"
+"$K" diff --json --no-progress $T/torch_cnn_bad_profiler.json.gz $T/torch_tiny_ops.json.gz |
+	python3 -c '
+import json, sys
+h = json.load(sys.stdin)["host"]
+dl = [a for a in h["activities"] if a["label"].startswith("enumerate(DataLoader)")]
+assert dl and dl[0]["status"] == "gone" and dl[0]["after_ns"] is None and dl[0]["before_ns"] > 1e8, dl
+' || fail "diff --json: host"
+"$K" diff --json --no-progress "$t" "$t" | python3 -c 'import json,sys; assert "host" not in json.load(sys.stdin)' ||
+	fail "diff --json: host keys without host activity"
+echo "ok: diff says which host activity shrank"
