@@ -88,6 +88,12 @@ static void span_at(struct kg_model *m, uint32_t thread, int64_t start, int64_t 
 	h->state = KG_HOST_RUNNING;
 }
 
+static void analysed(struct world *w, struct kg_analysis *a)
+{
+	CHECK_EQ_INT(model_finish(&w->m), 0);
+	CHECK_EQ_INT(analysis_run(&w->m, NULL, a), 0);
+}
+
 static const struct kg_finding *rule_finding(const struct kg_analysis *a, enum kg_rule_id r)
 {
 	for (uint32_t i = 0; i < a->findings.n; i++)
@@ -134,9 +140,8 @@ TEST(clipped_spans_and_time_no_span_covers)
 		span_at(m, w.t1, base + 90000, base + 140000, w.collate);
 		span_at(m, w.t1, base + 140000, base + 170000, w.epoch);
 	}
-	CHECK_EQ_INT(model_finish(m), 0);
 	struct kg_analysis a;
-	CHECK_EQ_INT(analysis_run(m, NULL, &a), 0);
+	analysed(&w, &a);
 	const struct kg_finding *f = rule_finding(&a, KG_RULE_HOST_BOUND);
 	CHECK(f != NULL);
 	if (getenv("KG_PRINT"))
@@ -179,9 +184,8 @@ TEST(the_launching_thread_among_several)
 		span_at(m, w.t1, base + 100000, base + 200500, w.collate);
 		span_at(m, w.t2, base + 100000, base + 200500, w.other);
 	}
-	CHECK_EQ_INT(model_finish(m), 0);
 	struct kg_analysis a;
-	CHECK_EQ_INT(analysis_run(m, NULL, &a), 0);
+	analysed(&w, &a);
 	const struct kg_finding *f = rule_finding(&a, KG_RULE_HOST_BOUND);
 	CHECK(f != NULL);
 	if (getenv("KG_PRINT"))
@@ -216,9 +220,8 @@ TEST(sync_time_is_the_syncs_only)
 		api_at(m, w.t1, "cudaStreamSynchronize", base + 90000, base + 150000, 0);
 		span_at(m, w.t1, base + 80000, base + 200500, w.collate);
 	}
-	CHECK_EQ_INT(model_finish(m), 0);
 	struct kg_analysis a;
-	CHECK_EQ_INT(analysis_run(m, NULL, &a), 0);
+	analysed(&w, &a);
 	const struct kg_finding *hb = rule_finding(&a, KG_RULE_HOST_BOUND);
 	const struct kg_finding *ss = rule_finding(&a, KG_RULE_HOST_SYNC_STALL);
 	CHECK(hb != NULL && ss != NULL);
@@ -255,9 +258,8 @@ TEST(no_spans_or_no_idle_finding_no_claims)
 		int64_t base = (int64_t)i * PERIOD;
 		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
 	}
-	CHECK_EQ_INT(model_finish(m), 0);
 	struct kg_analysis a;
-	CHECK_EQ_INT(analysis_run(m, NULL, &a), 0);
+	analysed(&w, &a);
 	CHECK(rule_finding(&a, KG_RULE_HOST_BOUND) != NULL);
 	CHECK_EQ_INT(a.host.on, 0);
 	CHECK_EQ_INT(a.host.n_nodes, 0);
@@ -273,8 +275,7 @@ TEST(no_spans_or_no_idle_finding_no_claims)
 	for (int i = 0; i < 50; i++)
 		kernel_at(m, w.t1, 100 + i * 100, 10000 + (int64_t)i * 10000, 20000 + (int64_t)i * 10000);
 	span_at(m, w.t1, 0, 600000, w.collate);
-	CHECK_EQ_INT(model_finish(m), 0);
-	CHECK_EQ_INT(analysis_run(m, NULL, &a), 0);
+	analysed(&w, &a);
 	CHECK_EQ_INT(a.host.on, 1);
 	CHECK(a.host.idle_ns == 0);
 	for (uint32_t i = 0; i < a.findings.n; i++) {
