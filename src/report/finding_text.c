@@ -126,30 +126,39 @@ static int by_part(const void *x, const void *y, void *arg)
 	return *(const int *)x - *(const int *)y;
 }
 
-/* What the causes take of the gain, largest first: "data loading 62% (46.1 ms), ...". */
-static void cause_line(FILE *f, const struct kg_finding *fd)
+char *host_causes_text(const double *cause_ns, double total)
 {
 	int order[KG_HOST_CAUSE_COUNT], n = 0;
 	for (int c = 0; c < KG_HOST_CAUSE_COUNT; c++)
-		if (fd->host_cause_ns[c] >= 0.01 * fd->gain_ns)
+		if (cause_ns[c] >= 0.01 * total && cause_ns[c] > 0)
 			order[n++] = c;
-	qsort_r(order, (size_t)n, sizeof(*order), by_part, (void *)fd->host_cause_ns);
+	qsort_r(order, (size_t)n, sizeof(*order), by_part, (void *)cause_ns);
 	char *line = NULL, part[64];
 	for (int i = 0; i < n; i++) {
 		char *next = NULL;
 		if (asprintf(&next, "%s%s%s %s", line ? line : "", i ? ", " : "",
 			     host_cause_what((unsigned)order[i]),
-			     part_text(fd->host_cause_ns[order[i]], fd->gain_ns, part, sizeof(part))) < 0)
-			break;
+			     part_text(cause_ns[order[i]], total, part, sizeof(part))) < 0) {
+			free(line);
+			return NULL;
+		}
 		free(line);
 		line = next;
 	}
+	return line;
+}
+
+/* What the causes take of the gain, and whether the fix follows one. */
+static void cause_line(FILE *f, const struct kg_finding *fd)
+{
+	char *line = host_causes_text(fd->host_cause_ns, fd->gain_ns);
 	if (!line)
 		return;
+	int only_other = !strchr(line, ',') && fd->host_cause_ns[KG_HOST_CAUSE_OTHER] > 0;
 	field(f, "cause", "%s%s", line,
 	      fd->host_cause >= 0 ? ": the fix below is for the first"
-	      : n == 1 && order[0] == KG_HOST_CAUSE_OTHER ? ": the frames above are the answer"
-							 : "");
+	      : only_other	  ? ": the frames above are the answer"
+				  : "");
 	free(line);
 }
 

@@ -689,18 +689,15 @@ void report_text_host(FILE *f, const struct kg_analysis *a, const struct kg_repo
 		page_wrap(f, 20 + 2 * indent, host_node_name(a, order[i], name, 1024));
 	}
 	free(order);
-	fprintf(f, "  by cause:");
-	const char *sep = " ";
-	for (int c = 0; c < KG_HOST_CAUSE_COUNT; c++)
-		if (t->cause_ns[c] > 0) {
-			fprintf(f, "%s%s %s", sep, host_cause_what((unsigned)c),
-				fmt_pct(t->cause_ns[c], t->idle_ns, p));
-			sep = ", ";
-		}
-	if (name && t->unseen_ns > 0)
-		fprintf(f, "%s%s %s", sep, host_node_name(a, 0, name, 1024),
-			fmt_pct(t->unseen_ns, t->idle_ns, p));
-	fputc('\n', f);
+	char *causes = host_causes_text(t->cause_ns, t->idle_ns);
+	if (causes) {
+		fprintf(f, "  by cause: ");
+		page_wrap(f, 12, causes);
+	}
+	free(causes);
+	if (name && t->unseen_ns > 0) {
+		fprintf(f, "  %s: %s\n", host_node_name(a, 0, name, 1024), fmt_pct(t->unseen_ns, t->idle_ns, p));
+	}
 	free(name);
 }
 
