@@ -100,6 +100,22 @@ void host_node_json(struct jw *w, const struct kg_analysis *a, uint32_t node)
 	j_close(w);
 }
 
+void host_causes_json(struct jw *w, const double *cause_ns, double total)
+{
+	j_key(w, "causes");
+	j_aopen(w);
+	for (unsigned c = 0; c < KG_HOST_CAUSE_COUNT; c++) {
+		if (!(cause_ns[c] > 0))
+			continue;
+		j_open(w);
+		kv_str(w, "cause", host_cause_id(c));
+		kv_gain(w, "ns", cause_ns[c]);
+		kv_num(w, "share", total > 0 ? cause_ns[c] / total : 0);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
 /* The path of a node from the outermost frame down to it. */
 static void json_host_path(struct jw *w, const struct kg_analysis *a, uint32_t node)
 {
@@ -126,18 +142,7 @@ static void json_host(struct jw *w, const struct kg_analysis *a, const struct kg
 	j_open(w);
 	kv_gain(w, "not_seen_ns", f->host_unseen_ns);
 	kv_str(w, "cause", f->host_cause >= 0 ? host_cause_id((unsigned)f->host_cause) : NULL);
-	j_key(w, "causes");
-	j_aopen(w);
-	for (unsigned c = 0; c < KG_HOST_CAUSE_COUNT; c++) {
-		if (!(f->host_cause_ns[c] > 0))
-			continue;
-		j_open(w);
-		kv_str(w, "cause", host_cause_id(c));
-		kv_num(w, "share", f->gain_ns > 0 ? f->host_cause_ns[c] / f->gain_ns : 0);
-		kv_gain(w, "gain_ns", f->host_cause_ns[c]);
-		j_close(w);
-	}
-	j_aclose(w);
+	host_causes_json(w, f->host_cause_ns, f->gain_ns);
 	j_key(w, "activities");
 	j_aopen(w);
 	for (uint32_t k = 0; k < f->n_host; k++) {

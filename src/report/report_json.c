@@ -399,18 +399,7 @@ static void json_host(struct jw *w, const struct kg_analysis *a)
 	kv_int(w, "idle_ns", kg_i64_round(t->idle_ns));
 	kv_int(w, "gaps", t->gaps);
 	kv_int(w, "not_seen_ns", kg_i64_round(t->unseen_ns));
-	j_key(w, "causes");
-	j_aopen(w);
-	for (unsigned c = 0; c < KG_HOST_CAUSE_COUNT; c++) {
-		if (!(t->cause_ns[c] > 0))
-			continue;
-		j_open(w);
-		kv_str(w, "cause", host_cause_id(c));
-		kv_int(w, "ns", kg_i64_round(t->cause_ns[c]));
-		kv_pct(w, "pct", t->cause_ns[c], t->idle_ns);
-		j_close(w);
-	}
-	j_aclose(w);
+	host_causes_json(w, t->cause_ns, t->idle_ns);
 	j_key(w, "nodes");
 	j_aopen(w);
 	for (uint32_t i = 0; i < t->n_nodes; i++) {

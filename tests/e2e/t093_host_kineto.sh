@@ -23,7 +23,7 @@ stack = sys.argv[3].endswith("_stack")
 h = j["host"]
 # the whole trace: data loading's share of the idle time, as recounted (1 point: the
 # recount takes every gap, kgantt its steady gaps of cause host or sync)
-got = {c["cause"]: c["pct"] for c in h["causes"]}.get("data-loading", 0)
+got = 100 * {c["cause"]: c["share"] for c in h["causes"]}.get("data-loading", 0)
 assert abs(got - 100 * want["data_share"]) <= 1.0, (got, want)
 assert abs(h["idle_ns"] / 1e3 - want["idle_us"]) <= 0.01 * want["idle_us"], (h["idle_ns"], want)
 # the host-bound finding names the DataLoader, from the trace's own events
