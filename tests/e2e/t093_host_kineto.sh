@@ -100,3 +100,19 @@ assert dl and dl[0]["status"] == "gone" and dl[0]["after_ns"] is None and dl[0][
 "$K" diff --json --no-progress "$t" "$t" | python3 -c 'import json,sys; assert "host" not in json.load(sys.stdin)' ||
 	fail "diff --json: host keys without host activity"
 echo "ok: diff says which host activity shrank"
+
+# the fix follows the cause found: the DataLoader loop's steady steps (after the data set
+# was made) get data loading's fix; the loop of tiny ops gets op dispatch's, which says
+# more DataLoader workers will not help
+"$K" report --json --no-progress --from 300 --to 400 $T/torch_cnn_bad_profiler_stack.json.gz > "$WORK/w.json" ||
+	fail "report --from 300 --to 400"
+"$K" report --json --no-progress $T/torch_tiny_ops.json.gz > "$WORK/t.json" || fail "report tiny ops"
+python3 - "$WORK/w.json" "$WORK/t.json" <<'PY' || fail "the fix does not follow the cause"
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["rule"] == "host-bound"][0]
+assert f["host"]["cause"] == "data-loading" and "num_workers" in f["fix"], (f["host"]["causes"], f["fix"])
+f = [x for x in json.load(open(sys.argv[2]))["findings"] if x["rule"] == "host-bound"][0]
+assert f["host"]["cause"] == "op-dispatch" and "num_workers" not in f["fix"], (f["host"]["causes"], f["fix"])
+assert "more DataLoader workers will not help" in f["fix"], f["fix"]
+PY
+echo "ok: the fix follows the cause found"
