@@ -2,8 +2,9 @@
  *
  *   struct kg_analysis a;
  *   analysis_run(&m, &config, &a);   metrics (metrics.c) → hardware samples (hw.c) →
- *                                    rules (rules*.c) → call sites (sites.c); findings
- *                                    sorted by estimated gain
+ *                                    rules (rules*.c) → while the GPU waited (host.c)
+ *                                    → call sites (sites.c); findings sorted by
+ *                                    estimated gain
  *   ... read a.gpus, a.streams, a.kernels, a.findings ...
  *   analysis_free(&a);
  *
@@ -166,6 +167,23 @@ struct kg_blame {
 	double ns;
 };
 
+/* A stretch of idle GPU time an idle rule blames (analysis_blame_idle): the gap, the op
+ * that ended it (its launch call's thread is the one that came late), and which part of
+ * the gap the finding claims. Kept only when the trace has host spans: host.c looks at
+ * what that thread did then. */
+enum kg_idle_part {
+	KG_IDLE_WHOLE, /* all of it (launch-overhead) */
+	KG_IDLE_HOST,  /* outside the process's blocking calls (host-bound) */
+	KG_IDLE_SYNC,  /* inside them (host-sync-stall) */
+};
+
+struct kg_idle {
+	int64_t start, end;
+	uint32_t next_op;
+	uint32_t blame;       /* index into analysis.blame: the finding's part of it (ns) */
+	uint8_t part;         /* enum kg_idle_part */
+};
+
 struct kg_analysis {
 	const struct kg_model *m;
 	struct kg_config cfg;
@@ -186,6 +204,9 @@ struct kg_analysis {
 	struct kg_findings findings;         /* by gain, descending */
 	struct kg_blame *blame;              /* the findings' events */
 	uint32_t n_blame, cap_blame;
+	struct kg_idle *idle;                /* the idle findings' gaps, by blame */
+	uint32_t n_idle, cap_idle;
+	struct kg_host_table host;           /* while the GPU waited (host.c) */
 	struct kg_site *sites;               /* by gain over all findings, descending; then
 					      * the sites of no finding */
 	uint32_t n_sites;
@@ -237,8 +258,24 @@ double hw_kernel_figure(const struct kg_analysis *a, uint32_t kernel_stats_index
 uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s);
 /* The site of an API call (index into a->sites), KG_NONE when it has no stack. */
 uint32_t analysis_call_site(const struct kg_analysis *a, uint32_t api);
-/* "train.py:27 in epoch" for a frame; "" when f is NULL. */
+/* "train.py:27 in epoch" for a frame, "epoch (train.py, defined at line 27)" for one
+ * whose line is its definition (KG_FRAME_DEF_LINE); "" when f is NULL. */
 void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, size_t len);
+/* A frame of the user's own code (what stack_user_frame looks for): a Python file outside
+ * the interpreter, the packages and the frameworks, or a native frame of the program's
+ * own binaries. */
+int frame_is_users(const struct kg_model *m, const struct kg_frame *f);
+/* A host node's path as the report says it, innermost first up to the user's frame:
+ * "collate.py:212 in default_collate ← dataloader.py:736 in __next__ ← train.py:14 in
+ * epoch" (middle frames of a long path as "…"). Returns buf. */
+const char *host_node_label(const struct kg_analysis *a, uint32_t node, char *buf, size_t len);
+/* The node alone: its frame, "cudaStreamSynchronize (CUDA)", "[waiting for the GIL]",
+ * "not sampled". Returns buf. */
+const char *host_node_name(const struct kg_analysis *a, uint32_t node, char *buf, size_t len);
+/* The nodes of report --host's tree in the order it prints them: each followed by what it
+ * called, the largest first, leaving out those below min_share of the table's idle time.
+ * *n of them, malloc'ed; NULL when out of memory. */
+uint32_t *host_tree(const struct kg_analysis *a, double min_share, uint32_t *n);
 
 #endif
 

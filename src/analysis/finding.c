@@ -64,6 +64,7 @@ struct kg_finding *findings_add(struct kg_findings *l, enum kg_rule_id rule)
 	f->rule = rule;
 	f->gpu = f->rank = KG_NONE;
 	f->start = f->end = KG_NO_TIME;
+	f->host_cause = -1;
 	return f;
 }
 
@@ -175,6 +176,8 @@ int finding_copy(struct kg_finding *dst, const struct kg_finding *f)
 	dst->title = dst->explanation = dst->fix = dst->gain_how = dst->figures = NULL;
 	dst->first_blame = dst->n_blame = 0;
 	dst->n_sites = 0;
+	dst->host = NULL; /* the shares name nodes of f's analysis */
+	dst->n_host = 0;
 	for (int k = 0; k < f->n_evidence; k++)
 		dst->evidence[k].text = NULL;
 	int rc = copy_text(&dst->title, f->title) | copy_text(&dst->explanation, f->explanation) |
@@ -196,6 +199,7 @@ void finding_free(struct kg_finding *f)
 	free(f->fix);
 	free(f->gain_how);
 	free(f->figures);
+	free(f->host);
 	for (int k = 0; k < f->n_evidence; k++)
 		free(f->evidence[k].text);
 	memset(f, 0, sizeof(*f));

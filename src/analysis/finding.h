@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/host.h"
 #include "analysis/thresholds.h"
 
 /* The rules, in the order they run: X(ID, "id", SCOPE, RUNNER, WHAT)
@@ -128,6 +129,14 @@ struct kg_finding {
 	int n_sites;
 	double sited_ns;              /* the part of the gain the stacks place (all sites) */
 	double unsited_ns;            /* ... and the part behind calls without a stack */
+	/* a trace's idle finding, when the trace has host spans: what the thread that issued
+	 * the next work did in the gaps (analysis/host.h), parts of the gain */
+	struct kg_host_share *host;   /* by part, largest first; malloc'ed, n_host of them */
+	uint32_t n_host;
+	double host_unseen_ns;        /* ... the part no span of that thread covers */
+	double host_cause_ns[KG_HOST_CAUSE_COUNT];
+	int host_cause;               /* the cause that takes most of it, -1: none (no spans,
+				       * or less than half of the gain) */
 };
 
 struct kg_findings {
@@ -155,7 +164,7 @@ static inline const char *finding_str(const char *field)
  * then the list by gain, largest first (ties: the more severe first, then by rule, then GPU
  * or rank, then as found). */
 void findings_rank(struct kg_findings *l, const struct kg_config *cfg, int64_t steady_span);
-/* A copy of f's texts and figures (not its blame or sites): 0 or -ENOMEM. */
+/* A copy of f's texts and figures (not its blame, sites or host shares): 0 or -ENOMEM. */
 int finding_copy(struct kg_finding *dst, const struct kg_finding *f);
 void finding_free(struct kg_finding *f);
 void findings_free(struct kg_findings *l);

@@ -202,7 +202,7 @@ struct host_waits {
 	uint32_t n;
 };
 
-static int is_blocking_api(const struct kg_model *m, const struct kg_api *a)
+int api_blocks_host(const struct kg_model *m, const struct kg_api *a)
 {
 	if (a->category == KG_API_SYNC)
 		return 1;
@@ -227,7 +227,7 @@ static int collect_waits(const struct kg_model *m, struct host_waits *w)
 		return -ENOMEM;
 	w->n = 0;
 	for (uint32_t i = 0; i < m->n_apis; i++)
-		if (is_blocking_api(m, &m->apis[i]))
+		if (api_blocks_host(m, &m->apis[i]))
 			w->idx[w->n++] = i;
 	qsort_r(w->idx, w->n, sizeof(*w->idx), api_by_start, (void *)m);
 	return 0;

@@ -1,6 +1,6 @@
-/* analysis_run (analysis.h): the steps of the analysis in order (pipeline.h): metrics, hardware
- * samples, the rules, call sites. Each step only reads what the earlier ones wrote; none
- * calls back here. */
+/* analysis_run (analysis.h): the steps of the analysis in order (pipeline.h): metrics,
+ * hardware samples, the rules, the host side of the idle findings, call sites. Each step
+ * only reads what the earlier ones wrote; none calls back here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +54,9 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 #undef KG_RULE_RUN_TRACE
 #undef KG_RULE_RUN_JOB
 		findings_rank(&a->findings, &a->cfg, a->steady_span);
-		rc = sites_run(a);
+		rc = host_run(a);
+		if (!rc)
+			rc = sites_run(a);
 	}
 	if (rc) {
 		analysis_free(a);
@@ -78,6 +80,7 @@ void analysis_free(struct kg_analysis *a)
 	findings_free(&a->findings);
 	free(a->solo);
 	free(a->blame);
+	host_free(a);
 	analysis_free_sites(a);
 	memset(a, 0, sizeof(*a));
 }

@@ -10,7 +10,11 @@ int metrics_run(struct kg_analysis *a);
 /* 2. The hardware samples per kernel name and per GPU (hw.c). 0 or -ENOMEM. */
 int hw_run(struct kg_analysis *a);
 /* 3. Every rule of KG_RULES whose scope is TRACE, in the list's order (declared below). */
-/* 4. Places every finding's events at their call sites (sites.c). 0 or -ENOMEM. */
+/* 4. What the host did while the GPU waited, for each idle finding and the whole trace
+ * (host.c). 0 or -ENOMEM. */
+int host_run(struct kg_analysis *a);
+void host_free(struct kg_analysis *a);
+/* 5. Places every finding's events at their call sites (sites.c). 0 or -ENOMEM. */
 int sites_run(struct kg_analysis *a);
 void analysis_free_sites(struct kg_analysis *a);
 
@@ -33,8 +37,15 @@ int analysis_worth(const struct kg_analysis *a, double gain);
  * each event, then finding_take_blame(a, f, mark) when it makes a finding, or
  * analysis_drop_blame(a, mark) when it does not. */
 void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns);
+/* ... an event that stands for part of an idle gap [start, end] ended by next_op: also
+ * remembered as such (struct kg_idle) when the trace has host spans. */
+void analysis_blame_idle(struct kg_analysis *a, uint32_t api, uint32_t op, double ns,
+			 int64_t start, int64_t end, uint32_t next_op, enum kg_idle_part part);
 void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark);
 void analysis_drop_blame(struct kg_analysis *a, uint32_t mark);
+/* A call that blocks the host until the GPU has done something (a synchronisation, a
+ * synchronous copy or memset): what a gap's sync part is made of (metrics.c). */
+int api_blocks_host(const struct kg_model *m, const struct kg_api *a);
 /* Fraction of the GPU's SMs one op gives work to: blocks / SMs capped at 1; 1 when unknown. */
 double op_fill(const struct kg_analysis *a, const struct kg_op *o);
 

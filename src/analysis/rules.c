@@ -25,6 +25,17 @@ void analysis_blame(struct kg_analysis *a, uint32_t api, uint32_t op, double ns)
 	a->blame[a->n_blame++] = (struct kg_blame){api, op, ns};
 }
 
+void analysis_blame_idle(struct kg_analysis *a, uint32_t api, uint32_t op, double ns,
+			 int64_t start, int64_t end, uint32_t next_op, enum kg_idle_part part)
+{
+	uint32_t n = a->n_blame;
+	analysis_blame(a, api, op, ns);
+	if (a->n_blame == n || !a->m->n_host_spans ||
+	    array_room((void **)&a->idle, &a->cap_idle, a->n_idle, sizeof(*a->idle), 256) < 0)
+		return; /* the finding's host side misses this gap; the rest stands */
+	a->idle[a->n_idle++] = (struct kg_idle){start, end, next_op, n, (uint8_t)part};
+}
+
 void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t mark)
 {
 	f->first_blame = mark;
@@ -34,6 +45,8 @@ void finding_take_blame(struct kg_analysis *a, struct kg_finding *f, uint32_t ma
 void analysis_drop_blame(struct kg_analysis *a, uint32_t mark)
 {
 	a->n_blame = mark;
+	while (a->n_idle && a->idle[a->n_idle - 1].blame >= mark)
+		a->n_idle--;
 }
 
 void rule_gpu_label(const struct kg_analysis *a, uint32_t gpu, char *buf, size_t len)

@@ -78,8 +78,10 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 		int64_t part = gap_part(gap, cause);
 		if (!part || gap->place != KG_GAP_STEADY)
 			continue;
-		analysis_blame(a, gap_call(m, gap, cause), cause == KG_GAP_SYNC ? KG_NONE : gap->next_op,
-			       (double)part);
+		analysis_blame_idle(a, gap_call(m, gap, cause),
+				    cause == KG_GAP_SYNC ? KG_NONE : gap->next_op, (double)part,
+				    gap->start, gap->end, gap->next_op,
+				    cause == KG_GAP_SYNC ? KG_IDLE_SYNC : KG_IDLE_HOST);
 	}
 	finding_take_blame(a, f, mark);
 	char gl[128];

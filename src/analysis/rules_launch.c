@@ -29,7 +29,8 @@ void rule_launch_overhead(struct kg_analysis *a)
 			    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
 			    busy_end != KG_NO_TIME && o->start > busy_end) {
 				double gap = (double)kg_time_diff(o->start, busy_end);
-				analysis_blame(a, KG_NONE, gm->ops[i], gap);
+				analysis_blame_idle(a, KG_NONE, gm->ops[i], gap, busy_end, o->start,
+						    gm->ops[i], KG_IDLE_WHOLE);
 				if (o->flags & KG_OPF_GRAPH)
 					ngraph++;
 				idle += gap;

@@ -56,11 +56,22 @@ static int library_python_path(const char *file)
 	return 0;
 }
 
+/* The module torch.compile wrote for a graph (Inductor's output code, under
+ * /tmp/torchinductor_USER/xx/HASH.py): its HASH, NULL for any other file. */
+static const char *compiled_graph(const char *file)
+{
+	const char *dir = file ? strstr(file, "/torchinductor_") : NULL;
+	size_t n = file ? strlen(file) : 0;
+	if (!dir || n < 4 || strcmp(file + n - 3, ".py"))
+		return NULL;
+	return base_name(file);
+}
+
 /* A Python file of the user's, not of the interpreter, an installed package or a
- * framework: where the user can change something. */
+ * framework, nor code torch.compile generated: where the user can change something. */
 static int user_python_file(const char *file)
 {
-	if (!file || !*file || *file == '<')
+	if (!file || !*file || *file == '<' || compiled_graph(file))
 		return 0; /* <frozen importlib._bootstrap>, <string>, built-ins */
 	if (contains(file, "/site-packages/") || contains(file, "/dist-packages/") ||
 	    library_python_path(file))
@@ -128,7 +139,12 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 	}
 	if (!*fn)
 		fn = "?";
-	if (*file && f->line > 0)
+	const char *graph = compiled_graph(file);
+	if (graph) /* its hash and line mean nothing to the user; which graph it is does */
+		snprintf(buf, len, "%s in compiled graph %.8s (torch.compile)", fn, graph);
+	else if (*file && f->line > 0 && (f->flags & KG_FRAME_DEF_LINE))
+		snprintf(buf, len, "%s (%s, defined at line %d)", fn, base_name(file), f->line);
+	else if (*file && f->line > 0)
 		snprintf(buf, len, "%s:%d in %s", base_name(file), f->line, fn);
 	else if (*file)
 		snprintf(buf, len, "%s in %s", base_name(file), fn);
@@ -153,6 +169,14 @@ static int nvcc_stub(const struct kg_model *m, const struct kg_frame *f)
 	       !strcmp(base, "device_functions.h") || !strcmp(base, "cuda_runtime.h") ||
 	       !strcmp(base, "host_runtime.h") || strstr(file, "/cuda/include/") ||
 	       strstr(file, "/targets/x86_64-linux/include/") || !strncmp(base, "tmpxft_", 7);
+}
+
+int frame_is_users(const struct kg_model *m, const struct kg_frame *f)
+{
+	if (f->kind == KG_FRAME_PYTHON)
+		return user_python_file(model_text(m, f->file));
+	return f->kind == KG_FRAME_NATIVE && f->module &&
+	       !runtime_module(model_text(m, f->module)) && !nvcc_stub(m, f);
 }
 
 uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s)
@@ -190,7 +214,8 @@ uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s)
 }
 
 /* The operator the user's frame called: the outermost operator frame inside it (the
- * aten::item the line called, not the aten::_local_scalar_dense it called in turn). */
+ * aten::item the line called, not the aten::_local_scalar_dense it called in turn); without
+ * one, the graph torch.compile made of it, when the calls ran in one. */
 static void op_of(const struct kg_model *m, const struct kg_stack *s, uint32_t user, uint32_t *frame,
 		  char *name, size_t len)
 {
@@ -207,6 +232,16 @@ static void op_of(const struct kg_model *m, const struct kg_stack *s, uint32_t u
 		if (f->kind == KG_FRAME_NATIVE && f->function &&
 		    aten_op_of(model_text(m, f->function), name, len)) {
 			*frame = s->first_frame + i;
+			return;
+		}
+	}
+	for (uint32_t i = end; i-- > 0;) {
+		const struct kg_frame *f = &m->frames[s->first_frame + i];
+		const char *graph = f->kind == KG_FRAME_PYTHON ? compiled_graph(model_text(m, f->file))
+							       : NULL;
+		if (graph) {
+			*frame = s->first_frame + i;
+			snprintf(name, len, "compiled graph %.8s", graph);
 			return;
 		}
 	}

@@ -19,7 +19,7 @@
 #define SITES_ROWS 20    /* rows of the --sites table */
 
 struct report_args {
-	int json, list, sites;
+	int json, list, sites, host;
 	int top;               /* -1: not given (10 in text, all in JSON) */
 	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
@@ -97,6 +97,7 @@ static int report_one(struct cli_session *s, void *arg)
 	struct kg_report_opts o = {
 		.top = r->top >= 0 ? r->top : r->json ? 0 : TEXT_TOP,
 		.sites = r->sites ? SITES_ROWS : 0,
+		.host = r->host,
 		.finding_sites = r->finding_sites,
 		.color = !r->json && cli_color(r->color),
 		.overrides = s->sets.v,
@@ -150,6 +151,10 @@ int cmd_report(int argc, char **argv)
 			 "gain of the findings they cause"),
 		OPT_COUNT(0, "finding-sites", &r.finding_sites, "N", 1000000,
 			  "call sites shown under each finding (default 3)"),
+		OPT_BOOL(0, "host", &r.host,
+			 "a tree of what the thread that launched the next work did while the GPU "
+			 "waited, by call path (from host samples or a profiler trace's host "
+			 "events)"),
 		OPT_CHOICE(0, "fail-on", &r.fail_on, "SEVERITY", severities, "a severity",
 			   "exit 3 when a finding of SEVERITY or worse exists (info, warning, "
 			   "critical)"),

@@ -16,6 +16,10 @@
  *    bottom part of the stack, found by binary search: O(log depth) per call whatever
  *    the input.
  *
+ * The same sweep goes on past the last call and gives the thread's host spans: each time
+ * the innermost open event changes (an event begins, or the one on top ends), the
+ * stretch since the last change is the old top's.
+ *
  * Each stack entry carries a node of a trie of frames (parent node, frame) → node, built
  * as events are pushed, so a call's chain is the node of its innermost enclosing event:
  * equal chains share a node, and the model stack of a node is made once (innermost
@@ -257,6 +261,7 @@ int kstacks_frame(struct kg_model *m, const char *name, unsigned kind, struct kg
 		if (open) {
 			*open = 0;
 			f->line = line;
+			f->flags = KG_FRAME_DEF_LINE;
 			rc = intern(m, s, &f->file);
 			if (!rc)
 				rc = intern(m, strstr(open + 1, "): ") + 3, &f->function);
@@ -268,12 +273,6 @@ int kstacks_frame(struct kg_model *m, const char *name, unsigned kind, struct kg
 	}
 	free(s);
 	return rc;
-}
-
-static int same_frame(const struct kg_frame *a, const struct kg_frame *b)
-{
-	return a->kind == b->kind && a->function == b->function && a->file == b->file &&
-	       a->line == b->line && a->module == b->module && a->address == b->address;
 }
 
 /* The frame of name/kind nk, made on first use; KG_NONE when out of memory. */
@@ -295,7 +294,7 @@ static uint32_t frame_of(struct kstacks *k, struct kg_model *m, uint32_t nk)
 		if (!fs)
 			return KG_NONE;
 		if (*fs != KG_IDMAP_NONE) {
-			if (!same_frame(&k->frames[*fs], &f))
+			if (!model_same_frame(&k->frames[*fs], &f))
 				continue;
 		} else {
 			if (k->n_frames >= UINT32_MAX - 1 ||
@@ -495,18 +494,89 @@ static int encloses(int64_t end, int64_t cs, int64_t ce)
 	return end > cs || ce == cs; /* overlaps it, not only touches its start */
 }
 
+/* The host spans of one thread as the sweep goes: the stretches in which the same
+ * innermost event ran (model.h, struct kg_host_span). */
+struct spans_out {
+	uint32_t thread;             /* the model's index; KG_NONE: no spans wanted */
+	int64_t at;                  /* the open event on top has been innermost since then */
+	uint32_t last;               /* the last span made, KG_NONE */
+};
+
+/* The top of the stack, `node`, was innermost from o->at to `to`. 0, or -ENOMEM. */
+static int emit(struct kstacks *k, struct kg_model *m, uint32_t process, struct spans_out *o,
+		uint32_t node, int64_t to)
+{
+	int64_t from = o->at;
+	if (to <= from)
+		return 0;
+	o->at = to;
+	if (o->thread == KG_NONE)
+		return 0;
+	uint32_t stack = node_stack(k, m, process, node);
+	if (stack == KG_NONE)
+		return -ENOMEM;
+	struct kg_host_span *prev = o->last != KG_NONE ? &m->host_spans[o->last] : NULL;
+	if (prev && prev->stack == stack && prev->end == from) {
+		prev->end = to; /* an event split by one that took no time */
+		return 0;
+	}
+	struct kg_host_span *h = model_add_host_span(m);
+	if (!h)
+		return -ENOMEM;
+	h->start = from;
+	h->end = to;
+	h->thread = o->thread;
+	h->stack = stack;
+	h->source = KG_HOST_FROM_EVENTS;
+	h->state = KG_HOST_STATE_UNKNOWN; /* the trace does not say on or off CPU */
+	o->last = m->n_host_spans - 1;
+	return 0;
+}
+
+/* Pops the open events that ended before t (with at_too, at t too), each innermost until
+ * its end. 0, or -ENOMEM. */
+static int pop_until(struct kstacks *k, struct kg_model *m, uint32_t process, size_t *depth,
+		     struct spans_out *o, int64_t t, int at_too)
+{
+	while (*depth) {
+		const struct sent *top = &k->st[*depth - 1];
+		if (top->end > t || (top->end == t && !at_too))
+			break;
+		if (emit(k, m, process, o, top->node, top->end) < 0)
+			return -ENOMEM;
+		(*depth)--;
+	}
+	return 0;
+}
+
+/* Pushes event e after popping, as push would, the events that ended before it began,
+ * and ends the stretch of the event it interrupts. 0, or -ENOMEM. */
+static int enter(struct kstacks *k, struct kg_model *m, uint32_t process, size_t *depth,
+		 struct spans_out *o, const struct hev *e, struct kstacks_result *r)
+{
+	if (pop_until(k, m, process, depth, o, e->start, e->end > e->start) < 0)
+		return -ENOMEM;
+	if (*depth && emit(k, m, process, o, k->st[*depth - 1].node, e->start) < 0)
+		return -ENOMEM;
+	if (o->at < e->start)
+		o->at = e->start;
+	return push(k, m, depth, e, r);
+}
+
+/* One pass over a thread's events (in ev_cmp order) and calls (in start order): each
+ * call's stack, and the thread's host spans. */
 static int sweep(struct kstacks *k, struct kg_model *m, uint32_t process, struct kthr *th,
-		 const uint32_t *calls, size_t nc, struct kstacks_result *r)
+		 const uint32_t *calls, size_t nc, struct spans_out *o, struct kstacks_result *r)
 {
 	size_t depth = 0, ei = 0;
 	for (size_t j = 0; j < nc; j++) {
 		struct kg_api *a = &m->apis[calls[j]];
 		int64_t cs = a->start, ce = a->end == KG_NO_TIME || a->end < cs ? cs : a->end;
 		for (; ei < th->n && th->ev[ei].start <= cs; ei++)
-			if (push(k, m, &depth, &th->ev[ei], r) < 0)
+			if (enter(k, m, process, &depth, o, &th->ev[ei], r) < 0)
 				return -ENOMEM;
-		while (depth && k->st[depth - 1].end < cs)
-			depth--;
+		if (pop_until(k, m, process, &depth, o, cs, 0) < 0)
+			return -ENOMEM;
 		/* the enclosing events are the bottom of the stack (ends decrease upwards) */
 		size_t lo = 0, hi = depth;
 		while (lo < hi) {
@@ -526,7 +596,12 @@ static int sweep(struct kstacks *k, struct kg_model *m, uint32_t process, struct
 		r->linked++;
 		r->truncated += k->nodes[node].depth > KSTACK_MAX_FRAMES;
 	}
-	return 0;
+	if (o->thread == KG_NONE)
+		return 0;
+	for (; ei < th->n; ei++)
+		if (enter(k, m, process, &depth, o, &th->ev[ei], r) < 0)
+			return -ENOMEM;
+	return pop_until(k, m, process, &depth, o, INT64_MAX, 1);
 }
 
 int kstacks_link(struct kstacks *k, struct kg_model *m, uint32_t process,
@@ -537,10 +612,17 @@ int kstacks_link(struct kstacks *k, struct kg_model *m, uint32_t process,
 	uint32_t *off = calloc(k->n_thr + 2, sizeof(*off));
 	uint32_t *idx = NULL;
 	int rc = tmap && off ? 0 : -ENOMEM;
-	/* the model's threads (as the reader made them) → ours, by tid */
-	for (uint32_t t = 0; !rc && t < m->n_threads; t++)
+	uint32_t *mthr = rc ? NULL : malloc((k->n_thr + 1) * sizeof(*mthr));
+	rc = rc || !mthr ? -ENOMEM : 0;
+	for (size_t t = 0; !rc && t < k->n_thr; t++)
+		mthr[t] = KG_NONE;
+	/* the model's threads (as the reader made them) → ours, by tid, and back */
+	for (uint32_t t = 0; !rc && t < m->n_threads; t++) {
 		tmap[t] = m->threads[t].process == process ? thread_of(k, m->threads[t].tid, 0)
 							   : KG_NONE;
+		if (tmap[t] != KG_NONE)
+			mthr[tmap[t]] = t;
+	}
 	/* the calls of each thread, in the model's order: a counting sort */
 	for (uint32_t i = 0; !rc && i < m->n_apis; i++) {
 		const struct kg_api *a = &m->apis[i];
@@ -567,18 +649,22 @@ int kstacks_link(struct kstacks *k, struct kg_model *m, uint32_t process,
 	for (size_t t = 0; !rc && t < k->n_thr; t++) {
 		struct kthr *th = &k->thr[t];
 		uint32_t *calls = idx + off[t], nc = off[t + 1] - off[t];
-		if (nc && th->n) {
+		/* spans for the threads the model has (they made calls or ranges): a thread
+		 * that launches nothing never explains a GPU's wait */
+		struct spans_out o = {.thread = mthr[t], .at = INT64_MIN, .last = KG_NONE};
+		if ((nc || o.thread != KG_NONE) && th->n) {
 			rc = sort_if_needed(th->ev, th->n, sizeof(*th->ev), ev_cmp, NULL);
 			if (!rc)
 				rc = sort_if_needed(calls, nc, sizeof(*calls), call_cmp, m->apis);
 			if (!rc)
-				rc = sweep(k, m, process, th, calls, nc, r);
+				rc = sweep(k, m, process, th, calls, nc, &o, r);
 		}
 		free(th->ev); /* done with this thread */
 		th->ev = NULL;
 		th->n = th->cap = 0;
 	}
 	free(tmap);
+	free(mthr);
 	free(off);
 	free(idx);
 	return rc;

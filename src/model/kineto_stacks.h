@@ -44,8 +44,11 @@ uint64_t kstacks_kept(const struct kstacks *k);
 uint64_t kstacks_unusable(const struct kstacks *k);
 
 /* Sets apis[].stack of every call of `process` that some kept event encloses, through
- * model_add_stack (equal chains give one stack). Frees the events as it goes: call it
- * once, before model_finish (it needs the threads' indices as the reader made them).
+ * model_add_stack (equal chains give one stack), and gives each thread of the model the
+ * host spans of its events (model.h, struct kg_host_span: each stretch in which the same
+ * innermost event ran, with that event's chain as its stack, source KG_HOST_FROM_EVENTS,
+ * state unknown). Frees the events as it goes: call it once, before model_finish (it
+ * needs the threads' indices as the reader made them).
  * Linear in events and calls (plus a sort of the events and calls of a thread that are
  * not in time order in the file). 0, or -ENOMEM. */
 int kstacks_link(struct kstacks *k, struct kg_model *m, uint32_t process,
@@ -55,7 +58,8 @@ int kstacks_link(struct kstacks *k, struct kg_model *m, uint32_t process,
  *   op          "aten::item"                        → function
  *   annotation  "ProfilerStep#3"                    → function "ProfilerStep" (a trailing
  *                                                      "#<digits>" is dropped)
- *   python      "/a/train.py(27): epoch"            → file "/a/train.py", line 27,
+ *   python      "/a/train.py(27): epoch"            → file "/a/train.py", line 27 (where
+ *                                                      epoch is defined: KG_FRAME_DEF_LINE),
  *                                                      function "epoch"
  *               "<built-in method item of Tensor object at 0x7f..>", "nn.Module: Linear_0"
  *                                                    → function only, " at 0x<hex>" removed

@@ -886,7 +886,8 @@ static uint64_t stack_hash(uint32_t process, const struct kg_frame *f, uint32_t 
 int model_same_frame(const struct kg_frame *a, const struct kg_frame *b)
 {
 	return a->address == b->address && a->function == b->function && a->file == b->file &&
-	       a->module == b->module && a->line == b->line && a->kind == b->kind;
+	       a->module == b->module && a->line == b->line && a->kind == b->kind &&
+	       a->flags == b->flags;
 }
 
 static int same_frames(const struct kg_frame *a, const struct kg_frame *b, uint32_t n)

@@ -224,8 +224,12 @@ struct kg_frame {
 	uint32_t module;    /* string id: executable or shared library path, 0 unknown */
 	int32_t line;       /* 1-based source line, 0 unknown */
 	uint8_t kind;       /* enum kg_frame_kind */
-	uint8_t pad[7];
+	uint8_t flags;      /* KG_FRAME_DEF_LINE */
+	uint8_t pad[6];
 };
+/* `line` is where the function is defined, not the line that ran: a PyTorch profiler's
+ * python_function names the def ("train.py(12): epoch"), not the calling line. */
+#define KG_FRAME_DEF_LINE 1u
 
 struct kg_stack {
 	uint32_t first_frame, n_frames; /* frames[first_frame .. + n_frames], innermost first */

@@ -212,6 +212,64 @@ static int match_sites(struct kg_diff *d)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ host activity */
+
+#define HOST_LABEL 1024 /* an activity's label, as the report prints it */
+
+static double host_ns(const struct kg_analysis *a, uint32_t i)
+{
+	return i != KG_NONE ? a->host.acts[i].ns : 0;
+}
+
+static int by_host_delta(const void *x, const void *y)
+{
+	double a = fabs(((const struct kg_diff_host *)x)->delta);
+	double b = fabs(((const struct kg_diff_host *)y)->delta);
+	return (a < b) - (a > b);
+}
+
+/* Activities matched by label: a change of the code moves lines, not paths; O(n²) over
+ * activities, which are few (each a path the user's code took into a library). */
+static int match_host(struct kg_diff *d)
+{
+	const struct kg_analysis *a = d->before, *b = d->after;
+	if (!a->host.on || !b->host.on)
+		return 0;
+	uint32_t na = a->host.n_acts, nb = b->host.n_acts;
+	d->host = calloc((size_t)na + nb + 1, sizeof(*d->host));
+	uint8_t *taken = calloc((size_t)nb + 1, 1);
+	char *la = malloc(HOST_LABEL), *lb = malloc(HOST_LABEL);
+	int rc = d->host && taken && la && lb ? 0 : -ENOMEM;
+	for (uint32_t i = 0; !rc && i < na; i++) {
+		struct kg_diff_host *h = &d->host[d->n_host++];
+		*h = (struct kg_diff_host){i, KG_NONE, KG_DIFF_RESOLVED, 0};
+		host_node_label(a, a->host.acts[i].node, la, HOST_LABEL);
+		for (uint32_t j = 0; j < nb && h->after == KG_NONE; j++)
+			if (!taken[j] && !strcmp(la, host_node_label(b, b->host.acts[j].node, lb, HOST_LABEL))) {
+				taken[j] = 1;
+				h->after = j;
+			}
+	}
+	for (uint32_t j = 0; !rc && j < nb; j++)
+		if (!taken[j])
+			d->host[d->n_host++] = (struct kg_diff_host){KG_NONE, j, KG_DIFF_NEW, 0};
+	for (uint32_t i = 0; !rc && i < d->n_host; i++) {
+		struct kg_diff_host *h = &d->host[i];
+		double x = host_ns(a, h->before), y = host_ns(b, h->after);
+		h->delta = y - x;
+		if (h->before != KG_NONE && h->after != KG_NONE)
+			h->status = fabs(y - x) > 0.05 * x && fabs(y - x) > 0.001 * (double)a->span
+					    ? KG_DIFF_CHANGED
+					    : KG_DIFF_SAME;
+	}
+	if (!rc)
+		qsort(d->host, d->n_host, sizeof(*d->host), by_host_delta);
+	free(taken);
+	free(la);
+	free(lb);
+	return rc;
+}
+
 int diff_compute(const struct kg_analysis *before, const struct kg_analysis *after,
 		 const char *before_path, const char *after_path, struct kg_diff *d)
 {
@@ -220,7 +278,8 @@ int diff_compute(const struct kg_analysis *before, const struct kg_analysis *aft
 	d->after = after;
 	d->before_path = before_path;
 	d->after_path = after_path;
-	if (match_kernels(d) < 0 || match_findings(d) < 0 || match_sites(d) < 0) {
+	if (match_kernels(d) < 0 || match_findings(d) < 0 || match_sites(d) < 0 ||
+	    match_host(d) < 0) {
 		diff_free(d);
 		return -ENOMEM;
 	}
@@ -232,6 +291,7 @@ void diff_free(struct kg_diff *d)
 	free(d->kernels);
 	free(d->findings);
 	free(d->sites);
+	free(d->host);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -501,11 +561,60 @@ static void text_sites(FILE *f, const struct kg_diff *d)
 	}
 }
 
+#define HOST_ROWS 8 /* activities that changed most */
+
+/* Which host activity shrank or grew while the GPU waited: by cause, then the activities
+ * that moved most. */
+static void text_host(FILE *f, const struct kg_diff *d)
+{
+	const struct kg_host_table *p = &d->before->host, *q = &d->after->host;
+	if (!p->on || !q->on)
+		return;
+	char g1[32], g2[32], c[40], pc[24], *label = malloc(HOST_LABEL);
+	if (!label)
+		return;
+	fprintf(f, "\nWhile the GPU waited: the launching thread's activity (report --host)\n");
+	fprintf(f, "  %-22s %s → %s   %s%s\n", "idle, host or sync", fmt_duration(kg_i64_round(p->idle_ns), g1),
+		fmt_duration(kg_i64_round(q->idle_ns), g2),
+		fmt_change(kg_i64_round(q->idle_ns - p->idle_ns), c), fmt_change_pct(p->idle_ns, q->idle_ns, pc));
+	for (unsigned k = 0; k < KG_HOST_CAUSE_COUNT; k++) {
+		if (!(p->cause_ns[k] > 0) && !(q->cause_ns[k] > 0))
+			continue;
+		fprintf(f, "  %-22s %s → %s   %s%s\n", host_cause_id(k),
+			fmt_duration(kg_i64_round(p->cause_ns[k]), g1),
+			fmt_duration(kg_i64_round(q->cause_ns[k]), g2),
+			fmt_change(kg_i64_round(q->cause_ns[k] - p->cause_ns[k]), c),
+			fmt_change_pct(p->cause_ns[k], q->cause_ns[k], pc));
+	}
+	uint32_t shown = 0;
+	for (uint32_t i = 0; i < d->n_host && shown < HOST_ROWS; i++) {
+		const struct kg_diff_host *h = &d->host[i];
+		if (h->status == KG_DIFF_SAME)
+			continue;
+		const struct kg_analysis *a = h->after != KG_NONE ? d->after : d->before;
+		uint32_t x = h->after != KG_NONE ? h->after : h->before;
+		const char *what = h->status == KG_DIFF_RESOLVED ? "gone"
+				   : h->status == KG_DIFF_NEW     ? "new"
+				   : h->delta < 0                 ? "shrank"
+								  : "grew";
+		char line[HOST_LABEL + 96];
+		snprintf(line, sizeof(line), "%s → %s in %s",
+			 fmt_duration(kg_i64_round(host_ns(d->before, h->before)), g1),
+			 fmt_duration(kg_i64_round(host_ns(d->after, h->after)), g2),
+			 host_node_label(a, a->host.acts[x].node, label, HOST_LABEL));
+		fprintf(f, "  %-9s ", what);
+		page_wrap(f, 12, line);
+		shown++;
+	}
+	free(label);
+}
+
 int diff_text(FILE *f, const struct kg_diff *d, const struct kg_diff_opts *o)
 {
 	text_summary(f, d);
 	text_findings(f, d);
 	text_sites(f, d);
+	text_host(f, d);
 	text_kernels(f, d, o);
 	return ferror(f) ? -EIO : 0;
 }
@@ -575,6 +684,49 @@ static void json_kernel(struct jw *w, const char *key, const struct kg_analysis 
 	j_close(w);
 }
 
+/* "host": only when both traces have host activity. */
+static void json_host(struct jw *w, const struct kg_diff *d)
+{
+	const struct kg_host_table *p = &d->before->host, *q = &d->after->host;
+	char label[HOST_LABEL];
+	if (!p->on || !q->on)
+		return;
+	j_key(w, "host");
+	j_open(w);
+	kv_int(w, "before_idle_ns", kg_i64_round(p->idle_ns));
+	kv_int(w, "after_idle_ns", kg_i64_round(q->idle_ns));
+	j_key(w, "causes");
+	j_aopen(w);
+	for (unsigned k = 0; k < KG_HOST_CAUSE_COUNT; k++) {
+		if (!(p->cause_ns[k] > 0) && !(q->cause_ns[k] > 0))
+			continue;
+		j_open(w);
+		kv_str(w, "cause", host_cause_id(k));
+		kv_int(w, "before_ns", kg_i64_round(p->cause_ns[k]));
+		kv_int(w, "after_ns", kg_i64_round(q->cause_ns[k]));
+		j_close(w);
+	}
+	j_aclose(w);
+	j_key(w, "activities");
+	j_aopen(w);
+	for (uint32_t i = 0; i < d->n_host; i++) {
+		const struct kg_diff_host *h = &d->host[i];
+		const struct kg_analysis *a = h->after != KG_NONE ? d->after : d->before;
+		uint32_t x = h->after != KG_NONE ? h->after : h->before;
+		j_open(w);
+		kv_str(w, "status", h->status == KG_DIFF_RESOLVED ? "gone" : diff_status_name(h->status));
+		kv_str(w, "label", host_node_label(a, a->host.acts[x].node, label, sizeof(label)));
+		kv_str(w, "cause", host_cause_id(a->host.acts[x].cause));
+		j_key(w, "before_ns");
+		h->before != KG_NONE ? j_int(w, kg_i64_round(host_ns(d->before, h->before))) : j_null(w);
+		j_key(w, "after_ns");
+		h->after != KG_NONE ? j_int(w, kg_i64_round(host_ns(d->after, h->after))) : j_null(w);
+		j_close(w);
+	}
+	j_aclose(w);
+	j_close(w);
+}
+
 int diff_json(FILE *f, const struct kg_diff *d)
 {
 	struct jw w;
@@ -619,6 +771,7 @@ int diff_json(FILE *f, const struct kg_diff *d)
 		j_close(&w);
 	}
 	j_aclose(&w);
+	json_host(&w, d);
 	j_key(&w, "kernels");
 	j_aopen(&w);
 	for (uint32_t i = 0; i < d->n_kernels; i++) {

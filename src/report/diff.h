@@ -33,6 +33,15 @@ struct kg_diff_site {
 	enum kg_diff_status status;
 };
 
+/* What the host did while the GPU waited (analysis/host.h), in one trace or both
+ * (indices into that analysis' host.acts, KG_NONE), matched by the activity's path as
+ * the report names it. Only when both traces have host activity. */
+struct kg_diff_host {
+	uint32_t before, after;
+	enum kg_diff_status status;
+	double delta;              /* ns after - before */
+};
+
 struct kg_diff {
 	const struct kg_analysis *before, *after;
 	const char *before_path, *after_path;
@@ -42,6 +51,8 @@ struct kg_diff {
 	uint32_t n_findings;
 	struct kg_diff_site *sites;     /* resolved, new, changed, same; by gain */
 	uint32_t n_sites;
+	struct kg_diff_host *host;      /* by |delta|, largest first */
+	uint32_t n_host;
 };
 
 struct kg_diff_opts {

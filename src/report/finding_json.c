@@ -30,7 +30,11 @@ static void json_frame(struct jw *w, const struct kg_model *m, const struct kg_f
 	kv_str(w, "kind", fr->kind < 4 ? frame_kinds[fr->kind] : "native");
 	kv_text(w, "function", m, fr->function);
 	kv_text(w, "file", m, fr->file);
-	kv_opt_int(w, "line", fr->line > 0, fr->line);
+	/* a profiler's Python function names its def, not the line that ran */
+	int def = (fr->flags & KG_FRAME_DEF_LINE) != 0;
+	kv_opt_int(w, "line", fr->line > 0 && !def, fr->line);
+	if (def)
+		kv_opt_int(w, "defined_at_line", fr->line > 0, fr->line);
 	kv_text(w, "module", m, fr->module);
 	j_close(w);
 }
@@ -81,6 +85,80 @@ static void json_sites(struct jw *w, const struct kg_finding_place *p, const str
 	j_aclose(w);
 }
 
+void host_node_json(struct jw *w, const struct kg_analysis *a, uint32_t node)
+{
+	const struct kg_host_node *n = &a->host.nodes[node];
+	char name[320];
+	if (n->kind == KG_HOST_NODE_FRAME && n->frame != KG_NONE) {
+		json_frame(w, a->m, &a->m->frames[n->frame]);
+		return;
+	}
+	static const char *const kinds[] = {"unknown", "cuda_call", "state", "not_seen"};
+	j_open(w);
+	kv_str(w, "kind", kinds[n->kind]);
+	kv_str(w, "function", host_node_name(a, node, name, sizeof(name)));
+	j_close(w);
+}
+
+void host_causes_json(struct jw *w, const double *cause_ns, double total)
+{
+	j_key(w, "causes");
+	j_aopen(w);
+	for (unsigned c = 0; c < KG_HOST_CAUSE_COUNT; c++) {
+		if (!(cause_ns[c] > 0))
+			continue;
+		j_open(w);
+		kv_str(w, "cause", host_cause_id(c));
+		kv_gain(w, "ns", cause_ns[c]);
+		kv_num(w, "share", total > 0 ? cause_ns[c] / total : 0);
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
+/* The path of a node from the outermost frame down to it. */
+static void json_host_path(struct jw *w, const struct kg_analysis *a, uint32_t node)
+{
+	uint32_t path[256], n = 0;
+	for (uint32_t x = node; x != KG_NONE && n < 256; x = a->host.nodes[x].parent)
+		path[n++] = x;
+	j_key(w, "path");
+	j_aopen(w);
+	while (n--)
+		host_node_json(w, a, path[n]);
+	j_aclose(w);
+}
+
+/* While the GPU waited (an idle finding of a trace with host spans): every activity, the
+ * part no span covers, the causes and the one that gave the fix. */
+static void json_host(struct jw *w, const struct kg_analysis *a, const struct kg_finding *f)
+{
+	char label[4096];
+	j_key(w, "host");
+	if (!a->host.on || (!f->n_host && !(f->host_unseen_ns > 0))) {
+		j_null(w);
+		return;
+	}
+	j_open(w);
+	kv_gain(w, "not_seen_ns", f->host_unseen_ns);
+	kv_str(w, "cause", f->host_cause >= 0 ? host_cause_id((unsigned)f->host_cause) : NULL);
+	host_causes_json(w, f->host_cause_ns, f->gain_ns);
+	j_key(w, "activities");
+	j_aopen(w);
+	for (uint32_t k = 0; k < f->n_host; k++) {
+		const struct kg_host_share *h = &f->host[k];
+		j_open(w);
+		kv_num(w, "share", f->gain_ns > 0 ? h->ns / f->gain_ns : 0);
+		kv_gain(w, "gain_ns", h->ns);
+		kv_str(w, "cause", host_cause_id(h->cause));
+		kv_str(w, "label", host_node_label(a, h->node, label, sizeof(label)));
+		json_host_path(w, a, h->node);
+		j_close(w);
+	}
+	j_aclose(w);
+	j_close(w);
+}
+
 static void json_evidence(struct jw *w, const struct kg_finding_place *p,
 			  const struct kg_evidence *e)
 {
@@ -127,6 +205,8 @@ void finding_json(struct jw *w, const struct kg_finding_place *p, const struct k
 	kv_str(w, "figures", finding_str(f->figures));
 	if (p->a)
 		json_sites(w, p, f);
+	if (p->a && p->a->host.on && host_idle_rule(f->rule))
+		json_host(w, p->a, f);
 	j_key(w, "evidence");
 	j_aopen(w);
 	for (int k = 0; k < f->n_evidence; k++)

@@ -40,5 +40,14 @@ void finding_json_brief(struct jw *w, const struct kg_finding *fd);
 /* A call site's parts and the whole stack of one of its calls, innermost first, as keys
  * of the object being written (the report's site table and its findings' sites). */
 void site_json_body(struct jw *w, const struct kg_analysis *a, const struct kg_site *s);
+/* "data loading 62% (46.1 ms), op dispatch 20% (15 ms)": the causes (analysis/host.h)
+ * that take 1 % of total or more, largest first; malloc'ed, NULL when none (or out of
+ * memory). */
+char *host_causes_text(const double *cause_ns, double total);
+/* "causes": [{cause, ns, share}], the causes with time, share of total (0–1). */
+void host_causes_json(struct jw *w, const double *cause_ns, double total);
+/* A node of the tree of host activity (analysis/host.h): a frame as the sites write one,
+ * or {"kind": "cuda_call" | "state" | "not_seen", "function": its name}. */
+void host_node_json(struct jw *w, const struct kg_analysis *a, uint32_t node);
 
 #endif

@@ -107,6 +107,91 @@ static void sites_lines(FILE *f, const struct kg_analysis *a, const struct kg_fi
 		      100.0 * fd->unsited_ns / total, fmt_duration(kg_i64_round(fd->unsited_ns), g));
 }
 
+#define HOST_ROWS 3 /* activities under a finding; report --host has them all */
+
+/* "62% (46.1 ms)": a part of the finding's gain. */
+static const char *part_text(double ns, double total, char *buf, size_t len)
+{
+	char g[32];
+	snprintf(buf, len, "%.0f%% (%s)", 100.0 * ns / total, fmt_duration(kg_i64_round(ns), g));
+	return buf;
+}
+
+static int by_part(const void *x, const void *y, void *arg)
+{
+	const double *ns = arg;
+	double a = ns[*(const int *)x], b = ns[*(const int *)y];
+	if (a != b)
+		return (a < b) - (a > b);
+	return *(const int *)x - *(const int *)y;
+}
+
+char *host_causes_text(const double *cause_ns, double total)
+{
+	int order[KG_HOST_CAUSE_COUNT], n = 0;
+	for (int c = 0; c < KG_HOST_CAUSE_COUNT; c++)
+		if (cause_ns[c] >= 0.01 * total && cause_ns[c] > 0)
+			order[n++] = c;
+	qsort_r(order, (size_t)n, sizeof(*order), by_part, (void *)cause_ns);
+	char *line = NULL, part[64];
+	for (int i = 0; i < n; i++) {
+		char *next = NULL;
+		if (asprintf(&next, "%s%s%s %s", line ? line : "", i ? ", " : "",
+			     host_cause_what((unsigned)order[i]),
+			     part_text(cause_ns[order[i]], total, part, sizeof(part))) < 0) {
+			free(line);
+			return NULL;
+		}
+		free(line);
+		line = next;
+	}
+	return line;
+}
+
+/* What the causes take of the gain, and whether the fix follows one. */
+static void cause_line(FILE *f, const struct kg_finding *fd)
+{
+	char *line = host_causes_text(fd->host_cause_ns, fd->gain_ns);
+	if (!line)
+		return;
+	int only_other = !strchr(line, ',') && fd->host_cause_ns[KG_HOST_CAUSE_OTHER] > 0;
+	field(f, "cause", "%s%s", line,
+	      fd->host_cause >= 0 ? ": the fix below is for the first"
+	      : only_other	  ? ": the frames above are the answer"
+				  : "");
+	free(line);
+}
+
+/* While the GPU waited: what the thread that launched the next work was doing, its top
+ * activities by part of the gain, the rest, what no span covers, and the causes. */
+static void host_lines(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
+{
+	double total = fd->gain_ns, rest = total - fd->host_unseen_ns;
+	if (!a->host.on || total <= 0 || (!fd->n_host && !(fd->host_unseen_ns > 0)))
+		return;
+	field(f, "host", "while the GPU waited, the thread that launched the next work was");
+	char part[64], *label = malloc(4096);
+	if (!label)
+		return;
+	uint32_t k = 0;
+	for (; k < fd->n_host && k < HOST_ROWS; k++) {
+		rest -= fd->host[k].ns;
+		field(f, "", "%s in %s", part_text(fd->host[k].ns, total, part, sizeof(part)),
+		      host_node_label(a, fd->host[k].node, label, 4096));
+	}
+	free(label);
+	if (k < fd->n_host && rest > 0.005 * total)
+		field(f, "", "%s in %u other %s (kgantt report --host)",
+		      part_text(rest, total, part, sizeof(part)), fd->n_host - k,
+		      plural(fd->n_host - k, "activity", "activities"));
+	if (fd->host_unseen_ns > 0.005 * total) {
+		char what[64];
+		field(f, "", "%s %s", part_text(fd->host_unseen_ns, total, part, sizeof(part)),
+		      host_node_name(a, 0, what, sizeof(what)));
+	}
+	cause_line(f, fd);
+}
+
 /* "12.300–14.500 ms  stream 7: text"; a job's evidence is its text. */
 static void evidence_line(FILE *f, const struct kg_analysis *a, const struct kg_evidence *e,
 			  const char *label)
@@ -140,6 +225,7 @@ void finding_text(FILE *f, const struct kg_finding_place *p, const struct kg_fin
 	if (p->a) {
 		when_line(f, p->a, fd);
 		sites_lines(f, p->a, fd, p->sites);
+		host_lines(f, p->a, fd);
 	} else {
 		rank_line(f, p->j, fd);
 	}

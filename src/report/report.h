@@ -25,6 +25,8 @@ struct kg_report_opts {
 	int finding_sites;        /* call sites shown under each finding (default 3) */
 	int sites;                /* the call-site table: how many rows, 0 = no table (text);
 				   * JSON always lists every site */
+	int host;                 /* the tree of host activity while the GPU waited (text;
+				   * JSON has it whenever the trace has host spans) */
 	int color;                /* ANSI bold/red/yellow (text only) */
 	const char *const *overrides; /* the --set assignments, for the JSON's record */
 	int n_overrides;
@@ -47,6 +49,7 @@ void report_text_streams(FILE *f, const struct kg_analysis *a, const struct kg_r
 void report_text_kernels(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_findings(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+void report_text_host(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 /* The first max findings, one line each and width columns at most (the title is cut):
  * "  #1 [critical] rule: title…  48.8 ms (79.3%)". What `kgantt record` prints when the
  * program ends; nothing when there are none. */

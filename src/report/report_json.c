@@ -387,6 +387,39 @@ static void json_findings(struct jw *w, const struct kg_analysis *a)
 	j_aclose(w);
 }
 
+/* While the GPU waited, over the whole trace (report --host's tree): every node with its
+ * parent's number, only when the trace has host spans. */
+static void json_host(struct jw *w, const struct kg_analysis *a)
+{
+	const struct kg_host_table *t = &a->host;
+	if (!t->on)
+		return;
+	j_key(w, "host");
+	j_open(w);
+	kv_int(w, "idle_ns", kg_i64_round(t->idle_ns));
+	kv_int(w, "gaps", t->gaps);
+	kv_int(w, "not_seen_ns", kg_i64_round(t->unseen_ns));
+	host_causes_json(w, t->cause_ns, t->idle_ns);
+	j_key(w, "nodes");
+	j_aopen(w);
+	for (uint32_t i = 0; i < t->n_nodes; i++) {
+		const struct kg_host_node *n = &t->nodes[i];
+		if (!(n->total > 0))
+			continue; /* met only in a finding's part of a gap (launch-overhead's) */
+		j_open(w);
+		kv_int(w, "node", i);
+		kv_opt_int(w, "parent", n->parent != KG_NONE, n->parent);
+		kv_int(w, "total_ns", kg_i64_round(n->total));
+		kv_int(w, "self_ns", kg_i64_round(n->self));
+		kv_str(w, "cause", host_cause_id(n->cause));
+		j_key(w, "frame");
+		host_node_json(w, a, i);
+		j_close(w);
+	}
+	j_aclose(w);
+	j_close(w);
+}
+
 int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
 {
 	struct jw w;
@@ -402,6 +435,7 @@ int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opt
 	json_kernels(&w, a, o);
 	json_findings(&w, a);
 	json_sites(&w, a);
+	json_host(&w, a);
 	j_close(&w);
 	return jw_end(&w) < 0 ? -EIO : 0;
 }

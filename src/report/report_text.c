@@ -647,6 +647,60 @@ void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_rep
 		a->steady_span != a->span ? "steady " : "");
 }
 
+/* ---------------------------------------------------------------- 7. the host */
+
+#define HOST_TREE_SHARE 0.005 /* report --host leaves out what took less of the idle time */
+#define HOST_TREE_INDENT 24   /* deeper nodes are indented no further (their depth is said) */
+
+void report_text_host(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
+{
+	const struct kg_host_table *t = &a->host;
+	char g[32], p[16], s[16];
+	if (!o->host)
+		return;
+	page_heading(f, o->color, "While the GPU waited: what the launching thread did");
+	if (!t->on) {
+		fprintf(f, "  the trace has no host activity (kgantt record --host-samples; a PyTorch "
+			   "profiler trace\n  with CPU activity)\n");
+		return;
+	}
+	if (!(t->idle_ns > 0)) {
+		fprintf(f, "  no steady idle gap of cause host or sync\n");
+		return;
+	}
+	fprintf(f, "  %s in %" PRIu32 " steady idle %s of cause host or sync, by what the thread "
+		   "that launched the\n  next work was doing; total: with what it called, self: "
+		   "in it alone; below %.1f%% left out\n",
+		fmt_duration(kg_i64_round(t->idle_ns), g), t->gaps, plural(t->gaps, "gap", "gaps"),
+		100 * HOST_TREE_SHARE);
+	uint32_t n = 0, *order = host_tree(a, HOST_TREE_SHARE, &n);
+	if (!order) {
+		fprintf(f, "  (out of memory)\n");
+		return;
+	}
+	fprintf(f, "  %7s %7s  %s\n", "total", "self", "activity");
+	char *name = malloc(1024), depth[24];
+	for (uint32_t i = 0; name && i < n; i++) {
+		const struct kg_host_node *x = &t->nodes[order[i]];
+		uint32_t indent = x->depth - 1 < HOST_TREE_INDENT / 2 ? x->depth - 1 : HOST_TREE_INDENT / 2;
+		snprintf(depth, sizeof(depth), x->depth - 1 > indent ? "[%" PRIu32 "] " : "", x->depth);
+		fprintf(f, "  %7s %7s  %*s%s", fmt_pct(x->total, t->idle_ns, p),
+			fmt_pct(x->self, t->idle_ns, s), (int)(2 * indent), "", depth);
+		page_wrap(f, 20 + 2 * indent, host_node_name(a, order[i], name, 1024));
+	}
+	free(order);
+	char *causes = host_causes_text(t->cause_ns, t->idle_ns);
+	if (causes) {
+		fprintf(f, "  by cause: ");
+		page_wrap(f, 12, causes);
+	}
+	free(causes);
+	if (name && t->unseen_ns > 0) {
+		fprintf(f, "  %s: %s\n", host_node_name(a, 0, name, 1024), fmt_pct(t->unseen_ns, t->idle_ns, p));
+	}
+	free(name);
+}
+
 int report_text(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
 {
 	report_text_header(f, a, o);
@@ -655,5 +709,6 @@ int report_text(FILE *f, const struct kg_analysis *a, const struct kg_report_opt
 	report_text_kernels(f, a, o);
 	report_text_findings(f, a, o);
 	report_text_sites(f, a, o);
+	report_text_host(f, a, o);
 	return ferror(f) ? -EIO : 0;
 }

@@ -1045,6 +1045,20 @@ static const char *call_stack(const struct kg_model *m, uint32_t corr)
 	return stack_text(m, api_by_correlation(m, corr)->stack);
 }
 
+/* How many distinct stacks the API calls have (the model's stacks also hold those of the
+ * host spans). */
+static uint32_t call_stacks(const struct kg_model *m)
+{
+	uint32_t n = 0;
+	for (uint32_t s = 0; s < m->n_stacks; s++)
+		for (uint32_t i = 0; i < m->n_apis; i++)
+			if (m->apis[i].stack == s) {
+				n++;
+				break;
+			}
+	return n;
+}
+
 /* Operators inside Python functions inside a step: innermost first, each of its kind,
  * Python names split into file, line and function. */
 TEST(stacks_nested)
@@ -1100,7 +1114,7 @@ TEST(stacks_nested)
 	const struct kg_op *o = op_by_correlation(&m, 2);
 	CHECK(o != NULL && o->api != KG_NONE);
 	CHECK_EQ_STR(stack_text(&m, m.apis[o->api].stack), call_stack(&m, 2));
-	CHECK_EQ_INT(m.n_stacks, 3);
+	CHECK_EQ_INT(call_stacks(&m), 3);
 	CHECK(strstr(m.stack_note, "operators and Python functions") != NULL);
 	CHECK(has_note(&m, "linked 4 of 6 API calls"));
 	CHECK(has_note(&m, "3 cpu_op, 4 python_function and 1 user_annotation events"));
@@ -1225,7 +1239,7 @@ TEST(stacks_dedupe_steps)
 	CHECK_EQ_INT(api_by_correlation(&m, 12)->stack, api_by_correlation(&m, 11)->stack);
 	CHECK_EQ_INT(api_by_correlation(&m, 13)->stack, api_by_correlation(&m, 11)->stack);
 	CHECK_EQ_STR(call_stack(&m, 21), "ann:Optimizer.step#SGD.step");
-	CHECK_EQ_INT(m.n_stacks, 3);
+	CHECK_EQ_INT(call_stacks(&m), 3);
 	/* the ranges keep their numbers */
 	CHECK_EQ_STR(model_text(&m, m.ranges[0].name), "ProfilerStep#7");
 	model_free(&m);
@@ -1382,7 +1396,7 @@ TEST(stacks_fixture_item)
 	CHECK_EQ_INT(n_to_sync, 20);
 	CHECK_EQ_INT(n_none, 2);
 	CHECK_EQ_STR(call_stack(&m, 458), item); /* cudaStreamSynchronize, 518 µs */
-	CHECK_EQ_INT(m.n_stacks, 15);
+	CHECK_EQ_INT(call_stacks(&m), 15);
 	/* the DtoH copy of .item() is linked to its call, hence to the operator */
 	const struct kg_op *o = op_by_correlation(&m, 457);
 	CHECK(o != NULL && o->api != KG_NONE);
@@ -1391,6 +1405,114 @@ TEST(stacks_fixture_item)
 	CHECK(has_note(&m, "linked 420 of 422 API calls"));
 	if (getenv("KG_PRINT_STACKS"))
 		printf("    cudaStreamSynchronize (correlation 458): %s\n", call_stack(&m, 458));
+	model_free(&m);
+}
+
+/* ------------------------------------------------------------------ host spans */
+
+/* The host spans of the thread with this tid, as "START-END innermost-frame" lines (times
+ * in µs of the trace), in order; each span checked: events as source, state unknown. */
+static const char *spans_text(const struct kg_model *m, int64_t tid)
+{
+	static char buf[16384];
+	size_t n = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < m->n_host_spans; i++) {
+		const struct kg_host_span *h = &m->host_spans[i];
+		CHECK(h->thread < m->n_threads);
+		if (i)
+			CHECK(h->thread > h[-1].thread ||
+			      (h->thread == h[-1].thread && h->start >= h[-1].end));
+		if (m->threads[h->thread].tid != tid)
+			continue;
+		CHECK_EQ_INT(h->source, KG_HOST_FROM_EVENTS);
+		CHECK_EQ_INT(h->state, KG_HOST_STATE_UNKNOWN);
+		CHECK(h->end > h->start && h->stack < m->n_stacks);
+		const struct kg_frame *f = &m->frames[m->stacks[h->stack].first_frame];
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%lld-%lld %s", n ? ", " : "",
+				      (long long)(h->start / 1000), (long long)(h->end / 1000),
+				      model_text(m, f->function));
+		CHECK(n < sizeof(buf) - 100);
+	}
+	return buf;
+}
+
+/* The stretches of the innermost open event, each with its whole chain; a Python
+ * function's line is its definition. */
+TEST(host_spans_nested)
+{
+	struct jbuf b = {0};
+	jhost(&b, "user_annotation", "ProfilerStep#1", 10, "1000", "1000");
+	jhost(&b, "python_function", "train.py(27): epoch", 10, "1010", "900");
+	jhost(&b, "python_function", "/opt/m/x.py(12): forward", 10, "1020", "300");
+	jhost(&b, "cpu_op", "aten::linear", 10, "1040", "100");
+	japi(&b, "cudaLaunchKernel", 10, "1050", "5", 1);
+	jhost(&b, "cpu_op", "aten::item", 10, "1410", "180");
+	jhost(&b, "cpu_op", "aten::_local_scalar_dense", 10, "1420", "160");
+	jhost(&b, "cpu_op", "aten::empty", 10, "1500", "0"); /* splits nothing */
+	japi(&b, "cudaStreamSynchronize", 10, "1455", "120", 3);
+	struct kg_model m;
+	jload(&m, &b, "spans.json");
+	CHECK_EQ_STR(spans_text(&m, 10),
+		     "1000-1010 ProfilerStep, 1010-1020 epoch, 1020-1040 forward, "
+		     "1040-1140 aten::linear, 1140-1320 forward, 1320-1410 epoch, "
+		     "1410-1420 aten::item, 1420-1580 aten::_local_scalar_dense, "
+		     "1580-1590 aten::item, 1590-1910 epoch, 1910-2000 ProfilerStep");
+	/* the whole chain, as the calls' stacks give it */
+	const struct kg_host_span *h = &m.host_spans[3];
+	CHECK_EQ_INT(h->stack, api_by_correlation(&m, 1)->stack);
+	CHECK_EQ_STR(stack_text(&m, m.host_spans[7].stack), call_stack(&m, 3));
+	const struct kg_frame *f = &m.frames[m.stacks[m.host_spans[1].stack].first_frame];
+	CHECK_EQ_INT(f->line, 27);
+	CHECK_EQ_INT(f->flags, KG_FRAME_DEF_LINE);
+	f = &m.frames[m.stacks[m.host_spans[0].stack].first_frame];
+	CHECK_EQ_INT(f->flags, 0);
+	/* a window keeps the spans that overlap it */
+	CHECK_EQ_INT(model_restrict(&m, m.host_spans[4].start + 1, m.host_spans[6].start), 0);
+	CHECK_EQ_STR(spans_text(&m, 10), "1140-1320 forward, 1320-1410 epoch");
+	model_free(&m);
+}
+
+/* Spans go to the threads the model has (those that made calls or ranges), follow them
+ * when model_finish puts the threads in order, and end with the thread's last event, past
+ * its last call. */
+TEST(host_spans_threads)
+{
+	struct jbuf b = {0};
+	jhost(&b, "cpu_op", "aten::mm", 9, "100", "100");
+	japi(&b, "cudaLaunchKernel", 9, "110", "5", 1);
+	jhost(&b, "cpu_op", "aten::add", 9, "300", "50"); /* after the last call */
+	jhost(&b, "cpu_op", "aten::sum", 2, "100", "20");
+	jhost(&b, "user_annotation", "step", 2, "90", "200"); /* a range: thread 2 is known */
+	jhost(&b, "cpu_op", "aten::only_here", 4, "0", "1000"); /* a thread of events only */
+	struct kg_model m;
+	jload(&m, &b, "span_threads.json");
+	CHECK_EQ_INT(m.n_threads, 2);
+	CHECK_EQ_INT(m.threads[0].tid, 2); /* met second, put first */
+	CHECK_EQ_STR(spans_text(&m, 9), "100-200 aten::mm, 300-350 aten::add");
+	CHECK_EQ_STR(spans_text(&m, 2), "90-100 step, 100-120 aten::sum, 120-290 step");
+	CHECK_EQ_STR(spans_text(&m, 4), "");
+	CHECK_EQ_INT(m.host_spans[0].thread, 0);
+	model_free(&m);
+}
+
+/* Overlapping events that do not nest, a child overrunning its parent by rounding, and
+ * an elder sibling overrun by its younger: spans never overlap and cover what the
+ * events cover. */
+TEST(host_spans_edges)
+{
+	struct jbuf b = {0};
+	jhost(&b, "cpu_op", "A", 1, "1000", "100");
+	jhost(&b, "cpu_op", "B", 1, "1050", "150"); /* cut at A's end */
+	jhost(&b, "cpu_op", "parent", 1, "1300", "10");
+	jhost(&b, "cpu_op", "child", 1, "1305", "5.5"); /* ends with the parent */
+	jhost(&b, "cpu_op", "elder", 1, "1400", "10");
+	jhost(&b, "cpu_op", "younger", 1, "1409.7", "20");
+	japi(&b, "cudaLaunchKernel", 1, "1060", "1", 1);
+	struct kg_model m;
+	jload(&m, &b, "span_edges.json");
+	CHECK_EQ_STR(spans_text(&m, 1), "1000-1050 A, 1050-1100 B, 1300-1305 parent, "
+		     "1305-1310 child, 1400-1409 elder, 1409-1429 younger");
 	model_free(&m);
 }
 

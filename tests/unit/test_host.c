@@ -1,0 +1,336 @@
+/* While the GPU waited (analysis/host.c) on small models made here, where every figure is
+ * known: a span clipped to the gap, the time no span covers, the launching thread among
+ * several, a sync's time given to the sync and not also to the span around it, the cause
+ * and its fix, and a trace without host spans or without idle findings left as it was. */
+#include <math.h>
+
+#include "harness.h"
+
+#include "analysis/analysis.h"
+#include "model/model.h"
+
+#define USER_FILE "train.py"
+#define COLLATE_FILE "/usr/lib/python3/dist-packages/torch/utils/data/_utils/collate.py"
+#define OTHER_FILE "/usr/lib/python3/dist-packages/somelib/work.py"
+
+struct world {
+	struct kg_model m;
+	uint32_t t1, t2;
+	uint32_t epoch, collate, other; /* stacks: epoch; default_collate ← epoch; work ← epoch */
+};
+
+static struct kg_frame python(struct kg_model *m, const char *file, const char *fn, int line)
+{
+	struct kg_frame f = {0};
+	f.kind = KG_FRAME_PYTHON;
+	f.file = model_string(m, file);
+	f.function = model_string(m, fn);
+	f.line = line;
+	return f;
+}
+
+static void world_init(struct world *w)
+{
+	struct kg_model *m = &w->m;
+	model_init(m, "test", "");
+	model_add_process(m);
+	struct kg_device *d = model_add_device(m);
+	d->process = 0;
+	d->ordinal = 0;
+	w->t1 = model_thread_index(m, 0, 1);
+	w->t2 = model_thread_index(m, 0, 2);
+	struct kg_frame f[2];
+	f[0] = python(m, USER_FILE, "epoch", 14);
+	w->epoch = model_add_stack(m, 0, f, 1, 0);
+	f[1] = f[0];
+	f[0] = python(m, COLLATE_FILE, "default_collate", 212);
+	w->collate = model_add_stack(m, 0, f, 2, 0);
+	f[0] = python(m, OTHER_FILE, "work", 7);
+	w->other = model_add_stack(m, 0, f, 2, 0);
+}
+
+static void api_at(struct kg_model *m, uint32_t thread, const char *name, int64_t start,
+		   int64_t end, uint32_t correlation)
+{
+	struct kg_api *a = model_add_api(m);
+	a->process = 0;
+	a->thread = thread;
+	a->correlation = correlation;
+	a->name = model_string(m, name);
+	a->start = start;
+	a->end = end;
+}
+
+/* A kernel [start, end] launched by thread at `launch` (a 50 ns call). */
+static void kernel_at(struct kg_model *m, uint32_t thread, int64_t launch, int64_t start,
+		      int64_t end)
+{
+	struct kg_op *o = model_add_op(m);
+	o->kind = KG_OP_KERNEL;
+	o->stream = model_stream_index(m, 0, 0, 1, 7);
+	o->start = start;
+	o->end = end;
+	o->name = model_string(m, "gemm");
+	o->correlation = (uint32_t)m->n_ops;
+	api_at(m, thread, "cudaLaunchKernel", launch, launch + 50, o->correlation);
+}
+
+static void span_at(struct kg_model *m, uint32_t thread, int64_t start, int64_t end,
+		    uint32_t stack)
+{
+	struct kg_host_span *h = model_add_host_span(m);
+	CHECK(h != NULL);
+	h->start = start;
+	h->end = end;
+	h->thread = thread;
+	h->stack = stack;
+	h->source = KG_HOST_FROM_SAMPLES;
+	h->state = KG_HOST_RUNNING;
+}
+
+static void analysed(struct world *w, struct kg_analysis *a)
+{
+	CHECK_EQ_INT(model_finish(&w->m), 0);
+	CHECK_EQ_INT(analysis_run(&w->m, NULL, a), 0);
+}
+
+static const struct kg_finding *rule_finding(const struct kg_analysis *a, enum kg_rule_id r)
+{
+	for (uint32_t i = 0; i < a->findings.n; i++)
+		if (a->findings.v[i].rule == r)
+			return &a->findings.v[i];
+	return NULL;
+}
+
+/* The share of f named `label` (host_node_label), 0 when none. */
+static double share_of(const struct kg_analysis *a, const struct kg_finding *f, const char *label)
+{
+	char buf[1024];
+	for (uint32_t k = 0; k < f->n_host; k++)
+		if (!strcmp(host_node_label(a, f->host[k].node, buf, sizeof(buf)), label))
+			return f->host[k].ns;
+	return 0;
+}
+
+static void print_shares(const struct kg_analysis *a, const struct kg_finding *f)
+{
+	char buf[1024];
+	for (uint32_t k = 0; k < f->n_host; k++)
+		fprintf(stderr, "    %.0f ns in %s\n", f->host[k].ns,
+			host_node_label(a, f->host[k].node, buf, sizeof(buf)));
+	fprintf(stderr, "    %.0f ns not seen, gain %.0f\n", f->host_unseen_ns, f->gain_ns);
+}
+
+#define PERIOD 200000
+#define GAPS 3
+
+/* Each gap [base + 100000, base + 201000] of 101 µs: the thread in the collate span from
+ * before the gap (clipped: 40 µs of it count), in the user's own frame for 30 µs, in no
+ * span for 30.5 µs, in the launch call for 50 ns, in no span again for 450 ns. */
+TEST(clipped_spans_and_time_no_span_covers)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	for (int i = 0; i <= GAPS; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
+		if (i == GAPS)
+			break;
+		span_at(m, w.t1, base + 90000, base + 140000, w.collate);
+		span_at(m, w.t1, base + 140000, base + 170000, w.epoch);
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	const struct kg_finding *f = rule_finding(&a, KG_RULE_HOST_BOUND);
+	CHECK(f != NULL);
+	if (getenv("KG_PRINT"))
+		print_shares(&a, f);
+	CHECK(fabs(f->gain_ns - GAPS * 101000.0) < 1);
+	CHECK(fabs(share_of(&a, f, "collate.py:212 in default_collate ← train.py:14 in epoch") -
+		   GAPS * 40000.0) < 1e-6);
+	CHECK(fabs(share_of(&a, f, "train.py:14 in epoch") - GAPS * 30000.0) < 1e-6);
+	CHECK(fabs(share_of(&a, f, "cudaLaunchKernel (CUDA)") - GAPS * 50.0) < 1e-6);
+	CHECK(fabs(f->host_unseen_ns - GAPS * 30950.0) < 1e-6);
+	/* data loading is the largest cause but not half the gain: the rule's own fix stays */
+	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_DATA] - GAPS * 40000.0) < 1e-6);
+	CHECK_EQ_INT(f->host_cause, -1);
+	CHECK(strstr(f->fix, "num_workers") == NULL);
+	/* the whole trace's table: the gaps whole, the same parts */
+	CHECK_EQ_INT(a.host.on, 1);
+	CHECK_EQ_INT(a.host.gaps, GAPS);
+	CHECK(fabs(a.host.idle_ns - GAPS * 101000.0) < 1);
+	CHECK(fabs(a.host.unseen_ns - GAPS * 30950.0) < 1e-6);
+	CHECK(fabs(a.host.cause_ns[KG_HOST_CAUSE_DATA] - GAPS * 40000.0) < 1e-6);
+	analysis_free(&a);
+	model_free(m);
+}
+
+/* Two threads launch in turn, each busy with its own work: a gap is the thread's that
+ * launched the work ending it, never the other's. Data loading takes more than half the
+ * gain: the finding's fix is data loading's. */
+TEST(the_launching_thread_among_several)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	for (int i = 0; i <= 4; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		/* t1 launches kernels 0, 1, 3, 4; t2 kernel 2 */
+		kernel_at(m, i == 2 ? w.t2 : w.t1, base + 500, base + 1000, base + 100000);
+	}
+	for (int i = 0; i < 4; i++) { /* both threads busy in every gap */
+		int64_t base = (int64_t)i * PERIOD;
+		span_at(m, w.t1, base + 100000, base + 200500, w.collate);
+		span_at(m, w.t2, base + 100000, base + 200500, w.other);
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	const struct kg_finding *f = rule_finding(&a, KG_RULE_HOST_BOUND);
+	CHECK(f != NULL);
+	if (getenv("KG_PRINT"))
+		print_shares(&a, f);
+	/* gaps 0, 2, 3 end with t1's launches, gap 1 with t2's */
+	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_DATA] - 3 * 100500.0) < 1e-6);
+	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_OTHER] - 100500.0) < 1e-6);
+	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_DISPATCH] - 4 * 50.0) < 1e-6); /* the launches */
+	CHECK(fabs(f->host_unseen_ns - 4 * 450.0) < 1e-6);
+	CHECK_EQ_INT(f->host_cause, KG_HOST_CAUSE_DATA);
+	CHECK(strstr(f->fix, "num_workers") != NULL);
+	analysis_free(&a);
+	model_free(m);
+}
+
+/* The thread blocks in a sync inside the collate span: while it is blocked the GPU waits
+ * on the sync (host-sync-stall's part, given to the call), after it returns on the host
+ * (host-bound's part, given to collate). No time is in both. The sync's part of a gap is
+ * the time the host was blocked, capped at the gap (metrics.c): 60 µs of the 101 µs,
+ * though only 50 µs of the call fall in the gap; each finding's part is spread over what
+ * the thread did in its pieces of the gap. */
+TEST(sync_time_is_the_syncs_only)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	for (int i = 0; i <= GAPS; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
+		if (i == GAPS)
+			break;
+		api_at(m, w.t1, "cudaStreamSynchronize", base + 90000, base + 150000, 0);
+		span_at(m, w.t1, base + 80000, base + 200500, w.collate);
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	const struct kg_finding *hb = rule_finding(&a, KG_RULE_HOST_BOUND);
+	const struct kg_finding *ss = rule_finding(&a, KG_RULE_HOST_SYNC_STALL);
+	CHECK(hb != NULL && ss != NULL);
+	if (getenv("KG_PRINT")) {
+		print_shares(&a, hb);
+		print_shares(&a, ss);
+	}
+	/* host-bound: 41 µs a gap, spread over [150000, 201000]: collate 50.5 µs of those
+	 * 51, the launch call 50 ns, 450 ns in no span */
+	double scale = 41000.0 / 51000.0;
+	CHECK(fabs(hb->gain_ns - GAPS * 41000.0) < 1);
+	CHECK(fabs(hb->host_cause_ns[KG_HOST_CAUSE_DATA] - GAPS * 50500.0 * scale) < 1e-6);
+	CHECK(fabs(hb->host_unseen_ns - GAPS * 450.0 * scale) < 1e-6);
+	/* host-sync-stall: [100000, 150000], all in the sync, none in collate */
+	CHECK(fabs(ss->gain_ns - GAPS * 60000.0) < 1);
+	CHECK(fabs(share_of(&a, ss, "cudaStreamSynchronize (CUDA)") - GAPS * 60000.0) < 1e-6);
+	CHECK(ss->host_cause_ns[KG_HOST_CAUSE_DATA] == 0);
+	CHECK(ss->host_unseen_ns == 0);
+	/* the table: every gap whole, collate counted once */
+	CHECK(fabs(a.host.idle_ns - GAPS * 101000.0) < 1);
+	CHECK(fabs(a.host.cause_ns[KG_HOST_CAUSE_DATA] - GAPS * 50500.0) < 1e-6);
+	analysis_free(&a);
+	model_free(m);
+}
+
+/* Without host spans nothing is said; with spans but a GPU that never waits for the
+ * host, no finding has a host part. */
+TEST(no_spans_or_no_idle_finding_no_claims)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	for (int i = 0; i <= GAPS; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	CHECK(rule_finding(&a, KG_RULE_HOST_BOUND) != NULL);
+	CHECK_EQ_INT(a.host.on, 0);
+	CHECK_EQ_INT(a.host.n_nodes, 0);
+	for (uint32_t i = 0; i < a.findings.n; i++) {
+		CHECK_EQ_INT(a.findings.v[i].n_host, 0);
+		CHECK_EQ_INT(a.findings.v[i].host_cause, -1);
+	}
+	analysis_free(&a);
+	model_free(m);
+
+	/* back to back kernels queued well ahead: the GPU never waits */
+	world_init(&w);
+	for (int i = 0; i < 50; i++)
+		kernel_at(m, w.t1, 100 + i * 100, 10000 + (int64_t)i * 10000, 20000 + (int64_t)i * 10000);
+	span_at(m, w.t1, 0, 600000, w.collate);
+	analysed(&w, &a);
+	CHECK_EQ_INT(a.host.on, 1);
+	CHECK(a.host.idle_ns == 0);
+	for (uint32_t i = 0; i < a.findings.n; i++) {
+		CHECK(!host_idle_rule(a.findings.v[i].rule));
+		CHECK_EQ_INT(a.findings.v[i].n_host, 0);
+	}
+	analysis_free(&a);
+	model_free(m);
+}
+
+/* Frames named as the user reads them: a profiler's Python function by its def, code
+ * torch.compile generated by its graph. */
+TEST(frame_labels)
+{
+	struct kg_model m;
+	model_init(&m, "test", "");
+	char buf[256];
+	struct kg_frame f = python(&m, "/home/u/train.py", "epoch", 12);
+	frame_label(&m, &f, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "train.py:12 in epoch");
+	f.flags = KG_FRAME_DEF_LINE;
+	frame_label(&m, &f, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "epoch (train.py, defined at line 12)");
+	f = python(&m, "/tmp/torchinductor_u/c3/c3b3jv66yffi5bkokkbptc3hfaz3duzsobcplxooh43kk4yqbmun.py",
+		   "call", 179);
+	frame_label(&m, &f, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "call in compiled graph c3b3jv66 (torch.compile)");
+	CHECK(!frame_is_users(&m, &f));
+	model_free(&m);
+}
+
+/* Off-CPU samples waiting for the GIL: a lock wait, with its own fix, whatever the frames. */
+TEST(gil_wait_is_a_lock_wait)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	for (int i = 0; i <= GAPS; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
+		if (i == GAPS)
+			break;
+		span_at(m, w.t1, base + 100000, base + 200500, w.collate);
+		m->host_spans[m->n_host_spans - 1].state = KG_HOST_GIL_WAIT;
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	const struct kg_finding *f = rule_finding(&a, KG_RULE_HOST_BOUND);
+	CHECK(f != NULL);
+	CHECK_EQ_INT(f->host_cause, KG_HOST_CAUSE_LOCK);
+	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_LOCK] - GAPS * 100500.0) < 1e-6);
+	CHECK(strstr(f->fix, "GIL") != NULL);
+	char buf[1024];
+	CHECK_EQ_STR(host_node_label(&a, f->host[0].node, buf, sizeof(buf)),
+		     "[waiting for the GIL] ← collate.py:212 in default_collate ← train.py:14 in epoch");
+	analysis_free(&a);
+	model_free(m);
+}
