@@ -66,6 +66,9 @@ struct kg_config {
 #define KG_THRESHOLD_FIELD_(name, type, def, lo, hi, what) KG_THRESHOLD_CTYPE_##type name;
 	KG_THRESHOLDS(KG_THRESHOLD_FIELD_)
 #undef KG_THRESHOLD_FIELD_
+	/* not thresholds: what the user said of the steps (report --step-name, --whole) */
+	const char *steps_name; /* the annotation of a step; NULL: the usual names */
+	int whole;              /* the findings of the whole run, start-up and warm-up in */
 };
 
 void analysis_config_default(struct kg_config *c);

@@ -19,7 +19,7 @@
 #define SITES_ROWS 20    /* rows of the --sites table */
 
 struct report_args {
-	int json, list, sites;
+	int json, list, sites, steps;
 	int top;               /* -1: not given (10 in text, all in JSON) */
 	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
@@ -99,6 +99,7 @@ static int report_one(struct cli_session *s, void *arg)
 		.sites = r->sites ? SITES_ROWS : 0,
 		.finding_sites = r->finding_sites,
 		.color = !r->json && cli_color(r->color),
+		.steps = r->steps,
 		.overrides = s->sets.v,
 		.n_overrides = s->sets.n,
 	};
@@ -148,6 +149,13 @@ int cmd_report(int argc, char **argv)
 		OPT_BOOL(0, "sites", &r.sites,
 			 "a table of the call sites (file:line, operator, API call) ranked by the "
 			 "gain of the findings they cause"),
+		OPT_BOOL(0, "steps", &r.steps, "list every step of the program's loop (docs/report.md)"),
+		OPT_STRING(0, "step-name", &r.s.steps_name, "NAME",
+			   "the annotation (NVTX or record_function range) that marks a step, or the "
+			   "start of its name, instead of the usual ones (ProfilerStep#, step, "
+			   "train_step...)"),
+		OPT_BOOL(0, "whole", &r.s.whole_run,
+			 "findings of the whole run: start-up, warm-up and wind-down counted in"),
 		OPT_COUNT(0, "finding-sites", &r.finding_sites, "N", 1000000,
 			  "call sites shown under each finding (default 3)"),
 		OPT_CHOICE(0, "fail-on", &r.fail_on, "SEVERITY", severities, "a severity",

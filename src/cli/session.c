@@ -75,6 +75,8 @@ int cli_session_analyse(struct cli_session *s)
 {
 	struct kg_config cfg;
 	cli_config(&s->sets, &cfg);
+	cfg.steps_name = s->steps_name;
+	cfg.whole = s->whole_run;
 	int show = !s->no_progress && isatty(STDERR_FILENO);
 	if (show)
 		fprintf(stderr, "analysing %s ...", s->path);

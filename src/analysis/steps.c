@@ -1,0 +1,624 @@
+/* The program's steps (steps.h), best evidence first:
+ *
+ *  1. the user's annotations: ranges of one name that repeat on one thread (--step-name,
+ *     else ProfilerStep#N, step, train_step, ...); a step is the GPU work launched inside
+ *     one of them;
+ *  2. the rhythm of the launches: the GPU's operations in start order, each a token
+ *     (kind, name, launch configuration); the period is the shortest shift at which the
+ *     sequence matches itself (see rhythm_period), the boundary the place in the period
+ *     where the host waits longest before its next launch.
+ *
+ * Then the first steps that differ from the median one (more or fewer operations, or
+ * 1.5 times as long) are warm-up; the rest are steady, and the GPUs' idle gaps before the
+ * first steady step are start-up, after the last wind-down: what the findings leave out
+ * (kg_gap_place), in place of metrics.c's one-gap heuristic, which stays when no steps
+ * are found. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pipeline.h"
+#include "util/idmap.h"
+#include "util/timemath.h"
+
+const char *steps_source_name(enum kg_steps_source s)
+{
+	static const char *const names[] = {
+#define KG_STEPS_SOURCE_NAME_(id, name) name,
+		KG_STEPS_SOURCE_LIST(KG_STEPS_SOURCE_NAME_)
+#undef KG_STEPS_SOURCE_NAME_
+	};
+	return (unsigned)s < KG_STEPS_SOURCES ? names[s] : names[KG_STEPS_NONE];
+}
+
+/* Steps are claimed only with at least this many of them. */
+#define MIN_STEPS 3
+/* A warm-up step: this much longer than the median step (or not its operations). */
+#define WARMUP_RATIO 1.5
+/* The rhythm is looked for in at most this many operations from the middle of the run:
+ * enough for 20 steps of 50,000 kernels, and a bounded cost on a 10M-kernel trace. */
+#define RHYTHM_WINDOW (1u << 20)
+/* A shorter period is an inner loop of tiny operations (x = x + 1 a thousand times
+ * between two syncs), in which nothing tells one step from the next. */
+#define MIN_PERIOD 3
+/* Shifts tried: the most frequent distances between two occurrences of a token. */
+#define CANDIDATES 12
+/* A shift is the period when the sequence, less its rare tokens, matches itself
+ * shifted by it this well, and the rare tokens are at most this share of it. */
+#define MIN_MATCH 0.75
+#define MAX_RARE 0.02
+
+/* The annotations that name a step unless the user names one; a name ending in '#' is
+ * a prefix (PyTorch's profiler numbers its steps: ProfilerStep#12). */
+static const char *const step_names[] = {
+	"ProfilerStep#", "step", "train_step", "training_step", "train_batch",
+	"run_training_batch", "decode_step", NULL,
+};
+
+static int name_matches(const char *text, const char *name, int prefix)
+{
+	size_t n = strlen(name);
+	return prefix || (n && name[n - 1] == '#') ? !strncmp(text, name, n) : !strcmp(text, name);
+}
+
+/* When op o was launched: its API call's start, else (no API calls) its own start. */
+static int64_t launch_time(const struct kg_op *o)
+{
+	return o->api_start != KG_NO_TIME ? o->api_start : o->start;
+}
+
+/* ------------------------------------------------------------------ annotations */
+
+static int by_thread_start(const void *pa, const void *pb, void *arg)
+{
+	const struct kg_range *r = arg, *a = &r[*(const uint32_t *)pa], *b = &r[*(const uint32_t *)pb];
+	if (a->thread != b->thread)
+		return (a->thread > b->thread) - (a->thread < b->thread);
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* The ranges named `name` on the thread that has most of them, in time order, none
+ * inside another: into idx, their count returned. */
+static uint32_t step_ranges(const struct kg_model *m, const char *name, int prefix,
+			    uint32_t *idx)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_ranges; i++)
+		if (m->ranges[i].end != KG_NO_TIME && m->ranges[i].end > m->ranges[i].start &&
+		    name_matches(model_text(m, m->ranges[i].name), name, prefix))
+			idx[n++] = i;
+	qsort_r(idx, n, sizeof(*idx), by_thread_start, m->ranges);
+	uint32_t best = 0, best_n = 0;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && m->ranges[idx[j]].thread == m->ranges[idx[i]].thread; j++)
+			;
+		if (j - i > best_n)
+			best = i, best_n = j - i;
+	}
+	uint32_t k = 0;
+	for (uint32_t i = best; i < best + best_n; i++)
+		if (!k || m->ranges[idx[best + k - 1]].end <= m->ranges[idx[i]].start)
+			idx[best + k++] = idx[i];
+	memmove(idx, idx + best, k * sizeof(*idx));
+	return k;
+}
+
+/* Each of the GPU's ops (ops[i], in start order) into the step whose range it was
+ * launched in (sid[i]), KG_NONE outside them. The number of steps, 0 when the trace has
+ * no annotation of a step. */
+static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+				uint32_t *sid, int64_t **host_start)
+{
+	const struct kg_model *m = a->m;
+	uint32_t *idx = malloc(((size_t)m->n_ranges + 1) * sizeof(*idx)), k = 0;
+	if (!idx)
+		return 0;
+	const char *user = a->cfg.steps_name; /* the user's name, else the usual ones */
+	if (user)
+		k = step_ranges(m, user, 1, idx);
+	for (int i = 0; !user && step_names[i] && k < 2; i++)
+		k = step_ranges(m, step_names[i], 0, idx);
+	if (k >= 2)
+		a->steps.name = m->ranges[idx[0]].name;
+	int64_t *hs = k >= 2 ? malloc(k * sizeof(*hs)) : NULL;
+	if (!hs) {
+		free(idx);
+		return 0;
+	}
+	for (uint32_t s = 0; s < k; s++)
+		hs[s] = m->ranges[idx[s]].start;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t t = launch_time(&m->ops[ops[i]]);
+		uint32_t lo = 0, hi = k; /* the last range starting at or before t */
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (hs[mid] <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		sid[i] = lo && t < m->ranges[idx[lo - 1]].end ? lo - 1 : KG_NONE;
+	}
+	free(idx);
+	*host_start = hs;
+	return k;
+}
+
+/* ------------------------------------------------------------------ rhythm */
+
+/* Each op's token: the same kind, name and launch configuration make the same token. */
+static uint32_t tokenize(const struct kg_model *m, const uint32_t *ops, uint32_t n,
+			 uint32_t *tok)
+{
+	struct kg_idmap h = {0};
+	uint32_t n_tok = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kg_op *o = &m->ops[ops[i]];
+		uint64_t key = (uint64_t)o->name << 32 ^ (uint64_t)o->launch << 8 ^
+			       (uint64_t)o->kind << 4 ^ o->copy_kind;
+		uint32_t *v = idmap_slot(&h, idmap_mix(key) >> 1);
+		if (!v) {
+			idmap_free(&h);
+			return 0;
+		}
+		if (*v == KG_IDMAP_NONE)
+			*v = n_tok++;
+		tok[i] = *v;
+	}
+	idmap_free(&h);
+	return n_tok;
+}
+
+struct distance {
+	uint32_t d, n;
+};
+
+static int by_n_desc(const void *pa, const void *pb)
+{
+	const struct distance *a = pa, *b = pb;
+	return a->n != b->n ? (a->n < b->n) - (a->n > b->n) : (a->d > b->d) - (a->d < b->d);
+}
+
+/* The most frequent distances between two occurrences of one token in tok[0..w): into
+ * c (at most CANDIDATES), their number returned. */
+static uint32_t candidate_shifts(const uint32_t *tok, uint32_t w, uint32_t *last,
+				 uint32_t n_tok, uint32_t *c)
+{
+	struct kg_idmap h = {0};
+	struct distance *d = NULL;
+	uint32_t nd = 0, cap = 0, out = 0;
+	for (uint32_t t = 0; t < n_tok; t++)
+		last[t] = UINT32_MAX;
+	for (uint32_t i = 0; i < w; i++) {
+		uint32_t p = last[tok[i]];
+		last[tok[i]] = i;
+		if (p == UINT32_MAX)
+			continue;
+		uint32_t *v = idmap_slot(&h, i - p);
+		if (!v)
+			goto out;
+		if (*v == KG_IDMAP_NONE) {
+			if (nd == cap) {
+				struct distance *g = realloc(d, (cap = cap ? 2 * cap : 256) * sizeof(*d));
+				if (!g)
+					goto out;
+				d = g;
+			}
+			d[nd] = (struct distance){i - p, 0};
+			*v = nd++;
+		}
+		d[*v].n++;
+	}
+	qsort(d, nd, sizeof(*d), by_n_desc);
+	for (; out < nd && out < CANDIDATES; out++)
+		c[out] = d[out].d;
+out:
+	idmap_free(&h);
+	free(d);
+	return out;
+}
+
+/* Where tok[0..w) repeats itself shifted by p: from the first run of p positions of
+ * which half match the position p later to the last such run, into [*from, *to). */
+static void loop_region(const uint32_t *tok, uint32_t w, uint32_t p, uint32_t *from, uint32_t *to)
+{
+	uint32_t in = 0; /* matches among positions [i - p, i) */
+	*from = *to = 0;
+	for (uint32_t i = 0; i + p < w; i++) {
+		in += tok[i] == tok[i + p];
+		if (i >= p)
+			in -= tok[i - p] == tok[i];
+		if (i + 1 >= p && 2 * in >= p) {
+			if (*to == 0)
+				*from = i + 1 - p;
+			*to = i + 1 + p;
+		}
+	}
+}
+
+/* How well the loop of tok[0..w) at shift p (loop_region), less the tokens rarer there
+ * than once in two periods, matches itself shifted by p: the share of positions that do;
+ * 0 when the rare tokens are too many there for p to be a period, or it holds under
+ * MIN_STEPS periods. count: room for a count a token, f: for w tokens. */
+static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint32_t p,
+			  uint32_t *count, uint32_t *f)
+{
+	uint32_t from, to;
+	loop_region(tok, w, p, &from, &to);
+	if (to - from < MIN_STEPS * (uint64_t)p)
+		return 0;
+	memset(count, 0, n_tok * sizeof(*count));
+	for (uint32_t i = from; i < to; i++)
+		count[tok[i]]++;
+	double rare_below = 0.5 * (double)(to - from) / p;
+	uint32_t nf = 0;
+	for (uint32_t i = from; i < to; i++)
+		if (count[tok[i]] >= rare_below)
+			f[nf++] = tok[i];
+	if ((double)(to - from - nf) > MAX_RARE * (to - from) || nf < MIN_STEPS * (uint64_t)p)
+		return 0;
+	uint32_t same = 0;
+	for (uint32_t j = 0; j + p < nf; j++)
+		same += f[j] == f[j + p];
+	return (double)same / (nf - p);
+}
+
+/* The period of tok[0..n) in operations, 0 when it has none, or one shorter than
+ * MIN_PERIOD.
+ *
+ * Why a shift test and not a suffix array or a rolling hash of the sequence: the steps of
+ * a real program are not exact repeats (a logging copy every 10 steps, a step with an
+ * extra kernel), and the test below tolerates that: the candidates are the most frequent
+ * distances between two occurrences of the same token (one pass, a hash table of
+ * distances); each is tried by how well the sequence, less the tokens rarer than once in
+ * two periods (the logging copy, a sync's copy every N steps), matches itself shifted by
+ * it, over the stretch where it repeats at that shift at all (start-up before the loop
+ * is no evidence against it); the shortest that matches is the period. Micro-batches match at their own length
+ * only as far as the rest of the step (the optimizer) is rare, which it is not: more than
+ * MAX_RARE of the operations. Linear in the window (RHYTHM_WINDOW ops at most). */
+static uint32_t rhythm_period(const uint32_t *tok, uint32_t n, uint32_t n_tok)
+{
+	uint32_t w = n < RHYTHM_WINDOW ? n : RHYTHM_WINDOW;
+	const uint32_t *wt = tok + (n - w) / 2;
+	uint32_t *count = malloc(n_tok * sizeof(*count)), *f = malloc((size_t)w * sizeof(*f));
+	uint32_t c[CANDIDATES], best = 0;
+	if (!count || !f)
+		goto out;
+	uint32_t nc = candidate_shifts(wt, w, count, n_tok, c);
+	for (uint32_t i = 0; i < nc; i++)
+		if ((!best || c[i] < best) && shift_match(wt, w, n_tok, c[i], count, f) >= MIN_MATCH)
+			best = c[i];
+out:
+	free(count);
+	free(f);
+	return best >= MIN_PERIOD ? best : 0;
+}
+
+/* The token that marks each step: the one occurring about once a period that is most
+ * often one period after its previous occurrence. */
+static uint32_t anchor_token(const uint32_t *tok, uint32_t n, uint32_t n_tok, uint32_t p,
+			     uint32_t *count, uint32_t *last)
+{
+	uint32_t *regular = calloc(n_tok, sizeof(*regular)), best = UINT32_MAX;
+	if (!regular)
+		return UINT32_MAX;
+	for (uint32_t t = 0; t < n_tok; t++)
+		count[t] = 0, last[t] = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		count[tok[i]]++;
+		regular[tok[i]] += last[tok[i]] != UINT32_MAX && i - last[tok[i]] == p;
+		last[tok[i]] = i;
+	}
+	double once = (double)n / p;
+	for (uint32_t t = 0; t < n_tok; t++)
+		if (count[t] <= 1.5 * once && (best == UINT32_MAX || regular[t] > regular[best]))
+			best = t;
+	free(regular);
+	return best;
+}
+
+/* Each of the GPU's ops into its step by the rhythm (sid), and where each step's
+ * boundary is: after the anchor by the offset at which the host, over the regular steps,
+ * waited longest before launching. The number of steps. */
+static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+			     uint32_t *sid)
+{
+	const struct kg_model *m = a->m;
+	uint32_t *tok = malloc((size_t)n * sizeof(*tok)), steps = 0;
+	uint32_t *count = NULL, *last = NULL, *at = NULL;
+	double *wait = NULL;
+	uint32_t n_tok = tok ? tokenize(m, ops, n, tok) : 0;
+	uint32_t p = n_tok ? rhythm_period(tok, n, n_tok) : 0;
+	if (!p || n / p < MIN_STEPS)
+		goto out;
+	count = malloc(n_tok * sizeof(*count));
+	last = malloc(n_tok * sizeof(*last));
+	at = malloc((size_t)n * sizeof(*at));
+	wait = calloc(p, sizeof(*wait));
+	if (!count || !last || !at || !wait)
+		goto out;
+	uint32_t anchor = anchor_token(tok, n, n_tok, p, count, last), na = 0;
+	for (uint32_t i = 0; i < n && anchor != UINT32_MAX; i++)
+		if (tok[i] == anchor && (!na || i - at[na - 1] >= p / 2))
+			at[na++] = i;
+	for (uint32_t k = 0; k + 1 < na; k++) {
+		if (at[k + 1] - at[k] != p)
+			continue;
+		for (uint32_t r = 0; r < p; r++) {
+			uint32_t i = at[k] + r;
+			if (i == 0)
+				continue;
+			int64_t g = kg_time_diff(launch_time(&m->ops[ops[i]]),
+						 launch_time(&m->ops[ops[i - 1]]));
+			wait[r] += g > 0 ? (double)g : 0;
+		}
+	}
+	uint32_t off = 0;
+	for (uint32_t r = 1; r < p; r++)
+		if (wait[r] > wait[off])
+			off = r;
+	/* the steps: boundary k to boundary k + 1; the last one only when a whole period
+	 * follows it */
+	for (uint32_t i = 0; i < n; i++)
+		sid[i] = KG_NONE;
+	uint32_t prev = UINT32_MAX;
+	for (uint32_t k = 0; k < na && at[k] + off < n; k++) {
+		uint32_t b = at[k] + off, end = k + 1 < na && at[k + 1] + off < n ? at[k + 1] + off
+						 : b + p <= n ? b + p : b;
+		if (prev != UINT32_MAX && b < prev)
+			continue;
+		for (uint32_t i = b; i < end; i++)
+			sid[i] = steps;
+		steps += end > b;
+		prev = end;
+	}
+	a->steps.period = p;
+out:
+	free(tok);
+	free(count);
+	free(last);
+	free(at);
+	free(wait);
+	return steps >= MIN_STEPS ? steps : 0;
+}
+
+/* ------------------------------------------------------------------ the steps' figures */
+
+/* Each step's figures from its ops (ops[i] in step sid[i]), in one pass in start order. */
+static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+			 const uint32_t *sid, int64_t *max_launch)
+{
+	const struct kg_model *m = a->m;
+	for (uint32_t s = 0; s < a->steps.n; s++) {
+		struct kg_step *st = &a->steps.v[s];
+		*st = (struct kg_step){.host_start = st->host_start, .start = KG_NO_TIME,
+				       .end = KG_NO_TIME, .gap_op = KG_NONE, .slow_op = KG_NONE};
+		max_launch[s] = KG_NO_TIME;
+	}
+	int64_t *cover = max_launch + a->steps.n; /* where each step's busy time reaches */
+	for (uint32_t i = 0; i < n; i++) {
+		if (sid[i] == KG_NONE)
+			continue;
+		const struct kg_op *o = &m->ops[ops[i]];
+		struct kg_step *st = &a->steps.v[sid[i]];
+		int64_t lt = launch_time(o), *ml = &max_launch[sid[i]], *cv = &cover[sid[i]];
+		if (st->start == KG_NO_TIME) {
+			st->start = o->start, *cv = o->start;
+			if (a->steps.source == KG_STEPS_RHYTHM)
+				st->host_start = lt;
+		}
+		if (o->end > st->end)
+			st->end = o->end;
+		st->busy = kg_time_add(st->busy, kg_time_span(o->end, o->start > *cv ? o->start : *cv));
+		if (o->end > *cv)
+			*cv = o->end;
+		if (*ml != KG_NO_TIME && kg_time_diff(lt, *ml) > st->host_gap)
+			st->host_gap = kg_time_diff(lt, *ml), st->gap_op = ops[i];
+		if (*ml == KG_NO_TIME || lt > *ml)
+			*ml = lt;
+		if (a->steps.source == KG_STEPS_RHYTHM && lt < st->host_start)
+			st->host_start = lt;
+		st->ops++;
+		st->kernels += o->kind == KG_OP_KERNEL;
+		st->copies += o->kind != KG_OP_KERNEL;
+	}
+}
+
+/* Drops the steps that launched nothing; renumbers sid. 0 or -ENOMEM. */
+static int drop_empty(struct kg_steps *st, uint32_t *sid, uint32_t n)
+{
+	uint32_t *to = malloc((size_t)st->n * sizeof(*to)), k = 0;
+	if (!to)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < st->n; s++) {
+		to[s] = st->v[s].ops ? k : KG_NONE;
+		if (st->v[s].ops)
+			st->v[k++] = st->v[s];
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (sid[i] != KG_NONE)
+			sid[i] = to[sid[i]];
+	st->n = k;
+	free(to);
+	return 0;
+}
+
+static int64_t median_of(int64_t *v, uint32_t n)
+{
+	return select_kth(v, n, pct_rank(n, 0.5));
+}
+
+/* Step times, warm-up, the steady steps and their percentiles. */
+static int steady_steps(struct kg_steps *st)
+{
+	int64_t *v = malloc(((size_t)st->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < st->n; s++) {
+		struct kg_step *x = &st->v[s];
+		x->time = s + 1 < st->n ? kg_time_span(st->v[s + 1].start, x->start)
+					: kg_time_span(x->end, x->start);
+		v[s] = x->time;
+	}
+	int64_t med = median_of(v, st->n);
+	for (uint32_t s = 0; s < st->n; s++)
+		v[s] = st->v[s].ops;
+	int64_t med_ops = median_of(v, st->n);
+	uint32_t s = 0;
+	while (s < st->n / 2 && ((int64_t)st->v[s].ops != med_ops ||
+				 (double)st->v[s].time > WARMUP_RATIO * (double)med))
+		st->v[s++].warmup = 1;
+	st->first_steady = s;
+	st->n_steady = st->n - s;
+	st->steady_begin = st->v[s].start;
+	st->steady_end = st->v[st->n - 1].end;
+	st->warmup_time = kg_time_span(st->v[s].start, st->v[0].start);
+	for (uint32_t k = 0; k < st->n_steady; k++)
+		v[k] = st->v[s + k].time;
+	uint32_t ns = st->n_steady, r50 = pct_rank(ns, 0.5);
+	st->p50 = select_kth(v, ns, r50);
+	st->p90 = select_kth(v, ns, pct_rank(ns, 0.9));
+	st->p99 = select_kth(v, ns, pct_rank(ns, 0.99));
+	st->max = select_kth(v, ns, ns - 1);
+	st->median_step = s;
+	for (uint32_t k = s; k < st->n; k++)
+		if (st->v[k].time == st->p50) {
+			st->median_step = k;
+			break;
+		}
+	free(v);
+	return 0;
+}
+
+/* The host's synchronisations begun in each step (from its host start to the next's). */
+static void step_syncs(const struct kg_model *m, struct kg_steps *st)
+{
+	for (uint32_t s = 1; s < st->n; s++)
+		if (st->v[s].host_start < st->v[s - 1].host_start)
+			return; /* not in time order on the host: no place for them */
+	for (uint32_t i = 0; i < m->n_syncs; i++) {
+		int64_t t = m->syncs[i].start;
+		uint32_t lo = 0, hi = st->n;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (st->v[mid].host_start <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && (lo < st->n || t < st->v[lo - 1].end))
+			st->v[lo - 1].syncs++;
+	}
+}
+
+/* The slowest op of each step against the median step's op at the same place, when both
+ * have as many ops (the same sequence of launches): the "slower kernel" of an outlier. */
+static void step_slow_ops(const struct kg_model *m, struct kg_steps *st, const uint32_t *ops,
+			  uint32_t n, const uint32_t *sid)
+{
+	uint32_t *first = malloc(((size_t)st->n + 1) * sizeof(*first));
+	if (!first)
+		return;
+	for (uint32_t s = 0; s < st->n; s++)
+		first[s] = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (sid[i] != KG_NONE && first[sid[i]] == UINT32_MAX)
+			first[sid[i]] = i;
+	const struct kg_step *med = &st->v[st->median_step];
+	uint32_t mf = first[st->median_step];
+	for (uint32_t s = 0; s < st->n && st->source == KG_STEPS_RHYTHM; s++) {
+		struct kg_step *x = &st->v[s];
+		if (x->ops != med->ops || s == st->median_step || first[s] + x->ops > n)
+			continue;
+		for (uint32_t r = 0; r < x->ops; r++) {
+			const struct kg_op *o = &m->ops[ops[first[s] + r]], *mo = &m->ops[ops[mf + r]];
+			int64_t by = kg_time_diff(kg_time_span(o->end, o->start),
+						  kg_time_span(mo->end, mo->start));
+			if (by > x->slow_by)
+				x->slow_by = by, x->slow_op = ops[first[s] + r];
+		}
+	}
+	free(first);
+}
+
+/* Every GPU's gaps placed by the steady steps: before them start-up, after them
+ * wind-down (--whole: none of either). */
+static void place_gaps(struct kg_analysis *a)
+{
+	const struct kg_steps *st = &a->steps;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		struct kg_gpu_metrics *gm = &a->gpus[g];
+		for (uint32_t i = 0; i < gm->n_gaps; i++) {
+			struct kg_gap *gap = &gm->gaps[i];
+			gap->place = a->cfg.whole ? KG_GAP_STEADY
+				     : gap->end <= st->steady_begin ? KG_GAP_STARTUP
+				     : gap->start >= st->steady_end ? KG_GAP_WINDDOWN
+								    : KG_GAP_STEADY;
+		}
+		gaps_tally(gm);
+	}
+}
+
+int steps_run(struct kg_analysis *a)
+{
+	struct kg_steps *st = &a->steps;
+	st->steady_begin = st->steady_end = KG_NO_TIME;
+	st->gpu = KG_NONE;
+	for (uint32_t g = 0; g < a->n_gpus; g++)
+		if (a->gpus[g].n_ops && (st->gpu == KG_NONE || a->gpus[g].n_ops > a->gpus[st->gpu].n_ops))
+			st->gpu = g;
+	if (st->gpu == KG_NONE)
+		return 0;
+	const uint32_t *ops = a->gpus[st->gpu].ops;
+	uint32_t n = a->gpus[st->gpu].n_ops;
+	uint32_t *sid = malloc(((size_t)n + 1) * sizeof(*sid));
+	int64_t *hs = NULL, *scratch = NULL;
+	int rc = -ENOMEM;
+	if (!sid)
+		return rc;
+	uint32_t k = annotated_steps(a, ops, n, sid, &hs);
+	st->source = k ? KG_STEPS_ANNOTATION : KG_STEPS_NONE;
+	if (!k && (k = rhythm_steps(a, ops, n, sid)))
+		st->source = KG_STEPS_RHYTHM;
+	if (!k) {
+		st->name = 0;
+		rc = 0;
+		goto out;
+	}
+	st->v = malloc((size_t)k * sizeof(*st->v));
+	scratch = malloc((size_t)k * 2 * sizeof(*scratch));
+	if (!st->v || !scratch)
+		goto out;
+	st->n = k;
+	for (uint32_t s = 0; s < k; s++)
+		st->v[s].host_start = hs ? hs[s] : KG_NO_TIME;
+	step_figures(a, ops, n, sid, scratch);
+	if (drop_empty(st, sid, n) < 0)
+		goto out;
+	if (st->n < (st->source == KG_STEPS_ANNOTATION ? 2u : MIN_STEPS)) {
+		free(st->v);
+		*st = (struct kg_steps){.steady_begin = KG_NO_TIME, .steady_end = KG_NO_TIME,
+					.gpu = st->gpu};
+		rc = 0;
+		goto out;
+	}
+	if ((rc = steady_steps(st)) < 0)
+		goto out;
+	step_syncs(a->m, st);
+	step_slow_ops(a->m, st, ops, n, sid);
+	st->whole = a->cfg.whole;
+	rc = 0;
+out:
+	if (!rc && (st->n || a->cfg.whole))
+		place_gaps(a);
+	free(sid);
+	free(hs);
+	free(scratch);
+	return rc;
+}
+
+void steps_free(struct kg_steps *st)
+{
+	free(st->v);
+	memset(st, 0, sizeof(*st));
+}
