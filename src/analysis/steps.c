@@ -9,10 +9,12 @@
  *     where the host waits longest before its next launch.
  *
  * Then the first steps that differ from the median one (more or fewer operations, or
- * 1.5 times as long) are warm-up; the rest are steady, and the GPUs' idle gaps before the
- * first steady step are start-up, after the last wind-down: what the findings leave out
- * (kg_gap_place), in place of metrics.c's one-gap heuristic, which stays when no steps
- * are found. */
+ * 1.5 times as long) are warm-up; the rest are steady. When what they leave out (the
+ * start-up before them, the warm-up, the wind-down after them) is at least long_gap_ns,
+ * the scale at which metrics.c's one-gap heuristic calls a gap start-up, they apply:
+ * `report` cuts the trace to the steady steps and analyses them alone (cli/session.c),
+ * its GPUs' gaps all steady; otherwise, and in the commands that do not cut (part 2 of
+ * issue 24: the charts, diff, the job), the heuristic stays. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,10 +106,10 @@ static uint32_t step_ranges(const struct kg_model *m, const char *name, int pref
 }
 
 /* Each of the GPU's ops (ops[i], in start order) into the step whose range it was
- * launched in (sid[i]), KG_NONE outside them. The number of steps, 0 when the trace has
- * no annotation of a step. */
+ * launched in (sid[i]), KG_NONE outside them; the ranges' starts and ends, in pairs,
+ * into *host. The number of steps, 0 when the trace has no annotation of a step. */
 static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
-				uint32_t *sid, int64_t **host_start)
+				uint32_t *sid, int64_t **host)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *idx = malloc(((size_t)m->n_ranges + 1) * sizeof(*idx)), k = 0;
@@ -120,27 +122,29 @@ static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint
 		k = step_ranges(m, step_names[i], 0, idx);
 	if (k >= 2)
 		a->steps.name = m->ranges[idx[0]].name;
-	int64_t *hs = k >= 2 ? malloc(k * sizeof(*hs)) : NULL;
+	int64_t *hs = k >= 2 ? malloc(2 * (size_t)k * sizeof(*hs)) : NULL;
 	if (!hs) {
 		free(idx);
 		return 0;
 	}
-	for (uint32_t s = 0; s < k; s++)
-		hs[s] = m->ranges[idx[s]].start;
+	for (uint32_t s = 0; s < k; s++) {
+		hs[2 * s] = m->ranges[idx[s]].start;
+		hs[2 * s + 1] = m->ranges[idx[s]].end;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t t = launch_time(&m->ops[ops[i]]);
 		uint32_t lo = 0, hi = k; /* the last range starting at or before t */
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (hs[mid] <= t)
+			if (hs[2 * mid] <= t)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		sid[i] = lo && t < m->ranges[idx[lo - 1]].end ? lo - 1 : KG_NONE;
+		sid[i] = lo && t < hs[2 * (lo - 1) + 1] ? lo - 1 : KG_NONE;
 	}
 	free(idx);
-	*host_start = hs;
+	*host = hs;
 	return k;
 }
 
@@ -391,8 +395,8 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 	const struct kg_model *m = a->m;
 	for (uint32_t s = 0; s < a->steps.n; s++) {
 		struct kg_step *st = &a->steps.v[s];
-		*st = (struct kg_step){.host_start = st->host_start, .start = KG_NO_TIME,
-				       .end = KG_NO_TIME, .gap_op = KG_NONE, .slow_op = KG_NONE};
+		*st = (struct kg_step){.host_start = st->host_start, .host_end = st->host_end,
+				       .start = KG_NO_TIME, .end = KG_NO_TIME};
 		max_launch[s] = KG_NO_TIME;
 	}
 	int64_t *cover = max_launch + a->steps.n; /* where each step's busy time reaches */
@@ -413,14 +417,17 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		if (o->end > *cv)
 			*cv = o->end;
 		if (*ml != KG_NO_TIME && kg_time_diff(lt, *ml) > st->host_gap)
-			st->host_gap = kg_time_diff(lt, *ml), st->gap_op = ops[i];
+			st->host_gap = kg_time_diff(lt, *ml), st->gap_name = o->name;
 		if (*ml == KG_NO_TIME || lt > *ml)
 			*ml = lt;
 		if (a->steps.source == KG_STEPS_RHYTHM && lt < st->host_start)
 			st->host_start = lt;
+		if (a->steps.source == KG_STEPS_RHYTHM && lt >= st->host_end)
+			st->host_end = kg_time_add(lt, 1);
 		st->ops++;
 		st->kernels += o->kind == KG_OP_KERNEL;
-		st->copies += o->kind != KG_OP_KERNEL;
+		st->copies += o->kind == KG_OP_MEMCPY;
+		st->memsets += o->kind == KG_OP_MEMSET;
 	}
 }
 
@@ -535,34 +542,45 @@ static void step_slow_ops(const struct kg_model *m, struct kg_steps *st, const u
 			int64_t by = kg_time_diff(kg_time_span(o->end, o->start),
 						  kg_time_span(mo->end, mo->start));
 			if (by > x->slow_by)
-				x->slow_by = by, x->slow_op = ops[first[s] + r];
+				x->slow_by = by, x->slow_name = o->name;
 		}
 	}
 	free(first);
 }
 
-/* Every GPU's gaps placed by the steady steps: before them start-up, after them
- * wind-down (--whole: none of either). */
-static void place_gaps(struct kg_analysis *a)
+/* A trace cut to its steady steps has neither start-up nor wind-down: every GPU's gaps
+ * steady, whatever the one-gap heuristic made of them. */
+static void steady_gaps(struct kg_analysis *a)
 {
-	const struct kg_steps *st = &a->steps;
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
 		struct kg_gpu_metrics *gm = &a->gpus[g];
-		for (uint32_t i = 0; i < gm->n_gaps; i++) {
-			struct kg_gap *gap = &gm->gaps[i];
-			gap->place = a->cfg.whole ? KG_GAP_STEADY
-				     : gap->end <= st->steady_begin ? KG_GAP_STARTUP
-				     : gap->start >= st->steady_end ? KG_GAP_WINDDOWN
-								    : KG_GAP_STEADY;
-		}
+		for (uint32_t i = 0; i < gm->n_gaps; i++)
+			gm->gaps[i].place = KG_GAP_STEADY;
 		gaps_tally(gm);
 	}
+}
+
+/* The steps of the whole run, given to the analysis of its steady steps (report): a
+ * copy, the gaps placed by them. 0 or -ENOMEM. */
+static int adopt_steps(struct kg_analysis *a, const struct kg_steps *given)
+{
+	a->steps = *given;
+	a->steps.v = malloc(((size_t)given->n + 1) * sizeof(*a->steps.v));
+	if (!a->steps.v)
+		return -ENOMEM;
+	memcpy(a->steps.v, given->v, (size_t)given->n * sizeof(*a->steps.v));
+	steady_gaps(a);
+	return 0;
 }
 
 int steps_run(struct kg_analysis *a)
 {
 	struct kg_steps *st = &a->steps;
+	if (a->cfg.steps_given)
+		return adopt_steps(a, a->cfg.steps_given);
 	st->steady_begin = st->steady_end = KG_NO_TIME;
+	st->trace_begin = a->m->begin;
+	st->trace_end = a->m->end;
 	st->gpu = KG_NONE;
 	for (uint32_t g = 0; g < a->n_gpus; g++)
 		if (a->gpus[g].n_ops && (st->gpu == KG_NONE || a->gpus[g].n_ops > a->gpus[st->gpu].n_ops))
@@ -576,7 +594,7 @@ int steps_run(struct kg_analysis *a)
 	int rc = -ENOMEM;
 	if (!sid)
 		return rc;
-	uint32_t k = annotated_steps(a, ops, n, sid, &hs);
+	uint32_t k = a->cfg.steps_rhythm ? 0 : annotated_steps(a, ops, n, sid, &hs);
 	st->source = k ? KG_STEPS_ANNOTATION : KG_STEPS_NONE;
 	if (!k && (k = rhythm_steps(a, ops, n, sid)))
 		st->source = KG_STEPS_RHYTHM;
@@ -590,15 +608,18 @@ int steps_run(struct kg_analysis *a)
 	if (!st->v || !scratch)
 		goto out;
 	st->n = k;
-	for (uint32_t s = 0; s < k; s++)
-		st->v[s].host_start = hs ? hs[s] : KG_NO_TIME;
+	for (uint32_t s = 0; s < k; s++) {
+		st->v[s].host_start = hs ? hs[2 * s] : KG_NO_TIME;
+		st->v[s].host_end = hs ? hs[2 * s + 1] : KG_NO_TIME;
+	}
 	step_figures(a, ops, n, sid, scratch);
 	if (drop_empty(st, sid, n) < 0)
 		goto out;
 	if (st->n < (st->source == KG_STEPS_ANNOTATION ? 2u : MIN_STEPS)) {
 		free(st->v);
 		*st = (struct kg_steps){.steady_begin = KG_NO_TIME, .steady_end = KG_NO_TIME,
-					.gpu = st->gpu};
+					.gpu = st->gpu, .trace_begin = a->m->begin,
+					.trace_end = a->m->end};
 		rc = 0;
 		goto out;
 	}
@@ -607,10 +628,11 @@ int steps_run(struct kg_analysis *a)
 	step_syncs(a->m, st);
 	step_slow_ops(a->m, st, ops, n, sid);
 	st->whole = a->cfg.whole;
+	int64_t left_out = kg_time_add(kg_time_span(st->steady_begin, st->trace_begin),
+				       kg_time_span(st->trace_end, st->steady_end));
+	st->applied = !st->whole && left_out >= a->cfg.long_gap_ns;
 	rc = 0;
 out:
-	if (!rc && (st->n || a->cfg.whole))
-		place_gaps(a);
 	free(sid);
 	free(hs);
 	free(scratch);

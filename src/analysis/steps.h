@@ -20,15 +20,16 @@ const char *steps_source_name(enum kg_steps_source s);
 
 struct kg_step {
 	int64_t host_start;   /* its first launch was issued (an annotation: the range's start) */
+	int64_t host_end;     /* after its last launch (an annotation: the range's end) */
 	int64_t start, end;   /* on the GPU: its first operation's start, its last one's end */
 	int64_t time;         /* GPU start to the next step's GPU start; the last: end - start */
 	int64_t busy;         /* the union of its operations */
 	int64_t host_gap;     /* the longest wait of the host between two of its launches */
-	uint32_t gap_op;      /* the op launched after that wait (model.ops), KG_NONE */
-	uint32_t ops, kernels, copies; /* copies: copies and memsets */
+	uint32_t gap_name;    /* string id of what was launched after that wait, 0 none */
+	uint32_t ops, kernels, copies, memsets;
 	uint32_t syncs;       /* host synchronisations begun in it */
-	uint32_t slow_op;     /* its op furthest over the median step's op at the same place
-			       * (rhythm steps of the median's length), KG_NONE */
+	uint32_t slow_name;   /* string id of its op furthest over the median step's op at the
+			       * same place (rhythm steps of the median's length), 0 none */
 	int64_t slow_by;      /* ... and by how much */
 	uint8_t warmup;       /* one of the first steps that differ: not steady */
 };
@@ -45,7 +46,11 @@ struct kg_steps {
 	int64_t steady_begin, steady_end; /* the steady steps on the GPU; KG_NO_TIME: none */
 	int64_t p50, p90, p99, max;       /* the steady steps' times */
 	int64_t warmup_time;  /* the warm-up steps' GPU time, start to the first steady step */
+	int64_t trace_begin, trace_end; /* the span of the trace they were found in */
 	int whole;            /* --whole: found, but the findings are of the whole run */
+	int applied;          /* the findings are of the steady steps: not --whole, and what
+			       * they leave out is at least long_gap_ns (as today's start-up
+			       * heuristic, which stays when they leave out less) */
 };
 
 #endif

@@ -138,6 +138,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args r = REPORT_DEFAULTS;
 	r.s.job = &r.job;
+	r.s.steady_cut = 1;
 	const struct cli_option opts[] = {
 		OPT_BOOL(0, "json", &r.json, "the same content as JSON on stdout (docs/report.md)"),
 		OPT_COUNT(0, "top", &r.top, "N", 1000000,
@@ -154,6 +155,9 @@ int cmd_report(int argc, char **argv)
 			   "the annotation (NVTX or record_function range) that marks a step, or the "
 			   "start of its name, instead of the usual ones (ProfilerStep#, step, "
 			   "train_step...)"),
+		OPT_BOOL(0, "rhythm", &r.s.steps_rhythm,
+			 "find the steps by the rhythm of the launches alone, whatever annotations "
+			 "the trace has"),
 		OPT_BOOL(0, "whole", &r.s.whole_run,
 			 "findings of the whole run: start-up, warm-up and wind-down counted in"),
 		OPT_COUNT(0, "finding-sites", &r.finding_sites, "N", 1000000,

@@ -31,10 +31,10 @@ static void step_why(const struct kg_analysis *a, uint32_t s, char *buf, size_t 
 	char d1[32], d2[32], k[96];
 	const char *sep = "";
 	buf[0] = '\0';
-	if (x->host_gap > DIFFERS * (double)med->host_gap && x->host_gap > 0 && x->gap_op != KG_NONE) {
+	if (x->host_gap > DIFFERS * (double)med->host_gap && x->host_gap > 0 && x->gap_name) {
 		text_appendf(buf, len, "the host waited %s (median step %s) before launching %s",
 			     fmt_duration(x->host_gap, d1), fmt_duration(med->host_gap, d2),
-			     kernel_short_name(model_text(m, m->ops[x->gap_op].name), 60, k, sizeof(k)));
+			     kernel_short_name(model_text(m, x->gap_name), 60, k, sizeof(k)));
 		sep = "; ";
 	}
 	if (x->syncs > med->syncs) {
@@ -42,16 +42,18 @@ static void step_why(const struct kg_analysis *a, uint32_t s, char *buf, size_t 
 			     plural(x->syncs, "host sync", "host syncs"), med->syncs);
 		sep = "; ";
 	}
-	if (x->kernels != med->kernels || x->copies != med->copies) {
-		text_appendf(buf, len, "%s%u %s, %u %s (median step %u, %u)", sep, x->kernels,
-			     plural(x->kernels, "kernel", "kernels"), x->copies,
-			     plural(x->copies, "copy", "copies"), med->kernels, med->copies);
+	if (x->kernels != med->kernels || x->copies != med->copies || x->memsets != med->memsets) {
+		text_appendf(buf, len, "%s%u %s, %u %s, %u %s (median step %u, %u, %u)", sep,
+			     x->kernels, plural(x->kernels, "kernel", "kernels"), x->copies,
+			     plural(x->copies, "copy", "copies"), x->memsets,
+			     plural(x->memsets, "memset", "memsets"), med->kernels, med->copies,
+			     med->memsets);
 		sep = "; ";
 	}
-	if (x->slow_op != KG_NONE && x->slow_by > 0 &&
+	if (x->slow_name && x->slow_by > 0 &&
 	    (double)x->busy > DIFFERS * (double)med->busy) {
 		text_appendf(buf, len, "%s%s ran %s longer than in the median step", sep,
-			     kernel_short_name(model_text(m, m->ops[x->slow_op].name), 60, k, sizeof(k)),
+			     kernel_short_name(model_text(m, x->slow_name), 60, k, sizeof(k)),
 			     fmt_duration(x->slow_by, d1));
 		sep = "; ";
 	}
@@ -85,30 +87,43 @@ void report_text_steps_header(FILE *f, const struct kg_analysis *a)
 			    st->n);
 		return;
 	}
+	if (!st->applied)
+		return; /* they leave out too little to matter: the whole run, as without them */
 	snprintf(line, sizeof(line), "the findings are of the %u steady %s", st->n_steady,
 		 plural(st->n_steady, "step", "steps"));
 	const char *sep = "; left out: ";
-	int64_t before = kg_time_span(st->v[0].start, a->m->begin);
+	int64_t before = kg_time_span(st->v[0].start, st->trace_begin);
 	if (before) {
 		text_appendf(line, sizeof(line), "%s%s before step 1", sep, fmt_duration(before, d));
 		sep = ", ";
 	}
 	if (st->first_steady) {
-		text_appendf(line, sizeof(line), "%s%s: warm-up, %s", sep,
+		text_appendf(line, sizeof(line), "%s%s: warm-up (other operations than the median "
+			     "step, or 1.5 times as long), %s", sep,
 			     step_numbers(1, st->first_steady, nums), fmt_duration(st->warmup_time, d));
 		sep = ", ";
 	}
-	int64_t after = kg_time_span(a->m->end, st->steady_end);
+	int64_t after = kg_time_span(st->trace_end, st->steady_end);
 	if (after)
 		text_appendf(line, sizeof(line), "%s%s after step %u", sep, fmt_duration(after, d), st->n);
 	page_field(f, 2, "steps", line);
 }
 
+/* t in ms from the start of the trace the steps were found in ("-" unknown): the same
+ * whether the report is of the whole trace or of its steady steps. */
+static void rel_ms(const struct kg_steps *st, int64_t t, char buf[32])
+{
+	if (t == KG_NO_TIME)
+		strcpy(buf, "-");
+	else
+		snprintf(buf, 32, "%.3f", (double)kg_time_diff(t, st->trace_begin) / 1e6);
+}
+
 static void steps_table(FILE *f, const struct kg_analysis *a)
 {
-	static const char *const cols[] = {"step", "host start", "GPU start", "time", "busy",
-					   "idle", "kernels", "copies", "syncs", ""};
-	static const size_t w[] = {6, 12, 12, 11, 11, 11, 8, 7, 6, 0};
+	static const char *const cols[] = {"step", "host ms", "GPU ms", "time", "busy",
+					   "idle", "kernels", "copies", "memsets", "syncs", ""};
+	static const size_t w[] = {6, 12, 12, 11, 11, 11, 8, 7, 8, 6, 0};
 	const struct kg_steps *st = &a->steps;
 	fputs("  ", f);
 	for (size_t c = 0; c + 1 < sizeof(cols) / sizeof(cols[0]); c++)
@@ -116,21 +131,19 @@ static void steps_table(FILE *f, const struct kg_analysis *a)
 	fputc('\n', f);
 	for (uint32_t s = 0; s < st->n; s++) {
 		const struct kg_step *x = &st->v[s];
-		char v[9][32];
+		char v[10][32];
 		snprintf(v[0], 32, "%u", s + 1);
-		if (x->host_start != KG_NO_TIME)
-			fmt_rel_ms(a->m, x->host_start, v[1]);
-		else
-			strcpy(v[1], "-");
-		fmt_rel_ms(a->m, x->start, v[2]);
+		rel_ms(st, x->host_start, v[1]);
+		rel_ms(st, x->start, v[2]);
 		fmt_duration(x->time, v[3]);
 		fmt_duration(x->busy, v[4]);
 		fmt_duration(kg_time_span(x->time, x->busy), v[5]);
 		snprintf(v[6], 32, "%u", x->kernels);
 		snprintf(v[7], 32, "%u", x->copies);
-		snprintf(v[8], 32, "%u", x->syncs);
+		snprintf(v[8], 32, "%u", x->memsets);
+		snprintf(v[9], 32, "%u", x->syncs);
 		fputs("  ", f);
-		for (int c = 0; c < 9; c++)
+		for (int c = 0; c < 10; c++)
 			page_cell(f, v[c], w[c], 1);
 		fputs(x->warmup ? "  warm-up" : is_outlier(st, s) ? "  outlier" : "", f);
 		fputc('\n', f);
@@ -159,14 +172,15 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 	page_field(f, 2, "step time", line);
 	const struct kg_step *med = &st->v[st->median_step];
 	char p[16];
-	snprintf(line, sizeof(line), "GPU busy %s (%s), idle %s; %u %s, %u %s, %u %s (step %u, "
-		 "of the median time)", fmt_duration(med->busy, d[0]),
+	snprintf(line, sizeof(line), "step %u: GPU busy %s (%s), idle %s; %u %s, %u %s, %u %s, "
+		 "%u %s", st->median_step + 1, fmt_duration(med->busy, d[0]),
 		 fmt_pct((double)med->busy, (double)med->time, p),
 		 fmt_duration(kg_time_span(med->time, med->busy), d[1]), med->kernels,
 		 plural(med->kernels, "kernel", "kernels"), med->copies,
-		 plural(med->copies, "copy", "copies"), med->syncs,
-		 plural(med->syncs, "host sync", "host syncs"), st->median_step + 1);
-	page_field(f, 2, "a step", line);
+		 plural(med->copies, "copy", "copies"), med->memsets,
+		 plural(med->memsets, "memset", "memsets"), med->syncs,
+		 plural(med->syncs, "host sync", "host syncs"));
+	page_field(f, 2, "median step", line);
 	uint32_t shown = 0, outliers = 0;
 	const char *label = "outliers";
 	for (uint32_t s = st->first_steady; s < st->n; s++) {
@@ -201,6 +215,7 @@ static void json_step(struct jw *w, const struct kg_analysis *a, uint32_t s)
 	kv_int(w, "idle_ns", kg_time_span(x->time, x->busy));
 	kv_int(w, "kernels", x->kernels);
 	kv_int(w, "copies", x->copies);
+	kv_int(w, "memsets", x->memsets);
 	kv_int(w, "syncs", x->syncs);
 	kv_int(w, "host_gap_ns", x->host_gap);
 	kv_bool(w, "warmup", x->warmup);
@@ -230,6 +245,7 @@ void report_json_steps(struct jw *w, const struct kg_analysis *a)
 		kv_opt_int(w, "period", st->source == KG_STEPS_RHYTHM, st->period);
 		kv_int(w, "gpu", st->gpu);
 		kv_bool(w, "whole", st->whole);
+		kv_bool(w, "applied", st->applied);
 		kv_int(w, "first_steady", st->first_steady + 1);
 		kv_int(w, "steady", st->n_steady);
 		kv_time(w, "steady_begin_ns", st->steady_begin);
