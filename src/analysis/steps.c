@@ -44,7 +44,7 @@ const char *steps_source_name(enum kg_steps_source s)
  * between two syncs), in which nothing tells one step from the next. */
 #define MIN_PERIOD 3
 /* Shifts tried: the most frequent distances between two occurrences of a token. */
-#define CANDIDATES 12
+#define CANDIDATES 16
 /* A shift is the period when the sequence, less its rare tokens, matches itself
  * shifted by it this well, and the rare tokens are at most this share of it. */
 #define MIN_MATCH 0.75
@@ -183,42 +183,72 @@ static int by_n_desc(const void *pa, const void *pb)
 	return a->n != b->n ? (a->n < b->n) - (a->n > b->n) : (a->d > b->d) - (a->d < b->d);
 }
 
-/* The most frequent distances between two occurrences of one token in tok[0..w): into
- * c (at most CANDIDATES), their number returned. */
-static uint32_t candidate_shifts(const uint32_t *tok, uint32_t w, uint32_t *last,
-				 uint32_t n_tok, uint32_t *c)
+/* One more occurrence of distance d in the histogram h (d → index into *d). 0 or -ENOMEM. */
+static int count_distance(struct kg_idmap *h, struct distance **d, uint32_t *nd, uint32_t *cap,
+			  uint32_t dist)
 {
-	struct kg_idmap h = {0};
-	struct distance *d = NULL;
-	uint32_t nd = 0, cap = 0, out = 0;
-	for (uint32_t t = 0; t < n_tok; t++)
+	uint32_t *v = idmap_slot(h, dist);
+	if (!v)
+		return -ENOMEM;
+	if (*v == KG_IDMAP_NONE) {
+		if (*nd == *cap) {
+			uint32_t nc = *cap ? 2 * *cap : 256;
+			struct distance *g = realloc(*d, nc * sizeof(**d));
+			if (!g)
+				return -ENOMEM;
+			*d = g;
+			*cap = nc;
+		}
+		(*d)[*nd] = (struct distance){dist, 0};
+		*v = (*nd)++;
+	}
+	(*d)[*v].n++;
+	return 0;
+}
+
+/* The most frequent distances between an occurrence of a token in tok[0..w) and its
+ * previous one, or the one before (a token twice in every step, forward's kernel in a
+ * step of forward and backward twice, is a period from the one before): into c (at most
+ * CANDIDATES), their number returned. */
+static uint32_t candidate_shifts(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint32_t *c)
+{
+	struct kg_idmap h[2] = {{0}, {0}};
+	struct distance *d[2] = {NULL, NULL};
+	uint32_t nd[2] = {0, 0}, cap[2] = {0, 0}, out = 0;
+	uint32_t *last = malloc(2 * (size_t)n_tok * sizeof(*last)); /* the last two, by token */
+	if (!last)
+		return 0;
+	for (uint32_t t = 0; t < 2 * n_tok; t++)
 		last[t] = UINT32_MAX;
 	for (uint32_t i = 0; i < w; i++) {
-		uint32_t p = last[tok[i]];
-		last[tok[i]] = i;
-		if (p == UINT32_MAX)
-			continue;
-		uint32_t *v = idmap_slot(&h, i - p);
-		if (!v)
-			goto out;
-		if (*v == KG_IDMAP_NONE) {
-			if (nd == cap) {
-				struct distance *g = realloc(d, (cap = cap ? 2 * cap : 256) * sizeof(*d));
-				if (!g)
-					goto out;
-				d = g;
-			}
-			d[nd] = (struct distance){i - p, 0};
-			*v = nd++;
-		}
-		d[*v].n++;
+		uint32_t *l = &last[2 * (size_t)tok[i]];
+		for (int k = 0; k < 2; k++)
+			if (l[k] != UINT32_MAX &&
+			    count_distance(&h[k], &d[k], &nd[k], &cap[k], i - l[k]) < 0)
+				goto out;
+		l[1] = l[0];
+		l[0] = i;
 	}
-	qsort(d, nd, sizeof(*d), by_n_desc);
-	for (; out < nd && out < CANDIDATES; out++)
-		c[out] = d[out].d;
+	/* the most frequent distances to the previous occurrence, then the few most frequent
+	 * to the one before that are not among them */
+	for (int k = 0; k < 2; k++) {
+		qsort(d[k], nd[k], sizeof(*d[k]), by_n_desc);
+		for (uint32_t j = 0, added = 0; j < nd[k] && out < CANDIDATES &&
+						 added < (k ? CANDIDATES / 4 : CANDIDATES - CANDIDATES / 4);
+		     j++) {
+			uint32_t seen = 0;
+			for (uint32_t x = 0; x < out; x++)
+				seen |= c[x] == d[k][j].d;
+			if (!seen)
+				c[out++] = d[k][j].d, added++;
+		}
+	}
 out:
-	idmap_free(&h);
-	free(d);
+	for (int k = 0; k < 2; k++) {
+		idmap_free(&h[k]);
+		free(d[k]);
+	}
+	free(last);
 	return out;
 }
 
@@ -238,6 +268,11 @@ static void loop_region(const uint32_t *tok, uint32_t w, uint32_t p, uint32_t *f
 			*to = i + 1 + p;
 		}
 	}
+	/* from the first position that matches to the last one's match */
+	while (*from + p < *to && tok[*from] != tok[*from + p])
+		(*from)++;
+	while (*to > *from + p && tok[*to - 1] != tok[*to - 1 - p])
+		(*to)--;
 }
 
 /* How well the loop of tok[0..w) at shift p (loop_region), less the tokens rarer there
@@ -274,7 +309,7 @@ static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint3
  * a real program are not exact repeats (a logging copy every 10 steps, a step with an
  * extra kernel), and the test below tolerates that: the candidates are the most frequent
  * distances between two occurrences of the same token (one pass, a hash table of
- * distances); each is tried by how well the sequence, less the tokens rarer than once in
+ * distances; see candidate_shifts); each is tried by how well the sequence, less the tokens rarer than once in
  * two periods (the logging copy, a sync's copy every N steps), matches itself shifted by
  * it, over the stretch where it repeats at that shift at all (start-up before the loop
  * is no evidence against it); the shortest that matches is the period. Micro-batches match at their own length
@@ -288,7 +323,7 @@ static uint32_t rhythm_period(const uint32_t *tok, uint32_t n, uint32_t n_tok)
 	uint32_t c[CANDIDATES], best = 0;
 	if (!count || !f)
 		goto out;
-	uint32_t nc = candidate_shifts(wt, w, count, n_tok, c);
+	uint32_t nc = candidate_shifts(wt, w, n_tok, c);
 	for (uint32_t i = 0; i < nc; i++)
 		if ((!best || c[i] < best) && shift_match(wt, w, n_tok, c[i], count, f) >= MIN_MATCH)
 			best = c[i];
@@ -298,74 +333,93 @@ out:
 	return best >= MIN_PERIOD ? best : 0;
 }
 
-/* The token that marks each step: the one occurring about once a period that is most
- * often one period after its previous occurrence. */
-static uint32_t anchor_token(const uint32_t *tok, uint32_t n, uint32_t n_tok, uint32_t p,
-			     uint32_t *count, uint32_t *last)
+/* The token that marks each step: the one most often one period after its previous
+ * occurrence (once a step), else after the one before (twice a step). UINT32_MAX when
+ * out of memory. */
+static uint32_t anchor_token(const uint32_t *tok, uint32_t n, uint32_t n_tok, uint32_t p)
 {
-	uint32_t *regular = calloc(n_tok, sizeof(*regular)), best = UINT32_MAX;
-	if (!regular)
-		return UINT32_MAX;
-	for (uint32_t t = 0; t < n_tok; t++)
-		count[t] = 0, last[t] = UINT32_MAX;
+	uint32_t *last = malloc(2 * (size_t)n_tok * sizeof(*last)), best = UINT32_MAX;
+	uint64_t *score = calloc(n_tok, sizeof(*score));
+	if (!last || !score)
+		goto out;
+	for (uint32_t t = 0; t < 2 * n_tok; t++)
+		last[t] = UINT32_MAX;
 	for (uint32_t i = 0; i < n; i++) {
-		count[tok[i]]++;
-		regular[tok[i]] += last[tok[i]] != UINT32_MAX && i - last[tok[i]] == p;
-		last[tok[i]] = i;
+		uint32_t *l = &last[2 * (size_t)tok[i]];
+		score[tok[i]] += 3 * (l[0] != UINT32_MAX && i - l[0] == p) +
+				 (l[1] != UINT32_MAX && i - l[1] == p);
+		l[1] = l[0];
+		l[0] = i;
 	}
-	double once = (double)n / p;
 	for (uint32_t t = 0; t < n_tok; t++)
-		if (count[t] <= 1.5 * once && (best == UINT32_MAX || regular[t] > regular[best]))
+		if (score[t] && (best == UINT32_MAX || score[t] > score[best]))
 			best = t;
-	free(regular);
+out:
+	free(last);
+	free(score);
 	return best;
 }
 
 /* Each of the GPU's ops into its step by the rhythm (sid), and where each step's
- * boundary is: after the anchor by the offset at which the host, over the regular steps,
- * waited longest before launching. The number of steps. */
+ * boundary is: after the anchor by the offset at which the host most often waited
+ * longest before launching. The number of steps. */
 static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 			     uint32_t *sid)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *tok = malloc((size_t)n * sizeof(*tok)), steps = 0;
-	uint32_t *count = NULL, *last = NULL, *at = NULL;
-	double *wait = NULL;
+	uint32_t *at = NULL;
+	uint32_t *votes = NULL;
 	uint32_t n_tok = tok ? tokenize(m, ops, n, tok) : 0;
 	uint32_t p = n_tok ? rhythm_period(tok, n, n_tok) : 0;
 	if (!p || n / p < MIN_STEPS)
 		goto out;
-	count = malloc(n_tok * sizeof(*count));
-	last = malloc(n_tok * sizeof(*last));
 	at = malloc((size_t)n * sizeof(*at));
-	wait = calloc(p, sizeof(*wait));
-	if (!count || !last || !at || !wait)
+	votes = calloc(p, sizeof(*votes));
+	if (!at || !votes)
 		goto out;
-	uint32_t anchor = anchor_token(tok, n, n_tok, p, count, last), na = 0;
+	/* its occurrences a period apart, give or take an eighth (a step with an extra
+	 * kernel or one fewer): the second of a token twice in a step is not a step */
+	uint32_t anchor = anchor_token(tok, n, n_tok, p), na = 0;
 	for (uint32_t i = 0; i < n && anchor != UINT32_MAX; i++)
-		if (tok[i] == anchor && (!na || i - at[na - 1] >= p / 2))
+		if (tok[i] == anchor && (!na || i - at[na - 1] >= p - p / 8))
 			at[na++] = i;
+	/* each regular step votes for the place where its host waited longest: one step's
+	 * seconds of compilation do not outvote the rest */
 	for (uint32_t k = 0; k + 1 < na; k++) {
 		if (at[k + 1] - at[k] != p)
 			continue;
+		int64_t longest = -1;
+		uint32_t where = 0;
 		for (uint32_t r = 0; r < p; r++) {
 			uint32_t i = at[k] + r;
-			if (i == 0)
-				continue;
-			int64_t g = kg_time_diff(launch_time(&m->ops[ops[i]]),
-						 launch_time(&m->ops[ops[i - 1]]));
-			wait[r] += g > 0 ? (double)g : 0;
+			int64_t g = i ? kg_time_diff(launch_time(&m->ops[ops[i]]),
+						     launch_time(&m->ops[ops[i - 1]])) : 0;
+			if (g > longest)
+				longest = g, where = r;
 		}
+		votes[where]++;
 	}
 	uint32_t off = 0;
 	for (uint32_t r = 1; r < p; r++)
-		if (wait[r] > wait[off])
+		if (votes[r] > votes[off])
 			off = r;
 	/* the steps: boundary k to boundary k + 1; the last one only when a whole period
-	 * follows it */
+	 * follows it; the period before the first boundary too when it is the same */
 	for (uint32_t i = 0; i < n; i++)
 		sid[i] = KG_NONE;
 	uint32_t prev = UINT32_MAX;
+	if (na && at[0] + off >= p && at[0] + off + p <= n) {
+		uint32_t b = at[0] + off - p, same = 0;
+		for (uint32_t r = 0; r < p; r++)
+			same += tok[b + r] == tok[b + p + r];
+		if (same >= MIN_MATCH * p) {
+			for (uint32_t i = b; i < b + p; i++)
+				sid[i] = steps;
+			steps++;
+			prev = b + p;
+		}
+	}
 	for (uint32_t k = 0; k < na && at[k] + off < n; k++) {
 		uint32_t b = at[k] + off, end = k + 1 < na && at[k + 1] + off < n ? at[k + 1] + off
 						 : b + p <= n ? b + p : b;
@@ -379,10 +433,8 @@ static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_
 	a->steps.period = p;
 out:
 	free(tok);
-	free(count);
-	free(last);
 	free(at);
-	free(wait);
+	free(votes);
 	return steps >= MIN_STEPS ? steps : 0;
 }
 
