@@ -1,6 +1,6 @@
 /* The program's steps (steps.h), best evidence first:
  *
- *  1. the user's annotations: ranges of one name that repeat on one thread (--step-name,
+ *  1. the user's annotations: ranges of one name that repeat on one thread (--steps NAME,
  *     else ProfilerStep#N, step, train_step, ...); a step is the GPU work launched inside
  *     one of them;
  *  2. the rhythm of the launches: the GPU's operations in start order, each a token

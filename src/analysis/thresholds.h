@@ -68,7 +68,7 @@ struct kg_config {
 #define KG_THRESHOLD_FIELD_(name, type, def, lo, hi, what) KG_THRESHOLD_CTYPE_##type name;
 	KG_THRESHOLDS(KG_THRESHOLD_FIELD_)
 #undef KG_THRESHOLD_FIELD_
-	/* not thresholds: what the user said of the steps (report --step-name, --whole, --rhythm) */
+	/* not thresholds: what the user said of the steps (report --steps NAME, --whole, --rhythm) */
 	const char *steps_name; /* the annotation of a step; NULL: the usual names */
 	int whole;              /* the findings of the whole run, start-up and warm-up in */
 	int steps_rhythm;       /* the steps by the rhythm of the launches alone */

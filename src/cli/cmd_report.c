@@ -150,11 +150,9 @@ int cmd_report(int argc, char **argv)
 		OPT_BOOL(0, "sites", &r.sites,
 			 "a table of the call sites (file:line, operator, API call) ranked by the "
 			 "gain of the findings they cause"),
-		OPT_BOOL(0, "steps", &r.steps, "list every step of the program's loop (docs/report.md)"),
-		OPT_STRING(0, "step-name", &r.s.steps_name, "NAME",
-			   "the annotation (NVTX or record_function range) that marks a step, or the "
-			   "start of its name, instead of the usual ones (ProfilerStep#, step, "
-			   "train_step...)"),
+		OPT_BOOL(0, "list-steps", &r.steps,
+			 "list every step of the program's loop (docs/report.md); --steps NAME "
+			 "names the ranges that are steps"),
 		OPT_BOOL(0, "rhythm", &r.s.steps_rhythm,
 			 "find the steps by the rhythm of the launches alone, whatever annotations "
 			 "the trace has"),
@@ -187,5 +185,6 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("no trace given");
 	if ((rc = cli_session_paths(&r.s, argc - optind, argv + optind)) >= 0)
 		return rc;
+	r.s.steps_name = r.job.steps; /* --steps NAME: a job's and one trace's steps alike */
 	return cli_session_run(&r.s, &show, &r);
 }

@@ -1,7 +1,7 @@
 /* The report's Steps section and its JSON (analysis/steps.h): how the steps were found,
  * what was left out of the findings and why, the step time's percentiles, the median
  * step's figures, the outlier steps and what differs in them from the median one;
- * `report --steps` lists every step. */
+ * `report --list-steps` lists every step. */
 #include "report/report.h"
 
 #include <inttypes.h>
@@ -195,7 +195,7 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 		shown++;
 	}
 	if (outliers > shown)
-		page_fieldf(f, 2, "", "and %u more (report --steps lists every step)", outliers - shown);
+		page_fieldf(f, 2, "", "and %u more (report --list-steps lists every step)", outliers - shown);
 	if (o->steps)
 		steps_table(f, a);
 }

@@ -91,15 +91,15 @@ done) tests/fixtures/torch/*.json.gz tests/fixtures/public/hta/*.json.gz; do
 done
 [ "$n" -ge 10 ] || fail "only $n annotated fixtures"
 
-# the page: the Steps section, the header's left-out part, --steps lists every step
+# the page: the Steps section, the header's left-out part, --list-steps lists every step
 g=$(fixture gpt_full_fast)
-"$K" report --steps "$g" > "$WORK/gpt" || fail "report --steps"
+"$K" report --list-steps "$g" > "$WORK/gpt" || fail "report --list-steps"
 grep -q "^  found        32 steps by the rhythm of the launches (no annotation): 919 operations" \
 	"$WORK/gpt" || fail "gpt: the steps: $(grep -A4 '^Steps' "$WORK/gpt")"
 grep -q "^  steps        the findings are of the 31 steady steps; left out: 6.14 s before step 1, step 1:" \
 	"$WORK/gpt" || fail "gpt: the header: $(grep -A2 '^  steps' "$WORK/gpt")"
-[ "$(grep -cE '^ +[0-9]+ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} ' "$WORK/gpt")" = 32 ] || fail "gpt: --steps did not list 32 steps"
-echo "ok: gpt_full_fast: 32 steps, the first warm-up, the header says what was left out, --steps lists them"
+[ "$(grep -cE '^ +[0-9]+ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} ' "$WORK/gpt")" = 32 ] || fail "gpt: --list-steps did not list 32 steps"
+echo "ok: gpt_full_fast: 32 steps, the first warm-up, the header says what was left out, --list-steps lists them"
 c=$(fixture torch_cnn_bad)
 "$K" report "$c" > "$WORK/cnn" || fail "report torch_cnn_bad"
 tr -s ' \n' ' ' < "$WORK/cnn" | grep -q "steps 1–2: warm-up" || fail "torch_cnn_bad: no warm-up: $(grep -A2 '^  steps' "$WORK/cnn")"
