@@ -69,6 +69,21 @@ static int64_t launch_time(const struct kg_op *o)
 	return o->api_start != KG_NO_TIME ? o->api_start : o->start;
 }
 
+/* How many of the times v[0], v[stride], ... v[(n - 1) * stride] (in order) are at or
+ * before t: one more than the index of the last step starting by t. */
+static uint32_t starting_by(const int64_t *v, uint32_t stride, uint32_t n, int64_t t)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[(size_t)mid * stride] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* ------------------------------------------------------------------ annotations */
 
 static int by_thread_start(const void *pa, const void *pb, void *arg)
@@ -133,14 +148,7 @@ static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t t = launch_time(&m->ops[ops[i]]);
-		uint32_t lo = 0, hi = k; /* the last range starting at or before t */
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (hs[2 * mid] <= t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		uint32_t lo = starting_by(hs, 2, k, t);
 		sid[i] = lo && t < hs[2 * (lo - 1) + 1] ? lo - 1 : KG_NONE;
 	}
 	free(idx);
@@ -552,22 +560,20 @@ static int steady_steps(struct kg_steps *st)
 /* The host's synchronisations begun in each step (from its host start to the next's). */
 static void step_syncs(const struct kg_model *m, struct kg_steps *st)
 {
-	for (uint32_t s = 1; s < st->n; s++)
-		if (st->v[s].host_start < st->v[s - 1].host_start)
-			return; /* not in time order on the host: no place for them */
-	for (uint32_t i = 0; i < m->n_syncs; i++) {
+	int64_t *hs = malloc((size_t)st->n * sizeof(*hs));
+	for (uint32_t s = 0; hs && s < st->n; s++) {
+		hs[s] = st->v[s].host_start;
+		if (s && hs[s] < hs[s - 1])
+			goto out; /* not in time order on the host: no place for them */
+	}
+	for (uint32_t i = 0; hs && i < m->n_syncs; i++) {
 		int64_t t = m->syncs[i].start;
-		uint32_t lo = 0, hi = st->n;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (st->v[mid].host_start <= t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		uint32_t lo = starting_by(hs, 1, st->n, t);
 		if (lo && (lo < st->n || t < st->v[lo - 1].end))
 			st->v[lo - 1].syncs++;
 	}
+out:
+	free(hs);
 }
 
 /* The slowest op of each step against the median step's op at the same place, when both
