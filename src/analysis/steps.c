@@ -240,7 +240,8 @@ static uint32_t candidate_shifts(const uint32_t *tok, uint32_t w, uint32_t n_tok
 	/* the most frequent distances to the previous occurrence, then the few most frequent
 	 * to the one before that are not among them */
 	for (int k = 0; k < 2; k++) {
-		qsort(d[k], nd[k], sizeof(*d[k]), by_n_desc);
+		if (nd[k]) /* d[k] is NULL without distances */
+			qsort(d[k], nd[k], sizeof(*d[k]), by_n_desc);
 		for (uint32_t j = 0, added = 0; j < nd[k] && out < CANDIDATES &&
 						 added < (k ? CANDIDATES / 4 : CANDIDATES - CANDIDATES / 4);
 		     j++) {
