@@ -2,9 +2,9 @@
  *
  *   struct kg_analysis a;
  *   analysis_run(&m, &config, &a);   metrics (metrics.c) → hardware samples (hw.c) →
- *                                    rules (rules*.c) → while the GPU waited (host.c)
- *                                    → call sites (sites.c); findings sorted by
- *                                    estimated gain
+ *                                    steps (steps.c) → rules (rules*.c) → while the GPU
+ *                                    waited (host.c) → call sites (sites.c); findings
+ *                                    sorted by estimated gain
  *   ... read a.gpus, a.streams, a.kernels, a.findings ...
  *   analysis_free(&a);
  *
@@ -19,6 +19,7 @@
 
 #include "analysis/finding.h"
 #include "analysis/occupancy.h"
+#include "analysis/steps.h"
 #include "analysis/thresholds.h"
 #include "util/timemath.h"
 #include "util/idmap.h"
@@ -201,6 +202,7 @@ struct kg_analysis {
 	struct kg_hw_gpu *hw_gpus;           /* same order as gpus; NULL: no samples asked */
 	int64_t *solo;                       /* by op: time it was the only kernel on its GPU
 					      * (0 for other ops; the per-GPU sweep sets it) */
+	struct kg_steps steps;               /* the program's steps (steps.h) */
 	struct kg_findings findings;         /* by gain, descending */
 	struct kg_blame *blame;              /* the findings' events */
 	uint32_t n_blame, cap_blame;

@@ -405,6 +405,17 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 			gap->place = (double)gap->busy_before < edge ? KG_GAP_STARTUP
 				     : (double)(gm->busy - gap->busy_before) <= edge ? KG_GAP_WINDDOWN
 										       : KG_GAP_STEADY;
+	}
+	gaps_tally(gm);
+}
+
+void gaps_tally(struct kg_gpu_metrics *gm)
+{
+	gm->idle_startup = gm->idle_winddown = 0;
+	memset(gm->idle_by_cause, 0, sizeof(gm->idle_by_cause));
+	memset(gm->steady_idle_by_cause, 0, sizeof(gm->steady_idle_by_cause));
+	for (uint32_t g = 0; g < gm->n_gaps; g++) {
+		const struct kg_gap *gap = &gm->gaps[g];
 		if (gap->place == KG_GAP_STARTUP)
 			gm->idle_startup = kg_time_add(gm->idle_startup, kg_time_span(gap->end, gap->start));
 		else if (gap->place == KG_GAP_WINDDOWN)
@@ -670,7 +681,7 @@ struct name_values {
 /* The k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n) on average.
  * Percentiles of a million durations need two selections, not a sort. It leaves v
  * partitioned around k: nothing before k is larger, nothing after it smaller. */
-static int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
+int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
 {
 	uint32_t lo = 0, hi = n - 1;
 	while (lo < hi) {

@@ -1,6 +1,6 @@
 /* analysis_run (analysis.h): the steps of the analysis in order (pipeline.h): metrics,
- * hardware samples, the rules, the host side of the idle findings, call sites. Each step
- * only reads what the earlier ones wrote; none calls back here. */
+ * hardware samples, the program's steps, the rules, the host side of the idle findings,
+ * call sites. Each step only reads what the earlier ones wrote; none calls back here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +43,8 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 	int rc = metrics_run(a);
 	if (!rc)
 		rc = hw_run(a);
+	if (!rc)
+		rc = steps_run(a);
 	if (!rc) {
 		a->steady_span = steady_span(a);
 		/* the trace rules, in KG_RULES' order */
@@ -77,6 +79,7 @@ void analysis_free(struct kg_analysis *a)
 	free(a->kernels);
 	free(a->hw_kernels);
 	free(a->hw_gpus);
+	steps_free(&a->steps);
 	findings_free(&a->findings);
 	free(a->solo);
 	free(a->blame);

@@ -9,12 +9,16 @@
 int metrics_run(struct kg_analysis *a);
 /* 2. The hardware samples per kernel name and per GPU (hw.c). 0 or -ENOMEM. */
 int hw_run(struct kg_analysis *a);
-/* 3. Every rule of KG_RULES whose scope is TRACE, in the list's order (declared below). */
-/* 4. What the host did while the GPU waited, for each idle finding and the whole trace
+/* 3. The program's steps, the steady ones' window and the gaps placed by it (steps.c).
+ * 0 or -ENOMEM. */
+int steps_run(struct kg_analysis *a);
+void steps_free(struct kg_steps *st);
+/* 4. Every rule of KG_RULES whose scope is TRACE, in the list's order (declared below). */
+/* 5. What the host did while the GPU waited, for each idle finding and the whole trace
  * (host.c). 0 or -ENOMEM. */
 int host_run(struct kg_analysis *a);
 void host_free(struct kg_analysis *a);
-/* 5. Places every finding's events at their call sites (sites.c). 0 or -ENOMEM. */
+/* 6. Places every finding's events at their call sites (sites.c). 0 or -ENOMEM. */
 int sites_run(struct kg_analysis *a);
 void analysis_free_sites(struct kg_analysis *a);
 
@@ -26,6 +30,12 @@ KG_RULES(KG_RULE_DECL_)
 #undef KG_RULE_DECL_
 #undef KG_RULE_DECL_TRACE
 #undef KG_RULE_DECL_JOB
+
+/* A GPU's idle time by cause and place from its gaps' (metrics.c; steps.c places them
+ * again by the steady steps). */
+void gaps_tally(struct kg_gpu_metrics *gm);
+/* The k-th smallest of v[0..n), reordering v (quickselect; metrics.c). */
+int64_t select_kth(int64_t *v, uint32_t n, uint32_t k);
 
 /* ------------------------------------------------------------------ for the rules (rules.c) */
 

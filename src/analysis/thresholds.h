@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct kg_steps;
+
 #define KG_THRESHOLDS(X)                                                                         \
 	X(min_gain_pct, PCT, 1.0, 0, 100,                                                        \
 	  "report a finding only when it would save at least this % of the steady span")        \
@@ -66,6 +68,12 @@ struct kg_config {
 #define KG_THRESHOLD_FIELD_(name, type, def, lo, hi, what) KG_THRESHOLD_CTYPE_##type name;
 	KG_THRESHOLDS(KG_THRESHOLD_FIELD_)
 #undef KG_THRESHOLD_FIELD_
+	/* not thresholds: what the user said of the steps (report --steps NAME, --whole, --rhythm) */
+	const char *steps_name; /* the annotation of a step; NULL: the usual names */
+	int whole;              /* the findings of the whole run, start-up and warm-up in */
+	int steps_rhythm;       /* the steps by the rhythm of the launches alone */
+	const struct kg_steps *steps_given; /* found before (report: in the whole run, before
+					     * the analysis of its steady steps), not again */
 };
 
 void analysis_config_default(struct kg_config *c);

@@ -19,7 +19,7 @@
 #define SITES_ROWS 20    /* rows of the --sites table */
 
 struct report_args {
-	int json, list, sites, host;
+	int json, list, sites, host, steps;
 	int top;               /* -1: not given (10 in text, all in JSON) */
 	int finding_sites;     /* call sites under each finding */
 	int fail_on;           /* a severity, -1: never fail on findings */
@@ -100,6 +100,7 @@ static int report_one(struct cli_session *s, void *arg)
 		.host = r->host,
 		.finding_sites = r->finding_sites,
 		.color = !r->json && cli_color(r->color),
+		.steps = r->steps,
 		.overrides = s->sets.v,
 		.n_overrides = s->sets.n,
 	};
@@ -138,6 +139,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args r = REPORT_DEFAULTS;
 	r.s.job = &r.job;
+	r.s.steady_cut = 1;
 	const struct cli_option opts[] = {
 		OPT_BOOL(0, "json", &r.json, "the same content as JSON on stdout (docs/report.md)"),
 		OPT_COUNT(0, "top", &r.top, "N", 1000000,
@@ -149,6 +151,14 @@ int cmd_report(int argc, char **argv)
 		OPT_BOOL(0, "sites", &r.sites,
 			 "a table of the call sites (file:line, operator, API call) ranked by the "
 			 "gain of the findings they cause"),
+		OPT_BOOL(0, "list-steps", &r.steps,
+			 "list every step of the program's loop (docs/report.md); --steps NAME "
+			 "names the ranges that are steps"),
+		OPT_BOOL(0, "rhythm", &r.s.steps_rhythm,
+			 "find the steps by the rhythm of the launches alone, whatever annotations "
+			 "the trace has"),
+		OPT_BOOL(0, "whole", &r.s.whole_run,
+			 "findings of the whole run: start-up, warm-up and wind-down counted in"),
 		OPT_COUNT(0, "finding-sites", &r.finding_sites, "N", 1000000,
 			  "call sites shown under each finding (default 3)"),
 		OPT_BOOL(0, "host", &r.host,
@@ -180,5 +190,6 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("no trace given");
 	if ((rc = cli_session_paths(&r.s, argc - optind, argv + optind)) >= 0)
 		return rc;
+	r.s.steps_name = r.job.steps; /* --steps NAME: a job's and one trace's steps alike */
 	return cli_session_run(&r.s, &show, &r);
 }

@@ -202,6 +202,7 @@ static void read_one(struct reading *rd, uint32_t k)
 {
 	const char *path = rd->paths[rd->mine[k]];
 	struct cli_session s = *rd->tmpl;
+	s.steady_cut = 0; /* a rank's whole run: the job's steps are part 2 of issue 24 */
 	struct kg_summary_opts so = {.step_name = rd->tmpl->job->steps};
 	struct file_result *res = &rd->results[k];
 	s.path = path;
@@ -558,6 +559,7 @@ int job_each_full(const struct cli_session *tmpl, const struct kg_job *j, const 
 		char name[4200];
 		full_name(out, number, name, sizeof(name));
 		struct cli_session s = *tmpl;
+		s.steady_cut = 0;
 		s.path = j->ranks[i].file;
 		s.loaded = s.analysed = s.has_whole = 0;
 		if ((rc = cli_session_open(&s)) != KG_EXIT_OK)

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -71,14 +72,48 @@ int cli_session_open(struct cli_session *s)
 	return rc;
 }
 
+/* report: the steady steps (analysis/steps.h) cut out of the trace as --from/--to cut
+ * it, and analysed again with the steps of the whole run, so that the findings, the GPU
+ * summary and the idle causes are theirs. Nothing to do unless the steps apply
+ * (kg_steps.applied: not --whole, and they leave out at least long_gap_ns), in a window
+ * the user chose, or when they leave no operation out. */
+static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
+{
+	struct kg_steps *st = &s->a.steps;
+	if (!s->steady_cut || !st->applied || s->cut.windowed)
+		return 0;
+	int64_t t0 = st->v[st->first_steady].host_start, t1 = st->v[st->n - 1].host_end;
+	uint32_t out = 0;
+	for (uint32_t i = 0; t0 != KG_NO_TIME && t1 != KG_NO_TIME && i < s->m.n_ops; i++)
+		out += !model_op_in_window(&s->m.ops[i], t0, t1);
+	if (!out)
+		return 0;
+	struct kg_steps whole = *st;
+	st->v = NULL; /* kept for the second analysis */
+	analysis_free(&s->a);
+	s->analysed = 0;
+	s->cut = (struct kg_window_cut){1, NULL, t0, t1, s->m.begin, s->m.end};
+	int rc = model_restrict(&s->m, t0, t1);
+	cfg->steps_given = &whole;
+	if (!rc)
+		rc = analysis_run(&s->m, cfg, &s->a);
+	free(whole.v);
+	return rc;
+}
+
 int cli_session_analyse(struct cli_session *s)
 {
 	struct kg_config cfg;
 	cli_config(&s->sets, &cfg);
+	cfg.steps_name = s->steps_name;
+	cfg.whole = s->whole_run;
+	cfg.steps_rhythm = s->steps_rhythm;
 	int show = !s->no_progress && isatty(STDERR_FILENO);
 	if (show)
 		fprintf(stderr, "analysing %s ...", s->path);
 	int rc = analysis_run(&s->m, &cfg, &s->a);
+	if (!rc)
+		rc = analyse_steady(s, &cfg);
 	if (show)
 		fputs("\r\033[K", stderr);
 	if (rc < 0) {

@@ -28,6 +28,7 @@ struct kg_report_opts {
 	int host;                 /* the tree of host activity while the GPU waited (text;
 				   * JSON has it whenever the trace has host spans) */
 	int color;                /* ANSI bold/red/yellow (text only) */
+	int steps;                /* the Steps section lists every step (text only) */
 	const char *const *overrides; /* the --set assignments, for the JSON's record */
 	int n_overrides;
 	/* The model was restricted to a window (model_restrict): where it lay in the whole
@@ -45,6 +46,12 @@ int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opt
 /* The sections of the text page, in page order. */
 void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_gpus(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
+/* The header's line of what the steady steps leave out, and why (report_steps.c). */
+void report_text_steps_header(FILE *f, const struct kg_analysis *a);
+struct jw;
+/* The "steps" object of the JSON (report_steps.c). */
+void report_json_steps(struct jw *w, const struct kg_analysis *a);
 void report_text_streams(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_kernels(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);
 void report_text_findings(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o);

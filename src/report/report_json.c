@@ -431,6 +431,7 @@ int report_json(FILE *f, const struct kg_analysis *a, const struct kg_report_opt
 	json_processes(&w, a->m);
 	json_devices(&w, a->m);
 	json_gpus(&w, a);
+	report_json_steps(&w, a);
 	json_streams(&w, a);
 	json_kernels(&w, a, o);
 	json_findings(&w, a);

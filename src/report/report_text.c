@@ -208,6 +208,7 @@ void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_re
 				   "shares are of it", fmt_duration(a->steady_span, sd),
 		      fmt_duration(a->span - a->steady_span, ed));
 	}
+	report_text_steps_header(f, a);
 	header_counts(f, m);
 	header_losses(f, a, o);
 	if (m->stack_note[0])
@@ -705,6 +706,7 @@ int report_text(FILE *f, const struct kg_analysis *a, const struct kg_report_opt
 {
 	report_text_header(f, a, o);
 	report_text_gpus(f, a, o);
+	report_text_steps(f, a, o);
 	report_text_streams(f, a, o);
 	report_text_kernels(f, a, o);
 	report_text_findings(f, a, o);

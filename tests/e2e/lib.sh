@@ -34,7 +34,8 @@ expect_error() {
 every_command() {
 	local t=$1 n=$2 k want
 	"$K" info "$t" | grep -q "kgantt-trace version 5" || fail "$n: not a version 5 trace"
-	"$K" report --json --no-progress "$t" > "$WORK/$n.json" || fail "$n: report"
+	# --whole: every kernel, not only the steady steps' (docs/report.md, "Steps")
+	"$K" report --json --whole --no-progress "$t" > "$WORK/$n.json" || fail "$n: report"
 	"$K" plot "$t" -o "$WORK/$n.png" || fail "$n: plot"
 	"$K" view -q "$t" -o "$WORK/$n.html" || fail "$n: view"
 	"$K" export --format sqlite "$t" -o "$WORK/$n.sqlite" || fail "$n: export sqlite"

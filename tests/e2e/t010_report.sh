@@ -21,7 +21,13 @@ for g in d["gpus"]:
     assert 0 <= g["idle_startup_ns"] and 0 <= g["idle_winddown_ns"]
     assert g["idle_startup_ns"] + g["idle_winddown_ns"] <= sum(g["idle_ns_by_cause"].values())
     assert g["steady_busy_pct"] >= g["busy_pct"]
-    if sys.argv[2:] == ["gpt_full_fast.kgt"]: # 5.6 s of imports and set-up before the steps
+    if sys.argv[2:] == ["gpt_full_fast.kgt"]: # its 32 steady steps alone: 6.2 s before them
+        s = d["steps"]
+        assert s["source"] == "rhythm" and s["count"] == 32 and s["applied"], s
+        assert d["trace"]["window"] and 1.0e9 < d["trace"]["span_ns"] < 1.2e9, d["trace"]
+        assert g["idle_startup_ns"] == 0 and g["idle_winddown_ns"] == 0, g
+        assert 92 < g["busy_pct"] < 93, g
+    if sys.argv[2:] == ["gpt_full_fast.kgt --whole"]: # 5.6 s of imports and set-up before the steps
         assert 5.64e9 < g["idle_startup_ns"] < 5.65e9 and g["idle_winddown_ns"] == 0, g
         assert 63 < g["steady_busy_pct"] < 64 and 14 < g["busy_pct"] < 15, g
     assert isinstance(g["utilization"], list)
@@ -80,6 +86,11 @@ for j in tests/fixtures/torch/*.json.gz; do
 	report_ok "$j"
 	n=$((n + 1))
 done
+# --whole: the whole run, start-up told apart by the one-gap heuristic, as before the steps
+"$K" report --json --whole "$(fixture gpt_full_fast)" > "$WORK/w.json" || fail "report --whole"
+check_json "$WORK/w.json" "gpt_full_fast.kgt --whole" > /dev/null ||
+	fail "report --json --whole gpt_full_fast.kgt: not the whole run's"
+echo "ok: report --whole gpt_full_fast.kgt: 5.6 s of start-up by the heuristic"
 [ $n -gt 20 ] || fail "only $n fixtures found"
 
 t=$(fixture streams_bad)
@@ -122,7 +133,11 @@ json_check "$WORK/nvtx.json" 'd["trace"]["window"]["nvtx"] == "step" and d["trac
 "$K" report --json --from 1 --to 30ms "$t" > "$WORK/from.json" 2> /dev/null || fail "--from/--to"
 json_check "$WORK/from.json" 'd["trace"]["window"]["begin_ns"] - d["trace"]["window"]["trace_begin_ns"] == 1000000' ||
 	fail "--from 1 is not 1 ms after the trace begin"
-json_check "$WORK/all.json" 'd["trace"]["window"] is None' || fail "a window without --from/--to/--nvtx"
+"$K" report --json "$t" > "$WORK/none.json" || fail "--json $t"
+json_check "$WORK/none.json" 'd["trace"]["window"] is None' || fail "a window without --from/--to/--nvtx"
+# ... but the steady steps': torch_transformer_bf16's 5 steps after 7.6 s of set-up
+json_check "$WORK/all.json" 'd["trace"]["window"]["nvtx"] is None and d["steps"]["applied"] and d["steps"]["steady"] == 5' ||
+	fail "no window of the steady steps"
 expect_error 1 "has no NVTX or annotation range named 'nope'" "$K" report --nvtx nope "$nv"
 expect_error 2 "--from: 'soon' is not a time" "$K" report --from soon "$t"
 expect_error 2 "--to must be later than --from" "$K" report --from 2ms --to 1ms "$t"

@@ -141,7 +141,8 @@ print("%d stacks, %d frames for %d frame rows, %d sites" % (st["rows"], fr["rows
 EOF
 for n in $STACKED; do
 	page "$n"
-	"$K" report --json "$(fixture "$n")" > "$WORK/$n.report.json" || fail "report --json $n"
+	# the page's findings are the whole run's (report --whole) until it opens on the steps
+	"$K" report --json --whole "$(fixture "$n")" > "$WORK/$n.report.json" || fail "report --json $n"
 	out=$(python3 "$WORK/stacks.py" "$WORK/$n.html" "$WORK/$n.report.json" "$(fixture "$n")") ||
 		fail "$n: the page's stacks or call sites are wrong: $out"
 	echo "ok: $n: the page's stacks and call sites are the trace's and the report's: $out"
@@ -204,7 +205,7 @@ CHROME=${KGANTT_CHROME-$(command -v chromium || command -v chromium-browser || c
 
 browser() { # NAME TRACE HOVER [SEARCH] [EVIL]
 	local n=$1 trace=$2
-	"$K" report --json "$trace" > "$WORK/$n.report.json" || fail "report --json $n"
+	"$K" report --json --whole "$trace" > "$WORK/$n.report.json" || fail "report --json $n"
 	python3 tests/browser/view_test.py --chrome "$CHROME" --page "$WORK/$n.html" \
 		--trace "$trace" --report "$WORK/$n.report.json" --hover "$3" ${4:+--search "$4"} \
 		${5:+--evil "$5"} --workdir "$WORK" > "$WORK/$n.browser" 2>&1 ||

@@ -83,15 +83,23 @@ grep -q "host in cudaMemcpy$" "$WORK/copies_bad.txt" || fail "copies_bad: longes
 r=$(rules "$(fixture current/streams_busy)")
 [ -z "$r" ] || fail "streams_busy: $r"
 
-# the GPT step: 6.6 s of imports and set-up before its steps, left out of host-bound, and
-# the --delay that leaves most of it out (a quarter early: start-up varies between runs)
+# the GPT step: its steps found without annotations, and the report of them alone, the
+# 7.75 s of imports, set-up and first iterations before them and the warm-up step left out
 g=$(fixture current/gpt_default)
-"$K" report "$g" > "$WORK/gpt.txt" || fail "report gpt_default"
+"$K" report "$g" > "$WORK/gpt-steps.txt" || fail "report gpt_default"
+grep -q "^  steps        the findings are of the 11 steady steps; left out: 7.75 s before step 1, step 1:" \
+	"$WORK/gpt-steps.txt" || fail "gpt: no steps in the header: $(sed -n 5,12p "$WORK/gpt-steps.txt")"
+grep -q "^  found        12 steps by the rhythm of the launches (no annotation): 919 operations" \
+	"$WORK/gpt-steps.txt" || fail "gpt: steps not found: $(grep -A3 '^Steps' "$WORK/gpt-steps.txt")"
+echo "ok: gpt: 12 steps of 919 operations, found without annotations; 7.75 s and a warm-up step left out"
+# --whole, as before the steps: 6.6 s of start-up by the one-gap heuristic, left out of
+# host-bound, and the --delay that leaves most of it out (a quarter early: start-up varies)
+"$K" report --whole "$g" > "$WORK/gpt.txt" || fail "report gpt_default"
 grep -q "^  steady       1.68 s without 6.63 s of start-up and wind-down idle: the findings' shares are of it$" \
 	"$WORK/gpt.txt" || fail "gpt: no steady span in the header: $(sed -n 5,9p "$WORK/gpt.txt")"
 tr -s ' \n' ' ' < "$WORK/gpt.txt" | grep -q "began 11.7 s after the program started.* --delay 8.7 cuts most of it" ||
 	fail "gpt: no --delay in gpu-utilization's fix: $(grep -A12 'gpu-utilization:' "$WORK/gpt.txt")"
-"$K" report --json --no-progress "$g" > "$WORK/gpt.json" || fail "report --json gpt_default"
+"$K" report --json --whole --no-progress "$g" > "$WORK/gpt.json" || fail "report --json gpt_default"
 python3 - "$WORK/gpt.json" <<'PY' || fail "gpt: start-up"
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))

@@ -72,8 +72,11 @@ print("timeslice: %d context switches every %.2f ms" % (n, period))
 PY
 "$K" plot "$trace" --from 0 --to 40 -o "$WORK/ts.png" || fail "plot hw_timeslice_bad"
 
-# --- a PyTorch training step: the GEMMs show tensor pipes, the strip is drawn
-python3 - "$(report_json hw_torch_gpt)" <<'PY' || fail "hw_torch_gpt"
+# --- a PyTorch training step: the GEMMs show tensor pipes, the strip is drawn (the whole
+# run's samples: --whole, not only its steady steps')
+"$K" report --json --whole --no-progress "$(fixture hw_torch_gpt)" > "$WORK/hw_torch_gpt.json" ||
+	fail "report --json --whole hw_torch_gpt"
+python3 - "$WORK/hw_torch_gpt.json" <<'PY' || fail "hw_torch_gpt"
 import json, sys
 d = json.load(open(sys.argv[1]))
 hw = d["gpus"][0]["hardware"]

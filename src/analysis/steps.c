@@ -1,0 +1,706 @@
+/* The program's steps (steps.h), best evidence first:
+ *
+ *  1. the user's annotations: ranges of one name that repeat on one thread (--steps NAME,
+ *     else ProfilerStep#N, step, train_step, ...); a step is the GPU work launched inside
+ *     one of them;
+ *  2. the rhythm of the launches: the GPU's operations in start order, each a token
+ *     (kind, name, launch configuration); the period is the shortest shift at which the
+ *     sequence matches itself (see rhythm_period), the boundary the place in the period
+ *     where the host waits longest before its next launch.
+ *
+ * Then the first steps that differ from the median one (more or fewer operations, or
+ * 1.5 times as long) are warm-up; the rest are steady. When what they leave out (the
+ * start-up before them, the warm-up, the wind-down after them) is at least long_gap_ns,
+ * the scale at which metrics.c's one-gap heuristic calls a gap start-up, they apply:
+ * `report` cuts the trace to the steady steps and analyses them alone (cli/session.c),
+ * its GPUs' gaps all steady; otherwise, and in the commands that do not cut (part 2 of
+ * issue 24: the charts, diff, the job), the heuristic stays. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pipeline.h"
+#include "util/array.h"
+#include "util/idmap.h"
+#include "util/timemath.h"
+
+const char *steps_source_name(enum kg_steps_source s)
+{
+	static const char *const names[] = {
+#define KG_STEPS_SOURCE_NAME_(id, name) name,
+		KG_STEPS_SOURCE_LIST(KG_STEPS_SOURCE_NAME_)
+#undef KG_STEPS_SOURCE_NAME_
+	};
+	return (unsigned)s < KG_STEPS_SOURCES ? names[s] : names[KG_STEPS_NONE];
+}
+
+/* Steps are claimed only with at least this many of them. */
+#define MIN_STEPS 3
+/* A warm-up step: this much longer than the median step (or not its operations). */
+#define WARMUP_RATIO 1.5
+/* The rhythm is looked for in at most this many operations from the middle of the run:
+ * enough for 20 steps of 50,000 kernels, and a bounded cost on a 10M-kernel trace. */
+#define RHYTHM_WINDOW (1u << 20)
+/* A shorter period is an inner loop of tiny operations (x = x + 1 a thousand times
+ * between two syncs), in which nothing tells one step from the next. */
+#define MIN_PERIOD 3
+/* Shifts tried: the most frequent distances between two occurrences of a token. */
+#define CANDIDATES 16
+/* A shift is the period when the sequence, less its rare tokens, matches itself
+ * shifted by it this well, and the rare tokens are at most this share of it. */
+#define MIN_MATCH 0.75
+#define MAX_RARE 0.02
+
+/* The annotations that name a step unless the user names one; a name ending in '#' is
+ * a prefix (PyTorch's profiler numbers its steps: ProfilerStep#12). */
+static const char *const step_names[] = {
+	"ProfilerStep#", "step", "train_step", "training_step", "train_batch",
+	"run_training_batch", "decode_step", NULL,
+};
+
+static int name_matches(const char *text, const char *name, int prefix)
+{
+	size_t n = strlen(name);
+	return prefix || (n && name[n - 1] == '#') ? !strncmp(text, name, n) : !strcmp(text, name);
+}
+
+/* When op o was launched: its API call's start, else (no API calls) its own start. */
+static int64_t launch_time(const struct kg_op *o)
+{
+	return o->api_start != KG_NO_TIME ? o->api_start : o->start;
+}
+
+/* How many of the times v[0], v[stride], ... v[(n - 1) * stride] (in order) are at or
+ * before t: one more than the index of the last step starting by t. */
+static uint32_t starting_by(const int64_t *v, uint32_t stride, uint32_t n, int64_t t)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[(size_t)mid * stride] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* ------------------------------------------------------------------ annotations */
+
+static int by_thread_start(const void *pa, const void *pb, void *arg)
+{
+	const struct kg_range *r = arg, *a = &r[*(const uint32_t *)pa], *b = &r[*(const uint32_t *)pb];
+	if (a->thread != b->thread)
+		return (a->thread > b->thread) - (a->thread < b->thread);
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* The ranges named `name` on the thread that has most of them, in time order, none
+ * inside another: into idx, their count returned. */
+static uint32_t step_ranges(const struct kg_model *m, const char *name, int prefix,
+			    uint32_t *idx)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_ranges; i++)
+		if (m->ranges[i].end != KG_NO_TIME && m->ranges[i].end > m->ranges[i].start &&
+		    name_matches(model_text(m, m->ranges[i].name), name, prefix))
+			idx[n++] = i;
+	qsort_r(idx, n, sizeof(*idx), by_thread_start, m->ranges);
+	uint32_t best = 0, best_n = 0;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && m->ranges[idx[j]].thread == m->ranges[idx[i]].thread; j++)
+			;
+		if (j - i > best_n)
+			best = i, best_n = j - i;
+	}
+	uint32_t k = 0;
+	for (uint32_t i = best; i < best + best_n; i++)
+		if (!k || m->ranges[idx[best + k - 1]].end <= m->ranges[idx[i]].start)
+			idx[best + k++] = idx[i];
+	memmove(idx, idx + best, k * sizeof(*idx));
+	return k;
+}
+
+/* Each of the GPU's ops (ops[i], in start order) into the step whose range it was
+ * launched in (sid[i]), KG_NONE outside them; the ranges' starts and ends, in pairs,
+ * into *host. The number of steps, 0 when the trace has no annotation of a step. */
+static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+				uint32_t *sid, int64_t **host)
+{
+	const struct kg_model *m = a->m;
+	uint32_t *idx = malloc(((size_t)m->n_ranges + 1) * sizeof(*idx)), k = 0;
+	if (!idx)
+		return 0;
+	const char *user = a->cfg.steps_name; /* the user's name, else the usual ones */
+	if (user)
+		k = step_ranges(m, user, 1, idx);
+	for (int i = 0; !user && step_names[i] && k < 2; i++)
+		k = step_ranges(m, step_names[i], 0, idx);
+	if (k >= 2)
+		a->steps.name = m->ranges[idx[0]].name;
+	int64_t *hs = k >= 2 ? malloc(2 * (size_t)k * sizeof(*hs)) : NULL;
+	if (!hs) {
+		free(idx);
+		return 0;
+	}
+	for (uint32_t s = 0; s < k; s++) {
+		hs[2 * s] = m->ranges[idx[s]].start;
+		hs[2 * s + 1] = m->ranges[idx[s]].end;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t t = launch_time(&m->ops[ops[i]]);
+		uint32_t lo = starting_by(hs, 2, k, t);
+		sid[i] = lo && t < hs[2 * (lo - 1) + 1] ? lo - 1 : KG_NONE;
+	}
+	free(idx);
+	*host = hs;
+	return k;
+}
+
+/* ------------------------------------------------------------------ rhythm */
+
+/* Each op's token: the same kind, name and launch configuration make the same token. */
+static uint32_t tokenize(const struct kg_model *m, const uint32_t *ops, uint32_t n,
+			 uint32_t *tok)
+{
+	struct kg_idmap h = {0};
+	uint32_t n_tok = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kg_op *o = &m->ops[ops[i]];
+		uint64_t key = (uint64_t)o->name << 32 ^ (uint64_t)o->launch << 8 ^
+			       (uint64_t)o->kind << 4 ^ o->copy_kind;
+		uint32_t *v = idmap_slot(&h, idmap_mix(key) >> 1);
+		if (!v) {
+			idmap_free(&h);
+			return 0;
+		}
+		if (*v == KG_IDMAP_NONE)
+			*v = n_tok++;
+		tok[i] = *v;
+	}
+	idmap_free(&h);
+	return n_tok;
+}
+
+struct distance {
+	uint32_t d, n;
+};
+
+static int by_n_desc(const void *pa, const void *pb)
+{
+	const struct distance *a = pa, *b = pb;
+	return a->n != b->n ? (a->n < b->n) - (a->n > b->n) : (a->d > b->d) - (a->d < b->d);
+}
+
+/* One more occurrence of distance d in the histogram h (d → index into *d). 0 or -ENOMEM. */
+static int count_distance(struct kg_idmap *h, struct distance **d, uint32_t *nd, uint32_t *cap,
+			  uint32_t dist)
+{
+	uint32_t *v = idmap_slot(h, dist);
+	if (!v)
+		return -ENOMEM;
+	if (*v == KG_IDMAP_NONE) {
+		if (*nd == *cap) {
+			uint32_t nc = *cap ? 2 * *cap : 256;
+			struct distance *g = realloc(*d, nc * sizeof(**d));
+			if (!g)
+				return -ENOMEM;
+			*d = g;
+			*cap = nc;
+		}
+		(*d)[*nd] = (struct distance){dist, 0};
+		*v = (*nd)++;
+	}
+	(*d)[*v].n++;
+	return 0;
+}
+
+/* The most frequent distances between an occurrence of a token in tok[0..w) and its
+ * previous one, or the one before (a token twice in every step, forward's kernel in a
+ * step of forward and backward twice, is a period from the one before): into c (at most
+ * CANDIDATES), their number returned. */
+static uint32_t candidate_shifts(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint32_t *c)
+{
+	struct kg_idmap h[2] = {{0}, {0}};
+	struct distance *d[2] = {NULL, NULL};
+	uint32_t nd[2] = {0, 0}, cap[2] = {0, 0}, out = 0;
+	uint32_t *last = malloc(2 * (size_t)n_tok * sizeof(*last)); /* the last two, by token */
+	if (!last)
+		return 0;
+	for (uint32_t t = 0; t < 2 * n_tok; t++)
+		last[t] = UINT32_MAX;
+	for (uint32_t i = 0; i < w; i++) {
+		uint32_t *l = &last[2 * (size_t)tok[i]];
+		for (int k = 0; k < 2; k++)
+			if (l[k] != UINT32_MAX &&
+			    count_distance(&h[k], &d[k], &nd[k], &cap[k], i - l[k]) < 0)
+				goto out;
+		l[1] = l[0];
+		l[0] = i;
+	}
+	/* the most frequent distances to the previous occurrence, then the few most frequent
+	 * to the one before that are not among them */
+	for (int k = 0; k < 2; k++) {
+		if (nd[k]) /* d[k] is NULL without distances */
+			qsort(d[k], nd[k], sizeof(*d[k]), by_n_desc);
+		for (uint32_t j = 0, added = 0; j < nd[k] && out < CANDIDATES &&
+						 added < (k ? CANDIDATES / 4 : CANDIDATES - CANDIDATES / 4);
+		     j++) {
+			uint32_t seen = 0;
+			for (uint32_t x = 0; x < out; x++)
+				seen |= c[x] == d[k][j].d;
+			if (!seen)
+				c[out++] = d[k][j].d, added++;
+		}
+	}
+out:
+	for (int k = 0; k < 2; k++) {
+		idmap_free(&h[k]);
+		free(d[k]);
+	}
+	free(last);
+	return out;
+}
+
+/* Where tok[0..w) repeats itself shifted by p: from the first run of p positions of
+ * which half match the position p later to the last such run, into [*from, *to). */
+static void loop_region(const uint32_t *tok, uint32_t w, uint32_t p, uint32_t *from, uint32_t *to)
+{
+	uint32_t in = 0; /* matches among positions [i - p, i) */
+	*from = *to = 0;
+	for (uint32_t i = 0; i + p < w; i++) {
+		in += tok[i] == tok[i + p];
+		if (i >= p)
+			in -= tok[i - p] == tok[i];
+		if (i + 1 >= p && 2 * in >= p) {
+			if (*to == 0)
+				*from = i + 1 - p;
+			*to = i + 1 + p;
+		}
+	}
+	/* from the first position that matches to the last one's match */
+	while (*from + p < *to && tok[*from] != tok[*from + p])
+		(*from)++;
+	while (*to > *from + p && tok[*to - 1] != tok[*to - 1 - p])
+		(*to)--;
+}
+
+/* How well the loop of tok[0..w) at shift p (loop_region), less the tokens rarer there
+ * than once in two periods, matches itself shifted by p: the share of positions that do;
+ * 0 when the rare tokens are too many there for p to be a period, or it holds under
+ * MIN_STEPS periods. count: room for a count a token, f: for w tokens. */
+static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint32_t p,
+			  uint32_t *count, uint32_t *f)
+{
+	uint32_t from, to;
+	loop_region(tok, w, p, &from, &to);
+	if (to - from < MIN_STEPS * (uint64_t)p)
+		return 0;
+	memset(count, 0, n_tok * sizeof(*count));
+	for (uint32_t i = from; i < to; i++)
+		count[tok[i]]++;
+	double rare_below = 0.5 * (double)(to - from) / p;
+	uint32_t nf = 0;
+	for (uint32_t i = from; i < to; i++)
+		if (count[tok[i]] >= rare_below)
+			f[nf++] = tok[i];
+	if ((double)(to - from - nf) > MAX_RARE * (to - from) || nf < MIN_STEPS * (uint64_t)p)
+		return 0;
+	uint32_t same = 0;
+	for (uint32_t j = 0; j + p < nf; j++)
+		same += f[j] == f[j + p];
+	return (double)same / (nf - p);
+}
+
+/* The period of tok[0..n) in operations, 0 when it has none, or one shorter than
+ * MIN_PERIOD.
+ *
+ * Why a shift test and not a suffix array or a rolling hash of the sequence: the steps of
+ * a real program are not exact repeats (a logging copy every 10 steps, a step with an
+ * extra kernel), and the test below tolerates that: the candidates are the most frequent
+ * distances between two occurrences of the same token (one pass, a hash table of
+ * distances; see candidate_shifts); each is tried by how well the sequence, less the tokens rarer than once in
+ * two periods (the logging copy, a sync's copy every N steps), matches itself shifted by
+ * it, over the stretch where it repeats at that shift at all (start-up before the loop
+ * is no evidence against it); the shortest that matches is the period. Micro-batches match at their own length
+ * only as far as the rest of the step (the optimizer) is rare, which it is not: more than
+ * MAX_RARE of the operations. Linear in the window (RHYTHM_WINDOW ops at most). */
+static uint32_t rhythm_period(const uint32_t *tok, uint32_t n, uint32_t n_tok)
+{
+	uint32_t w = n < RHYTHM_WINDOW ? n : RHYTHM_WINDOW;
+	const uint32_t *wt = tok + (n - w) / 2;
+	uint32_t *count = malloc(n_tok * sizeof(*count)), *f = malloc((size_t)w * sizeof(*f));
+	uint32_t c[CANDIDATES], best = 0;
+	if (!count || !f)
+		goto out;
+	uint32_t nc = candidate_shifts(wt, w, n_tok, c);
+	for (uint32_t i = 0; i < nc; i++)
+		if ((!best || c[i] < best) && shift_match(wt, w, n_tok, c[i], count, f) >= MIN_MATCH)
+			best = c[i];
+out:
+	free(count);
+	free(f);
+	return best >= MIN_PERIOD ? best : 0;
+}
+
+/* The token that marks each step: the one most often one period after its previous
+ * occurrence (once a step), else after the one before (twice a step). UINT32_MAX when
+ * out of memory. */
+static uint32_t anchor_token(const uint32_t *tok, uint32_t n, uint32_t n_tok, uint32_t p)
+{
+	uint32_t *last = malloc(2 * (size_t)n_tok * sizeof(*last)), best = UINT32_MAX;
+	uint64_t *score = calloc(n_tok, sizeof(*score));
+	if (!last || !score)
+		goto out;
+	for (uint32_t t = 0; t < 2 * n_tok; t++)
+		last[t] = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t *l = &last[2 * (size_t)tok[i]];
+		score[tok[i]] += 3 * (l[0] != UINT32_MAX && i - l[0] == p) +
+				 (l[1] != UINT32_MAX && i - l[1] == p);
+		l[1] = l[0];
+		l[0] = i;
+	}
+	for (uint32_t t = 0; t < n_tok; t++)
+		if (score[t] && (best == UINT32_MAX || score[t] > score[best]))
+			best = t;
+out:
+	free(last);
+	free(score);
+	return best;
+}
+
+/* Each of the GPU's ops into its step by the rhythm (sid), and where each step's
+ * boundary is: after the anchor by the offset at which the host most often waited
+ * longest before launching. The number of steps. */
+static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+			     uint32_t *sid)
+{
+	const struct kg_model *m = a->m;
+	uint32_t *tok = malloc((size_t)n * sizeof(*tok)), steps = 0;
+	uint32_t *at = NULL;
+	uint32_t *votes = NULL;
+	uint32_t n_tok = tok ? tokenize(m, ops, n, tok) : 0;
+	uint32_t p = n_tok ? rhythm_period(tok, n, n_tok) : 0;
+	if (!p || n / p < MIN_STEPS)
+		goto out;
+	at = malloc((size_t)n * sizeof(*at));
+	votes = calloc(p, sizeof(*votes));
+	if (!at || !votes)
+		goto out;
+	/* its occurrences a period apart, give or take an eighth (a step with an extra
+	 * kernel or one fewer): the second of a token twice in a step is not a step */
+	uint32_t anchor = anchor_token(tok, n, n_tok, p), na = 0;
+	for (uint32_t i = 0; i < n && anchor != UINT32_MAX; i++)
+		if (tok[i] == anchor && (!na || i - at[na - 1] >= p - p / 8))
+			at[na++] = i;
+	/* each regular step votes for the place where its host waited longest: one step's
+	 * seconds of compilation do not outvote the rest */
+	for (uint32_t k = 0; k + 1 < na; k++) {
+		if (at[k + 1] - at[k] != p)
+			continue;
+		int64_t longest = -1;
+		uint32_t where = 0;
+		for (uint32_t r = 0; r < p; r++) {
+			uint32_t i = at[k] + r;
+			int64_t g = i ? kg_time_diff(launch_time(&m->ops[ops[i]]),
+						     launch_time(&m->ops[ops[i - 1]])) : 0;
+			if (g > longest)
+				longest = g, where = r;
+		}
+		votes[where]++;
+	}
+	uint32_t off = 0;
+	for (uint32_t r = 1; r < p; r++)
+		if (votes[r] > votes[off])
+			off = r;
+	/* the steps: boundary k to boundary k + 1; the last one only when a whole period
+	 * follows it; the period before the first boundary too when it is the same */
+	for (uint32_t i = 0; i < n; i++)
+		sid[i] = KG_NONE;
+	uint32_t prev = UINT32_MAX;
+	if (na && at[0] + off >= p && at[0] + off + p <= n) {
+		uint32_t b = at[0] + off - p, same = 0;
+		for (uint32_t r = 0; r < p; r++)
+			same += tok[b + r] == tok[b + p + r];
+		if (same >= MIN_MATCH * p) {
+			for (uint32_t i = b; i < b + p; i++)
+				sid[i] = steps;
+			steps++;
+			prev = b + p;
+		}
+	}
+	for (uint32_t k = 0; k < na && at[k] + off < n; k++) {
+		uint32_t b = at[k] + off, end = k + 1 < na && at[k + 1] + off < n ? at[k + 1] + off
+						 : b + p <= n ? b + p : b;
+		if (prev != UINT32_MAX && b < prev)
+			continue;
+		for (uint32_t i = b; i < end; i++)
+			sid[i] = steps;
+		steps += end > b;
+		prev = end;
+	}
+	a->steps.period = p;
+out:
+	free(tok);
+	free(at);
+	free(votes);
+	return steps >= MIN_STEPS ? steps : 0;
+}
+
+/* ------------------------------------------------------------------ the steps' figures */
+
+/* Each step's figures from its ops (ops[i] in step sid[i]), in one pass in start order. */
+static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+			 const uint32_t *sid, int64_t *max_launch)
+{
+	const struct kg_model *m = a->m;
+	for (uint32_t s = 0; s < a->steps.n; s++) {
+		struct kg_step *st = &a->steps.v[s];
+		*st = (struct kg_step){.host_start = st->host_start, .host_end = st->host_end,
+				       .start = KG_NO_TIME, .end = KG_NO_TIME};
+		max_launch[s] = KG_NO_TIME;
+	}
+	int64_t *cover = max_launch + a->steps.n; /* where each step's busy time reaches */
+	for (uint32_t i = 0; i < n; i++) {
+		if (sid[i] == KG_NONE)
+			continue;
+		const struct kg_op *o = &m->ops[ops[i]];
+		struct kg_step *st = &a->steps.v[sid[i]];
+		int64_t lt = launch_time(o), *ml = &max_launch[sid[i]], *cv = &cover[sid[i]];
+		if (st->start == KG_NO_TIME) {
+			st->start = o->start, *cv = o->start;
+			if (a->steps.source == KG_STEPS_RHYTHM)
+				st->host_start = lt;
+		}
+		if (o->end > st->end)
+			st->end = o->end;
+		st->busy = kg_time_add(st->busy, kg_time_span(o->end, o->start > *cv ? o->start : *cv));
+		if (o->end > *cv)
+			*cv = o->end;
+		if (*ml != KG_NO_TIME && kg_time_diff(lt, *ml) > st->host_gap)
+			st->host_gap = kg_time_diff(lt, *ml), st->gap_name = o->name;
+		if (*ml == KG_NO_TIME || lt > *ml)
+			*ml = lt;
+		if (a->steps.source == KG_STEPS_RHYTHM && lt < st->host_start)
+			st->host_start = lt;
+		if (a->steps.source == KG_STEPS_RHYTHM && lt >= st->host_end)
+			st->host_end = kg_time_add(lt, 1);
+		st->ops++;
+		st->kernels += o->kind == KG_OP_KERNEL;
+		st->copies += o->kind == KG_OP_MEMCPY;
+		st->memsets += o->kind == KG_OP_MEMSET;
+	}
+}
+
+/* Drops the steps that launched nothing; renumbers sid. 0 or -ENOMEM. */
+static int drop_empty(struct kg_steps *st, uint32_t *sid, uint32_t n)
+{
+	uint32_t *to = malloc((size_t)st->n * sizeof(*to)), k = 0;
+	if (!to)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < st->n; s++) {
+		to[s] = st->v[s].ops ? k : KG_NONE;
+		if (st->v[s].ops)
+			st->v[k++] = st->v[s];
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (sid[i] != KG_NONE)
+			sid[i] = to[sid[i]];
+	st->n = k;
+	free(to);
+	return 0;
+}
+
+static int64_t median_of(int64_t *v, uint32_t n)
+{
+	return select_kth(v, n, array_pct_rank(n, 0.5));
+}
+
+/* Step times, warm-up, the steady steps and their percentiles. */
+static int steady_steps(struct kg_steps *st)
+{
+	int64_t *v = malloc(((size_t)st->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < st->n; s++) {
+		struct kg_step *x = &st->v[s];
+		x->time = s + 1 < st->n ? kg_time_span(st->v[s + 1].start, x->start)
+					: kg_time_span(x->end, x->start);
+		v[s] = x->time;
+	}
+	int64_t med = median_of(v, st->n);
+	for (uint32_t s = 0; s < st->n; s++)
+		v[s] = st->v[s].ops;
+	int64_t med_ops = median_of(v, st->n);
+	uint32_t s = 0;
+	while (s < st->n / 2 && ((int64_t)st->v[s].ops != med_ops ||
+				 (double)st->v[s].time > WARMUP_RATIO * (double)med))
+		st->v[s++].warmup = 1;
+	st->first_steady = s;
+	st->n_steady = st->n - s;
+	st->steady_begin = st->v[s].start;
+	st->steady_end = st->v[st->n - 1].end;
+	st->warmup_time = kg_time_span(st->v[s].start, st->v[0].start);
+	for (uint32_t k = 0; k < st->n_steady; k++)
+		v[k] = st->v[s + k].time;
+	uint32_t ns = st->n_steady, r50 = array_pct_rank(ns, 0.5);
+	st->p50 = select_kth(v, ns, r50);
+	st->p90 = select_kth(v, ns, array_pct_rank(ns, 0.9));
+	st->p99 = select_kth(v, ns, array_pct_rank(ns, 0.99));
+	st->max = select_kth(v, ns, ns - 1);
+	st->median_step = s;
+	for (uint32_t k = s; k < st->n; k++)
+		if (st->v[k].time == st->p50) {
+			st->median_step = k;
+			break;
+		}
+	free(v);
+	return 0;
+}
+
+/* The host's synchronisations begun in each step (from its host start to the next's). */
+static void step_syncs(const struct kg_model *m, struct kg_steps *st)
+{
+	int64_t *hs = malloc((size_t)st->n * sizeof(*hs));
+	for (uint32_t s = 0; hs && s < st->n; s++) {
+		hs[s] = st->v[s].host_start;
+		if (s && hs[s] < hs[s - 1])
+			goto out; /* not in time order on the host: no place for them */
+	}
+	for (uint32_t i = 0; hs && i < m->n_syncs; i++) {
+		int64_t t = m->syncs[i].start;
+		uint32_t lo = starting_by(hs, 1, st->n, t);
+		if (lo && (lo < st->n || t < st->v[lo - 1].end))
+			st->v[lo - 1].syncs++;
+	}
+out:
+	free(hs);
+}
+
+/* The slowest op of each step against the median step's op at the same place, when both
+ * have as many ops (the same sequence of launches): the "slower kernel" of an outlier. */
+static void step_slow_ops(const struct kg_model *m, struct kg_steps *st, const uint32_t *ops,
+			  uint32_t n, const uint32_t *sid)
+{
+	uint32_t *first = malloc(((size_t)st->n + 1) * sizeof(*first));
+	if (!first)
+		return;
+	for (uint32_t s = 0; s < st->n; s++)
+		first[s] = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (sid[i] != KG_NONE && first[sid[i]] == UINT32_MAX)
+			first[sid[i]] = i;
+	const struct kg_step *med = &st->v[st->median_step];
+	uint32_t mf = first[st->median_step];
+	for (uint32_t s = 0; s < st->n && st->source == KG_STEPS_RHYTHM; s++) {
+		struct kg_step *x = &st->v[s];
+		if (x->ops != med->ops || s == st->median_step || first[s] + x->ops > n)
+			continue;
+		for (uint32_t r = 0; r < x->ops; r++) {
+			const struct kg_op *o = &m->ops[ops[first[s] + r]], *mo = &m->ops[ops[mf + r]];
+			int64_t by = kg_time_diff(kg_time_span(o->end, o->start),
+						  kg_time_span(mo->end, mo->start));
+			if (by > x->slow_by)
+				x->slow_by = by, x->slow_name = o->name;
+		}
+	}
+	free(first);
+}
+
+/* A trace cut to its steady steps has neither start-up nor wind-down: every GPU's gaps
+ * steady, whatever the one-gap heuristic made of them. */
+static void steady_gaps(struct kg_analysis *a)
+{
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		struct kg_gpu_metrics *gm = &a->gpus[g];
+		for (uint32_t i = 0; i < gm->n_gaps; i++)
+			gm->gaps[i].place = KG_GAP_STEADY;
+		gaps_tally(gm);
+	}
+}
+
+/* The steps of the whole run, given to the analysis of its steady steps (report): a
+ * copy, the gaps placed by them. 0 or -ENOMEM. */
+static int adopt_steps(struct kg_analysis *a, const struct kg_steps *given)
+{
+	a->steps = *given;
+	a->steps.v = malloc(((size_t)given->n + 1) * sizeof(*a->steps.v));
+	if (!a->steps.v)
+		return -ENOMEM;
+	memcpy(a->steps.v, given->v, (size_t)given->n * sizeof(*a->steps.v));
+	steady_gaps(a);
+	return 0;
+}
+
+int steps_run(struct kg_analysis *a)
+{
+	struct kg_steps *st = &a->steps;
+	if (a->cfg.steps_given)
+		return adopt_steps(a, a->cfg.steps_given);
+	st->steady_begin = st->steady_end = KG_NO_TIME;
+	st->trace_begin = a->m->begin;
+	st->trace_end = a->m->end;
+	st->gpu = KG_NONE;
+	for (uint32_t g = 0; g < a->n_gpus; g++)
+		if (a->gpus[g].n_ops && (st->gpu == KG_NONE || a->gpus[g].n_ops > a->gpus[st->gpu].n_ops))
+			st->gpu = g;
+	if (st->gpu == KG_NONE)
+		return 0;
+	const uint32_t *ops = a->gpus[st->gpu].ops;
+	uint32_t n = a->gpus[st->gpu].n_ops;
+	uint32_t *sid = malloc(((size_t)n + 1) * sizeof(*sid));
+	int64_t *hs = NULL, *scratch = NULL;
+	int rc = -ENOMEM;
+	if (!sid)
+		return rc;
+	uint32_t k = a->cfg.steps_rhythm ? 0 : annotated_steps(a, ops, n, sid, &hs);
+	st->source = k ? KG_STEPS_ANNOTATION : KG_STEPS_NONE;
+	if (!k && (k = rhythm_steps(a, ops, n, sid)))
+		st->source = KG_STEPS_RHYTHM;
+	if (!k) {
+		st->name = 0;
+		rc = 0;
+		goto out;
+	}
+	st->v = malloc((size_t)k * sizeof(*st->v));
+	scratch = malloc((size_t)k * 2 * sizeof(*scratch));
+	if (!st->v || !scratch)
+		goto out;
+	st->n = k;
+	for (uint32_t s = 0; s < k; s++) {
+		st->v[s].host_start = hs ? hs[2 * s] : KG_NO_TIME;
+		st->v[s].host_end = hs ? hs[2 * s + 1] : KG_NO_TIME;
+	}
+	step_figures(a, ops, n, sid, scratch);
+	if (drop_empty(st, sid, n) < 0)
+		goto out;
+	if (st->n < (st->source == KG_STEPS_ANNOTATION ? 2u : MIN_STEPS)) {
+		free(st->v);
+		*st = (struct kg_steps){.steady_begin = KG_NO_TIME, .steady_end = KG_NO_TIME,
+					.gpu = st->gpu, .trace_begin = a->m->begin,
+					.trace_end = a->m->end};
+		rc = 0;
+		goto out;
+	}
+	if ((rc = steady_steps(st)) < 0)
+		goto out;
+	step_syncs(a->m, st);
+	step_slow_ops(a->m, st, ops, n, sid);
+	st->whole = a->cfg.whole;
+	int64_t left_out = kg_time_add(kg_time_span(st->steady_begin, st->trace_begin),
+				       kg_time_span(st->trace_end, st->steady_end));
+	st->applied = !st->whole && left_out >= a->cfg.long_gap_ns;
+	rc = 0;
+out:
+	free(sid);
+	free(hs);
+	free(scratch);
+	return rc;
+}
+
+void steps_free(struct kg_steps *st)
+{
+	free(st->v);
+	memset(st, 0, sizeof(*st));
+}

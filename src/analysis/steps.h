@@ -1,0 +1,56 @@
+/* The program's steps (analysis/steps.c): the iterations of its loop — one optimizer step,
+ * one decoded token, one batch — found from the user's annotations or, without them, from
+ * the rhythm of its launches; which of them are warm-up, and the steady window they make.
+ * Filled by analysis_run before the rules (struct kg_analysis.steps), so that the rules
+ * judge the steady steps and the charts, the job report and diff can use them. */
+#ifndef KGANTT_ANALYSIS_STEPS_H
+#define KGANTT_ANALYSIS_STEPS_H
+
+#include <stdint.h>
+
+/* How the steps were found: X(ID, "name"), the names the report and its JSON use. */
+#define KG_STEPS_SOURCE_LIST(X) X(NONE, "none") X(ANNOTATION, "annotation") X(RHYTHM, "rhythm")
+enum kg_steps_source {
+#define KG_STEPS_SOURCE_ENUM_(id, name) KG_STEPS_##id,
+	KG_STEPS_SOURCE_LIST(KG_STEPS_SOURCE_ENUM_)
+#undef KG_STEPS_SOURCE_ENUM_
+	KG_STEPS_SOURCES
+};
+const char *steps_source_name(enum kg_steps_source s);
+
+struct kg_step {
+	int64_t host_start;   /* its first launch was issued (an annotation: the range's start) */
+	int64_t host_end;     /* after its last launch (an annotation: the range's end) */
+	int64_t start, end;   /* on the GPU: its first operation's start, its last one's end */
+	int64_t time;         /* GPU start to the next step's GPU start; the last: end - start */
+	int64_t busy;         /* the union of its operations */
+	int64_t host_gap;     /* the longest wait of the host between two of its launches */
+	uint32_t gap_name;    /* string id of what was launched after that wait, 0 none */
+	uint32_t ops, kernels, copies, memsets;
+	uint32_t syncs;       /* host synchronisations begun in it */
+	uint32_t slow_name;   /* string id of its op furthest over the median step's op at the
+			       * same place (rhythm steps of the median's length), 0 none */
+	int64_t slow_by;      /* ... and by how much */
+	uint8_t warmup;       /* one of the first steps that differ: not steady */
+};
+
+struct kg_steps {
+	struct kg_step *v;    /* in time order */
+	uint32_t n;
+	uint8_t source;       /* enum kg_steps_source */
+	uint32_t name;        /* the annotation's string id (source ANNOTATION) */
+	uint32_t gpu;         /* index into kg_analysis.gpus of the GPU they were found on */
+	uint32_t period;      /* RHYTHM: launches in a step */
+	uint32_t first_steady, n_steady; /* the steady steps: v[first_steady .. + n_steady) */
+	uint32_t median_step; /* a steady step of the median time (index into v) */
+	int64_t steady_begin, steady_end; /* the steady steps on the GPU; KG_NO_TIME: none */
+	int64_t p50, p90, p99, max;       /* the steady steps' times */
+	int64_t warmup_time;  /* the warm-up steps' GPU time, start to the first steady step */
+	int64_t trace_begin, trace_end; /* the span of the trace they were found in */
+	int whole;            /* --whole: found, but the findings are of the whole run */
+	int applied;          /* the findings are of the steady steps: not --whole, and what
+			       * they leave out is at least long_gap_ns (as today's start-up
+			       * heuristic, which stays when they leave out less) */
+};
+
+#endif

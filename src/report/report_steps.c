@@ -1,0 +1,266 @@
+/* The report's Steps section and its JSON (analysis/steps.h): how the steps were found,
+ * what was left out of the findings and why, the step time's percentiles, the median
+ * step's figures, the outlier steps and what differs in them from the median one;
+ * `report --list-steps` lists every step. */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "text/json_writer.h"
+#include "util/timemath.h"
+
+/* A steady step this much longer than the median one is an outlier. */
+#define OUTLIER_RATIO 1.5
+/* Outliers named on the page (JSON marks them all). */
+#define OUTLIERS_SHOWN 5
+/* A host wait or a GPU busy time this much over the median step's is told. */
+#define DIFFERS 1.5
+
+static int is_outlier(const struct kg_steps *st, uint32_t s)
+{
+	return !st->v[s].warmup && (double)st->v[s].time > OUTLIER_RATIO * (double)st->p50;
+}
+
+/* What differs in step s from the median step: "the host waited 5.6 ms (median 0.1 ms)
+ * before launching X; 2 syncs (median 1); 3 more operations; X ran 2.1 ms longer". */
+static void step_why(const struct kg_analysis *a, uint32_t s, char *buf, size_t len)
+{
+	const struct kg_model *m = a->m;
+	const struct kg_step *x = &a->steps.v[s], *med = &a->steps.v[a->steps.median_step];
+	char d1[32], d2[32], k[96];
+	const char *sep = "";
+	buf[0] = '\0';
+	if (x->host_gap > DIFFERS * (double)med->host_gap && x->host_gap > 0 && x->gap_name) {
+		text_appendf(buf, len, "the host waited %s (median step %s) before launching %s",
+			     fmt_duration(x->host_gap, d1), fmt_duration(med->host_gap, d2),
+			     kernel_short_name(model_text(m, x->gap_name), 60, k, sizeof(k)));
+		sep = "; ";
+	}
+	if (x->syncs > med->syncs) {
+		text_appendf(buf, len, "%s%u %s (median step %u)", sep, x->syncs,
+			     plural(x->syncs, "host sync", "host syncs"), med->syncs);
+		sep = "; ";
+	}
+	if (x->kernels != med->kernels || x->copies != med->copies || x->memsets != med->memsets) {
+		text_appendf(buf, len, "%s%u %s, %u %s, %u %s (median step %u, %u, %u)", sep,
+			     x->kernels, plural(x->kernels, "kernel", "kernels"), x->copies,
+			     plural(x->copies, "copy", "copies"), x->memsets,
+			     plural(x->memsets, "memset", "memsets"), med->kernels, med->copies,
+			     med->memsets);
+		sep = "; ";
+	}
+	if (x->slow_name && x->slow_by > 0 &&
+	    (double)x->busy > DIFFERS * (double)med->busy) {
+		text_appendf(buf, len, "%s%s ran %s longer than in the median step", sep,
+			     kernel_short_name(model_text(m, x->slow_name), 60, k, sizeof(k)),
+			     fmt_duration(x->slow_by, d1));
+		sep = "; ";
+	}
+	if ((double)x->busy > DIFFERS * (double)med->busy)
+		text_appendf(buf, len, "%sGPU busy %s (median step %s)", sep,
+			     fmt_duration(x->busy, d1), fmt_duration(med->busy, d2));
+	else if (!*buf)
+		text_appendf(buf, len, "GPU idle %s (median step %s)",
+			     fmt_duration(kg_time_span(x->time, x->busy), d1),
+			     fmt_duration(kg_time_span(med->time, med->busy), d2));
+}
+
+/* "steps 1–3" or "step 1". */
+static const char *step_numbers(uint32_t from, uint32_t to, char buf[48])
+{
+	if (from == to)
+		snprintf(buf, 48, "step %u", from);
+	else
+		snprintf(buf, 48, "steps %u–%u", from, to);
+	return buf;
+}
+
+void report_text_steps_header(FILE *f, const struct kg_analysis *a)
+{
+	const struct kg_steps *st = &a->steps;
+	if (!st->n)
+		return;
+	char line[512], d[32], nums[48];
+	if (st->whole) {
+		page_fieldf(f, 2, "steps", "%u found; --whole: the findings are of the whole run",
+			    st->n);
+		return;
+	}
+	if (!st->applied)
+		return; /* they leave out too little to matter: the whole run, as without them */
+	snprintf(line, sizeof(line), "the findings are of the %u steady %s", st->n_steady,
+		 plural(st->n_steady, "step", "steps"));
+	const char *sep = "; left out: ";
+	int64_t before = kg_time_span(st->v[0].start, st->trace_begin);
+	if (before) {
+		text_appendf(line, sizeof(line), "%s%s before step 1", sep, fmt_duration(before, d));
+		sep = ", ";
+	}
+	if (st->first_steady) {
+		text_appendf(line, sizeof(line), "%s%s: warm-up (other operations than the median "
+			     "step, or 1.5 times as long), %s", sep,
+			     step_numbers(1, st->first_steady, nums), fmt_duration(st->warmup_time, d));
+		sep = ", ";
+	}
+	int64_t after = kg_time_span(st->trace_end, st->steady_end);
+	if (after)
+		text_appendf(line, sizeof(line), "%s%s after step %u", sep, fmt_duration(after, d), st->n);
+	page_field(f, 2, "steps", line);
+}
+
+/* t in ms from the start of the trace the steps were found in ("-" unknown): the same
+ * whether the report is of the whole trace or of its steady steps. */
+static void rel_ms(const struct kg_steps *st, int64_t t, char buf[32])
+{
+	if (t == KG_NO_TIME)
+		strcpy(buf, "-");
+	else
+		snprintf(buf, 32, "%.3f", (double)kg_time_diff(t, st->trace_begin) / 1e6);
+}
+
+static void steps_table(FILE *f, const struct kg_analysis *a)
+{
+	static const char *const cols[] = {"step", "host ms", "GPU ms", "time", "busy",
+					   "idle", "kernels", "copies", "memsets", "syncs", ""};
+	static const size_t w[] = {6, 12, 12, 11, 11, 11, 8, 7, 8, 6, 0};
+	const struct kg_steps *st = &a->steps;
+	fputs("  ", f);
+	for (size_t c = 0; c + 1 < sizeof(cols) / sizeof(cols[0]); c++)
+		page_cell(f, cols[c], w[c], 1);
+	fputc('\n', f);
+	for (uint32_t s = 0; s < st->n; s++) {
+		const struct kg_step *x = &st->v[s];
+		char v[10][32];
+		snprintf(v[0], 32, "%u", s + 1);
+		rel_ms(st, x->host_start, v[1]);
+		rel_ms(st, x->start, v[2]);
+		fmt_duration(x->time, v[3]);
+		fmt_duration(x->busy, v[4]);
+		fmt_duration(kg_time_span(x->time, x->busy), v[5]);
+		snprintf(v[6], 32, "%u", x->kernels);
+		snprintf(v[7], 32, "%u", x->copies);
+		snprintf(v[8], 32, "%u", x->memsets);
+		snprintf(v[9], 32, "%u", x->syncs);
+		fputs("  ", f);
+		for (int c = 0; c < 10; c++)
+			page_cell(f, v[c], w[c], 1);
+		fputs(x->warmup ? "  warm-up" : is_outlier(st, s) ? "  outlier" : "", f);
+		fputc('\n', f);
+	}
+}
+
+void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_report_opts *o)
+{
+	const struct kg_steps *st = &a->steps;
+	if (!st->n)
+		return;
+	const struct kg_model *m = a->m;
+	page_heading(f, o->color, "Steps");
+	char line[1024], d[4][32], gl[64];
+	if (st->source == KG_STEPS_ANNOTATION)
+		snprintf(line, sizeof(line), "%u %s, the ranges named '%s'", st->n,
+			 plural(st->n, "step", "steps"), model_text(m, st->name));
+	else
+		snprintf(line, sizeof(line), "%u %s by the rhythm of the launches (no annotation): "
+			 "%u operations repeat", st->n, plural(st->n, "step", "steps"), st->period);
+	text_appendf(line, sizeof(line), ", on %s", gpu_label(m, a->gpus[st->gpu].gpu, gl, sizeof(gl)));
+	page_field(f, 2, "found", line);
+	snprintf(line, sizeof(line), "p50 %s, p90 %s, p99 %s, max %s over the %u steady %s",
+		 fmt_duration(st->p50, d[0]), fmt_duration(st->p90, d[1]), fmt_duration(st->p99, d[2]),
+		 fmt_duration(st->max, d[3]), st->n_steady, plural(st->n_steady, "step", "steps"));
+	page_field(f, 2, "step time", line);
+	const struct kg_step *med = &st->v[st->median_step];
+	char p[16];
+	snprintf(line, sizeof(line), "step %u: GPU busy %s (%s), idle %s; %u %s, %u %s, %u %s, "
+		 "%u %s", st->median_step + 1, fmt_duration(med->busy, d[0]),
+		 fmt_pct((double)med->busy, (double)med->time, p),
+		 fmt_duration(kg_time_span(med->time, med->busy), d[1]), med->kernels,
+		 plural(med->kernels, "kernel", "kernels"), med->copies,
+		 plural(med->copies, "copy", "copies"), med->memsets,
+		 plural(med->memsets, "memset", "memsets"), med->syncs,
+		 plural(med->syncs, "host sync", "host syncs"));
+	page_field(f, 2, "median step", line);
+	uint32_t shown = 0, outliers = 0;
+	const char *label = "outliers";
+	for (uint32_t s = st->first_steady; s < st->n; s++) {
+		if (!is_outlier(st, s) || outliers++ >= OUTLIERS_SHOWN)
+			continue;
+		char why[600];
+		step_why(a, s, why, sizeof(why));
+		snprintf(line, sizeof(line), "step %u: %s (%.1f× the median): %s", s + 1,
+			 fmt_duration(st->v[s].time, d[0]), (double)st->v[s].time / (double)st->p50, why);
+		page_field(f, 2, label, line);
+		label = "";
+		shown++;
+	}
+	if (outliers > shown)
+		page_fieldf(f, 2, "", "and %u more (report --list-steps lists every step)", outliers - shown);
+	if (o->steps)
+		steps_table(f, a);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void json_step(struct jw *w, const struct kg_analysis *a, uint32_t s)
+{
+	const struct kg_step *x = &a->steps.v[s];
+	j_open(w);
+	kv_int(w, "step", s + 1);
+	kv_time(w, "host_start_ns", x->host_start);
+	kv_time(w, "start_ns", x->start);
+	kv_time(w, "end_ns", x->end);
+	kv_int(w, "time_ns", x->time);
+	kv_int(w, "busy_ns", x->busy);
+	kv_int(w, "idle_ns", kg_time_span(x->time, x->busy));
+	kv_int(w, "kernels", x->kernels);
+	kv_int(w, "copies", x->copies);
+	kv_int(w, "memsets", x->memsets);
+	kv_int(w, "syncs", x->syncs);
+	kv_int(w, "host_gap_ns", x->host_gap);
+	kv_bool(w, "warmup", x->warmup);
+	int out = is_outlier(&a->steps, s);
+	kv_bool(w, "outlier", out);
+	char why[600] = "";
+	if (out)
+		step_why(a, s, why, sizeof(why));
+	j_key(w, "why");
+	if (out)
+		j_str(w, why);
+	else
+		j_null(w);
+	j_close(w);
+}
+
+void report_json_steps(struct jw *w, const struct kg_analysis *a)
+{
+	const struct kg_steps *st = &a->steps;
+	j_key(w, "steps");
+	j_open(w);
+	kv_str(w, "source", steps_source_name((enum kg_steps_source)st->source));
+	kv_int(w, "count", st->n);
+	if (st->n) {
+		j_key(w, "name");
+		j_text(w, a->m, st->name);
+		kv_opt_int(w, "period", st->source == KG_STEPS_RHYTHM, st->period);
+		kv_int(w, "gpu", st->gpu);
+		kv_bool(w, "whole", st->whole);
+		kv_bool(w, "applied", st->applied);
+		kv_int(w, "first_steady", st->first_steady + 1);
+		kv_int(w, "steady", st->n_steady);
+		kv_time(w, "steady_begin_ns", st->steady_begin);
+		kv_time(w, "steady_end_ns", st->steady_end);
+		kv_int(w, "warmup_ns", st->warmup_time);
+		kv_int(w, "time_p50_ns", st->p50);
+		kv_int(w, "time_p90_ns", st->p90);
+		kv_int(w, "time_p99_ns", st->p99);
+		kv_int(w, "time_max_ns", st->max);
+		kv_int(w, "median_step", st->median_step + 1);
+		j_key(w, "steps");
+		j_aopen(w);
+		for (uint32_t s = 0; s < st->n; s++)
+			json_step(w, a, s);
+		j_aclose(w);
+	}
+	j_close(w);
+}
