@@ -16,7 +16,7 @@
 #                 kgantt-full-nostacks the same with --stacks off; kgantt-full-hw is
 #                 kgantt-full with --hw (PM sampling at the default interval);
 #                 kgantt-full-host is kgantt-full with host samples at HOST_HZ (default
-#                 1000 a second: KGANTT_HOST_HZ, src/recorder/hostsample.c);
+#                 1000 a second: record --host-samples=HZ, src/recorder/hostsample.c);
 #                 kgantt-full-apicb is kgantt-full with the API calls taken from CUPTI's
 #                 callbacks instead of its activity records (KGANTT_DEV_API_CALLBACKS=1,
 #                 src/recorder/api_calls.h), until shown to be the better default.
@@ -337,7 +337,7 @@ run_one() {
         kgantt-full-hw) trace="$TMP/h.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --hw -- "${BASE[@]}") ;;
         kgantt-full-host) trace="$TMP/o.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "KGANTT_HOST_HZ=${HOST_HZ:-1000}" "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full "--host-samples=${HOST_HZ:-1000}" -- "${BASE[@]}") ;;
         kgantt-full-all-api) trace="$TMP/a.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
         kgantt-full-apicb) trace="$TMP/c.kgt"
@@ -735,7 +735,7 @@ hsw = [w for w in dict.fromkeys(k[0] for k in keys)
        if (w, "kgantt-full-host") in stats and (w, "kgantt-full") in stats]
 if hsw:
     out.append("\n## Cost of host samples\n")
-    out.append(f"kgantt-full-host is kgantt-full with host samples (KGANTT_HOST_HZ="
+    out.append(f"kgantt-full-host is kgantt-full with host samples (record --host-samples="
                f"{meta.get('host_hz', '1000')} a second). **host cost** = median of kgantt-full-host / median of kgantt-full; "
                "**paired** = median over rounds of the two runs of the same round, with the spread of "
                "the rounds; **bytes** = what the samples add to the trace (median sizes).\n")

@@ -317,6 +317,7 @@ struct kg_host_sampling {
 				       * full */
 	uint64_t no_stack;            /* written without a stack: its tables were full */
 	uint64_t lost_threads;        /* listings of a thread that found no room to sample it */
+	uint64_t faulted;             /* samples dropped: a read faulted (caught) */
 };
 
 /* Every array of the model, once: freeing and copying a model go through this list. */

@@ -40,6 +40,7 @@ static int on_setting(struct host_load *l, const struct kg_store_rows *st)
 	h->lost = (uint64_t)store_int(st, 5);
 	h->no_stack = (uint64_t)store_int(st, 6);
 	h->lost_threads = (uint64_t)store_int(st, 7);
+	h->faulted = (uint64_t)store_int(st, 8);
 	l->sampling[p] = r->m->n_host_samplings - 1;
 	return 0;
 }
@@ -190,6 +191,10 @@ static void note_losses(struct kg_model *m, uint64_t unplaced)
 				   h->note ? model_text(m, h->note) : "the recorder did not say why");
 			continue;
 		}
+		if (h->faulted)
+			model_note(m, "pid %" PRIu32 ": %" PRIu64 " host samples dropped: reading the "
+				      "thread's memory faulted (a page unmapped after it was checked) "
+				      "and the sampler caught it", pid, h->faulted);
 		if (!h->lost && !h->no_stack && !h->lost_threads)
 			continue;
 		char more[160] = "";

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -71,6 +72,11 @@ struct hs_slot {
 	uint32_t number;               /* the thread's number in the spool: 1, 2, ... */
 	/* written by the handler on that thread only, read by the sampler */
 	struct kg_pages pages;         /* pages found readable (recorder/safe_read.h) */
+	_Atomic int guarded;           /* in take_sample: a fault jumps back to jb (on_fault) */
+	sigjmp_buf jb;
+	struct hs_cell *volatile cell; /* the ring cell it filled when it faulted */
+	_Atomic int python_listed;     /* the interpreter lists it (the sampler's last scan) */
+	uint64_t cell_pos;
 	_Atomic uint64_t pthread;      /* its pthread_self(), once sampled */
 	_Atomic uint32_t flags;        /* KG_HOST_THREAD_PYTHON once seen with a thread state */
 	_Atomic uint64_t samples;
@@ -99,6 +105,7 @@ struct hs_cell {
 	uint8_t state;
 	uint8_t overrun;               /* expirations merged into this one (at most 255) */
 	uint8_t cut;                   /* 1 native walk cut at a failed check, 2 at HS_NATIVE */
+	uint8_t faulted;               /* a read faulted half-way: no sample (on_fault) */
 	uint16_t n_native, n_python;
 	uint16_t py_cut;
 	uint64_t ips[HS_NATIVE];
@@ -133,6 +140,8 @@ static struct {
 	_Atomic uint32_t rseq;
 	uint32_t nranges;
 	uintptr_t rlo[HS_RANGES], rhi[HS_RANGES];
+	uintptr_t rbase[HS_RANGES];    /* ... the module's load address, its path (for a fault) */
+	const char *rname[HS_RANGES];
 	unsigned long long adds, subs;
 
 	_Atomic pid_t own[HS_OWN];
@@ -151,6 +160,19 @@ static struct {
 	uint32_t next_number;
 	uint32_t slots_used;           /* slots below this have been used: the ticks' walk */
 	int taken_over;                /* the program installed its own handler on our signal */
+	/* faults: the handler's reads that fault are caught (on_fault), the program's own
+	 * passed on to the handler it had; until it replaces ours (then no_cache) */
+	struct sigaction fault_prev[2]; /* SIGSEGV's, SIGBUS's */
+	int fault_installed;
+	_Atomic int no_cache;          /* every page checked at every sample: no catching */
+	_Atomic int sampler_guarded;   /* the sampler thread reading the interpreter's lists */
+	pid_t sampler_tid;
+	sigjmp_buf sampler_jb;
+	uintptr_t own_base, own_lo, own_hi; /* the recorder's load address, its code */
+	/* for finding what breaks a program (KGANTT_DEV_HOST=empty: the handler returns at
+	 * once; =wall: no thread is sampled on its CPU time) */
+	int dev_empty, dev_wall_only, dev_trace, dev_nopy;
+	int python_list_ok;            /* python_threads() gives kernel tids */
 
 	pthread_mutex_t drain_lock;    /* one writer to the spool at a time */
 	pthread_mutex_t lock;          /* the queues below and the sampler's counts */
@@ -162,7 +184,7 @@ static struct {
 
 	/* counts: the handler's are atomics, the others under lock */
 	_Atomic uint64_t taken, lost_ring, stale, overruns, native_cut, page_checks, handler_ns,
-		lost_threads;
+		lost_threads, faulted;
 	_Atomic uint32_t handler_hist[HS_HIST];
 	uint64_t written, lost_pending, no_stack, threads_seen, timer_errors;
 	uint64_t counts_written;       /* `written` + `taken` when the counts were last written */
@@ -338,13 +360,19 @@ static void take_sample(struct hs_slot *t, uint32_t k, uint32_t gen, const ucont
 	}
 	struct kg_pythread th = {.holds_gil = -1};
 	int np = 0, pcut = 0;
+	c->faulted = 0;
+	t->cell_pos = pos;
+	t->cell = c; /* before the first read that may fault */
 	c->ts = ts;
 	c->slot = k;
 	c->gen = gen;
 	c->overrun = (uint8_t)(overrun < 255 ? overrun : 255);
 	c->cut = 0;
 	c->n_native = 0;
-	if (hs.python > 0)
+	/* only on the threads the interpreter lists: no call into libpython on the others
+	 * (an OpenMP pool's, CUDA's own), which a sample interrupts anywhere */
+	if (hs.python > 0 && !hs.dev_nopy &&
+	    (atomic_load_explicit(&t->python_listed, memory_order_relaxed) || !hs.python_list_ok))
 		np = pyframes_capture_signal(c->py, HS_PYTHON, &pcut, &t->pages, &th);
 	c->n_python = (uint16_t)np;
 	c->py_cut = (uint16_t)pcut;
@@ -368,11 +396,31 @@ static void take_sample(struct hs_slot *t, uint32_t k, uint32_t gen, const ucont
 		atomic_store_explicit(&t->pthread, (uint64_t)pthread_self(), memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->samples, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&hs.taken, 1, memory_order_relaxed);
+	t->cell = NULL;
 	atomic_store_explicit(&c->seq, pos + 1, memory_order_release);
 }
 
-/* The signal handler. It runs with every signal blocked (sa_mask), so that no handler of
- * the program runs on top of it (and none can longjmp out of it). */
+/* A read of take_sample's faulted (on_fault jumped back): its cell goes out marked, so
+ * that the ring moves on; what the page cache kept is forgotten, since a page it kept may
+ * be the one that went away; the Python code table's lock, if taken, is let go. */
+static void sample_faulted(struct hs_slot *t)
+{
+	atomic_store_explicit(&t->guarded, 0, memory_order_relaxed);
+	pyframes_abandon(&t->pages);
+	memset(t->pages.page, 0, sizeof(t->pages.page));
+	atomic_fetch_add_explicit(&hs.faulted, 1, memory_order_relaxed);
+	struct hs_cell *c = t->cell;
+	if (c) {
+		t->cell = NULL;
+		c->faulted = 1;
+		c->n_native = c->n_python = 0;
+		atomic_store_explicit(&c->seq, t->cell_pos + 1, memory_order_release);
+	}
+}
+
+/* The signal handler. It runs with every signal blocked but a fault's (sa_mask), so that
+ * no handler of the program runs on top of it (and none can longjmp out of it); a fault in
+ * its reads comes back here through on_fault. */
 static void on_signal(int sig, siginfo_t *si, void *ucv)
 {
 	int saved = errno;
@@ -398,12 +446,23 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		atomic_fetch_add_explicit(&hs.overruns, (uint64_t)overrun, memory_order_relaxed);
 	/* on a program's alternate signal stack (inside its own handler): that stack may be
 	 * too small for this one, and the sample would say little */
-	if (uc->uc_stack.ss_flags & SS_ONSTACK)
+	if ((uc->uc_stack.ss_flags & SS_ONSTACK) || hs.dev_empty)
 		goto out;
+
 	uint64_t t0 = now_raw_ns();
 	uint32_t checks = t->pages.checks;
-	t->pages.now++;
-	take_sample(t, k, gen, uc, t0, overrun);
+	/* without the catch (no_cache) no page is taken on an earlier check's word */
+	t->pages.now += atomic_load_explicit(&hs.no_cache, memory_order_relaxed) ? KG_PAGE_TTL : 1;
+	t->cell = NULL;
+	if (sigsetjmp(t->jb, 1) == 0) {
+		atomic_store_explicit(&t->guarded, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+		take_sample(t, k, gen, uc, t0, overrun);
+		atomic_signal_fence(memory_order_seq_cst);
+		atomic_store_explicit(&t->guarded, 0, memory_order_relaxed);
+	} else {
+		sample_faulted(t);
+	}
 	uint64_t spent = now_raw_ns() - t0;
 	atomic_store_explicit(&t->handler_ns, spent, memory_order_relaxed);
 	atomic_fetch_add_explicit(&hs.handler_hist[spent / HS_HIST_NS < HS_HIST ? spent / HS_HIST_NS
@@ -414,6 +473,187 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 out:
 	atomic_fetch_sub(&hs.inflight, 1);
 	errno = saved;
+}
+
+/* "0x" and v in hex into b (19 bytes at most); its length. For a handler: no snprintf. */
+static size_t hex(char *b, uintptr_t v)
+{
+	char d[16];
+	size_t n = 0, k = 0;
+	do {
+		d[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	b[k++] = '0';
+	b[k++] = 'x';
+	while (n)
+		b[k++] = d[--n];
+	return k;
+}
+
+static size_t dec(char *b, uint64_t v)
+{
+	char d[20];
+	size_t n = 0, k = 0;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		b[k++] = d[--n];
+	return k;
+}
+
+static size_t put(char *b, const char *s)
+{
+	size_t n = strnlen(s, 200); /* a module's name is cut there: the line fits tell_fault's */
+	memcpy(b, s, n);
+	return n;
+}
+
+/* One line on stderr for a fault that is the program's, before it goes on: where it was
+ * and whether the recorder's own code was running (its offset, for addr2line), so that a
+ * crash under kgantt says whose it is. */
+static int is_own(pid_t tid);
+
+static void tell_fault(int sig, const siginfo_t *si, const ucontext_t *uc)
+{
+	char b[640];
+	uintptr_t pc = 0, sp = 0, fp = 0;
+	registers(uc, &pc, &sp, &fp);
+	size_t n = put(b, sig == SIGBUS ? "kgantt: SIGBUS" : "kgantt: SIGSEGV");
+	n += put(b + n, " at ");
+	n += hex(b + n, (uintptr_t)si->si_addr);
+	n += put(b + n, ", pc ");
+	n += hex(b + n, pc);
+	if (pc >= hs.own_lo && pc < hs.own_hi) {
+		n += put(b + n, " (in the kgantt recorder, offset ");
+		n += hex(b + n, pc - hs.own_base);
+		n += put(b + n, ")");
+	} else {
+		for (uint32_t i = 0; i < hs.nranges && i < HS_RANGES; i++) {
+			if (pc < hs.rlo[i] || pc >= hs.rhi[i])
+				continue;
+			const char *name = hs.rname[i] && hs.rname[i][0] ? hs.rname[i] : "the program";
+			const char *slash = strrchr(name, '/');
+			n += put(b + n, " (in ");
+			n += put(b + n, slash ? slash + 1 : name);
+			n += put(b + n, "+");
+			n += hex(b + n, pc - hs.rbase[i]);
+			n += put(b + n, ")");
+			break;
+		}
+	}
+	n += put(b + n, ", sp ");
+	n += hex(b + n, sp);
+	pid_t tid = my_tid();
+	n += put(b + n, ", thread ");
+	n += dec(b + n, (uint64_t)tid);
+	if (is_own(tid)) {
+		n += put(b + n, " (the recorder's)");
+	} else {
+		for (uint32_t k = 0; k < HS_SLOTS; k++)
+			if (hs.slots[k].tid == tid && hs.slots[k].name[0]) {
+				n += put(b + n, " '");
+				n += put(b + n, hs.slots[k].name);
+				n += put(b + n, atomic_load(&hs.slots[k].wall) ? "', sampled on wall-clock time"
+									     : "', sampled on its CPU time");
+				break;
+			}
+	}
+	n += put(b + n, "\n");
+	ssize_t w = write(2, b, n);
+	(void)w;
+}
+
+/* A fault that is not ours goes to the handler the program had: called as the kernel
+ * would have called it; or, when it had none, the default action is put back and the
+ * instruction faults again on return, now with the core dump the program would have. */
+static void pass_on(int sig, siginfo_t *si, void *ucv)
+{
+	const struct sigaction *prev = &hs.fault_prev[sig == SIGBUS];
+	if (prev->sa_flags & SA_SIGINFO) {
+		prev->sa_sigaction(sig, si, ucv);
+	} else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+		prev->sa_handler(sig);
+	} else {
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigaction(sig, &dfl, NULL);
+	}
+}
+
+/* SIGSEGV and SIGBUS. The handler reads memory it checked (safe_read.h), but a page
+ * checked a few samples earlier can be unmapped since, and a frame pointer in code built
+ * without them holds any value: a fault there, on a thread in take_sample (or the sampler
+ * reading the interpreter's lists), goes back to before the read and loses one sample,
+ * counted. Any other fault is the program's. */
+static void on_fault(int sig, siginfo_t *si, void *ucv)
+{
+	if (si->si_code > 0) { /* sent by the kernel for a fault, not by kill() */
+		pid_t tid = my_tid();
+		for (uint32_t k = 0; k < HS_SLOTS; k++) {
+			struct hs_slot *t = &hs.slots[k];
+			if (atomic_load_explicit(&t->guarded, memory_order_relaxed) && t->tid == tid)
+				siglongjmp(t->jb, 1);
+		}
+		if (atomic_load(&hs.sampler_guarded) && hs.sampler_tid == tid)
+			siglongjmp(hs.sampler_jb, 1);
+		tell_fault(sig, si, ucv);
+	}
+	pass_on(sig, si, ucv);
+}
+
+static void dev_handler(const char *what, int sig, const struct sigaction *sa)
+{
+	Dl_info di;
+	void *fn = (sa->sa_flags & SA_SIGINFO) ? (void *)sa->sa_sigaction : (void *)sa->sa_handler;
+	const char *mod = fn && fn != (void *)SIG_DFL && fn != (void *)SIG_IGN && dladdr(fn, &di)
+				  ? di.dli_fname
+				  : "-";
+	fprintf(stderr, "kgantt-dev: %s handler of signal %d: %p in %s (flags %#x)\n", what, sig, fn,
+		mod, (unsigned)sa->sa_flags);
+}
+
+static int own_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size, (void)arg;
+	uintptr_t me = (uintptr_t)on_fault;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < hi) {
+			hs.own_base = info->dlpi_addr;
+			hs.own_lo = lo;
+			hs.own_hi = hi;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int install_fault_handler(void)
+{
+	dl_iterate_phdr(own_code, NULL);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	/* on the program's alternate stack if it has one: a stack overflow is its fault */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &hs.fault_prev[0]) < 0)
+		return -1;
+	if (sigaction(SIGBUS, &sa, &hs.fault_prev[1]) < 0) {
+		sigaction(SIGSEGV, &hs.fault_prev[0], NULL);
+		return -1;
+	}
+	hs.fault_installed = 1;
+	if (hs.dev_trace) {
+		dev_handler("the earlier", SIGSEGV, &hs.fault_prev[0]);
+		dev_handler("the earlier", SIGBUS, &hs.fault_prev[1]);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ threads and timers */
@@ -500,6 +740,8 @@ static int arm_cpu_timer(struct hs_slot *t, uint32_t k)
 	sev.sigev_signo = hs.sig;
 	sev.sigev_value.sival_int = (int)(k | (atomic_load(&t->gen) & 0xffff) << 16);
 	sev._sigev_un._tid = t->tid;
+	if (hs.dev_wall_only)
+		return -ENOTSUP;
 	if (timer_create(thread_cpu_clock(t->tid), &sev, &id) < 0)
 		return -errno;
 	long period = 1000000000L / (long)hs.hz;
@@ -612,9 +854,17 @@ static int python_thread(pid_t tid)
  * of each: glibc says, for its debuggers (libthread_db), where struct pthread holds the tid. */
 static void python_threads(void)
 {
-	int native = 0;
+	int native = 0, n = 0;
 	hs.sampler_pages.now += KG_PAGE_TTL; /* lists that change: check every page again */
-	int n = pyframes_threads(hs.python_ids, HS_SLOTS, &native, &hs.sampler_pages);
+	if (sigsetjmp(hs.sampler_jb, 1) == 0) {
+		atomic_store(&hs.sampler_guarded, 1);
+		n = pyframes_threads(hs.python_ids, HS_SLOTS, &native, &hs.sampler_pages);
+		atomic_store(&hs.sampler_guarded, 0);
+	} else { /* a list's page went away between its check and its read: next scan */
+		atomic_store(&hs.sampler_guarded, 0);
+		atomic_fetch_add_explicit(&hs.faulted, 1, memory_order_relaxed);
+		return;
+	}
 	if (!native) {
 		int k = 0;
 		for (int i = 0; i < n && hs.pthread_tid_at >= 0; i++) {
@@ -624,6 +874,7 @@ static void python_threads(void)
 		}
 		n = k;
 	}
+	hs.python_list_ok = native || hs.pthread_tid_at >= 0;
 	hs.n_python_ids = n;
 }
 
@@ -666,6 +917,7 @@ static void new_thread(pid_t tid)
 	memcpy(t->name, name, sizeof(name));
 	atomic_fetch_add(&t->gen, 1);
 	atomic_store_explicit(&t->state, SLOT_LIVE, memory_order_release);
+	atomic_store(&t->python_listed, python_thread(tid));
 	/* a thread known to run Python or call CUDA goes straight to wall-clock time */
 	int err = 0;
 	if (wants_wall(t, tid))
@@ -680,6 +932,9 @@ static void new_thread(pid_t tid)
 		return;
 	}
 	t->number = ++hs.next_number;
+	if (hs.dev_trace)
+		fprintf(stderr, "kgantt-dev: sampling thread %d '%s' on %s\n", (int)tid, name,
+			atomic_load(&t->wall) ? "wall-clock time" : "its CPU time");
 	pthread_mutex_lock(&hs.lock);
 	hs.threads_seen++;
 	pthread_mutex_unlock(&hs.lock);
@@ -718,6 +973,7 @@ static void free_dying(uint64_t now)
  * and then: is its tid still the thread's, not one the kernel gave to a new thread? */
 static void check_thread(struct hs_slot *t, uint64_t now)
 {
+	atomic_store_explicit(&t->python_listed, python_thread(t->tid), memory_order_relaxed);
 	if (!atomic_load(&t->wall) && wants_wall(t, t->tid)) {
 		to_wall(t);
 		if (t->started) {
@@ -782,6 +1038,8 @@ static int add_segments(struct dl_phdr_info *info, size_t size, void *arg)
 			continue;
 		hs.rlo[*n] = info->dlpi_addr + ph->p_vaddr;
 		hs.rhi[*n] = hs.rlo[*n] + ph->p_memsz;
+		hs.rbase[*n] = info->dlpi_addr;
+		hs.rname[*n] = info->dlpi_name; /* the loader's, kept while the module is */
 		(*n)++;
 	}
 	return 0;
@@ -810,9 +1068,12 @@ static void refresh_ranges(void)
 	dl_iterate_phdr(add_segments, &n);
 	for (uint32_t i = 1; i < n; i++) /* insertion sort: a few hundred, nearly sorted */
 		for (uint32_t j = i; j > 0 && hs.rlo[j - 1] > hs.rlo[j]; j--) {
-			uintptr_t l = hs.rlo[j], h = hs.rhi[j];
+			uintptr_t l = hs.rlo[j], h = hs.rhi[j], b = hs.rbase[j];
+			const char *name = hs.rname[j];
 			hs.rlo[j] = hs.rlo[j - 1], hs.rhi[j] = hs.rhi[j - 1];
+			hs.rbase[j] = hs.rbase[j - 1], hs.rname[j] = hs.rname[j - 1];
 			hs.rlo[j - 1] = l, hs.rhi[j - 1] = h;
+			hs.rbase[j - 1] = b, hs.rname[j - 1] = name;
 		}
 	hs.nranges = n;
 	atomic_fetch_add_explicit(&hs.rseq, 1, memory_order_release);
@@ -846,6 +1107,11 @@ static void take_ring(void)
 		struct hs_cell *c = &hs.ring[hs.tail & (HS_RING - 1)];
 		if (atomic_load_explicit(&c->seq, memory_order_acquire) != hs.tail + 1)
 			return;
+		if (c->faulted) { /* counted by the handler */
+			atomic_store_explicit(&c->seq, hs.tail + HS_RING, memory_order_release);
+			hs.tail++;
+			continue;
+		}
 		struct hs_slot *t = &hs.slots[c->slot];
 		/* whether a stack is whole is told at import by its outermost frames, as for
 		 * call stacks; the sample's state says where the walk was cut */
@@ -928,6 +1194,28 @@ static void stop_all_timers(void)
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv);
+static void on_fault(int sig, siginfo_t *si, void *ucv);
+
+/* A program that replaces our fault handler has its own reasons (a crash reporter, a
+ * runtime that maps memory lazily): it keeps it, and the handler stops relying on being
+ * caught: every page is checked again at each sample (no_cache), which leaves only a
+ * page unmapped between its check and its read, microseconds. */
+static void check_fault_handler(void)
+{
+	static const int sigs[2] = {SIGSEGV, SIGBUS};
+	struct sigaction cur;
+	for (int i = 0; hs.dev_trace && hs.fault_installed && i < 2; i++)
+		if (sigaction(sigs[i], NULL, &cur) == 0 &&
+		    !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fault) && !hs.no_cache)
+			dev_handler("the program's new", sigs[i], &cur);
+	for (int i = 0; hs.fault_installed && i < 2; i++)
+		if (sigaction(sigs[i], NULL, &cur) == 0 &&
+		    !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fault) &&
+		    !atomic_exchange(&hs.no_cache, 1))
+			say(KG_STATUS_INFO, "host samples: the program installed its own handler "
+					    "for signal %d; the sampler checks every page it reads "
+					    "at every sample from now on", sigs[i]);
+}
 
 /* A program that installs its own handler on our signal gets it from then on: sampling
  * stops, and says so, rather than hand the program signals it did not ask for. */
@@ -948,6 +1236,7 @@ static void *sampler_main(void *arg)
 {
 	(void)arg;
 	hostsample_own_thread();
+	hs.sampler_tid = my_tid();
 	uint64_t period = 1000000000ull / hs.hz, next_scan = 0;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
@@ -968,6 +1257,7 @@ static void *sampler_main(void *arg)
 		if (now >= next_scan && !hs.taken_over) {
 			refresh_ranges();
 			check_signal();
+			check_fault_handler();
 			if (!hs.taken_over)
 				scan_threads(now);
 			next_scan = now + HS_SCAN_NS;
@@ -1027,6 +1317,7 @@ static void write_counts(struct kg_spool *spool, uint64_t ts)
 	r->timer_errors = hs.timer_errors;
 	r->handler_p50_ns = handler_quantile(0.5);
 	r->handler_p90_ns = handler_quantile(0.9);
+	r->faulted = atomic_load(&hs.faulted);
 }
 
 /* Samples in records of at most 4096, each record's times after its base by < 2^32 ns. */
@@ -1181,6 +1472,11 @@ int hostsample_start(const struct kg_host_config *cfg, struct kg_spool *spool,
 		return 0;
 	hs.status = status;
 	hs.spool = spool;
+	const char *dev = getenv("KGANTT_DEV_HOST");
+	hs.dev_empty = dev && !strcmp(dev, "empty");
+	hs.dev_wall_only = dev && !strcmp(dev, "wall");
+	hs.dev_trace = dev && strstr(dev, "trace");
+	hs.dev_nopy = dev && strstr(dev, "nopy");
 	hs.hz = cfg->hz;
 	hs.max_native = cfg->max_native && cfg->max_native < HS_NATIVE ? cfg->max_native : HS_NATIVE;
 #if !defined(__x86_64__) && !defined(__aarch64__)
@@ -1200,7 +1496,12 @@ int hostsample_start(const struct kg_host_config *cfg, struct kg_spool *spool,
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = on_signal;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		/* every signal but a fault's: a fault while it is blocked kills the process */
 		sigfillset(&sa.sa_mask);
+		sigdelset(&sa.sa_mask, SIGSEGV);
+		sigdelset(&sa.sa_mask, SIGBUS);
+		if (install_fault_handler() < 0)
+			atomic_store(&hs.no_cache, 1);
 		if (sigaction(hs.sig, &sa, NULL) < 0)
 			why = "cannot install its signal handler";
 	}
@@ -1217,7 +1518,11 @@ int hostsample_start(const struct kg_host_config *cfg, struct kg_spool *spool,
 		hs.started = 1;
 		atomic_store(&hs.active, 1);
 		sigset_t all, old;
-		sigfillset(&all); /* the program's signals are for its own threads */
+		/* the program's signals are for its own threads; a fault's, when blocked, would
+		 * kill the process unseen: it goes to on_fault (caught in pyframes_threads) */
+		sigfillset(&all);
+		sigdelset(&all, SIGSEGV);
+		sigdelset(&all, SIGBUS);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		int rc = pthread_create(&hs.thread, NULL, sampler_main, NULL);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -1263,6 +1568,9 @@ void hostsample_stop(struct kg_spool *spool)
 	drain(spool, 1); /* the final counts, whatever they are */
 	uint64_t taken = atomic_load(&hs.taken);
 	uint64_t lost = atomic_load(&hs.lost_ring) + hs.lost_pending;
+	if (hs.dev_trace)
+		fprintf(stderr, "kgantt-dev: %llu samples faulted\n",
+			(unsigned long long)atomic_load(&hs.faulted));
 	say(lost ? KG_STATUS_WARNING : KG_STATUS_INFO,
 	    "host samples: %llu taken on %llu threads, %llu written, %llu lost (buffers full), "
 	    "%llu without a stack (tables full); the handler took %llu ns (median, %llu ns 9 in 10)",

@@ -182,6 +182,7 @@ static struct {
 	size_t frame_span, code_span;  /* bytes of a frame and of a code object that are read */
 
 	atomic_int lock;               /* taken to add a code, and by drain (py_lock) */
+	struct kg_pages *_Atomic sig_holder; /* the pages of the signal handler holding it */
 	struct pycode *codes;
 	uint32_t ncodes, drained;      /* under lock */
 	_Atomic uint32_t *slots;       /* code id, 0 = empty; written under lock, read without */
@@ -445,6 +446,7 @@ static uint32_t code_add(struct kg_pages *pg, const struct pylive *lv, int *busy
 			*busy = 1;
 			return 0;
 		}
+		atomic_store_explicit(&py.sig_holder, pg, memory_order_relaxed);
 	} else {
 		py_lock();
 	}
@@ -499,6 +501,8 @@ static uint32_t code_add(struct kg_pages *pg, const struct pylive *lv, int *busy
 	/* the entry is complete before readers can find it */
 	atomic_store_explicit(&py.slots[i], id, memory_order_release);
 out:
+	if (pg)
+		atomic_store_explicit(&py.sig_holder, NULL, memory_order_relaxed);
 	py_unlock();
 	return id;
 }
@@ -664,6 +668,14 @@ int pyframes_capture_signal(struct kg_pyframe *out, int max, int *truncated,
 	if (busy)
 		atomic_fetch_add_explicit(&py.codes_busy, 1, memory_order_relaxed);
 	return n;
+}
+
+void pyframes_abandon(struct kg_pages *pages)
+{
+	struct kg_pages *mine = pages;
+	/* the entry being added is not published: ncodes did not move */
+	if (atomic_compare_exchange_strong(&py.sig_holder, &mine, NULL))
+		py_unlock();
 }
 
 int pyframes_threads(uint64_t *ids, int max, int *native, struct kg_pages *pg)

@@ -43,6 +43,9 @@ struct kg_pages;
  * gets id 0, counted as codes_busy), and nothing waits. Also fills *th. */
 int pyframes_capture_signal(struct kg_pyframe *out, int max, int *truncated,
 			    struct kg_pages *pages, struct kg_pythread *th);
+/* A read of pyframes_capture_signal on PAGES faulted and the handler jumped out of it
+ * (recorder/hostsample.c): releases the code table's lock if that capture held it. */
+void pyframes_abandon(struct kg_pages *pages);
 /* The threads that have a Python thread state, from the interpreters' own lists, read by
  * another thread (the host sampler's) without the GIL: the lists change under it, so every
  * read is checked (`pages`, that thread's page cache) and the walk is bounded; a wrong

@@ -491,6 +491,8 @@ struct kg_raw_host_counts {
 	uint64_t threads;       /* threads sampled so far */
 	uint64_t timer_errors;  /* threads that could not be given a timer */
 	uint64_t handler_p50_ns, handler_p90_ns; /* the handler's duration: median, 9 in 10 (250 ns steps) */
+	uint64_t faulted;       /* samples dropped: a read of the thread's memory faulted (a
+				 * page unmapped since it was checked) and the handler caught it */
 };
 
 #endif

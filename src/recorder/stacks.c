@@ -433,7 +433,10 @@ int stacks_start_windows(CUpti_SubscriberHandle sub)
 		return 0;
 	win.sub = sub;
 	sigset_t all, old;
-	sigfillset(&all); /* the program's signals are for its own threads */
+	sigfillset(&all); /* the program's signals are for its own threads; not a fault's:
+			   * blocked, it would kill the process unseen */
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int rc = pthread_create(&win.thread, NULL, window_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -192,7 +192,7 @@ static int write_settings(struct kg_host_import *h)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(h->im->db,
 			       "INSERT OR REPLACE INTO host_settings VALUES(?,?,?,?,?,?,?,?,?,?,?,?,"
-			       "?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_error(h, "host_settings");
 	sqlite3_bind_int64(st, 1, h->process);
@@ -208,7 +208,7 @@ static int write_settings(struct kg_host_import *h)
 				   c->lost_threads, c->no_stack,  c->stale,	  c->overruns,
 				   c->python_cut,   c->codes_busy, c->native_cut, c->page_checks,
 				   c->handler_ns,   c->threads,	  c->timer_errors, c->handler_p50_ns,
-				   c->handler_p90_ns};
+				   c->handler_p90_ns, c->faulted};
 	for (int i = 0; h->have_counts && i < (int)(sizeof(counts) / sizeof(counts[0])); i++)
 		bind_u64(st, 10 + i, counts[i]);
 	int rc = sqlite3_step(st);

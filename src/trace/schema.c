@@ -94,7 +94,7 @@ const char kg_schema_sql[] =
 	"  lost_pending INTEGER, lost_threads INTEGER, no_stack INTEGER, stale INTEGER,\n"
 	"  overruns INTEGER, python_cut INTEGER, codes_busy INTEGER, native_cut INTEGER,\n"
 	"  page_checks INTEGER, handler_ns INTEGER, threads INTEGER, timer_errors INTEGER,\n"
-	"  handler_p50_ns INTEGER, handler_p90_ns INTEGER);\n"
+	"  handler_p50_ns INTEGER, handler_p90_ns INTEGER, faulted INTEGER);\n"
 	"CREATE TABLE host_threads(process INTEGER, thread INTEGER, number INTEGER,\n"
 	"  pthread INTEGER, name TEXT, flags INTEGER, start_ns INTEGER, wall_ns INTEGER,\n"
 	"  end_ns INTEGER, PRIMARY KEY(process, number));\n"

@@ -274,7 +274,7 @@ static const struct read_plan plans[KG_READ_COUNT] = {
 			       "JOIN kernels k ON k.id = b.kernel ORDER BY b.kernel", 0},
 	[KG_READ_HOST_SETTINGS] = {"host_settings", "host_settings", NULL,
 				   "SELECT process, hz, note, threads, taken, lost_ring + lost_pending, "
-				   "no_stack, lost_threads FROM host_settings ORDER BY process", 0},
+				   "no_stack, lost_threads, faulted FROM host_settings ORDER BY process", 0},
 	[KG_READ_HOST_THREADS] = {"host_threads", "host_threads", NULL,
 				  "SELECT process, thread, name FROM host_threads ORDER BY process, "
 				  "number", 0},

@@ -21,7 +21,7 @@
 # Everything goes into $OUT/host_fixtures_h200.tar.xz (OUT: the device tool's folder, else
 # build/host-fixtures-out): each trace, the program's output, record's stderr, and
 # summary.md; the raw spools into host_spools_h200.tar.xz. HZ: the host-sample rate
-# (1000), set through KGANTT_HOST_HZ, which record passes to the program.
+# (1000): record --host-samples=HZ.
 set -u -o pipefail
 OUT=${OUT:-$PWD/build/host-fixtures-out}
 HZ=${HZ:-1000}
@@ -52,12 +52,13 @@ rec() {
 	local name=$1
 	shift
 	local t0=$SECONDS
-	KGANTT_HOST_HZ=$HZ "$K" record --force --keep-spool -o "$W/$name.kgt" -- "$@" \
+	"$K" record --force --keep-spool --host-samples=$HZ -o "$W/$name.kgt" -- "$@" \
 		> "$W/$name.out" 2> "$W/$name.err"
 	local rc=$?
 	say "- $name: exit $rc in $((SECONDS - t0)) s, $(du -h "$W/$name.kgt" 2> /dev/null | cut -f1) trace, $(du -sh "$W/$name.kgt.spool" 2> /dev/null | cut -f1) spool; $(grep -o 'wrote.*' "$W/$name.err" | head -1)"
 	grep -i "host samples" "$W/$name.err" | tail -2 | sed 's/^/    /' | tee -a "$SUM"
-	"$K" report --no-progress "$W/$name.kgt" > "$W/$name.report.txt" 2>&1
+	"$K" info "$W/$name.kgt" 2>&1 | grep -i '^host' | sed 's/^/    /' | tee -a "$SUM"
+	"$K" report --no-progress --host "$W/$name.kgt" > "$W/$name.report.txt" 2>&1
 	grep -E '^#[0-9]' "$W/$name.report.txt" | head -4 | sed 's/^/    /' | tee -a "$SUM"
 }
 

@@ -5,7 +5,7 @@
 #
 #   tests/gpu/host_samples_h200.sh [overhead|dataloader|all]     (default all)
 #
-# overhead: `kgantt record --mode full` with host samples off (KGANTT_HOST_HZ=0) and on
+# overhead: `kgantt record --mode full` with host samples off (--host-samples=off) and on
 #   (HZ, default 1000), paired by round in alternating order, beside the program untraced,
 #   on the empty-launch loop (bench/launch_loop.cu), tiny PyTorch ops and the GPT step
 #   (bench/torch_step.py --tiny, --gpt): each figure, the on/off ratio per round and its
@@ -60,7 +60,7 @@ run() {
 	if [ "$hz" = untraced ]; then
 		timeout 300 "$@" > "$log.out" 2> "$log.err"
 	else
-		KGANTT_HOST_HZ=$hz timeout 300 "$K" record --mode full --keep-spool -o "$trace" -- "$@" \
+		timeout 300 "$K" record --mode full --keep-spool --host-samples=$([ "$hz" = 0 ] && echo off || echo "$hz") -o "$trace" -- "$@" \
 			> "$log.out" 2> "$log.err"
 	fi
 	rc=$?

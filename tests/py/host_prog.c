@@ -10,6 +10,13 @@
  *   host_prog bench N        the handler's cost, N samples 4 frames deep (host_shim_bench)
  *   host_prog wake N         N times: computes in spin_until_sampled() until a sample has
  *                            just interrupted it, then at once sleeps 30 ms in nap_after_run()
+ *   host_prog unmap N        (x86-64) a thread spins N times 5 ms with its frame pointer on
+ *                            a page above its stack, then 5 ms more with the page unmapped:
+ *                            as code built without frame pointers leaves anything there; the
+ *                            sampler's reads of it fault (caught, counted), the program lives
+ *   host_prog segv 0         installs its own SIGSEGV handler, then faults: the handler runs
+ *                            (prints "ok caught", exits 3)
+ *   host_prog crash 0        faults without a handler: dies of SIGSEGV, as untraced
  *
  * Prints "ok" and what it counted on stdout. */
 #include <dlfcn.h>
@@ -19,8 +26,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
+#include <unistd.h>
 #include <time.h>
 
 static double now(void)
@@ -99,6 +109,73 @@ __attribute__((noinline)) static int bench2(bench_fn fn, int n, char *out)
 	return rc;
 }
 
+#if defined(__x86_64__)
+/* spin_with_frame(fp, n): n turns of a loop with rbp = fp */
+__asm__(".text\n.globl spin_with_frame\n.type spin_with_frame,@function\n"
+	"spin_with_frame:\n\tpush %rbp\n\tmov %rdi, %rbp\n"
+	"1:\tdec %rsi\n\tjnz 1b\n\tpop %rbp\n\tret\n"
+	".size spin_with_frame, .-spin_with_frame\n");
+void spin_with_frame(uintptr_t fp, long n);
+
+struct unmap_job {
+	char *page; /* above the thread's stack, within the sampler's reach of it */
+	int rounds;
+	long turns; /* about 5 ms of the loop */
+};
+
+static void *unmap_thread(void *arg)
+{
+	struct unmap_job *j = arg;
+	for (int i = 0; i < j->rounds; i++) {
+		if (mmap(j->page, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			 -1, 0) == MAP_FAILED)
+			return NULL;
+		uintptr_t *frame = (uintptr_t *)j->page; /* the frame: next 0, a return address */
+		frame[0] = 0;
+		frame[1] = (uintptr_t)hot_compute + 16;
+		spin_with_frame((uintptr_t)j->page, j->turns);
+		munmap(j->page, 4096);
+		spin_with_frame((uintptr_t)j->page, j->turns);
+	}
+	return j;
+}
+
+static int unmap_mode(int rounds)
+{
+	size_t stack = 1 << 20;
+	char *region = mmap(NULL, stack + 2 * 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		return 1;
+	struct unmap_job j = {region + stack + 4096, rounds, 0};
+	double t0 = now();
+	spin_with_frame(0, 10000000);
+	j.turns = (long)(10000000 * 0.005 / (now() - t0 + 1e-9)) + 1;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setstack(&a, region, stack);
+	pthread_t t;
+	void *r = NULL;
+	if (pthread_create(&t, &a, unmap_thread, &j) || pthread_join(t, &r) || !r)
+		return 1;
+	printf("ok %d\n", rounds);
+	return 0;
+}
+#endif
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	static const char msg[] = "ok caught\n";
+	write(1, msg, sizeof(msg) - 1);
+	_exit(3);
+}
+
+__attribute__((noinline)) static void fault(void)
+{
+	*(volatile int *)(uintptr_t)8 = 1;
+}
+
 static volatile sig_atomic_t alarms;
 
 static void on_alarm(int sig)
@@ -159,6 +236,19 @@ int main(int argc, char **argv)
 		if (!fn || bench2(fn, atoi(argv[2]), out) < 0)
 			return 1;
 		printf("ok %s\n", out);
+	} else if (!strcmp(argv[1], "unmap")) {
+#if defined(__x86_64__)
+		return unmap_mode((int)secs);
+#else
+		printf("skip\n");
+#endif
+	} else if (!strcmp(argv[1], "segv")) {
+		signal(SIGSEGV, on_segv);
+		outer_compute(0.05); /* sampled first */
+		fault();
+	} else if (!strcmp(argv[1], "crash")) {
+		outer_compute(0.05);
+		fault();
 	} else if (!strcmp(argv[1], "sigblock")) {
 		pthread_t t;
 		void *r;

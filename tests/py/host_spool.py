@@ -24,7 +24,7 @@ STATES = {0: "running", 1: "in_kernel", 2: "blocked", 3: "gil_wait", 4: "idle", 
 S_PYTHON, S_GIL, S_CPU_TIMER, S_NATIVE_CUT, S_PYTHON_CUT = 0x08, 0x10, 0x20, 0x40, 0x80
 COUNT_FIELDS = ("taken", "written", "lost_ring", "lost_pending", "lost_threads", "no_stack",
                 "stale", "overruns", "python_cut", "codes_busy", "native_cut", "page_checks",
-                "handler_ns", "threads", "timer_errors", "handler_p50_ns", "handler_p90_ns")
+                "handler_ns", "threads", "timer_errors", "handler_p50_ns", "handler_p90_ns", "faulted")
 
 
 class Sample(collections.namedtuple("Sample", "ts stack thread state overrun")):

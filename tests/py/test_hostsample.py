@@ -14,7 +14,9 @@ import argparse
 import collections
 import json
 import os
+import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -200,6 +202,24 @@ def native(work):
     r = Run([builds["fp"], "sigblock", "0.5"], work, "c_sigblock")
     if r.basic("C thread with every signal blocked"):
         check(r.out.strip() == "ok 1", "C sigblock: the thread ran to its end", r.out)
+
+    # a frame pointer on a page unmapped after the handler found it readable (code built
+    # without frame pointers leaves anything in rbp): the read faults, the handler catches
+    # it and drops that sample; the program runs to its end (it died of SIGSEGV before)
+    if platform.machine() == "x86_64":
+        r = Run([builds["fp"], "unmap", "40"], work, "c_unmap")
+        if r.basic("C frame pointer on a page unmapped since its check"):
+            faulted = r.sp.counts.get("faulted", 0)
+            check(faulted >= 5, "C unmap: the handler's faulting reads were caught (%d of 40 rounds)" % faulted)
+            check(len(r.samples(2)) >= 40, "C unmap: and the thread was sampled all along (%d samples)" % len(r.samples(2)))
+
+    # the program's own faults stay its own: its handler runs, or it dies as it would untraced
+    r = Run([builds["fp"], "segv", "0"], work, "c_segv")
+    check(r.rc == 3 and "ok caught" in r.out, "C segv: the program's own SIGSEGV handler runs",
+          "rc %s out %r" % (r.rc, r.out))
+    r = Run([builds["fp"], "crash", "0"], work, "c_crash")
+    check(r.rc == -signal.SIGSEGV, "C crash: a fault of the program's kills it by SIGSEGV, as untraced",
+          "rc %s" % r.rc)
 
 
 # ------------------------------------------------------------------ Python
