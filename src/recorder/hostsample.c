@@ -80,6 +80,7 @@ struct hs_slot {
 	_Atomic uint64_t pthread;      /* its pthread_self(), once sampled */
 	_Atomic uint32_t flags;        /* KG_HOST_THREAD_PYTHON once seen with a thread state */
 	_Atomic uint64_t samples;
+	_Atomic uint64_t answered;     /* signals of ours its handler finished, sample or not */
 	_Atomic uint64_t handler_ns;   /* the last handler's duration */
 	/* the sampler's */
 	timer_t timer;                 /* its CPU-time timer, until it is on wall-clock time */
@@ -88,7 +89,7 @@ struct hs_slot {
 	uint64_t retire_pos;           /* DYING: reusable once the ring is read past this */
 	uint64_t start_time;           /* /proc's starttime: tells a reused tid */
 	uint64_t cpu_last;             /* its CPU time at the last tick, 0 none */
-	uint64_t awaited;              /* samples it had when signalled; UINT64_MAX none */
+	uint64_t awaited;              /* `answered` when signalled; UINT64_MAX none */
 	uint64_t ring_samples;         /* its samples read from the ring */
 	uint32_t last_stack;           /* its last real sample's stack and state */
 	uint8_t last_state;
@@ -447,7 +448,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	/* on a program's alternate signal stack (inside its own handler): that stack may be
 	 * too small for this one, and the sample would say little */
 	if ((uc->uc_stack.ss_flags & SS_ONSTACK) || hs.dev_empty)
-		goto out;
+		goto answered;
 
 	uint64_t t0 = now_raw_ns();
 	uint32_t checks = t->pages.checks;
@@ -470,6 +471,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 				  1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&hs.page_checks, t->pages.checks - checks, memory_order_relaxed);
 	atomic_fetch_add_explicit(&hs.handler_ns, spent, memory_order_relaxed);
+answered:
+	atomic_fetch_add_explicit(&t->answered, 1, memory_order_release);
 out:
 	atomic_fetch_sub(&hs.inflight, 1);
 	errno = saved;
@@ -907,6 +910,7 @@ static void new_thread(pid_t tid)
 	atomic_store(&t->pthread, 0);
 	atomic_store(&t->flags, 0);
 	atomic_store(&t->samples, 0);
+	atomic_store(&t->answered, 0);
 	atomic_store(&t->wall, 0);
 	t->tid = tid;
 	t->started = 0;
@@ -1154,9 +1158,11 @@ static void tick_wall(uint64_t now)
 		if (atomic_load_explicit(&t->state, memory_order_relaxed) != SLOT_LIVE ||
 		    !atomic_load_explicit(&t->wall, memory_order_relaxed))
 			continue;
-		uint64_t n = atomic_load(&t->samples);
-		if (t->awaited != UINT64_MAX && n == t->awaited) {
-			/* last tick's signal not taken yet (the thread waits for a CPU, or blocks it) */
+		uint64_t n = atomic_load(&t->samples), answered = atomic_load(&t->answered);
+		/* last tick's signal not handled yet (the thread waits for a CPU, or blocks it); a
+		 * handler that took no sample (it faulted, or ran on the program's alternate
+		 * stack) answered all the same: else the thread would wait for it for ever */
+		if (t->awaited != UINT64_MAX && answered == t->awaited) {
 			atomic_fetch_add_explicit(&hs.overruns, 1, memory_order_relaxed);
 			continue;
 		}
@@ -1174,7 +1180,7 @@ static void tick_wall(uint64_t now)
 			  cpu - t->cpu_last > spent + HS_IDLE_NS;
 		t->cpu_last = cpu;
 		if (ran) {
-			t->awaited = n;
+			t->awaited = answered;
 			if (signal_thread(t, k) < 0)
 				t->awaited = UINT64_MAX;
 			continue;

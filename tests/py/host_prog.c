@@ -10,7 +10,8 @@
  *   host_prog bench N        the handler's cost, N samples 4 frames deep (host_shim_bench)
  *   host_prog wake N         N times: computes in spin_until_sampled() until a sample has
  *                            just interrupted it, then at once sleeps 30 ms in nap_after_run()
- *   host_prog unmap N        (x86-64) a thread spins N times 5 ms with its frame pointer on
+ *   host_prog unmap N        (x86-64) a CUDA thread (for the sampler: on wall-clock time)
+ *                            spins N times 5 ms with its frame pointer on
  *                            a page above its stack, then 5 ms more with the page unmapped:
  *                            as code built without frame pointers leaves anything there; the
  *                            sampler's reads of it fault (caught, counted), the program lives
@@ -126,6 +127,10 @@ struct unmap_job {
 static void *unmap_thread(void *arg)
 {
 	struct unmap_job *j = arg;
+	void (*cuda)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "host_shim_cuda");
+	if (cuda)
+		cuda(); /* on wall-clock time, signalled by the sampler: a sample that faulted
+			 * must not leave it waiting for that sample for ever */
 	for (int i = 0; i < j->rounds; i++) {
 		if (mmap(j->page, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			 -1, 0) == MAP_FAILED)

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Checks kgantt's reports of the host-sample traces recorded on an H200
+(tests/fixtures/h200/host, made by tests/gpu/host_fixtures_h200.sh) against what each
+program measured of itself or planted, never against kgantt's own output.
+
+    check_host_h200.py NAME REPORT.json PROGRAM.out
+
+NAME: dataloader, steps_loop, syncs_fp, syncs_stripped_host, jax_loop. Prints one line per
+check; exits 1 when one fails.
+"""
+import json
+import sys
+
+failed = 0
+
+
+def check(cond, what, detail=""):
+    global failed
+    print("%s %s%s" % ("ok  " if cond else "FAIL", what, ("  (%s)" % detail) if detail and not cond else ""))
+    failed += not cond
+    return cond
+
+
+def node_total(host, function):
+    """Time below the outermost frames of FUNCTION in the --host tree (nested ones not again)."""
+    nodes = {n["node"]: n for n in host["nodes"]}
+
+    def inside(n):
+        p = n["parent"]
+        while p is not None:
+            if nodes[p]["frame"].get("function") == function:
+                return True
+            p = nodes[p]["parent"]
+        return False
+    return sum(n["total_ns"] for n in host["nodes"]
+               if n["frame"].get("function") == function and not inside(n))
+
+
+def finding(r, rule):
+    return next((f for f in r["findings"] if f["rule"] == rule), None)
+
+
+def dataloader(r, prog):
+    steps = r["steps"]
+    check(steps["source"] == "rhythm" and 57 <= steps["count"] <= 61,
+          "dataloader: its %d batches found as steps by the rhythm of the launches" % prog["steps"],
+          "%s %s" % (steps["source"], steps["count"]))
+    share = steps["steady"] / prog["steps"]  # the report is of the steady steps alone
+    f = finding(r, "host-bound")
+    check(f is not None and f["host"]["cause"] == "data-loading",
+          "dataloader: host-bound's cause is data loading", f and f["host"]["cause"])
+    check(f is not None and "num_workers" in f["fix"], "dataloader: and its fix, DataLoader workers")
+    # the program timed planted_collate_cost() (4 ms a batch, on the launching thread while
+    # the GPU has nothing queued) and log_metrics()'s sleep (2 ms a step, partly while the
+    # step's kernels still run)
+    want = prog["collate_s"] * share * 1e9
+    got = node_total(r["host"], "planted_collate_cost")
+    check(abs(got - want) <= 0.10 * want,
+          "dataloader: planted_collate_cost %.1f ms, as the program timed it (%.1f ms)" % (got / 1e6, want / 1e6))
+    want = prog["log_s"] * share * 1e9
+    got = node_total(r["host"], "log_metrics")
+    check(0.6 * want <= got <= 1.05 * want,
+          "dataloader: log_metrics %.1f ms, at most the %.1f ms it slept" % (got / 1e6, want / 1e6))
+    idle = r["host"]["idle_ns"]
+    seen = idle - r["host"]["not_seen_ns"]
+    check(seen >= 0.95 * idle, "dataloader: the launching thread was sampled through 95%% of the idle time (%.1f%%)"
+          % (100 * seen / idle))
+
+
+def steps_loop(r, prog):
+    steps = r["steps"]
+    want = {s + 1 for s in prog["slowed"] if s + 1 < steps["count"]}  # step numbers from 1
+    out = {s["step"] for s in steps["steps"] if s["outlier"]}
+    check(steps["source"] == "rhythm", "steps_loop: steps by the rhythm of the launches", steps["source"])
+    check(out == want, "steps_loop: the outliers are the steps slowed by gc.collect() and a sleep",
+          "%s vs %s" % (sorted(out), sorted(want)))
+    why = [s["why"] or "" for s in steps["steps"] if s["outlier"]]
+    check(all("the host waited" in w for w in why), "steps_loop: each said to be the host's wait", why[:1])
+    check(steps["steps"][0]["warmup"], "steps_loop: the first step is warm-up")
+
+
+def syncs(r, prog, stripped):
+    f = finding(r, "host-sync-stall")
+    check(f is not None and f["host"]["activities"], "syncs: host-sync-stall has the host side")
+    top = f["host"]["activities"][0] if f else {}
+    check(top.get("share", 0) >= 0.9 and top["label"].startswith("cudaStreamSynchronize (CUDA)"),
+          "syncs: the wait is the CUDA call, in full", top)
+    if stripped:
+        check("syncs_stripped+0x" in top.get("label", "") and "(no symbols)" in top.get("label", ""),
+              "syncs stripped: its own frames by module and offset, said to be without symbols", top)
+    else:
+        check("log_progress" in top.get("label", ""),
+              "syncs: called from log_progress() (syncs.cu), the program's own function", top)
+
+
+def jax_loop(r, prog):
+    for rule in ("host-bound", "launch-overhead"):
+        f = finding(r, rule)
+        causes = {c["cause"]: c["share"] for c in f["host"]["causes"]} if f else {}
+        check(f is not None and f["host"]["cause"] == "jit-compile" and causes["jit-compile"] >= 0.5,
+              "jax_loop: %s's cause is XLA compiling (%.0f%%)" % (rule, 100 * causes.get("jit-compile", 0)))
+        check(f is not None and "jax_compilation_cache_dir" in f["fix"],
+              "jax_loop: and its fix is the compilation's")
+
+
+def main():
+    name, report, out = sys.argv[1:4]
+    r = json.load(open(report, encoding="utf-8"))
+    prog = {}
+    for line in open(out):
+        if line.startswith("{"):
+            prog = json.loads(line)
+    if name == "dataloader":
+        dataloader(r, prog)
+    elif name == "steps_loop":
+        steps_loop(r, prog)
+    elif name in ("syncs_fp", "syncs_stripped_host"):
+        syncs(r, prog, name != "syncs_fp")
+    elif name == "jax_loop":
+        jax_loop(r, prog)
+    else:
+        sys.exit("check_host_h200.py: no checks for '%s'" % name)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
