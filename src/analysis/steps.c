@@ -262,20 +262,30 @@ out:
 	return out;
 }
 
-/* Where tok[0..w) repeats itself shifted by p: from the first run of p positions of
- * which half match the position p later to the last such run, into [*from, *to). */
+/* Where tok[0..w) repeats itself shifted by p: the longest stretch of runs of p positions
+ * of which half match the position p later, with breaks of at most 2p between them, into
+ * [*from, *to). The
+ * longest, not the first to the last: a start-up that repeats at p for a while (XLA's
+ * autotuning, a warm-up's copies) is no part of the loop, and spanning the two would
+ * count the start-up's operations as the loop's rare ones. */
 static void loop_region(const uint32_t *tok, uint32_t w, uint32_t p, uint32_t *from, uint32_t *to)
 {
 	uint32_t in = 0; /* matches among positions [i - p, i) */
+	uint32_t run_from = 0, run_to = 0, last_ok = UINT32_MAX;
 	*from = *to = 0;
 	for (uint32_t i = 0; i + p < w; i++) {
 		in += tok[i] == tok[i + p];
 		if (i >= p)
 			in -= tok[i - p] == tok[i];
 		if (i + 1 >= p && 2 * in >= p) {
-			if (*to == 0)
-				*from = i + 1 - p;
-			*to = i + 1 + p;
+			/* a run resumes after a short break (one extra operation puts p
+			 * positions out of step: a sync's copy every few steps) */
+			if (last_ok == UINT32_MAX || i - last_ok > 2 * p)
+				run_from = i + 1 - p;
+			last_ok = i;
+			run_to = i + 1 + p;
+			if (run_to - run_from > *to - *from)
+				*from = run_from, *to = run_to;
 		}
 	}
 	/* from the first position that matches to the last one's match */
@@ -290,10 +300,11 @@ static void loop_region(const uint32_t *tok, uint32_t w, uint32_t p, uint32_t *f
  * 0 when the rare tokens are too many there for p to be a period, or it holds under
  * MIN_STEPS periods. count: room for a count a token, f: for w tokens. */
 static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint32_t p,
-			  uint32_t *count, uint32_t *f)
+			  uint32_t *count, uint32_t *f, uint32_t *length)
 {
 	uint32_t from, to;
 	loop_region(tok, w, p, &from, &to);
+	*length = to - from;
 	if (to - from < MIN_STEPS * (uint64_t)p)
 		return 0;
 	memset(count, 0, n_tok * sizeof(*count));
@@ -321,8 +332,9 @@ static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint3
  * distances between two occurrences of the same token (one pass, a hash table of
  * distances; see candidate_shifts); each is tried by how well the sequence, less the tokens rarer than once in
  * two periods (the logging copy, a sync's copy every N steps), matches itself shifted by
- * it, over the stretch where it repeats at that shift at all (start-up before the loop
- * is no evidence against it); the shortest that matches is the period. Micro-batches match at their own length
+ * it, over the longest stretch where it repeats at that shift (start-up before the loop
+ * is no evidence against it); the shortest that matches over at least half the longest
+ * such stretch is the period. Micro-batches match at their own length
  * only as far as the rest of the step (the optimizer) is rare, which it is not: more than
  * MAX_RARE of the operations. Linear in the window (RHYTHM_WINDOW ops at most). */
 static uint32_t rhythm_period(const uint32_t *tok, uint32_t n, uint32_t n_tok)
@@ -330,12 +342,20 @@ static uint32_t rhythm_period(const uint32_t *tok, uint32_t n, uint32_t n_tok)
 	uint32_t w = n < RHYTHM_WINDOW ? n : RHYTHM_WINDOW;
 	const uint32_t *wt = tok + (n - w) / 2;
 	uint32_t *count = malloc(n_tok * sizeof(*count)), *f = malloc((size_t)w * sizeof(*f));
-	uint32_t c[CANDIDATES], best = 0;
+	uint32_t c[CANDIDATES], len[CANDIDATES], best = 0, longest = 0;
 	if (!count || !f)
 		goto out;
 	uint32_t nc = candidate_shifts(wt, w, n_tok, c);
+	for (uint32_t i = 0; i < nc; i++) {
+		len[i] = 0;
+		if (shift_match(wt, w, n_tok, c[i], count, f, &len[i]) < MIN_MATCH)
+			len[i] = 0;
+		longest = len[i] > longest ? len[i] : longest;
+	}
+	/* the shortest shift whose loop holds at least half as long as the longest one's: a
+	 * few operations of the start-up that repeat at a short shift are not the loop */
 	for (uint32_t i = 0; i < nc; i++)
-		if ((!best || c[i] < best) && shift_match(wt, w, n_tok, c[i], count, f) >= MIN_MATCH)
+		if (len[i] && 2 * (uint64_t)len[i] >= longest && (!best || c[i] < best))
 			best = c[i];
 out:
 	free(count);

@@ -3,7 +3,9 @@
 (tests/fixtures/h200/host, made by tests/gpu/host_fixtures_h200.sh) against what each
 program measured of itself or planted, never against kgantt's own output.
 
-    check_host_h200.py NAME REPORT.json PROGRAM.out
+    check_host_h200.py NAME REPORT.json PROGRAM.out [WHOLE.json]
+
+WHOLE.json: the report of the whole run (report --whole), for jax_loop.
 
 NAME: dataloader, steps_loop, syncs_fp, syncs_stripped_host, jax_loop. Prints one line per
 check; exits 1 when one fails.
@@ -93,9 +95,18 @@ def syncs(r, prog, stripped):
               "syncs: called from log_progress() (syncs.cu), the program's own function", top)
 
 
-def jax_loop(r, prog):
+def jax_loop(r, prog, whole):
+    steps = r["steps"]
+    check(steps["source"] == "rhythm" and abs(steps["count"] - prog["steps"]) <= 2,
+          "jax_loop: its %d jitted steps found by the rhythm of the launches (%s, %d)"
+          % (prog["steps"], steps["source"], steps["count"]))
+    check(steps["applied"] and steps["steady"] >= 0.95 * prog["steps"],
+          "jax_loop: the report is of the steady steps (%d)" % steps["steady"])
+    before = steps["steady_begin_ns"] - whole["trace"]["begin_ns"]
+    check(before >= 1e9, "jax_loop: XLA's compiling before them left out (%.2f s)" % (before / 1e9))
+    # the whole run (--whole): the host's time is XLA compiling, and the fix says so
     for rule in ("host-bound", "launch-overhead"):
-        f = finding(r, rule)
+        f = finding(whole, rule)
         causes = {c["cause"]: c["share"] for c in f["host"]["causes"]} if f else {}
         check(f is not None and f["host"]["cause"] == "jit-compile" and causes["jit-compile"] >= 0.5,
               "jax_loop: %s's cause is XLA compiling (%.0f%%)" % (rule, 100 * causes.get("jit-compile", 0)))
@@ -106,6 +117,7 @@ def jax_loop(r, prog):
 def main():
     name, report, out = sys.argv[1:4]
     r = json.load(open(report, encoding="utf-8"))
+    whole = json.load(open(sys.argv[4], encoding="utf-8")) if len(sys.argv) > 4 else None
     prog = {}
     for line in open(out):
         if line.startswith("{"):
@@ -117,7 +129,7 @@ def main():
     elif name in ("syncs_fp", "syncs_stripped_host"):
         syncs(r, prog, name != "syncs_fp")
     elif name == "jax_loop":
-        jax_loop(r, prog)
+        jax_loop(r, prog, whole)
     else:
         sys.exit("check_host_h200.py: no checks for '%s'" % name)
     sys.exit(1 if failed else 0)

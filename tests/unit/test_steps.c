@@ -168,6 +168,37 @@ TEST(three_slow_first_steps_are_warm_up)
 	model_free(&l.m);
 }
 
+/* A start-up that repeats at the loop's own period for a while (XLA autotuning a kernel
+ * variant a few times, then compiling): the loop is the long stretch after it, not the
+ * start-up to the end (which held no steps at all: a JAX loop recorded on the H200). */
+TEST(a_start_up_that_repeats_is_not_the_loop)
+{
+	static const char *const tune[] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"};
+	static const char *const step[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"};
+	struct loop l;
+	struct kg_analysis a;
+	loop_init(&l);
+	for (int r = 0; r < 4; r++)
+		for (int k = 0; k < 10; k++)
+			kernel(&l, tune[k], 20 * us, 5 * us);
+	unsigned x = 777;
+	for (int i = 0; i < 500; i++) { /* compiling: kernels of every kind, no order */
+		char name[16];
+		x = x * 1103515245u + 12345u;
+		snprintf(name, sizeof(name), "c%u", (x >> 16) % 300);
+		kernel(&l, name, 10 * us, (x >> 8) % 40 * us);
+	}
+	for (int s = 0; s < 100; s++)
+		for (int k = 0; k < 10; k++)
+			kernel(&l, step[k], 5 * us, k ? 2 * us : 80 * us);
+	analyse(&l, &a, NULL);
+	CHECK_EQ_INT(a.steps.source, KG_STEPS_RHYTHM);
+	CHECK_EQ_INT(a.steps.period, 10);
+	CHECK(a.steps.n >= 99 && a.steps.n <= 101);
+	analysis_free(&a);
+	model_free(&l.m);
+}
+
 TEST(no_loop_no_steps)
 {
 	struct loop l;
