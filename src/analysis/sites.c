@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "util/cxx_name.h"
 #include "util/api_names.h"
 #include "util/array.h"
 #include "util/idmap.h"
@@ -124,6 +125,8 @@ static int aten_op_of(const char *fn, char *buf, size_t len)
 	return 1;
 }
 
+#define FRAME_NAME_WIDTH 72 /* bytes of a native function's name in a frame's label */
+
 void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, size_t len)
 {
 	if (!f) {
@@ -139,6 +142,11 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 	}
 	if (!*fn)
 		fn = "?";
+	/* a C++ frame's full name runs to lines of templates (absl's hash sets, PyTorch's
+	 * TensorIterator lambdas); its module and the path around it tell it apart */
+	char brief[FRAME_NAME_WIDTH * 2];
+	if (f->kind == KG_FRAME_NATIVE && strlen(fn) > FRAME_NAME_WIDTH)
+		fn = cxx_short_name(fn, FRAME_NAME_WIDTH, brief, sizeof(brief));
 	const char *graph = compiled_graph(file);
 	if (graph) /* its hash and line mean nothing to the user; which graph it is does */
 		snprintf(buf, len, "%s in compiled graph %.8s (torch.compile)", fn, graph);

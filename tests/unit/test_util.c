@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "util/cxx_name.h"
 #include "util/demangle.h"
 #include "util/pathfmt.h"
 #include "util/strtab.h"
@@ -64,6 +65,33 @@ TEST(pathfmt_rejects_bad_patterns)
 	longname[99] = '\0';
 	CHECK(expand_path_pattern(longname, 1, "h", out, sizeof(out), err, sizeof(err)) < 0);
 	CHECK(strstr(err, "too long"));
+}
+
+/* Native frames' names in the host's activities: a line, not a screen of templates. */
+TEST(cxx_names_shortened_for_a_frame)
+{
+	char out[256];
+	CHECK_EQ_STR(cxx_short_name("main", 72, out, sizeof(out)), "main");
+	CHECK_EQ_STR(cxx_short_name("at::native::stack(c10::ArrayRef<at::Tensor>, long)", 72, out,
+				    sizeof(out)),
+		     "at::native::stack(c10::ArrayRef<at::Tensor>, long)");
+	CHECK_EQ_STR(cxx_short_name("at::TensorIteratorBase::serial_for_each(c10::function_ref<void "
+				    "(char**, long const*, long, long)>, at::Range) const",
+				    40, out, sizeof(out)),
+		     "at::TensorIteratorBase::serial_for_each");
+	CHECK_EQ_STR(cxx_short_name("xla::gpu::PriorityFusion::RunImpl(xla::HloModule*, absl::lts_"
+				    "20260526::flat_hash_set<std::basic_string_view<char, std::char_"
+				    "traits<char> >, absl::lts_20260526::container_internal::StringHash"
+				    "> const&)",
+				    72, out, sizeof(out)),
+		     "xla::gpu::PriorityFusion::RunImpl");
+	/* templates of the function itself: namespaces inside them, then nested, then all */
+	CHECK_EQ_STR(cxx_short_name("void c10::function_ref<void (char**, long const*, long, long)>::"
+				    "callback_fn<at::native::AVX2::VectorizedLoop2d<at::native::AVX2::"
+				    "direct_copy_kernel(at::TensorIteratorBase&)::{lambda()#3}> >(long, "
+				    "char**, long const*, long, long)",
+				    40, out, sizeof(out)),
+		     "c10::function_ref<…>::callback_fn<…>");
 }
 
 TEST(demangle_cuda_kernel_names)
