@@ -19,7 +19,8 @@ struct export_args {
 };
 
 /* In the order of enum kg_export_format and enum kg_export_table. */
-static const char *const formats[] = {"chrome", "perfetto", "csv", "sqlite", NULL};
+static const char *const formats[] = {"chrome", "perfetto", "csv", "sqlite", "folded",
+				      "speedscope", NULL};
 static const char *const tables[] = {"ops", "apis", "ranges", "syncs", "host", NULL};
 
 static const char *const usage_lines[] = {"export --format FORMAT [options] TRACE", NULL};
@@ -35,13 +36,22 @@ static const struct cli_usage usage = {
 static int check_args(struct export_args *r)
 {
 	if (r->format < 0)
-		return cli_usage_error("--format is required (perfetto, chrome, csv or sqlite)");
+		return cli_usage_error("--format is required (perfetto, chrome, csv, sqlite, folded "
+				       "or speedscope)");
 	r->o.format = (enum kg_export_format)r->format;
 	if (r->table >= 0 && r->o.format != KG_EXPORT_CSV) {
 		kg_err("--table is for --format csv");
 		return KG_EXIT_USAGE;
 	}
 	r->o.table = r->table >= 0 ? (enum kg_export_table)r->table : KG_TABLE_OPS;
+	if (r->o.format == KG_EXPORT_FOLDED || r->o.format == KG_EXPORT_SPEEDSCOPE) {
+		/* the tree of report --host: the analysis of the steady steps, as report's */
+		r->s.no_analysis = 0;
+		r->s.steady_cut = 1;
+	} else if (r->s.whole_run) {
+		kg_err("--whole is for --format folded and speedscope");
+		return KG_EXIT_USAGE;
+	}
 	if (r->o.format == KG_EXPORT_SQLITE && (!r->output || !strcmp(r->output, "-"))) {
 		kg_err("--format sqlite writes a database file: give it with -o FILE");
 		return KG_EXIT_USAGE;
@@ -53,9 +63,19 @@ static int check_args(struct export_args *r)
 
 /* ---------------------------------------------------------------- writing */
 
-static int write_text(FILE *f, const struct export_args *r, const struct kg_model *m)
+static int write_text(FILE *f, const struct export_args *r, const struct kg_model *m,
+		      const struct kg_analysis *a)
 {
-	return r->o.format == KG_EXPORT_CSV ? export_csv(f, m, &r->o) : export_chrome(f, m, &r->o);
+	switch (r->o.format) {
+	case KG_EXPORT_CSV:
+		return export_csv(f, m, &r->o);
+	case KG_EXPORT_FOLDED:
+		return export_folded(f, a);
+	case KG_EXPORT_SPEEDSCOPE:
+		return export_speedscope(f, a, r->s.path);
+	default:
+		return export_chrome(f, m, &r->o);
+	}
 }
 
 /* -o FILE, '-' or nothing (standard output), through util/outfile.h: a file is written
@@ -63,17 +83,19 @@ static int write_text(FILE *f, const struct export_args *r, const struct kg_mode
 struct text_export {
 	const struct export_args *r;
 	const struct kg_model *m;
+	const struct kg_analysis *a;
 };
 
 static int write_export(FILE *f, const void *arg)
 {
 	const struct text_export *t = arg;
-	return write_text(f, t->r, t->m);
+	return write_text(f, t->r, t->m, t->a);
 }
 
-static int to_output(const struct export_args *r, const struct kg_model *m)
+static int to_output(const struct export_args *r, const struct kg_model *m,
+		     const struct kg_analysis *a)
 {
-	struct text_export t = {r, m};
+	struct text_export t = {r, m, a};
 	return cli_write_output(r->output ? r->output : "-", "the export", write_export, &t);
 }
 
@@ -110,7 +132,14 @@ static int export_one(struct cli_session *s, void *arg)
 	r->o.window_begin = s->cut.begin;
 	r->o.window_end = s->cut.end;
 	r->o.window_nvtx = s->cut.nvtx;
-	return r->o.format == KG_EXPORT_SQLITE ? to_sqlite(r, &s->m) : to_output(r, &s->m);
+	int flame = r->o.format == KG_EXPORT_FOLDED || r->o.format == KG_EXPORT_SPEEDSCOPE;
+	if (flame && (!s->a.host.on || !s->a.host.n_nodes)) {
+		kg_err("'%s' has no host activity while the GPU waited to export: it needs host "
+		       "samples (kgantt record --host-samples) or a profiler trace's host events",
+		       s->path);
+		return KG_EXIT_FAILURE;
+	}
+	return r->o.format == KG_EXPORT_SQLITE ? to_sqlite(r, &s->m) : to_output(r, &s->m, &s->a);
 }
 
 int cmd_export(int argc, char **argv)
@@ -122,7 +151,10 @@ int cmd_export(int argc, char **argv)
 			   "in its queue as a slice\n"
 			   "chrome    the same JSON without the queue slices, for chrome://tracing\n"
 			   "csv       one row per GPU operation, for pandas\n"
-			   "sqlite    a kgantt trace (needs -o)"),
+			   "sqlite    a kgantt trace (needs -o)\n"
+			   "folded    what the host did while the GPU waited (report --host), as "
+			   "folded stacks for flame graphs: a line a path, its time in ns\n"
+			   "speedscope  the same as speedscope's JSON (speedscope.app)"),
 		OPT_STRING('o', "output", &r.output, "FILE",
 			   "write FILE (default, or '-': standard output); replaced if it exists, "
 			   "never the TRACE (written beside it, renamed when complete); a FIFO or a "
@@ -130,6 +162,9 @@ int cmd_export(int argc, char **argv)
 		OPT_CHOICE(0, "table", &r.table, "TABLE", tables, "a table",
 			   "csv: ops (default), apis, ranges, syncs or host (what the host "
 			   "threads were doing: a row per sample's period or profiler host event)"),
+		OPT_BOOL(0, "whole", &r.s.whole_run,
+			 "folded, speedscope: of the whole run, start-up and warm-up counted in "
+			 "(the default: its steady steps, as report's)"),
 		CLI_WINDOW_OPTIONS(&r.s),
 		OPT_BOOL('q', "quiet", NULL, "print nothing but errors (the default on success)"),
 		OPT_END(),

@@ -49,6 +49,8 @@ enum kg_export_format {
 	KG_EXPORT_PERFETTO,     /* the same, plus each kernel's queue phases as slices */
 	KG_EXPORT_CSV,
 	KG_EXPORT_SQLITE,       /* a kgantt trace (src/trace/schema.c) */
+	KG_EXPORT_FOLDED,       /* host time while the GPU waited: folded stacks */
+	KG_EXPORT_SPEEDSCOPE,   /* the same, speedscope's JSON */
 };
 
 /* What a CSV export lists: one row per GPU operation, API call, range, sync or host span
@@ -74,5 +76,11 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 int export_csv(FILE *f, const struct kg_model *m, const struct kg_export_opts *o);
 int export_sqlite(const char *path, const struct kg_model *m, const struct kg_export_opts *o,
 		  char *err, size_t errlen);
+/* The tree of what the launching thread did while the GPU waited (report --host), for
+ * flame-graph tools (export_flame.c): 0, -ENODATA when the trace has no host activity,
+ * -ENOMEM, -EIO. */
+struct kg_analysis;
+int export_folded(FILE *f, const struct kg_analysis *a);
+int export_speedscope(FILE *f, const struct kg_analysis *a, const char *title);
 
 #endif

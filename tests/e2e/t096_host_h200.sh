@@ -23,4 +23,25 @@ done
 grep -q 'while the GPU waited, the thread that launched the next work was' "$WORK/dl.txt" ||
 	fail "dataloader: no 'while the GPU waited' section"
 grep -q 'in planted_collate_cost' "$WORK/dl.txt" || fail "dataloader: the tree lacks planted_collate_cost"
-echo "ok: the host side of the idle findings, as the programs measured it"
+# for flame graphs: the folded lines add up to the tree's total, a nanosecond a line at
+# most apart; speedscope's JSON holds the same weights; no host activity: an error
+"$K" export -f folded --no-progress "$WORK/dataloader.kgt" > "$WORK/dl.folded" || fail "export -f folded"
+"$K" export -f speedscope --no-progress -o "$WORK/dl.speedscope.json" "$WORK/dataloader.kgt" ||
+	fail "export -f speedscope"
+python3 - "$WORK/dl.folded" "$WORK/dl.speedscope.json" "$WORK/dataloader.json" <<'PY' || fail "folded/speedscope: $(head -c 300 "$WORK/dl.folded")"
+import json, sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+total = sum(int(l.rsplit(" ", 1)[1]) for l in lines)
+idle = json.load(open(sys.argv[3], encoding="utf-8"))["host"]["idle_ns"]
+assert abs(total - idle) <= len(lines), (total, idle)
+assert any(l.split(" ")[-2].endswith("planted_collate_cost") or "in planted_collate_cost " in l for l in lines)
+assert all(l.count(" ") >= 1 and "\n" not in l for l in lines)
+d = json.load(open(sys.argv[2], encoding="utf-8"))
+p = d["profiles"][0]
+assert d["$schema"].startswith("https://www.speedscope.app/") and p["unit"] == "nanoseconds"
+assert sum(p["weights"]) == total and len(p["samples"]) == len(p["weights"]) == len(lines)
+assert all(0 <= i < len(d["shared"]["frames"]) for s in p["samples"] for i in s)
+PY
+expect_error 1 "has no host activity" "$K" export -f folded "$(fixture streams_bad)"
+expect_error 2 "--whole is for --format folded" "$K" export -f csv --whole "$WORK/dataloader.kgt"
+echo "ok: the host side of the idle findings, as the programs measured it; as folded stacks and speedscope"
