@@ -13,7 +13,9 @@ W=$(mktemp -d /tmp/kgantt-host-crash-XXXXXX)
 for how in all wall; do
 	crashed=0
 	for i in $(seq 1 "$N"); do
-		env ${how/#wall/KGANTT_DEV_HOST=wall} ${how/#all/KGANTT_DEV_HOST=} timeout 120 "$K" record --force \
+		dev=""
+		[ "$how" = wall ] && dev=wall
+		env KGANTT_DEV_HOST="$dev" timeout 120 "$K" record --force \
 			-o "$W/$how$i.kgt" --host-samples=1000 -- python3 tests/gpu/hf_decode.py --tokens 4 \
 			> "$W/$how$i.out" 2> "$W/$how$i.err"
 		rc=$?
