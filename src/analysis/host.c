@@ -56,6 +56,10 @@ static const char *const cause_whats[] = {
 };
 
 static const char *const cause_fixes[KG_HOST_CAUSE_COUNT] = {
+	[KG_HOST_CAUSE_TRACER] =
+		"This time is the tracer's own (CUPTI's callbacks and buffers, the kgantt "
+		"recorder), which the program does not pay untraced: record with --mode kernels "
+		"or --stacks off to pay less of it, and take the other causes as the program's.",
 	[KG_HOST_CAUSE_LOCK] =
 		"The launching thread waited for a lock or for the GIL while the GPU idled: "
 		"another thread held it (a DataLoader thread, a logger, a metrics or "
@@ -130,6 +134,9 @@ struct cause_pattern {
  * them (relative to their sys.path entry, or whole), native functions and libraries, the
  * CUDA call the thread was in, off-CPU states. */
 static const struct cause_pattern patterns[] = {
+	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libcupti", 0},
+	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libkgantt-inject", 0},
+	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libkineto", 0},
 	{KG_HOST_CAUSE_LOCK, ON_STATE, IS, NULL, KG_HOST_GIL_WAIT},
 	{KG_HOST_CAUSE_LOCK, ON_FUNCTION, IS, "take_gil", 0},
 	{KG_HOST_CAUSE_LOCK, ON_FUNCTION, IS, "pthread_mutex_lock", 0},

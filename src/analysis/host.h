@@ -12,6 +12,7 @@
  * inside the DataLoader is a GIL wait; an operator inside it is data loading):
  * X(ID, "id", "what") */
 #define KG_HOST_CAUSES(X)                                                              \
+	X(TRACER, "tracing", "the tracer's own work (CUPTI, the kgantt recorder)")     \
 	X(LOCK, "lock-wait", "waiting for a lock or the GIL")                          \
 	X(GC, "gc", "garbage collection")                                              \
 	X(COMPILE, "jit-compile", "JIT compilation")                                   \
