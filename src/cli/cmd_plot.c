@@ -38,7 +38,8 @@ struct plot_args {
 /* What a plot is without options: cmd_plot and plot_show (record --plot) start here. It
  * draws all that overlaps the window and marks the findings of what was launched in it,
  * so the session keeps the whole trace beside the cut one. */
-#define PLOT_DEFAULTS {.device = -1, .width = 1600, .dpi = 96, .s = {.keep_whole = 1}}
+#define PLOT_DEFAULTS                                                                      \
+	{.device = -1, .width = 1600, .dpi = 96, .s = {.keep_whole = 1, .steady_cut = 1}}
 
 static const char *const usage_lines[] = {
 	"plot TRACE -o OUTPUT [options]",
@@ -156,8 +157,8 @@ static int64_t launched_until(const struct kg_model *m, int64_t t0, int64_t t1)
 }
 
 /* What the chart shows of the whole trace, [*t0, *t1): the session's window (what the
- * findings are of) and all that overlaps it; an --nvtx window until the work launched in
- * its ranges ends. */
+ * findings are of) and all that overlaps it; an --nvtx window, or the steady steps the
+ * report is of (cli/session.c), until the work launched in it ends. */
 static void drawn_span(const struct cli_session *s, int64_t *t0, int64_t *t1)
 {
 	const struct kg_model *m = cli_session_whole(s);
@@ -166,7 +167,7 @@ static void drawn_span(const struct cli_session *s, int64_t *t0, int64_t *t1)
 	*t0 = c->windowed ? c->begin : m->begin;
 	if (!c->windowed)
 		*t1 = m->end > m->begin ? m->end : kg_time_add(m->begin, 1);
-	else if (c->nvtx)
+	else if (c->nvtx || s->steady_applied)
 		*t1 = launched_until(m, c->begin, c->end);
 	else
 		*t1 = s->window.has_to ? c->end : m->end;
@@ -325,6 +326,10 @@ int cmd_plot(int argc, char **argv)
 		OPT_BOOL(0, "no-annotations", &r.no_annotations,
 			 "no findings, queue-wait, occupancy or overlap marks (and no analysis)"),
 		OPT_BOOL(0, "no-host", &r.no_host, "no CUDA API and NVTX lanes"),
+		OPT_BOOL(0, "whole", &r.s.whole_run,
+			 "the whole run, start-up and warm-up included (by default a run whose "
+			 "steady steps leave out 500 ms or more is drawn from its first steady "
+			 "step, as report judges it)"),
 		OPT_BOOL(0, "no-hw", &r.no_hw,
 			 "no strip of hardware samples (record --hw) under a GPU"),
 		OPT_BOOL(0, "sm", &r.sm,

@@ -72,8 +72,8 @@ int cli_session_open(struct cli_session *s)
 	return rc;
 }
 
-/* report: the steady steps (analysis/steps.h) cut out of the trace as --from/--to cut
- * it, and analysed again with the steps of the whole run, so that the findings, the GPU
+/* report and plot: the steady steps (analysis/steps.h) cut out of the trace as --from/--to
+ * cut it (plot keeps the whole beside it, as for a window), and analysed again with the steps of the whole run, so that the findings, the GPU
  * summary and the idle causes are theirs. Nothing to do unless the steps apply
  * (kg_steps.applied: not --whole, and they leave out at least long_gap_ns), in a window
  * the user chose, or when they leave no operation out. */
@@ -88,11 +88,17 @@ static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
 		out += !model_op_in_window(&s->m.ops[i], t0, t1);
 	if (!out)
 		return 0;
+	if (s->keep_whole && !s->has_whole) { /* plot draws the wind-down too */
+		if (model_clone(&s->m, &s->whole) < 0)
+			return -ENOMEM;
+		s->has_whole = 1;
+	}
 	struct kg_steps whole = *st;
 	st->v = NULL; /* kept for the second analysis */
 	analysis_free(&s->a);
 	s->analysed = 0;
 	s->cut = (struct kg_window_cut){1, NULL, t0, t1, s->m.begin, s->m.end};
+	s->steady_applied = 1;
 	int rc = model_restrict(&s->m, t0, t1);
 	cfg->steps_given = &whole;
 	if (!rc)

@@ -46,8 +46,9 @@ struct cli_session {
 	const char *steps_name;        /* report --steps NAME: the annotation of a step */
 	int whole_run;                 /* report --whole: findings of the whole run */
 	int steps_rhythm;              /* report --rhythm: steps by the launches alone */
-	int steady_cut;                /* report: the trace cut to its steady steps and
+	int steady_cut;                /* report, plot: the trace cut to its steady steps and
 					* analysed again (unless --whole or a window) */
+	int steady_applied;            /* ... and it was: cut holds their window */
 	int describe_empty;            /* a trace with nothing to show is described, not
 					* refused (info says what it holds, or why nothing) */
 	int keep_whole;                /* the whole trace beside the one cut to the window:
