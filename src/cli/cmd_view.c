@@ -167,13 +167,18 @@ static int view_job(const struct job_session *js, void *arg)
 
 int cmd_view(int argc, char **argv)
 {
-	struct view_args v = {.s = {.job = &v.job}};
+	/* the steady steps, as report judges them, unless --whole (a job: each rank whole) */
+	struct view_args v = {.s = {.job = &v.job, .steady_cut = 1}};
 	const struct cli_option opts[] = {
 		OPT_STRING('o', "output", &v.out, "FILE",
 			   "the page to write (default: TRACE's name + .html in the current "
 			   "directory; '-' = standard output); replaced if it exists, never the "
 			   "TRACE (written beside it, renamed when complete); a FIFO or a device is "
 			   "written directly"),
+		OPT_BOOL(0, "whole", &v.s.whole_run,
+			 "the whole run (by default a run whose steady steps leave out 500 ms or "
+			 "more of start-up, warm-up and wind-down shows those steps, as report "
+			 "judges them)"),
 		CLI_WINDOW_OPTIONS(&v.s),
 		CLI_SET_OPTION(&v.s),
 		OPT_BOOL('q', "quiet", &v.quiet, "do not say where the page was written"),
