@@ -99,14 +99,15 @@ static int64_t reach_of(int64_t lo, int64_t hi)
 	return w > INT64_MAX / REACH ? INT64_MAX : w * REACH;
 }
 
-/* The body of n sorted times: their middle 98 % (all but the first and the last of fewer
- * than 200), widened while a time lies within reach. */
+/* The body of n sorted times: their middle 98 % (all but the first two and the last two
+ * of fewer than 200: a record gives two times, and one record far away with both must not
+ * be the body's edge), widened while a time lies within reach. */
 static struct untrue_body body_of(const int64_t *t, size_t n)
 {
 	struct untrue_body b = {0};
 	if (!n)
 		return b;
-	size_t outer = n < 3 ? 0 : n < 200 ? 1 : n / 100;
+	size_t outer = n < 6 ? 0 : n < 200 ? 2 : n / 100;
 	size_t i = outer, j = n - 1 - outer;
 	for (int grew = 1; grew;) {
 		grew = 0;

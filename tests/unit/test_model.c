@@ -482,6 +482,26 @@ TEST(untrue_times_of_processes_and_queues)
 
 /* An API call lasting 26 years, alone in its trace: its own body, so not far from it, but
  * longer than any recording (fuzz_spool: the span read 841328705.39 s). */
+/* A few records and one far from them, its start and its end both (fuzz_spool: a memset
+ * at 3.4e18 ns beside five records at a few µs made the span 3.4e18 ns: the outer time
+ * left out of the body was its end, and its start the body's edge). */
+TEST(untrue_times_one_record_far_from_few)
+{
+	struct kg_model m;
+	uint32_t s = one_stream(&m);
+	op_at(&m, s, KG_OP_KERNEL, 2200, 2500, "k");
+	op_at(&m, s, KG_OP_KERNEL, 3200, 3500, "k");
+	op_at(&m, s, KG_OP_MEMCPY, 5000, 6000, "memcpy");
+	op_at(&m, s, KG_OP_MEMSET, 3414120447861528532LL, 3415246347922796137LL, "memset");
+	api_at(&m, 2000, 2100);
+	api_at(&m, 3000, 3100);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_ops, 3);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_MEMSET][KG_UNTRUE_FAR], 1);
+	CHECK_EQ_INT(m.end, 6000);
+	model_free(&m);
+}
+
 TEST(untrue_times_longer_than_any_recording)
 {
 	struct kg_model m;
