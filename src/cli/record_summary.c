@@ -147,6 +147,8 @@ int record_after(const struct record_after *o)
 	static const struct cli_show show = {.one = show_after};
 	if (!record_after_wanted(o))
 		return KG_EXIT_OK;
-	struct cli_session s = {.path = o->trace, .no_progress = 1, .keep_whole = 1};
+	/* the steady steps, as report, plot and view judge them: one answer whichever asks */
+	struct cli_session s = {.path = o->trace, .no_progress = 1, .keep_whole = 1,
+				.steady_cut = 1};
 	return cli_session_run(&s, &show, (void *)o);
 }

@@ -47,6 +47,14 @@ cmp -s "$WORK/rec.txt" "$WORK/report.txt" || fail "--report differs from kgantt 
 grep -q '^  #' "$WORK/err" && fail "--report: findings repeated on stderr"
 grep -q "kgantt report" "$WORK/err" && fail "--report: still says to run kgantt report"
 echo "ok: --report is kgantt report's page"
+# of a run whose steady steps apply too (the GPT step: 5.6 s of start-up left out)
+g=$(fixture gpt_full_fast)
+"$K" record --summarize-only "$g" --report > "$WORK/rec_g.txt" 2> /dev/null || fail "--report gpt: exit $?"
+"$K" report "$g" > "$WORK/report_g.txt" || fail "report gpt: exit $?"
+cmp -s "$WORK/rec_g.txt" "$WORK/report_g.txt" ||
+	fail "--report of the steady steps differs from kgantt report: $(diff "$WORK/rec_g.txt" "$WORK/report_g.txt" | head)"
+grep -q 'the findings are of the' "$WORK/rec_g.txt" || fail "--report gpt: not of the steady steps"
+echo "ok: and of the steady steps, as kgantt report"
 
 # --plot and --view: the files `kgantt plot` and `kgantt view` write
 "$K" record --summarize-only "$c" --plot "$WORK/rec.svg" --view "$WORK/rec.html" 2> "$WORK/err" ||
