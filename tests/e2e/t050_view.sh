@@ -35,9 +35,10 @@ page() {
 
 for n in streams_bad copies_bad nvtx_bad multigpu_bad timeslice_bad torch_two_streams \
 	torchrun_2ranks launches_graph longrun_killed gpt_full_fast; do
-	page "$n"
+	page "$n" --whole # every operation of the trace, as the checks below count them
 done
-# the GPT step's 5.6 s of start-up, for the band over its GPU's lanes; none in streams_bad
+# the GPT step's 5.6 s of start-up, for the band over its GPU's lanes (the whole run:
+# --whole); none in streams_bad
 python3 - "$WORK/gpt_full_fast.html" "$WORK/streams_bad.html" <<'EOF' || fail "view: the start-up idle is not in the page"
 import json, re, sys
 data = lambda f: json.loads(re.search(r'id="kg-data">(.*?)</script>', open(f).read(), re.S).group(1))
@@ -47,6 +48,22 @@ gpu, t0, t1, kind = d["edges"][0]
 assert kind == 0 and 5.64e9 < t1 - t0 < 5.65e9 and gpu == d["devices"][0]["gpu"], d["edges"]
 assert data(sys.argv[2])["edges"] == []
 print("ok: view: start-up %.1f to %.1f ms on GPU %d" % (t0 / 1e6, t1 / 1e6, gpu))
+EOF
+# by default the page is of the steady steps, as report judges them: its window and
+# findings are the report's, no start-up band
+"$K" view -q "$(fixture gpt_full_fast)" -o "$WORK/gpt_steady.html" || fail "view gpt_full_fast"
+check_static "$WORK/gpt_steady.html"
+"$K" report --json "$(fixture gpt_full_fast)" > "$WORK/gpt.report.json" || fail "report --json gpt"
+python3 - "$WORK/gpt_steady.html" "$WORK/gpt.report.json" <<'EOF' || fail "view: the GPT step's steady steps"
+import json, re, sys
+d = json.loads(re.search(r'id="kg-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+r = json.load(open(sys.argv[2]))
+w = r["trace"]["window"]
+assert d["window"]["from"] == w["begin_ns"] - w["trace_begin_ns"], (d["window"], w)
+assert [f["rule"] for f in d["findings"]] == [f["rule"] for f in r["findings"]], d["findings"]
+assert d["edges"] == [], d["edges"]
+print("ok: view: the steady steps from %.3f s, the report's %d findings"
+      % (d["window"]["from"] / 1e9, len(d["findings"])))
 EOF
 python3 - "$WORK/streams_bad.html" <<'EOF' || fail "streams_bad: a trace without stacks shows stacks"
 import json, re, sys
@@ -140,8 +157,8 @@ print("%d stacks, %d frames for %d frame rows, %d sites" % (st["rows"], fr["rows
       st["frame_rows"], len(r["sites"])))
 EOF
 for n in $STACKED; do
-	page "$n"
-	# the page's findings are the whole run's (report --whole) until it opens on the steps
+	# the whole run (stacks.py counts the trace's rows): the page and the report --whole
+	page "$n" --whole
 	"$K" report --json --whole "$(fixture "$n")" > "$WORK/$n.report.json" || fail "report --json $n"
 	out=$(python3 "$WORK/stacks.py" "$WORK/$n.html" "$WORK/$n.report.json" "$(fixture "$n")") ||
 		fail "$n: the page's stacks or call sites are wrong: $out"
