@@ -977,7 +977,13 @@ static void free_dying(uint64_t now)
  * and then: is its tid still the thread's, not one the kernel gave to a new thread? */
 static void check_thread(struct hs_slot *t, uint64_t now)
 {
-	atomic_store_explicit(&t->python_listed, python_thread(t->tid), memory_order_relaxed);
+	int listed = python_thread(t->tid);
+	/* listed since its last sample (a thread sampled before the interpreter's list had
+	 * it): that sample has no Python frames, and a sleeping thread's would be repeated
+	 * for its whole sleep; the next tick takes a new one */
+	if (listed && !atomic_load_explicit(&t->python_listed, memory_order_relaxed))
+		t->has_last = 0;
+	atomic_store_explicit(&t->python_listed, listed, memory_order_relaxed);
 	if (!atomic_load(&t->wall) && wants_wall(t, t->tid)) {
 		to_wall(t);
 		if (t->started) {
