@@ -211,10 +211,11 @@ def native(work):
         if r.basic("C frame pointer on a page unmapped since its check"):
             faulted = r.sp.counts.get("faulted", 0)
             check(faulted >= 5, "C unmap: the handler's faulting reads were caught (%d of 40 rounds)" % faulted)
-            # 40 rounds of 10 ms at 1 kHz on wall-clock time: 400 samples (the thread waited
-            # for ever for the sample that faulted before: 10 or so)
+            # 40 rounds of 10 ms at 1 kHz on wall-clock time: about 400 samples, 178 on a
+            # loaded machine; one a round at least (the thread waited for ever for the
+            # sample that faulted before: 2)
             ss = r.samples(2)
-            check(len(ss) >= 200, "C unmap: and the thread was sampled all along (%d samples)" % len(ss))
+            check(len(ss) >= 40, "C unmap: and the thread was sampled all along (%d samples)" % len(ss))
 
     # the program's own faults stay its own: its handler runs, or it dies as it would untraced
     r = Run([builds["fp"], "segv", "0"], work, "c_segv")
