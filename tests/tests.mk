@@ -40,7 +40,7 @@ test: deps test-deps
 
 # The recorder's stack taker as a library of its own, for tests/unit/test_stacks.c: the
 # test's functions must not lie in the module whose frames the recorder skips.
-STACKS_TEST_SRC := src/recorder/stacks.c src/recorder/pyframes.c src/recorder/spool.c \
+STACKS_TEST_SRC := src/recorder/stacks.c src/recorder/maps.c src/recorder/pyframes.c src/recorder/spool.c \
                    src/util/strtab.c src/util/api_names.c
 $(BUILD)/tests/libkgstacks.so: $(STACKS_TEST_SRC) $(wildcard src/recorder/*.h src/util/*.h)
 	@mkdir -p $(dir $@)
@@ -62,6 +62,14 @@ $(BUILD)/tests/test_sm: tests/unit/test_sm.c tests/unit/harness.h $(SAN_LIB) \
 	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< src/recorder/smlog.c $(SAN_LIB) \
 	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
+
+# The recorder's view of the loaded modules (tests/unit/test_maps.c): src/recorder/maps.c
+# against what the loader says on a thread where asking it is safe.
+$(BUILD)/tests/test_maps: tests/unit/test_maps.c tests/unit/harness.h $(SAN_LIB) \
+                          src/recorder/maps.c src/recorder/maps.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc -o $@ $< src/recorder/maps.c $(SAN_LIB) \
+	    $(TOOL_LIBS) -ldl
 
 # Which API functions the trace leaves out (tests/unit/test_api_filter.c): the recorder's
 # list, with libcupti for the functions' names.
@@ -109,7 +117,7 @@ test-build: pyprobe
 # Python programs by tests/py/test_hostsample.py (tests/e2e/t092_host_samples.sh runs it).
 # Built from the recorder's own objects, as the injected library is.
 HOSTSHIM   := $(BUILD)/tests/py/host_shim.so
-HOSTSHIM_OBJ := $(addprefix $(BUILD)/pic/src/,recorder/hostsample.o recorder/stacks.o \
+HOSTSHIM_OBJ := $(addprefix $(BUILD)/pic/src/,recorder/hostsample.o recorder/stacks.o recorder/maps.o \
                 recorder/pyframes.o recorder/spool.o util/strtab.o util/api_names.o)
 $(HOSTSHIM): tests/py/host_shim.c $(HOSTSHIM_OBJ)
 	@mkdir -p $(dir $@)
@@ -122,7 +130,7 @@ test-build: hostshim
 
 # The host sampler in the test itself (tests/unit/test_hostsample.c): hostsample.c and the
 # stack tables built into the test with the sanitizers, the test's own thread sampled.
-HOST_TEST_SRC := src/recorder/hostsample.c src/recorder/stacks.c src/recorder/pyframes.c
+HOST_TEST_SRC := src/recorder/hostsample.c src/recorder/stacks.c src/recorder/pyframes.c src/recorder/maps.c
 $(BUILD)/tests/test_hostsample: tests/unit/test_hostsample.c tests/unit/harness.h tests/unit/import_spools.h $(SAN_LIB) \
                                 $(HOST_TEST_SRC) $(wildcard src/recorder/*.h)
 	@mkdir -p $(dir $@)

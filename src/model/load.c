@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "util/format.h"
+#include "util/timemath.h"
 #include "trace/store.h"
 
 const char *format_name(enum kg_format f)
@@ -126,6 +127,18 @@ int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *
 	if (!rc && model_finish(m) < 0) {
 		snprintf(err, errlen, "out of memory loading '%s'", path);
 		rc = -ENOMEM;
+	}
+	if (!rc && !(opts && opts->keep_untrue_times) && m->begin != KG_NO_TIME &&
+	    m->end != KG_NO_TIME && kg_time_diff(m->end, m->begin) > KG_LONGEST_NS) {
+		/* what is left after the untrue records went is still not one recording: which
+		 * end is true cannot be told, and every figure would be false */
+		char span[32];
+		fmt_duration(kg_time_diff(m->end, m->begin), span);
+		snprintf(err, errlen,
+			 "'%s': its records span %s, longer than any recording: their times are not "
+			 "on one clock",
+			 path, span);
+		rc = -ERANGE;
 	}
 	if (!rc && m->gpu_untraced)
 		note_gpu_untraced(m);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "recorder/hostsample.h"
+#include "recorder/own_thread.h"
 #include "util/clock.h"
 
 #define BUF_CALLS   1024 /* a buffer: 40 KiB */
@@ -295,7 +296,7 @@ int api_calls_start(CUpti_SubscriberHandle sub,
 	ac.spool = spool;
 	ac.stopping = 0;
 	/* without it, buffers are drained by the flusher, or by the threads that fill them */
-	ac.drainer_started = pthread_create(&ac.drainer, NULL, drainer_main, NULL) == 0;
+	ac.drainer_started = own_thread_start(&ac.drainer, drainer_main, "kgantt-drainer") == 0;
 	static const struct {
 		CUpti_CallbackDomain domain;
 		uint32_t size;

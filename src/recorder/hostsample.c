@@ -14,13 +14,13 @@
  *  - the flusher (hostsample_drain): writes the pending samples and threads to the spool.
  */
 #include "recorder/hostsample.h"
+#include "recorder/maps.h"
+#include "recorder/own_thread.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <sched.h>
@@ -142,8 +142,11 @@ static struct {
 	uint32_t nranges;
 	uintptr_t rlo[HS_RANGES], rhi[HS_RANGES];
 	uintptr_t rbase[HS_RANGES];    /* ... the module's load address, its path (for a fault) */
-	const char *rname[HS_RANGES];
+	const char *rname[HS_RANGES];  /* into module_names */
+	char module_names[64 * 1024];
+	uint32_t module_names_used;
 	unsigned long long adds, subs;
+	int ranges_again;
 
 	_Atomic pid_t own[HS_OWN];
 	_Atomic uint32_t cuda[HS_CUDA_KEYS];
@@ -519,9 +522,70 @@ static size_t put(char *b, const char *s)
  * crash under kgantt says whose it is. */
 static int is_own(pid_t tid);
 
+/* "module+offset" of a code address, or the recorder's own offset (for addr2line). */
+static size_t put_code(char *b, uintptr_t pc)
+{
+	size_t n = 0;
+	if (pc >= hs.own_lo && pc < hs.own_hi) {
+		n += put(b + n, "in the kgantt recorder, offset ");
+		return n + hex(b + n, pc - hs.own_base);
+	}
+	for (uint32_t i = 0; i < hs.nranges && i < HS_RANGES; i++) {
+		if (pc < hs.rlo[i] || pc >= hs.rhi[i])
+			continue;
+		const char *name = hs.rname[i] && hs.rname[i][0] ? hs.rname[i] : "the program";
+		const char *slash = strrchr(name, '/');
+		n += put(b + n, "in ");
+		n += put(b + n, slash ? slash + 1 : name);
+		n += put(b + n, "+");
+		return n + hex(b + n, pc - hs.rbase[i]);
+	}
+	return n;
+}
+
+/* The thread's name from /proc (open and read are async-signal-safe). */
+static size_t put_comm(char *b, pid_t tid)
+{
+	char path[48] = "/proc/self/task/", name[17];
+	size_t p = 16;
+	p += dec(path + p, (uint64_t)tid);
+	memcpy(path + p, "/comm", 6);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t r = read(fd, name, 16);
+	close(fd);
+	if (r <= 0)
+		return 0;
+	while (r > 0 && (name[r - 1] == '\n' || name[r - 1] == 0))
+		r--;
+	name[r] = 0;
+	size_t n = put(b, " '");
+	n += put(b + n, name);
+	return n + put(b + n, "'");
+}
+
+/* Code addresses on the stack between sp and the end of its page (a fault handler must
+ * not read past what it knows is mapped): the return addresses of the calls that led
+ * there, most of the time, for a crash whose frames have no frame pointers. */
+static size_t put_callers(char *b, uintptr_t sp)
+{
+	size_t n = 0;
+	int shown = 0;
+	uintptr_t end = (sp | 4095) + 1;
+	for (uintptr_t a = (sp + 7) & ~(uintptr_t)7; sp && a + 8 <= end && shown < 4; a += 8) {
+		uintptr_t w = *(const uintptr_t *)a;
+		if (!code_address(w))
+			continue;
+		n += put(b + n, shown++ ? ", " : "; on its stack: ");
+		n += put_code(b + n, w);
+	}
+	return n;
+}
+
 static void tell_fault(int sig, const siginfo_t *si, const ucontext_t *uc)
 {
-	char b[640];
+	char b[1024];
 	uintptr_t pc = 0, sp = 0, fp = 0;
 	registers(uc, &pc, &sp, &fp);
 	size_t n = put(b, sig == SIGBUS ? "kgantt: SIGBUS" : "kgantt: SIGSEGV");
@@ -529,31 +593,19 @@ static void tell_fault(int sig, const siginfo_t *si, const ucontext_t *uc)
 	n += hex(b + n, (uintptr_t)si->si_addr);
 	n += put(b + n, ", pc ");
 	n += hex(b + n, pc);
-	if (pc >= hs.own_lo && pc < hs.own_hi) {
-		n += put(b + n, " (in the kgantt recorder, offset ");
-		n += hex(b + n, pc - hs.own_base);
-		n += put(b + n, ")");
-	} else {
-		for (uint32_t i = 0; i < hs.nranges && i < HS_RANGES; i++) {
-			if (pc < hs.rlo[i] || pc >= hs.rhi[i])
-				continue;
-			const char *name = hs.rname[i] && hs.rname[i][0] ? hs.rname[i] : "the program";
-			const char *slash = strrchr(name, '/');
-			n += put(b + n, " (in ");
-			n += put(b + n, slash ? slash + 1 : name);
-			n += put(b + n, "+");
-			n += hex(b + n, pc - hs.rbase[i]);
-			n += put(b + n, ")");
-			break;
-		}
-	}
+	size_t at = n;
+	n += put(b + n, " (");
+	size_t m = put_code(b + n, pc);
+	n = m ? n + m + put(b + n + m, ")") : at;
 	n += put(b + n, ", sp ");
 	n += hex(b + n, sp);
 	pid_t tid = my_tid();
 	n += put(b + n, ", thread ");
 	n += dec(b + n, (uint64_t)tid);
 	if (is_own(tid)) {
-		n += put(b + n, " (the recorder's)");
+		n += put(b + n, " (the recorder's");
+		n += put_comm(b + n, tid);
+		n += put(b + n, ")");
 	} else {
 		for (uint32_t k = 0; k < HS_SLOTS; k++)
 			if (hs.slots[k].tid == tid && hs.slots[k].name[0]) {
@@ -564,6 +616,9 @@ static void tell_fault(int sig, const siginfo_t *si, const ucontext_t *uc)
 				break;
 			}
 	}
+	/* not when the stack itself faulted (an overflow): its page may be the guard */
+	if (((uintptr_t)si->si_addr >> 12) != (sp >> 12))
+		n += put_callers(b + n, sp);
 	n += put(b + n, "\n");
 	ssize_t w = write(2, b, n);
 	(void)w;
@@ -619,26 +674,34 @@ static void dev_handler(const char *what, int sig, const struct sigaction *sa)
 		mod, (unsigned)sa->sa_flags);
 }
 
-static int own_code(struct dl_phdr_info *info, size_t size, void *arg)
+/* The recorder's own code (its executable mapping) and load bias: "in the kgantt recorder,
+ * offset X" is for addr2line. */
+static int find_own_code(const struct kg_map *m, void *arg)
 {
-	(void)size, (void)arg;
-	uintptr_t me = (uintptr_t)on_fault;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < hi) {
-			hs.own_base = info->dlpi_addr;
-			hs.own_lo = lo;
-			hs.own_hi = hi;
-			return 1;
-		}
-	}
-	return 0;
+	uintptr_t me = (uintptr_t)arg;
+	if (!m->exec || me < m->lo || me >= m->hi)
+		return 0;
+	hs.own_lo = m->lo;
+	hs.own_hi = m->hi;
+	hs.own_base = m->lo - (uintptr_t)m->offset;
+	return 1;
+}
+
+static void own_code(void)
+{
+	maps_each(find_own_code, (void *)(uintptr_t)on_fault);
+	struct kg_module_map mod;
+	char path[4096];
+	uint64_t bias;
+	uint8_t id[32];
+	if (maps_module_at((uintptr_t)on_fault, &mod, path, sizeof(path)) == 0 &&
+	    maps_elf_info(path, mod.offset0, &bias, id, sizeof(id)) >= 0)
+		hs.own_base = (uintptr_t)bias;
 }
 
 static int install_fault_handler(void)
 {
-	dl_iterate_phdr(own_code, NULL);
+	own_code();
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fault;
@@ -1039,52 +1102,53 @@ static void scan_threads(uint64_t now)
 
 /* ------------------------------------------------------------------ the sampler thread */
 
-static int add_segments(struct dl_phdr_info *info, size_t size, void *arg)
+/* A module's path kept for tell_fault: the names only grow (a fault handler may be reading
+ * one while the table is rebuilt); "" when they are full. */
+static const char *keep_name(const char *path)
+{
+	for (uint32_t at = 0; at < hs.module_names_used;) {
+		const char *have = hs.module_names + at;
+		if (!strcmp(have, path))
+			return have;
+		at += (uint32_t)strlen(have) + 1;
+	}
+	size_t len = strlen(path);
+	if (hs.module_names_used + len + 1 > sizeof(hs.module_names))
+		return "";
+	char *at = hs.module_names + hs.module_names_used;
+	memcpy(at, path, len + 1);
+	hs.module_names_used += (uint32_t)len + 1;
+	return at;
+}
+
+static int add_segment(const struct kg_map *m, void *arg)
 {
 	uint32_t *n = arg;
-	for (int i = 0; i < info->dlpi_phnum && *n < HS_RANGES; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		hs.rlo[*n] = info->dlpi_addr + ph->p_vaddr;
-		hs.rhi[*n] = hs.rlo[*n] + ph->p_memsz;
-		hs.rbase[*n] = info->dlpi_addr;
-		hs.rname[*n] = info->dlpi_name; /* the loader's, kept while the module is */
-		(*n)++;
-	}
+	if (!m->exec || *n >= HS_RANGES)
+		return *n >= HS_RANGES;
+	hs.rlo[*n] = m->lo;
+	hs.rhi[*n] = m->hi;
+	hs.rbase[*n] = m->lo - (uintptr_t)m->offset; /* "+offset" is the file's, as perf's */
+	hs.rname[*n] = keep_name(m->path);
+	(*n)++;
 	return 0;
 }
 
-static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	unsigned long long *c = arg;
-	c[0] = info->dlpi_adds;
-	c[1] = info->dlpi_subs;
-	return 1;
-}
-
-/* Rebuilt when a library was loaded or unloaded; readers see a table that is whole or
- * none (they stop the walk). */
+/* Rebuilt when a library was loaded or unloaded, and once more at the next scan (a module
+ * being loaded may not have its code mapped yet); readers see a table that is whole or
+ * none (they stop the walk). From /proc/self/maps: recorder/maps.h says why. */
 static void refresh_ranges(void)
 {
-	unsigned long long c[2] = {0, 0};
-	dl_iterate_phdr(count_loads, c);
-	if (c[0] == hs.adds && c[1] == hs.subs && hs.nranges)
+	unsigned long long adds, subs;
+	maps_loads(&adds, &subs);
+	if (adds == hs.adds && subs == hs.subs && hs.nranges && !hs.ranges_again)
 		return;
-	hs.adds = c[0];
-	hs.subs = c[1];
+	hs.ranges_again = adds != hs.adds || subs != hs.subs;
+	hs.adds = adds;
+	hs.subs = subs;
 	atomic_fetch_add_explicit(&hs.rseq, 1, memory_order_acq_rel); /* odd: changing */
 	uint32_t n = 0;
-	dl_iterate_phdr(add_segments, &n);
-	for (uint32_t i = 1; i < n; i++) /* insertion sort: a few hundred, nearly sorted */
-		for (uint32_t j = i; j > 0 && hs.rlo[j - 1] > hs.rlo[j]; j--) {
-			uintptr_t l = hs.rlo[j], h = hs.rhi[j], b = hs.rbase[j];
-			const char *name = hs.rname[j];
-			hs.rlo[j] = hs.rlo[j - 1], hs.rhi[j] = hs.rhi[j - 1];
-			hs.rbase[j] = hs.rbase[j - 1], hs.rname[j] = hs.rname[j - 1];
-			hs.rlo[j - 1] = l, hs.rhi[j - 1] = h;
-			hs.rbase[j - 1] = b, hs.rname[j - 1] = name;
-		}
+	maps_each(add_segment, &n); /* in address order */
 	hs.nranges = n;
 	atomic_fetch_add_explicit(&hs.rseq, 1, memory_order_release);
 }
@@ -1529,15 +1593,8 @@ int hostsample_start(const struct kg_host_config *cfg, struct kg_spool *spool,
 		hs.pid = getpid();
 		hs.started = 1;
 		atomic_store(&hs.active, 1);
-		sigset_t all, old;
-		/* the program's signals are for its own threads; a fault's, when blocked, would
-		 * kill the process unseen: it goes to on_fault (caught in pyframes_threads) */
-		sigfillset(&all);
-		sigdelset(&all, SIGSEGV);
-		sigdelset(&all, SIGBUS);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		int rc = pthread_create(&hs.thread, NULL, sampler_main, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		/* a fault on it goes to on_fault (caught in pyframes_threads) */
+		int rc = own_thread_start(&hs.thread, sampler_main, "kgantt-sampler");
 		if (rc == 0) {
 			hs.thread_started = 1;
 		} else {

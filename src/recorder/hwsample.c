@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "recorder/hostsample.h"
+#include "recorder/own_thread.h"
 #include "recorder/say.h"
 #include "util/hw_figures.h"
 
@@ -636,7 +637,7 @@ int hw_start(uint64_t interval_ns, struct kg_spool *spool, kg_hw_status_fn statu
 	hw.gpu_buffer = mb && atoi(mb) > 0 ? (size_t)atoi(mb) << 20 : HW_GPU_BUFFER;
 	const char *img = getenv("KGANTT_HW_IMAGE_SAMPLES");
 	hw.image_samples = img && atoi(img) > 0 ? (uint32_t)atoi(img) : HW_IMAGE_SAMPLES;
-	if (pthread_create(&hw.thread, NULL, sampler_main, NULL) != 0) {
+	if (own_thread_start(&hw.thread, sampler_main, "kgantt-hw") != 0) {
 		say(1, "no hardware samples: cannot start the sampler's thread");
 		return -1;
 	}

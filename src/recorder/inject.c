@@ -36,6 +36,7 @@
 #include "recorder/convert.h"
 #include "util/record_settings.h"
 #include "recorder/hostsample.h"
+#include "recorder/own_thread.h"
 #include "recorder/hwsample.h"
 #include "recorder/raw_format.h"
 #include "recorder/smlog.h"
@@ -934,7 +935,7 @@ KG_EXPORT int InitializeInjection(void)
 	}
 	pthread_atfork(NULL, NULL, atfork_child);
 	atexit(at_exit);
-	if (pthread_create(&g.flusher, NULL, flusher_main, NULL) == 0)
+	if (own_thread_start(&g.flusher, flusher_main, "kgantt-flusher") == 0)
 		g.flusher_started = 1;
 	else
 		status(KG_STATUS_WARNING, "no flusher thread: records leave only at exit");

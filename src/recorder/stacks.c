@@ -4,9 +4,7 @@
 #include "recorder/stacks.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +15,8 @@
 #include <unwind.h>
 
 #include "recorder/hostsample.h"
+#include "recorder/maps.h"
+#include "recorder/own_thread.h"
 #include "recorder/pyframes.h"
 #include "util/api_names.h"
 #include "util/stack_flags.h"
@@ -432,15 +432,7 @@ int stacks_start_windows(CUpti_SubscriberHandle sub)
 	if (!st.enabled || st.no_launches || st.cfg.mode != KG_STACKS_WAITS || win.running)
 		return 0;
 	win.sub = sub;
-	sigset_t all, old;
-	sigfillset(&all); /* the program's signals are for its own threads; not a fault's:
-			   * blocked, it would kill the process unseen */
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&win.thread, NULL, window_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
+	if (own_thread_start(&win.thread, window_main, "kgantt-windows") != 0)
 		return 0; /* every launch is seen, as without windows */
 	win.running = 1;
 	return 1;
@@ -567,115 +559,47 @@ void stacks_counts(uint64_t *stacks, uint64_t *calls, uint64_t *lost)
 
 /* ------------------------------------------------------------------ modules */
 
-struct module_scan {
-	const void *addr;           /* module_range_of: the module holding this address */
-	uintptr_t lo, hi;
-	struct kg_spool *spool;     /* stacks_drain: write new modules */
-};
-
-static void segment_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
-{
-	*lo = UINTPTR_MAX;
-	*hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < *lo)
-			*lo = a;
-		if (a + ph->p_memsz > *hi)
-			*hi = a + ph->p_memsz;
-	}
-}
-
-static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct module_scan *s = arg;
-	uintptr_t lo, hi;
-	segment_range(info, &lo, &hi);
-	if ((uintptr_t)s->addr >= lo && (uintptr_t)s->addr < hi) {
-		s->lo = lo;
-		s->hi = hi;
-		return 1;
-	}
-	return 0;
-}
-
+/* The extent of the module holding addr, 0..0 when none (recorder/maps.h: not
+ * dl_iterate_phdr). */
 static void module_range_of(const void *addr, uintptr_t *lo, uintptr_t *hi)
 {
-	struct module_scan s = {.addr = addr};
-	dl_iterate_phdr(find_module, &s);
-	*lo = s.lo;
-	*hi = s.hi;
+	struct kg_module_map mod;
+	char path[4096];
+	*lo = *hi = 0;
+	if (maps_module_at((uintptr_t)addr, &mod, path, sizeof(path)) == 0)
+		*lo = mod.lo, *hi = mod.hi;
 }
 
-/* The GNU build id from the module's notes, in its mapped image. */
-static uint32_t build_id(const struct dl_phdr_info *info, uint8_t *out, uint32_t cap)
+/* A module with code not yet written: its record, with its load bias and build id read
+ * from its file. */
+static int write_module(const struct kg_module_map *mod, void *arg)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		const uint8_t *end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *n = (const void *)p;
-			const uint8_t *name = p + sizeof(*n);
-			const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
-			const uint8_t *next = desc + ((n->n_descsz + 3) & ~3u);
-			if (next > end)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    !memcmp(name, "GNU", 4)) {
-				uint32_t len = n->n_descsz < cap ? n->n_descsz : cap;
-				memcpy(out, desc, len);
-				return len;
-			}
-			p = next;
-		}
-	}
-	return 0;
-}
-
-static int write_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct module_scan *s = arg;
-	char exe[4096];
-	const char *path = info->dlpi_name;
-	if (!path || !path[0]) {
-		/* the main program: the first object, without a name */
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0)
-			return 0;
-		exe[n] = '\0';
-		path = exe;
-	}
-	if (path[0] != '/')
-		return 0; /* linux-vdso.so.1 and the like: no file to read symbols from */
-	uint64_t key = info->dlpi_addr ^ strtab_hash(path, strlen(path));
+	struct kg_spool *spool = arg;
+	if (!mod->exec || !mod->offset0)
+		return 0; /* not all mapped yet: written at a later drain */
+	uint64_t key = mod->offset0 ^ strtab_hash(mod->path, strlen(mod->path));
 	for (uint32_t i = 0; i < st.n_modules; i++)
 		if (st.module_seen[i] == key)
 			return 0;
 	if (st.n_modules >= MAX_MODULES)
-		return 0;
+		return 1;
+	uint64_t bias = 0;
+	uint8_t id[32];
+	int id_len = maps_elf_info(mod->path, mod->offset0, &bias, id, sizeof(id));
+	if (id_len < 0)
+		return 0; /* not an ELF file we can read: no symbols from it */
 	st.module_seen[st.n_modules++] = key;
-	struct kg_raw_module *r;
-	uint32_t path_s = spool_string(s->spool, path);
-	r = spool_reserve(s->spool, KG_RAW_MODULE, sizeof(*r));
+	uint32_t path_s = spool_string(spool, mod->path);
+	struct kg_raw_module *r = spool_reserve(spool, KG_RAW_MODULE, sizeof(*r));
 	if (!r)
 		return 0;
-	r->base = info->dlpi_addr;
-	segment_range(info, &r->low, &r->high);
+	r->base = bias;
+	r->low = mod->lo;
+	r->high = mod->hi;
 	r->path_str = path_s;
-	r->build_id_len = build_id(info, r->build_id, sizeof(r->build_id));
+	r->build_id_len = (uint32_t)id_len;
+	memcpy(r->build_id, id, (size_t)id_len);
 	return 0;
-}
-
-static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	*(unsigned long long *)arg = info->dlpi_adds;
-	return 1;
 }
 
 /* ------------------------------------------------------------------ to the spool */
@@ -761,12 +685,11 @@ void stacks_drain(struct kg_spool *spool)
 	pthread_mutex_unlock(&st.lock);
 
 	/* new libraries first: dlopen'ed ones (PyTorch's) come long after the start */
-	unsigned long long adds = 0;
-	dl_iterate_phdr(count_loads, &adds);
+	unsigned long long adds, subs;
+	maps_loads(&adds, &subs);
 	pthread_mutex_lock(&spool->lock);
 	if (adds != st.last_adds || nf) {
-		struct module_scan s = {.spool = spool};
-		dl_iterate_phdr(write_module, &s);
+		maps_modules(write_module, spool);
 		st.last_adds = adds;
 	}
 	if (st.python > 0)

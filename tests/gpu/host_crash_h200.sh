@@ -4,13 +4,16 @@
 # with KGANTT_DEV_HOST=wall (no thread sampled on its CPU time) for comparison; prints
 # each run's exit and the recorder's line about the fault (module+offset, thread), if any.
 #
-#   tests/gpu/host_crash_h200.sh [N]     on the GPU machine, from the carried build
+#   tests/gpu/host_crash_h200.sh [N] [HOW...]   on the GPU machine, from the carried build;
+#                                               HOW: all, wall (default both)
 set -u
 N=${1:-6}
+shift
+HOWS=${*:-all wall}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=$PWD/build/kgantt
 W=$(mktemp -d /tmp/kgantt-host-crash-XXXXXX)
-for how in all wall; do
+for how in $HOWS; do
 	crashed=0
 	for i in $(seq 1 "$N"); do
 		dev=""

@@ -224,8 +224,10 @@ def native(work):
     r = Run([builds["fp"], "crash", "0"], work, "c_crash")
     check(r.rc == -signal.SIGSEGV, "C crash: a fault of the program's kills it by SIGSEGV, as untraced",
           "rc %s" % r.rc)
-    check("kgantt: SIGSEGV at 0x8, pc" in r.err and "(in the program+0x" in r.err,
+    check("kgantt: SIGSEGV at 0x8, pc" in r.err and "(in host_prog_fp+0x" in r.err,
           "C crash: and the recorder says where it was, in the program's code", r.err[-500:])
+    check("; on its stack: in " in r.err,
+          "C crash: and the code addresses on its stack (the calls that led there)", r.err[-500:])
 
 
 # ------------------------------------------------------------------ Python
