@@ -401,6 +401,41 @@ static void count_row(FILE *f, const char *label, uint64_t before, uint64_t afte
 	fprintf(f, "  %-12s %s → %s\n", label, fmt_count(before, a), fmt_count(after, b));
 }
 
+/* The steps each side had (analysis/steps.h), and its median step: what a change to a
+ * loop is judged by when the two runs ran different numbers of steps. */
+static int has_steps(const struct kg_analysis *a)
+{
+	return a->steps.n && a->steps.n_steady;
+}
+
+static void steps_side(char *buf, size_t len, const struct kg_analysis *a)
+{
+	const struct kg_steps *st = &a->steps;
+	if (!has_steps(a))
+		snprintf(buf, len, "none found");
+	else
+		snprintf(buf, len, "%u (%u steady, by %s)", st->n, st->n_steady,
+			 steps_source_name((enum kg_steps_source)st->source));
+}
+
+static void text_steps(FILE *f, const struct kg_analysis *a, const struct kg_analysis *b)
+{
+	if (!has_steps(a) && !has_steps(b))
+		return;
+	char x[64], y[64];
+	steps_side(x, sizeof(x), a);
+	steps_side(y, sizeof(y), b);
+	fprintf(f, "  %-12s %s → %s\n", "steps", x, y);
+	if (!has_steps(a) || !has_steps(b))
+		return;
+	duration_row(f, "median step", a->steps.p50, b->steps.p50);
+	duration_row(f, "  p90", a->steps.p90, b->steps.p90);
+	const struct kg_step *mx = &a->steps.v[a->steps.median_step];
+	const struct kg_step *my = &b->steps.v[b->steps.median_step];
+	duration_row(f, "  GPU busy", mx->busy, my->busy);
+	count_row(f, "  kernels", mx->kernels, my->kernels);
+}
+
 static void text_summary(FILE *f, const struct kg_diff *d)
 {
 	const struct kg_analysis *a = d->before, *b = d->after;
@@ -420,6 +455,7 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 	if ((x.startup || x.winddown || y.startup || y.winddown) && sx != KG_NO_TIME &&
 	    sy != KG_NO_TIME)
 		duration_row(f, "steady", sx, sy); /* the span without start-up and wind-down */
+	text_steps(f, a, b);
 	duration_row(f, "GPU busy", x.busy, y.busy);
 	duration_row(f, "kernels", x.kernel_time, y.kernel_time);
 	count_row(f, "  count", x.kernels, y.kernels);
@@ -621,6 +657,27 @@ int diff_text(FILE *f, const struct kg_diff *d, const struct kg_diff_opts *o)
 
 /* ------------------------------------------------------------------ JSON */
 
+/* "steps": the count, how they were found and the median step's figures; null without. */
+static void json_steps(struct jw *w, const struct kg_analysis *a)
+{
+	j_key(w, "steps");
+	if (!has_steps(a)) {
+		j_null(w);
+		return;
+	}
+	const struct kg_steps *st = &a->steps;
+	const struct kg_step *med = &st->v[st->median_step];
+	j_open(w);
+	kv_str(w, "source", steps_source_name((enum kg_steps_source)st->source));
+	kv_int(w, "count", st->n);
+	kv_int(w, "steady", st->n_steady);
+	kv_int(w, "p50_ns", st->p50);
+	kv_int(w, "p90_ns", st->p90);
+	kv_int(w, "median_step_busy_ns", med->busy);
+	kv_int(w, "median_step_kernels", med->kernels);
+	j_close(w);
+}
+
 static void json_side(struct jw *w, const char *key, const char *path, const struct kg_analysis *a)
 {
 	struct totals t;
@@ -654,6 +711,7 @@ static void json_side(struct jw *w, const char *key, const char *path, const str
 		j_null(w);
 	else
 		j_int(w, steady);
+	json_steps(w, a);
 	kv_int(w, "findings", a->findings.n);
 	j_close(w);
 }
@@ -740,6 +798,11 @@ int diff_json(FILE *f, const struct kg_diff *d)
 	kv_int(&w, "span_delta_ns", kg_time_diff(d->after->span, d->before->span));
 	kv_pct(&w, "span_delta_pct", (double)kg_time_diff(d->after->span, d->before->span),
 	       (double)d->before->span);
+	j_key(&w, "median_step_delta_ns");
+	if (has_steps(d->before) && has_steps(d->after))
+		j_int(&w, kg_time_diff(d->after->steps.p50, d->before->steps.p50));
+	else
+		j_null(&w);
 	j_key(&w, "findings");
 	j_aopen(&w);
 	for (uint32_t i = 0; i < d->n_findings; i++) {

@@ -101,6 +101,36 @@ grep -q "(kineto trace)" "$WORK/mixed" && grep -q "(kgantt trace)" "$WORK/mixed"
 	fail "mixed formats: sources not named"
 echo "ok: --nvtx, --from/--to, Kineto JSON against a kgantt trace"
 
+# the median step (issue 24): examples/syncs runs STEPS = 200 steps of 4 + 1 kernels; the fix
+# takes the per-step sync out, so each side's median step is its span over 200 (the host's
+# own arithmetic, not kgantt's), and the kernels a step stay 5
+bad=$WORK/sfp.kgt fixed=$WORK/sfpx.kgt
+xz -dc tests/fixtures/h200/host/syncs_fp.kgt.xz > "$bad"
+xz -dc tests/fixtures/h200/host/syncs_fp_fixed.kgt.xz > "$fixed"
+"$K" diff --json "$bad" "$fixed" > "$WORK/steps.json" || fail "diff --json of the syncs twins"
+"$K" diff "$bad" "$fixed" > "$WORK/steps.txt" || fail "diff of the syncs twins"
+python3 - "$WORK/steps.json" "$WORK/steps.txt" <<'PY' || fail "diff: the median step"
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2], encoding="utf-8").read()
+for side in ("before", "after"):
+    st = d[side]["steps"]
+    assert st and st["count"] == 200 and st["source"] == "rhythm", (side, st)
+    assert st["median_step_kernels"] == 5, st
+    per = d[side]["span_ns"] / 200
+    assert abs(st["p50_ns"] - per) < 0.03 * per, (side, st["p50_ns"], per)
+assert d["median_step_delta_ns"] == d["after"]["steps"]["p50_ns"] - d["before"]["steps"]["p50_ns"]
+assert d["median_step_delta_ns"] < -250000, d["median_step_delta_ns"]   # 300 µs of sync a step
+assert "  steps        200 (200 steady, by rhythm) → 200 (200 steady, by rhythm)" in text, text
+assert "  median step  " in text
+print("ok: diff compares the median step, 200 steps each side")
+PY
+"$K" diff --json "$(fixture copies_bad)" "$(fixture copies_fixed)" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["median_step_delta_ns"] is None or d["before"]["steps"], d["median_step_delta_ns"]' ||
+	fail "diff: median_step_delta_ns without steps on both sides"
+
 # bad input
 expect_error 2 "two traces needed" "$K" diff "$t"
 expect_error 2 "only two traces" "$K" diff "$t" "$t" "$t"

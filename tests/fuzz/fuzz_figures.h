@@ -45,14 +45,14 @@
 static const char *const fig_times[] = {"begin_ns",       "end_ns",        "start_ns",
 					"first_ns",       "last_ns",       "trace_begin_ns",
 					"trace_end_ns",   "clock_shift_ns"};
-static const char *const fig_deltas[] = {"span_delta_ns", "delta_total_ns"};
+static const char *const fig_deltas[] = {"span_delta_ns", "delta_total_ns", "median_step_delta_ns"};
 static const char *const fig_shares[] = {"busy_pct", "kernel_busy_pct", "steady_busy_pct",
 					 "copy_overlap_pct", "time_share_pct"};
 static const char *const fig_ratios[] = {"speed_ratio", "share", "occupancy", "waves"};
 static const char *const fig_counts[] = {
 	"kernels", "copies", "memsets", "api_calls", "dropped_records", "incomplete_records",
 	"untraced_gpu_calls", "count", "idle_gaps", "samples", "lost_samples", "hw_samples_alone",
-	"findings", "kernel_names", "blocks", "threads", "comm_kernels", "collectives", "steps",
+	"findings", "kernel_names", "blocks", "threads", "comm_kernels", "collectives", "steps", "steady", "median_step_kernels",
 	"late_collectives", "ranks_count", "traces", "mpi_processes", "hosts",
 	"collectives_compared", "blocks_per_sm", "best_block", "best_grid", "sm_count",
 	"memory_bytes", "registers_per_thread", "shared_memory_bytes"};
