@@ -537,6 +537,29 @@ static int64_t median_of(int64_t *v, uint32_t n)
 	return select_kth(v, n, array_pct_rank(n, 0.5));
 }
 
+/* The steady steps v[first .. first + n) and their figures: percentiles of their times, the
+ * median step, their span on the GPU. v: room for n times. */
+static void steady_figures(struct kg_steps *st, uint32_t first, uint32_t n, int64_t *v)
+{
+	st->first_steady = first;
+	st->n_steady = n;
+	st->steady_begin = st->v[first].start;
+	st->steady_end = st->v[first + n - 1].end;
+	st->warmup_time = kg_time_span(st->v[first].start, st->v[0].start);
+	for (uint32_t k = 0; k < n; k++)
+		v[k] = st->v[first + k].time;
+	st->p50 = select_kth(v, n, array_pct_rank(n, 0.5));
+	st->p90 = select_kth(v, n, array_pct_rank(n, 0.9));
+	st->p99 = select_kth(v, n, array_pct_rank(n, 0.99));
+	st->max = select_kth(v, n, n - 1);
+	st->median_step = first;
+	for (uint32_t k = first; k < first + n; k++)
+		if (st->v[k].time == st->p50) {
+			st->median_step = k;
+			break;
+		}
+}
+
 /* Step times, warm-up, the steady steps and their percentiles. */
 static int steady_steps(struct kg_steps *st)
 {
@@ -557,24 +580,7 @@ static int steady_steps(struct kg_steps *st)
 	while (s < st->n / 2 && ((int64_t)st->v[s].ops != med_ops ||
 				 (double)st->v[s].time > WARMUP_RATIO * (double)med))
 		st->v[s++].warmup = 1;
-	st->first_steady = s;
-	st->n_steady = st->n - s;
-	st->steady_begin = st->v[s].start;
-	st->steady_end = st->v[st->n - 1].end;
-	st->warmup_time = kg_time_span(st->v[s].start, st->v[0].start);
-	for (uint32_t k = 0; k < st->n_steady; k++)
-		v[k] = st->v[s + k].time;
-	uint32_t ns = st->n_steady, r50 = array_pct_rank(ns, 0.5);
-	st->p50 = select_kth(v, ns, r50);
-	st->p90 = select_kth(v, ns, array_pct_rank(ns, 0.9));
-	st->p99 = select_kth(v, ns, array_pct_rank(ns, 0.99));
-	st->max = select_kth(v, ns, ns - 1);
-	st->median_step = s;
-	for (uint32_t k = s; k < st->n; k++)
-		if (st->v[k].time == st->p50) {
-			st->median_step = k;
-			break;
-		}
+	steady_figures(st, s, st->n - s, v);
 	free(v);
 	return 0;
 }
@@ -640,6 +646,25 @@ static void steady_gaps(struct kg_analysis *a)
 	}
 }
 
+/* --steps N-M: the user's steps are the steady ones, whatever warm-up was found before
+ * them. 0, -ERANGE when they are not steps of the run, -ENOMEM. */
+static int chosen_steps(struct kg_steps *st)
+{
+	if (!st->chosen_from)
+		return 0;
+	if (st->chosen_from > st->chosen_to || st->chosen_to > st->n)
+		return -ERANGE;
+	uint32_t n = st->chosen_to - st->chosen_from + 1;
+	int64_t *v = malloc((size_t)n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	steady_figures(st, st->chosen_from - 1, n, v);
+	free(v);
+	st->whole = 0;
+	st->applied = 1;
+	return 0;
+}
+
 /* The steps of the whole run, given to the analysis of its steady steps (report): a
  * copy, the gaps placed by them. 0 or -ENOMEM. */
 static int adopt_steps(struct kg_analysis *a, const struct kg_steps *given)
@@ -650,7 +675,7 @@ static int adopt_steps(struct kg_analysis *a, const struct kg_steps *given)
 		return -ENOMEM;
 	memcpy(a->steps.v, given->v, (size_t)given->n * sizeof(*a->steps.v));
 	steady_gaps(a);
-	return 0;
+	return chosen_steps(&a->steps);
 }
 
 int steps_run(struct kg_analysis *a)

@@ -47,6 +47,8 @@ struct kg_steps {
 	int64_t p50, p90, p99, max;       /* the steady steps' times */
 	int64_t warmup_time;  /* the warm-up steps' GPU time, start to the first steady step */
 	int64_t trace_begin, trace_end; /* the span of the trace they were found in */
+	uint32_t chosen_from, chosen_to; /* --steps N-M: the user's steps (1-based) are the
+					  * steady ones, 0 none */
 	int whole;            /* --whole: found, but the findings are of the whole run */
 	int applied;          /* the findings are of the steady steps: not --whole, and what
 			       * they leave out is at least long_gap_ns (as today's start-up

@@ -190,6 +190,5 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("no trace given");
 	if ((rc = cli_session_paths(&r.s, argc - optind, argv + optind)) >= 0)
 		return rc;
-	r.s.steps_name = r.job.steps; /* --steps NAME: a job's and one trace's steps alike */
 	return cli_session_run(&r.s, &show, &r);
 }

@@ -23,9 +23,10 @@ struct job_args {
 
 #define JOB_OPTIONS(a)                                                                     \
 	OPT_BOOL(0, "job", &(a)->job, "the ranks of a single trace, as a job"),            \
-	OPT_STRING(0, "steps", &(a)->steps, "NAME",                                         \
-		   "the NVTX or annotation ranges that are steps (default: ProfilerStep, "    \
-		   "train_step or step, the first found)"),                                  \
+	OPT_STRING(0, "steps", &(a)->steps, "NAME|N-M",                                     \
+		   "NAME: the NVTX or annotation ranges that are steps (default: "            \
+		   "ProfilerStep, train_step or step, the first found); N-M or N: of one "     \
+		   "trace, only those steps (counted from 1, as report --list-steps does)"),  \
 	{.type = CLI_OPT_INT, .short_name = 'j', .long_name = "jobs", .value = &(a)->threads, \
 	 .argh = "N", .lo = 1, .hi = 256, .noun = "a thread count (1 to 256)",              \
 	 .help = "threads reading traces (default: every core)"}

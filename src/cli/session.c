@@ -80,13 +80,30 @@ int cli_session_open(struct cli_session *s)
 static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
 {
 	struct kg_steps *st = &s->a.steps;
-	if (!s->steady_cut || !st->applied || s->cut.windowed)
+	int chosen = s->step_from != 0;
+	if (chosen && (!st->n || s->step_to > st->n)) {
+		char asked[32];
+		snprintf(asked, sizeof(asked), s->step_from == s->step_to ? "%u" : "%u-%u",
+			 s->step_from, s->step_to);
+		if (st->n)
+			kg_err("--steps %s: '%s' has %u steps (report --list-steps lists them)",
+			       asked, s->path, st->n);
+		else
+			kg_err("--steps %s: no steps found in '%s': no annotation repeats and its "
+			       "launches have no rhythm", asked, s->path);
+		return -ERANGE;
+	}
+	if (!chosen && (!s->steady_cut || !st->applied || s->cut.windowed))
 		return 0;
-	int64_t t0 = st->v[st->first_steady].host_start, t1 = st->v[st->n - 1].host_end;
+	uint32_t first = chosen ? s->step_from - 1 : st->first_steady;
+	uint32_t last = chosen ? s->step_to - 1 : st->n - 1;
+	int64_t t0 = st->v[first].host_start, t1 = st->v[last].host_end;
+	if (chosen && (t0 == KG_NO_TIME || t1 == KG_NO_TIME)) /* no launch times: the GPU's */
+		t0 = st->v[first].start, t1 = st->v[last].end;
 	uint32_t out = 0;
 	for (uint32_t i = 0; t0 != KG_NO_TIME && t1 != KG_NO_TIME && i < s->m.n_ops; i++)
 		out += !model_op_in_window(&s->m.ops[i], t0, t1);
-	if (!out)
+	if (!out && !chosen)
 		return 0;
 	if (s->keep_whole && !s->has_whole) { /* plot draws the wind-down too */
 		if (model_clone(&s->m, &s->whole) < 0)
@@ -94,6 +111,8 @@ static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
 		s->has_whole = 1;
 	}
 	struct kg_steps whole = *st;
+	whole.chosen_from = s->step_from;
+	whole.chosen_to = s->step_to;
 	st->v = NULL; /* kept for the second analysis */
 	analysis_free(&s->a);
 	s->analysed = 0;
@@ -123,8 +142,9 @@ int cli_session_analyse(struct cli_session *s)
 	if (show)
 		fputs("\r\033[K", stderr);
 	if (rc < 0) {
-		kg_err("cannot analyse '%s': %s", s->path,
-		       rc == -ENOMEM ? "out of memory" : strerror(-rc));
+		if (rc != -ERANGE) /* --steps beyond the run's: said already */
+			kg_err("cannot analyse '%s': %s", s->path,
+			       rc == -ENOMEM ? "out of memory" : strerror(-rc));
 		return KG_EXIT_FAILURE;
 	}
 	s->analysed = 1;
@@ -142,11 +162,51 @@ void cli_session_close(struct cli_session *s)
 	s->analysed = s->loaded = s->has_whole = 0;
 }
 
+/* "12" or "10-20": 1 with the range set, 0 when it is a name (of the step ranges). */
+static int step_numbers(const char *arg, uint32_t *from, uint32_t *to)
+{
+	char *end;
+	if (!arg || *arg < '0' || *arg > '9')
+		return 0;
+	unsigned long a = strtoul(arg, &end, 10), b = a;
+	if (*end == '-' && end[1] >= '0' && end[1] <= '9')
+		b = strtoul(end + 1, &end, 10);
+	if (*end || a > UINT32_MAX || b > UINT32_MAX)
+		return 0;
+	*from = (uint32_t)a;
+	*to = (uint32_t)b;
+	return 1;
+}
+
+/* --steps: a name of the ranges that are steps, or the numbers of the steps to look at
+ * (report, plot, view; a job's are named only). -1, or KG_EXIT_USAGE after the message. */
+static int take_steps(struct cli_session *s)
+{
+	const char *arg = s->job ? s->job->steps : NULL;
+	if (!step_numbers(arg, &s->step_from, &s->step_to)) {
+		s->steps_name = arg;
+		return -1;
+	}
+	s->job->steps = NULL;
+	if (!s->step_from || s->step_from > s->step_to)
+		return cli_usage_error("--steps '%s': steps count from 1, the first no later "
+				       "than the last (--steps 10-20)", arg);
+	if (s->job->job)
+		return cli_usage_error("--steps '%s': a job's steps are chosen by name only "
+				       "(--steps NAME); numbers are for one trace", arg);
+	if (window_given(&s->window))
+		return cli_usage_error("--steps '%s' and --from, --to or --nvtx: one window "
+				       "at a time", arg);
+	return -1;
+}
+
 int cli_session_paths(struct cli_session *s, int n, char **paths)
 {
 	int rc;
 	s->path = paths[0];
 	if (s->job && (rc = job_args_take_paths(s->job, n, paths)) >= 0)
+		return rc;
+	if ((rc = take_steps(s)) >= 0)
 		return rc;
 	return window_check(&s->window);
 }

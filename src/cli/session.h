@@ -43,7 +43,8 @@ struct cli_session {
 	struct cli_sets sets;
 	int no_progress;
 	int no_analysis;               /* the trace is shown without its findings */
-	const char *steps_name;        /* report --steps NAME: the annotation of a step */
+	const char *steps_name;        /* --steps NAME: the annotation of a step */
+	uint32_t step_from, step_to;   /* --steps N-M: those steps (1-based), 0 none */
 	int whole_run;                 /* report --whole: findings of the whole run */
 	int steps_rhythm;              /* report --rhythm: steps by the launches alone */
 	int steady_cut;                /* report, plot: the trace cut to its steady steps and

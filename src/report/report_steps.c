@@ -87,6 +87,11 @@ void report_text_steps_header(FILE *f, const struct kg_analysis *a)
 			    st->n);
 		return;
 	}
+	if (st->chosen_from) {
+		page_fieldf(f, 2, "steps", "the findings are of %s (--steps) of the %u found",
+			    step_numbers(st->chosen_from, st->chosen_to, nums), st->n);
+		return;
+	}
 	if (!st->applied)
 		return; /* they leave out too little to matter: the whole run, as without them */
 	snprintf(line, sizeof(line), "the findings are of the %u steady %s", st->n_steady,
@@ -166,9 +171,16 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 			 "%u operations repeat", st->n, plural(st->n, "step", "steps"), st->period);
 	text_appendf(line, sizeof(line), ", on %s", gpu_label(m, a->gpus[st->gpu].gpu, gl, sizeof(gl)));
 	page_field(f, 2, "found", line);
-	snprintf(line, sizeof(line), "p50 %s, p90 %s, p99 %s, max %s over the %u steady %s",
+	char over[64], nums[48];
+	if (st->chosen_from)
+		snprintf(over, sizeof(over), "%s (--steps)",
+			 step_numbers(st->chosen_from, st->chosen_to, nums));
+	else
+		snprintf(over, sizeof(over), "the %u steady %s", st->n_steady,
+			 plural(st->n_steady, "step", "steps"));
+	snprintf(line, sizeof(line), "p50 %s, p90 %s, p99 %s, max %s over %s",
 		 fmt_duration(st->p50, d[0]), fmt_duration(st->p90, d[1]), fmt_duration(st->p99, d[2]),
-		 fmt_duration(st->max, d[3]), st->n_steady, plural(st->n_steady, "step", "steps"));
+		 fmt_duration(st->max, d[3]), over);
 	page_field(f, 2, "step time", line);
 	const struct kg_step *med = &st->v[st->median_step];
 	char p[16];
@@ -246,6 +258,7 @@ void report_json_steps(struct jw *w, const struct kg_analysis *a)
 		kv_int(w, "gpu", st->gpu);
 		kv_bool(w, "whole", st->whole);
 		kv_bool(w, "applied", st->applied);
+		kv_bool(w, "chosen", st->chosen_from != 0); /* --steps N-M: steady = those */
 		kv_int(w, "first_steady", st->first_steady + 1);
 		kv_int(w, "steady", st->n_steady);
 		kv_time(w, "steady_begin_ns", st->steady_begin);
