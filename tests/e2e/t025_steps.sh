@@ -119,3 +119,25 @@ d = json.load(open(sys.argv[1]))
 assert d["steps"]["source"] == "rhythm" and not d["steps"]["applied"] and d["trace"]["window"] is None
 print("ok: copies_bad: %d steps found, the report of the whole run" % d["steps"]["count"])
 EOF
+# --steps N-M: those steps only. examples/syncs runs 200 steps of 4 step kernels, a loss kernel
+# and a sync's copy each (examples/syncs.cu): steps 10-12 hold 15 kernels and 3 copies
+xz -dc tests/fixtures/h200/host/syncs_fp.kgt.xz > "$WORK/sfp.kgt"
+"$K" report --json --steps 10-12 "$WORK/sfp.kgt" > "$WORK/s3.json" || fail "report --steps 10-12"
+python3 - "$WORK/s3.json" <<'EOF' || fail "--steps 10-12"
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["steps"]
+assert st["count"] == 200 and st["chosen"] and st["first_steady"] == 10 and st["steady"] == 3, st
+g = d["gpus"][0]
+assert (g["kernels"], g["copies"]) == (15, 3), (g["kernels"], g["copies"])
+print("ok: --steps 10-12: 3 of 200 steps, 15 kernels and 3 copies")
+EOF
+"$K" report --steps 10-12 "$WORK/sfp.kgt" | grep -q "^  steps        the findings are of steps 10–12 (--steps) of the 200 found" ||
+	fail "--steps 10-12: the header"
+expect_error 1 "--steps 300: '$WORK/sfp.kgt' has 200 steps" "$K" report --steps 300 "$WORK/sfp.kgt"
+expect_error 2 "steps count from 1" "$K" report --steps 0 "$WORK/sfp.kgt"
+expect_error 2 "one window at a time" "$K" view --steps 2-3 --from 1ms "$WORK/sfp.kgt" -o "$WORK/x.html"
+"$K" plot --steps 10-12 "$WORK/sfp.kgt" -o "$WORK/s3.png" || fail "plot --steps 10-12"
+"$K" view --steps 10-12 "$WORK/sfp.kgt" -o "$WORK/s3.html" 2> "$WORK/view.err" || fail "view --steps 10-12"
+grep -q "(18 GPU operations" "$WORK/view.err" || fail "view --steps 10-12: $(cat "$WORK/view.err")"
+echo "ok: --steps N-M in report, plot and view; its errors"
