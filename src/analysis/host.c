@@ -41,6 +41,7 @@
 
 /* Path flags beyond the causes' bits (kg_host_node.flags). */
 #define HOST_PATH_GENERATE (1u << 16) /* through transformers' generate */
+#define HOST_PATH_CUDNN (1u << 17)    /* through cuDNN (its run-time compiled engines) */
 
 /* ------------------------------------------------------------------ causes */
 
@@ -300,6 +301,8 @@ static uint32_t node_causes(const struct kg_model *m, const struct kg_host_node 
 	}
 	if (file && (strstr(file, "transformers/generation/") || !strncmp(file, "transformers/generation", 23)))
 		bits |= HOST_PATH_GENERATE;
+	if (module && !strncmp(module, "libcudnn", 8))
+		bits |= HOST_PATH_CUDNN;
 	return bits;
 }
 
@@ -928,6 +931,26 @@ static uint32_t group_activities(struct host_ctx *c, const struct kids *k, struc
 	return rows;
 }
 
+/* What a cause's fix adds for the library the time was spent through. */
+static const char *cause_fix_more(int cause, uint32_t paths)
+{
+	if (cause == KG_HOST_CAUSE_COMPILE && (paths & HOST_PATH_CUDNN))
+		/* a transformers decoder on the H200: 76 % of the idle GPU in nvrtcCompileProgram
+		 * under cuDNN's ExecutionPlanBuilder, every token (tests/fixtures/h200/host) */
+		return " Here cuDNN compiles its fused kernels at run time (NVRTC, under "
+		       "cudnn_frontend's ExecutionPlanBuilder) for every new shape: attention "
+		       "over a KV cache that grows each decoded token is a new shape each token. "
+		       "Keep the shapes fixed (transformers: generate(..., "
+		       "cache_implementation='static')), or take another attention kernel (with "
+		       "torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION), or "
+		       "torch.backends.cuda.enable_cudnn_sdp(False)).";
+	if (cause == KG_HOST_CAUSE_DISPATCH && (paths & HOST_PATH_GENERATE))
+		return " For transformers' generate: a static KV cache (generate(..., "
+		       "cache_implementation='static')) with torch.compile makes each token's "
+		       "step one graph.";
+	return "";
+}
+
 /* A finding's shares from its leaves (f->host holds them as {node: leaf, ns} on entry):
  * its activities, the causes, the fix. */
 static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_finding *f,
@@ -944,16 +967,11 @@ static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_fi
 	f->host_cause = best;
 	if (f->rule == KG_RULE_LAUNCH_OVERHEAD && best == KG_HOST_CAUSE_DISPATCH)
 		return 0; /* what the rule says already, and its fix is the one */
-	int generate = 0;
-	for (uint32_t i = 0; i < f->n_host && !generate; i++)
-		generate = f->host[i].cause == best &&
-			   (t->nodes[f->host[i].node].flags & HOST_PATH_GENERATE);
-	finding_set(&f->fix, "%s%s", host_cause_fix((unsigned)best),
-		    best == KG_HOST_CAUSE_DISPATCH && generate
-			    ? " For transformers' generate: a static KV cache (generate(..., "
-			      "cache_implementation='static')) with torch.compile makes each "
-			      "token's step one graph."
-			    : "");
+	uint32_t paths = 0; /* the path flags of the activities of that cause */
+	for (uint32_t i = 0; i < f->n_host; i++)
+		if (f->host[i].cause == best)
+			paths |= t->nodes[f->host[i].node].flags;
+	finding_set(&f->fix, "%s%s", host_cause_fix((unsigned)best), cause_fix_more(best, paths));
 	return 0;
 }
 

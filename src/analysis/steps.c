@@ -317,10 +317,21 @@ static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint3
 			f[nf++] = tok[i];
 	if ((double)(to - from - nf) > MAX_RARE * (to - from) || nf < MIN_STEPS * (uint64_t)p)
 		return 0;
-	uint32_t same = 0;
+	/* matched two ways, the better kept: with the rare tokens taken out (a logging copy
+	 * every few steps puts only its own step out of step), and in place (a step whose
+	 * few rare operations come every period, as a decoded token's attention with a
+	 * longer cache each time, would put every later period out of step taken out) */
+	uint32_t same = 0, in_place = 0, frequent = 0;
 	for (uint32_t j = 0; j + p < nf; j++)
 		same += f[j] == f[j + p];
-	return (double)same / (nf - p);
+	for (uint32_t i = from; i + p < to; i++)
+		if (count[tok[i]] >= rare_below) {
+			frequent++;
+			in_place += tok[i] == tok[i + p];
+		}
+	double compacted = (double)same / (nf - p);
+	double placed = frequent ? (double)in_place / frequent : 0;
+	return placed > compacted ? placed : compacted;
 }
 
 /* The period of tok[0..n) in operations, 0 when it has none, or one shorter than

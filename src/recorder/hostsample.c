@@ -1153,6 +1153,15 @@ static void refresh_ranges(void)
 	atomic_fetch_add_explicit(&hs.rseq, 1, memory_order_release);
 }
 
+/* Does the sample hold a Python frame whose code it could not take? */
+static int frameless(const struct hs_cell *c)
+{
+	for (uint32_t j = 0; j < c->n_python; j++)
+		if (!c->py[j].code)
+			return 1;
+	return 0;
+}
+
 /* One sample for the flusher; the thread's record first, on its first sample. */
 static void queue_sample(struct hs_slot *t, uint64_t ts, uint32_t stack, uint8_t state,
 			 uint8_t overrun)
@@ -1208,7 +1217,11 @@ static void take_ring(void)
 		t->ring_samples++;
 		t->last_stack = stack;
 		t->last_state = state;
-		t->has_last = 1;
+		/* a Python frame left without its code (the code table was busy, taken by the
+		 * thread the signal interrupted or another): not a stack to repeat for a whole
+		 * sleep (t092 under load: 1,196 samples of a sleeping thread, each with its
+		 * innermost frame unreadable); the next tick signals the thread again */
+		t->has_last = !frameless(c);
 		queue_sample(t, ts, stack, state, overrun);
 	}
 }

@@ -7,7 +7,7 @@ program measured of itself or planted, never against kgantt's own output.
 
 WHOLE.json: the report of the whole run (report --whole), for jax_loop.
 
-NAME: dataloader, steps_loop, syncs_fp, syncs_stripped_host, jax_loop. Prints one line per
+NAME: dataloader, steps_loop, syncs_fp, syncs_stripped_host, jax_loop, hf_decode. Prints one line per
 check; exits 1 when one fails.
 """
 import json
@@ -120,6 +120,30 @@ def jax_loop(r, prog, whole):
               "jax_loop: and its fix is the compilation's")
 
 
+def hf_decode(r, prog):
+    # hf_decode.py generates 4 tokens (its warm-up), then the 24 it times: 28 forwards, a
+    # token each; the first (a prefill of 16 positions) is unlike the rest
+    steps = r["steps"]
+    forwards = 4 + prog["tokens"]
+    check(steps["source"] == "rhythm" and forwards - 1 <= steps["count"] <= forwards,
+          "hf_decode: its %d decoded tokens found as steps by the rhythm (%s, %d)"
+          % (forwards, steps["source"], steps["count"]))
+    last = sum(s["time_ns"] for s in steps["steps"][-prog["tokens"]:]) / 1e9
+    check(abs(last - prog["seconds"]) <= 0.05 * prog["seconds"],
+          "hf_decode: its last %d steps take the %.3f s the program timed (%.3f s)"
+          % (prog["tokens"], prog["seconds"], last))
+    # where the host was: cuDNN compiling its attention for each new KV length
+    f = finding(r, "host-bound")
+    causes = {c["cause"]: c["share"] for c in f["host"]["causes"]} if f else {}
+    check(f is not None and f["host"]["cause"] == "jit-compile" and causes["jit-compile"] >= 0.5,
+          "hf_decode: host-bound's cause is compilation (%.0f%%)" % (100 * causes.get("jit-compile", 0)))
+    check(f is not None and "cache_implementation='static'" in f["fix"] and "sdpa_kernel" in f["fix"],
+          "hf_decode: and its fix names cuDNN's run-time compiling: a static cache or another kernel")
+    nvrtc = node_total(r["host"], "nvrtcCompileProgram")
+    check(nvrtc >= 0.5 * f["gain_ns"] if f else False,
+          "hf_decode: nvrtcCompileProgram holds most of it (%.0f ms)" % (nvrtc / 1e6))
+
+
 def main():
     name, report, out = sys.argv[1:4]
     r = json.load(open(report, encoding="utf-8"))
@@ -136,6 +160,8 @@ def main():
         syncs(r, prog, name != "syncs_fp")
     elif name == "jax_loop":
         jax_loop(r, prog, whole)
+    elif name == "hf_decode":
+        hf_decode(r, prog)
     else:
         sys.exit("check_host_h200.py: no checks for '%s'" % name)
     sys.exit(1 if failed else 0)
