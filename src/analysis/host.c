@@ -1055,6 +1055,45 @@ static int findings_host(struct host_ctx *c)
 	return rc;
 }
 
+/* A step's host wait this long is looked into (the report's outliers are longer). */
+#define STEP_GAP_NS 1000000
+
+/* Each step's longest wait of the host (analysis/steps.h: the launching thread's time
+ * between two of the step's launches): what that thread did then, the node of the tree
+ * that took most of it, so that an outlier step says where the host was. 0, or -ENOMEM. */
+static int steps_host(struct host_ctx *c)
+{
+	const struct kg_model *m = c->m;
+	struct kg_steps *st = &c->a->steps;
+	for (uint32_t s = 0; s < st->n; s++) {
+		struct kg_step *x = &st->v[s];
+		x->gap_node = KG_NONE;
+		if (x->host_gap < STEP_GAP_NS || x->gap_thread >= m->n_threads ||
+		    x->gap_end == KG_NO_TIME)
+			continue;
+		int64_t e = x->gap_end, b = kg_time_add(e, -x->host_gap);
+		if (calls_in(c, &c->calls, x->gap_thread, b, e) < 0 ||
+		    thread_in(c, x->gap_thread, b, e, 1.0, c->unseen) < 0)
+			return -ENOMEM;
+		uint32_t best = KG_NONE;
+		for (uint32_t i = 0; i < c->n_touched; i++) {
+			uint32_t n = c->touched[i];
+			if (c->t->nodes[n].kind != KG_HOST_NODE_UNSEEN &&
+			    (best == KG_NONE || c->ns[n] > c->ns[best]))
+				best = n;
+		}
+		if (best != KG_NONE && c->ns[best] > 0) {
+			x->gap_node = best;
+			x->gap_cause = node_cause(c, best);
+			x->gap_share = (float)(c->ns[best] / (double)x->host_gap);
+		}
+		for (uint32_t i = 0; i < c->n_touched; i++)
+			c->ns[c->touched[i]] = 0;
+		c->n_touched = 0;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ run */
 
 /* Where each thread's spans begin: they are in (thread, start) order (model_finish). */
@@ -1090,6 +1129,8 @@ int host_run(struct kg_analysis *a)
 		rc = trace_table(&c);
 	if (!rc)
 		rc = findings_host(&c);
+	if (!rc)
+		rc = steps_host(&c);
 	idmap_free(&c.children);
 	idmap_free(&c.leaves);
 	free(c.leaf);

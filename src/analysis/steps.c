@@ -489,7 +489,9 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 	for (uint32_t s = 0; s < a->steps.n; s++) {
 		struct kg_step *st = &a->steps.v[s];
 		*st = (struct kg_step){.host_start = st->host_start, .host_end = st->host_end,
-				       .start = KG_NO_TIME, .end = KG_NO_TIME};
+				       .start = KG_NO_TIME, .end = KG_NO_TIME,
+				       .gap_thread = KG_NONE, .gap_end = KG_NO_TIME,
+				       .gap_node = KG_NONE};
 		max_launch[s] = KG_NO_TIME;
 	}
 	int64_t *cover = max_launch + a->steps.n; /* where each step's busy time reaches */
@@ -509,8 +511,11 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		st->busy = kg_time_add(st->busy, kg_time_span(o->end, o->start > *cv ? o->start : *cv));
 		if (o->end > *cv)
 			*cv = o->end;
-		if (*ml != KG_NO_TIME && kg_time_diff(lt, *ml) > st->host_gap)
+		if (*ml != KG_NO_TIME && kg_time_diff(lt, *ml) > st->host_gap) {
 			st->host_gap = kg_time_diff(lt, *ml), st->gap_name = o->name;
+			st->gap_end = lt;
+			st->gap_thread = o->api < m->n_apis ? m->apis[o->api].thread : KG_NONE;
+		}
 		if (*ml == KG_NO_TIME || lt > *ml)
 			*ml = lt;
 		if (a->steps.source == KG_STEPS_RHYTHM && lt < st->host_start)
@@ -521,6 +526,33 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		st->kernels += o->kind == KG_OP_KERNEL;
 		st->copies += o->kind == KG_OP_MEMCPY;
 		st->memsets += o->kind == KG_OP_MEMSET;
+	}
+}
+
+/* The host's wait after a step's last launch until the next step's first: part of the
+ * step's time (to the next step's start), and where a loop's host work between two
+ * iterations goes (a decoded token's sampling, a gc.collect() between steps). When it is
+ * the longest, it is the step's host_gap. max_launch: each step's last launch time. */
+static void gaps_between(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+			 const uint32_t *sid, const int64_t *max_launch)
+{
+	const struct kg_model *m = a->m;
+	struct kg_steps *st = &a->steps;
+	uint32_t prev = KG_NONE; /* the step of the op before, in start order */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = sid[i];
+		if (s == KG_NONE || s == prev)
+			continue;
+		prev = s;
+		if (!s || max_launch[s - 1] == KG_NO_TIME)
+			continue;
+		const struct kg_op *o = &m->ops[ops[i]]; /* the first of step s */
+		struct kg_step *before = &st->v[s - 1];
+		int64_t lt = launch_time(o), wait = kg_time_diff(lt, max_launch[s - 1]);
+		if (wait > before->host_gap) {
+			before->host_gap = wait, before->gap_name = o->name, before->gap_end = lt;
+			before->gap_thread = o->api < m->n_apis ? m->apis[o->api].thread : KG_NONE;
+		}
 	}
 }
 
@@ -685,6 +717,8 @@ static int adopt_steps(struct kg_analysis *a, const struct kg_steps *given)
 	if (!a->steps.v)
 		return -ENOMEM;
 	memcpy(a->steps.v, given->v, (size_t)given->n * sizeof(*a->steps.v));
+	for (uint32_t s = 0; s < given->n; s++)
+		a->steps.v[s].gap_node = KG_NONE; /* the other analysis' host tree: host_run's */
 	steady_gaps(a);
 	return chosen_steps(&a->steps);
 }
@@ -729,6 +763,7 @@ int steps_run(struct kg_analysis *a)
 		st->v[s].host_end = hs ? hs[2 * s + 1] : KG_NO_TIME;
 	}
 	step_figures(a, ops, n, sid, scratch);
+	gaps_between(a, ops, n, sid, scratch);
 	if (drop_empty(st, sid, n) < 0)
 		goto out;
 	if (st->n < (st->source == KG_STEPS_ANNOTATION ? 2u : MIN_STEPS)) {

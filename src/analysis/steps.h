@@ -26,6 +26,12 @@ struct kg_step {
 	int64_t busy;         /* the union of its operations */
 	int64_t host_gap;     /* the longest wait of the host between two of its launches */
 	uint32_t gap_name;    /* string id of what was launched after that wait, 0 none */
+	uint32_t gap_thread;  /* ... by this thread (model.threads), KG_NONE unknown */
+	int64_t gap_end;      /* ... at this host time: the wait is [gap_end - host_gap, gap_end] */
+	uint32_t gap_node;    /* host samples or events (analysis/host.c): the node of the host
+			       * tree that took most of that wait, KG_NONE none */
+	uint8_t gap_cause;    /* ... its enum kg_host_cause */
+	float gap_share;      /* ... and its share of the wait */
 	uint32_t ops, kernels, copies, memsets;
 	uint32_t syncs;       /* host synchronisations begun in it */
 	uint32_t slow_name;   /* string id of its op furthest over the median step's op at the

@@ -48,6 +48,7 @@ static int check_args(struct export_args *r)
 		/* the tree of report --host: the analysis of the steady steps, as report's */
 		r->s.no_analysis = 0;
 		r->s.steady_cut = 1;
+		r->s.load.any_span = 0; /* analysed: times on one clock or none */
 	} else if (r->s.whole_run) {
 		kg_err("--whole is for --format folded and speedscope");
 		return KG_EXIT_USAGE;
@@ -144,7 +145,7 @@ static int export_one(struct cli_session *s, void *arg)
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_args r = {.format = -1, .table = -1, .s = {.no_analysis = 1}};
+	struct export_args r = {.format = -1, .table = -1, .s = {.no_analysis = 1, .load.any_span = 1}};
 	const struct cli_option opts[] = {
 		OPT_CHOICE('f', "format", &r.format, "FORMAT", formats, "a format",
 			   "perfetto  trace-event JSON for ui.perfetto.dev, with each kernel's time "

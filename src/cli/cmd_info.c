@@ -432,7 +432,8 @@ int cmd_info(int argc, char **argv)
 		return c;
 	if (optind + 1 != argc)
 		return cli_usage_error(optind == argc ? "no trace given" : "one trace at a time");
-	struct cli_session session = {.no_analysis = 1, .describe_empty = 1, .no_progress = 1};
+	struct cli_session session = {.no_analysis = 1, .describe_empty = 1, .no_progress = 1,
+				      .load.any_span = 1};
 	int rc = cli_session_paths(&session, 1, argv + optind);
 	if (rc < 0)
 		rc = cli_session_run(&session, &(const struct cli_show){.one = describe}, NULL);

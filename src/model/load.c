@@ -128,7 +128,7 @@ int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *
 		snprintf(err, errlen, "out of memory loading '%s'", path);
 		rc = -ENOMEM;
 	}
-	if (!rc && !(opts && opts->keep_untrue_times) && m->begin != KG_NO_TIME &&
+	if (!rc && !(opts && (opts->keep_untrue_times || opts->any_span)) && m->begin != KG_NO_TIME &&
 	    m->end != KG_NO_TIME && kg_time_diff(m->end, m->begin) > KG_LONGEST_NS) {
 		/* what is left after the untrue records went is still not one recording: which
 		 * end is true cannot be told, and every figure would be false */

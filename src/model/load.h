@@ -18,6 +18,9 @@ struct kg_load_opts {
 	int rows_only;    /* kgantt traces: read the SQL rows even where packed columns exist */
 	int keep_untrue_times; /* tests of what comes after loading: keep the records whose
 				* times cannot be true (model_finish leaves them out) */
+	int any_span;     /* export's tables and info, which compute nothing of the times: a
+			   * trace whose records span more than any recording (traces of two
+			   * machines merged) is read as it is, not refused */
 };
 
 /* Detects the format from the content (never from the file name), reads the file into

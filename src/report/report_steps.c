@@ -22,6 +22,19 @@ static int is_outlier(const struct kg_steps *st, uint32_t s)
 	return !st->v[s].warmup && (double)st->v[s].time > OUTLIER_RATIO * (double)st->p50;
 }
 
+/* Where the host was in that wait (host samples or a profiler's host events): ", 81% of
+ * it in gc_collect_main ← … ← train.py:30 in main (garbage collection)". */
+static void step_where(const struct kg_analysis *a, const struct kg_step *x, char *buf,
+		       size_t len)
+{
+	if (x->gap_node == KG_NONE || !a->host.on || x->gap_node >= a->host.n_nodes)
+		return;
+	char label[1024], p[16];
+	text_appendf(buf, len, ", %s of it %s (%s)", fmt_pct(x->gap_share, 1.0, p),
+		     host_node_label(a, x->gap_node, label, sizeof(label)),
+		     host_cause_what(x->gap_cause));
+}
+
 /* What differs in step s from the median step: "the host waited 5.6 ms (median 0.1 ms)
  * before launching X; 2 syncs (median 1); 3 more operations; X ran 2.1 ms longer". */
 static void step_why(const struct kg_analysis *a, uint32_t s, char *buf, size_t len)
@@ -35,6 +48,7 @@ static void step_why(const struct kg_analysis *a, uint32_t s, char *buf, size_t 
 		text_appendf(buf, len, "the host waited %s (median step %s) before launching %s",
 			     fmt_duration(x->host_gap, d1), fmt_duration(med->host_gap, d2),
 			     kernel_short_name(model_text(m, x->gap_name), 60, k, sizeof(k)));
+		step_where(a, x, buf, len);
 		sep = "; ";
 	}
 	if (x->syncs > med->syncs) {

@@ -78,6 +78,10 @@ def steps_loop(r, prog):
           "%s vs %s" % (sorted(out), sorted(want)))
     why = [s["why"] or "" for s in steps["steps"] if s["outlier"]]
     check(all("the host waited" in w for w in why), "steps_loop: each said to be the host's wait", why[:1])
+    # where the host was: the program's own slow_down() (gc.collect() and a sleep), from the
+    # host samples of that wait
+    check(all(" of it steps_loop.py in slow_down" in w for w in why),
+          "steps_loop: and where the host was, in slow_down() (host samples)", why[:1])
     check(steps["steps"][0]["warmup"], "steps_loop: the first step is warm-up")
 
 
