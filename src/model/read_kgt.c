@@ -10,6 +10,7 @@
 #include "model/kgt_reader.h"
 #include "model/load.h"
 #include "util/idmap.h"
+#include "util/timemath.h"
 
 int kgt_store_failed(struct kgt_reader *r, int rc)
 {
@@ -151,8 +152,15 @@ static int on_process(struct kgt_reader *r, const struct kg_store_rows *st)
 	p->rank = kgt_text(r, st, PR_RANK);
 	p->complete = (int)store_int(st, PR_COMPLETE);
 	p->exit_status = kgt_text(r, st, PR_EXIT_STATUS);
-	p->dropped = (uint64_t)store_int(st, PR_DROPPED);
-	p->incomplete = (uint64_t)store_int(st, PR_INCOMPLETE);
+	int64_t dropped = store_int(st, PR_DROPPED), incomplete = store_int(st, PR_INCOMPLETE);
+	if (dropped < 0 || incomplete < 0 || dropped > KG_MOST_RECORDS || incomplete > KG_MOST_RECORDS) {
+		snprintf(r->err, r->errlen, "cannot read '%s' (processes, process %lld): %lld dropped "
+			 "and %lld incomplete records cannot be true (at most 2^48)",
+			 r->path, (long long)num, (long long)dropped, (long long)incomplete);
+		return -EIO;
+	}
+	p->dropped = (uint64_t)dropped;
+	p->incomplete = (uint64_t)incomplete;
 	p->start = time_col(st, PR_START);
 	p->end = time_col(st, PR_END);
 	p->realtime_offset = time_col(st, PR_REALTIME_OFFSET);

@@ -21,6 +21,7 @@
 #include "trace/sm_import.h"
 #include "trace/stack_import.h"
 #include "util/demangle.h"
+#include "util/timemath.h"
 
 enum {
 	ST_STRING, ST_PROCESS, ST_MESSAGE, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_MEMCPY,
@@ -793,6 +794,10 @@ static int on_overhead(struct spool_reader *r, const struct kg_raw_overhead *o)
 
 static int on_dropped(struct spool_reader *r, const struct kg_raw_dropped *d)
 {
+	if (d->dropped_total > KG_MOST_RECORDS)
+		return fail(r->im, -EINVAL, "'%s': a dropped record says %llu records were dropped, "
+			    "which cannot be true (at most 2^48): the spool is damaged", r->path,
+			    (unsigned long long)d->dropped_total);
 	sqlite3_stmt *st = r->im->st[ST_DROPPED];
 	sqlite3_bind_int64(st, 1, r->process);
 	sqlite3_bind_int64(st, 2, (int64_t)d->ts);
@@ -1041,6 +1046,10 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 			       : src;
 	p->complete = ended;
 	p->end_ns = ended ? end->ts : r->last_ts;
+	if (ended && end->dropped_total > KG_MOST_RECORDS)
+		return fail(r->im, -EINVAL, "'%s': its end record says %llu records were dropped, "
+			    "which cannot be true (at most 2^48): the spool is damaged", r->path,
+			    (unsigned long long)end->dropped_total);
 	if (ended && end->dropped_total > p->dropped)
 		p->dropped = end->dropped_total;
 	if (sqlite3_prepare_v2(r->im->db,

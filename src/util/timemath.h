@@ -19,6 +19,8 @@
 /* The longest any recording is: 1e17 ns, 3.2 years. A record, a rank's work or a job
  * longer than this cannot be true (untrue_times.c, job/). */
 #define KG_LONGEST_NS 100000000000000000LL
+/* More records than any trace holds or any recorder drops: a count beyond is damage. */
+#define KG_MOST_RECORDS (1LL << 48)
 
 /* later - earlier, saturated to [-INT64_MAX, INT64_MAX]. */
 static inline int64_t kg_time_diff(int64_t later, int64_t earlier)

@@ -44,7 +44,8 @@
 
 static const char *const fig_times[] = {"begin_ns",       "end_ns",        "start_ns",
 					"first_ns",       "last_ns",       "trace_begin_ns",
-					"trace_end_ns",   "clock_shift_ns"};
+					"trace_end_ns",   "clock_shift_ns", "host_start_ns",
+					"steady_begin_ns", "steady_end_ns"};
 static const char *const fig_deltas[] = {"span_delta_ns", "delta_total_ns", "median_step_delta_ns"};
 static const char *const fig_shares[] = {"busy_pct", "kernel_busy_pct", "steady_busy_pct",
 					 "copy_overlap_pct", "time_share_pct"};
