@@ -5,7 +5,9 @@ tests (`kgantt report DIR`, docs/job.md).
 
 Each rank runs the same steps (an NVTX range `step` each): forward kernels, backward
 kernels with a gradient all-reduce (an NCCL kernel on its own stream) after every bucket,
-optimizer kernels after the last all-reduce, then `loss.item()`. The ranks are coupled as
+optimizer kernels after the last all-reduce, then `loss.item()`. `--no-step-ranges`
+writes no range, and names the optimizer's kernels apart (as PyTorch's fused Adam):
+then only the rhythm of the launches marks a step, as in a program without annotations. The ranks are coupled as
 NCCL couples them: a collective starts on a rank when its bucket is done and the previous
 collective has ended, and ends on every rank (within a few µs) once the last rank has
 joined it. Ranks sit on hosts of --ranks-per-host GPUs; every host has its own
@@ -43,12 +45,20 @@ FWD, BWD, OPT, BUCKETS = 24, 72, 4, 4
 COMM_NAME = ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL("
              "ncclDevKernelArgsStorage<4096ul>)")
 EXTRA_NAME = "void at::native::index_put_kernel_impl<at::native::OpaqueType<4> >(long)"
+OPT_NAME = ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::"
+            "(anonymous namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::"
+            "FusedAdamMathFunctor<float, 4>, float>(TensorListMetadata<4>)_%d")
 
 
-def compute_names():
-    """A few dozen kernel names (their duration in ns)."""
+def compute_names(own_optimizer=False):
+    """A few dozen kernel names (their duration in ns). own_optimizer: the optimizer's
+    kernels named apart (once a step, as PyTorch's fused Adam): by default they have the
+    layers' names, and a step then repeats every 12 kernels with nothing of its own."""
     names = []
     for i in range(FWD + BWD + OPT):
+        if own_optimizer and i >= FWD + BWD:
+            names.append((OPT_NAME % (i - FWD - BWD), 18_000))
+            continue
         fam = ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize1x1x1"
                "_execute_segment_k_off_kernel__5x_cublas" if i % 3 == 0 else
                "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl"
@@ -66,7 +76,7 @@ class Plan:
     def __init__(self, a):
         self.a = a
         self.steps = max(1, a.kernels // (FWD + BWD + OPT + BUCKETS))
-        self.names = compute_names()
+        self.names = compute_names(a.no_step_ranges)
         self.strag = {}  # rank -> (first step, last step, ns)
         for s in a.straggler:
             r, span, msec = s.split(":")
@@ -189,6 +199,8 @@ def write_rank(args):
 
     def emit(kind, stream, name, host, start, end):
         if kind == "r":
+            if a.no_step_ranges:
+                return
             nvtx.append((1, 1, 0, sid(name), host + shift, start + shift, 1))
             return
         corr[0] += 1
@@ -273,6 +285,10 @@ def main():
     ap.add_argument("--clean", action="store_true", help="plant nothing")
     ap.add_argument("--startup", type=float, default=0,
                     help="MS of start-up before each rank's first step (one set-up kernel first)")
+    ap.add_argument("--no-step-ranges", action="store_true",
+                    help="write no NVTX `step` range, and name the optimizer's kernels apart: "
+                         "the steps are then only the rhythm of the launches, each marked "
+                         "by its optimizer (the job report finds them from it)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
@@ -300,7 +316,8 @@ def main():
              "slow": {str(r): f for r, f in plan.slow.items()},
              "extra_kernels": [{"rank": r, "step": st + 1, "count": c}
                                for (r, st), c in plan.extra.items()],
-             "hosts": len(plan.boot), "ntp_error_ns": plan.ntp}
+             "hosts": len(plan.boot), "ntp_error_ns": plan.ntp,
+             "step_ranges": not a.no_step_ranges}
     with open(a.output.rstrip("/") + ".truth.json", "w") as f:
         json.dump(truth, f, indent=1)
     print("wrote %d rank traces (%d steps, %d kernels each) to %s" % (n, plan.steps, counts[0],

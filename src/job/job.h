@@ -103,7 +103,9 @@ struct kg_rank {
 	int coll_cut;        /* more than KG_JOB_MAX_COLLECTIVES */
 	struct kg_rank_step *steps;
 	uint32_t n_steps;
-	char step_name[64];  /* the ranges taken as steps, "" none */
+	char step_name[64];  /* the ranges taken as steps, "(detected by rhythm)" for steps
+			      * found without them, "" none */
+	uint8_t steps_source; /* enum kg_steps_source: how they were found (NONE: no steps) */
 	uint8_t bins[KG_JOB_BINS]; /* enum kg_bin_state over its steady work (rank_steady_bounds):
 				    * the start-up and wind-down around it are KG_BIN_IDLE_EDGE */
 	char *names;         /* the kernel names, NUL-separated */
@@ -154,7 +156,8 @@ static inline double rank_busy_share(const struct kg_rank *r)
 }
 
 /* What the summaries of one trace are made from: the step ranges' name (NULL: the
- * first of ProfilerStep, train_step, step that the trace has). */
+ * first of ProfilerStep, train_step, step that the trace has; when it has none, the
+ * steps its analysis found: another annotation, or the rhythm of the launches). */
 struct kg_summary_opts {
 	const char *step_name;
 };
@@ -197,6 +200,8 @@ struct kg_job {
 	int64_t steady_begin, steady_end, steady_span;
 	uint32_t n_collectives;      /* compared across every rank */
 	char coll_note[300];         /* why fewer than some rank has, "" */
+	char steps_note[300];        /* how the ranks' steps were found, when some were
+				      * detected without annotations; "" */
 	struct kg_job_step *steps;   /* by step */
 	uint32_t n_steps;
 	double total_wait_ns;

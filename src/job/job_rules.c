@@ -801,6 +801,19 @@ static int cmp_u32(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* The options of kgantt report that show a rank's step s (UINT32_MAX: its steps): its
+ * ranges, or, for steps detected by the rhythm of the launches (no range to name), the
+ * step by its number, found the same way in the rank's trace alone. */
+static void look_at_step(const struct kg_rank *r, uint32_t s, char *buf, size_t len)
+{
+	if (r->steps_source == KG_STEPS_RHYTHM && s != UINT32_MAX)
+		snprintf(buf, len, "--rhythm --steps %u", s + 1);
+	else if (r->steps_source == KG_STEPS_RHYTHM)
+		snprintf(buf, len, "--rhythm --list-steps");
+	else
+		snprintf(buf, len, "--nvtx %s", r->step_name[0] ? r->step_name : "step");
+}
+
 /* Per common step (or, without steps, the whole trace), the kernel count most ranks
  * have; the ranks that differ. */
 int job_rule_kernel_count(struct kg_job *j)
@@ -865,10 +878,12 @@ int job_rule_kernel_count(struct kg_job *j)
 				 "that rank (data-dependent branches, a different batch shape, "
 				 "recompilation, extra logging or checkpointing work), which "
 				 "usually makes it late at the next collective.");
+			char look[64];
+			look_at_step(r, by_step ? odd_step[first] : UINT32_MAX, look, sizeof(look));
 			finding_set(&f->fix, "Look at what %s runs in that step that the others do not "
-				 "(kgantt report %s --nvtx %s); make shapes and code paths "
+				 "(kgantt report %s %s); make shapes and code paths "
 				 "the same on every rank.",
-				 r->label, r->file, r->step_name[0] ? r->step_name : "step");
+				 r->label, r->file, look);
 			finding_set(&f->gain_how, "not estimated");
 			for (uint32_t i = 0; i < j->n_ranks; i++)
 				if (odd[i]) {
@@ -923,6 +938,36 @@ static void job_span(struct kg_job *j)
 	j->steady_span = kg_time_diff(j->steady_end, j->steady_begin);
 }
 
+/* When some ranks' steps were detected from the rhythm of their launches (their traces
+ * name no step), the report says so: the per-step findings then rest on a detection that
+ * began at each rank's first step, which the reader may want to check (--list-steps). */
+static void steps_note(struct kg_job *j)
+{
+	uint32_t detected = 0, ranges = 0;
+	const char *name = "";
+	for (uint32_t i = 0; i < j->n_ranks; i++) {
+		const struct kg_rank *r = &j->ranks[i];
+		if (r->n_steps && r->steps_source == KG_STEPS_RHYTHM)
+			detected++;
+		else if (r->n_steps && !ranges++)
+			name = r->step_name;
+	}
+	j->steps_note[0] = 0;
+	if (!detected)
+		return;
+	size_t len = sizeof(j->steps_note);
+	int n = snprintf(j->steps_note, len, "ranks aligned by steps detected from the rhythm of "
+			 "their launches (no step annotation): %u of %u %s, every step from the "
+			 "first, warm-up included", detected, j->n_ranks,
+			 j->n_ranks == 1 ? "rank" : "ranks");
+	if (ranges && n > 0 && (size_t)n < len)
+		n += snprintf(j->steps_note + n, len - (size_t)n, "; %u by their '%s' ranges",
+			      ranges, name);
+	if (detected + ranges < j->n_ranks && n > 0 && (size_t)n < len)
+		snprintf(j->steps_note + n, len - (size_t)n, "; %u without steps",
+			 j->n_ranks - detected - ranges);
+}
+
 int job_analyse(struct kg_job *j)
 {
 	if (!j->n_ranks)
@@ -933,6 +978,7 @@ int job_analyse(struct kg_job *j)
 	if (rc)
 		return rc;
 	job_span(j);
+	steps_note(j);
 	if (j->span > KG_JOB_MAX_NS)
 		return -ERANGE;
 	/* the job rules, in KG_RULES' order */

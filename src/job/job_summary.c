@@ -308,6 +308,7 @@ static int find_steps(struct kg_rank *r, const struct kg_model *m, uint32_t proc
 	if (!name)
 		return 0;
 	snprintf(r->step_name, sizeof(r->step_name), "%s", name);
+	r->steps_source = KG_STEPS_ANNOTATION;
 	struct range_ref *rr = malloc(((size_t)m->n_ranges + 1) * sizeof(*rr));
 	if (!rr)
 		return -ENOMEM;
@@ -331,6 +332,70 @@ static int find_steps(struct kg_rank *r, const struct kg_model *m, uint32_t proc
 	}
 	free(rr);
 	return 0;
+}
+
+/* Where a step found by the analysis begins on the host: its first launch (the clock of
+ * launch_time below, which places kernels in steps), else its first operation's start. */
+static int64_t found_start(const struct kg_step *st)
+{
+	return st->host_start != KG_NO_TIME ? st->host_start : st->start;
+}
+
+/* Where it ends: a rhythm step at the next one's beginning (the host's wait before the
+ * next step's first launch is its step's, as steps.c counts it; the last: after its
+ * last launch), an annotated one at its range's end; else its last operation's end. */
+static int64_t found_end(const struct kg_steps *st, uint32_t s)
+{
+	if (st->source == KG_STEPS_RHYTHM && s + 1 < st->n)
+		return found_start(&st->v[s + 1]);
+	return st->v[s].host_end != KG_NO_TIME ? st->v[s].host_end : st->v[s].end;
+}
+
+/* The steps the trace's analysis found on this GPU (analysis/steps.c), for a rank without
+ * ranges of the job's step names: an annotation the job does not look for, or the rhythm
+ * of its launches. Every one of them, warm-up too: ranks are compared step by step from
+ * their first. None when they are not in time order on the host (step_at needs them
+ * sorted and disjoint): no step rather than kernels put in the wrong one. */
+static int found_steps(struct kg_rank *r, const struct kg_analysis *a, uint32_t g)
+{
+	const struct kg_steps *st = &a->steps;
+	if (st->gpu != g || st->n < 2 ||
+	    (st->source != KG_STEPS_RHYTHM && st->source != KG_STEPS_ANNOTATION))
+		return 0;
+	uint32_t n = st->n < KG_JOB_MAX_STEPS ? st->n : KG_JOB_MAX_STEPS;
+	struct kg_rank_step *v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < n; s++) {
+		int64_t b = found_start(&st->v[s]), e = found_end(st, s);
+		if (b == KG_NO_TIME || e == KG_NO_TIME || e <= b || (s && b < v[s - 1].end)) {
+			free(v);
+			return 0;
+		}
+		v[s] = (struct kg_rank_step){.start = b, .end = e};
+	}
+	r->steps = v;
+	r->n_steps = n;
+	r->steps_source = st->source;
+	if (st->source == KG_STEPS_RHYTHM)
+		snprintf(r->step_name, sizeof(r->step_name), "(detected by rhythm)");
+	else
+		snprintf(r->step_name, sizeof(r->step_name), "%s", model_text(a->m, st->name));
+	return 0;
+}
+
+/* The rank's steps: the ranges named so (--steps NAME, else the usual names); without
+ * them, and unless NAME was given, what the analysis found; with report --rhythm, the
+ * rhythm of the launches alone, as the rank's own analysis took it. */
+static int rank_steps(struct kg_rank *r, const struct kg_analysis *a, uint32_t g,
+		      uint32_t process, const char *given)
+{
+	if (a->cfg.steps_rhythm)
+		return found_steps(r, a, g);
+	int rc = find_steps(r, a->m, process, given);
+	if (rc || r->n_steps || given)
+		return rc;
+	return found_steps(r, a, g);
 }
 
 /* A kernel's time on the host: when it was launched, else when it started. */
@@ -497,7 +562,7 @@ static int summarise_gpu(struct kg_rank *r, const struct kg_analysis *a, uint32_
 	if (!rc)
 		rc = kernel_names(r, a, gm, &nb);
 	if (!rc)
-		rc = find_steps(r, m, process, o ? o->step_name : NULL);
+		rc = rank_steps(r, a, g, process, o ? o->step_name : NULL);
 	if (!rc)
 		rc = collectives_and_steps(r, a, gm);
 	if (!rc)

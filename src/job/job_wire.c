@@ -12,7 +12,8 @@
 #include <string.h>
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
-#define WIRE_VERSION 3u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any length */
+#define WIRE_VERSION 4u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
+			 * length; 4: how the steps were found (steps_source) */
 
 struct wire_header {
 	uint32_t magic, version;
@@ -174,10 +175,9 @@ static int within_span(const struct kg_rank *r)
 /* The rank's values are ones job_rank_summaries can make: its texts end within their
  * fields, its times and durations are ordered and within KG_JOB_MAX_NS (its work's begin
  * and end known: a GPU that ran something; its collectives within them), its timeline's
- * bins
- * are states, and what the receiver's job rules set is not set yet. A value past these
- * overflowed the job's sums (the straggler's causes, the chart's bins) or printed figures
- * that cannot be true. */
+ * bins are states, its steps' source is one, and what the receiver's job rules set is not
+ * set yet. A value past these overflowed the job's sums (the straggler's causes, the
+ * chart's bins) or printed figures that cannot be true. */
 static int values_ok(const struct kg_rank *r)
 {
 	if (!TERMINATED(r->file) || !TERMINATED(r->host) || !TERMINATED(r->gpu) ||
@@ -213,7 +213,7 @@ static int values_ok(const struct kg_rank *r)
 	for (int i = 0; i < KG_JOB_BINS; i++)
 		if (r->bins[i] >= KG_BIN_STATES)
 			return 0;
-	return 1;
+	return r->steps_source < KG_STEPS_SOURCES;
 }
 
 int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *used)

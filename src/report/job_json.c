@@ -59,6 +59,7 @@ void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 	kv_int(w, "collectives", r->n_coll);
 	kv_int(w, "steps", r->n_steps);
 	kv_str(w, "step_ranges", r->step_name[0] ? r->step_name : NULL);
+	kv_str(w, "steps_source", r->n_steps ? steps_source_name(r->steps_source) : NULL);
 	kv_int(w, "late_collectives", r->late);
 	kv_time(w, "late_ns", r->late_ns);
 	kv_num(w, "peer_wait_ns", r->wait_caused_ns);
@@ -139,6 +140,7 @@ int job_report_json(FILE *f, const struct kg_job *j, const struct kg_job_report_
 	kv_int(&w, "collectives_compared", j->n_collectives);
 	kv_str(&w, "collectives_note", j->coll_note[0] ? j->coll_note : NULL);
 	kv_num(&w, "collective_wait_ns", j->total_wait_ns);
+	kv_str(&w, "steps_note", j->steps_note[0] ? j->steps_note : NULL);
 	j_key(&w, "ranks");
 	j_aopen(&w);
 	uint32_t n, *order = job_rank_order(j, o, &n);

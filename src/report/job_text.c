@@ -111,6 +111,8 @@ static void job_header(FILE *f, const struct kg_job *j, const struct kg_job_repo
 		snprintf(line, sizeof(line), "none on two ranks or more%s%s",
 			 j->coll_note[0] ? ": " : "", j->coll_note);
 	field(f, "collectives", line);
+	if (j->steps_note[0])
+		field(f, "steps", j->steps_note);
 	for (uint32_t i = 0; i < o->n_unread; i++)
 		field(f, i ? "" : "not read", o->unread[i]);
 }

@@ -31,6 +31,11 @@ r = {x["label"]: x for x in d["ranks"]}
 assert 1.25 < r[slow[0]]["speed_ratio"] < 1.35, r[slow[0]]["speed_ratio"]
 late = {s["last_rank"] for s in d["steps"] if s["worst_skew_ns"] > 4000000}
 assert late == {"rank 11"}, late  # the 6 ms sleeps of steps 6-10
+# its NVTX `step` ranges are its steps, as before: none detected
+assert all(x["steps"] == t["steps"] and x["step_ranges"] == "step" and
+           x["steps_source"] == "annotation" for x in d["ranks"]), \
+    {(x["label"], x["steps"], x["step_ranges"], x["steps_source"]) for x in d["ranks"]}
+assert d["steps_note"] is None, d["steps_note"]
 print("ok: planted stragglers %s, slow %s, extra kernels %s found" % (stragglers, slow, extra))
 PY
 echo "ok: every planted problem found, nothing else"
@@ -54,6 +59,75 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["findings"
 [ $? = 3 ] || fail "--fail-on did not fail on the planted job"
 "$K" report --fail-on warning "$WORK/clean" > /dev/null || fail "--fail-on failed on the clean job"
 echo "ok: clean job: no finding; --fail-on"
+
+# traces that name no step (no NVTX range) but run a clear loop: the ranks are aligned by
+# the steps found from the rhythm of their launches, every one from the first, and the
+# report says so (issue 24). Planted (gen_job's truth): rank 1's host sleeps 6 ms before
+# the backward pass of steps 6-7, rank 2 launches 6 extra kernels in step 5.
+R=$WORK/rhythm
+python3 bench/gen_job.py -o "$R" -n 3 -k 2000 --ranks-per-host 2 --straggler 1:5-6:6 \
+	--extra 2:4:6 --no-step-ranges -j 1 > /dev/null || fail "gen_job --no-step-ranges"
+"$K" report --json "$R" > "$WORK/rhythm.json" || fail "job report of detected steps exited $?"
+"$K" report "$R" > "$WORK/rhythm.txt" || fail "text job report of detected steps"
+python3 - "$WORK/rhythm.json" "$R.truth.json" "$WORK/rhythm.txt" "$R" <<'PY' ||
+import json, re, sqlite3, sys
+d, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+txt, folder = open(sys.argv[3]).read(), sys.argv[4]
+# the truth, from the generator and the traces themselves: no step range anywhere, and
+# every step of the loop launches the same kernels (the rank without extras: total / steps)
+db = [sqlite3.connect("%s/rank_%05d.kgt" % (folder, r)) for r in range(3)]
+assert all(c.execute("SELECT count(*) FROM nvtx").fetchone()[0] == 0 for c in db)
+per_step = db[0].execute("SELECT count(*) FROM kernels").fetchone()[0] / t["steps"]
+assert per_step == int(per_step), per_step
+(srank, sx), = t["stragglers"].items()
+extra, = t["extra_kernels"]
+assert d["ranks_count"] == 3 and t["steps"] == 19, (d["ranks_count"], t["steps"])
+for x in d["ranks"]:  # as many steps as the loop ran, each rank, warm-up included
+    assert (x["steps"], x["step_ranges"], x["steps_source"]) == \
+        (t["steps"], "(detected by rhythm)", "rhythm"), (x["label"], x["steps"], x["steps_source"])
+assert d["steps_note"].startswith("ranks aligned by steps detected from the rhythm"), d["steps_note"]
+assert re.search(r"^   steps +ranks aligned by steps detected from the rhythm", txt, re.M), txt[:600]
+# the straggler in the steps it slept in, and in no other
+late = sorted(s["step"] for s in d["steps"] if s["worst_skew_ns"] > sx["ms"] * 0.5e6)
+assert late == list(range(sx["steps"][0], sx["steps"][1] + 1)), late
+assert {s["last_rank"] for s in d["steps"] if s["step"] in late} == {"rank " + srank}, d["steps"]
+by = {f["rule"]: f for f in d["findings"]}
+assert by["job-straggler"]["job_rank"] == "rank " + srank, by["job-straggler"]["title"]
+# the extra kernels in the step they were launched in, with the command that shows it
+kc = by["job-kernel-count"]
+want = "rank %d ran %d kernels in step %d where most ranks ran %d" % (
+    extra["rank"], per_step + extra["count"], extra["step"], per_step)
+assert want in kc["title"], (want, kc["title"])
+assert "--rhythm --steps %d" % extra["step"] in kc["fix"], kc["fix"]
+print("ok: %d steps on each rank from the rhythm; straggler rank %s in steps %s; %s" %
+      (t["steps"], srank, late, want))
+PY
+	fail "a job without step annotations, aligned by detected steps"
+"$K" report --rhythm --steps 5 "$R/rank_00002.kgt" | grep -q "recorded     110 kernels" ||
+	fail "the kernel-count finding's command does not show rank 2's step 5 (110 kernels)"
+if command -v mpirun > /dev/null && ldd "$K" | grep -q libmpi; then
+	mpirun -n 2 --allow-run-as-root --oversubscribe "$K" report --json "$R" > "$WORK/rhythm-mpi.json" \
+		2> "$WORK/mpi.err" || fail "mpirun -n 2 kgantt report of detected steps: $(tail -3 "$WORK/mpi.err")"
+	python3 - "$WORK/rhythm.json" "$WORK/rhythm-mpi.json" <<'PY' || fail "detected steps: MPI report differs"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+a["mpi_processes"] = b["mpi_processes"] = 0
+assert a == b, [k for k in a if a[k] != b[k]]
+PY
+fi
+# a job too short for a loop to show (2 iterations; a rhythm takes 3): no step, as before
+python3 bench/gen_job.py -o "$WORK/noloop" -n 2 -k 300 --no-step-ranges -j 1 > /dev/null ||
+	fail "gen_job of 2 steps"
+"$K" report --json "$WORK/noloop" > "$WORK/noloop.json" || fail "job report of no loop"
+"$K" report "$WORK/noloop" > "$WORK/noloop.txt" || fail "text job report of no loop"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(x["steps"], x["step_ranges"], x["steps_source"]) for x in d["ranks"]]
+assert got == [(0, None, None)] * 2 and d["steps"] == [] and d["steps_note"] is None, got' \
+	"$WORK/noloop.json" || fail "a job without a loop has steps"
+grep -q "^   steps " "$WORK/noloop.txt" && fail "a job without a loop has a steps line"
+echo "ok: no step annotation: ranks aligned by detected steps, said; no loop: no steps"
 
 # MPI: the traces shared out over 2 processes, the same report
 if command -v mpirun > /dev/null && ldd "$K" | grep -q libmpi; then

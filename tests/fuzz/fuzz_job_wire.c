@@ -211,11 +211,12 @@ static void edit_steps(struct kg_rank *r, uint64_t *s)
 	if (!r->n_steps)
 		return;
 	struct kg_rank_step *st = &r->steps[next(s) % r->n_steps];
-	switch (next(s) % 4) {
+	switch (next(s) % 5) {
 	case 0: st->start = edge_i64(s, st->start); break;
 	case 1: st->end = edge_i64(s, st->end); break;
 	case 2: st->kernels = edge_u32(s, st->kernels); break;
-	default: st->compute = edge_i64(s, st->compute);
+	case 3: st->compute = edge_i64(s, st->compute); break;
+	default: r->steps_source = (uint8_t)(next(s) % (KG_STEPS_SOURCES + 1)); /* one past */
 	}
 }
 

@@ -86,6 +86,8 @@ TEST(wire_round_trip)
 	r->steps = calloc(2, sizeof(*r->steps));
 	r->n_steps = 2;
 	r->steps[1].kernels = 77;
+	r->steps_source = KG_STEPS_RHYTHM; /* detected: the report says so on process 0 */
+	snprintf(r->step_name, sizeof(r->step_name), "(detected by rhythm)");
 	r->coll[3].step = 1;
 	r->bins[5] = KG_BIN_IDLE_SYNC;
 	r->top = calloc(1, sizeof(*r->top));
@@ -107,6 +109,8 @@ TEST(wire_round_trip)
 	CHECK_EQ_INT(back.coll[7].start, r->coll[7].start);
 	CHECK_EQ_INT(back.coll[3].step, 1);
 	CHECK_EQ_INT(back.steps[1].kernels, 77);
+	CHECK_EQ_INT(back.steps_source, KG_STEPS_RHYTHM);
+	CHECK_EQ_STR(back.step_name, "(detected by rhythm)");
 	CHECK_EQ_INT(back.bins[5], KG_BIN_IDLE_SYNC);
 	CHECK_EQ_STR(rank_name(&back, &back.kernel[1]), "ncclAllReduce");
 	CHECK_EQ_INT(back.n_top, 1);
@@ -201,7 +205,7 @@ TEST(wire_refuses_what_packs_otherwise)
  * the job's sums and printed figures that cannot be true). */
 TEST(wire_refuses_values_a_rank_cannot_have)
 {
-	enum { EDITS = 24 };
+	enum { EDITS = 25 };
 	for (int e = 0; e < EDITS; e++) {
 		struct kg_job j;
 		make_job(&j);
@@ -233,6 +237,7 @@ TEST(wire_refuses_values_a_rank_cannot_have)
 		case 20: r->coll[1].start = r->begin - 1; break;
 		case 21: r->findings_gain = -0.0; break;
 		case 22: r->findings_gain = 4.3458473798968777e-311; break;
+		case 23: r->steps_source = KG_STEPS_SOURCES; break; /* no way steps are found */
 		default: r->shift = 1;
 		}
 		uint8_t *buf;
