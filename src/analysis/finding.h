@@ -93,6 +93,7 @@ int finding_worth(const struct kg_config *cfg, int64_t steady_span, double gain_
 
 #define KG_MAX_EVIDENCE 8
 #define KG_MAX_FINDING_SITES 5
+#define KG_FINDING_STEPS 6 /* the steps a finding of a few steps names */
 
 /* One thing seen behind a finding: a time range, a stream and an op where it is about
  * one (KG_NO_TIME, KG_NONE where not), and what was seen. */
@@ -137,6 +138,10 @@ struct kg_finding {
 	double host_cause_ns[KG_HOST_CAUSE_COUNT];
 	int host_cause;               /* the cause that takes most of it, -1: none (no spans,
 				       * or less than half of the gain) */
+	/* a trace's, when its gain comes from a few of the steady steps (analysis/steps.h):
+	 * how many of them, of how many, and the first few (0-based indices into steps.v) */
+	uint32_t n_in_steps, of_steps;
+	uint32_t in_steps[KG_FINDING_STEPS];
 };
 
 struct kg_findings {

@@ -56,7 +56,9 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 #undef KG_RULE_RUN_TRACE
 #undef KG_RULE_RUN_JOB
 		findings_rank(&a->findings, &a->cfg, a->steady_span);
-		rc = host_run(a);
+		rc = steps_of_findings(a);
+		if (!rc)
+			rc = host_run(a);
 		if (!rc)
 			rc = sites_run(a);
 	}

@@ -12,6 +12,8 @@ int hw_run(struct kg_analysis *a);
 /* 3. The program's steps, the steady ones' window and the gaps placed by it (steps.c).
  * 0 or -ENOMEM. */
 int steps_run(struct kg_analysis *a);
+/* After the rules: the findings whose gain lies in a few of the steady steps, and which. */
+int steps_of_findings(struct kg_analysis *a);
 void steps_free(struct kg_steps *st);
 /* 4. Every rule of KG_RULES whose scope is TRACE, in the list's order (declared below). */
 /* 5. What the host did while the GPU waited, for each idle finding and the whole trace

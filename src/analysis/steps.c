@@ -790,6 +790,111 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------------------ findings by step */
+
+/* A finding is of a few steps when the fewest steps that hold FEW_STEPS_GAIN of its gain
+ * are at most FEW_STEPS_SHARE of the steady steps: a sync every 10 steps, a slow step
+ * every 100; not a problem every step has a little of. */
+#define FEW_STEPS_SHARE 0.25
+#define FEW_STEPS_GAIN 0.8
+#define FEW_STEPS_LIKE 0.25 /* a step with this share of the largest step's part is one */
+
+/* The steady step whose GPU time holds t (steps in time order), KG_NONE none. */
+static uint32_t steady_step_at(const struct kg_steps *st, int64_t t)
+{
+	uint32_t lo = st->first_steady, hi = st->first_steady + st->n_steady;
+	while (lo < hi) { /* the first step that starts after t */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (st->v[mid].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == st->first_steady)
+		return KG_NONE;
+	uint32_t s = lo - 1;
+	int64_t end = s + 1 < st->n ? st->v[s + 1].start : st->v[s].end;
+	return t < end ? s : KG_NONE;
+}
+
+struct step_ns {
+	uint32_t step;
+	double ns;
+};
+
+static int by_ns_desc(const void *pa, const void *pb)
+{
+	const struct step_ns *x = pa, *y = pb;
+	return (x->ns < y->ns) - (x->ns > y->ns);
+}
+
+static int by_step(const void *pa, const void *pb)
+{
+	const struct step_ns *x = pa, *y = pb;
+	return (x->step > y->step) - (x->step < y->step);
+}
+
+/* Where a part of the gain lies: an idle rule's part is the gap before the op it blames
+ * (the GPU went idle in the step before that op's, often), any other the op itself. */
+static int64_t blame_time(const struct kg_analysis *a, const struct kg_finding *f,
+			  const struct kg_blame *x)
+{
+	int64_t t = a->m->ops[x->op].start;
+	return host_idle_rule(f->rule) ? kg_time_add(t, -(int64_t)x->ns) : t;
+}
+
+static void finding_steps(struct kg_analysis *a, struct kg_finding *f, struct step_ns *v)
+{
+	const struct kg_steps *st = &a->steps;
+	double total = 0;
+	uint32_t n = st->n_steady;
+	if (f->gpu != KG_NONE && f->gpu != a->gpus[st->gpu].gpu)
+		return; /* the steps are another GPU's (another rank's) */
+	for (uint32_t k = 0; k < n; k++)
+		v[k] = (struct step_ns){st->first_steady + k, 0};
+	for (uint32_t b = f->first_blame; b < f->first_blame + f->n_blame && b < a->n_blame; b++) {
+		const struct kg_blame *x = &a->blame[b];
+		if (x->op >= a->m->n_ops || !(x->ns > 0))
+			continue;
+		total += x->ns;
+		uint32_t s = steady_step_at(st, blame_time(a, f, x));
+		if (s != KG_NONE)
+			v[s - st->first_steady].ns += x->ns;
+	}
+	if (!(total > 0))
+		return;
+	qsort(v, n, sizeof(*v), by_ns_desc);
+	double held = 0;
+	uint32_t few = 0;
+	while (few < n && v[few].ns > 0 && held < FEW_STEPS_GAIN * total)
+		held += v[few++].ns;
+	if (held < FEW_STEPS_GAIN * total || few > FEW_STEPS_SHARE * n)
+		return;
+	/* ... and every step like them: the fewest holding 80 % leave out the least of five
+	 * equal slow steps */
+	while (few < n && v[few].ns >= FEW_STEPS_LIKE * v[0].ns)
+		few++;
+	qsort(v, few, sizeof(*v), by_step);
+	f->n_in_steps = few;
+	f->of_steps = n;
+	for (uint32_t k = 0; k < few && k < KG_FINDING_STEPS; k++)
+		f->in_steps[k] = v[k].step;
+}
+
+int steps_of_findings(struct kg_analysis *a)
+{
+	const struct kg_steps *st = &a->steps;
+	if (!st->n || !st->n_steady || st->whole)
+		return 0;
+	struct step_ns *v = malloc(st->n_steady * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < a->findings.n; i++)
+		finding_steps(a, &a->findings.v[i], v);
+	free(v);
+	return 0;
+}
+
 void steps_free(struct kg_steps *st)
 {
 	free(st->v);

@@ -180,6 +180,26 @@ static void json_evidence(struct jw *w, const struct kg_finding_place *p,
 	j_close(w);
 }
 
+/* "steps": {"in", "of", "first": [numbers from 1]} when it lies in a few steady steps,
+ * else null. */
+static void json_in_steps(struct jw *w, const struct kg_finding *f)
+{
+	j_key(w, "steps");
+	if (!f->n_in_steps) {
+		j_null(w);
+		return;
+	}
+	j_open(w);
+	kv_int(w, "in", f->n_in_steps);
+	kv_int(w, "of", f->of_steps);
+	j_key(w, "first");
+	j_aopen(w);
+	for (uint32_t k = 0; k < f->n_in_steps && k < KG_FINDING_STEPS; k++)
+		j_int(w, f->in_steps[k] + 1);
+	j_aclose(w);
+	j_close(w);
+}
+
 void finding_json(struct jw *w, const struct kg_finding_place *p, const struct kg_finding *f,
 		  uint32_t number)
 {
@@ -197,6 +217,7 @@ void finding_json(struct jw *w, const struct kg_finding_place *p, const struct k
 		kv_when(w, "start_ns", f->start, p->zero);
 		kv_when(w, "end_ns", f->end, p->zero);
 		kv_opt_int(w, "gpu", f->gpu != KG_NONE, f->gpu);
+		json_in_steps(w, f);
 	} else {
 		int known = f->rank != KG_NONE && f->rank < p->j->n_ranks;
 		kv_str(w, "job_rank", known ? p->j->ranks[f->rank].label : NULL);

@@ -64,6 +64,23 @@ static void when_line(FILE *f, const struct kg_analysis *a, const struct kg_find
 	      *g ? " on " : "", g);
 }
 
+/* The steps it lies in, when it is of a few: "in 6 of 58 steady steps: 10, 20, 30, ...". */
+static void steps_line(FILE *f, const struct kg_finding *fd)
+{
+	if (!fd->n_in_steps)
+		return;
+	char line[256];
+	int at = snprintf(line, sizeof(line), "in %u of the %u steady steps: ", fd->n_in_steps,
+			  fd->of_steps);
+	uint32_t shown = fd->n_in_steps < KG_FINDING_STEPS ? fd->n_in_steps : KG_FINDING_STEPS;
+	for (uint32_t k = 0; k < shown && at > 0 && (size_t)at < sizeof(line); k++)
+		at += snprintf(line + at, sizeof(line) - (size_t)at, "%s%u", k ? ", " : "",
+			       fd->in_steps[k] + 1);
+	if (fd->n_in_steps > shown && at > 0 && (size_t)at < sizeof(line))
+		snprintf(line + at, sizeof(line) - (size_t)at, ", … (report --list-steps)");
+	field(f, "steps", "%s", line);
+}
+
 /* The rank a job finding is about. */
 static void rank_line(FILE *f, const struct kg_job *j, const struct kg_finding *fd)
 {
@@ -224,6 +241,7 @@ void finding_text(FILE *f, const struct kg_finding_place *p, const struct kg_fin
 	gain_line(f, p, fd);
 	if (p->a) {
 		when_line(f, p->a, fd);
+		steps_line(f, fd);
 		sites_lines(f, p->a, fd, p->sites);
 		host_lines(f, p->a, fd);
 	} else {

@@ -83,6 +83,11 @@ def steps_loop(r, prog):
     check(all(" of it steps_loop.py in slow_down" in w for w in why),
           "steps_loop: and where the host was, in slow_down() (host samples)", why[:1])
     check(steps["steps"][0]["warmup"], "steps_loop: the first step is warm-up")
+    # the finding says it lies in those steps alone
+    f = finding(r, "host-bound")
+    fs = f and f.get("steps")
+    check(fs is not None and set(fs["first"]) == want and fs["in"] == len(want),
+          "steps_loop: host-bound says it lies in the slowed steps alone", fs)
 
 
 def syncs(r, prog, stripped):
