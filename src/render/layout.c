@@ -586,6 +586,14 @@ out:
 	return rc;
 }
 
+void layout_x_span(const struct kg_layout_opts *o, double *x0, double *x1)
+{
+	*x0 = o->label_width;
+	*x1 = o->width - o->right_margin;
+	if (*x1 < *x0 + 10)
+		*x1 = *x0 + 10;
+}
+
 int layout_build(const struct kg_model *m, const struct kg_layout_opts *o, struct kg_layout *l)
 {
 	memset(l, 0, sizeof(*l));
@@ -594,10 +602,7 @@ int layout_build(const struct kg_model *m, const struct kg_layout_opts *o, struc
 	if (l->t1 == l->t0) /* t0 at INT64_MAX: the window is the last nanosecond there is */
 		l->t0 = l->t1 - 1;
 	l->width = o->width;
-	l->x0 = o->label_width;
-	l->x1 = o->width - o->right_margin;
-	if (l->x1 < l->x0 + 10)
-		l->x1 = l->x0 + 10;
+	layout_x_span(o, &l->x0, &l->x1);
 	l->px_per_ns = (l->x1 - l->x0) / (double)kg_time_diff(l->t1, l->t0);
 	if (alloc_maps(m, l) < 0 || host_index(m, l) < 0 || build_groups(m, o, l) < 0) {
 		layout_free(l);
@@ -624,6 +629,22 @@ void layout_free(struct kg_layout *l)
 	free(l->range_first);
 	free(l->hw_strips);
 	memset(l, 0, sizeof(*l));
+}
+
+uint32_t layout_step_every(double spacing_px, double label_px)
+{
+	static const uint32_t nice[] = {1, 2, 5};
+	uint32_t scale = 1;
+	if (!(spacing_px > 0))
+		return UINT32_MAX;
+	for (;;) {
+		for (int i = 0; i < 3; i++)
+			if ((double)nice[i] * scale * spacing_px >= label_px)
+				return nice[i] * scale;
+		if (scale > UINT32_MAX / 50)
+			return UINT32_MAX;
+		scale *= 10;
+	}
 }
 
 uint32_t layout_first_lane_of_gpu(const struct kg_model *m, const struct kg_layout *l,

@@ -104,6 +104,9 @@ int layout_stream_selected(const struct kg_model *m, const struct kg_layout_opts
 int layout_build(const struct kg_model *m, const struct kg_layout_opts *o, struct kg_layout *l);
 void layout_free(struct kg_layout *l);
 
+/* The plot area's x range, [x0, x1] px, before the layout is built: what layout_build
+ * sets l->x0 and l->x1 to (what is drawn above and below the lanes may depend on it). */
+void layout_x_span(const struct kg_layout_opts *o, double *x0, double *x1);
 /* x of time t (model clock). Times far outside the window are clamped a little beyond
  * the plot area, so that nothing hands a drawing library a coordinate of 1e12. */
 double layout_x(const struct kg_layout *l, int64_t t);
@@ -125,6 +128,18 @@ int64_t layout_time_scale(const struct kg_layout *l, int64_t origin);
 /* A time relative to origin, with 3 decimals in the unit that times up to `scale` ns
  * from the origin read best in: "12.500 ms". */
 const char *layout_time_label(int64_t t, int64_t origin, int64_t scale, char buf[32]);
+
+/* The program's steps on the time axis (analysis/steps.h), drawn alike by plot and the
+ * page: a tick at each step's start when consecutive starts lie KG_STEP_TICK_PX apart or
+ * more (their median in the window: a few outlier steps do not decide), and a line over
+ * the lanes too from KG_STEP_LINE_PX; closer, nothing, since every other boundary would
+ * read as a step twice as long. The numbers are those of every k-th step
+ * (layout_step_every), so that labels never overlap. */
+#define KG_STEP_TICK_PX 3.0
+#define KG_STEP_LINE_PX 10.0
+/* k of 1, 2, 5, 10, 20, 50...: the least whose k steps of spacing_px hold a label of
+ * label_px. */
+uint32_t layout_step_every(double spacing_px, double label_px);
 
 /* Lanes of the streams whose device is on physical GPU g (model.gpus), in lane order;
  * returns the first or KG_NONE. */

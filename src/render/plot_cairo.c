@@ -46,6 +46,7 @@ static void draw(struct plot *p)
 	lane_backgrounds(p);
 	plot_hw_backgrounds(cr, p->m, &p->l, MARGIN);
 	time_axis(p);
+	step_row(p);
 	lane_labels(p);
 	plot_edges(p);
 	cairo_save(cr);
@@ -68,6 +69,7 @@ static void draw(struct plot *p)
 	}
 	if (p->a)
 		annotations(p);
+	step_lines(p);
 	cairo_restore(cr);
 	if (plot_hw_draw(cr, p->m, &p->l, MARGIN) < 0)
 		p->oom = 1;
@@ -119,25 +121,32 @@ uint32_t plot_count_ops(const struct kg_model *m, const struct kg_plot_opts *o)
 	return n;
 }
 
-/* The legend's height depends on the text widths: measure it on a scratch surface. */
-static double measure_legend(struct plot *p, double width)
+/* What is drawn above and below the lanes depends on text widths: the step numbers (and
+ * with them whether the legend names the step boundary), the legend's height. Measured on
+ * a scratch surface; 0 or -ENOMEM. */
+static int measure_frame(struct plot *p, const struct kg_layout_opts *lo)
 {
+	double x0, x1;
 	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
 	p->cr = cairo_create(sf);
-	p->l.width = width;
-	double h = legend(p, 0, 0);
-	h += finding_lines(p, h, 0);
+	p->l.width = lo->width;
+	layout_x_span(lo, &x0, &x1);
+	int rc = step_marks_plan(p, p->cr, x0, x1);
+	p->legend_h = legend(p, 0, 0);
+	p->legend_h += finding_lines(p, p->legend_h, 0);
 	cairo_destroy(p->cr);
 	cairo_surface_destroy(sf);
 	p->cr = NULL;
-	return h;
+	return rc;
 }
 
 static int prepare(struct plot *p)
 {
 	struct kg_layout_opts lo;
 	layout_opts_of(p->o, &lo);
-	p->legend_h = measure_legend(p, lo.width);
+	if (measure_frame(p, &lo) < 0)
+		return -ENOMEM;
+	lo.top_space += p->step_row_h;
 	p->sm_h = p->o->sm ? plot_sm_height(p->m, p->o) : 0;
 	/* room for a bottom axis too: layout does not know yet whether it will be needed */
 	lo.bottom_space = p->legend_h + 26 + MARGIN + p->sm_h;
@@ -165,6 +174,7 @@ static void plot_free(struct plot *p)
 	free(p->stats_of_name);
 	free(p->marks);
 	free(p->fmarks);
+	free(p->steps.labelled);
 }
 
 int plot_render(const struct kg_model *m, const struct kg_plot_notes *notes,

@@ -73,7 +73,8 @@ void time_axis(struct plot *p)
 	int target = (int)((p->l.x1 - p->l.x0) / 110);
 	int n = layout_ticks(&p->l, p->o->origin, target < 2 ? 2 : target, ticks, 64);
 	cairo_t *cr = p->cr;
-	double top = p->l.lanes_top, bottom = p->l.lanes_bottom;
+	/* the time labels above the step row, when there is one (plot_steps.c) */
+	double top = p->l.lanes_top - p->step_row_h, bottom = p->l.lanes_bottom;
 	set_rgb(cr, c_grid);
 	cairo_set_line_width(cr, 1);
 	for (int i = 0; i < n; i++) {
@@ -205,7 +206,7 @@ void plot_edges(struct plot *p)
 enum swatch {
 	SW_LAUNCH, SW_WAIT, SW_COMPUTE, SW_COMM, SW_HTOD, SW_DTOH, SW_DTOD, SW_PEER, SW_MEMSET,
 	SW_DENSITY, SW_SYNC, SW_TICK, SW_APICOPY, SW_APIOTHER, SW_NVTX, SW_QUEUE, SW_OCC,
-	SW_OVERLAP, SW_EDGE, SW_FINDING, SW_GROUP,
+	SW_OVERLAP, SW_EDGE, SW_FINDING, SW_STEP, SW_GROUP,
 };
 
 struct legend_item {
@@ -281,6 +282,12 @@ static double swatch(struct plot *p, enum swatch sw, double x, double y)
 		cairo_fill(cr);
 		return 14;
 	case SW_FINDING: finding_badge(p, x + 7, y + 5, 1, c_sev[KG_SEV_CRITICAL]); return 14;
+	case SW_STEP: /* as plot_steps.c draws one: its tick and number */
+		fill_rect(cr, x + 1, y - 1, 1, 12, c_step);
+		fill_rect(cr, x + 9, y + 7, 1, 4, c_step);
+		font(cr, 8, 0);
+		text_at(cr, x + 3.5, y + 6, "7", c_text);
+		return 14;
 	case SW_GROUP: return 0;
 	default: swatch_box(cr, x, y, *boxes[sw]); return 14;
 	}
@@ -291,6 +298,8 @@ double legend(struct plot *p, double y0, int draw)
 {
 	char qtext[80], otext[80];
 	int notes = p->a != NULL;
+	const char *stext = p->steps.warm ? "step boundary, with its number (w3: warm-up)"
+					  : "step boundary, with its number";
 	double q_us = notes ? (double)p->a->cfg.queue_wait_mark_ns / 1e3 : 0;
 	snprintf(qtext, sizeof(qtext), "queue wait > %g µs", q_us);
 	snprintf(otext, sizeof(otext), "theoretical occupancy < %.0f%%",
@@ -308,8 +317,9 @@ double legend(struct plot *p, double y0, int draw)
 		{SW_OVERLAP, "copy running beside a kernel"},
 		{SW_EDGE, "GPU idle in start-up or wind-down"},
 		{SW_FINDING, "finding #1, #2… of kgantt report"},
+		{SW_STEP, stext}, /* last: only when plot_steps.c draws them */
 	};
-	size_t n = sizeof(items) / sizeof(items[0]) - (notes ? 0 : 6);
+	size_t n = sizeof(items) / sizeof(items[0]) - (notes ? !p->steps.ticks : 7);
 	double x = MARGIN, y = y0, right = p->l.width - MARGIN, line_h = 18;
 	cairo_t *cr = p->cr;
 	for (size_t i = 0; i < n; i++) {

@@ -6,6 +6,7 @@
  *   plot_lanes.c     stream lanes (blocks, phases, density) and host lanes (API, NVTX)
  *   plot_marks.c     annotations: queue marks, occupancy circles, overlap links, findings
  *   plot_frame.c     title, axis, lane labels and backgrounds, legend, call-site lines
+ *   plot_steps.c     the program's steps on the time axis: boundaries and numbers
  *   plot_manifest.c  the manifest: the JSON account of what was drawn */
 #ifndef KGANTT_PLOT_INTERNAL_H
 #define KGANTT_PLOT_INTERNAL_H
@@ -45,6 +46,7 @@ static const struct rgb c_text = RGB(0x1f2328), c_muted = RGB(0x5f6b7a), c_grid 
 static const struct rgb c_rule = RGB(0xc9ced6), c_proc_bg = RGB(0xe6ecf4), c_dev_bg = RGB(0xf1f4f8);
 static const struct rgb c_lane_bg[2] = {RGB(0xffffff), RGB(0xf7f8fa)};
 static const struct rgb c_host_bg = RGB(0xfcfaf6);
+static const struct rgb c_step = RGB(0x7b8798), c_step_bg = RGB(0xf3f5f8);
 
 /* ---------------------------------------------------------------- page geometry, px */
 
@@ -52,6 +54,8 @@ static const struct rgb c_host_bg = RGB(0xfcfaf6);
 #define TITLE_H 46.0
 #define AXIS_H 22.0
 #define RIGHT_MARGIN 18.0
+#define STEP_ROW_H 14.0  /* the row of step numbers under the time labels, when steps are
+			  * in the window */
 
 /* ---------------------------------------------------------------- what was drawn */
 
@@ -73,6 +77,18 @@ struct finding_mark {
 	int64_t t0, t1;
 };
 
+/* The program's steps whose GPU start lies in the window (plot_steps.c). */
+struct step_marks {
+	uint32_t first, n;       /* a->steps.v[first .. first + n) */
+	double spacing;          /* px between consecutive starts, their median; one step:
+				  * the plot's width */
+	int ticks, lines;        /* drawn (layout.h, KG_STEP_TICK_PX): a tick on the step
+				  * row at each start; a line over the lanes too */
+	uint32_t every;          /* the numbers labelled: the multiples of every */
+	int warm;                /* a warm-up step among them ("w3") */
+	uint8_t *labelled;       /* per step of the window: its number was drawn */
+};
+
 struct plot {
 	cairo_t *cr;
 	const struct kg_model *m;
@@ -90,6 +106,8 @@ struct plot {
 	int ncols;
 	int oom;
 	double sm_h;                   /* the SM panel under the lanes (plot --sm), px */
+	struct step_marks steps;
+	double step_row_h;             /* STEP_ROW_H when steps are in the window, else 0 */
 	struct kg_sm_drawn sm_drawn;
 };
 
@@ -167,6 +185,20 @@ double finding_lines(struct plot *p, double y0, int draw);
 /* The first call site of a finding as finding_lines draws it; "" when it has none. */
 const char *top_site(const struct kg_analysis *a, const struct kg_finding *f, char *buf,
 		     size_t len);
+
+/* ---------------------------------------------------------------- steps (plot_steps.c) */
+
+/* Which steps start in the window and how they can be drawn, from the plot area's x range
+ * (before the layout: the step row and the legend depend on it); cr measures the labels.
+ * 0 or -ENOMEM. */
+int step_marks_plan(struct plot *p, cairo_t *cr, double x0, double x1);
+/* "12", or "w3" for a warm-up step: how step v[i] is labelled. */
+const char *step_label(const struct kg_steps *st, uint32_t i, char buf[16]);
+/* The step row under the time labels: a tick at each step, the numbers of every k-th, or
+ * why none. */
+void step_row(struct plot *p);
+/* A faint dashed line over the lanes at each step's start, when they are far enough apart. */
+void step_lines(struct plot *p);
 
 /* ---------------------------------------------------------------- the manifest (plot_manifest.c) */
 

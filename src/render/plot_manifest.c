@@ -96,6 +96,40 @@ static void manifest_marks(FILE *f, const struct plot *p)
 	fprintf(f, "},\n");
 }
 
+/* The steps whose GPU start lies in the window (plot_steps.c): null without steps (or
+ * without the analysis); each tick drawn, its number when it was drawn. */
+static void manifest_steps(FILE *f, const struct plot *p)
+{
+	const struct kg_steps *st = p->a ? &p->a->steps : NULL;
+	const struct step_marks *sm = &p->steps;
+	char buf[16];
+	fprintf(f, "  \"steps\": ");
+	if (!st || !st->n) {
+		fprintf(f, "null,\n");
+		return;
+	}
+	fprintf(f, "{\"found\": %" PRIu32 ", \"in_window\": %" PRIu32 ", \"spacing_px\": ",
+		st->n, sm->n);
+	if (sm->n)
+		fprintf(f, "%.1f", sm->spacing);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"ticks\": %s, \"lines\": %s, \"label_every\": %" PRIu32 ", \"marks\": [",
+		sm->ticks ? "true" : "false", sm->lines ? "true" : "false", sm->every);
+	for (uint32_t k = 0; sm->ticks && k < sm->n; k++) {
+		uint32_t i = sm->first + k;
+		fprintf(f, "%s\n    {\"step\": %" PRIu32 ", \"start_ns\": %" PRId64
+			   ", \"warmup\": %s, \"label\": ", k ? "," : "", i + 1,
+			kg_time_diff(st->v[i].start, p->o->origin), st->v[i].warmup ? "true" : "false");
+		if (sm->labelled[k])
+			jw_put_string(f, step_label(st, i, buf));
+		else
+			fprintf(f, "null");
+		fprintf(f, "}");
+	}
+	fprintf(f, "%s]},\n", sm->ticks && sm->n ? "\n  " : "");
+}
+
 /* A finding's call sites as in kgantt report --json (site: its number there; share of the
  * gain; gain_ns; label), and "where": the line drawn under the chart, null when none. */
 static void manifest_sites(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
@@ -175,6 +209,7 @@ static void manifest_write(FILE *f, const struct plot *p, const char *path)
 	fprintf(f, "  ],\n");
 	plot_hw_manifest(f, p->m, &p->l);
 	plot_sm_manifest(f, &p->sm_drawn);
+	manifest_steps(f, p);
 	manifest_marks(f, p);
 	manifest_findings(f, p);
 	fprintf(f, "}\n");

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/layout.h"
 #include "util/api_names.h"
 #include "util/idmap.h"
 #include "util/timemath.h"
@@ -870,6 +871,45 @@ static void write_edges(struct jw *w, const struct page *p)
 	j_aclose(w);
 }
 
+/* The program's steps (analysis/steps.h) that overlap the page's span (those between the
+ * first and the last that do), for the step row of the time axis: rows: how many; first:
+ * the first's number (1-based, as report numbers them; the others follow); columns
+ * t Δstart (the first: after zero), d end-start, w 1 for a warm-up step. tick_px,
+ * line_px: how close their starts may lie to be drawn (render/layout.h, as plot draws
+ * them). */
+static void write_steps(struct jw *w, const struct page *p)
+{
+	const struct kg_steps *st = &p->a->steps;
+	const struct kg_model *m = p->m;
+	struct col c[3] = {{0}};
+	static const char *const keys[3] = {"t", "d", "w"};
+	uint32_t first = 0, end = 0; /* v[first .. end) */
+	for (uint32_t i = 0; m->begin != KG_NO_TIME && i < st->n; i++)
+		if (st->v[i].end > m->begin && st->v[i].start < m->end) {
+			first = end ? first : i;
+			end = i + 1;
+		}
+	int64_t prev_start = p->zero;
+	for (uint32_t i = first; i < end; i++) {
+		const struct kg_step *s = &st->v[i];
+		col_s(&c[0], kg_time_diff(s->start, prev_start));
+		col_s(&c[1], kg_time_diff(s->end, s->start));
+		col_u(&c[2], s->warmup);
+		prev_start = s->start;
+	}
+	j_key(w, "steps");
+	j_open(w);
+	kv_int(w, "rows", end - first);
+	kv_int(w, "first", end ? first + 1 : 0);
+	kv_num(w, "tick_px", KG_STEP_TICK_PX);
+	kv_num(w, "line_px", KG_STEP_LINE_PX);
+	for (int k = 0; k < 3; k++) {
+		kv_col(w, keys[k], &c[k]);
+		col_free(&c[k]);
+	}
+	j_close(w);
+}
+
 /* Host waits the trace attributes to a stream or event: API row + 1, kind, stream + 1. */
 static void write_syncs(struct jw *w, const struct page *p)
 {
@@ -1282,6 +1322,7 @@ static int write_document(struct jw *w, struct page *p)
 	write_apis(w, p);
 	write_syncs(w, p);
 	write_edges(w, p);
+	write_steps(w, p);
 	rc = write_ranges(w, p);
 	j_close(w);
 	return rc;

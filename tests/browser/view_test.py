@@ -14,6 +14,7 @@ or from `kgantt report --json`, never from the page: a page that shows wrong dat
 Prints one 'ok:' line per check; exits 1 with 'FAIL: ...' at the first failure.
 """
 import argparse
+import base64
 import html
 import json
 import os
@@ -275,6 +276,85 @@ def check_stacks(st, db, report, begin):
     check(t and t["site_of_api"] == t["site"] == 0, "a click in the Call sites table selects a call from that site")
 
 
+def page_data(path):
+    """The page's embedded JSON document."""
+    return json.loads(re.search(r'id="kg-data">(.*?)</script>', open(path, encoding="utf-8").read(),
+                                re.S).group(1))
+
+
+def varints(b, n):
+    out, p = [], 0
+    for _ in range(n):
+        v = sh = 0
+        while True:
+            x = b[p]
+            p += 1
+            v |= (x & 127) << sh
+            sh += 7
+            if x < 128:
+                break
+        out.append(v)
+    return out
+
+
+def column(spec, n, signed=False):
+    """A column of the page (docs/view.md): "", base64url varints, or sparse {n, i, v};
+    signed: zigzag-coded."""
+    b64 = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+    if spec == "":
+        raw = [0] * n
+    elif isinstance(spec, str):
+        raw = varints(b64(spec), n)
+    else:
+        raw, row = [0] * n, 0
+        for d, v in zip(varints(b64(spec["i"]), spec["n"]), varints(b64(spec["v"]), spec["n"])):
+            row += d
+            raw[row] = v
+    return [(v >> 1) ^ -(v & 1) for v in raw] if signed else raw
+
+
+def page_steps(d):
+    """The page's steps: [(number, start, end, warmup)], times in ns as the trace has them."""
+    st = d["steps"]
+    n, t = st["rows"], int(d["zero"])
+    out = []
+    for k, (dt, dur, w) in enumerate(zip(column(st["t"], n, True), column(st["d"], n, True),
+                                         column(st["w"], n))):
+        t += dt
+        out.append((st["first"] + k, t, t + dur, bool(w)))
+    return out
+
+
+def check_steps(st, report):
+    """The step row under the time axis: over the whole trace and zoomed to a step, every
+    step of the report that starts in view and overlaps the page is ticked, the numbers
+    drawn are at their steps' GPU starts in the report, every k-th, never two overlapping;
+    zoomed to a step, its number is drawn. A trace without steps has no step row."""
+    s = st["steps"]
+    steps = report["steps"].get("steps") or []
+    if not s["rows"]:
+        check(not steps, "no steps, no step row")
+        return
+    zero = int(s["zero"])
+    start = {x["step"]: x["start_ns"] - zero for x in steps}
+    end = {x["step"]: x["end_ns"] - zero for x in steps}
+    for name in ("full", "zoomed"):
+        v = s[name]
+        t0, t1 = v["view"]
+        want = [k for k in start if t0 <= start[k] < t1 and end[k] > v["begin"] and start[k] < v["end"]]
+        check(v["in_view"] == len(want), "%s: the %d steps of the report starting in view" % (name, len(want)))
+        labels = v["labels"]
+        check(all(start[k] == t for k, t, x, w in labels),
+              "%s: the step numbers drawn %s are at their starts in the report" % (name, [l[0] for l in labels][:12]))
+        check(not labels or (v["ticks"] and all(l[0] % v["every"] == 0 for l in labels) and
+                             all(b[2] >= a[2] + a[3] for a, b in zip(labels, labels[1:]))),
+              "%s: %s" % (name, "every %s-th step numbered, no two overlapping" % v["every"]
+                          if labels else "no step numbered (%.1f px apart)" % v["spacing"]))
+    z = s["zoomed"]
+    check(z["ticks"] and s["zoomed_step"] in [l[0] for l in z["labels"]],
+          "zoomed to step %d: its boundary and number drawn" % s["zoomed_step"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--chrome", required=True)
@@ -297,6 +377,7 @@ def main():
     check_finding(st, report, begin)
     check_search(st, db, search)
     check_stacks(st, db, report, begin)
+    check_steps(st, report)
     t = st["timing"]
     print("timing: %s: %d ops, page ready %.0f ms, decode %.0f ms, frame %.1f ms (zoomed %.1f ms)"
           % (os.path.basename(a.page), st["counts"]["ops"], t["page_ms"], t["decode_ms"],

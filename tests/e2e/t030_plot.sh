@@ -233,6 +233,40 @@ print("ok: gpt_full_fast: drawn from its first steady step at %.3f s, the report
       % (m["window"]["start_ns"] / 1e9, len(m["findings"])))
 EOF
 
+# the program's steps on the time axis (issue 24): examples/syncs runs 200 steps
+# (examples/syncs.cu). With --steps 10-12 the chart marks steps 10, 11 and 12, numbered,
+# each at its GPU start as report --json gives it, with lines over the lanes; the whole run
+# ticks all 200 and numbers every k-th (too many for all); a trace without steps has none
+xz -dc tests/fixtures/h200/host/syncs_fp.kgt.xz > "$WORK/sfp.kgt"
+"$K" plot --steps 10-12 --manifest "$WORK/sfp.kgt" -o "$WORK/sfp3.png" || fail "plot --steps 10-12"
+"$K" plot --manifest "$WORK/sfp.kgt" -o "$WORK/sfp.png" || fail "plot syncs_fp"
+"$K" report --json --list-steps --steps 10-12 "$WORK/sfp.kgt" > "$WORK/sfp.report.json" ||
+	fail "report --steps 10-12"
+python3 - "$WORK/sfp3.png.json" "$WORK/sfp.png.json" "$WORK/sfp.report.json" \
+	"$WORK/streams_bad.png.json" <<'EOF' || fail "plot: the step marks"
+import json, sys
+three, whole, r, none = (json.load(open(p)) for p in sys.argv[1:5])
+begin = r["trace"]["window"]["trace_begin_ns"]
+start = {x["step"]: x["start_ns"] - begin for x in r["steps"]["steps"]}
+m = three["steps"]
+assert m["found"] == 200 and m["in_window"] == 3 and m["ticks"] and m["lines"], m
+assert [(x["step"], x["label"]) for x in m["marks"]] == [(10, "10"), (11, "11"), (12, "12")], m["marks"]
+assert all(x["start_ns"] == start[x["step"]] for x in m["marks"]), (m["marks"], start)
+print("ok: plot --steps 10-12: steps 10, 11, 12 marked and numbered at the report's GPU starts")
+w = whole["steps"]
+k = w["label_every"]
+numbered = [x["step"] for x in w["marks"] if x["label"]]
+assert w["found"] == 200 and w["ticks"] and k > 1, {x: w[x] for x in w if x != "marks"}
+assert [x["step"] for x in w["marks"]] == list(range(1, 201)), "not every step ticked"
+assert all(x["start_ns"] == start[x["step"]] for x in w["marks"]), "a tick not at its step's start"
+# every k-th, up to the right edge, where the last may not fit
+assert numbered == list(range(k, numbered[-1] + 1, k)) and numbered[-1] >= 200 - 2 * k, numbered
+assert all(x["label"] == str(x["step"]) for x in w["marks"] if x["label"]), w["marks"]
+assert none["steps"] is None, none["steps"]
+print("ok: plot syncs_fp: 200 steps ticked, every %d-th numbered (%.1f px apart); streams_bad: none"
+      % (k, w["spacing_px"]))
+EOF
+
 # windows: a zoom into 10,000 launches shows single blocks; --nvtx; the same findings as report
 t=$(fixture launches_bad)
 plot_ok "$t" zoom --from 40ms --to 40.2ms

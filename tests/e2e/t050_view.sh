@@ -65,6 +65,33 @@ assert d["edges"] == [], d["edges"]
 print("ok: view: the steady steps from %.3f s, the report's %d findings"
       % (d["window"]["from"] / 1e9, len(d["findings"])))
 EOF
+# the program's steps on the time axis (issue 24): examples/syncs runs 200 steps
+# (examples/syncs.cu); the page carries each one's number, GPU start and end, and whether it
+# is warm-up, as report --json --list-steps gives them: all 200 in the page of the whole
+# run, steps 10, 11 and 12 in --steps 10-12's; none in a trace without steps
+xz -dc tests/fixtures/h200/host/syncs_fp.kgt.xz > "$WORK/sfp.kgt"
+"$K" view -q "$WORK/sfp.kgt" -o "$WORK/sfp.html" || fail "view syncs_fp"
+"$K" view -q --steps 10-12 "$WORK/sfp.kgt" -o "$WORK/sfp3.html" || fail "view --steps 10-12"
+check_static "$WORK/sfp3.html"
+"$K" report --json --list-steps "$WORK/sfp.kgt" > "$WORK/sfp.report.json" || fail "report syncs_fp"
+"$K" report --json --list-steps --steps 10-12 "$WORK/sfp.kgt" > "$WORK/sfp3.report.json" ||
+	fail "report --steps 10-12"
+python3 - "$WORK" <<'EOF' || fail "view: the steps in the page are not the report's"
+import json, sys
+sys.path.insert(0, "tests/browser")
+from view_test import page_data, page_steps
+w = sys.argv[1]
+for page, want in (("sfp", list(range(1, 201))), ("sfp3", [10, 11, 12])):
+    got = page_steps(page_data("%s/%s.html" % (w, page)))
+    r = {x["step"]: x for x in json.load(open("%s/%s.report.json" % (w, page)))["steps"]["steps"]}
+    assert [s[0] for s in got] == want, (page, [s[0] for s in got])
+    for n, start, end, warm in got:
+        assert (start, end, warm) == (r[n]["start_ns"], r[n]["end_ns"], r[n]["warmup"]), (page, n, r[n])
+    print("ok: view %s: steps %d-%d, each at the report's GPU start and end" % (page, want[0], want[-1]))
+d = page_data(w + "/streams_bad.html")
+assert d["steps"]["rows"] == 0, d["steps"]
+print("ok: view streams_bad: no steps, none in the page")
+EOF
 python3 - "$WORK/streams_bad.html" <<'EOF' || fail "streams_bad: a trace without stacks shows stacks"
 import json, re, sys
 d = json.loads(re.search(r'id="kg-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
@@ -241,6 +268,23 @@ for n in $STACKED; do
 	py_threads) browser py_threads "$(fixture py_threads)" sm90_xmma_gemm ;;
 	esac
 done
+
+# the step row of --steps 10-12's page: the boundaries of steps 10, 11 and 12 numbered, at
+# the report's starts (and each page above checked its steps against its report)
+python3 - "$CHROME" "$WORK" <<'EOF' || fail "view --steps 10-12 in the browser: the step row"
+import json, sys
+sys.path.insert(0, "tests/browser")
+import view_test
+chrome, w = sys.argv[1:3]
+for page, first in (("sfp3", [10, 11, 12]), ("sfp", None)):
+    dom, st = view_test.run_page(chrome, "%s/%s.html" % (w, page), {}, w)
+    view_test.check(st.get("ok") is True, "%s: no script error (%s)" % (page, st.get("errors")))
+    view_test.check_steps(st, json.load(open("%s/%s.report.json" % (w, page))))
+    if first:
+        labels = [l[0] for l in st["steps"]["full"]["labels"]]
+        view_test.check(labels == first, "%s: the whole page numbers steps %s" % (page, labels))
+EOF
+echo "ok: view: the step row in chromium"
 
 # a screenshot of the page as a person sees it: something was drawn
 timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
