@@ -708,6 +708,29 @@ static int chosen_steps(struct kg_steps *st)
 	return 0;
 }
 
+/* Each step's idle time by cause: the gaps of its GPU (kg_gpu_metrics.gaps, those the
+ * GPU summary counts) that began in it, from its GPU start to the next step's. */
+static void step_idle(struct kg_analysis *a)
+{
+	struct kg_steps *st = &a->steps;
+	for (uint32_t s = 0; s < st->n; s++)
+		memset(st->v[s].idle_by_cause, 0, sizeof(st->v[s].idle_by_cause));
+	if (st->gpu >= a->n_gpus || !st->n)
+		return;
+	const struct kg_gpu_metrics *gm = &a->gpus[st->gpu];
+	uint32_t s = 0;
+	for (uint32_t i = 0; i < gm->n_gaps; i++) { /* gaps and steps in time order */
+		const struct kg_gap *g = &gm->gaps[i];
+		while (s + 1 < st->n && st->v[s + 1].start <= g->start)
+			s++;
+		if (g->start < st->v[s].start || (s + 1 == st->n && g->start >= st->v[s].end))
+			continue;
+		for (int c = 0; c < KG_GAP_CAUSES; c++)
+			st->v[s].idle_by_cause[c] = kg_time_add(st->v[s].idle_by_cause[c],
+								gap_part(g, (enum kg_gap_cause)c));
+	}
+}
+
 /* The steps of the whole run, given to the analysis of its steady steps (report): a
  * copy, the gaps placed by them. 0 or -ENOMEM. */
 static int adopt_steps(struct kg_analysis *a, const struct kg_steps *given)
@@ -720,6 +743,7 @@ static int adopt_steps(struct kg_analysis *a, const struct kg_steps *given)
 	for (uint32_t s = 0; s < given->n; s++)
 		a->steps.v[s].gap_node = KG_NONE; /* the other analysis' host tree: host_run's */
 	steady_gaps(a);
+	step_idle(a);
 	return chosen_steps(&a->steps);
 }
 
@@ -778,6 +802,7 @@ int steps_run(struct kg_analysis *a)
 		goto out;
 	step_syncs(a->m, st);
 	step_slow_ops(a->m, st, ops, n, sid);
+	step_idle(a);
 	st->whole = a->cfg.whole;
 	int64_t left_out = kg_time_add(kg_time_span(st->steady_begin, st->trace_begin),
 				       kg_time_span(st->trace_end, st->steady_end));

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "analysis/gap_cause.h"
+
 /* How the steps were found: X(ID, "name"), the names the report and its JSON use. */
 #define KG_STEPS_SOURCE_LIST(X) X(NONE, "none") X(ANNOTATION, "annotation") X(RHYTHM, "rhythm")
 enum kg_steps_source {
@@ -32,6 +34,8 @@ struct kg_step {
 			       * tree that took most of that wait, KG_NONE none */
 	uint8_t gap_cause;    /* ... its enum kg_host_cause */
 	float gap_share;      /* ... and its share of the wait */
+	int64_t idle_by_cause[KG_GAP_CAUSES]; /* its GPU's idle gaps (>= sync_gap_ns) that
+				  * began in it, by enum kg_gap_cause, as the GPU summary's */
 	uint32_t ops, kernels, copies, memsets;
 	uint32_t syncs;       /* host synchronisations begun in it */
 	uint32_t slow_name;   /* string id of its op furthest over the median step's op at the

@@ -22,17 +22,44 @@ static int is_outlier(const struct kg_steps *st, uint32_t s)
 	return !st->v[s].warmup && (double)st->v[s].time > OUTLIER_RATIO * (double)st->p50;
 }
 
+#define WHERE_SHARE 0.2f
+
 /* Where the host was in that wait (host samples or a profiler's host events): ", 81% of
  * it in gc_collect_main ← … ← train.py:30 in main (garbage collection)". */
 static void step_where(const struct kg_analysis *a, const struct kg_step *x, char *buf,
 		       size_t len)
 {
-	if (x->gap_node == KG_NONE || !a->host.on || x->gap_node >= a->host.n_nodes)
-		return;
+	if (x->gap_node == KG_NONE || !a->host.on || x->gap_node >= a->host.n_nodes ||
+	    x->gap_share < WHERE_SHARE)
+		return; /* a small part of the wait says nothing of it */
 	char label[1024], p[16];
 	text_appendf(buf, len, ", %s of it %s (%s)", fmt_pct(x->gap_share, 1.0, p),
 		     host_node_label(a, x->gap_node, label, sizeof(label)),
 		     host_cause_what(x->gap_cause));
+}
+
+/* " (host 700 µs, sync 100 µs)": a step's idle gaps by cause, the largest first; "" none. */
+static void idle_causes(const struct kg_step *x, char *buf, size_t len)
+{
+	int order[KG_GAP_CAUSES], n = 0;
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		if (x->idle_by_cause[c] > 0)
+			order[n++] = c;
+	for (int i = 1; i < n; i++) /* a handful: insertion sort, largest first */
+		for (int j = i; j > 0 && x->idle_by_cause[order[j]] > x->idle_by_cause[order[j - 1]]; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		char d[32];
+		text_appendf(buf, len, "%s%s %s", i ? ", " : " (in gaps: ",
+			     gap_cause_name((enum kg_gap_cause)order[i]),
+			     fmt_duration(x->idle_by_cause[order[i]], d));
+	}
+	if (n)
+		text_appendf(buf, len, ")");
 }
 
 /* What differs in step s from the median step: "the host waited 5.6 ms (median 0.1 ms)
@@ -197,11 +224,12 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 		 fmt_duration(st->max, d[3]), over);
 	page_field(f, 2, "step time", line);
 	const struct kg_step *med = &st->v[st->median_step];
-	char p[16];
-	snprintf(line, sizeof(line), "step %u: GPU busy %s (%s), idle %s; %u %s, %u %s, %u %s, "
+	char p[16], causes[160];
+	idle_causes(med, causes, sizeof(causes));
+	snprintf(line, sizeof(line), "step %u: GPU busy %s (%s), idle %s%s; %u %s, %u %s, %u %s, "
 		 "%u %s", st->median_step + 1, fmt_duration(med->busy, d[0]),
 		 fmt_pct((double)med->busy, (double)med->time, p),
-		 fmt_duration(kg_time_span(med->time, med->busy), d[1]), med->kernels,
+		 fmt_duration(kg_time_span(med->time, med->busy), d[1]), causes, med->kernels,
 		 plural(med->kernels, "kernel", "kernels"), med->copies,
 		 plural(med->copies, "copy", "copies"), med->memsets,
 		 plural(med->memsets, "memset", "memsets"), med->syncs,
@@ -244,6 +272,11 @@ static void json_step(struct jw *w, const struct kg_analysis *a, uint32_t s)
 	kv_int(w, "memsets", x->memsets);
 	kv_int(w, "syncs", x->syncs);
 	kv_int(w, "host_gap_ns", x->host_gap);
+	j_key(w, "idle_ns_by_cause");
+	j_open(w);
+	for (int c = 0; c < KG_GAP_CAUSES; c++)
+		kv_int(w, gap_cause_name((enum kg_gap_cause)c), x->idle_by_cause[c]);
+	j_close(w);
 	kv_bool(w, "warmup", x->warmup);
 	int out = is_outlier(&a->steps, s);
 	kv_bool(w, "outlier", out);

@@ -141,3 +141,16 @@ expect_error 2 "one window at a time" "$K" view --steps 2-3 --from 1ms "$WORK/sf
 "$K" view --steps 10-12 "$WORK/sfp.kgt" -o "$WORK/s3.html" 2> "$WORK/view.err" || fail "view --steps 10-12"
 grep -q "(18 GPU operations" "$WORK/view.err" || fail "view --steps 10-12: $(cat "$WORK/view.err")"
 echo "ok: --steps N-M in report, plot and view; its errors"
+# idle by cause per step: examples/syncs.cu's host prepares each step's input for HOST_US =
+# 300 µs after the step's sync, while its GPU waits: each steady step idles about that long,
+# of cause sync, and nothing else
+"$K" report --json --list-steps "$WORK/sfp.kgt" > "$WORK/all.json" || fail "report --list-steps"
+python3 - "$WORK/all.json" <<'EOF' || fail "idle by cause per step"
+import json, sys
+st = json.load(open(sys.argv[1]))["steps"]
+steady = st["steps"][st["first_steady"] - 1:]
+sync = sorted(s["idle_ns_by_cause"]["sync"] for s in steady)
+assert 250e3 <= sync[len(sync) // 2] <= 450e3, sync[len(sync) // 2]
+assert all(s["idle_ns_by_cause"]["host"] < 50e3 for s in steady)
+print("ok: each step's idle by cause: sync %.0f µs (median) of the program's 300 µs" % (sync[len(sync) // 2] / 1e3))
+EOF
