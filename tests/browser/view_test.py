@@ -356,6 +356,10 @@ def check_host(st, d):
     check((span[4] >= 0) == bool(h["stack_lines"]),
           "... and its stack's frames (%d lines)" % len(h["stack_lines"]))
     check(h["drawn"]["spans"] >= 1 and h["drawn"]["columns"] >= 1, "the strip drew it (%s)" % h["drawn"])
+    f = [f for f in d["findings"] if (f.get("host") or {}).get("cause")]
+    if f:
+        check(h.get("section") and h["section"]["cause"] == f[0]["host"]["cause"] and h["section"]["marked"] >= 1,
+              "selecting finding #%d outlines its host section (%s)" % (f[0]["rank"], h.get("section")))
 
 
 def check_steps(st, report):
