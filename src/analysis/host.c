@@ -315,6 +315,50 @@ static uint8_t first_cause(uint32_t bits)
 	return KG_HOST_CAUSE_OTHER;
 }
 
+/* ------------------------------------------------------------------ spans' causes */
+
+/* The causes' bits of a stack's frames: what the tree's path to its leaf gathers. */
+static uint32_t stack_bits(const struct kg_model *m, uint32_t stack)
+{
+	uint32_t bits = 0;
+	const struct kg_stack *st = &m->stacks[stack];
+	for (uint32_t i = 0; i < st->n_frames; i++) {
+		struct kg_host_node n = {.kind = KG_HOST_NODE_FRAME, .frame = st->first_frame + i};
+		bits |= node_causes(m, &n);
+	}
+	return bits;
+}
+
+#define STACK_SEEN (1u << 31) /* memo: the stack's bits are known */
+
+uint8_t *host_span_causes(const struct kg_model *m)
+{
+	if (!m->n_host_spans)
+		return NULL;
+	uint8_t *cause = malloc(m->n_host_spans);
+	/* by stack, the last for spans without one: samples repeat few stacks many times */
+	uint32_t *memo = calloc((size_t)m->n_stacks + 1, sizeof(*memo));
+	uint32_t state[8] = {0}; /* enum kg_host_state fits in 3 bits */
+	if (!cause || !memo) {
+		free(cause);
+		free(memo);
+		return NULL;
+	}
+	for (unsigned s = 0; s < 8; s++) {
+		struct kg_host_node n = {.kind = KG_HOST_NODE_STATE, .state = (uint8_t)s};
+		state[s] = host_off_cpu(s) ? node_causes(m, &n) : 0;
+	}
+	for (uint32_t i = 0; i < m->n_host_spans; i++) {
+		const struct kg_host_span *h = &m->host_spans[i];
+		uint32_t k = h->stack < m->n_stacks ? h->stack : m->n_stacks;
+		if (!(memo[k] & STACK_SEEN))
+			memo[k] = (k < m->n_stacks ? stack_bits(m, k) : 0) | STACK_SEEN;
+		cause[i] = first_cause((memo[k] & ~STACK_SEEN) | state[h->state & 7]);
+	}
+	free(memo);
+	return cause;
+}
+
 /* ------------------------------------------------------------------ the tree */
 
 /* Stretches of a profiler's events seen in a node (for LONG_STRETCH_NS). */
@@ -434,7 +478,7 @@ static uint32_t child(struct host_ctx *c, uint32_t parent, uint8_t kind, uint32_
 	}
 }
 
-static int off_cpu(unsigned state)
+int host_off_cpu(unsigned state)
 {
 	return state == KG_HOST_BLOCKED || state == KG_HOST_GIL_WAIT || state == KG_HOST_IDLE;
 }
@@ -445,7 +489,7 @@ static int off_cpu(unsigned state)
 static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8_t state)
 {
 	const struct kg_model *m = c->m;
-	if (!off_cpu(state))
+	if (!host_off_cpu(state))
 		state = KG_HOST_RUNNING; /* one leaf for every on-CPU or unknown state */
 	uint64_t key = idmap_mix(((uint64_t)stack << 32) ^ call) ^ ((uint64_t)state << 56);
 	for (;; key = idmap_mix(key + 1)) {
@@ -470,7 +514,7 @@ static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8
 			node = child(c, KG_NONE, KG_HOST_NODE_FRAME, KG_NONE, 0, 0);
 		else if (call)
 			node = child(c, node, KG_HOST_NODE_CALL, KG_NONE, call, 0);
-		if (node != KG_NONE && off_cpu(state))
+		if (node != KG_NONE && host_off_cpu(state))
 			node = child(c, node, KG_HOST_NODE_STATE, KG_NONE, 0, state);
 		if (node == KG_NONE ||
 		    array_room((void **)&c->leaf, &c->cap_leaf, c->n_leaf, sizeof(*c->leaf), 256) < 0)

@@ -33,6 +33,17 @@ enum kg_host_cause {
 const char *host_cause_id(unsigned c);
 const char *host_cause_what(unsigned c);
 const char *host_cause_fix(unsigned c);
+/* The cause of each of the model's host spans (m->host_spans' order), as report --host's
+ * tree tells it from the span's stack and off-CPU state: one byte a span, malloc'd (the
+ * caller frees it), NULL when out of memory or without spans. What the charts colour
+ * their host strips by. Unlike a finding's time, a span inside a CUDA call keeps its
+ * stack's cause (the call is drawn above it), and a profiler's long operators stay
+ * op-dispatch. */
+struct kg_model;
+uint8_t *host_span_causes(const struct kg_model *m);
+/* 1 for a state of a thread off CPU (enum kg_host_state: blocked, waiting for the GIL,
+ * idle): a leaf of its own in the tree, drawn lighter on the strips. */
+int host_off_cpu(unsigned state);
 /* A rule whose findings are idle time the host side explains (enum kg_rule_id):
  * host-bound, host-sync-stall, launch-overhead. */
 int host_idle_rule(unsigned rule);

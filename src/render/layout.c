@@ -276,7 +276,30 @@ static int host_index(const struct kg_model *m, struct kg_layout *l)
 			by_start_range, &l->range_order, &l->range_first) < 0)
 		return -ENOMEM;
 	l->range_level = calloc((size_t)m->n_ranges + 1, 1);
-	return l->range_level ? 0 : -ENOMEM;
+	l->span_first = malloc(((size_t)m->n_threads + 1) * sizeof(uint32_t));
+	if (!l->range_level || !l->span_first)
+		return -ENOMEM;
+	uint32_t k = 0; /* the spans are in (thread, start) order (model_finish) */
+	for (uint32_t t = 0; t <= m->n_threads; t++) {
+		while (k < m->n_host_spans && m->host_spans[k].thread < t)
+			k++;
+		l->span_first[t] = k;
+	}
+	return 0;
+}
+
+uint32_t layout_first_span(const struct kg_model *m, const struct kg_layout *l, uint32_t t,
+			   int64_t t0)
+{
+	uint32_t lo = l->span_first[t], hi = l->span_first[t + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->host_spans[mid].end > t0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 /* ---------------------------------------------------------------- building */
@@ -289,6 +312,15 @@ struct builder {
 	double y;
 	uint32_t cap_strips;
 };
+
+/* The strip under thread t's API lane: when it has a host span in the window. */
+static double strip_of(const struct kg_model *m, const struct builder *b, uint32_t t)
+{
+	const struct kg_layout *l = b->l;
+	uint32_t i = layout_first_span(m, l, t, l->t0);
+	return b->o->host_strip_h > 0 && i < l->span_first[t + 1] &&
+	       m->host_spans[i].start < l->t1 ? b->o->host_strip_h : 0;
+}
 
 static struct kg_lane *add_lane(struct builder *b, enum kg_lane_kind kind, uint32_t process,
 				double h)
@@ -303,7 +335,7 @@ static struct kg_lane *add_lane(struct builder *b, enum kg_lane_kind kind, uint3
 		b->cap_lanes = cap;
 	}
 	struct kg_lane *ln = &l->lanes[l->n_lanes++];
-	*ln = (struct kg_lane){kind, process, KG_NONE, KG_NONE, KG_NONE, 1, b->y, h};
+	*ln = (struct kg_lane){kind, process, KG_NONE, KG_NONE, KG_NONE, 1, b->y, h, 0};
 	b->y += h;
 	return ln;
 }
@@ -373,9 +405,12 @@ static int host_lanes(struct builder *b, uint32_t p, uint32_t *scratch)
 	for (int i = 0; i < n; i++) {
 		uint32_t t = scratch[i];
 		if (any_api_in(m, l, t)) {
-			if (!add_lane(b, KG_LANE_API, p, API_H))
+			double strip = strip_of(m, b, t);
+			struct kg_lane *ln = add_lane(b, KG_LANE_API, p, API_H + strip);
+			if (!ln)
 				return -ENOMEM;
-			l->lanes[l->n_lanes - 1].thread = t;
+			ln->thread = t;
+			ln->strip_h = strip;
 			l->api_of_thread[t] = l->n_lanes - 1;
 		}
 		if (add_nvtx_lane(b, t, p, t, &l->nvtx_of_thread[t]) < 0)
@@ -627,6 +662,7 @@ void layout_free(struct kg_layout *l)
 	free(l->api_first);
 	free(l->range_order);
 	free(l->range_first);
+	free(l->span_first);
 	free(l->hw_strips);
 	memset(l, 0, sizeof(*l));
 }

@@ -36,6 +36,8 @@ struct kg_lane {
 			     * ranges the source did not attribute to a thread */
 	int levels;         /* NVTX lanes: nesting levels drawn (the deepest ranges share the last) */
 	double y, h;        /* px from the top of the picture */
+	double strip_h;     /* API lanes: px at the bottom of h for the thread's host spans
+			     * (model.host_spans), 0: none in the window or no strips */
 };
 
 enum kg_header_kind { KG_HEADER_PROCESS = 0, KG_HEADER_DEVICE };
@@ -61,6 +63,8 @@ struct kg_layout_opts {
 	int host_lanes;          /* 0: no API and NVTX lanes */
 	double hw_strip_h;       /* px of the hardware-sample strip under each device with
 				  * samples (record --hw); 0: no strips */
+	double host_strip_h;     /* px added under each API lane for its thread's host spans
+				  * in the window; 0: no strips */
 };
 
 /* A device's hardware samples (record --hw), drawn as a strip under its stream lanes; a
@@ -91,6 +95,7 @@ struct kg_layout {
 	 * ranges without a thread last (range_first[n_threads] .. range_first[n_threads+1]). */
 	uint32_t *api_order, *api_first;
 	uint32_t *range_order, *range_first;
+	uint32_t *span_first;         /* per model thread (+ 1): where its host spans begin */
 	struct kg_hw_strip *hw_strips;  /* in y order, each right after its device's lanes */
 	uint32_t n_hw_strips;
 };
@@ -103,6 +108,11 @@ int layout_stream_selected(const struct kg_model *m, const struct kg_layout_opts
 /* 0, or -ENOMEM. An empty window (no lane) is not an error: n_lanes is 0. */
 int layout_build(const struct kg_model *m, const struct kg_layout_opts *o, struct kg_layout *l);
 void layout_free(struct kg_layout *l);
+
+/* The first host span of thread t that ends after t0 (its spans do not overlap, so ends
+ * rise), or where the thread's spans end. */
+uint32_t layout_first_span(const struct kg_model *m, const struct kg_layout *l, uint32_t t,
+			   int64_t t0);
 
 /* The plot area's x range, [x0, x1] px, before the layout is built: what layout_build
  * sets l->x0 and l->x1 to (what is drawn above and below the lanes may depend on it). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "render/chart_out.h"
+#include "render/host_strip.h"
 #include "render/layout.h"
 #include "render/plot.h"
 #include "render/plot_hw.h"
@@ -63,6 +64,8 @@ static void draw(struct plot *p)
 			stream_blocks(p, i);
 		} else if (k == KG_LANE_API) {
 			api_lane(p, i);
+			if (p->l.lanes[i].strip_h > 0)
+				host_strip(p, i);
 		} else {
 			nvtx_lane(p, i);
 		}
@@ -144,6 +147,9 @@ static int prepare(struct plot *p)
 {
 	struct kg_layout_opts lo;
 	layout_opts_of(p->o, &lo);
+	if (host_strips_plan(p) < 0)
+		return -ENOMEM;
+	lo.host_strip_h = p->hs.cause ? KG_HOST_STRIP_H : 0;
 	if (measure_frame(p, &lo) < 0)
 		return -ENOMEM;
 	lo.top_space += p->step_row_h;
@@ -159,7 +165,8 @@ static int prepare(struct plot *p)
 	p->col_busy = calloc((size_t)p->ncols, sizeof(double));
 	p->col_rgb = calloc((size_t)p->ncols * 3, sizeof(double));
 	p->colour_of_name = calloc((size_t)p->m->strings.count + 2, 1);
-	if (!p->counts || !p->col_busy || !p->col_rgb || !p->colour_of_name)
+	if (!p->counts || !p->col_busy || !p->col_rgb || !p->colour_of_name ||
+	    host_strips_alloc(p) < 0)
 		return -ENOMEM;
 	return p->a ? annotation_index(p) : 0;
 }
@@ -175,6 +182,7 @@ static void plot_free(struct plot *p)
 	free(p->marks);
 	free(p->fmarks);
 	free(p->steps.labelled);
+	host_strips_free(p);
 }
 
 int plot_render(const struct kg_model *m, const struct kg_plot_notes *notes,

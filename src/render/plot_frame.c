@@ -294,6 +294,37 @@ static double swatch(struct plot *p, enum swatch sw, double x, double y)
 }
 
 /* Lays out (and with draw, draws) the legend from y; returns its height. */
+/* The host strips' group of the legend, from row y: a box per cause shown, then what a
+ * lighter box means; the last row's y. */
+static double host_legend(struct plot *p, double y, double line_h, int draw)
+{
+	cairo_t *cr = p->cr;
+	double x = MARGIN, right = p->l.width - MARGIN;
+	font(cr, 10, 1);
+	if (draw)
+		text_at(cr, x, y + 9, "samples", c_text);
+	x += 52;
+	for (unsigned c = 0; c <= KG_HOST_CAUSE_COUNT; c++) {
+		if (c < KG_HOST_CAUSE_COUNT && !(p->hs.present & (1u << c)))
+			continue;
+		const char *text = c < KG_HOST_CAUSE_COUNT ? host_cause_id(c) : "lighter: off CPU";
+		font(cr, 10, 0);
+		double need = 14 + 5 + text_w(cr, text) + 16;
+		if (x + need > right && x > MARGIN + 52) {
+			y += line_h;
+			x = MARGIN + 52;
+		}
+		if (draw) {
+			unsigned k = c < KG_HOST_CAUSE_COUNT ? c : KG_HOST_CAUSE_OTHER;
+			swatch_box(cr, x, y, host_colour(k, c == KG_HOST_CAUSE_COUNT));
+			font(cr, 10, 0);
+			text_at(cr, x + 19, y + 9, text, c_text);
+		}
+		x += need;
+	}
+	return y;
+}
+
 double legend(struct plot *p, double y0, int draw)
 {
 	char qtext[80], otext[80];
@@ -348,6 +379,8 @@ double legend(struct plot *p, double y0, int draw)
 		}
 		x += need;
 	}
+	if (p->hs.present)
+		y = host_legend(p, y + line_h, line_h, draw);
 	return y + line_h - y0;
 }
 

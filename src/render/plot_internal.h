@@ -7,6 +7,7 @@
  *   plot_marks.c     annotations: queue marks, occupancy circles, overlap links, findings
  *   plot_frame.c     title, axis, lane labels and backgrounds, legend, call-site lines
  *   plot_steps.c     the program's steps on the time axis: boundaries and numbers
+ *   plot_host.c      host strips: each thread's host spans by cause, under its API lane
  *   plot_manifest.c  the manifest: the JSON account of what was drawn */
 #ifndef KGANTT_PLOT_INTERNAL_H
 #define KGANTT_PLOT_INTERNAL_H
@@ -89,6 +90,23 @@ struct step_marks {
 	uint8_t *labelled;       /* per step of the window: its number was drawn */
 };
 
+/* What a host strip drew (plot_host.c), for the manifest. */
+struct strip_count {
+	uint32_t spans;                    /* host spans of the window */
+	uint32_t columns, runs;            /* pixel columns drawn, rectangles drawn */
+	double ns[KG_HOST_CAUSE_COUNT];    /* their time in the window by cause */
+	double off_ns;                     /* ... of it off CPU */
+};
+
+/* The host strips: only when the chart shows host lanes and the trace has host spans. */
+struct host_strips {
+	uint8_t *cause;                    /* per model host span (host_span_causes); NULL:
+					    * no strips */
+	uint32_t present;                  /* 1 << cause of the spans shown: the legend's */
+	double *col;                       /* per pixel column, time by cause on and off CPU */
+	struct strip_count *counts;        /* per lane */
+};
+
 struct plot {
 	cairo_t *cr;
 	const struct kg_model *m;
@@ -109,6 +127,7 @@ struct plot {
 	struct step_marks steps;
 	double step_row_h;             /* STEP_ROW_H when steps are in the window, else 0 */
 	struct kg_sm_drawn sm_drawn;
+	struct host_strips hs;
 };
 
 /* ---------------------------------------------------------------- small drawing helpers
@@ -159,6 +178,19 @@ void stream_blocks(struct plot *p, uint32_t li);
 /* A host lane: CUDA API calls, NVTX ranges. */
 void api_lane(struct plot *p, uint32_t li);
 void nvtx_lane(struct plot *p, uint32_t li);
+
+/* ---------------------------------------------------------------- host strips (plot_host.c) */
+
+/* The spans' causes and those the strips will show (before the layout: the legend needs
+ * them); nothing without host lanes or spans. 0 or -ENOMEM. */
+int host_strips_plan(struct plot *p);
+/* The strips' accumulators, once the layout is built. 0 or -ENOMEM. */
+int host_strips_alloc(struct plot *p);
+void host_strips_free(struct plot *p);
+/* The strip of API lane li (ln->strip_h > 0). */
+void host_strip(struct plot *p, uint32_t li);
+/* The colour of a cause on the strips, lighter off CPU. */
+struct rgb host_colour(unsigned cause, int off);
 
 /* ---------------------------------------------------------------- annotations (plot_marks.c) */
 

@@ -256,7 +256,7 @@ static int api_pass(int category)
 static void launch_ticks(struct plot *p, const struct kg_lane *ln)
 {
 	const struct kg_layout *l = &p->l;
-	double last = -1e9;
+	double last = -1e9, h = ln->h - ln->strip_h; /* the host strip is below */
 	set_rgb(p->cr, c_tick);
 	cairo_set_line_width(p->cr, 1);
 	for (uint32_t i = l->api_first[ln->thread]; i < l->api_first[ln->thread + 1]; i++) {
@@ -268,8 +268,8 @@ static void launch_ticks(struct plot *p, const struct kg_lane *ln)
 		if (x - last < 3)
 			continue;
 		last = x;
-		cairo_move_to(p->cr, x, ln->y + 0.3 * ln->h);
-		cairo_line_to(p->cr, x, ln->y + 0.9 * ln->h);
+		cairo_move_to(p->cr, x, ln->y + 0.3 * h);
+		cairo_line_to(p->cr, x, ln->y + 0.9 * h);
 	}
 	cairo_stroke(p->cr);
 }
@@ -280,10 +280,11 @@ void api_lane(struct plot *p, uint32_t li)
 	const struct kg_layout *l = &p->l;
 	const struct kg_lane *ln = &l->lanes[li];
 	struct lane_count *n = &p->counts[li];
+	double h = ln->h - ln->strip_h; /* the host strip is below */
 	for (int pass = 0; pass < API_PASSES; pass++) {
-		struct band b = {ln->y + 0.25 * ln->h, 0.5 * ln->h, 0.8, colours[pass]};
+		struct band b = {ln->y + 0.25 * h, 0.5 * h, 0.8, colours[pass]};
 		if (pass == API_PASSES - 1) /* syncs stand out: full height, strong colour */
-			b = (struct band){ln->y + 0.08 * ln->h, 0.84 * ln->h, 1.0, c_sync};
+			b = (struct band){ln->y + 0.08 * h, 0.84 * h, 1.0, c_sync};
 		struct merger g = merger_new(p, 1, flush_band, &b);
 		for (uint32_t i = l->api_first[ln->thread]; i < l->api_first[ln->thread + 1]; i++) {
 			const struct kg_api *a = &p->m->apis[l->api_order[i]];

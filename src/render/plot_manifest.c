@@ -41,6 +41,26 @@ static const char *lane_kind_name(enum kg_lane_kind k)
 	return k == KG_LANE_STREAM ? "stream" : k == KG_LANE_API ? "api" : "nvtx";
 }
 
+/* An API lane's host strip (plot_host.c): its spans in the window, the pixel columns and
+ * rectangles drawn, their time by cause (clipped to the window) and off CPU. Nothing
+ * without a strip. */
+static void manifest_strip(FILE *f, const struct plot *p, uint32_t i)
+{
+	if (!(p->l.lanes[i].strip_h > 0))
+		return;
+	const struct strip_count *n = &p->hs.counts[i];
+	fprintf(f, ", \"host_strip\": {\"spans\": %" PRIu32 ", \"columns\": %" PRIu32
+		   ", \"runs\": %" PRIu32 ", \"off_cpu_ns\": %.0f, \"ns\": {",
+		n->spans, n->columns, n->runs, n->off_ns);
+	int first = 1;
+	for (unsigned c = 0; c < KG_HOST_CAUSE_COUNT; c++)
+		if (n->ns[c] > 0) {
+			fprintf(f, "%s\"%s\": %.0f", first ? "" : ", ", host_cause_id(c), n->ns[c]);
+			first = 0;
+		}
+	fprintf(f, "}}");
+}
+
 static void manifest_lane(FILE *f, const struct plot *p, uint32_t i)
 {
 	const struct kg_model *m = p->m;
@@ -61,9 +81,12 @@ static void manifest_lane(FILE *f, const struct plot *p, uint32_t i)
 	}
 	if (ln->thread != KG_NONE)
 		fprintf(f, ", \"tid\": %" PRId64, m->threads[ln->thread].tid);
-	if (ln->kind == KG_LANE_API)
-		fprintf(f, ", \"api_calls\": %" PRIu32 ", \"syncs\": %" PRIu32 ", \"launches\": %" PRIu32 "}",
+	if (ln->kind == KG_LANE_API) {
+		fprintf(f, ", \"api_calls\": %" PRIu32 ", \"syncs\": %" PRIu32 ", \"launches\": %" PRIu32,
 			n->records, n->syncs, n->launches);
+		manifest_strip(f, p, i);
+		fprintf(f, "}");
+	}
 	else
 		fprintf(f, ", \"ranges\": %" PRIu32 ", \"levels\": %d}", n->records, ln->levels);
 }

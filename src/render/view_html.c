@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/host_strip.h"
 #include "render/layout.h"
 #include "util/api_names.h"
 #include "util/idmap.h"
@@ -226,7 +227,17 @@ struct page {
 	uint64_t n_stack_frames;
 	uint32_t *pframe_order;  /* page frame -> a model frame with its content */
 	uint32_t n_pframes;
+	/* host spans (render/host_strip.h): those of threads with API calls */
+	uint8_t *span_cause;     /* per model span (host_span_causes) */
+	uint8_t *calls;          /* per model thread: it has API calls, a lane */
+	uint32_t *span_row;      /* per model thread (+ 1): its first page span row */
+	uint32_t host_cut;       /* spans' stacks left out of the page (HOST_STACK_FRAMES) */
 };
+
+/* The frames of the host spans' stacks carried for the strip's hover, at most: about 1 MB
+ * of page (a frame row is 2 to 3 bytes, base64 adds a third); the stacks with the most
+ * time come first, the rest hover without frames. */
+#define HOST_STACK_FRAMES 300000u
 
 /* ------------------------------------ strings: the ones used, most frequent first */
 
@@ -412,6 +423,53 @@ static uint32_t page_stack(const struct page *p, uint32_t stack)
 	return p->stack_map && stack < p->m->n_stacks ? p->stack_map[stack] : 0;
 }
 
+static int by_ns_desc(const void *x, const void *y, void *arg)
+{
+	const double *ns = arg;
+	double a = ns[*(const uint32_t *)x], b = ns[*(const uint32_t *)y];
+	return (a < b) - (a > b);
+}
+
+/* The host spans' stacks on the page (stack_map), the most time first, up to
+ * HOST_STACK_FRAMES frames; those left out are counted in host_cut. 0 or -ENOMEM. */
+static int mark_host_stacks(struct page *p)
+{
+	const struct kg_model *m = p->m;
+	if (!p->span_row)
+		return 0;
+	double *ns = calloc(m->n_stacks, sizeof(*ns));
+	uint32_t *order = malloc(m->n_stacks * sizeof(*order)), n = 0;
+	if (!ns || !order) {
+		free(ns);
+		free(order);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->n_host_spans; i++) {
+		const struct kg_host_span *h = &m->host_spans[i];
+		if (h->stack < m->n_stacks && p->calls[h->thread])
+			ns[h->stack] += (double)(h->end - h->start) + 1; /* +1: seen, if empty */
+	}
+	for (uint32_t i = 0; i < m->n_stacks; i++)
+		if (ns[i] > 0)
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), by_ns_desc, ns);
+	uint64_t frames = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t f = m->stacks[order[k]].n_frames;
+		if (p->stack_map[order[k]])
+			continue; /* a call's stack too: on the page anyway */
+		if (frames + f > HOST_STACK_FRAMES) {
+			p->host_cut++;
+			continue;
+		}
+		frames += f;
+		p->stack_map[order[k]] = 1;
+	}
+	free(ns);
+	free(order);
+	return 0;
+}
+
 /* The stacks the page needs (of API calls, of sites), each frame written once: a stack
  * is a list of frame rows. Per stack, its user frame and the site of its calls. */
 static int build_stacks(struct page *p)
@@ -431,6 +489,8 @@ static int build_stacks(struct page *p)
 	for (uint32_t i = 0; i < a->n_sites; i++)
 		if (a->sites[i].stack < m->n_stacks)
 			p->stack_map[a->sites[i].stack] = 1;
+	if (mark_host_stacks(p) < 0)
+		goto out;
 	uint64_t nframes = 0;
 	for (uint32_t i = 0; i < m->n_stacks; i++)
 		if (p->stack_map[i]) {
@@ -795,6 +855,10 @@ static void write_thread_lane(struct jw *w, const struct page *p, uint32_t key, 
 	kv_int(w, "first", first);
 	kv_int(w, "n", n);
 	kv_int(w, "depth", depth + 1);
+	if (p->span_row && key < m->n_threads && p->span_row[key + 1] > p->span_row[key]) {
+		kv_int(w, "h0", p->span_row[key]);
+		kv_int(w, "hn", p->span_row[key + 1] - p->span_row[key]);
+	}
 	j_close(w);
 }
 
@@ -842,6 +906,81 @@ static void write_apis(struct jw *w, const struct page *p)
 	j_open(w);
 	kv_int(w, "rows", m->n_apis);
 	for (int k = 0; k < 7; k++) {
+		kv_col(w, keys[k], &c[k]);
+		col_free(&c[k]);
+	}
+	j_close(w);
+}
+
+/* ------------------------------------ host spans */
+
+/* The threads' spans on the page: those of threads with API calls (the lanes the strips
+ * go under), their causes, and each thread's first row. 0 or -ENOMEM; nothing without
+ * spans. */
+static int build_host(struct page *p)
+{
+	const struct kg_model *m = p->m;
+	if (!m->n_host_spans)
+		return 0;
+	p->calls = calloc((size_t)m->n_threads + 1, 1);
+	p->span_row = calloc((size_t)m->n_threads + 2, sizeof(*p->span_row));
+	p->span_cause = host_span_causes(m);
+	if (!p->calls || !p->span_row || !p->span_cause)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->n_apis; i++)
+		if (m->apis[i].thread < m->n_threads)
+			p->calls[m->apis[i].thread] = 1;
+	for (uint32_t i = 0; i < m->n_host_spans; i++) {
+		uint32_t t = m->host_spans[i].thread;
+		if (t < m->n_threads && p->calls[t])
+			p->span_row[t + 1]++;
+	}
+	for (uint32_t t = 0; t < m->n_threads; t++)
+		p->span_row[t + 1] += p->span_row[t];
+	return 0;
+}
+
+/* The host spans (render/host_strip.h), by thread then start, the thread lanes naming
+ * theirs (h0, hn). Columns: t Δstart, d duration, c cause | 16 when off CPU, S stack + 1
+ * (0: none, or left out: stacks_cut says how many). causes: id, what and colour of each
+ * cause, by number. */
+static void write_host(struct jw *w, const struct page *p)
+{
+	const struct kg_model *m = p->m;
+	if (!p->span_row)
+		return;
+	struct col c[4] = {{0}};
+	static const char *const keys[4] = {"t", "d", "c", "S"};
+	int64_t prev = p->zero;
+	for (uint32_t i = 0; i < m->n_host_spans; i++) {
+		const struct kg_host_span *h = &m->host_spans[i];
+		if (h->thread >= m->n_threads || !p->calls[h->thread])
+			continue;
+		col_s(&c[0], kg_time_diff(h->start, prev));
+		col_s(&c[1], kg_time_diff(h->end, h->start));
+		col_u(&c[2], p->span_cause[i] | (host_off_cpu(h->state) ? 16u : 0u));
+		col_u(&c[3], page_stack(p, h->stack));
+		prev = h->start;
+	}
+	j_key(w, "host");
+	j_open(w);
+	kv_int(w, "rows", p->span_row[m->n_threads]);
+	kv_int(w, "stacks_cut", p->host_cut);
+	kv_num(w, "strip_px", KG_HOST_STRIP_H);
+	kv_num(w, "off_light", KG_HOST_OFF_CPU_LIGHT);
+	j_key(w, "causes");
+	j_aopen(w);
+	for (unsigned k = 0; k < KG_HOST_CAUSE_COUNT; k++) {
+		char rgb[8];
+		snprintf(rgb, sizeof(rgb), "#%06x", (unsigned)host_cause_rgb[k]);
+		j_open(w);
+		kv_str(w, "id", host_cause_id(k));
+		kv_str(w, "what", host_cause_what(k));
+		kv_str(w, "rgb", rgb);
+		j_close(w);
+	}
+	j_aclose(w);
+	for (int k = 0; k < 4; k++) {
 		kv_col(w, keys[k], &c[k]);
 		col_free(&c[k]);
 	}
@@ -1296,7 +1435,9 @@ static int64_t page_zero(const struct kg_model *m)
 
 static int write_document(struct jw *w, struct page *p)
 {
-	int rc = build_stacks(p);
+	int rc = build_host(p);
+	if (!rc)
+		rc = build_stacks(p);
 	if (!rc)
 		rc = build_names(p);
 	if (!rc)
@@ -1320,6 +1461,7 @@ static int write_document(struct jw *w, struct page *p)
 	write_sm(w, p);
 	write_ops(w, p);
 	write_apis(w, p);
+	write_host(w, p);
 	write_syncs(w, p);
 	write_edges(w, p);
 	write_steps(w, p);
@@ -1358,6 +1500,9 @@ int view_html(FILE *f, const struct kg_analysis *a, const struct kg_view_opts *o
 	free(p.stack_site);
 	free(p.stack_frames);
 	free(p.pframe_order);
+	free(p.span_cause);
+	free(p.calls);
+	free(p.span_row);
 	if (rc)
 		return rc;
 	if (nomem)

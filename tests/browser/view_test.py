@@ -325,6 +325,43 @@ def page_steps(d):
     return out
 
 
+def page_host(d):
+    """The page's host spans by thread tid: [(start, end, cause id, off CPU, stack row)], times
+    in ns as the trace has them; {} without spans."""
+    h = d.get("host")
+    if not h:
+        return {}
+    n, t = h["rows"], int(d["zero"])
+    spans = []
+    for dt, dur, c, st in zip(column(h["t"], n, True), column(h["d"], n, True), column(h["c"], n),
+                              column(h["S"], n)):
+        t += dt
+        spans.append((t, t + dur, h["causes"][c & 15]["id"], bool(c & 16), st - 1))
+    return {th["tid"]: spans[th["h0"]:th["h0"] + th["hn"]] for th in d["threads"] if th.get("hn")}
+
+
+def check_host(st, d):
+    """The host strips (issue 23): a strip per thread with spans, of as many spans as the page
+    carries; a real mousemove over the longest span of the first shows its cause and, when the
+    page carries its stack, its frames."""
+    h, spans = st.get("host") or {}, page_host(d)
+    check({l["tid"]: l["n"] for l in h.get("lanes", [])} == {t: len(v) for t, v in spans.items()},
+          "a host strip under each thread with host spans, with its spans (%s)" % h.get("lanes"))
+    if not spans:
+        return
+    span = spans[h["tid"]][h["span"]]
+    what = [c["what"] for c in d["host"]["causes"] if c["id"] == span[2]][0]
+    check(h["tooltip_visible"] and what in h["tooltip"] and h["cause"] == span[2],
+          "hovering a host span shows its cause (%s: %s)" % (span[2], h["tooltip"][:80]))
+    check((span[4] >= 0) == bool(h["stack_lines"]),
+          "... and its stack's frames (%d lines)" % len(h["stack_lines"]))
+    check(h["drawn"]["spans"] >= 1 and h["drawn"]["columns"] >= 1, "the strip drew it (%s)" % h["drawn"])
+    f = [f for f in d["findings"] if (f.get("host") or {}).get("cause")]
+    if f:
+        check(h.get("section") and h["section"]["cause"] == f[0]["host"]["cause"] and h["section"]["marked"] >= 1,
+              "selecting finding #%d outlines its host section (%s)" % (f[0]["rank"], h.get("section")))
+
+
 def check_steps(st, report):
     """The step row under the time axis: over the whole trace and zoomed to a step, every
     step of the report that starts in view and overlaps the page is ticked, the numbers

@@ -246,7 +246,7 @@ python3 - "$WORK/sfp3.png.json" "$WORK/sfp.png.json" "$WORK/sfp.report.json" \
 	"$WORK/streams_bad.png.json" <<'EOF' || fail "plot: the step marks"
 import json, sys
 three, whole, r, none = (json.load(open(p)) for p in sys.argv[1:5])
-begin = r["trace"]["window"]["trace_begin_ns"]
+begin = (r["trace"]["window"] or {}).get("trace_begin_ns", r["trace"]["begin_ns"])
 start = {x["step"]: x["start_ns"] - begin for x in r["steps"]["steps"]}
 m = three["steps"]
 assert m["found"] == 200 and m["in_window"] == 3 and m["ticks"] and m["lines"], m
@@ -366,4 +366,54 @@ assert zocc and max(m["count"] for m in zocc) <= 2, [m["count"] for m in zocc][:
 print("whole trace: at most %d circles or links a lane, standing for %d kernels; 2 ms: %d circles for %d kernels"
       % (max(per_lane.values()), sum(m["count"] for m in occ), len(zocc), sum(m["count"] for m in zocc)))
 PY
+# Issue 23: the host strips. Under each host thread's API lane, its host spans coloured by
+# cause: the manifest's spans, time and off-CPU time per thread are the trace's own rows
+# (export --table host: a row per span), every thread with rows in the window has a strip
+# and no other; the dataloader's main thread spends most of its strip in data loading, the
+# cause report --host gives its host-bound finding. A trace without host spans: no strip.
+host_strips() { # NAME TRACE
+	"$K" plot --manifest "$2" -o "$WORK/hs_$1.png" || fail "plot $1"
+	"$K" export -f csv --table host "$2" -o "$WORK/hs_$1.csv" || fail "export --table host $1"
+	"$K" report --json --host "$2" > "$WORK/hs_$1.report.json" || fail "report --host $1"
+	python3 - "$1" "$WORK/hs_$1" <<'PY' || fail "$1: the host strips"
+import collections, csv, json, sys
+name, base = sys.argv[1:3]
+m, r = json.load(open(base + ".png.json")), json.load(open(base + ".report.json"))
+begin = (r["trace"]["window"] or {}).get("trace_begin_ns", r["trace"]["begin_ns"])
+w0, w1 = begin + m["window"]["start_ns"], begin + m["window"]["end_ns"]
+off = {"blocked in a system call", "waiting for the GIL", "idle"}
+rows = collections.defaultdict(list)
+for x in csv.DictReader(open(base + ".csv")):
+    s, e = int(x["start_ns"]), int(x["end_ns"])
+    if s < w1 and e > w0:
+        rows[(int(x["pid"]), int(x["tid"]))].append((min(e, w1) - max(s, w0), x["state"] in off))
+api = [l for l in m["lanes"] if l["kind"] == "api"]
+strips = [l for l in api if "host_strip" in l]
+assert strips, "no host strip"
+for l in api:
+    want = rows.get((l["pid"], l["tid"]), [])
+    assert ("host_strip" in l) == bool(want), (l["tid"], len(want))
+    if not want:
+        continue
+    h = l["host_strip"]
+    assert h["spans"] == len(want), (l["tid"], h["spans"], len(want))
+    assert abs(sum(h["ns"].values()) - sum(d for d, _ in want)) <= len(want), l["tid"]
+    assert abs(h["off_cpu_ns"] - sum(d for d, o in want if o)) <= len(want), l["tid"]
+    assert 0 < h["columns"] <= m["width"] and h["runs"] >= 1, h
+    print("%s: thread %d: %d spans, %d columns; %s" % (name, l["tid"], h["spans"], h["columns"],
+          ", ".join("%s %.0f ms" % (c, ns / 1e6) for c, ns in sorted(h["ns"].items(), key=lambda v: -v[1])[:3])))
+if name == "dataloader":
+    main = [l for l in strips if l["tid"] == l["pid"]][0]["host_strip"]["ns"]
+    bound = [f for f in r["findings"] if f["rule"] == "host-bound"][0]["host"]
+    assert max(main, key=main.get) == bound["cause"] == "data-loading", (main, bound["cause"])
+PY
+}
+for h in dataloader steps_loop hf_decode; do
+	host_strips "$h" "$(fixture host/$h)"
+done
+host_strips host_train "$(FIXTURES=tests/fixtures fixture host/host_train)"
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))
+assert not any("host_strip" in l for l in m["lanes"])' "$WORK/launches_bad.png.json" ||
+	fail "a host strip on a trace without host spans"
+echo "ok: host strips: each thread's spans and time as the trace's rows; the dataloader's strip mostly data loading, as report --host"
 echo "ok: t030_plot"

@@ -242,6 +242,38 @@ check_static "$WORK/evil.html"
 grep -q '<img src=x' "$WORK/evil.html" && fail "the hostile name is in the page unescaped"
 grep -q 'u003cimg src=x onerror=alert(1)\\u003e' "$WORK/evil.html" || fail "the hostile name is not escaped as expected"
 
+# the host strips (issue 23): the whole run's page carries every host span of each thread
+# with CUDA calls, as the trace's rows (export --table host), and in the steady window the
+# dataloader's main thread spends the most time in the cause report --host gives its
+# host-bound finding, data loading
+hd=$(fixture host/dataloader)
+"$K" view -q --whole "$hd" -o "$WORK/hostdl.html" || fail "view dataloader"
+check_static "$WORK/hostdl.html"
+"$K" export -f csv --table host "$hd" -o "$WORK/hostdl.csv" || fail "export --table host"
+"$K" report --json --host "$hd" > "$WORK/hostdl.report.json" || fail "report --host dataloader"
+python3 - "$WORK/hostdl.html" "$WORK/hostdl.csv" "$WORK/hostdl.report.json" <<'EOF' || fail "view: the host spans are not the trace's"
+import collections, csv, json, sys
+sys.path.insert(0, "tests/browser")
+from view_test import page_data, page_host
+d, r = page_data(sys.argv[1]), json.load(open(sys.argv[3]))
+spans = page_host(d)
+rows = collections.defaultdict(list)
+for x in csv.DictReader(open(sys.argv[2])):
+    rows[int(x["tid"])].append((int(x["start_ns"]), int(x["end_ns"])))
+assert spans and set(spans) <= set(rows), (list(spans), list(rows))
+for tid, v in spans.items():
+    assert [(s, e) for s, e, *_ in v] == rows[tid], tid
+w = r["trace"]["window"]
+by = collections.Counter()
+for s, e, c, off, st in spans[d["processes"][0]["pid"]]:
+    by[c] += max(0, min(e, w["end_ns"]) - max(s, w["begin_ns"]))
+bound = [f for f in r["findings"] if f["rule"] == "host-bound"][0]["host"]["cause"]
+assert by.most_common(1)[0][0] == bound == "data-loading", (by.most_common(3), bound)
+print("ok: view: %d host spans of %d threads as the trace's rows; the main thread's steady window "
+      "mostly %s (%.0f ms), as report --host" % (sum(map(len, spans.values())), len(spans), bound,
+                                                 by[bound] / 1e6))
+EOF
+
 # ---------------------------------------------------------------- in a browser
 # KGANTT_CHROME picks the browser (empty: none, to see the skip)
 CHROME=${KGANTT_CHROME-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
@@ -285,6 +317,17 @@ for page, first in (("sfp3", [10, 11, 12]), ("sfp", None)):
         view_test.check(labels == first, "%s: the whole page numbers steps %s" % (page, labels))
 EOF
 echo "ok: view: the step row in chromium"
+# the host strips in chromium: a strip per thread with spans, a span's cause and frames on hover
+python3 - "$CHROME" "$WORK" <<'EOF' || fail "view: the host strips in the browser"
+import sys
+sys.path.insert(0, "tests/browser")
+import view_test
+chrome, w = sys.argv[1:3]
+dom, st = view_test.run_page(chrome, "%s/hostdl.html" % w, {}, w)
+view_test.check(st.get("ok") is True, "hostdl: no script error (%s)" % st.get("errors"))
+view_test.check_host(st, view_test.page_data("%s/hostdl.html" % w))
+EOF
+echo "ok: view: the host strips in chromium"
 
 # a screenshot of the page as a person sees it: something was drawn
 timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
