@@ -290,7 +290,9 @@ def python(py, work):
         ts = r.samples(tid[name])
         check(share(ts, lambda x: inner(x) == "thread_spin") >= 0.8,
               "%s: Python thread %s: thread_spin() (%d samples)" % (v, name, len(ts)))
-    ng = [x for x in r.samples(tid["nogil"]) if x.where != "idle"]
+    # on CPU: after the call the thread waits for the GIL again, which on a loaded machine
+    # (3.10, make test beside a build: 311 of 1,427 samples in a futex wait) is long
+    ng = [x for x in r.samples(tid["nogil"]) if x.where != "idle" and not x.off_cpu]
     check(share(ng, lambda x: r.names(x)[:1] == ["host_shim_spin"]) >= 0.8,
           "%s: native code without the GIL: innermost frame host_shim_spin() (%d samples)" % (v, len(ng)),
           str(collections.Counter(tuple(r.names(x)[:2]) for x in ng).most_common(3)))
