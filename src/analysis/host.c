@@ -1099,6 +1099,13 @@ static int findings_host(struct host_ctx *c)
 	return rc;
 }
 
+static int unnamed_frame(const struct host_ctx *c, uint32_t node)
+{
+	const struct kg_host_node *n = &c->t->nodes[node];
+	return n->kind == KG_HOST_NODE_FRAME && n->frame != KG_NONE &&
+	       !c->m->frames[n->frame].function;
+}
+
 /* A step's host wait this long is looked into (the report's outliers are longer). */
 #define STEP_GAP_NS 1000000
 
@@ -1109,7 +1116,10 @@ static int steps_host(struct host_ctx *c)
 {
 	const struct kg_model *m = c->m;
 	struct kg_steps *st = &c->a->steps;
-	for (uint32_t s = 0; s < st->n; s++) {
+	double *acc = NULL; /* time under each node in the wait: its leaves', summed up */
+	uint32_t *up = NULL, n_up = 0, cap_up = 0;
+	int rc = 0;
+	for (uint32_t s = 0; !rc && s < st->n; s++) {
 		struct kg_step *x = &st->v[s];
 		x->gap_node = KG_NONE;
 		if (x->host_gap < STEP_GAP_NS || x->gap_thread >= m->n_threads ||
@@ -1117,25 +1127,58 @@ static int steps_host(struct host_ctx *c)
 			continue;
 		int64_t e = x->gap_end, b = kg_time_add(e, -x->host_gap);
 		if (calls_in(c, &c->calls, x->gap_thread, b, e) < 0 ||
-		    thread_in(c, x->gap_thread, b, e, 1.0, c->unseen) < 0)
-			return -ENOMEM;
+		    thread_in(c, x->gap_thread, b, e, 1.0, c->unseen) < 0 ||
+		    !(acc = realloc(acc, ((size_t)c->t->n_nodes + 1) * sizeof(*acc)))) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (!n_up) /* first use, or grown: zero the new part too */
+			memset(acc, 0, ((size_t)c->t->n_nodes + 1) * sizeof(*acc));
+		double seen = 0;
+		for (uint32_t i = 0; !rc && i < c->n_touched; i++) {
+			uint32_t leaf = c->touched[i];
+			if (c->t->nodes[leaf].kind == KG_HOST_NODE_UNSEEN)
+				continue;
+			seen += c->ns[leaf];
+			for (uint32_t n = leaf; n != KG_NONE; n = c->t->nodes[n].parent) {
+				if (!(acc[n] > 0)) {
+					if (array_room((void **)&up, &cap_up, n_up, sizeof(*up), 64) < 0) {
+						rc = -ENOMEM;
+						break;
+					}
+					up[n_up++] = n;
+				}
+				acc[n] += c->ns[leaf];
+			}
+		}
+		/* the deepest node that holds half of what was seen: the leaves of a library's
+		 * work (nvrtc's hundred frames) are each small, their caller is not */
 		uint32_t best = KG_NONE;
-		for (uint32_t i = 0; i < c->n_touched; i++) {
-			uint32_t n = c->touched[i];
-			if (c->t->nodes[n].kind != KG_HOST_NODE_UNSEEN &&
-			    (best == KG_NONE || c->ns[n] > c->ns[best]))
+		for (uint32_t i = 0; i < n_up; i++) {
+			uint32_t n = up[i];
+			if (acc[n] >= 0.5 * seen && seen > 0 &&
+			    (best == KG_NONE || c->t->nodes[n].depth > c->t->nodes[best].depth))
 				best = n;
 		}
-		if (best != KG_NONE && c->ns[best] > 0) {
+		/* a frame without a name (a library's unsymbolised code) says less than the
+		 * named one that called it, which holds at least as much */
+		while (best != KG_NONE && unnamed_frame(c, best) && c->t->nodes[best].parent != KG_NONE)
+			best = c->t->nodes[best].parent;
+		if (best != KG_NONE) {
 			x->gap_node = best;
 			x->gap_cause = node_cause(c, best);
-			x->gap_share = (float)(c->ns[best] / (double)x->host_gap);
+			x->gap_share = (float)(acc[best] / (double)x->host_gap);
 		}
+		for (uint32_t i = 0; i < n_up; i++)
+			acc[up[i]] = 0;
+		n_up = 0;
 		for (uint32_t i = 0; i < c->n_touched; i++)
 			c->ns[c->touched[i]] = 0;
 		c->n_touched = 0;
 	}
-	return 0;
+	free(acc);
+	free(up);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ run */

@@ -148,6 +148,9 @@ def hf_decode(r, prog):
           "hf_decode: host-bound's cause is compilation (%.0f%%)" % (100 * causes.get("jit-compile", 0)))
     check(f is not None and "cache_implementation='static'" in f["fix"] and "sdpa_kernel" in f["fix"],
           "hf_decode: and its fix names cuDNN's run-time compiling: a static cache or another kernel")
+    why = [s["why"] for s in steps["steps"] if s["outlier"]]
+    check(why and all("of it nvrtcCompileProgram" in w and "(JIT compilation)" in w for w in why),
+          "hf_decode: its outlier tokens say where the host was: compiling in nvrtc", why[:1])
     nvrtc = node_total(r["host"], "nvrtcCompileProgram")
     check(nvrtc >= 0.5 * f["gain_ns"] if f else False,
           "hf_decode: nvrtcCompileProgram holds most of it (%.0f ms)" % (nvrtc / 1e6))
