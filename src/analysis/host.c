@@ -1106,6 +1106,21 @@ static int unnamed_frame(const struct host_ctx *c, uint32_t node)
 	       !c->m->frames[n->frame].function;
 }
 
+/* *v holds at least n doubles, the new ones 0 (the tree grows as waits are tallied).
+ * 0, or -ENOMEM. */
+static int grow_zeroed(double **v, uint32_t *cap, uint32_t n)
+{
+	if (n <= *cap)
+		return 0;
+	double *g = realloc(*v, (size_t)n * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	memset(g + *cap, 0, (size_t)(n - *cap) * sizeof(*g));
+	*v = g;
+	*cap = n;
+	return 0;
+}
+
 /* A step's host wait this long is looked into (the report's outliers are longer). */
 #define STEP_GAP_NS 1000000
 
@@ -1116,8 +1131,9 @@ static int steps_host(struct host_ctx *c)
 {
 	const struct kg_model *m = c->m;
 	struct kg_steps *st = &c->a->steps;
-	double *acc = NULL; /* time under each node in the wait: its leaves', summed up */
-	uint32_t *up = NULL, n_up = 0, cap_up = 0;
+	double *acc = NULL; /* time under each node in the wait: its leaves', summed up; zero
+			     * between waits (the nodes touched are zeroed after each) */
+	uint32_t cap_acc = 0, *up = NULL, n_up = 0, cap_up = 0;
 	int rc = 0;
 	for (uint32_t s = 0; !rc && s < st->n; s++) {
 		struct kg_step *x = &st->v[s];
@@ -1128,12 +1144,10 @@ static int steps_host(struct host_ctx *c)
 		int64_t e = x->gap_end, b = kg_time_add(e, -x->host_gap);
 		if (calls_in(c, &c->calls, x->gap_thread, b, e) < 0 ||
 		    thread_in(c, x->gap_thread, b, e, 1.0, c->unseen) < 0 ||
-		    !(acc = realloc(acc, ((size_t)c->t->n_nodes + 1) * sizeof(*acc)))) {
+		    grow_zeroed(&acc, &cap_acc, c->t->n_nodes + 1) < 0) {
 			rc = -ENOMEM;
 			break;
 		}
-		if (!n_up) /* first use, or grown: zero the new part too */
-			memset(acc, 0, ((size_t)c->t->n_nodes + 1) * sizeof(*acc));
 		double seen = 0;
 		for (uint32_t i = 0; !rc && i < c->n_touched; i++) {
 			uint32_t leaf = c->touched[i];

@@ -481,6 +481,17 @@ out:
 
 /* ------------------------------------------------------------------ the steps' figures */
 
+/* A wait of the host of `wait` ns before launching o at lt, in step st: kept when it is the
+ * step's longest (its host_gap, and what and who launched after it). */
+static void note_wait(const struct kg_model *m, struct kg_step *st, const struct kg_op *o,
+		      int64_t lt, int64_t wait)
+{
+	if (wait <= st->host_gap)
+		return;
+	st->host_gap = wait, st->gap_name = o->name, st->gap_end = lt;
+	st->gap_thread = o->api < m->n_apis ? m->apis[o->api].thread : KG_NONE;
+}
+
 /* Each step's figures from its ops (ops[i] in step sid[i]), in one pass in start order. */
 static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 			 const uint32_t *sid, int64_t *max_launch)
@@ -511,11 +522,8 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		st->busy = kg_time_add(st->busy, kg_time_span(o->end, o->start > *cv ? o->start : *cv));
 		if (o->end > *cv)
 			*cv = o->end;
-		if (*ml != KG_NO_TIME && kg_time_diff(lt, *ml) > st->host_gap) {
-			st->host_gap = kg_time_diff(lt, *ml), st->gap_name = o->name;
-			st->gap_end = lt;
-			st->gap_thread = o->api < m->n_apis ? m->apis[o->api].thread : KG_NONE;
-		}
+		if (*ml != KG_NO_TIME)
+			note_wait(m, st, o, lt, kg_time_diff(lt, *ml));
 		if (*ml == KG_NO_TIME || lt > *ml)
 			*ml = lt;
 		if (a->steps.source == KG_STEPS_RHYTHM && lt < st->host_start)
@@ -547,12 +555,8 @@ static void gaps_between(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		if (!s || max_launch[s - 1] == KG_NO_TIME)
 			continue;
 		const struct kg_op *o = &m->ops[ops[i]]; /* the first of step s */
-		struct kg_step *before = &st->v[s - 1];
-		int64_t lt = launch_time(o), wait = kg_time_diff(lt, max_launch[s - 1]);
-		if (wait > before->host_gap) {
-			before->host_gap = wait, before->gap_name = o->name, before->gap_end = lt;
-			before->gap_thread = o->api < m->n_apis ? m->apis[o->api].thread : KG_NONE;
-		}
+		int64_t lt = launch_time(o);
+		note_wait(m, &st->v[s - 1], o, lt, kg_time_diff(lt, max_launch[s - 1]));
 	}
 }
 
@@ -873,7 +877,7 @@ static void finding_steps(struct kg_analysis *a, struct kg_finding *f, struct st
 	const struct kg_steps *st = &a->steps;
 	double total = 0;
 	uint32_t n = st->n_steady;
-	if (f->gpu != KG_NONE && f->gpu != a->gpus[st->gpu].gpu)
+	if (st->gpu >= a->n_gpus || (f->gpu != KG_NONE && f->gpu != a->gpus[st->gpu].gpu))
 		return; /* the steps are another GPU's (another rank's) */
 	for (uint32_t k = 0; k < n; k++)
 		v[k] = (struct step_ns){st->first_steady + k, 0};

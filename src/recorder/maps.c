@@ -221,13 +221,16 @@ int maps_elf_info(const char *path, uintptr_t offset0, uint64_t *bias, uint8_t *
 		return -errno;
 	ElfW(Ehdr) eh;
 	ElfW(Phdr) ph[64];
+	const unsigned char class = sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32;
+	size_t nph = 0;
 	int rc = read_at(fd, &eh, sizeof(eh), 0);
-	if (!rc && (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	if (!rc && (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != class ||
 		    eh.e_phentsize != sizeof(ElfW(Phdr))))
 		rc = -ENOEXEC;
-	size_t nph = eh.e_phnum < 64 ? eh.e_phnum : 64;
-	if (!rc)
+	if (!rc) {
+		nph = eh.e_phnum < 64 ? eh.e_phnum : 64;
 		rc = read_at(fd, ph, nph * sizeof(*ph), eh.e_phoff);
+	}
 	int got_bias = 0, id = 0;
 	for (size_t i = 0; !rc && i < nph; i++) {
 		/* the segment mapping file offset 0 was mapped at offset0 */

@@ -583,12 +583,12 @@ static int write_module(const struct kg_module_map *mod, void *arg)
 			return 0;
 	if (st.n_modules >= MAX_MODULES)
 		return 1;
+	st.module_seen[st.n_modules++] = key; /* also when unreadable: not opened again */
 	uint64_t bias = 0;
 	uint8_t id[32];
 	int id_len = maps_elf_info(mod->path, mod->offset0, &bias, id, sizeof(id));
 	if (id_len < 0)
 		return 0; /* not an ELF file we can read: no symbols from it */
-	st.module_seen[st.n_modules++] = key;
 	uint32_t path_s = spool_string(spool, mod->path);
 	struct kg_raw_module *r = spool_reserve(spool, KG_RAW_MODULE, sizeof(*r));
 	if (!r)
