@@ -14,6 +14,9 @@ joined it. Ranks sit on hosts of --ranks-per-host GPUs; every host has its own
 CLOCK_MONOTONIC_RAW (a different boot time) and a realtime offset off by up to
 --ntp-error-us, as NTP leaves them: the report must align them.
 
+`--p2p` adds point-to-point transfers that must not make stragglers; `--no-comm` leaves
+the all-reduces out.
+
 Planted (defaults for N ranks): straggler ranks whose host sleeps before the backward pass
 (`--straggler RANK:FIRST-LAST:MS`), a slow GPU (`--slow RANK:FACTOR`: every compute
 kernel that much longer) and a rank that runs extra kernels in one step
@@ -40,10 +43,11 @@ import gen_trace  # noqa: E402  (the schema reader)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REALTIME_BASE = 1_796_000_000_000_000_000
-COMPUTE, COMM = 7, 13
+COMPUTE, COMM, P2P = 7, 13, 17
 FWD, BWD, OPT, BUCKETS = 24, 72, 4, 4
 COMM_NAME = ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL("
              "ncclDevKernelArgsStorage<4096ul>)")
+P2P_NAME = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"
 EXTRA_NAME = "void at::native::index_put_kernel_impl<at::native::OpaqueType<4> >(long)"
 OPT_NAME = ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::"
             "(anonymous namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::"
@@ -143,10 +147,15 @@ def part2(plan, st, r, s, coll_ready, ends, emit):
     for (launch, rd), end in zip(coll_ready, ends):
         start = max(rd, prev_end + 1500)
         e = end + int(rng.random() * 3000)  # the ranks leave within a few µs
-        if emit:
+        if emit and not plan.a.no_comm:
             emit("k", COMM, COMM_NAME, launch, start, e)
         prev_end = e
     st["comm_end"] = prev_end
+    if emit and plan.a.p2p:
+        # a pipeline's activations to the next stage, on a stream of their own: stage
+        # r % 8 sends 0.2 ms after the stage before it, by design (no straggler)
+        t = st["step_start"] + 400_000 + (r % 8) * 200_000
+        emit("k", P2P, P2P_NAME, t - 4000, t, t + 150_000)
     host, ready = st["host"], max(st["ready"], prev_end + 1000)
     for i in range(OPT):
         name, base = plan.names[FWD + BWD + i]
@@ -252,7 +261,7 @@ def write_rank(args):
     db.execute("INSERT INTO contexts(process, context, device, null_stream, green) "
                "VALUES(1,1,?,7,0)", (r % a.ranks_per_host,))
     db.executemany("INSERT INTO streams(process, context, stream, priority, flags, correlation)"
-                   " VALUES(1,1,?,?,?,0)", [(COMPUTE, 0, 3), (COMM, -1, 2)])
+                   " VALUES(1,1,?,?,?,0)", [(COMPUTE, 0, 3), (COMM, -1, 2), (P2P, -1, 2)])
     db.executemany("INSERT INTO strings VALUES(?,?)", srows)
     db.executemany(
         "INSERT INTO kernels(process, device, context, stream, correlation, name, demangled, "
@@ -282,19 +291,26 @@ def main():
     ap.add_argument("--straggler", action="append", help="RANK:FIRST-LAST:MS (repeatable)")
     ap.add_argument("--slow", action="append", help="RANK:FACTOR (repeatable)")
     ap.add_argument("--extra", action="append", help="RANK:STEP:COUNT (repeatable)")
-    ap.add_argument("--clean", action="store_true", help="plant nothing")
+    ap.add_argument("--clean", action="store_true",
+                    help="plant nothing but what --straggler, --slow, --extra ask for")
     ap.add_argument("--startup", type=float, default=0,
                     help="MS of start-up before each rank's first step (one set-up kernel first)")
     ap.add_argument("--no-step-ranges", action="store_true",
                     help="write no NVTX `step` range, and name the optimizer's kernels apart: "
                          "the steps are then only the rhythm of the launches, each marked "
                          "by its optimizer (the job report finds them from it)")
+    ap.add_argument("--p2p", action="store_true",
+                    help="also point-to-point transfers (a SendRecv kernel a step on a stream "
+                         "of its own), each rank's 0.2 ms after the rank before's: not "
+                         "collectives, no straggler")
+    ap.add_argument("--no-comm", action="store_true",
+                    help="write no all-reduce kernel (the ranks still run in step)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
     n = a.ranks
-    if a.clean:
-        a.straggler, a.slow, a.extra = [], [], []
+    if a.clean:  # nothing but what is asked for
+        a.straggler, a.slow, a.extra = a.straggler or [], a.slow or [], a.extra or []
     if a.straggler is None:
         a.straggler = ["%d:2-1000000:3" % min(3, n - 1)] + (["%d:5-9:6" % (n - 5)] if n > 8 else [])
     if a.slow is None:

@@ -380,6 +380,10 @@ static int analyse(struct job_session *js)
 	if (steps_found(js) != KG_EXIT_OK)
 		return KG_EXIT_FAILURE;
 	int rc = job_analyse(&js->job);
+	if (rc == -ERANGE && js->job.apart_note[0]) {
+		kg_err("not one job: %s", js->job.apart_note);
+		return KG_EXIT_FAILURE;
+	}
 	if (rc == -ERANGE) {
 		char d[32];
 		kg_err("the ranks' GPU work spans %s on the job's clock: not one job (traces of "

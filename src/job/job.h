@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "model/comm.h"
 
 #define KG_JOB_KERNELS 48          /* compute kernel names kept per rank, by total time */
 #define KG_JOB_COMM_NAMES 16       /* communication kernel names kept per rank */
@@ -56,11 +57,18 @@ struct kg_rank_kernel {
 	uint64_t hash;       /* of the name: the same kernel on every rank */
 };
 
+/* A communication kernel of the rank, and what it is (model/comm.h): the job matches it
+ * with its peers' by kind, process group, size and order, never by its position. */
 struct kg_rank_collective {
 	int64_t start, end;  /* on the rank's own clock (add kg_rank.shift) */
 	uint64_t hash;       /* of the kernel's name */
+	uint64_t group;      /* hash of its process group ("NAME [ranks]"), 0 unknown */
+	uint64_t elems;      /* message elements, 0 unknown */
+	uint64_t seq;        /* the group's sequence number + 1, 0 unknown */
 	uint32_t step;       /* index into kg_rank.steps, UINT32_MAX outside every step */
-	uint32_t pad;
+	uint8_t kind;        /* enum kg_comm_kind */
+	uint8_t from_call;   /* the kind came from a host call or args, not the kernel name */
+	uint8_t pad[2];
 };
 
 struct kg_rank_step {
@@ -110,7 +118,10 @@ struct kg_rank {
 				    * the start-up and wind-down around it are KG_BIN_IDLE_EDGE */
 	char *names;         /* the kernel names, NUL-separated */
 	uint32_t names_len;
-	/* set by the job's rules */
+	/* set by the job's matching and rules */
+	uint32_t *coll_job;  /* of each of its collectives, the job's collective it is part of
+			      * (index into kg_job.colls), UINT32_MAX none: not on the wire */
+	uint32_t joined;     /* the job's collectives it is part of */
 	uint32_t late;       /* collectives it arrived last at (skew above comm_skew_ns) */
 	int64_t late_ns;     /* how much later than the second-last, summed: the job's delay */
 	double wait_caused_ns; /* the other ranks' wait for it, summed */
@@ -182,6 +193,35 @@ struct kg_job_step {
 	uint64_t name_hash;
 };
 
+/* A collective of the job: the same call on the ranks that joined it, matched by what it
+ * is (kind, process group, size, order or sequence number) and checked by its ends, which
+ * lie together on every rank of it (job_match.c). */
+struct kg_job_part {
+	uint32_t rank;       /* index into kg_job.ranks */
+	uint32_t coll;       /* index into that rank's coll */
+};
+
+struct kg_job_coll {
+	uint32_t first, n;   /* its parts: kg_job.parts[first .. first + n), by rank; n >= 2 */
+	uint32_t step;       /* its first rank's step, UINT32_MAX none */
+	uint8_t kind;        /* enum kg_comm_kind */
+	uint8_t pad[3];
+	uint64_t name_hash;  /* its first rank's kernel name */
+};
+
+/* How the matching went: what the report says of it, and what it trusts. */
+struct kg_job_match {
+	uint64_t kernels;    /* communication kernels of every rank */
+	uint64_t p2p;        /* of them point-to-point (send, recv, or a SendRecv kernel no call
+			      * names): never compared as collectives */
+	uint64_t alone;      /* collectives' kernels no other rank's matched */
+	uint64_t parted;     /* kernels that the identity paired, ends too far apart, paired
+			      * again by their ends */
+	uint64_t by_call;    /* kernels whose kind a host call or the kernel's args said */
+	uint32_t groups;     /* process groups told apart (0: none named) */
+	int64_t end_spread_p50, end_spread_max; /* of the matched collectives' ends */
+};
+
 struct kg_job {
 	struct kg_rank *ranks;
 	uint32_t n_ranks;
@@ -198,8 +238,13 @@ struct kg_job {
 	/* from the first rank's steady work to the last's (start-up and wind-down left out):
 	 * what the findings' shares and thresholds are taken of, as for one trace */
 	int64_t steady_begin, steady_end, steady_span;
-	uint32_t n_collectives;      /* compared across every rank */
-	char coll_note[300];         /* why fewer than some rank has, "" */
+	struct kg_job_coll *colls;   /* the matched collectives, by their first start */
+	uint32_t n_collectives;
+	struct kg_job_part *parts;
+	uint32_t n_parts;
+	struct kg_job_match match;
+	char coll_note[400];         /* what was not compared and why, "" */
+	char apart_note[400];        /* why the ranks are not one job (job_analyse: -ERANGE) */
 	char steps_note[300];        /* how the ranks' steps were found, when some were
 				      * detected without annotations; "" */
 	struct kg_job_step *steps;   /* by step */
@@ -227,10 +272,21 @@ void job_free(struct kg_job *j);
  * job's steady span is not its span, else "": the chart's and the page's subtitle. */
 const char *job_shown_note(const struct kg_job *j, char *buf, size_t len);
 
-/* When the last rank started each compared collective, on the job's clock (what the
+/* When the last rank started each of the job's collectives, on the job's clock (what the
  * others waited for): n_collectives values, malloc'ed; NULL when there are none or out of
- * memory. */
+ * memory. A rank's collective c is the job's r->coll_job[c]. */
 int64_t *job_last_starts(const struct kg_job *j);
+
+/* ------------------------------------------------------------------ matching (job_match.c) */
+
+/* Which of the ranks' collectives are one (j->colls, parts, match, coll_note, each rank's
+ * coll_job and joined), and the ranks' clocks put on one (shift, n_hosts, clock_note,
+ * align_*). 0, -ENOMEM, or -ERANGE when the ranks are not one job: their work, on clocks
+ * that can be compared, does not overlap in time (j->apart_note says so). */
+int job_match(struct kg_job *j);
+/* How the collectives were told apart, for the report: "kind, process group and size
+ * from the calls that launched them". */
+const char *job_identity_note(const struct kg_job *j, char *buf, size_t len);
 
 /* A rank expression: "3", "0-7,12,100-": which ranks (by job rank number, else their
  * position) a command shows. */

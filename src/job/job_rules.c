@@ -1,10 +1,8 @@
-/* The job: ranks ordered, their clocks put on one, and the cross-rank rules (job.h).
+/* The job: ranks ordered, their collectives matched and clocks put on one (job_match.c),
+ * and the cross-rank rules (job.h).
  *
- * Collectives are matched by their order: the k-th communication kernel of every rank
- * is the same collective (as NCCL requires: every rank issues the same collectives in
- * the same order), checked by the kernel's name. A collective cannot end before the
- * last rank has joined it, so the ranks that start it early wait inside it: the last
- * rank to start is the one the others wait for. */
+ * A collective cannot end before the last rank has joined it, so the ranks that start it
+ * early wait inside it: the last rank to start is the one the others wait for. */
 #include "job/job.h"
 
 #include <errno.h>
@@ -19,8 +17,6 @@
 #include "util/timemath.h"
 
 #define MAX_RANK_FINDINGS 8   /* findings of one rule naming single ranks */
-#define SAME_CLOCK_NS 1000000000LL /* realtime offsets this close: one host clock (merge) */
-#define ALIGN_SAMPLES 1000000 /* collective ends compared to state the alignment error */
 
 static double ms(double ns)
 {
@@ -92,236 +88,12 @@ uint32_t job_rank_number(const struct kg_job *j, uint32_t i)
 	return v >= 0 && v < UINT32_MAX ? (uint32_t)v : i;
 }
 
-/* ------------------------------------------------------------------ collectives */
-
-/* How many collectives every rank that has any shares, in the same order: the k-th has
- * the same kernel name on every rank. */
-static void common_collectives(struct kg_job *j)
-{
-	uint32_t n = UINT32_MAX, with = 0, ref = UINT32_MAX;
-	for (uint32_t i = 0; i < j->n_ranks; i++) {
-		if (!j->ranks[i].n_coll)
-			continue;
-		with++;
-		if (ref == UINT32_MAX)
-			ref = i;
-		if (j->ranks[i].n_coll < n)
-			n = j->ranks[i].n_coll;
-	}
-	if (with < 2) {
-		j->n_collectives = 0;
-		return;
-	}
-	for (uint32_t k = 0; k < n; k++)
-		for (uint32_t i = 0; i < j->n_ranks; i++) {
-			const struct kg_rank *r = &j->ranks[i];
-			if (r->n_coll && r->coll[k].hash != j->ranks[ref].coll[k].hash) {
-				snprintf(j->coll_note, sizeof(j->coll_note),
-					 "collectives compared up to #%u: there %s runs another "
-					 "kernel than %s",
-					 k + 1, r->label, j->ranks[ref].label);
-				n = k;
-				goto done;
-			}
-		}
-done:
-	if (with < j->n_ranks && !j->coll_note[0])
-		snprintf(j->coll_note, sizeof(j->coll_note),
-			 "%u of %u ranks ran no collective and are not compared",
-			 j->n_ranks - with, j->n_ranks);
-	j->n_collectives = n;
-}
-
-/* ------------------------------------------------------------------ clocks */
-
-/* The clock group of each rank: ranks of one host whose realtime offsets agree share
- * that host's CLOCK_MONOTONIC_RAW (as merge decides). Returns the number of groups. */
-static uint32_t clock_groups(const struct kg_job *j, uint32_t *group, uint32_t *first)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < j->n_ranks; i++) {
-		const struct kg_rank *r = &j->ranks[i];
-		group[i] = UINT32_MAX;
-		for (uint32_t g = 0; g < n; g++) {
-			const struct kg_rank *f = &j->ranks[first[g]];
-			int same_offset = (f->realtime_offset == KG_NO_TIME) ==
-						  (r->realtime_offset == KG_NO_TIME) &&
-					  (r->realtime_offset == KG_NO_TIME ||
-					   llabs(kg_time_diff(r->realtime_offset,
-							      f->realtime_offset)) < SAME_CLOCK_NS);
-			if (!strcmp(f->host, r->host) && same_offset) {
-				group[i] = g;
-				break;
-			}
-		}
-		if (group[i] == UINT32_MAX) {
-			first[n] = i;
-			group[i] = n++;
-		}
-	}
-	return n;
-}
-
-/* Median of (end of the k-th collective on the group's ranks - on the reference rank),
- * on the shifts so far. 0 when nothing compares. */
-static int64_t group_residual(const struct kg_job *j, const uint32_t *group, uint32_t g,
-			      uint32_t ref)
-{
-	size_t n = 0, cap = 0;
-	int64_t *d = NULL;
-	const struct kg_rank *rr = &j->ranks[ref];
-	for (uint32_t i = 0; i < j->n_ranks; i++) {
-		const struct kg_rank *r = &j->ranks[i];
-		if (group[i] != g || !r->n_coll)
-			continue;
-		for (uint32_t k = 0; k < j->n_collectives; k++) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 1024;
-				int64_t *t = realloc(d, cap * sizeof(*d));
-				if (!t) {
-					free(d);
-					return 0;
-				}
-				d = t;
-			}
-			d[n++] = kg_time_diff(kg_time_add(r->coll[k].end, r->shift),
-					      kg_time_add(rr->coll[k].end, rr->shift));
-		}
-	}
-	int64_t med = 0;
-	if (n) {
-		qsort(d, n, sizeof(*d), cmp_i64);
-		med = d[n / 2];
-	}
-	free(d);
-	return med;
-}
-
-/* |end of collective k on rank - on the reference| after alignment, over every rank and
- * collective (sampled beyond ALIGN_SAMPLES): what the alignment leaves. */
-static void alignment_error(struct kg_job *j, uint32_t ref)
-{
-	uint64_t total = (uint64_t)j->n_collectives * j->n_ranks;
-	uint64_t stride = total > ALIGN_SAMPLES ? total / ALIGN_SAMPLES + 1 : 1, at = 0;
-	int64_t *d = malloc((size_t)(total / stride + 2) * sizeof(*d));
-	size_t n = 0;
-	if (!d)
-		return;
-	const struct kg_rank *rr = &j->ranks[ref];
-	for (uint32_t i = 0; i < j->n_ranks; i++) {
-		const struct kg_rank *r = &j->ranks[i];
-		for (uint32_t k = 0; r->n_coll && i != ref && k < j->n_collectives; k++, at++)
-			if (at % stride == 0)
-				d[n++] = llabs(kg_time_diff(kg_time_add(r->coll[k].end, r->shift),
-							    kg_time_add(rr->coll[k].end, rr->shift)));
-	}
-	if (n) {
-		qsort(d, n, sizeof(*d), cmp_i64);
-		j->align_p50 = d[array_pct_rank((uint32_t)n, 0.5)];
-		j->align_p99 = d[array_pct_rank((uint32_t)n, 0.99)];
-		j->align_max = d[n - 1];
-		j->align_samples = (uint32_t)n;
-	}
-	free(d);
-}
-
-/* Clocks nothing relates: each group's first GPU work at the reference group's. */
-static void start_align(struct kg_job *j, const uint32_t *group, uint32_t ng)
-{
-	for (uint32_t g = 1; g < ng; g++) {
-		int64_t first = INT64_MAX;
-		for (uint32_t i = 0; i < j->n_ranks; i++)
-			if (group[i] == g && j->ranks[i].begin != KG_NO_TIME && j->ranks[i].begin < first)
-				first = j->ranks[i].begin;
-		if (first == INT64_MAX || j->ranks[0].begin == KG_NO_TIME)
-			continue;
-		for (uint32_t i = 0; i < j->n_ranks; i++)
-			if (group[i] == g)
-				j->ranks[i].shift = kg_time_diff(j->ranks[0].begin, first);
-	}
-}
-
-/* r's realtime offset puts it on ref's clock: both known, and its times moved stay within
- * int64 (an offset near INT64_MAX or INT64_MIN is none a clock has: its times would read
- * at the saturation, -9223372036854775807). */
-static int offset_known(const struct kg_rank *r, const struct kg_rank *ref)
-{
-	if (r->realtime_offset == KG_NO_TIME || ref->realtime_offset == KG_NO_TIME)
-		return 0;
-	int64_t shift = kg_time_diff(r->realtime_offset, ref->realtime_offset);
-	int64_t b = kg_time_add(r->begin, shift), e = kg_time_add(r->end, shift);
-	return shift != INT64_MAX && shift != -INT64_MAX && b != INT64_MAX && b != -INT64_MAX &&
-	       e != INT64_MAX && e != -INT64_MAX;
-}
-
-static int align_clocks(struct kg_job *j)
-{
-	if (j->n_ranks == 0) /* no rank, no reference clock */
-		return 0;
-	uint32_t *group = malloc(j->n_ranks * sizeof(*group));
-	uint32_t *first = malloc(j->n_ranks * sizeof(*first));
-	if (!group || !first) {
-		free(group);
-		free(first);
-		return -ENOMEM;
-	}
-	uint32_t ng = clock_groups(j, group, first);
-	const struct kg_rank *ref = &j->ranks[first[0]];
-	uint32_t ref_coll = UINT32_MAX; /* the first rank with collectives: the reference */
-	for (uint32_t i = 0; i < j->n_ranks && ref_coll == UINT32_MAX; i++)
-		if (j->ranks[i].n_coll)
-			ref_coll = i;
-	int offsets_known = 1;
-	for (uint32_t i = 0; i < j->n_ranks; i++) {
-		struct kg_rank *r = &j->ranks[i];
-		int known = offset_known(r, ref);
-		offsets_known &= known || group[i] == 0;
-		r->shift = known && group[i] ? kg_time_diff(r->realtime_offset, ref->realtime_offset)
-					     : 0;
-	}
-	j->n_hosts = ng;
-	if (ng > 1 && j->n_collectives >= 1 && ref_coll != UINT32_MAX) {
-		for (uint32_t g = 0; g < ng; g++) {
-			if (g == group[ref_coll])
-				continue;
-			int64_t res = group_residual(j, group, g, ref_coll);
-			for (uint32_t i = 0; i < j->n_ranks; i++)
-				if (group[i] == g)
-					j->ranks[i].shift = kg_time_diff(j->ranks[i].shift, res);
-		}
-		j->clocks_by_collectives = 1;
-	} else if (!offsets_known) {
-		start_align(j, group, ng);
-	}
-	if (j->n_collectives && ref_coll != UINT32_MAX)
-		alignment_error(j, ref_coll);
-	if (ng == 1)
-		snprintf(j->clock_note, sizeof(j->clock_note),
-			 "one clock (CLOCK_MONOTONIC_RAW of %s): exact", ref->host[0] ? ref->host : "one host");
-	else if (j->clocks_by_collectives)
-		snprintf(j->clock_note, sizeof(j->clock_note),
-			 "%u clocks (hosts), put on %s's by %sthe ends of %u collectives",
-			 ng, ref->host[0] ? ref->host : "the first",
-			 offsets_known ? "realtime offsets (NTP), then " : "", j->n_collectives);
-	else if (offsets_known)
-		snprintf(j->clock_note, sizeof(j->clock_note),
-			 "%u clocks (hosts), put on %s's by realtime offsets (as precise as NTP); "
-			 "no collective to check them", ng, ref->host[0] ? ref->host : "the first");
-	else
-		snprintf(j->clock_note, sizeof(j->clock_note),
-			 "%u clocks (hosts) that cannot be aligned (a trace without a realtime offset, "
-			 "no collective): each clock's first GPU work put at the first rank's; times "
-			 "across clocks are not comparable", ng);
-	free(group);
-	free(first);
-	return 0;
-}
-
 /* ------------------------------------------------------------------ stragglers */
 
-static int64_t coll_start(const struct kg_rank *r, uint32_t k)
+static int64_t part_start(const struct kg_job *j, const struct kg_job_part *p)
 {
-	return kg_time_add(r->coll[k].start, r->shift);
+	const struct kg_rank *r = &j->ranks[p->rank];
+	return kg_time_add(r->coll[p->coll].start, r->shift);
 }
 
 static uint32_t max_steps(const struct kg_job *j)
@@ -333,21 +105,20 @@ static uint32_t max_steps(const struct kg_job *j)
 	return n;
 }
 
-/* The k-th collective across ranks: the last to start, and what the others waited. */
-static void one_collective(struct kg_job *j, uint32_t k, uint32_t ref)
+/* The job's collective k: the last of its ranks to start, and what the others waited. */
+static void one_collective(struct kg_job *j, uint32_t k)
 {
+	const struct kg_job_coll *c = &j->colls[k];
+	const struct kg_job_part *p = &j->parts[c->first];
 	int64_t last = INT64_MIN, second = INT64_MIN, first = INT64_MAX;
 	uint32_t who = UINT32_MAX;
-	for (uint32_t i = 0; i < j->n_ranks; i++) {
-		const struct kg_rank *r = &j->ranks[i];
-		if (!r->n_coll)
-			continue;
-		int64_t s = coll_start(r, k);
+	for (uint32_t a = 0; a < c->n; a++) {
+		int64_t s = part_start(j, &p[a]);
 		if (s < first)
 			first = s;
 		if (s > last) {
 			second = last;
-			last = s, who = i;
+			last = s, who = p[a].rank;
 		} else if (s > second) {
 			second = s;
 		}
@@ -356,26 +127,24 @@ static void one_collective(struct kg_job *j, uint32_t k, uint32_t ref)
 	if (who == UINT32_MAX || second == INT64_MIN || skew < j->cfg.comm_skew_ns)
 		return;
 	double wait = 0;
-	for (uint32_t i = 0; i < j->n_ranks; i++)
-		if (j->ranks[i].n_coll)
-			wait += (double)kg_time_diff(last, coll_start(&j->ranks[i], k));
+	for (uint32_t a = 0; a < c->n; a++)
+		wait += (double)kg_time_diff(last, part_start(j, &p[a]));
 	struct kg_rank *late = &j->ranks[who];
 	int64_t lateness = kg_time_diff(last, second);
 	late->late++;
 	late->late_ns = kg_time_add(late->late_ns, lateness);
 	late->wait_caused_ns += wait;
 	j->total_wait_ns += wait;
-	uint32_t s = j->ranks[ref].coll[k].step;
-	if (s >= j->n_steps)
+	if (c->step >= j->n_steps)
 		return;
-	struct kg_job_step *st = &j->steps[s];
+	struct kg_job_step *st = &j->steps[c->step];
 	st->late_ns = kg_time_add(st->late_ns, lateness);
 	st->wait_ns += wait;
 	if (skew > st->worst_skew) {
 		st->worst_skew = skew;
 		st->last_rank = who;
 		st->collective = k;
-		st->name_hash = j->ranks[ref].coll[k].hash;
+		st->name_hash = c->name_hash;
 	}
 }
 
@@ -398,13 +167,23 @@ static const char *short_name(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-/* A communication kernel's name on a rank that has it, for the report. */
-static const char *comm_name(const struct kg_rank *r, uint64_t hash, char *buf, size_t len)
+/* A collective of the job for the report: what it is, and its kernel's name on the first
+ * rank of it that kept the name. */
+static const char *coll_name(const struct kg_job *j, uint32_t k, char *buf, size_t len)
 {
-	for (uint32_t i = 0; i < r->n_kernel; i++)
-		if (r->kernel[i].hash == hash)
-			return short_name(rank_name(r, &r->kernel[i]), buf, len);
-	return "a collective";
+	const struct kg_job_coll *c = &j->colls[k];
+	const struct kg_job_part *p = &j->parts[c->first];
+	for (uint32_t a = 0; a < c->n; a++) {
+		const struct kg_rank *r = &j->ranks[p[a].rank];
+		for (uint32_t i = 0; i < r->n_kernel; i++)
+			if (r->kernel[i].hash == c->name_hash) {
+				char nm[96];
+				snprintf(buf, len, "%s: %s", comm_kind_name((enum kg_comm_kind)c->kind),
+					 short_name(rank_name(r, &r->kernel[i]), nm, sizeof(nm)));
+				return buf;
+			}
+	}
+	return comm_kind_name((enum kg_comm_kind)c->kind);
 }
 
 static int by_late_desc(const void *pa, const void *pb, void *arg)
@@ -461,8 +240,7 @@ static void straggler_cause(const struct kg_job *j, const struct kg_rank *r,
 			 "%.2f ms", ms((double)sync), ms((double)msy));
 }
 
-static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
-			      const struct medians *md)
+static void straggler_finding(struct kg_job *j, uint32_t i, const struct medians *md)
 {
 	struct kg_rank *r = &j->ranks[i];
 	char d1[32], d2[32];
@@ -471,11 +249,11 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
 		return;
 	uint32_t others = 0;
 	for (uint32_t k = 0; k < j->n_ranks; k++)
-		others += k != i && j->ranks[k].n_coll;
-	finding_set(&f->title, "%s arrives last at %u of %u collectives: the job waits %s for it, its %u "
-		 "peers %s in all",
-		 r->label, r->late, j->n_collectives, fmt_duration(r->late_ns, d1), others,
-		 fmt_duration(kg_i64_round(r->wait_caused_ns), d2));
+		others += k != i && j->ranks[k].joined;
+	finding_set(&f->title, "%s arrives last at %u of the %u collectives it joined: the job waits %s "
+		 "for it, its %u %s %s in all",
+		 r->label, r->late, r->joined, fmt_duration(r->late_ns, d1), others,
+		 others == 1 ? "peer" : "peers", fmt_duration(kg_i64_round(r->wait_caused_ns), d2));
 	finding_set(&f->explanation, "A collective cannot finish before every rank has joined it: the ranks that "
 		 "start it early wait inside the communication kernel for %s, and that wait "
 		 "looks like communication time on every other rank.",
@@ -498,9 +276,9 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
 			continue;
 		steps++;
 		if (shown < 3 && f->n_evidence < KG_MAX_EVIDENCE - 1) {
-			char nm[64];
+			char nm[128];
 			evidence(f, "step %u: last at collective #%u (%s) by %.2f ms", s + 1,
-				 st->collective + 1, comm_name(&j->ranks[ref], st->name_hash, nm, sizeof(nm)),
+				 st->collective + 1, coll_name(j, st->collective, nm, sizeof(nm)),
 				 ms((double)st->worst_skew));
 			shown++;
 		}
@@ -509,16 +287,12 @@ static void straggler_finding(struct kg_job *j, uint32_t i, uint32_t ref,
 		evidence(f, "... last in %u of %u steps in all (the step table lists them)", steps,
 			 j->n_steps);
 	finding_set(&f->figures, "late_collectives=%u, collectives=%u, late_ms=%.3f, peer_wait_ms=%.3f", r->late,
-		 j->n_collectives, ms((double)r->late_ns), ms(r->wait_caused_ns));
+		 r->joined, ms((double)r->late_ns), ms(r->wait_caused_ns));
 }
 
 int job_rule_stragglers(struct kg_job *j)
 {
-	uint32_t ref = UINT32_MAX;
-	for (uint32_t i = 0; i < j->n_ranks && ref == UINT32_MAX; i++)
-		if (j->ranks[i].n_coll)
-			ref = i;
-	if (ref == UINT32_MAX || !j->n_collectives)
+	if (!j->n_collectives)
 		return 0;
 	j->n_steps = max_steps(j);
 	j->steps = calloc(j->n_steps ? j->n_steps : 1, sizeof(*j->steps));
@@ -530,7 +304,7 @@ int job_rule_stragglers(struct kg_job *j)
 	for (uint32_t s = 0; s < j->n_steps; s++)
 		j->steps[s] = (struct kg_job_step){.step = s, .last_rank = UINT32_MAX};
 	for (uint32_t k = 0; k < j->n_collectives; k++)
-		one_collective(j, k, ref);
+		one_collective(j, k);
 	for (uint32_t i = 0; i < j->n_ranks; i++)
 		order[i] = i;
 	qsort_r(order, j->n_ranks, sizeof(*order), by_late_desc, j);
@@ -540,7 +314,7 @@ int job_rule_stragglers(struct kg_job *j)
 		const struct kg_rank *r = &j->ranks[order[i]];
 		if (!r->late || !worth(j, (double)r->late_ns))
 			break;
-		straggler_finding(j, order[i], ref, &md);
+		straggler_finding(j, order[i], &md);
 		n++;
 	}
 	free(order);
@@ -973,8 +747,7 @@ int job_analyse(struct kg_job *j)
 	if (!j->n_ranks)
 		return 0;
 	qsort(j->ranks, j->n_ranks, sizeof(*j->ranks), by_rank);
-	common_collectives(j);
-	int rc = align_clocks(j);
+	int rc = job_match(j);
 	if (rc)
 		return rc;
 	job_span(j);
@@ -1008,6 +781,8 @@ void job_free(struct kg_job *j)
 	for (uint32_t i = 0; i < j->n_ranks; i++)
 		rank_free(&j->ranks[i]);
 	free(j->ranks);
+	free(j->colls);
+	free(j->parts);
 	free(j->steps);
 	findings_free(&j->findings);
 	memset(j, 0, sizeof(*j));
@@ -1021,13 +796,13 @@ int64_t *job_last_starts(const struct kg_job *j)
 		return NULL;
 	int64_t *v = malloc(j->n_collectives * sizeof(*v));
 	for (uint32_t k = 0; v && k < j->n_collectives; k++) {
+		const struct kg_job_coll *c = &j->colls[k];
 		v[k] = INT64_MIN;
-		for (uint32_t i = 0; i < j->n_ranks; i++)
-			if (j->ranks[i].n_coll > k) {
-				int64_t s = kg_time_add(j->ranks[i].coll[k].start, j->ranks[i].shift);
-				if (s > v[k])
-					v[k] = s;
-			}
+		for (uint32_t a = 0; a < c->n; a++) {
+			int64_t s = part_start(j, &j->parts[c->first + a]);
+			if (s > v[k])
+				v[k] = s;
+		}
 	}
 	return v;
 }

@@ -35,6 +35,7 @@ void rank_free(struct kg_rank *r)
 {
 	free(r->kernel);
 	free(r->coll);
+	free(r->coll_job);
 	free(r->steps);
 	free(r->names);
 	for (uint32_t i = 0; i < r->n_top; i++)
@@ -404,6 +405,22 @@ static int64_t launch_time(const struct kg_op *o)
 	return o->api_start != KG_NO_TIME ? o->api_start : o->start;
 }
 
+/* A communication kernel as the job compares it: its times and what it is. */
+static struct kg_rank_collective identified(const struct kg_model *m, const struct kg_op *o,
+					    const struct kg_comm_id *id, uint32_t step)
+{
+	struct kg_rank_collective c = {.start = o->start, .end = o->end,
+				       .hash = name_hash(model_text(m, o->name)), .step = step};
+	if (!id)
+		return c;
+	c.kind = id->kind;
+	c.from_call = id->from_call;
+	c.elems = id->elems;
+	c.seq = id->seq >= 0 ? (uint64_t)id->seq + 1 : 0;
+	c.group = id->group ? name_hash(model_text(m, id->group)) : 0;
+	return c;
+}
+
 static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 				 const struct kg_gpu_metrics *gm)
 {
@@ -414,7 +431,9 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 	if (n > KG_JOB_MAX_COLLECTIVES)
 		n = KG_JOB_MAX_COLLECTIVES, r->coll_cut = 1;
 	r->coll = calloc(n ? n : 1, sizeof(*r->coll));
-	if (!r->coll)
+	struct kg_comm_id *ids = NULL;
+	uint32_t n_ids = 0;
+	if (!r->coll || comm_identify(m, &ids, &n_ids) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < gm->n_ops; i++) {
 		const struct kg_op *o = &m->ops[gm->ops[i]];
@@ -428,10 +447,9 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 		if (!(o->flags & KG_OPF_COMM) || r->n_coll >= n || o->start == KG_NO_TIME ||
 		    o->end == KG_NO_TIME)
 			continue;
-		r->coll[r->n_coll++] = (struct kg_rank_collective){
-			.start = o->start, .end = o->end,
-			.hash = name_hash(model_text(m, o->name)), .step = s};
+		r->coll[r->n_coll++] = identified(m, o, comm_id_of(ids, n_ids, gm->ops[i]), s);
 	}
+	free(ids);
 	return 0;
 }
 

@@ -12,8 +12,9 @@
 #include <string.h>
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
-#define WIRE_VERSION 4u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
-			 * length; 4: how the steps were found (steps_source) */
+#define WIRE_VERSION 5u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
+			 * length; 4: how the steps were found (steps_source); 5: what each
+			 * collective is (kind, group, size, sequence) */
 
 struct wire_header {
 	uint32_t magic, version;
@@ -60,6 +61,8 @@ int job_wire_pack(const struct kg_rank *r, uint8_t **buf, size_t *len)
 	struct kg_rank flat = *r;
 	flat.kernel = NULL;
 	flat.coll = NULL;
+	flat.coll_job = NULL;
+	flat.joined = 0;
 	flat.steps = NULL;
 	flat.names = NULL;
 	flat.top = NULL;
@@ -202,10 +205,13 @@ static int values_ok(const struct kg_rank *r)
 	for (uint32_t i = 0; i < r->n_kernel; i++)
 		if (!duration_ok(r->kernel[i].total) || !duration_ok(r->kernel[i].p50))
 			return 0;
-	for (uint32_t i = 0; i < r->n_coll; i++) /* the rank's own GPU work */
-		if (!range_ok(r->coll[i].start, r->coll[i].end, 0) || r->coll[i].pad ||
-		    r->coll[i].start < r->begin || r->coll[i].end > r->end)
+	for (uint32_t i = 0; i < r->n_coll; i++) { /* the rank's own GPU work */
+		const struct kg_rank_collective *c = &r->coll[i];
+		if (!range_ok(c->start, c->end, 0) || c->pad[0] || c->pad[1] || c->start < r->begin ||
+		    c->end > r->end || c->kind >= KG_COMM_KIND_COUNT || c->from_call > 1 ||
+		    c->seq > (uint64_t)KG_MOST_RECORDS || c->elems > (uint64_t)KG_MOST_RECORDS)
 			return 0;
+	}
 	for (uint32_t i = 0; i < r->n_steps; i++)
 		if (!range_ok(r->steps[i].start, r->steps[i].end, 0) ||
 		    !duration_ok(r->steps[i].compute) || r->steps[i].pad)
@@ -231,7 +237,7 @@ int job_wire_unpack(const uint8_t *buf, size_t len, struct kg_rank *r, size_t *u
 	at += sizeof(*r);
 	/* what packs again to other bytes is refused: pointers the sender cleared, pads, a
 	 * title with a NUL in it */
-	if (r->kernel || r->coll || r->steps || r->names || r->top) {
+	if (r->kernel || r->coll || r->coll_job || r->joined || r->steps || r->names || r->top) {
 		memset(r, 0, sizeof(*r));
 		return -EINVAL;
 	}

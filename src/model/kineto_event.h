@@ -27,8 +27,11 @@ enum {
 	KH_TS = 1 << 0, KH_DUR = 1 << 1, KH_PID = 1 << 2, KH_TID = 1 << 3, KH_DEVICE = 1 << 4,
 	KH_STREAM = 1 << 5, KH_CORR = 1 << 6, KH_QUEUED = 1 << 7, KH_REGS = 1 << 8,
 	KH_SMEM = 1 << 9, KH_BYTES = 1 << 10, KH_GRAPH = 1 << 11, KH_NAME = 1 << 12,
-	KH_ANAME = 1 << 13,
+	KH_ANAME = 1 << 13, KH_COLL = 1 << 14, KH_ELEMS = 1 << 15, KH_GROUP = 1 << 16,
+	KH_SEQ = 1 << 17, KH_DIMS = 1 << 18,
 };
+#define KH_COMM (KH_COLL | KH_ELEMS | KH_GROUP | KH_SEQ | KH_DIMS)
+#define KIN_MAX_COMM 255u        /* a collective's name, or its process group, is cut here */
 
 /* One element of traceEvents that is an object, its fields decoded. Strings live in the
  * batch's text (offset, length), NUL-terminated. Times are ns. */
@@ -42,6 +45,11 @@ struct kin_event {
 	uint32_t grid[3], block[3];
 	uint32_t name, name_len;  /* "name" */
 	uint32_t aname, aname_len; /* args.name */
+	/* a communication call's args (kernels, record_param_comms, nccl:* annotations) */
+	uint32_t coll, coll_len;  /* "Collective name" */
+	uint32_t group, group_len; /* "Process Group Name" and " [ranks]" */
+	int64_t elems;            /* "In msg nelems", else the first "Input Dims" entry's */
+	int64_t seq;              /* "Seq" */
 	const char *bad;          /* why the event cannot be used, NULL when fine */
 };
 

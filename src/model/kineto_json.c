@@ -6,6 +6,7 @@
  * reads (the args of host operators, which are most of a trace) are skipped by counting
  * their nesting. */
 #include "model/kineto_json.h"
+#include "model/comm.h"
 #include "model/kineto_model.h"
 #include "model/model.h"
 
@@ -21,7 +22,8 @@
 
 /* What the container being read is. Deeper or uninteresting values are skipped by
  * counting their nesting only (struct kin_json.skip). */
-enum ctx { X_TOP, X_ROOT, X_EVENTS, X_EVENT, X_ARGS, X_DIMS, X_PROPS, X_PROP, X_DIST };
+enum ctx { X_TOP, X_ROOT, X_EVENTS, X_EVENT, X_ARGS, X_DIMS, X_INDIMS, X_INDIM, X_PROPS, X_PROP,
+	   X_DIST };
 
 /* The key whose value comes next; one enum for all containers. */
 enum key {
@@ -30,6 +32,7 @@ enum key {
 	E_PH, E_CAT, E_NAME, E_PID, E_TID, E_TS, E_DUR, E_ARGS, /* one event */
 	A_DEVICE, A_STREAM, A_CORRELATION, A_QUEUED, A_REGS, A_SMEM, A_BYTES, A_GRID,
 	A_BLOCK, A_NAME, A_SYNC_KIND, A_GRAPH,              /* an event's args */
+	A_COLL, A_IN_ELEMS, A_GROUP_NAME, A_GROUP_RANKS, A_SEQ, A_INPUT_DIMS, /* communication */
 	P_ID, P_NAME, P_MEM, P_MAJOR, P_MINOR, P_THREADS_BLOCK, P_THREADS_SM, P_REGS_BLOCK,
 	P_REGS_SM, P_WARP, P_SMEM_BLOCK, P_SMEM_SM, P_SMEM_OPTIN, P_SMS, /* deviceProperties */
 	D_RANK,                                             /* distributedInfo */
@@ -60,6 +63,12 @@ struct kin_json {
 	size_t aname_len;
 	char cat[KIN_MAX_CAT + 1];      /* "cat" when the model layer does not read it */
 	size_t cat_len;
+	char coll[KIN_MAX_COMM + 1];    /* a communication call's "Collective name" */
+	size_t coll_len;
+	char group_name[KIN_MAX_COMM + 1], group_ranks[KIN_MAX_COMM + 1];
+	size_t group_name_len, group_ranks_len;
+	int dims_done;                  /* the first "Input Dims" entry was read */
+	int64_t dims_prod;              /* its elements so far, -1 none */
 	struct kin_prop prop;
 	/* a fatal error */
 	int failed;                     /* 0, or a negative errno code */
@@ -242,15 +251,21 @@ static uint8_t event_key(const char *k, size_t len)
 static uint8_t args_key(const char *k, size_t len)
 {
 	switch (len) {
+	case 3: return KEQ("Seq") || KEQ("seq") ? A_SEQ : K_NONE;
 	case 4: return KEQ("grid") ? A_GRID : KEQ("name") ? A_NAME : K_NONE;
 	case 5: return KEQ("block") ? A_BLOCK : KEQ("bytes") ? A_BYTES : K_NONE;
 	case 6:
 		return KEQ("stream") ? A_STREAM : KEQ("device") ? A_DEVICE
 			: KEQ("queued") ? A_QUEUED : K_NONE;
 	case 8: return KEQ("graph id") ? A_GRAPH : K_NONE;
+	case 10: return KEQ("Input Dims") ? A_INPUT_DIMS : K_NONE;
 	case 11: return KEQ("correlation") ? A_CORRELATION : K_NONE;
-	case 13: return KEQ("shared memory") ? A_SMEM : K_NONE;
+	case 13:
+		return KEQ("shared memory") ? A_SMEM : KEQ("In msg nelems") ? A_IN_ELEMS : K_NONE;
 	case 14: return KEQ("cuda_sync_kind") ? A_SYNC_KIND : K_NONE;
+	case 15: return KEQ("Collective name") ? A_COLL : K_NONE;
+	case 18: return KEQ("Process Group Name") ? A_GROUP_NAME : K_NONE;
+	case 19: return KEQ("Process Group Ranks") ? A_GROUP_RANKS : K_NONE;
 	case 20: return KEQ("registers per thread") ? A_REGS : K_NONE;
 	default: return K_NONE;
 	}
@@ -298,9 +313,36 @@ static void begin_event(struct kin_json *j)
 	j->name_len = 0;
 	j->aname_len = 0;
 	j->cat_len = 0;
+	j->coll_len = j->group_name_len = j->group_ranks_len = 0;
+	j->dims_done = 0;
+	j->dims_prod = -1;
 }
 
 static int string_item(struct kin_json *j, uint8_t type, const char *k, size_t len);
+
+/* A communication call's collective name and process group ("NAME [ranks]") into the
+ * batch, when it has them. 0 when out of memory. */
+static int comm_strings(struct kin_json *j, struct kin_event *e)
+{
+	if (j->dims_prod > 0 && !(e->have & KH_ELEMS))
+		e->elems = j->dims_prod, e->have |= KH_DIMS;
+	if (j->coll_len) {
+		if (!batch_string(j, j->coll, j->coll_len, &e->coll))
+			return 0;
+		e->coll_len = (uint32_t)j->coll_len;
+		e->have |= KH_COLL;
+	}
+	if (j->group_name_len || j->group_ranks_len) {
+		char g[2 * KIN_MAX_COMM + 4];
+		int n = snprintf(g, sizeof(g), "%.*s%s%.*s", (int)j->group_name_len, j->group_name,
+				 j->group_ranks_len ? " " : "", (int)j->group_ranks_len, j->group_ranks);
+		if (!batch_string(j, g, (size_t)n, &e->group))
+			return 0;
+		e->group_len = (uint32_t)n;
+		e->have |= KH_GROUP;
+	}
+	return 1;
+}
 
 /* The event is whole: an item, when the model layer has a use for it or should count it. */
 static int end_event(struct kin_json *j)
@@ -315,7 +357,7 @@ static int end_event(struct kin_json *j)
 	if (!it)
 		return out_of_memory(j);
 	if (!batch_string(j, j->name_len ? j->name : "", j->name_len, &e->name) ||
-	    !batch_string(j, j->aname, j->aname_len, &e->aname)) {
+	    !batch_string(j, j->aname, j->aname_len, &e->aname) || !comm_strings(j, e)) {
 		j->out->n_items--;
 		return 0;
 	}
@@ -334,10 +376,13 @@ static int end_prop(struct kin_json *j)
 	return 1;
 }
 
-/* Categories whose args are not used. */
-static int skipped_cat(uint8_t cat)
+/* Events whose args are not used: host operators (but the communication calls). */
+static int skipped_args(const struct kin_json *j)
 {
-	return cat == KC_CPU_OP || cat == KC_PYFUNC || cat == KC_GPU_ANN || cat == KC_OTHER;
+	uint8_t cat = j->ev.cat;
+	if (cat == KC_CPU_OP)
+		return !(j->ev.have & KH_NAME && comm_call_named(j->name, j->name_len));
+	return cat == KC_PYFUNC || cat == KC_GPU_ANN || cat == KC_OTHER;
 }
 
 /* The context of a container opening in parent (with the current key), or -1 to skip
@@ -366,7 +411,7 @@ static int child_ctx(struct kin_json *j, int parent, int is_map)
 	case X_EVENT:
 		/* the args of host operators (input shapes...) are the bulk of a trace: when
 		 * the category is already known to need none, they are only counted through */
-		if (j->key == E_ARGS && is_map && !skipped_cat(j->ev.cat))
+		if (j->key == E_ARGS && is_map && !skipped_args(j))
 			return X_ARGS;
 		if (j->key == E_TS)
 			bad_event(j, is_map ? "\"ts\" is an object" : "\"ts\" is an array");
@@ -377,7 +422,13 @@ static int child_ctx(struct kin_json *j, int parent, int is_map)
 			j->dim_i = 0;
 			return X_DIMS;
 		}
-		return -1;
+		return j->key == A_INPUT_DIMS && !is_map && !j->dims_done ? X_INDIMS : -1;
+	case X_INDIMS:
+		/* the first input's shape: a collective's tensor */
+		if (is_map || j->dims_done)
+			return -1;
+		j->dims_done = 1;
+		return X_INDIM;
 	case X_PROPS:
 		return is_map ? X_PROP : -1;
 	default:
@@ -521,9 +572,22 @@ static int event_string(struct kin_json *j, const char *k, size_t len)
 	}
 }
 
+/* A short string arg kept until the event ends, cut at KIN_MAX_COMM bytes. */
+static void keep_short(char *buf, size_t *buf_len, const char *k, size_t len)
+{
+	*buf_len = len < KIN_MAX_COMM ? len : KIN_MAX_COMM;
+	memcpy(buf, k, *buf_len);
+}
+
 static int args_string(struct kin_json *j, const char *k, size_t len)
 {
-	if (j->key == A_SYNC_KIND) {
+	if (j->key == A_COLL) {
+		keep_short(j->coll, &j->coll_len, k, len);
+	} else if (j->key == A_GROUP_NAME) {
+		keep_short(j->group_name, &j->group_name_len, k, len);
+	} else if (j->key == A_GROUP_RANKS) {
+		keep_short(j->group_ranks, &j->group_ranks_len, k, len);
+	} else if (j->key == A_SYNC_KIND) {
 		j->ev.sync_kind = sync_kind_code(k, len);
 	} else if (j->key == A_NAME) {
 		j->aname_len = len < KIN_MAX_ANAME ? len : KIN_MAX_ANAME;
@@ -597,6 +661,8 @@ static void args_number(struct kin_json *j, const char *k, size_t len)
 		{A_SMEM, KH_SMEM, offsetof(struct kin_event, smem)},
 		{A_BYTES, KH_BYTES, offsetof(struct kin_event, bytes)},
 		{A_GRAPH, KH_GRAPH, offsetof(struct kin_event, graph)},
+		{A_IN_ELEMS, KH_ELEMS, offsetof(struct kin_event, elems)},
+		{A_SEQ, KH_SEQ, offsetof(struct kin_event, seq)},
 	};
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		int64_t v;
@@ -616,6 +682,17 @@ static void dims_number(struct kin_json *j, const char *k, size_t len)
 	if (j->dim_i < 3 && parse_scaled(k, len, 0, &v) == 0 && v >= 0 && v <= UINT32_MAX)
 		(j->dim_key == A_GRID ? j->ev.grid : j->ev.block)[j->dim_i] = (uint32_t)v;
 	j->dim_i++;
+}
+
+/* The first input's shape, multiplied out; a dimension that is not a count leaves it
+ * unknown. */
+static void input_dim(struct kin_json *j, const char *k, size_t len)
+{
+	int64_t v;
+	if (parse_scaled(k, len, 0, &v) < 0 || v < 0 || j->dims_prod == 0)
+		return;
+	int64_t p = j->dims_prod < 0 ? 1 : j->dims_prod;
+	j->dims_prod = v && p > INT64_MAX / v ? 0 : p * v; /* an overflow is no size */
 }
 
 /* deviceProperties values are ints; out-of-range ones are left at 0 (unknown). */
@@ -695,6 +772,10 @@ static int on_scalar(struct kin_json *j, int type, const char *k, size_t len)
 	case X_DIMS:
 		if (type == 'n')
 			dims_number(j, k, len);
+		break;
+	case X_INDIM:
+		if (type == 'n')
+			input_dim(j, k, len);
 		break;
 	case X_PROP:
 		if (type == 's' && j->key == P_NAME)

@@ -73,6 +73,7 @@ struct kin_build {
 	char *name;                     /* the event's name, NUL-terminated */
 	size_t name_len;
 	const char *aname;
+	const char *btext;              /* the batch's strings (the event's args) */
 	uint64_t ev_end;
 	const unsigned char *text;
 	size_t text_len;
@@ -336,6 +337,31 @@ static int64_t queued_time(int64_t q, int64_t start)
 	return KG_NO_TIME;
 }
 
+/* What the event's args (or its name) say of a communication call: by the kernel's
+ * correlation (its own args), else by the thread and time of the host call. */
+static void add_comm_call(struct kin_build *b, int by_correlation)
+{
+	const struct kin_event *e = b->ev;
+	uint8_t kind = (uint8_t)comm_kind_of_name(e->have & KH_COLL ? b->btext + e->coll : b->name);
+	uint32_t group = 0, thread = by_correlation ? KG_NONE : ev_thread(b);
+	if (!by_correlation && thread == KG_NONE)
+		return out_of_memory(b);
+	if (e->have & KH_GROUP && !(group = model_string_n(b->m, b->btext + e->group, e->group_len)))
+		return out_of_memory(b);
+	struct kg_comm_call *c = model_add_comm_call(b->m);
+	if (!c)
+		return out_of_memory(b);
+	c->start = e->ts;
+	c->end = ev_end(e) == KG_NO_TIME ? e->ts : ev_end(e);
+	c->process = b->proc;
+	c->thread = thread;
+	c->correlation = by_correlation ? ev_correlation(e) : 0;
+	c->group = group;
+	c->elems = e->have & (KH_ELEMS | KH_DIMS) && e->elems > 0 ? (uint64_t)e->elems : 0;
+	c->seq = e->have & KH_SEQ && e->seq >= 0 ? e->seq : -1;
+	c->kind = kind;
+}
+
 static void add_kernel(struct kin_build *b)
 {
 	const struct kin_event *e = b->ev;
@@ -360,6 +386,8 @@ static void add_kernel(struct kin_build *b)
 		o->graph = (uint32_t)e->graph;
 		o->flags |= KG_OPF_GRAPH;
 	}
+	if (e->have & KH_COMM)
+		add_comm_call(b, 1);
 }
 
 static uint8_t mem_kind(const char *k, size_t len)
@@ -562,8 +590,12 @@ static void complete_event(struct kin_build *b)
 		b->n_user_ann++;
 		add_range(b);
 		add_host(b, KG_FRAME_ANNOTATION);
+		if (comm_call_named(b->name, b->name_len))
+			add_comm_call(b, 0);
 		break;
 	case KC_CPU_OP: case KC_PYFUNC:
+		if (e->cat == KC_CPU_OP && comm_call_named(b->name, b->name_len))
+			add_comm_call(b, 0);
 		/* the step markers of older releases (cpu_op) are annotations too */
 		if (step)
 			add_range(b);
@@ -666,6 +698,7 @@ static void apply_item(struct kin_build *b, struct kin_batch *batch, struct kin_
 		b->name = batch->text + it->u.ev.name;
 		b->name_len = it->u.ev.name_len;
 		b->aname = batch->text + it->u.ev.aname;
+		b->btext = batch->text;
 		b->ev_end = it->end;
 		apply_event(b);
 		break;

@@ -277,6 +277,14 @@ struct kg_host_sampling *model_add_host_sampling(struct kg_model *m)
 	return ADD(m, host_samplings);
 }
 
+struct kg_comm_call *model_add_comm_call(struct kg_model *m)
+{
+	struct kg_comm_call *x = ADD(m, comm_calls);
+	if (x)
+		*x = (struct kg_comm_call){.thread = KG_NONE, .seq = -1};
+	return x;
+}
+
 struct kg_hw_sample *model_add_hw_sample(struct kg_model *m)
 {
 	struct kg_hw_sample *x = ADD(m, hw_samples);
@@ -664,6 +672,9 @@ static int canonical_threads(struct kg_model *m, uint32_t **map)
 	for (uint32_t i = 0; *map && i < m->n_host_spans; i++)
 		if (m->host_spans[i].thread < m->n_threads)
 			m->host_spans[i].thread = (*map)[m->host_spans[i].thread];
+	for (uint32_t i = 0; *map && i < m->n_comm_calls; i++)
+		if (m->comm_calls[i].thread < m->n_threads)
+			m->comm_calls[i].thread = (*map)[m->comm_calls[i].thread];
 	return rc;
 }
 

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/comm.h"
 #include "util/kinds.h"
 
 #include "util/api_names.h"
@@ -324,7 +325,7 @@ struct kg_host_sampling {
 #define KG_MODEL_ARRAYS(X) \
 	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(launches) X(apis) \
 	X(syncs) X(ranges) X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) \
-	X(sm_blocks) X(sm_infos) X(host_spans) X(host_samplings)
+	X(sm_blocks) X(sm_infos) X(host_spans) X(host_samplings) X(comm_calls)
 
 /* Records left out because their times cannot be true (model_finish, once a model):
  * what they were, and why (docs/readers.md, "Times that cannot be true"). */
@@ -368,6 +369,8 @@ struct kg_model {
 	KG_ARRAY(struct kg_sm_info, sm_infos);
 	KG_ARRAY(struct kg_host_span, host_spans);
 	KG_ARRAY(struct kg_host_sampling, host_samplings);
+	KG_ARRAY(struct kg_comm_call, comm_calls); /* what readers found about communication
+						    * calls (model/comm.h) */
 	char stack_note[200];   /* how the source took its stacks (sampling), "" when none */
 	int64_t begin, end;     /* first start and last end of the GPU operations */
 	int64_t program_start;  /* when `kgantt record` started the program (the origin of
@@ -421,6 +424,7 @@ struct kg_sm_block *model_add_sm_block(struct kg_model *m);
 struct kg_sm_info *model_add_sm_info(struct kg_model *m);
 /* How a process's threads were sampled. NULL when out of memory. */
 struct kg_host_sampling *model_add_host_sampling(struct kg_model *m);
+struct kg_comm_call *model_add_comm_call(struct kg_model *m);
 /* Index of the launch l in model.launches, added when new: 0 for one of all zeros,
  * KG_NONE when out of memory. One thread at a time. */
 uint32_t model_launch(struct kg_model *m, const struct kg_launch *l);

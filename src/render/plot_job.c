@@ -168,8 +168,10 @@ static void lane_bins(cairo_t *cr, const struct job_chart *c, const struct kg_ra
 static void lane_waits(cairo_t *cr, const struct job_chart *c, const struct kg_rank *r, double y,
 		       double h)
 {
-	for (uint32_t k = 0; c->last_start && k < c->j->n_collectives && k < r->n_coll; k++) {
-		int64_t s = kg_time_add(r->coll[k].start, r->shift), last = c->last_start[k];
+	for (uint32_t k = 0; c->last_start && r->coll_job && k < r->n_coll; k++) {
+		if (r->coll_job[k] == UINT32_MAX)
+			continue;
+		int64_t s = kg_time_add(r->coll[k].start, r->shift), last = c->last_start[r->coll_job[k]];
 		double xa = x_of(c, s), xb = x_of(c, last);
 		if (kg_time_diff(last, s) < c->j->cfg.comm_skew_ns)
 			continue;
@@ -179,9 +181,10 @@ static void lane_waits(cairo_t *cr, const struct job_chart *c, const struct kg_r
 			cairo_fill(cr);
 		}
 	}
-	for (uint32_t k = 0; c->last_start && k < c->j->n_collectives && k < r->n_coll; k++)
-		if (kg_time_add(r->coll[k].start, r->shift) == c->last_start[k] && h >= 3) {
-			double x = floor(x_of(c, c->last_start[k])) + 0.5;
+	for (uint32_t k = 0; c->last_start && r->coll_job && k < r->n_coll; k++)
+		if (r->coll_job[k] != UINT32_MAX &&
+		    kg_time_add(r->coll[k].start, r->shift) == c->last_start[r->coll_job[k]] && h >= 3) {
+			double x = floor(x_of(c, c->last_start[r->coll_job[k]])) + 0.5;
 			set_rgb(cr, c_last);
 			cairo_set_line_width(cr, 1);
 			cairo_move_to(cr, x, y);

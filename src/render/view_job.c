@@ -36,13 +36,15 @@ static void waits(struct jw *w, const struct kg_job *j, const struct kg_rank *r,
 	uint32_t n = 0;
 	j_key(w, "waits");
 	j_aopen(w);
-	for (uint32_t k = 0; last && k < j->n_collectives && k < r->n_coll && n < KG_VIEW_JOB_WAITS; k++) {
-		int64_t s = kg_time_add(r->coll[k].start, r->shift);
-		if (kg_time_diff(last[k], s) < j->cfg.comm_skew_ns)
+	for (uint32_t k = 0; last && r->coll_job && k < r->n_coll && n < KG_VIEW_JOB_WAITS; k++) {
+		if (r->coll_job[k] == UINT32_MAX)
+			continue;
+		int64_t s = kg_time_add(r->coll[k].start, r->shift), l = last[r->coll_job[k]];
+		if (kg_time_diff(l, s) < j->cfg.comm_skew_ns)
 			continue;
 		j_aopen(w);
 		j_time(w, kg_time_diff(s, j->begin));
-		j_time(w, kg_time_diff(last[k], j->begin));
+		j_time(w, kg_time_diff(l, j->begin));
 		j_aclose(w);
 		n++;
 	}
@@ -50,9 +52,10 @@ static void waits(struct jw *w, const struct kg_job *j, const struct kg_rank *r,
 	n = 0;
 	j_key(w, "lasts");
 	j_aopen(w);
-	for (uint32_t k = 0; last && k < j->n_collectives && k < r->n_coll && n < KG_VIEW_JOB_WAITS; k++)
-		if (kg_time_add(r->coll[k].start, r->shift) == last[k] && r->late) {
-			j_time(w, kg_time_diff(last[k], j->begin));
+	for (uint32_t k = 0; last && r->coll_job && k < r->n_coll && n < KG_VIEW_JOB_WAITS; k++)
+		if (r->coll_job[k] != UINT32_MAX &&
+		    kg_time_add(r->coll[k].start, r->shift) == last[r->coll_job[k]] && r->late) {
+			j_time(w, kg_time_diff(last[r->coll_job[k]], j->begin));
 			n++;
 		}
 	j_aclose(w);

@@ -57,6 +57,7 @@ void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 	kv_int(w, "kernels", r->kernels);
 	kv_int(w, "comm_kernels", r->comm_kernels);
 	kv_int(w, "collectives", r->n_coll);
+	kv_int(w, "collectives_joined", r->joined);
 	kv_int(w, "steps", r->n_steps);
 	kv_str(w, "step_ranges", r->step_name[0] ? r->step_name : NULL);
 	kv_str(w, "steps_source", r->n_steps ? steps_source_name(r->steps_source) : NULL);
@@ -71,6 +72,24 @@ void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 	kv_int(w, "findings", r->n_findings);
 	kv_num(w, "findings_gain_ns", r->findings_gain);
 	rank_findings(w, r);
+}
+
+/* How the ranks' communication kernels were matched (job_match.c). */
+static void match_figures(struct jw *w, const struct kg_job *j)
+{
+	const struct kg_job_match *m = &j->match;
+	char how[200];
+	j_key(w, "collectives_matching");
+	j_open(w);
+	kv_str(w, "identity", job_identity_note(j, how, sizeof(how)));
+	kv_int(w, "comm_kernels", m->kernels);
+	kv_int(w, "kind_from_call", m->by_call);
+	kv_int(w, "point_to_point", m->p2p);
+	kv_int(w, "unmatched", m->alone);
+	kv_int(w, "paired_by_ends", m->parted);
+	kv_int(w, "process_groups", m->groups);
+	kv_time(w, "end_spread_bound_ns", j->cfg.coll_end_spread_ns);
+	j_close(w);
 }
 
 static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i)
@@ -139,6 +158,7 @@ int job_report_json(FILE *f, const struct kg_job *j, const struct kg_job_report_
 	j_close(&w);
 	kv_int(&w, "collectives_compared", j->n_collectives);
 	kv_str(&w, "collectives_note", j->coll_note[0] ? j->coll_note : NULL);
+	match_figures(&w, j);
 	kv_num(&w, "collective_wait_ns", j->total_wait_ns);
 	kv_str(&w, "steps_note", j->steps_note[0] ? j->steps_note : NULL);
 	j_key(&w, "ranks");

@@ -29,9 +29,12 @@ static int by_sort(const void *pa, const void *pb, void *arg)
 	const void **ctx = arg;
 	const struct kg_job *j = ctx[0];
 	enum kg_rank_sort sort = *(const enum kg_rank_sort *)ctx[1];
+	const uint32_t *named = ctx[2];
 	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
 	const struct kg_rank *a = &j->ranks[ia], *b = &j->ranks[ib];
 	double va = 0, vb = 0;
+	if (named && named[ia] != named[ib])
+		return named[ia] < named[ib] ? -1 : 1;
 	switch (sort) {
 	case KG_SORT_LATE:
 		va = (double)a->late_ns + a->wait_caused_ns * 1e-9;
@@ -56,8 +59,17 @@ uint32_t *job_rank_order(const struct kg_job *j, const struct kg_job_report_opts
 	for (uint32_t i = 0; i < j->n_ranks; i++)
 		if (rank_set_has(o->ranks, job_rank_number(j, i)))
 			v[(*n)++] = i;
-	const void *ctx[2] = {j, &o->sort};
+	/* by the job's delay they cause, the ranks the findings name first (a slow rank
+	 * delays no collective of a job without any, yet it is the job's problem) */
+	uint32_t *named = o->sort == KG_SORT_LATE ? malloc((j->n_ranks + 1) * sizeof(*named)) : NULL;
+	for (uint32_t i = 0; named && i < j->n_ranks; i++)
+		named[i] = UINT32_MAX;
+	for (uint32_t f = j->findings.n; named && f-- > 0;)
+		if (j->findings.v[f].rank < j->n_ranks)
+			named[j->findings.v[f].rank] = f;
+	const void *ctx[3] = {j, &o->sort, named};
 	qsort_r(v, *n, sizeof(*v), by_sort, (void *)ctx);
+	free(named);
 	return v;
 }
 
@@ -94,21 +106,22 @@ static void job_header(FILE *f, const struct kg_job *j, const struct kg_job_repo
 	if (j->align_samples) {
 		char a[32], b[32], c[32];
 		snprintf(line + n, sizeof(line) - (size_t)n,
-			 "; collective ends then agree within %s (median), %s (p99), %s (max) over "
-			 "%" PRIu32 " rank-collectives",
+			 "; each collective's ends then lie within %s (median), %s (p99), %s (max) "
+			 "over %" PRIu32 " collectives",
 			 fmt_duration(j->align_p50, a), fmt_duration(j->align_p99, b),
 			 fmt_duration(j->align_max, c), j->align_samples);
 	}
 	field(f, "clocks", line);
 	if (j->n_collectives)
 		snprintf(line, sizeof(line),
-			 "%" PRIu32 " compared on every rank; the ranks waited %s in all for the last "
-			 "one to join (skews above %s)%s%s",
-			 j->n_collectives, fmt_duration(kg_i64_round(j->total_wait_ns), d),
+			 "%" PRIu32 " matched across ranks by what they are (%s); the ranks waited %s "
+			 "in all for the last one to join (skews above %s)%s%s",
+			 j->n_collectives, job_identity_note(j, (char[200]){0}, 200),
+			 fmt_duration(kg_i64_round(j->total_wait_ns), d),
 			 fmt_duration(j->cfg.comm_skew_ns, (char[32]){0}),
 			 j->coll_note[0] ? "; " : "", j->coll_note);
 	else
-		snprintf(line, sizeof(line), "none on two ranks or more%s%s",
+		snprintf(line, sizeof(line), "none matched on two ranks or more%s%s",
 			 j->coll_note[0] ? ": " : "", j->coll_note);
 	field(f, "collectives", line);
 	if (j->steps_note[0])
@@ -175,7 +188,8 @@ static void startup_line(FILE *f, const struct kg_job *j, const uint32_t *order,
 
 static void rank_table(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
 {
-	static const char *const sorts[] = {"the job's delay they cause", "idle time",
+	static const char *const sorts[] = {"those the findings name, then the job's delay they cause",
+					    "idle time",
 					    "GPU busy share (least first)", "kernel speed (slowest first)",
 					    "rank"};
 	uint32_t n, *order = job_rank_order(j, o, &n);
