@@ -79,39 +79,63 @@ void rule_gpu_imbalance(struct kg_analysis *a)
 
 /* ------------------------------------------------------------------ straggler */
 
-/* The k-th collective kernel of each GPU is the same collective; its start skew is how
- * long the early GPUs waited for the last one. */
+/* A GPU's next communication kernel that is a collective (not a point-to-point transfer,
+ * which waits for its peer by design), from cursor on. */
+static uint32_t next_collective(const struct kg_analysis *a, const struct kg_gpu_metrics *gm,
+				uint32_t *cursor, const struct kg_comm_id *ids, uint32_t n_ids)
+{
+	for (; *cursor < gm->n_ops; ++*cursor) {
+		uint32_t oi = gm->ops[*cursor];
+		if (!(op(a, oi)->flags & KG_OPF_COMM))
+			continue;
+		const struct kg_comm_id *id = comm_id_of(ids, n_ids, oi);
+		if (!id || comm_kind_class((enum kg_comm_kind)id->kind) != KG_COMM_CLASS_P2P)
+			return oi;
+	}
+	return KG_NONE;
+}
+
+/* The k-th collective kernel of each GPU is the same collective when their ends lie
+ * together (none leaves before the last has joined: a pairing whose ends lie further
+ * apart than coll_end_spread_ns is not one collective, and its skew is no wait); its
+ * start skew is how long the early GPUs waited for the last one. */
 void rule_straggler(struct kg_analysis *a)
 {
 	if (a->n_gpus < 2)
 		return;
+	struct kg_comm_id *ids = NULL;
+	uint32_t n_ids = 0;
 	uint32_t *cursor = calloc(a->n_gpus, sizeof(*cursor));
-	if (!cursor)
+	if (!cursor || comm_identify(a->m, &ids, &n_ids) < 0) {
+		free(cursor);
 		return;
+	}
 	double wait = 0, worst = 0;
 	uint32_t ncoll = 0, *late = calloc(a->n_gpus, sizeof(*late));
 	int64_t wstart = KG_NO_TIME;
 	uint32_t mark = a->n_blame;
 	int made = 0;
 	for (;;) {
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		int64_t lo = INT64_MAX, hi = INT64_MIN, end_lo = INT64_MAX, end_hi = INT64_MIN;
 		uint32_t last_gpu = 0, present = 0, last_op = KG_NONE;
 		for (uint32_t g = 0; g < a->n_gpus; g++) {
-			const struct kg_gpu_metrics *gm = &a->gpus[g];
-			while (cursor[g] < gm->n_ops && !(op(a, gm->ops[cursor[g]])->flags & KG_OPF_COMM))
-				cursor[g]++;
-			if (cursor[g] >= gm->n_ops)
+			uint32_t oi = next_collective(a, &a->gpus[g], &cursor[g], ids, n_ids);
+			if (oi == KG_NONE)
 				continue;
-			uint32_t oi = gm->ops[cursor[g]++];
+			cursor[g]++;
 			const struct kg_op *o = op(a, oi);
 			present++;
 			if (o->start < lo)
 				lo = o->start;
 			if (o->start > hi)
 				hi = o->start, last_gpu = g, last_op = oi;
+			end_lo = o->end < end_lo ? o->end : end_lo;
+			end_hi = o->end > end_hi ? o->end : end_hi;
 		}
 		if (present < 2)
 			break;
+		if (kg_time_diff(end_hi, end_lo) > a->cfg.coll_end_spread_ns)
+			continue; /* not one collective */
 		ncoll++;
 		int64_t skew = kg_time_diff(hi, lo);
 		if (skew >= a->cfg.comm_skew_ns) {
@@ -158,6 +182,7 @@ void rule_straggler(struct kg_analysis *a)
 	if (!made)
 		analysis_drop_blame(a, mark);
 	free(late);
+	free(ids);
 }
 
 
