@@ -46,3 +46,16 @@ PY
 expect_error 1 "has no host activity" "$K" export -f folded "$(fixture streams_bad)"
 expect_error 2 "--whole is for --format folded" "$K" export -f csv --whole "$WORK/dataloader.kgt"
 echo "ok: the host side of the idle findings, as the programs measured it; as folded stacks and speedscope"
+
+# the decoder and its fixed twin (--attention flash), recorded in one run: JIT
+# compilation, the first cause the decoder's report names, is what the fix saved
+T=$F/hf_decode_twin
+for side in cudnn flash; do
+	xz -dc "$T/$side.kgt.xz" > "$WORK/twin_$side.kgt" || fail "twin $side: cannot decompress"
+	"$K" report --json --host --no-progress "$WORK/twin_$side.kgt" > "$WORK/twin_$side.json" ||
+		fail "twin $side: report"
+done
+"$K" diff --json --no-progress "$WORK/twin_cudnn.kgt" "$WORK/twin_flash.kgt" > "$WORK/twin.diff.json" ||
+	fail "twin: diff"
+python3 tests/tools/check_twin_h200.py "$WORK/twin_cudnn.json" "$WORK/twin_flash.json" \
+	"$T/cudnn.out" "$T/flash.out" "$WORK/twin.diff.json" || fail "twin: tests/tools/check_twin_h200.py"

@@ -4,14 +4,17 @@
 # root with the binaries built here and carried (build/kgantt, build/libkgantt-inject.so,
 # build/devlib, build/examples):
 #
-#   tests/gpu/host_fixtures_h200.sh [PART...]   PART: dataloader profiler decode native
-#                                               jax steps gpt (default: all)
+#   tests/gpu/host_fixtures_h200.sh [PART...]   PART: dataloader profiler decode
+#                                               decode_flash native jax steps gpt
+#                                               (default: all)
 #
 # dataloader  tests/gpu/host_dataloader.py, a planted collate_fn cost and a sleeping log
 #             call, recorded with host samples (num_workers 0); its JSON line (the planted
 #             seconds) beside the trace
 # profiler    the same loop under torch.profiler, without and with with_stack
 # decode      tests/gpu/hf_decode.py: a transformers Llama decoder at batch 1
+# decode_flash  the same with --attention flash: the fix kgantt names for decode's JIT
+#             compilation (no cuDNN attention compiled for each new KV length), to diff
 # native      examples/syncs built with frame pointers (syncs_fp) and stripped
 #             (syncs_stripped): host work between launches in C++
 # jax         tests/gpu/jax_loop.py: XLA compiles, then 200 jitted steps
@@ -26,7 +29,7 @@ set -u -o pipefail
 OUT=${OUT:-$PWD/build/host-fixtures-out}
 HZ=${HZ:-1000}
 PYTHON=${PYTHON:-python3}
-parts=${*:-dataloader profiler decode native jax steps gpt}
+parts=${*:-dataloader profiler decode decode_flash native jax steps gpt}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1
 K=$PWD/build/kgantt
@@ -77,6 +80,8 @@ for part in $parts; do
 		done ;;
 	decode)
 		rec hf_decode $PYTHON tests/gpu/hf_decode.py --tokens 24 ;;
+	decode_flash)
+		rec hf_decode_flash $PYTHON tests/gpu/hf_decode.py --tokens 24 --attention flash ;;
 	native)
 		rec syncs_fp build/examples/syncs_fp bad
 		rec syncs_fp_fixed build/examples/syncs_fp fixed
