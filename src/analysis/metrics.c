@@ -282,16 +282,22 @@ static enum kg_gap_cause gap_cause(const struct kg_model *m, const struct host_w
 	if (g->next_op == KG_NONE)
 		return KG_GAP_UNKNOWN;
 	const struct kg_op *o = &m->ops[g->next_op];
-	if (o->api_start == KG_NO_TIME)
+	/* when the host issued it: its launch call, else the moment the driver queued it (a
+	 * trace without launch calls: kernels mode) */
+	int64_t issued = op_issued(o);
+	if (issued == KG_NO_TIME)
 		return KG_GAP_UNKNOWN;
 	uint32_t process = m->streams[o->stream].process;
-	if (o->api_start <= g->start) {
+	if (issued <= g->start) {
 		/* the work was issued before the GPU went idle, yet started late */
 		g->api = o->api;
 		return stream_waits_on_event(m, o->stream, g->end) ? KG_GAP_DEPENDENCY : KG_GAP_LAUNCH;
 	}
+	/* issued late: the host was busy, or blocked in a wait, which only its calls say */
+	if (o->api_start == KG_NO_TIME && !m->has_api)
+		return KG_GAP_UNKNOWN;
 	int64_t blocked;
-	uint32_t wait = find_wait(m, w, process, g->start, o->api_start, &blocked);
+	uint32_t wait = find_wait(m, w, process, g->start, issued, &blocked);
 	if (wait != KG_NONE) {
 		int64_t len = kg_time_span(g->end, g->start);
 		g->api = wait;

@@ -336,7 +336,7 @@ static int find_steps(struct kg_rank *r, const struct kg_model *m, uint32_t proc
 }
 
 /* Where a step found by the analysis begins on the host: its first launch (the clock of
- * launch_time below, which places kernels in steps), else its first operation's start. */
+ * op_issued_or_start (model.h), which places kernels in steps), else its first operation's start. */
 static int64_t found_start(const struct kg_step *st)
 {
 	return st->host_start != KG_NO_TIME ? st->host_start : st->start;
@@ -399,11 +399,6 @@ static int rank_steps(struct kg_rank *r, const struct kg_analysis *a, uint32_t g
 	return found_steps(r, a, g);
 }
 
-/* A kernel's time on the host: when it was launched, else when it started. */
-static int64_t launch_time(const struct kg_op *o)
-{
-	return o->api_start != KG_NO_TIME ? o->api_start : o->start;
-}
 
 /* A communication kernel as the job compares it: its times and what it is. */
 static struct kg_rank_collective identified(const struct kg_model *m, const struct kg_op *o,
@@ -437,7 +432,7 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 		return -ENOMEM;
 	for (uint32_t i = 0; i < gm->n_ops; i++) {
 		const struct kg_op *o = &m->ops[gm->ops[i]];
-		uint32_t s = r->n_steps ? step_at(r, launch_time(o)) : UINT32_MAX;
+		uint32_t s = r->n_steps ? step_at(r, op_issued_or_start(o)) : UINT32_MAX;
 		if (s != UINT32_MAX && o->kind == KG_OP_KERNEL) {
 			r->steps[s].kernels++;
 			if (!(o->flags & KG_OPF_COMM))

@@ -478,6 +478,21 @@ const char *op_kind_name(unsigned kind);
  * "memcpy HtoD pageable→device", "memset device". */
 uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o);
 
+/* When the host issued op o: its launch call's start, else the moment the driver queued it
+ * (a trace without launch calls: kernels mode with latency timestamps), else KG_NO_TIME. */
+static inline int64_t op_issued(const struct kg_op *o)
+{
+	return o->api_start != KG_NO_TIME ? o->api_start : o->queued;
+}
+
+/* When op o was issued, else (nothing says) when it started: where it lies on the host's
+ * time line (steps, collectives). */
+static inline int64_t op_issued_or_start(const struct kg_op *o)
+{
+	int64_t t = op_issued(o);
+	return t != KG_NO_TIME ? t : o->start;
+}
+
 /* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */
 int kernel_is_comm(const char *name);
 

@@ -356,6 +356,42 @@ TEST(sync_gaps_are_the_syncs_only_while_the_host_is_blocked)
 	model_free(&m);
 }
 
+/* A kernel known only by its own record: queued by the driver at `queued`, no launch call. */
+static void kernel_queued(struct kg_model *m, int64_t queued, int64_t start, int64_t end)
+{
+	struct kg_op *o = model_add_op(m);
+	o->kind = KG_OP_KERNEL;
+	o->stream = model_stream_index(m, 0, 0, 1, 7);
+	o->start = start;
+	o->end = end;
+	o->queued = queued;
+	o->submitted = KG_NO_TIME;
+	o->name = model_string(m, "gemm");
+}
+
+/* Without launch calls (kernels mode with latency timestamps, issue 26), a kernel's queued
+ * time says when the host issued it: queued before the GPU went idle is launch latency;
+ * queued after is the host's side, which without its calls cannot tell host work from a
+ * wait (unknown). On main every such gap was unknown. */
+TEST(queued_time_tells_launch_latency_without_launch_calls)
+{
+	struct kg_model m;
+	one_gpu(&m);
+	kernel_queued(&m, 900, 1000, 100000);
+	kernel_queued(&m, 99000, 150000, 200000);   /* queued before idle: 50 µs of launch */
+	kernel_queued(&m, 260000, 261000, 300000);  /* queued 60 µs into the gap: the host's */
+	CHECK_EQ_INT(model_finish(&m), 0);
+	struct kg_analysis a;
+	CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+	const struct kg_gpu_metrics *g = &a.gpus[0];
+	CHECK_EQ_INT(g->n_gaps, 2);
+	CHECK_EQ_INT(g->gaps[0].cause, KG_GAP_LAUNCH);
+	CHECK_EQ_INT(g->gaps[1].cause, KG_GAP_UNKNOWN);
+	CHECK_EQ_INT(g->idle_by_cause[KG_GAP_LAUNCH], 50000);
+	analysis_free(&a);
+	model_free(&m);
+}
+
 /* ------------------------------------------------------------------ utilisation chunks */
 
 /* A GPU busy all along is busy 1.0 in every chunk, whatever the span: chunks are whole
