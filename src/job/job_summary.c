@@ -336,7 +336,8 @@ static int find_steps(struct kg_rank *r, const struct kg_model *m, uint32_t proc
 }
 
 /* Where a step found by the analysis begins on the host: its first launch (the clock of
- * op_issued_or_start (model.h), which places kernels in steps), else its first operation's start. */
+ * op_issued_or_start, model.h, which places kernels in steps), else its first operation's
+ * start. */
 static int64_t found_start(const struct kg_step *st)
 {
 	return st->host_start != KG_NO_TIME ? st->host_start : st->start;
