@@ -29,21 +29,21 @@
 /* Clocks related by realtime offsets (NTP) are off by milliseconds: collectives that say
  * seconds more were paired wrong. */
 #define MAX_CLOCK_ERROR_NS 5000000000LL
-#define NONE UINT32_MAX
-#define NS_PER_HOUR 3600000000000LL
+#define NONE               UINT32_MAX
+#define NS_PER_HOUR        3600000000000LL
 
 /* A communication kernel of a rank, with what it is matched by. */
 struct cand {
-	uint64_t key;        /* its identity (kind, group, size) */
-	uint64_t pair;       /* its identity and its order among them on its rank */
-	int64_t start, end;  /* on the job's clock, once the clocks are aligned */
+	uint64_t key;       /* its identity (kind, group, size) */
+	uint64_t pair;      /* its identity and its order among them on its rank */
+	int64_t start, end; /* on the job's clock, once the clocks are aligned */
 	uint32_t rank, coll;
 };
 
 struct matching {
 	struct cand *c;
 	uint32_t n;
-	uint32_t *run;       /* starts of runs of equal pair (c sorted by pair, rank) */
+	uint32_t *run; /* starts of runs of equal pair (c sorted by pair, rank) */
 	uint32_t n_runs;
 };
 
@@ -120,9 +120,12 @@ static int candidates(struct kg_job *j, struct matching *mt)
 			}
 			*nth = *nth == KG_IDMAP_NONE ? 0 : *nth + 1;
 			uint64_t at = c->seq ? c->seq | (1ull << 63) : *nth;
-			mt->c[mt->n++] = (struct cand){.key = key, .pair = idmap_mix(key ^ idmap_mix(at)),
-						       .start = c->start, .end = c->end,
-						       .rank = i, .coll = k};
+			mt->c[mt->n++] = (struct cand){.key = key,
+						       .pair = idmap_mix(key ^ idmap_mix(at)),
+						       .start = c->start,
+						       .end = c->end,
+						       .rank = i,
+						       .coll = k};
 		}
 	}
 	idmap_free(&order);
@@ -162,7 +165,7 @@ static uint32_t clock_groups(const struct kg_job *j, uint32_t *group, uint32_t *
 		for (uint32_t g = 0; g < n; g++) {
 			const struct kg_rank *f = &j->ranks[first[g]];
 			int same_offset = (f->realtime_offset == KG_NO_TIME) ==
-						  (r->realtime_offset == KG_NO_TIME) &&
+					      (r->realtime_offset == KG_NO_TIME) &&
 					  (r->realtime_offset == KG_NO_TIME ||
 					   llabs(kg_time_diff(r->realtime_offset,
 							      f->realtime_offset)) < SAME_CLOCK_NS);
@@ -223,7 +226,8 @@ static int64_t group_residual(const struct kg_job *j, const struct matching *mt,
 static int by_shifted_begin(const void *pa, const void *pb, void *arg)
 {
 	const struct kg_job *j = arg;
-	const struct kg_rank *a = &j->ranks[*(const uint32_t *)pa], *b = &j->ranks[*(const uint32_t *)pb];
+	const struct kg_rank *a = &j->ranks[*(const uint32_t *)pa],
+			     *b = &j->ranks[*(const uint32_t *)pb];
 	int64_t x = kg_time_add(a->begin, a->shift), y = kg_time_add(b->begin, b->shift);
 	return (x > y) - (x < y);
 }
@@ -250,14 +254,16 @@ static int one_job(struct kg_job *j)
 			char d[32], days[32] = "";
 			int64_t gap = kg_time_diff(b, reach);
 			if (gap > 2 * NS_PER_HOUR)
-				snprintf(days, sizeof(days), gap > 48 * NS_PER_HOUR ? " (%.1f days)"
-					 : " (%.1f hours)", (double)gap / (gap > 48 * NS_PER_HOUR ?
-									24.0 * NS_PER_HOUR : NS_PER_HOUR));
-			snprintf(j->apart_note, sizeof(j->apart_note),
-				 "%s (%s) begins %s%s after every rank before it has ended (%s, %s): "
-				 "traces of different runs are not one job; report each on its own",
-				 r->label, r->file, fmt_duration(gap, d), days,
-				 j->ranks[last].label, j->ranks[last].file);
+				snprintf(days, sizeof(days),
+					 gap > 48 * NS_PER_HOUR ? " (%.1f days)" : " (%.1f hours)",
+					 (double)gap / (gap > 48 * NS_PER_HOUR ? 24.0 * NS_PER_HOUR
+									       : NS_PER_HOUR));
+			snprintf(
+			    j->apart_note, sizeof(j->apart_note),
+			    "%s (%s) begins %s%s after every rank before it has ended (%s, %s): "
+			    "traces of different runs are not one job; report each on its own",
+			    r->label, r->file, fmt_duration(gap, d), days, j->ranks[last].label,
+			    j->ranks[last].file);
 			rc = -ERANGE;
 		}
 		if (e > reach)
@@ -273,7 +279,8 @@ static void start_align(struct kg_job *j, const uint32_t *group, uint32_t ng)
 	for (uint32_t g = 1; g < ng; g++) {
 		int64_t first = INT64_MAX;
 		for (uint32_t i = 0; i < j->n_ranks; i++)
-			if (group[i] == g && j->ranks[i].begin != KG_NO_TIME && j->ranks[i].begin < first)
+			if (group[i] == g && j->ranks[i].begin != KG_NO_TIME &&
+			    j->ranks[i].begin < first)
 				first = j->ranks[i].begin;
 		if (first == INT64_MAX || j->ranks[0].begin == KG_NO_TIME)
 			continue;
@@ -311,26 +318,36 @@ static void clock_note(struct kg_job *j, const struct kg_rank *ref, uint32_t ng,
 	size_t len = sizeof(j->clock_note);
 	const char *host = ref->host[0] ? ref->host : "the first";
 	if (ng == 1 && ref->host[0])
-		snprintf(j->clock_note, len, "one clock (CLOCK_MONOTONIC_RAW of %s): exact", ref->host);
+		snprintf(j->clock_note, len, "one clock (CLOCK_MONOTONIC_RAW of %s): exact",
+			 ref->host);
 	else if (ng == 1)
 		snprintf(j->clock_note, len, "one trace's clock (it names no host)");
 	else if (hostless(ref) && j->clocks_by_collectives)
-		snprintf(j->clock_note, len, "%u traces that name no host: their wall-clock "
-			 "timestamps, then the ends of the collectives they share", ng);
+		snprintf(j->clock_note, len,
+			 "%u traces that name no host: their wall-clock "
+			 "timestamps, then the ends of the collectives they share",
+			 ng);
 	else if (hostless(ref))
-		snprintf(j->clock_note, len, "%u traces that name no host: their wall-clock "
-			 "timestamps (as precise as NTP); no collective to check them", ng);
+		snprintf(j->clock_note, len,
+			 "%u traces that name no host: their wall-clock "
+			 "timestamps (as precise as NTP); no collective to check them",
+			 ng);
 	else if (j->clocks_by_collectives)
-		snprintf(j->clock_note, len, "%u clocks (hosts), put on %s's by %sthe ends of the "
-			 "collectives they share", ng, host,
-			 offsets_known ? "realtime offsets (NTP), then " : "");
+		snprintf(j->clock_note, len,
+			 "%u clocks (hosts), put on %s's by %sthe ends of the "
+			 "collectives they share",
+			 ng, host, offsets_known ? "realtime offsets (NTP), then " : "");
 	else if (offsets_known)
-		snprintf(j->clock_note, len, "%u clocks (hosts), put on %s's by realtime offsets (as "
-			 "precise as NTP); no collective to check them", ng, host);
+		snprintf(j->clock_note, len,
+			 "%u clocks (hosts), put on %s's by realtime offsets (as "
+			 "precise as NTP); no collective to check them",
+			 ng, host);
 	else
-		snprintf(j->clock_note, len, "%u clocks (hosts) that cannot be aligned (a trace "
+		snprintf(j->clock_note, len,
+			 "%u clocks (hosts) that cannot be aligned (a trace "
 			 "without a realtime offset, no collective): each clock's first GPU work "
-			 "put at the first rank's; times across clocks are not comparable", ng);
+			 "put at the first rank's; times across clocks are not comparable",
+			 ng);
 }
 
 /* Group g moved by the collectives' residual, unless its clock is known (realtime
@@ -366,8 +383,8 @@ static int align_clocks(struct kg_job *j, const struct matching *mt)
 		struct kg_rank *r = &j->ranks[i];
 		int known = offset_known(r, ref);
 		offsets_known &= known || group[i] == 0;
-		r->shift = known && group[i] ? kg_time_diff(r->realtime_offset, ref->realtime_offset)
-					     : 0;
+		r->shift =
+		    known && group[i] ? kg_time_diff(r->realtime_offset, ref->realtime_offset) : 0;
 	}
 	j->n_hosts = ng;
 	/* clocks that relate by themselves tell first whether the ranks are one job: the
@@ -406,7 +423,7 @@ struct found {
 	uint32_t n_parts;
 	struct kg_job_coll *colls;
 	uint32_t n_colls;
-	int64_t *spread;     /* of each collective's ends */
+	int64_t *spread; /* of each collective's ends */
 };
 
 static void found_add(struct found *f, const struct cand *c, uint32_t n, int64_t spread)
@@ -450,7 +467,8 @@ static uint32_t keep_agreeing(const struct kg_job *j, struct matching *mt, struc
 			continue;
 		}
 		for (uint32_t k = 0; k < n; k++)
-			mt->c[loose++] = mt->c[a + k]; /* loose <= a + k: nothing unread is overwritten */
+			mt->c[loose++] =
+			    mt->c[a + k]; /* loose <= a + k: nothing unread is overwritten */
 	}
 	return loose;
 }
@@ -468,7 +486,8 @@ static void pair_by_ends(struct kg_job *j, struct cand *c, uint32_t n, struct fo
 		cluster++;
 		for (; b < n && c[b].key == c[a].key &&
 		       kg_time_diff(c[b].end, c[a].end) <= j->cfg.coll_end_spread_ns &&
-		       stamp[c[b].rank] != cluster; b++) {
+		       stamp[c[b].rank] != cluster;
+		     b++) {
 			stamp[c[b].rank] = cluster;
 			tmp[m++] = c[b];
 		}
@@ -546,18 +565,19 @@ static void match_note(struct kg_job *j)
 	size_t len = sizeof(j->coll_note), at = 0;
 	j->coll_note[0] = 0;
 	fmt_duration(j->cfg.coll_end_spread_ns, bound);
-#define NOTE(...)                                                                            \
-	do {                                                                                 \
-		int w_ = snprintf(j->coll_note + at, len - at, __VA_ARGS__);                 \
-		at = w_ > 0 && (size_t)w_ < len - at ? at + (size_t)w_ : len - 1;            \
+#define NOTE(...)                                                                                  \
+	do {                                                                                       \
+		int w_ = snprintf(j->coll_note + at, len - at, __VA_ARGS__);                       \
+		at = w_ > 0 && (size_t)w_ < len - at ? at + (size_t)w_ : len - 1;                  \
 	} while (0)
 	if (m->alone)
-		NOTE("%llu communication kernel%s matched no other rank's (same collective, size and "
+		NOTE("%llu communication kernel%s matched no other rank's (same collective, size "
+		     "and "
 		     "group, ends within %s): a sampled or cut trace, or ranks of other runs",
 		     (unsigned long long)m->alone, m->alone == 1 ? "" : "s", bound);
 	if (m->parted)
-		NOTE("%s%llu paired by their ends where their order did not pair them", at ? "; " : "",
-		     (unsigned long long)m->parted);
+		NOTE("%s%llu paired by their ends where their order did not pair them",
+		     at ? "; " : "", (unsigned long long)m->parted);
 	if (m->p2p)
 		NOTE("%s%llu point-to-point kernel%s (send, recv) not compared as collectives",
 		     at ? "; " : "", (unsigned long long)m->p2p, m->p2p == 1 ? "" : "s");
@@ -611,8 +631,9 @@ const char *job_identity_note(const struct kg_job *j, char *buf, size_t len)
 	else if (!m->by_call)
 		snprintf(buf, len, "kind from their kernels' names, and their order");
 	else
-		snprintf(buf, len, "%s from the calls that launched %llu of %llu, the others' kind "
-			 "from their kernels' names", what, (unsigned long long)m->by_call,
-			 (unsigned long long)compared);
+		snprintf(buf, len,
+			 "%s from the calls that launched %llu of %llu, the others' kind "
+			 "from their kernels' names",
+			 what, (unsigned long long)m->by_call, (unsigned long long)compared);
 	return buf;
 }
