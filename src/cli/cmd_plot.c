@@ -268,8 +268,6 @@ static int full_chart(struct cli_session *s, uint32_t rank, const char *out, voi
 /* kgantt plot of a job: the ranks read as kgantt report reads them, one lane each. */
 static int plot_job(const struct job_session *js, void *arg)
 {
-	static const char *const sort_names[] = {"the job's delay they cause", "idle time",
-						 "GPU busy share", "kernel speed", "rank"};
 	const struct plot_args *r = arg;
 	struct kg_rank_set set = {0};
 	struct kg_job_report_opts view = {0};
@@ -281,7 +279,7 @@ static int plot_job(const struct job_session *js, void *arg)
 	snprintf(what, sizeof(what), "--ranks %s", r->job.ranks ? r->job.ranks : "");
 	uint32_t n, *order = job_rank_order(&js->job, &view, &n);
 	struct kg_job_plot_opts po = {.format = r->fmt, .width = r->width, .dpi = r->dpi,
-				      .title = r->title, .sort_name = sort_names[view.sort]};
+				      .title = r->title, .sort_name = rank_sort_name(view.sort)};
 	if (!order) {
 		kg_err("out of memory");
 		rc = KG_EXIT_FAILURE;

@@ -35,8 +35,8 @@ struct job_args {
 		     "only these ranks: 3, 0-7,12, 100-")
 #define JOB_SORT_OPTION(a)                                                                 \
 	OPT_CALLBACK(0, "sort", &(a)->sort, "KEY", job_opt_sort,                            \
-		     "the ranks by late (the job's delay they cause; the default), idle, "    \
-		     "busy, slow or rank")
+		     "the ranks by late (those the findings name, then the job's delay "     \
+		     "they cause; the default), idle, busy, slow or rank")
 #define JOB_FULL_OPTION(a)                                                                 \
 	OPT_CALLBACK(0, "full", &(a)->full, "RANKS", job_opt_ranks,                         \
 		     "also each of these ranks' own output beside the job's, OUT.rankN.EXT, " \

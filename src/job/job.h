@@ -277,6 +277,11 @@ const char *job_shown_note(const struct kg_job *j, char *buf, size_t len);
  * memory. A rank's collective c is the job's r->coll_job[c]. */
 int64_t *job_last_starts(const struct kg_job *j);
 
+/* When each step of the job began, on the job's clock: the first rank's start of it (a
+ * step begins where its first rank begins it). *n steps (the most any rank has), malloc'ed;
+ * NULL when no rank has steps (*n 0) or out of memory (*n not 0). */
+int64_t *job_step_starts(const struct kg_job *j, uint32_t *n);
+
 /* ------------------------------------------------------------------ matching (job_match.c) */
 
 /* Which of the ranks' collectives are one (j->colls, parts, match, coll_note, each rank's

@@ -807,6 +807,21 @@ int64_t *job_last_starts(const struct kg_job *j)
 	return v;
 }
 
+int64_t *job_step_starts(const struct kg_job *j, uint32_t *n)
+{
+	*n = max_steps(j);
+	int64_t *v = *n ? malloc(*n * sizeof(*v)) : NULL;
+	for (uint32_t s = 0; v && s < *n; s++) {
+		v[s] = INT64_MAX;
+		for (uint32_t i = 0; i < j->n_ranks; i++) {
+			const struct kg_rank *r = &j->ranks[i];
+			int64_t t = s < r->n_steps ? kg_time_add(r->steps[s].start, r->shift) : INT64_MAX;
+			v[s] = t < v[s] ? t : v[s];
+		}
+	}
+	return v;
+}
+
 /* ------------------------------------------------------------------ rank sets */
 
 int rank_set_parse(struct kg_rank_set *s, const char *expr, char *err, size_t errlen)

@@ -12,6 +12,7 @@
 
 #include "render/chart_out.h"
 #include "render/draw.h"
+#include "render/layout.h"
 #include "util/format.h"
 #include "util/timemath.h"
 
@@ -19,6 +20,7 @@
 #define HEADER 58
 #define AXIS 22
 #define LEGEND 40
+#define STEP_ROW 12 /* the steps' numbers, between the time labels and the lanes */
 #define MAX_LANES_PX 1600.0 /* lanes shrink to fit: a thousand ranks get 1.6 px each */
 
 /* The one table of the lane states' colours: this chart's and the page's (view_job.c). */
@@ -57,6 +59,9 @@ struct job_chart {
 	double label_w, lane_h, x0, x1, y0;
 	double width, height;
 	int64_t *last_start;    /* per collective, on the job's clock */
+	int64_t *step_start;    /* per step, on the job's clock (job_step_starts) */
+	uint32_t n_steps;
+	double step_row_h;      /* STEP_ROW under the time labels when there are steps */
 	int64_t t0, tspan;      /* the time drawn: the job's steady work (job_rules.c) */
 };
 
@@ -91,7 +96,7 @@ static void header(cairo_t *cr, const struct job_chart *c)
 		 plural(j->n_files, "trace", "traces"), j->n_hosts,
 		 plural(j->n_hosts, "host clock", "host clocks"), d, steady, j->n_collectives,
 		 plural(j->n_collectives, "collective", "collectives"),
-		 c->o->sort_name ? c->o->sort_name : "the job's delay they cause");
+		 c->o->sort_name ? c->o->sort_name : "rank");
 	font(cr, 11, 0);
 	text_fit(cr, MARGIN, 40, c->width - 2 * MARGIN, line, c_muted);
 }
@@ -123,7 +128,51 @@ static void axis(cairo_t *cr, const struct job_chart *c)
 		else
 			snprintf(lab, sizeof(lab), "%.2f ms", (double)t / 1e6);
 		double w = text_w(cr, lab);
-		text_fit(cr, x - w / 2 > c->x0 ? x - w / 2 : c->x0, c->y0 - 6, 80, lab, c_muted);
+		text_fit(cr, x - w / 2 > c->x0 ? x - w / 2 : c->x0, c->y0 - c->step_row_h - 6, 80,
+			 lab, c_muted);
+	}
+}
+
+/* The job's steps under the time labels: a tick at each step's start and the number of
+ * every k-th (layout.h: as the single-trace chart and the page), a faint line over the
+ * lanes when they lie far enough apart; nothing when they are too close to tell. */
+static void step_marks(cairo_t *cr, const struct job_chart *c)
+{
+	uint32_t first = UINT32_MAX, last = 0;
+	for (uint32_t s = 0; s < c->n_steps; s++)
+		if (c->step_start[s] >= c->t0 && c->step_start[s] <= kg_time_add(c->t0, c->tspan)) {
+			first = first == UINT32_MAX ? s : first;
+			last = s;
+		}
+	if (first == UINT32_MAX || last == first || c->tspan <= 0)
+		return;
+	double px = (x_of(c, c->step_start[last]) - x_of(c, c->step_start[first])) / (last - first);
+	if (px < KG_STEP_TICK_PX)
+		return;
+	char lab[16];
+	font(cr, 8.5, 0);
+	snprintf(lab, sizeof(lab), "%u", last + 1);
+	uint32_t every = layout_step_every(px, text_w(cr, lab) + 4);
+	double y = c->y0 - 3, bottom = c->y0 + c->lane_h * c->n;
+	for (uint32_t s = first; s <= last; s++) {
+		double x = floor(x_of(c, c->step_start[s])) + 0.5;
+		set_rgb(cr, c_muted);
+		cairo_set_line_width(cr, 1);
+		cairo_move_to(cr, x, y - 4);
+		cairo_line_to(cr, x, y);
+		cairo_stroke(cr);
+		if (px >= KG_STEP_LINE_PX) {
+			cairo_set_source_rgba(cr, 0.2, 0.2, 0.2, 0.25);
+			cairo_set_dash(cr, (double[]){2, 3}, 2, 0);
+			cairo_move_to(cr, x, c->y0);
+			cairo_line_to(cr, x, bottom);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+		}
+		if ((s + 1) % every == 0 || s == first) {
+			snprintf(lab, sizeof(lab), "%u", s + 1);
+			text_fit(cr, x + 2, y, 40, lab, c_muted);
+		}
 	}
 }
 
@@ -280,8 +329,12 @@ static void legend(cairo_t *cr, const struct job_chart *c)
 	text_fit(cr, x + 12, y + 8.5, 200, "last to join", c_text);
 	font(cr, 9.5, 0);
 	text_fit(cr, MARGIN, y + 26, c->width - 2 * MARGIN,
-		 "#N: the job finding naming the rank (kgantt report DIR); each lane from the rank's "
-		 "own timeline, 1,024 bins over its steady work", c_muted);
+		 c->step_row_h ? "#N: the job finding naming the rank (kgantt report DIR); each lane "
+				 "from the rank's own timeline, 1,024 bins over its steady work; the "
+				 "numbers above the lanes: the steps, where the first rank began each"
+			       : "#N: the job finding naming the rank (kgantt report DIR); each lane "
+				 "from the rank's own timeline, 1,024 bins over its steady work",
+		 c_muted);
 }
 
 static int draw_job(cairo_t *cr, void *arg)
@@ -291,6 +344,7 @@ static int draw_job(cairo_t *cr, void *arg)
 	header(cr, c);
 	axis(cr, c);
 	lanes(cr, c);
+	step_marks(cr, c);
 	legend(cr, c);
 	return 0;
 }
@@ -313,9 +367,13 @@ int plot_job_render(const struct kg_job *j, const struct kg_job_plot_opts *o,
 	c.tspan = j->steady_span;
 	c.x0 = MARGIN + c.label_w;
 	c.x1 = c.width - MARGIN;
-	c.y0 = HEADER + AXIS;
-	c.height = c.y0 + c.lane_h * n + LEGEND + 20;
 	c.last_start = job_last_starts(j);
+	c.step_start = job_step_starts(j, &c.n_steps);
+	if (!c.step_start)
+		c.n_steps = 0;
+	c.step_row_h = c.n_steps > 1 ? STEP_ROW : 0;
+	c.y0 = HEADER + AXIS + c.step_row_h;
+	c.height = c.y0 + c.lane_h * n + LEGEND + 20;
 	if (j->n_collectives && !c.last_start) {
 		snprintf(err, errlen, "out of memory drawing '%s'", path);
 		return -ENOMEM;
@@ -323,5 +381,6 @@ int plot_job_render(const struct kg_job *j, const struct kg_job_plot_opts *o,
 	int rc = chart_write(o->format, o->dpi, c.width, c.height, draw_job, &c, path,
 			     "the chart", err, errlen);
 	free(c.last_start);
+	free(c.step_start);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/layout.h"
 #include "render/plot_job.h"
 #include "report/job_report.h"
 #include "text/json_writer.h"
@@ -95,6 +96,28 @@ static void one_rank(struct jw *w, const struct kg_job *j, uint32_t i, const int
 	j_close(w);
 }
 
+/* The job's steps for the time axis: when each began (its first rank), since the job
+ * began; how close their ticks and lines may lie (layout.h). Nothing without steps. */
+static int steps(struct jw *w, const struct kg_job *j)
+{
+	uint32_t n;
+	int64_t *start = job_step_starts(j, &n);
+	if (!start)
+		return n ? -ENOMEM : 0;
+	j_key(w, "steps");
+	j_open(w);
+	kv_num(w, "tick_px", KG_STEP_TICK_PX);
+	kv_num(w, "line_px", KG_STEP_LINE_PX);
+	j_key(w, "start");
+	j_aopen(w);
+	for (uint32_t s = 0; s < n; s++)
+		j_time(w, kg_time_diff(start[s], j->begin));
+	j_aclose(w);
+	j_close(w);
+	free(start);
+	return 0;
+}
+
 static int document(struct jw *w, const struct kg_job *j, const struct kg_view_job_opts *o)
 {
 	int64_t *last = job_last_starts(j);
@@ -132,6 +155,10 @@ static int document(struct jw *w, const struct kg_job *j, const struct kg_view_j
 		j_str(w, hex);
 	}
 	j_aclose(w);
+	if (steps(w, j) < 0) {
+		free(last);
+		return -ENOMEM;
+	}
 	j_key(w, "ranks");
 	j_aopen(w);
 	for (uint32_t i = 0; i < j->n_ranks; i++)

@@ -25,6 +25,8 @@ struct kg_job_report_opts {
 
 /* "late", "idle", ...: 0, or -1 when name is none of them. */
 int rank_sort_parse(const char *name, enum kg_rank_sort *out);
+/* What orders the ranks, in words: "idle time". */
+const char *rank_sort_name(enum kg_rank_sort sort);
 /* The ranks the table shows, in its order: indices into j->ranks; *n set. NULL when out
  * of memory. */
 uint32_t *job_rank_order(const struct kg_job *j, const struct kg_job_report_opts *o,

@@ -13,6 +13,14 @@
 #define STEPS_SHOWN 10
 #define WORST_RANKS 3
 
+const char *rank_sort_name(enum kg_rank_sort sort)
+{
+	static const char *const names[] = {"those the findings name, then the job's delay they cause",
+					    "idle time", "GPU busy share (least first)",
+					    "kernel speed (slowest first)", "rank"};
+	return (unsigned)sort < sizeof(names) / sizeof(*names) ? names[sort] : names[0];
+}
+
 int rank_sort_parse(const char *name, enum kg_rank_sort *out)
 {
 	static const char *const names[] = {"late", "idle", "busy", "slow", "rank"};
@@ -188,17 +196,13 @@ static void startup_line(FILE *f, const struct kg_job *j, const uint32_t *order,
 
 static void rank_table(FILE *f, const struct kg_job *j, const struct kg_job_report_opts *o)
 {
-	static const char *const sorts[] = {"those the findings name, then the job's delay they cause",
-					    "idle time",
-					    "GPU busy share (least first)", "kernel speed (slowest first)",
-					    "rank"};
 	uint32_t n, *order = job_rank_order(j, o, &n);
 	if (!order)
 		return;
 	uint32_t shown = o->top && o->top < n ? o->top : n;
 	char line[200];
 	snprintf(line, sizeof(line), "Ranks (%" PRIu32 " of %" PRIu32 ", by %s%s)", shown,
-		 j->n_ranks, sorts[o->sort],
+		 j->n_ranks, rank_sort_name(o->sort),
 		 shown < n ? "; --top 0 shows all, --ranks chooses" : "");
 	page_heading(f, o->color, "%s", line);
 	struct widths w = {4, 4};

@@ -222,6 +222,26 @@ assert others["waits"], "rank 0 never waits for rank 3"
 assert d["findings"][0]["rule"] == "job-straggler"
 print("ok: page of %d ranks, %d findings" % (len(d["ranks"]), len(d["findings"])))
 PY
+# the steps on the page's time axis (issue 24): where the first rank began each, as the
+# traces' own `step` ranges say (their realtime offsets put them on one clock: NTP-close)
+python3 - "$WORK/job.html" "$J" <<'PY' || fail "the job's page: steps"
+import glob, json, re, sqlite3, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+d = json.loads(re.search(r'<script type="application/json" id="kgantt-job">(.*?)</script>', page, re.S).group(1))
+firsts = {}
+for f in glob.glob(sys.argv[2] + "/rank_*.kgt"):
+    db = sqlite3.connect(f)
+    off = db.execute("SELECT realtime_offset_ns FROM processes").fetchone()[0]
+    rows = db.execute("SELECT n.start FROM nvtx n JOIN strings s ON s.id = n.name "
+                      "WHERE s.text = 'step' ORDER BY n.start").fetchall()
+    for k, (t,) in enumerate(rows):
+        firsts[k] = min(firsts.get(k, t + off), t + off)
+want = [firsts[k] - firsts[0] for k in sorted(firsts)]
+got = [t - d["steps"]["start"][0] for t in d["steps"]["start"]]
+assert len(got) == len(want), (len(got), len(want))
+assert all(abs(a - b) < 400000 for a, b in zip(got, want)), list(zip(got, want))[:5]
+print("ok: the page's %d steps where the traces' ranges begin them" % len(got))
+PY
 expect_error 2 "is for a job" "$K" view --full 3 "$(fixture copies_bad)"
 echo "ok: plot and view of the job"
 
