@@ -159,6 +159,13 @@ static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint
 
 /* ------------------------------------------------------------------ rhythm */
 
+uint64_t step_op_key(const struct kg_op *o)
+{
+	uint64_t key = (uint64_t)o->name << 32 ^ (uint64_t)o->launch << 8 ^
+		       (uint64_t)o->kind << 4 ^ o->copy_kind;
+	return idmap_mix(key) >> 1;
+}
+
 /* Each op's token: the same kind, name and launch configuration make the same token. */
 static uint32_t tokenize(const struct kg_model *m, const uint32_t *ops, uint32_t n,
 			 uint32_t *tok)
@@ -166,10 +173,7 @@ static uint32_t tokenize(const struct kg_model *m, const uint32_t *ops, uint32_t
 	struct kg_idmap h = {0};
 	uint32_t n_tok = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_op *o = &m->ops[ops[i]];
-		uint64_t key = (uint64_t)o->name << 32 ^ (uint64_t)o->launch << 8 ^
-			       (uint64_t)o->kind << 4 ^ o->copy_kind;
-		uint32_t *v = idmap_slot(&h, idmap_mix(key) >> 1);
+		uint32_t *v = idmap_slot(&h, step_op_key(&m->ops[ops[i]]));
 		if (!v) {
 			idmap_free(&h);
 			return 0;
@@ -623,11 +627,14 @@ static int steady_steps(struct kg_steps *st)
 	for (uint32_t s = 0; s < st->n; s++)
 		v[s] = st->v[s].ops;
 	int64_t med_ops = median_of(v, st->n);
-	uint32_t s = 0;
-	while (s < st->n / 2 && ((int64_t)st->v[s].ops != med_ops ||
+	uint32_t s = 0, first_group = 0; /* warm-up is of the first group of steps */
+	while (first_group < st->n && st->v[first_group].group == st->v[0].group)
+		first_group++;
+	while (s < first_group / 2 && ((int64_t)st->v[s].ops != med_ops ||
 				 (double)st->v[s].time > WARMUP_RATIO * (double)med))
 		st->v[s++].warmup = 1;
 	steady_figures(st, s, st->n - s, v);
+	step_groups_leads(st);
 	free(v);
 	return 0;
 }
@@ -706,6 +713,7 @@ static int chosen_steps(struct kg_steps *st)
 	if (!v)
 		return -ENOMEM;
 	steady_figures(st, st->chosen_from - 1, n, v);
+	step_groups_leads(st);
 	free(v);
 	st->whole = 0;
 	st->applied = 1;
@@ -802,7 +810,7 @@ int steps_run(struct kg_analysis *a)
 		rc = 0;
 		goto out;
 	}
-	if ((rc = steady_steps(st)) < 0)
+	if ((rc = step_groups_run(a, ops, n, sid)) < 0 || (rc = steady_steps(st)) < 0)
 		goto out;
 	step_syncs(a->m, st);
 	step_slow_ops(a->m, st, ops, n, sid);
