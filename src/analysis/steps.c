@@ -541,6 +541,12 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 	}
 }
 
+/* Step s and the next are of one group (or there are none): the next one's start ends s. */
+static int same_group(const struct kg_steps *st, uint32_t s)
+{
+	return s + 1 < st->n && (!st->n_groups || st->v[s].group == st->v[s + 1].group);
+}
+
 /* The host's wait after a step's last launch until the next step's first: part of the
  * step's time (to the next step's start), and where a loop's host work between two
  * iterations goes (a decoded token's sampling, a gc.collect() between steps). When it is
@@ -556,24 +562,27 @@ static void gaps_between(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		if (s == KG_NONE || s == prev)
 			continue;
 		prev = s;
-		if (!s || max_launch[s - 1] == KG_NO_TIME)
-			continue;
+		if (!s || max_launch[s - 1] == KG_NO_TIME || !same_group(st, s - 1))
+			continue; /* what runs between two groups is no step's */
 		const struct kg_op *o = &m->ops[ops[i]]; /* the first of step s */
 		int64_t lt = launch_time(o);
 		note_wait(m, &st->v[s - 1], o, lt, kg_time_diff(lt, max_launch[s - 1]));
 	}
 }
 
-/* Drops the steps that launched nothing; renumbers sid. 0 or -ENOMEM. */
-static int drop_empty(struct kg_steps *st, uint32_t *sid, uint32_t n)
+/* Drops the steps that launched nothing; renumbers sid and each step's last launch time
+ * (max_launch). 0 or -ENOMEM. */
+static int drop_empty(struct kg_steps *st, uint32_t *sid, uint32_t n, int64_t *max_launch)
 {
 	uint32_t *to = malloc((size_t)st->n * sizeof(*to)), k = 0;
 	if (!to)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < st->n; s++) {
 		to[s] = st->v[s].ops ? k : KG_NONE;
-		if (st->v[s].ops)
+		if (st->v[s].ops) {
+			max_launch[k] = max_launch[s];
 			st->v[k++] = st->v[s];
+		}
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (sid[i] != KG_NONE)
@@ -619,8 +628,8 @@ static int steady_steps(struct kg_steps *st)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < st->n; s++) {
 		struct kg_step *x = &st->v[s];
-		x->time = s + 1 < st->n ? kg_time_span(st->v[s + 1].start, x->start)
-					: kg_time_span(x->end, x->start);
+		x->time = same_group(st, s) ? kg_time_span(st->v[s + 1].start, x->start)
+					    : kg_time_span(x->end, x->start);
 		v[s] = x->time;
 	}
 	int64_t med = median_of(v, st->n);
@@ -735,8 +744,8 @@ static void step_idle(struct kg_analysis *a)
 		const struct kg_gap *g = &gm->gaps[i];
 		while (s + 1 < st->n && st->v[s + 1].start <= g->start)
 			s++;
-		if (g->start < st->v[s].start || (s + 1 == st->n && g->start >= st->v[s].end))
-			continue;
+		if (g->start < st->v[s].start || (!same_group(st, s) && g->start >= st->v[s].end))
+			continue; /* after the run's last step, or between two groups */
 		for (int c = 0; c < KG_GAP_CAUSES; c++)
 			st->v[s].idle_by_cause[c] = kg_time_add(st->v[s].idle_by_cause[c],
 								gap_part(g, (enum kg_gap_cause)c));
@@ -799,8 +808,7 @@ int steps_run(struct kg_analysis *a)
 		st->v[s].host_end = hs ? hs[2 * s + 1] : KG_NO_TIME;
 	}
 	step_figures(a, ops, n, sid, scratch);
-	gaps_between(a, ops, n, sid, scratch);
-	if (drop_empty(st, sid, n) < 0)
+	if (drop_empty(st, sid, n, scratch) < 0)
 		goto out;
 	if (st->n < (st->source == KG_STEPS_ANNOTATION ? 2u : MIN_STEPS)) {
 		free(st->v);
@@ -810,7 +818,10 @@ int steps_run(struct kg_analysis *a)
 		rc = 0;
 		goto out;
 	}
-	if ((rc = step_groups_run(a, ops, n, sid)) < 0 || (rc = steady_steps(st)) < 0)
+	if ((rc = step_groups_run(a, ops, n, sid)) < 0)
+		goto out;
+	gaps_between(a, ops, n, sid, scratch);
+	if ((rc = steady_steps(st)) < 0)
 		goto out;
 	step_syncs(a->m, st);
 	step_slow_ops(a->m, st, ops, n, sid);
