@@ -504,6 +504,7 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 	for (uint32_t s = 0; s < a->steps.n; s++) {
 		struct kg_step *st = &a->steps.v[s];
 		*st = (struct kg_step){.host_start = st->host_start, .host_end = st->host_end,
+				       .group = st->group, .lead = st->lead,
 				       .start = KG_NO_TIME, .end = KG_NO_TIME,
 				       .gap_thread = KG_NONE, .gap_end = KG_NO_TIME,
 				       .gap_node = KG_NONE};
@@ -519,7 +520,7 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		if (st->start == KG_NO_TIME) {
 			st->start = o->start, *cv = o->start;
 			if (a->steps.source == KG_STEPS_RHYTHM)
-				st->host_start = lt;
+				st->host_start = lt, st->host_end = kg_time_add(lt, 1);
 		}
 		if (o->end > st->end)
 			st->end = o->end;
@@ -568,6 +569,26 @@ static void gaps_between(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		int64_t lt = launch_time(o);
 		note_wait(m, &st->v[s - 1], o, lt, kg_time_diff(lt, max_launch[s - 1]));
 	}
+}
+
+/* A step of the rhythm runs to the next one's start: the last of a group holds what runs
+ * between two groups (validation, a request's end), which is no step's. Its ops past the
+ * period: out of it. Whether any were. */
+static int trim_group_ends(const struct kg_steps *st, uint32_t *sid, uint32_t n)
+{
+	uint32_t in = 0, trimmed = 0, prev = KG_NONE;
+	for (uint32_t i = 0; st->n_groups && st->source == KG_STEPS_RHYTHM && i < n; i++) {
+		uint32_t s = sid[i];
+		if (s == KG_NONE)
+			continue;
+		in = s == prev ? in + 1 : 1;
+		prev = s;
+		if (in > st->period && s + 1 < st->n && st->v[s].group != st->v[s + 1].group) {
+			sid[i] = KG_NONE;
+			trimmed = 1;
+		}
+	}
+	return trimmed;
 }
 
 /* Drops the steps that launched nothing; renumbers sid and each step's last launch time
@@ -820,6 +841,8 @@ int steps_run(struct kg_analysis *a)
 	}
 	if ((rc = step_groups_run(a, ops, n, sid)) < 0)
 		goto out;
+	if (trim_group_ends(st, sid, n))
+		step_figures(a, ops, n, sid, scratch);
 	gaps_between(a, ops, n, sid, scratch);
 	if ((rc = steady_steps(st)) < 0)
 		goto out;
