@@ -9,9 +9,19 @@ HtoD cudaMemcpyAsync and its copy; every STEP kernels a "ProfilerStep#N" user an
 
   bench/gen_kineto.py -n 1000000 -o /tmp/k1m.json         # plain JSON
   bench/gen_kineto.py -n 200000 -o /tmp/k200k.json.gz     # gzip (by the .gz ending)
+
+With --epochs E, a training loop instead (issue 24's groups of steps): E epochs of
+--steps-per-epoch steps, each step --step-kernels kernels of its own names launched after a
+host wait (loading the batch), each epoch followed by --validation batches of evaluation
+kernels (other names) after a longer wait; `ProfilerStep#N` ranges around the steps unless
+--no-step-ranges, `epoch` ranges around each epoch with --epoch-ranges. --truth FILE writes
+the epochs' steps (1-based, as `report --list-steps` numbers them) as JSON:
+
+  bench/gen_kineto.py --epochs 2 --validation 4 --truth /tmp/t.json -o /tmp/epochs.json
 """
 import argparse
 import gzip
+import json
 import sys
 
 PID, TID, DEV, STREAM = 4242, 4242, 0, 7
@@ -138,10 +148,71 @@ def generate(out, n):
     trailer(out, max(t, gpu_free))
 
 
+STEP_WAIT_NS = 200000   # the host loads a batch before each step
+VAL_WAIT_NS = 3000000   # ... and waits longer before validating
+VAL_KERNELS = 8
+
+
+def launch(out, name, t, ids, gpu_free):
+    """One kernel launched at host time t: its cpu_op, runtime call, kernel and flows. The
+    next host time and the GPU's free time."""
+    corr, ext = ids
+    cpu_op(out, "aten::mm", t, 4000, ext)
+    runtime(out, "cudaLaunchKernel", t + 500, 3000, ext, corr, 211)
+    start = max(gpu_free, t + 3000)
+    kernel(out, name, start, 4200, ext, corr)
+    flows(out, corr, t + 500, start)
+    ids[0], ids[1] = corr + 1, ext + 1
+    return t + 5000, start + 4200
+
+
+def generate_epochs(out, a):
+    """A training loop of a.epochs epochs: the truth, a list of {first, last} per epoch."""
+    t, ids = T0_NS + 1000, [1, 1]
+    gpu_free, step, truth = t, 0, []
+    step_len = a.step_kernels * 5000
+    val_len = VAL_WAIT_NS + a.validation * (STEP_WAIT_NS + VAL_KERNELS * 5000)
+    for e in range(a.epochs):
+        t += STEP_WAIT_NS
+        if a.epoch_ranges:
+            annotation(out, "epoch", t, a.steps_per_epoch * (step_len + STEP_WAIT_NS) + val_len,
+                       ids[1])
+            ids[1] += 1
+        first = step + 1
+        for s in range(a.steps_per_epoch):
+            if s:
+                t += STEP_WAIT_NS
+            if a.step_ranges:
+                annotation(out, "ProfilerStep#%d" % step, t, step_len, ids[1])
+                ids[1] += 1
+            for k in range(a.step_kernels):
+                t, gpu_free = launch(out, "void train_op_%d<float>(float*, int)" % k, t, ids,
+                                     gpu_free)
+            step += 1
+        truth.append({"first": first, "last": step})
+        t += VAL_WAIT_NS
+        for b in range(a.validation):
+            t += STEP_WAIT_NS
+            for k in range(VAL_KERNELS):
+                t, gpu_free = launch(out, "void eval_op_%d<float>(float*, int)" % k, t, ids,
+                                     gpu_free)
+    trailer(out, max(t, gpu_free))
+    return truth
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-n", type=int, default=200000, help="kernels (default 200000)")
     ap.add_argument("-o", required=True, help="output file; gzip when it ends in .gz")
+    ap.add_argument("--epochs", type=int, help="a training loop of this many epochs instead")
+    ap.add_argument("--steps-per-epoch", type=int, default=16)
+    ap.add_argument("--step-kernels", type=int, default=24)
+    ap.add_argument("--validation", type=int, default=0,
+                    help="validation batches after each epoch (default none)")
+    ap.add_argument("--no-step-ranges", dest="step_ranges", action="store_false",
+                    help="no ProfilerStep#N ranges: steps only by the rhythm")
+    ap.add_argument("--epoch-ranges", action="store_true", help="an 'epoch' range per epoch")
+    ap.add_argument("--truth", help="--epochs: write the epochs' steps here (JSON)")
     args = ap.parse_args()
     if args.o.endswith(".gz"):
         out = gzip.open(args.o, "wt", compresslevel=6)
@@ -149,7 +220,14 @@ def main():
         out = open(args.o, "w")
     with out:
         header(out)
-        generate(out, args.n)
+        if args.epochs:
+            truth = generate_epochs(out, args)
+        else:
+            generate(out, args.n)
+    if args.epochs and args.truth:
+        with open(args.truth, "w") as f:
+            json.dump({"epochs": truth, "validation": args.validation,
+                       "epoch_ranges": args.epoch_ranges, "step_ranges": args.step_ranges}, f)
     return 0
 
 

@@ -12,6 +12,13 @@ int hw_run(struct kg_analysis *a);
 /* 3. The program's steps, the steady ones' window and the gaps placed by it (steps.c).
  * 0 or -ENOMEM. */
 int steps_run(struct kg_analysis *a);
+/* An op's token for the steps (kind, name, launch configuration), as a hash key. */
+uint64_t step_op_key(const struct kg_op *o);
+/* The groups of the steps found (step_groups.c), before their warm-up is judged: each
+ * op ops[i] of the steps' GPU is in step sid[i] (KG_NONE none). 0 or -ENOMEM. */
+int step_groups_run(struct kg_analysis *a, const uint32_t *ops, uint32_t n, const uint32_t *sid);
+/* After the warm-up: the steady lead steps' median (kg_steps.lead_p50). */
+void step_groups_leads(struct kg_steps *st);
 /* After the rules: the findings whose gain lies in a few of the steady steps, and which. */
 int steps_of_findings(struct kg_analysis *a);
 void steps_free(struct kg_steps *st);

@@ -154,6 +154,13 @@ static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint
 
 /* ------------------------------------------------------------------ rhythm */
 
+uint64_t step_op_key(const struct kg_op *o)
+{
+	uint64_t key = (uint64_t)o->name << 32 ^ (uint64_t)o->launch << 8 ^
+		       (uint64_t)o->kind << 4 ^ o->copy_kind;
+	return idmap_mix(key) >> 1;
+}
+
 /* Each op's token: the same kind, name and launch configuration make the same token. */
 static uint32_t tokenize(const struct kg_model *m, const uint32_t *ops, uint32_t n,
 			 uint32_t *tok)
@@ -161,10 +168,7 @@ static uint32_t tokenize(const struct kg_model *m, const uint32_t *ops, uint32_t
 	struct kg_idmap h = {0};
 	uint32_t n_tok = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_op *o = &m->ops[ops[i]];
-		uint64_t key = (uint64_t)o->name << 32 ^ (uint64_t)o->launch << 8 ^
-			       (uint64_t)o->kind << 4 ^ o->copy_kind;
-		uint32_t *v = idmap_slot(&h, idmap_mix(key) >> 1);
+		uint32_t *v = idmap_slot(&h, step_op_key(&m->ops[ops[i]]));
 		if (!v) {
 			idmap_free(&h);
 			return 0;
@@ -495,6 +499,7 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 	for (uint32_t s = 0; s < a->steps.n; s++) {
 		struct kg_step *st = &a->steps.v[s];
 		*st = (struct kg_step){.host_start = st->host_start, .host_end = st->host_end,
+				       .group = st->group, .lead = st->lead,
 				       .start = KG_NO_TIME, .end = KG_NO_TIME,
 				       .gap_thread = KG_NONE, .gap_end = KG_NO_TIME,
 				       .gap_node = KG_NONE};
@@ -510,7 +515,7 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		if (st->start == KG_NO_TIME) {
 			st->start = o->start, *cv = o->start;
 			if (a->steps.source == KG_STEPS_RHYTHM)
-				st->host_start = lt;
+				st->host_start = lt, st->host_end = kg_time_add(lt, 1);
 		}
 		if (o->end > st->end)
 			st->end = o->end;
@@ -532,6 +537,12 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 	}
 }
 
+/* Step s and the next are of one group (or there are none): the next one's start ends s. */
+static int same_group(const struct kg_steps *st, uint32_t s)
+{
+	return s + 1 < st->n && (!st->n_groups || st->v[s].group == st->v[s + 1].group);
+}
+
 /* The host's wait after a step's last launch until the next step's first: part of the
  * step's time (to the next step's start), and where a loop's host work between two
  * iterations goes (a decoded token's sampling, a gc.collect() between steps). When it is
@@ -547,24 +558,47 @@ static void gaps_between(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		if (s == KG_NONE || s == prev)
 			continue;
 		prev = s;
-		if (!s || max_launch[s - 1] == KG_NO_TIME)
-			continue;
+		if (!s || max_launch[s - 1] == KG_NO_TIME || !same_group(st, s - 1))
+			continue; /* what runs between two groups is no step's */
 		const struct kg_op *o = &m->ops[ops[i]]; /* the first of step s */
 		int64_t lt = op_issued_or_start(o);
 		note_wait(m, &st->v[s - 1], o, lt, kg_time_diff(lt, max_launch[s - 1]));
 	}
 }
 
-/* Drops the steps that launched nothing; renumbers sid. 0 or -ENOMEM. */
-static int drop_empty(struct kg_steps *st, uint32_t *sid, uint32_t n)
+/* A step of the rhythm runs to the next one's start: the last of a group holds what runs
+ * between two groups (validation, a request's end), which is no step's. Its ops past the
+ * period: out of it. Whether any were. */
+static int trim_group_ends(const struct kg_steps *st, uint32_t *sid, uint32_t n)
+{
+	uint32_t in = 0, trimmed = 0, prev = KG_NONE;
+	for (uint32_t i = 0; st->n_groups && st->source == KG_STEPS_RHYTHM && i < n; i++) {
+		uint32_t s = sid[i];
+		if (s == KG_NONE)
+			continue;
+		in = s == prev ? in + 1 : 1;
+		prev = s;
+		if (in > st->period && s + 1 < st->n && st->v[s].group != st->v[s + 1].group) {
+			sid[i] = KG_NONE;
+			trimmed = 1;
+		}
+	}
+	return trimmed;
+}
+
+/* Drops the steps that launched nothing; renumbers sid and each step's last launch time
+ * (max_launch). 0 or -ENOMEM. */
+static int drop_empty(struct kg_steps *st, uint32_t *sid, uint32_t n, int64_t *max_launch)
 {
 	uint32_t *to = malloc((size_t)st->n * sizeof(*to)), k = 0;
 	if (!to)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < st->n; s++) {
 		to[s] = st->v[s].ops ? k : KG_NONE;
-		if (st->v[s].ops)
+		if (st->v[s].ops) {
+			max_launch[k] = max_launch[s];
 			st->v[k++] = st->v[s];
+		}
 	}
 	for (uint32_t i = 0; i < n; i++)
 		if (sid[i] != KG_NONE)
@@ -610,19 +644,22 @@ static int steady_steps(struct kg_steps *st)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < st->n; s++) {
 		struct kg_step *x = &st->v[s];
-		x->time = s + 1 < st->n ? kg_time_span(st->v[s + 1].start, x->start)
-					: kg_time_span(x->end, x->start);
+		x->time = same_group(st, s) ? kg_time_span(st->v[s + 1].start, x->start)
+					    : kg_time_span(x->end, x->start);
 		v[s] = x->time;
 	}
 	int64_t med = median_of(v, st->n);
 	for (uint32_t s = 0; s < st->n; s++)
 		v[s] = st->v[s].ops;
 	int64_t med_ops = median_of(v, st->n);
-	uint32_t s = 0;
-	while (s < st->n / 2 && ((int64_t)st->v[s].ops != med_ops ||
+	uint32_t s = 0, first_group = 0; /* warm-up is of the first group of steps */
+	while (first_group < st->n && st->v[first_group].group == st->v[0].group)
+		first_group++;
+	while (s < first_group / 2 && ((int64_t)st->v[s].ops != med_ops ||
 				 (double)st->v[s].time > WARMUP_RATIO * (double)med))
 		st->v[s++].warmup = 1;
 	steady_figures(st, s, st->n - s, v);
+	step_groups_leads(st);
 	free(v);
 	return 0;
 }
@@ -701,6 +738,7 @@ static int chosen_steps(struct kg_steps *st)
 	if (!v)
 		return -ENOMEM;
 	steady_figures(st, st->chosen_from - 1, n, v);
+	step_groups_leads(st);
 	free(v);
 	st->whole = 0;
 	st->applied = 1;
@@ -722,8 +760,8 @@ static void step_idle(struct kg_analysis *a)
 		const struct kg_gap *g = &gm->gaps[i];
 		while (s + 1 < st->n && st->v[s + 1].start <= g->start)
 			s++;
-		if (g->start < st->v[s].start || (s + 1 == st->n && g->start >= st->v[s].end))
-			continue;
+		if (g->start < st->v[s].start || (!same_group(st, s) && g->start >= st->v[s].end))
+			continue; /* after the run's last step, or between two groups */
 		for (int c = 0; c < KG_GAP_CAUSES; c++)
 			st->v[s].idle_by_cause[c] = kg_time_add(st->v[s].idle_by_cause[c],
 								gap_part(g, (enum kg_gap_cause)c));
@@ -786,8 +824,7 @@ int steps_run(struct kg_analysis *a)
 		st->v[s].host_end = hs ? hs[2 * s + 1] : KG_NO_TIME;
 	}
 	step_figures(a, ops, n, sid, scratch);
-	gaps_between(a, ops, n, sid, scratch);
-	if (drop_empty(st, sid, n) < 0)
+	if (drop_empty(st, sid, n, scratch) < 0)
 		goto out;
 	if (st->n < (st->source == KG_STEPS_ANNOTATION ? 2u : MIN_STEPS)) {
 		free(st->v);
@@ -797,6 +834,11 @@ int steps_run(struct kg_analysis *a)
 		rc = 0;
 		goto out;
 	}
+	if ((rc = step_groups_run(a, ops, n, sid)) < 0)
+		goto out;
+	if (trim_group_ends(st, sid, n))
+		step_figures(a, ops, n, sid, scratch);
+	gaps_between(a, ops, n, sid, scratch);
 	if ((rc = steady_steps(st)) < 0)
 		goto out;
 	step_syncs(a->m, st);

@@ -20,6 +20,21 @@ enum kg_steps_source {
 };
 const char *steps_source_name(enum kg_steps_source s);
 
+/* What a group of steps is (analysis/step_groups.c): X(ID, "name", "plural", "unit"), the
+ * names the report and its JSON use, and what its steps are called in it. */
+#define KG_GROUP_KIND_LIST(X)                                                                 \
+	X(GROUP, "group", "groups", "steps") X(REQUEST, "request", "requests", "tokens")        \
+	X(EPOCH, "epoch", "epochs", "steps")
+enum kg_group_kind {
+#define KG_GROUP_KIND_ENUM_(id, name, plural, unit) KG_GROUP_##id,
+	KG_GROUP_KIND_LIST(KG_GROUP_KIND_ENUM_)
+#undef KG_GROUP_KIND_ENUM_
+	KG_GROUP_KINDS
+};
+const char *group_kind_name(enum kg_group_kind k);
+const char *group_kind_plural(enum kg_group_kind k);
+const char *group_kind_unit(enum kg_group_kind k);
+
 struct kg_step {
 	int64_t host_start;   /* its first launch was issued (an annotation: the range's start) */
 	int64_t host_end;     /* after its last launch (an annotation: the range's end) */
@@ -42,6 +57,9 @@ struct kg_step {
 			       * same place (rhythm steps of the median's length), 0 none */
 	int64_t slow_by;      /* ... and by how much */
 	uint8_t warmup;       /* one of the first steps that differ: not steady */
+	uint8_t lead;         /* the first step of a later group, unlike the rest (a prefill
+			       * before decoded tokens): steady, judged among its kind */
+	uint32_t group;       /* its group of steps (0-based; kg_steps.n_groups), KG_NONE none */
 };
 
 struct kg_steps {
@@ -59,6 +77,12 @@ struct kg_steps {
 	int64_t trace_begin, trace_end; /* the span of the trace they were found in */
 	uint32_t chosen_from, chosen_to; /* --steps N-M: the user's steps (1-based) are the
 					  * steady ones, 0 none */
+	uint32_t n_groups;    /* groups of steps (epochs, requests), 0 when the steps run evenly
+			       * from start to end (one group: nothing to say) */
+	uint8_t group_kind;   /* ... enum kg_group_kind */
+	uint32_t group_name;  /* ... the string id of the ranges that enclose them, 0 none */
+	int64_t lead_p50;     /* the steady lead steps' median time, 0 none */
+	uint32_t median_lead; /* ... a steady lead step of that time (index into v) */
 	int whole;            /* --whole: found, but the findings are of the whole run */
 	int applied;          /* the findings are of the steady steps: not --whole, and what
 			       * they leave out is at least long_gap_ns (as today's start-up

@@ -17,9 +17,74 @@
 /* A host wait or a GPU busy time this much over the median step's is told. */
 #define DIFFERS 1.5
 
+/* A lead step (a prefill before decoded tokens) is judged among the lead steps. */
 static int is_outlier(const struct kg_steps *st, uint32_t s)
 {
-	return !st->v[s].warmup && (double)st->v[s].time > OUTLIER_RATIO * (double)st->p50;
+	const struct kg_step *x = &st->v[s];
+	return !x->warmup && (double)x->time > OUTLIER_RATIO * (double)(x->lead ? st->lead_p50 : st->p50);
+}
+
+static const struct kg_step *median_like(const struct kg_steps *st, const struct kg_step *x)
+{
+	return &st->v[x->lead ? st->median_lead : st->median_step];
+}
+
+/* Groups named on the page (JSON lists them all). */
+#define GROUPS_SHOWN 6
+
+/* The first step (index) of group g at or after step s, and its last: 0 when none. */
+static int next_group(const struct kg_steps *st, uint32_t *s, uint32_t *last)
+{
+	while (*s < st->n && st->v[*s].group == KG_NONE)
+		(*s)++;
+	if (*s >= st->n)
+		return 0;
+	for (*last = *s; *last + 1 < st->n && st->v[*last + 1].group == st->v[*s].group; (*last)++)
+		;
+	return 1;
+}
+
+/* "2 requests: 4 and 24 tokens (steps 1–4, 5–28)", "2 epochs of 16 steps (steps 1–16,
+ * 17–32), the ranges named 'epoch'"; the lead steps after the first group: steady. */
+static void groups_line(const struct kg_analysis *a, char *buf, size_t len)
+{
+	const struct kg_steps *st = &a->steps;
+	enum kg_group_kind k = (enum kg_group_kind)st->group_kind;
+	char sizes[256] = "", spans[256] = "", firsts[128] = "";
+	uint32_t g = 0, size0 = 0, equal = 1, leads = 0, lead_group = 0;
+	for (uint32_t s = 0, last; next_group(st, &s, &last); s = last + 1, g++) {
+		uint32_t size = last - s + 1;
+		size0 = g ? size0 : size;
+		equal &= size == size0;
+		if (g && st->v[s].lead && !leads)
+			lead_group = st->v[s].group + 1;
+		if (g && st->v[s].lead && leads++ < GROUPS_SHOWN)
+			text_appendf(firsts, sizeof(firsts), "%s%u", leads > 1 ? ", " : "", s + 1);
+		if (g < GROUPS_SHOWN) {
+			text_appendf(sizes, sizeof(sizes), "%s%u", !g ? "" : g + 1 == st->n_groups ?
+				     " and " : ", ", size);
+			text_appendf(spans, sizeof(spans), "%s%u–%u", g ? ", " : "", s + 1, last + 1);
+		}
+	}
+	if (g > GROUPS_SHOWN) {
+		text_appendf(sizes, sizeof(sizes), ", …");
+		text_appendf(spans, sizeof(spans), ", …");
+	}
+	if (equal)
+		snprintf(buf, len, "%u %s of %u %s (steps %s)", g, group_kind_plural(k), size0,
+			 group_kind_unit(k), spans);
+	else
+		snprintf(buf, len, "%u %s: %s %s (steps %s)", g, group_kind_plural(k), sizes,
+			 group_kind_unit(k), spans);
+	if (st->group_name)
+		text_appendf(buf, len, ", the ranges named '%s'", model_text(a->m, st->group_name));
+	if (leads == 1)
+		text_appendf(buf, len, "; step %s, the first of %s %u (unlike the rest), is steady, "
+			     "judged only against such steps", firsts, group_kind_name(k), lead_group);
+	else if (leads)
+		text_appendf(buf, len, "; steps %s%s, the first of each later %s (unlike the rest), "
+			     "are steady, judged only against each other", firsts,
+			     leads > GROUPS_SHOWN ? ", …" : "", group_kind_name(k));
 }
 
 #define WHERE_SHARE 0.2f
@@ -67,7 +132,7 @@ static void idle_causes(const struct kg_step *x, char *buf, size_t len)
 static void step_why(const struct kg_analysis *a, uint32_t s, char *buf, size_t len)
 {
 	const struct kg_model *m = a->m;
-	const struct kg_step *x = &a->steps.v[s], *med = &a->steps.v[a->steps.median_step];
+	const struct kg_step *x = &a->steps.v[s], *med = median_like(&a->steps, x);
 	char d1[32], d2[32], k[96];
 	const char *sep = "";
 	buf[0] = '\0';
@@ -192,6 +257,9 @@ static void steps_table(FILE *f, const struct kg_analysis *a)
 		for (int c = 0; c < 10; c++)
 			page_cell(f, v[c], w[c], 1);
 		fputs(x->warmup ? "  warm-up" : is_outlier(st, s) ? "  outlier" : "", f);
+		if (x->lead && !x->warmup)
+			fprintf(f, "  first of %s %u", group_kind_name((enum kg_group_kind)st->group_kind),
+				x->group + 1);
 		fputc('\n', f);
 	}
 }
@@ -212,6 +280,10 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 			 "%u operations repeat", st->n, plural(st->n, "step", "steps"), st->period);
 	text_appendf(line, sizeof(line), ", on %s", gpu_label(m, a->gpus[st->gpu].gpu, gl, sizeof(gl)));
 	page_field(f, 2, "found", line);
+	if (st->n_groups) {
+		groups_line(a, line, sizeof(line));
+		page_field(f, 2, "groups", line);
+	}
 	char over[64], nums[48];
 	if (st->chosen_from)
 		snprintf(over, sizeof(over), "%s (--steps)",
@@ -242,8 +314,10 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 			continue;
 		char why[600];
 		step_why(a, s, why, sizeof(why));
-		snprintf(line, sizeof(line), "step %u: %s (%.1f× the median): %s", s + 1,
-			 fmt_duration(st->v[s].time, d[0]), (double)st->v[s].time / (double)st->p50, why);
+		snprintf(line, sizeof(line), "step %u: %s (%.1f× the median%s): %s", s + 1,
+			 fmt_duration(st->v[s].time, d[0]),
+			 (double)st->v[s].time / (double)median_like(st, &st->v[s])->time,
+			 st->v[s].lead ? " first step of a group" : "", why);
 		page_field(f, 2, label, line);
 		label = "";
 		shown++;
@@ -278,6 +352,8 @@ static void json_step(struct jw *w, const struct kg_analysis *a, uint32_t s)
 		kv_int(w, gap_cause_name((enum kg_gap_cause)c), x->idle_by_cause[c]);
 	j_close(w);
 	kv_bool(w, "warmup", x->warmup);
+	kv_opt_int(w, "group", x->group != KG_NONE, (long long)x->group + 1);
+	kv_bool(w, "lead", x->lead);
 	int out = is_outlier(&a->steps, s);
 	kv_bool(w, "outlier", out);
 	char why[600] = "";
@@ -289,6 +365,28 @@ static void json_step(struct jw *w, const struct kg_analysis *a, uint32_t s)
 	else
 		j_null(w);
 	j_close(w);
+}
+
+/* steps.groups: [] when the steps run evenly from start to end (one group). */
+static void json_groups(struct jw *w, const struct kg_analysis *a)
+{
+	const struct kg_steps *st = &a->steps;
+	j_key(w, "groups");
+	j_aopen(w);
+	for (uint32_t s = 0, last; st->n_groups && next_group(st, &s, &last); s = last + 1) {
+		j_open(w);
+		kv_int(w, "first", s + 1);
+		kv_int(w, "last", last + 1);
+		kv_int(w, "steps", last - s + 1);
+		kv_time(w, "start_ns", st->v[s].start);
+		kv_time(w, "end_ns", st->v[last].end);
+		kv_str(w, "kind", group_kind_name((enum kg_group_kind)st->group_kind));
+		j_key(w, "name");
+		j_text(w, a->m, st->group_name);
+		kv_bool(w, "lead", st->v[s].lead);
+		j_close(w);
+	}
+	j_aclose(w);
 }
 
 void report_json_steps(struct jw *w, const struct kg_analysis *a)
@@ -316,6 +414,7 @@ void report_json_steps(struct jw *w, const struct kg_analysis *a)
 		kv_int(w, "time_p99_ns", st->p99);
 		kv_int(w, "time_max_ns", st->max);
 		kv_int(w, "median_step", st->median_step + 1);
+		json_groups(w, a);
 		j_key(w, "steps");
 		j_aopen(w);
 		for (uint32_t s = 0; s < st->n; s++)

@@ -86,6 +86,9 @@ done) tests/fixtures/torch/*.json.gz tests/fixtures/public/hta/*.json.gz; do
 	"$K" report --json --whole --rhythm "$t" > "$WORK/r.json" || fail "report --rhythm $name"
 	out=$(python3 "$WORK/compare.py" "$t" "$WORK/a.json" "$WORK/r.json" 2>&1) ||
 		fail "$name: the steps found without annotations are not the annotated ones: $out"
+	# their steps run evenly from start to end (no epoch, no request): no groups
+	python3 -c 'import json, sys; [sys.exit("groups: %s" % json.load(open(p))["steps"]["groups"]) for p in sys.argv[1:] if json.load(open(p))["steps"].get("groups", []) != []]' \
+		"$WORK/a.json" "$WORK/r.json" || fail "$name: groups of steps in a loop that runs evenly"
 	echo "ok: $name: $out"
 	n=$((n + 1))
 done
@@ -154,3 +157,35 @@ assert 250e3 <= sync[len(sync) // 2] <= 450e3, sync[len(sync) // 2]
 assert all(s["idle_ns_by_cause"]["host"] < 50e3 for s in steady)
 print("ok: each step's idle by cause: sync %.0f µs (median) of the program's 300 µs" % (sync[len(sync) // 2] / 1e3))
 EOF
+
+# groups of steps (issue 24): a training loop of 2 epochs of 16 steps, validation after each,
+# written by bench/gen_kineto.py with its truth: found from the 'epoch' ranges, from the
+# validation outside the ProfilerStep ranges, and from the rhythm alone; the same loop
+# without validation, and every fixture above and in t096 but the decoder, have none
+for v in "--epoch-ranges" "" "--no-step-ranges" "--validation 0" "--epochs 3 --validation 0"; do
+	python3 bench/gen_kineto.py --epochs 2 --validation 4 $v --truth "$WORK/truth.json" \
+		-o "$WORK/epochs.json" || fail "gen_kineto.py --epochs $v"
+	"$K" report --json "$WORK/epochs.json" > "$WORK/e.json" || fail "report epochs $v"
+	"$K" report "$WORK/epochs.json" > "$WORK/e.txt" || fail "report epochs $v"
+	python3 - "$WORK/truth.json" "$WORK/e.json" "$WORK/e.txt" <<'EOF' || fail "epochs $v: $(grep -A2 '^  groups' "$WORK/e.txt")"
+import json, sys
+truth, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+page = open(sys.argv[3], encoding="utf-8").read()
+st, epochs = d["steps"], truth["epochs"]
+assert st["count"] == epochs[-1]["last"], ("steps", st["count"], epochs[-1]["last"])
+if not truth["validation"]:  # the steps run evenly from start to end
+    assert st["groups"] == [] and "\n  groups " not in page, st["groups"]
+    print("ok: %d steps without validation: no groups" % st["count"])
+    sys.exit(0)
+got = [(g["first"], g["last"], g["steps"], g["kind"], g["name"]) for g in st["groups"]]
+name = "epoch" if truth["epoch_ranges"] else None
+want = [(e["first"], e["last"], e["last"] - e["first"] + 1, "epoch", name) for e in epochs]
+assert got == want, (got, want)
+line = "  groups       %d epochs of %d steps (steps %s)" % (
+    len(epochs), want[0][2], ", ".join("%d–%d" % (e["first"], e["last"]) for e in epochs))
+assert line in page, line
+# the validation between two epochs is no step's: no outlier, the last step's time its own
+assert not any(s["outlier"] for s in st["steps"]), [s["step"] for s in st["steps"] if s["outlier"]]
+print("ok: %s: %s%s" % (st["source"], line.strip(), ", the ranges named 'epoch'" if name else ""))
+EOF
+done

@@ -151,6 +151,22 @@ def hf_decode(r, prog):
     why = [s["why"] for s in steps["steps"] if s["outlier"]]
     check(why and all("of it nvrtcCompileProgram" in w and "(JIT compilation)" in w for w in why),
           "hf_decode: its outlier tokens say where the host was: compiling in nvrtc", why[:1])
+    # two generate() calls, two requests: hf_decode.py's warm-up of 4 tokens, then the timed
+    # --tokens; each begins with its prefill (16 positions), unlike the decoded tokens. The
+    # rhythm's steps start at each forward's first attention, so the last forward, cut by the
+    # end of the run, is no whole step: the last request may hold one token less
+    want = [4, prog["tokens"]]
+    groups = steps.get("groups", [])
+    sizes = [g["steps"] for g in groups]
+    short = steps["count"] == forwards - 1
+    check(len(groups) == 2 and all(g["kind"] == "request" and g["name"] is None for g in groups)
+          and sizes[0] == want[0] and want[1] - short <= sizes[1] <= want[1]
+          and groups[0]["first"] == 1 and groups[1]["first"] == want[0] + 1,
+          "hf_decode: 2 requests of %s tokens, as its generate() calls" % want,
+          [(g["first"], g["last"], g["kind"]) for g in groups])
+    lead = steps["steps"][want[0]]
+    check(lead["lead"] and not lead["outlier"] and not lead["warmup"],
+          "hf_decode: the second request's prefill (step %d) is steady, judged among prefills" % (want[0] + 1))
     nvrtc = node_total(r["host"], "nvrtcCompileProgram")
     check(nvrtc >= 0.5 * f["gain_ns"] if f else False,
           "hf_decode: nvrtcCompileProgram holds most of it (%.0f ms)" % (nvrtc / 1e6))
@@ -176,6 +192,9 @@ def main():
         hf_decode(r, prog)
     else:
         sys.exit("check_host_h200.py: no checks for '%s'" % name)
+    if name != "hf_decode":  # loops that run evenly: no groups of steps
+        groups = r["steps"].get("groups", [])
+        check(r["steps"]["count"] and groups == [], "%s: no groups of steps" % name, groups)
     sys.exit(1 if failed else 0)
 
 
