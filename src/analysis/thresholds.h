@@ -40,6 +40,9 @@ struct kg_steps;
 	X(imbalance_ratio, RATIO, 1.25, 1, 1e6, "busiest / least busy GPU above this is an imbalance") \
 	X(comm_skew_ns, NS, 500000, 0, 3.6e12,                                                   \
 	  "start skew of a collective across GPUs above this makes a straggler")                \
+	X(exposed_comm_pct, PCT, 5.0, 0, 100,                                                    \
+	  "communication with no compute kernel beside it on its GPU for at least this % of the " \
+	  "steady span is exposed (exposed-communication)")                                    \
 	X(sync_gap_ns, NS, 10000, 0, 3.6e12,                                                     \
 	  "GPU idle gaps at least this long are explained by a cause")                          \
 	X(long_gap_ns, NS, 500000000, 1, 3.6e12,                                                 \

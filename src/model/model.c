@@ -491,6 +491,7 @@ KIND_NAMES_FN(mem_kind_name, KG_MEM_KINDS, "unknown")
 KIND_NAMES_FN(stream_kind_name, KG_STREAM_KINDS, NULL)
 KIND_NAMES_FN(sync_kind_name, KG_SYNC_KINDS, "unknown")
 KIND_NAMES_FN(op_kind_name, KG_OP_KINDS, "unknown")
+KIND_NAMES_FN(comm_kind_name, KG_COMM_KINDS, "other")
 
 const char *host_state_name(unsigned state)
 {
@@ -526,6 +527,29 @@ int kernel_is_comm(const char *name)
 	return name && (strstr(name, "nccl") || strstr(name, "NCCL") || strstr(name, "rccl") ||
 			strstr(name, "nvshmem") || strstr(name, "AllReduce") ||
 			strstr(name, "all_reduce") || strstr(name, "allreduce"));
+}
+
+enum kg_comm_kind kernel_comm_kind(const char *name)
+{
+	/* the longer names first: AllReduce and ReduceScatter hold "Reduce" */
+	static const struct {
+		const char *part;
+		enum kg_comm_kind kind;
+	} parts[] = {
+		{"ReduceScatter", KG_COMM_REDUCE_SCATTER}, {"reduce_scatter", KG_COMM_REDUCE_SCATTER},
+		{"AllReduce", KG_COMM_ALL_REDUCE},         {"all_reduce", KG_COMM_ALL_REDUCE},
+		{"allreduce", KG_COMM_ALL_REDUCE},         {"AllGather", KG_COMM_ALL_GATHER},
+		{"all_gather", KG_COMM_ALL_GATHER},        {"allgather", KG_COMM_ALL_GATHER},
+		{"AllToAll", KG_COMM_ALL_TO_ALL},          {"alltoall", KG_COMM_ALL_TO_ALL},
+		{"all_to_all", KG_COMM_ALL_TO_ALL},        {"SendRecv", KG_COMM_SEND_RECV},
+		{"Send", KG_COMM_SEND_RECV},               {"Recv", KG_COMM_SEND_RECV},
+		{"Broadcast", KG_COMM_BROADCAST},          {"broadcast", KG_COMM_BROADCAST},
+		{"Reduce", KG_COMM_REDUCE},
+	};
+	for (size_t i = 0; name && i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strstr(name, parts[i].part))
+			return parts[i].kind;
+	return KG_COMM_OTHER;
 }
 
 enum kg_vendor model_vendor_of_name(const char *name)

@@ -476,6 +476,22 @@ uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o);
 
 /* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */
 int kernel_is_comm(const char *name);
+/* What a communication kernel does, as its name says it (NCCL's and RCCL's
+ * ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_SendRecv...; OTHER where it does
+ * not: ncclDevKernel_Generic). X(ID, code, "name") */
+#define KG_COMM_KINDS(X)                                                                   \
+	X(ALL_REDUCE, 0, "AllReduce") X(ALL_GATHER, 1, "AllGather")                        \
+	X(REDUCE_SCATTER, 2, "ReduceScatter") X(BROADCAST, 3, "Broadcast")                \
+	X(REDUCE, 4, "Reduce") X(SEND_RECV, 5, "SendRecv") X(ALL_TO_ALL, 6, "AllToAll")    \
+	X(OTHER, 7, "other")
+enum kg_comm_kind {
+#define KG_COMM_KIND_ENUM_(id, code, name) KG_COMM_##id = code,
+	KG_COMM_KINDS(KG_COMM_KIND_ENUM_)
+#undef KG_COMM_KIND_ENUM_
+	KG_COMM_KIND_COUNT
+};
+enum kg_comm_kind kernel_comm_kind(const char *name);
+const char *comm_kind_name(unsigned kind);
 /* A kernel that computes: not a communication kernel (KG_OPF_COMM, from kernel_is_comm).
  * A communication kernel's grid is its channel count and its time is spent waiting for
  * its peers: the rules about SMs, occupancy and launches leave it out. */
