@@ -59,6 +59,20 @@ static inline int64_t gap_part(const struct kg_gap *g, enum kg_gap_cause c)
 	return g->cause == c ? len : 0;
 }
 
+/* A GPU's communication (kernels that kernel_is_comm calls so: NCCL, RCCL...) and how
+ * much of it ran beside compute (every other kernel) on the same GPU (analysis/comm_overlap.c). */
+struct kg_comm_figures {
+	int64_t time;                 /* union of the communication kernels' execution */
+	int64_t overlapped;           /* ... of it while a compute kernel ran: the rest is
+				       * exposed (the GPU did nothing else) */
+	uint32_t kernels;
+};
+
+static inline int64_t comm_exposed(const struct kg_comm_figures *c)
+{
+	return kg_time_span(c->time, c->overlapped);
+}
+
 struct kg_gpu_metrics {
 	uint32_t gpu;                 /* index into model.gpus */
 	int64_t begin, end;           /* first start, last end of its operations */
@@ -81,6 +95,12 @@ struct kg_gpu_metrics {
 	int n_util;
 	uint32_t *ops;                /* its operations (indices into model.ops), by start */
 	uint32_t n_ops;
+	int64_t compute_busy;         /* union of its kernels that are not communication */
+	struct kg_comm_figures comm;  /* all its communication kernels */
+	struct kg_comm_figures comm_kind[KG_COMM_KIND_COUNT]; /* by what they do */
+	uint32_t *comm_ops;           /* its communication kernels (model.ops), by start */
+	int64_t *comm_exposed;        /* ... each one's time with no compute kernel beside it */
+	uint32_t n_comm;
 };
 
 struct kg_stream_metrics {

@@ -35,6 +35,8 @@
 	  "long launch latency (queued - API call)")                                         \
 	X(GPU_IMBALANCE, "gpu-imbalance", TRACE, rule_gpu_imbalance, "unequal work across GPUs") \
 	X(STRAGGLER, "straggler", TRACE, rule_straggler, "a GPU arriving last at collectives") \
+	X(EXPOSED_COMMUNICATION, "exposed-communication", TRACE, rule_exposed_communication, \
+	  "communication kernels with no compute beside them")                               \
 	X(UNDER_FILLED_GRID, "under-filled-grid", TRACE, rule_under_filled_grid,             \
 	  "fewer blocks than SMs")                                                           \
 	X(LOW_OCCUPANCY, "low-occupancy", TRACE, rule_low_occupancy, "few resident warps per SM") \

@@ -75,6 +75,8 @@ void analysis_free(struct kg_analysis *a)
 		free(a->gpus[g].gaps);
 		free(a->gpus[g].util);
 		free(a->gpus[g].ops);
+		free(a->gpus[g].comm_ops);
+		free(a->gpus[g].comm_exposed);
 	}
 	free(a->gpus);
 	free(a->streams);

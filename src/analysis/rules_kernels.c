@@ -127,9 +127,9 @@ static int occupancy_case(const struct kg_analysis *a, uint32_t k, const int64_t
 			  struct occ_case *c)
 {
 	const struct kg_kernel_stats *ks = &a->kernels[k];
-	if (!ks->occupancy_ok || ks->p50 < a->cfg.long_kernel_ns)
-		return 0;
 	const struct kg_op *o = op(a, ks->example_op);
+	if (!ks->occupancy_ok || ks->p50 < a->cfg.long_kernel_ns || !op_is_compute(o))
+		return 0;
 	const struct kg_launch *l = op_launch(a->m, o);
 	const struct kg_device *d = op_device(a->m, o);
 	c->underfilled = ks->waves > 0 && ks->waves < a->cfg.underfill_waves &&

@@ -25,7 +25,7 @@ void rule_launch_overhead(struct kg_analysis *a)
 		const struct kg_op *prev = NULL;
 		for (uint32_t i = 0; i < gm->n_ops; i++) {
 			const struct kg_op *o = op(a, gm->ops[i]);
-			if (prev && prev->kind == KG_OP_KERNEL && o->kind == KG_OP_KERNEL &&
+			if (prev && op_is_compute(prev) && op_is_compute(o) &&
 			    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
 			    busy_end != KG_NO_TIME && o->start > busy_end) {
 				double gap = (double)kg_time_diff(o->start, busy_end);

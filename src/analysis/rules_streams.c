@@ -46,8 +46,8 @@ void rule_stream_serialization(struct kg_analysis *a)
 			uint32_t oi = gm->ops[i];
 			const struct kg_op *o = op(a, oi);
 			/* tiny kernels gain nothing from sharing the GPU: their cost is the launch
-			 * (launch-overhead rule) */
-			if (o->kind != KG_OP_KERNEL || !solo[oi] || dur(o) < a->cfg.tiny_kernel_ns)
+			 * (launch-overhead rule); a communication kernel's grid is its channels */
+			if (!op_is_compute(o) || !solo[oi] || dur(o) < a->cfg.tiny_kernel_ns)
 				continue;
 			double fill = op_fill(a, o);
 			if (fill >= a->cfg.underfill_waves || fill >= 1.0 || !has_backlog(a, o, oi))

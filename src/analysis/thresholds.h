@@ -43,6 +43,9 @@ struct kg_steps;
 	X(coll_end_spread_ns, NS, 1000000, 0, 3.6e12,                                            \
 	  "the kernels of one collective end within this of each other on the job's clock; "    \
 	  "kernels paired further apart are not one collective (job report)")                   \
+	X(exposed_comm_pct, PCT, 5.0, 0, 100,                                                    \
+	  "communication with no compute kernel beside it on its GPU for at least this % of the " \
+	  "steady span is exposed (exposed-communication)")                                    \
 	X(sync_gap_ns, NS, 10000, 0, 3.6e12,                                                     \
 	  "GPU idle gaps at least this long are explained by a cause")                          \
 	X(long_gap_ns, NS, 500000000, 1, 3.6e12,                                                 \

@@ -99,6 +99,8 @@ struct kg_rank {
 	int64_t steady_idle_by_cause[KG_GAP_CAUSES]; /* of it in its steady work: what the job
 						      * rules compare across ranks */
 	uint32_t kernels, comm_kernels;
+	int64_t comm_busy;        /* the union of its communication kernels (kg_gpu_metrics.comm) */
+	int64_t comm_overlapped;  /* ... of it while a compute kernel ran: the rest is exposed */
 	uint32_t n_findings;
 	double findings_gain;
 	struct kg_finding *top;  /* its largest KG_JOB_FINDINGS findings: rule, severity,
@@ -129,6 +131,12 @@ struct kg_rank {
 			      * rank's speed; 0 unknown */
 	double work_ns;      /* its compute time at the median speed */
 };
+
+/* Its communication that no compute kernel ran beside (as comm_exposed for one trace). */
+static inline int64_t rank_comm_exposed(const struct kg_rank *r)
+{
+	return kg_time_span(r->comm_busy, r->comm_overlapped);
+}
 
 /* Its steady work, steady_begin to steady_end (what its lane's bins cover, and what the
  * job's steady span is made of); its whole span when those are not set within it (a

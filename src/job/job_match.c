@@ -67,7 +67,7 @@ static uint64_t identity(const struct kg_rank_collective *c)
 	k = idmap_mix(k ^ c->group);
 	if (cls == KG_COMM_CLASS_COLL)
 		k = idmap_mix(k ^ c->elems);
-	if (c->kind == KG_COMM_UNKNOWN)
+	if (c->kind == KG_COMM_OTHER)
 		k = idmap_mix(k ^ c->hash);
 	return k | 1; /* never 0 */
 }

@@ -551,6 +551,13 @@ static int own_findings(struct kg_rank *r, const struct kg_analysis *a, uint32_t
 
 /* ------------------------------------------------------------------ one GPU */
 
+/* Its communication and the part of it compute ran beside (analysis/comm_overlap.c). */
+static void rank_comm_overlap(struct kg_rank *r, const struct kg_gpu_metrics *gm)
+{
+	r->comm_busy = gm->comm.time;
+	r->comm_overlapped = gm->comm.overlapped;
+}
+
 static int summarise_gpu(struct kg_rank *r, const struct kg_analysis *a, uint32_t g,
 			 const char *file, const struct kg_summary_opts *o, uint32_t procs)
 {
@@ -571,6 +578,7 @@ static int summarise_gpu(struct kg_rank *r, const struct kg_analysis *a, uint32_
 	r->idle_startup = gm->idle_startup;
 	r->idle_winddown = gm->idle_winddown;
 	gpu_steady_bounds(gm, &r->steady_begin, &r->steady_end);
+	rank_comm_overlap(r, gm);
 	memcpy(r->steady_idle_by_cause, gm->steady_idle_by_cause, sizeof(r->steady_idle_by_cause));
 	int rc = own_findings(r, a, g);
 	if (!rc)

@@ -12,8 +12,9 @@
 #include <string.h>
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
-#define WIRE_VERSION 5u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
-			 * length; 4: how the steps were found (steps_source); 5: what each
+#define WIRE_VERSION 6u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
+			 * length; 4: how the steps were found (steps_source); 5: communication
+			 * and its overlap with compute (comm_busy, comm_overlapped); 6: what each
 			 * collective is (kind, group, size, sequence) */
 
 struct wire_header {
@@ -160,12 +161,14 @@ static int range_ok(int64_t start, int64_t end, int unknown_ok)
 }
 
 /* Its idle times fit in its span, its start-up and wind-down too, and its busy time
- * (kernels in it) and its steady idle time in what is left (its steady span): else its
- * shares pass 100 % and its steady span is negative. */
+ * (kernels in it, communication in them, overlapped communication in that) and its steady
+ * idle time in what is left (its steady span): else its shares pass 100 % and its steady
+ * span is negative. */
 static int within_span(const struct kg_rank *r)
 {
 	int64_t span = r->end - r->begin, steady = rank_steady_span(r), idle = rank_steady_idle(r);
-	if (steady < 0 || r->kernel_busy > r->busy || kg_time_add(r->busy, idle) > steady)
+	if (steady < 0 || r->kernel_busy > r->busy || kg_time_add(r->busy, idle) > steady ||
+	    r->comm_busy > r->kernel_busy || r->comm_overlapped > r->comm_busy)
 		return 0;
 	for (int c = 0; c < KG_GAP_CAUSES; c++)
 		if (r->idle_by_cause[c] > span)
@@ -190,7 +193,8 @@ static int values_ok(const struct kg_rank *r)
 	    !time_ok(r->steady_end, 1) || !time_ok(r->realtime_offset, 1))
 		return 0;
 	const int64_t durations[] = {r->busy, r->kernel_busy, r->compute_time, r->comm_time,
-				     r->idle_startup, r->idle_winddown};
+				     r->idle_startup, r->idle_winddown, r->comm_busy,
+				     r->comm_overlapped};
 	for (size_t i = 0; i < sizeof(durations) / sizeof(*durations); i++)
 		if (!duration_ok(durations[i]))
 			return 0;

@@ -54,7 +54,7 @@ enum kg_comm_kind comm_kind_of_name(const char *name)
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strstr(s, words[i].word))
 			return words[i].kind;
-	return KG_COMM_UNKNOWN;
+	return KG_COMM_OTHER;
 }
 
 int comm_call_named(const char *name, size_t len)
@@ -71,7 +71,7 @@ int comm_call_named(const char *name, size_t len)
 static enum kg_comm_kind range_kind(const char *name)
 {
 	if (!name || (strncasecmp(name, "nccl", 4) && strncmp(name, "c10d::", 6)))
-		return KG_COMM_UNKNOWN;
+		return KG_COMM_OTHER;
 	return comm_kind_of_name(name);
 }
 
@@ -120,7 +120,8 @@ static int calls_build(const struct kg_model *m, struct calls *c)
 		free(kind_of);
 		return -ENOMEM;
 	}
-	memcpy(c->v, m->comm_calls, m->n_comm_calls * sizeof(*c->v));
+	if (m->n_comm_calls) /* none: comm_calls may be NULL */
+		memcpy(c->v, m->comm_calls, m->n_comm_calls * sizeof(*c->v));
 	c->n = m->n_comm_calls;
 	for (uint32_t i = 0; i < m->n_ranges; i++) {
 		const struct kg_range *r = &m->ranges[i];
@@ -154,7 +155,7 @@ static void calls_free(struct calls *c)
  * kernel's name gave one (a SendRecv kernel of an all-to-all), the sizes, the group. */
 static void take(struct kg_comm_id *id, const struct kg_comm_call *c)
 {
-	if (c->kind != KG_COMM_UNKNOWN && !id->from_call) {
+	if (c->kind != KG_COMM_OTHER && !id->from_call) {
 		id->kind = c->kind;
 		id->from_call = 1;
 	}

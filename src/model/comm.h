@@ -26,21 +26,23 @@
 
 struct kg_model;
 
-/* X(ID, "name", CLASS): CLASS COLL a collective every rank of its group joins with the
- * same message (sizes compare), COLLV one whose per-rank sizes may differ, P2P a
- * transfer between two ranks, ANY unknown. */
+/* What a communication kernel does, one list for every use (the job's matching, the
+ * per-kind overlap figures, the report's words): X(ID, "name", CLASS), NCCL's names. CLASS
+ * COLL a collective every rank of its group joins with the same message (sizes compare),
+ * COLLV one whose per-rank sizes may differ, P2P a transfer between two ranks, ANY unknown.
+ * OTHER first: a kind nothing set is unknown. */
 #define KG_COMM_KINDS(X)                                                                     \
-	X(UNKNOWN, "communication", ANY)                                                     \
-	X(ALL_REDUCE, "all_reduce", COLL)                                                    \
-	X(ALL_GATHER, "all_gather", COLL)                                                    \
-	X(REDUCE_SCATTER, "reduce_scatter", COLL)                                            \
-	X(BROADCAST, "broadcast", COLL)                                                      \
-	X(REDUCE, "reduce", COLL)                                                            \
-	X(BARRIER, "barrier", COLL)                                                          \
-	X(ALL_TO_ALL, "all_to_all", COLLV)                                                   \
-	X(SEND, "send", P2P)                                                                 \
-	X(RECV, "recv", P2P)                                                                 \
-	X(SEND_RECV, "send/recv", P2P) /* the SendRecv kernel without a call around it */
+	X(OTHER, "other", ANY)                                                               \
+	X(ALL_REDUCE, "AllReduce", COLL)                                                     \
+	X(ALL_GATHER, "AllGather", COLL)                                                     \
+	X(REDUCE_SCATTER, "ReduceScatter", COLL)                                             \
+	X(BROADCAST, "Broadcast", COLL)                                                      \
+	X(REDUCE, "Reduce", COLL)                                                            \
+	X(BARRIER, "Barrier", COLL)                                                          \
+	X(ALL_TO_ALL, "AllToAll", COLLV)                                                     \
+	X(SEND, "Send", P2P)                                                                 \
+	X(RECV, "Recv", P2P)                                                                 \
+	X(SEND_RECV, "SendRecv", P2P) /* NCCL's SendRecv kernel without a call around it */
 
 enum kg_comm_kind {
 #define KG_COMM_ENUM_(id, name, cls) KG_COMM_##id,
@@ -57,7 +59,7 @@ enum kg_comm_class comm_kind_class(enum kg_comm_kind k);
  * "_all_gather_base", "c10d::allreduce_", "all_to_all_single"), a "Collective name" arg
  * ("allreduce", "all_gather"), an NCCL API name or NVTX range ("ncclAllReduce"), or a
  * kernel name ("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", "ncclKernel_SendRecv_...").
- * KG_COMM_UNKNOWN when it says none. */
+ * KG_COMM_OTHER when it says none. */
 enum kg_comm_kind comm_kind_of_name(const char *name);
 
 /* 1 when a host operator or annotation of that name is a communication call, whose args

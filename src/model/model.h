@@ -495,6 +495,13 @@ static inline int64_t op_issued_or_start(const struct kg_op *o)
 
 /* 1 when a kernel name looks like communication (NCCL, RCCL, NVSHMEM all-reduce...). */
 int kernel_is_comm(const char *name);
+/* A kernel that computes: not a communication kernel (KG_OPF_COMM, from kernel_is_comm).
+ * A communication kernel's grid is its channel count and its time is spent waiting for
+ * its peers: the rules about SMs, occupancy and launches leave it out. */
+static inline int op_is_compute(const struct kg_op *o)
+{
+	return o->kind == KG_OP_KERNEL && !(o->flags & KG_OPF_COMM);
+}
 
 /* Sort, link and index. 0, or -ENOMEM. Before anything, once a model: the ops, calls,
  * ranges and waits whose times cannot be true are left out, counted in untrue and noted

@@ -29,6 +29,16 @@ static void idle_causes(struct jw *w, const char *key, const int64_t *ns)
 	j_close(w);
 }
 
+/* Its communication's union, the part compute ran beside, the exposed rest and the
+ * overlap share (null without communication), as a trace's gpus[].communication. */
+static void rank_comm_json(struct jw *w, const struct kg_rank *r)
+{
+	kv_time(w, "comm_busy_ns", r->comm_busy);
+	kv_time(w, "comm_overlapped_ns", r->comm_overlapped);
+	kv_time(w, "comm_exposed_ns", rank_comm_exposed(r));
+	kv_pct(w, "comm_overlap_pct", (double)r->comm_overlapped, (double)r->comm_busy);
+}
+
 void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 {
 	const struct kg_rank *r = &j->ranks[i];
@@ -49,6 +59,7 @@ void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
 	kv_time(w, "kernel_busy_ns", r->kernel_busy);
 	kv_time(w, "kernel_ns", r->compute_time);
 	kv_time(w, "comm_ns", r->comm_time);
+	rank_comm_json(w, r);
 	idle_causes(w, "idle_by_cause_ns", r->idle_by_cause);
 	kv_time(w, "idle_startup_ns", r->idle_startup);
 	kv_time(w, "idle_winddown_ns", r->idle_winddown);

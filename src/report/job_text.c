@@ -142,6 +142,17 @@ struct widths {
 	size_t label, host;
 };
 
+/* Its exposed communication and the share of it compute ran beside ("-" without). */
+static void rank_comm_cells(FILE *f, const struct kg_rank *r)
+{
+	char b[32], pct[16] = "-";
+	if (r->comm_busy > 0)
+		snprintf(pct, sizeof(pct), "%.0f%%",
+			 100.0 * (double)r->comm_overlapped / (double)r->comm_busy);
+	page_cell(f, r->comm_busy > 0 ? ms_text((double)rank_comm_exposed(r), b) : "-", 8, 1);
+	page_cell(f, pct, 8, 1);
+}
+
 static void rank_row(FILE *f, const struct kg_job *j, uint32_t i, const struct widths *w)
 {
 	const struct kg_rank *r = &j->ranks[i];
@@ -153,6 +164,7 @@ static void rank_row(FILE *f, const struct kg_job *j, uint32_t i, const struct w
 	page_cell(f, pct, 6, 1);
 	page_cell(f, ms_text((double)r->compute_time, b), 10, 1);
 	page_cell(f, ms_text((double)r->comm_time, b), 9, 1);
+	rank_comm_cells(f, r);
 	page_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_HOST], b), 8, 1);
 	page_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_SYNC], b), 8, 1);
 	page_cell(f, ms_text((double)r->steady_idle_by_cause[KG_GAP_LAUNCH], b), 8, 1);
@@ -212,8 +224,9 @@ static void rank_table(FILE *f, const struct kg_job *j, const struct kg_job_repo
 		w.label = l > w.label ? (l < 40 ? l : 40) : w.label;
 		w.host = h > w.host ? (h < 24 ? h : 24) : w.host;
 	}
-	fprintf(f, "  %-*s %-*s %9s %6s %10s %9s %8s %8s %8s %6s %9s %7s  %s\n", (int)w.label,
-		"rank", (int)w.host, "host", "span ms", "busy", "kernel ms", "comm ms", "host ms",
+	fprintf(f, "  %-*s %-*s %9s %6s %10s %9s %8s %8s %8s %8s %8s %6s %9s %7s  %s\n",
+		(int)w.label, "rank", (int)w.host, "host", "span ms", "busy", "kernel ms", "comm ms",
+		"exp ms", "overlap", "host ms",
 		"sync ms", "launch", "last", "late ms", "speed", "top finding");
 	for (uint32_t k = 0; k < shown; k++) {
 		fputs("  ", f);
@@ -221,7 +234,8 @@ static void rank_table(FILE *f, const struct kg_job *j, const struct kg_job_repo
 	}
 	fprintf(f, "  busy: of its steady span (start-up and wind-down left out); idle in its "
 		   "steady work: GPU idle waiting for its host (host), in a synchronisation (sync), "
-		   "on launch latency (launch); last: collectives it started last; late: how much "
+		   "on launch latency (launch); exp: communication with no compute kernel beside it, "
+		   "overlap: the share of communication that had; last: collectives it started last; late: how much "
 		   "later than the next-to-last rank; speed: its kernels' time over the median "
 		   "rank's for the same kernels\n");
 	startup_line(f, j, order, shown);

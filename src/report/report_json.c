@@ -187,6 +187,42 @@ static void json_gpu_hardware(struct jw *w, const struct kg_analysis *a, uint32_
 	j_close(w);
 }
 
+static void json_comm_figures(struct jw *w, const struct kg_comm_figures *c)
+{
+	kv_int(w, "kernels", c->kernels);
+	kv_int(w, "time_ns", c->time);
+	kv_int(w, "overlapped_ns", c->overlapped);
+	kv_int(w, "exposed_ns", comm_exposed(c));
+	kv_pct(w, "overlap_pct", (double)c->overlapped, (double)c->time);
+}
+
+/* null without communication kernels */
+static void json_gpu_comm(struct jw *w, const struct kg_analysis *a, const struct kg_gpu_metrics *g)
+{
+	j_key(w, "communication");
+	if (!g->comm.kernels) {
+		j_null(w);
+		return;
+	}
+	j_open(w);
+	json_comm_figures(w, &g->comm);
+	int64_t steady = gpu_steady_span(a, g);
+	kv_pct(w, "exposed_pct", (double)comm_exposed(&g->comm), (double)(steady > 0 ? steady : 0));
+	kv_int(w, "compute_busy_ns", g->compute_busy);
+	j_key(w, "by_kind");
+	j_aopen(w);
+	for (unsigned k = 0; k < KG_COMM_KIND_COUNT; k++) {
+		if (!g->comm_kind[k].kernels)
+			continue;
+		j_open(w);
+		kv_str(w, "kind", comm_kind_name(k));
+		json_comm_figures(w, &g->comm_kind[k]);
+		j_close(w);
+	}
+	j_aclose(w);
+	j_close(w);
+}
+
 static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_gpu_metrics *g)
 {
 	const struct kg_model *m = a->m;
@@ -211,6 +247,7 @@ static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_
 	kv_int(w, "copy_total_ns", g->copy_total);
 	kv_int(w, "copy_kernel_overlap_ns", g->copy_kernel_overlap);
 	kv_pct(w, "copy_overlap_pct", (double)g->copy_kernel_overlap, (double)g->copy_total);
+	json_gpu_comm(w, a, g);
 	kv_int(w, "kernel_time_ns", g->kernel_time);
 	kv_int(w, "kernels", g->kernels);
 	kv_int(w, "copies", g->copies);

@@ -323,6 +323,32 @@ static void gpu_hardware(FILE *f, const struct kg_analysis *a, uint32_t gi)
 	page_field(f, 4, "hardware", line);
 }
 
+/* Its communication kernels' time, the share of it compute ran beside, the rest exposed,
+ * and the same by kind of collective; nothing without communication kernels. */
+static void gpu_comm(FILE *f, const struct kg_analysis *a, const struct kg_gpu_metrics *g)
+{
+	if (!g->comm.kernels)
+		return;
+	char line[512], p1[16], p2[16], d1[32], d2[32];
+	int64_t exposed = comm_exposed(&g->comm), steady = gpu_steady_span(a, g);
+	snprintf(line, sizeof(line), "%s in %u kernels, %s of it beside compute; %s exposed (%s of "
+		 "the %s)", fmt_duration(g->comm.time, d1), g->comm.kernels,
+		 fmt_pct((double)g->comm.overlapped, (double)g->comm.time, p1),
+		 fmt_duration(exposed, d2), fmt_pct((double)exposed, (double)steady, p2),
+		 g->idle_startup || g->idle_winddown ? "steady work" : "span");
+	const char *sep = ": ";
+	for (unsigned k = 0; k < KG_COMM_KIND_COUNT; k++) {
+		const struct kg_comm_figures *c = &g->comm_kind[k];
+		if (!c->kernels)
+			continue;
+		text_appendf(line, sizeof(line), "%s%s %s (%s overlapped)", sep, comm_kind_name(k),
+			     fmt_duration(c->time, d1),
+			     fmt_pct((double)c->overlapped, (double)c->time, p1));
+		sep = ", ";
+	}
+	page_field(f, 4, "comm overlap", line);
+}
+
 static void gpu_block(FILE *f, const struct kg_analysis *a, const struct kg_gpu_metrics *g)
 {
 	const struct kg_model *m = a->m;
@@ -352,6 +378,7 @@ static void gpu_block(FILE *f, const struct kg_analysis *a, const struct kg_gpu_
 	else
 		snprintf(line, sizeof(line), "no copies");
 	page_field(f, 4, "copy overlap", line);
+	gpu_comm(f, a, g);
 	char c[4][16];
 	snprintf(line, sizeof(line), "1 kernel %s, 2 kernels %s, 3 kernels %s, 4+ kernels %s "
 		 "of busy time", fmt_pct((double)g->concurrent[0], busy, c[0]),

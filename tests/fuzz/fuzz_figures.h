@@ -10,7 +10,7 @@
  *                   sum, never a time that was recorded);
  *   deltas          span_delta_ns, delta_total_ns (diff): |v| <= FIG_MAX_NS;
  *   shares          busy_pct, kernel_busy_pct, steady_busy_pct, copy_overlap_pct,
- *                   time_share_pct (parts of a whole): 0 <= v <= 100; utilization's
+ *                   overlap_pct, exposed_pct, time_share_pct (parts of a whole): 0 <= v <= 100; utilization's
  *                   values (fractions): 0 <= v <= 1;
  *   gains           gain_pct: >= 0, and not bounded by 100: a finding's gain adds up the
  *                   work of several streams or GPUs (compact_streams_bad: 172 %); its
@@ -48,7 +48,8 @@ static const char *const fig_times[] = {"begin_ns",       "end_ns",        "star
 					"steady_begin_ns", "steady_end_ns"};
 static const char *const fig_deltas[] = {"span_delta_ns", "delta_total_ns", "median_step_delta_ns"};
 static const char *const fig_shares[] = {"busy_pct", "kernel_busy_pct", "steady_busy_pct",
-					 "copy_overlap_pct", "time_share_pct"};
+					 "copy_overlap_pct", "overlap_pct", "exposed_pct",
+					 "time_share_pct"};
 static const char *const fig_ratios[] = {"speed_ratio", "share", "occupancy", "waves"};
 static const char *const fig_counts[] = {
 	"kernels", "copies", "memsets", "api_calls", "dropped_records", "incomplete_records",

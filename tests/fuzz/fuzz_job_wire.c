@@ -97,7 +97,8 @@ static const struct {
 	char type;
 } rank_fields[] = {
 	I64(realtime_offset), I64(shift), I64(begin), I64(end), I64(busy), I64(kernel_busy),
-	I64(compute_time), I64(comm_time), I64(idle_by_cause[0]), I64(idle_by_cause[1]),
+	I64(compute_time), I64(comm_time), I64(comm_busy), I64(comm_overlapped),
+	I64(idle_by_cause[0]), I64(idle_by_cause[1]),
 	I64(idle_by_cause[2]), I64(idle_startup), I64(idle_winddown), I64(steady_begin),
 	I64(steady_end), I64(steady_idle_by_cause[0]), I64(steady_idle_by_cause[1]),
 	I64(steady_idle_by_cause[KG_GAP_CAUSES - 1]), I64(late_ns), U32(pid), U32(ordinal),

@@ -87,6 +87,9 @@ TEST(wire_round_trip)
 	r->n_steps = 2;
 	r->steps[1].kernels = 77;
 	r->steps_source = KG_STEPS_RHYTHM; /* detected: the report says so on process 0 */
+	r->kernel_busy = r->busy;
+	r->comm_busy = r->busy / 2;
+	r->comm_overlapped = r->comm_busy / 3;
 	snprintf(r->step_name, sizeof(r->step_name), "(detected by rhythm)");
 	r->coll[3].step = 1;
 	r->bins[5] = KG_BIN_IDLE_SYNC;
@@ -110,6 +113,9 @@ TEST(wire_round_trip)
 	CHECK_EQ_INT(back.coll[3].step, 1);
 	CHECK_EQ_INT(back.steps[1].kernels, 77);
 	CHECK_EQ_INT(back.steps_source, KG_STEPS_RHYTHM);
+	CHECK_EQ_INT(back.comm_busy, r->busy / 2);
+	CHECK_EQ_INT(back.comm_overlapped, r->comm_busy / 3);
+	CHECK(back.comm_overlapped > 0);
 	CHECK_EQ_STR(back.step_name, "(detected by rhythm)");
 	CHECK_EQ_INT(back.bins[5], KG_BIN_IDLE_SYNC);
 	CHECK_EQ_STR(rank_name(&back, &back.kernel[1]), "ncclAllReduce");
@@ -205,7 +211,7 @@ TEST(wire_refuses_what_packs_otherwise)
  * the job's sums and printed figures that cannot be true). */
 TEST(wire_refuses_values_a_rank_cannot_have)
 {
-	enum { EDITS = 25 };
+	enum { EDITS = 27 };
 	for (int e = 0; e < EDITS; e++) {
 		struct kg_job j;
 		make_job(&j);
@@ -238,6 +244,8 @@ TEST(wire_refuses_values_a_rank_cannot_have)
 		case 21: r->findings_gain = -0.0; break;
 		case 22: r->findings_gain = 4.3458473798968777e-311; break;
 		case 23: r->steps_source = KG_STEPS_SOURCES; break; /* no way steps are found */
+		case 24: r->comm_overlapped = r->comm_busy + 1; break; /* an overlap over 100 % */
+		case 25: r->comm_busy = r->kernel_busy + 1; break; /* more than its kernels (0) */
 		default: r->shift = 1;
 		}
 		uint8_t *buf;

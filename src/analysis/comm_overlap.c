@@ -1,0 +1,142 @@
+/* A GPU's communication and its overlap with compute (docs/report.md, "communication"):
+ * the union of its communication kernels' execution (KG_OPF_COMM: NCCL, RCCL...), the part
+ * of it during which a compute kernel (any other kernel) ran on the same GPU, and the rest,
+ * exposed: time the GPU only communicated. The same for each kind of collective the
+ * kernels' names say, and each communication kernel's own exposed time, which
+ * exposed-communication (rules_comm.c) sums by name and places at its call sites. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "analysis/pipeline.h"
+#include "util/timemath.h"
+
+struct span {
+	int64_t s, e;
+};
+
+/* Appends [s, e) to the disjoint spans v[0..n), given by start: merged with the last when
+ * they touch. The new count. */
+static uint32_t span_add(struct span *v, uint32_t n, int64_t s, int64_t e)
+{
+	if (n && s <= v[n - 1].e) {
+		if (e > v[n - 1].e)
+			v[n - 1].e = e;
+		return n;
+	}
+	v[n] = (struct span){s, e};
+	return n + 1;
+}
+
+static int64_t spans_total(const struct span *v, uint32_t n)
+{
+	int64_t t = 0;
+	for (uint32_t i = 0; i < n; i++)
+		t = kg_time_add(t, kg_time_span(v[i].e, v[i].s));
+	return t;
+}
+
+/* The time two lists of disjoint spans by start have in common. */
+static int64_t spans_common(const struct span *a, uint32_t na, const struct span *b, uint32_t nb)
+{
+	int64_t t = 0;
+	for (uint32_t i = 0, j = 0; i < na && j < nb;) {
+		int64_t s = a[i].s > b[j].s ? a[i].s : b[j].s;
+		int64_t e = a[i].e < b[j].e ? a[i].e : b[j].e;
+		if (e > s)
+			t = kg_time_add(t, kg_time_span(e, s));
+		if (a[i].e < b[j].e)
+			i++;
+		else
+			j++;
+	}
+	return t;
+}
+
+/* The time [s, e) has in common with the disjoint spans v[0..n) by start. */
+static int64_t span_common(const struct span *v, uint32_t n, int64_t s, int64_t e)
+{
+	uint32_t lo = 0, hi = n; /* the first span that ends after s */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid].e <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t t = 0;
+	for (uint32_t i = lo; i < n && v[i].s < e; i++) {
+		int64_t a = v[i].s > s ? v[i].s : s, b = v[i].e < e ? v[i].e : e;
+		if (b > a)
+			t = kg_time_add(t, kg_time_span(b, a));
+	}
+	return t;
+}
+
+static int timed_kernel(const struct kg_op *o)
+{
+	return o->kind == KG_OP_KERNEL && o->start != KG_NO_TIME && o->end != KG_NO_TIME &&
+	       o->end >= o->start;
+}
+
+/* The figures of the communication kernels comm[0..n) whose kind is kind (all of them at
+ * KG_COMM_KIND_COUNT), against the compute spans; spans is scratch room for n. */
+static struct kg_comm_figures kind_figures(const struct kg_model *m, const uint32_t *comm,
+					   const uint8_t *kinds, uint32_t n, unsigned kind,
+					   const struct span *compute, uint32_t n_compute,
+					   struct span *spans)
+{
+	struct kg_comm_figures f = {0, 0, 0};
+	uint32_t ns = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (kind < KG_COMM_KIND_COUNT && kinds[i] != kind)
+			continue;
+		const struct kg_op *o = &m->ops[comm[i]];
+		ns = span_add(spans, ns, o->start, o->end);
+		f.kernels++;
+	}
+	f.time = spans_total(spans, ns);
+	f.overlapped = spans_common(spans, ns, compute, n_compute);
+	return f;
+}
+
+int comm_metrics(const struct kg_model *m, struct kg_gpu_metrics *gm)
+{
+	uint32_t n = 0, nc = 0;
+	gm->n_comm = 0;
+	for (uint32_t i = 0; i < gm->n_ops; i++)
+		n += timed_kernel(&m->ops[gm->ops[i]]) && (m->ops[gm->ops[i]].flags & KG_OPF_COMM);
+	struct span *compute = malloc(((size_t)gm->n_ops - n + 1) * sizeof(*compute));
+	struct span *spans = malloc(((size_t)n + 1) * sizeof(*spans));
+	uint8_t *kinds = malloc((size_t)n + 1);
+	gm->comm_ops = malloc(((size_t)n + 1) * sizeof(*gm->comm_ops));
+	gm->comm_exposed = malloc(((size_t)n + 1) * sizeof(*gm->comm_exposed));
+	int rc = compute && spans && kinds && gm->comm_ops && gm->comm_exposed ? 0 : -ENOMEM;
+	for (uint32_t i = 0; !rc && i < gm->n_ops; i++) {
+		const struct kg_op *o = &m->ops[gm->ops[i]];
+		if (!timed_kernel(o))
+			continue;
+		if (!(o->flags & KG_OPF_COMM))
+			nc = span_add(compute, nc, o->start, o->end);
+		else {
+			kinds[gm->n_comm] = (uint8_t)comm_kind_of_name(model_text(m, o->name));
+			gm->comm_ops[gm->n_comm++] = gm->ops[i];
+		}
+	}
+	if (!rc) {
+		gm->compute_busy = spans_total(compute, nc);
+		for (uint32_t i = 0; i < gm->n_comm; i++) {
+			const struct kg_op *o = &m->ops[gm->comm_ops[i]];
+			gm->comm_exposed[i] = kg_time_span(kg_time_span(o->end, o->start),
+							   span_common(compute, nc, o->start, o->end));
+		}
+		gm->comm = kind_figures(m, gm->comm_ops, kinds, gm->n_comm, KG_COMM_KIND_COUNT,
+					compute, nc, spans);
+		for (unsigned k = 0; k < KG_COMM_KIND_COUNT; k++)
+			gm->comm_kind[k] = kind_figures(m, gm->comm_ops, kinds, gm->n_comm, k,
+							compute, nc, spans);
+	}
+	free(compute);
+	free(spans);
+	free(kinds);
+	return rc;
+}
