@@ -197,6 +197,9 @@ struct chrome {
 	struct host_run run;      /* host spans not yet written (run.n 0: none) */
 	uint8_t *calls;           /* by thread: it has API calls or ranges (host spans only) */
 	uint32_t run_thread;      /* the thread whose samples track run.tid is */
+	/* perfetto: the lighter form of docs/export.md ("perfetto: fewer bytes a kernel") */
+	int lean;
+	uint8_t *launches;        /* by API call: an op it launched is written (its flow) */
 };
 
 static struct chrome *self(struct kg_export_ops *x)
@@ -206,10 +209,26 @@ static struct chrome *self(struct kg_export_ops *x)
 
 /* ------------------------------------------------------------------ output */
 
-/* "ts": a time on the document's time line, µs with ns decimals */
+/* "k": µs with ns decimals; perfetto's without the decimals' trailing zeros (the same
+ * number: 180000 for 180000.000, 2.3 for 2.300) */
+static void kv_us(struct chrome *c, const char *k, size_t kn, int64_t v)
+{
+	if (!c->lean) {
+		jw_kv_milli(&c->w, k, kn, v);
+		return;
+	}
+	char b[32];
+	size_t n = jw_milli_text(b, v);
+	while (b[n - 1] == '0')
+		n--;
+	n -= b[n - 1] == '.';
+	jw_kv_raw(&c->w, k, kn, b, n);
+}
+
+/* "ts": a time on the document's time line */
 static void ts(struct chrome *c, int64_t t)
 {
-	kv_milli_lit(&c->w, "ts", kg_time_diff(t, c->origin));
+	kv_us(c, "ts", 2, kg_time_diff(t, c->origin));
 }
 
 /* 0, -EIO (errno says why), or -ENOMEM */
@@ -277,11 +296,24 @@ static void ev_open(struct chrome *c, const char *ph, const char *name, const ch
 	ev_head(c, ph, cat, pid, tid);
 }
 
+/* Where a slice's flow arrow starts or ends (perfetto): a launch call's "flow_out" or its
+ * op's "flow_in", with the call's bind_id. */
+struct flow_end {
+	int64_t bind_id;          /* 0: none */
+	const char *dir;          /* "flow_out", "flow_in" */
+};
+
+#define NO_FLOW ((struct flow_end){0, NULL})
+
 /* The rest of a complete event [start, end]; leaves "args" open for the caller. */
-static void ev_span(struct chrome *c, int64_t start, int64_t end)
+static void ev_span(struct chrome *c, int64_t start, int64_t end, struct flow_end fl)
 {
 	ts(c, start);
-	kv_milli_lit(&c->w, "dur", kg_time_span(end, start));
+	kv_us(c, "dur", 3, kg_time_span(end, start));
+	if (fl.bind_id) {
+		kv_int_lit(&c->w, "bind_id", fl.bind_id);
+		jw_kv_bool(&c->w, fl.dir, strlen(fl.dir), 1);
+	}
 	j_key_lit(&c->w, "args");
 	j_open(&c->w);
 }
@@ -291,17 +323,18 @@ static void ev_complete(struct chrome *c, const char *name, const char *cat, int
 			int32_t tid, int64_t start, int64_t end)
 {
 	ev_open(c, "X", name, cat, pid, tid);
-	ev_span(c, start, end);
+	ev_span(c, start, end, NO_FLOW);
 }
 
 /* The same named by the model's string id. */
 static void ev_complete_text(struct chrome *c, const struct kg_model *m, uint32_t name,
-			     const char *cat, int32_t pid, int32_t tid, int64_t start, int64_t end)
+			     const char *cat, int32_t pid, int32_t tid, int64_t start, int64_t end,
+			     struct flow_end fl)
 {
 	j_open(&c->w);
 	kv_text(c, m, "name", 4, name);
 	ev_head(c, "X", cat, pid, tid);
-	ev_span(c, start, end);
+	ev_span(c, start, end, fl);
 }
 
 static void ev_close_args(struct chrome *c)
@@ -534,6 +567,18 @@ static int mark_calls(struct chrome *c, const struct kg_model *m)
 	return 0;
 }
 
+/* perfetto: which API calls launched an op that is written, for their flow_out */
+static int mark_launches(struct chrome *c, const struct kg_model *m)
+{
+	c->launches = calloc((size_t)m->n_apis + 1, 1);
+	if (!c->launches)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (m->ops[i].api < m->n_apis && m->ops[i].start != KG_NO_TIME)
+			c->launches[m->ops[i].api] = 1;
+	return 0;
+}
+
 static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct chrome *c = self(x);
@@ -555,6 +600,8 @@ static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 		c->thread_tid[t] = tid > 0 && tid < EXTRA_TID ? (int32_t)tid : c->next_tid++;
 	}
 	if (m->n_host_spans && mark_calls(c, m) < 0)
+		return -ENOMEM;
+	if (c->lean && mark_launches(c, m) < 0)
 		return -ENOMEM;
 	c->cur_stream = c->cur_proc = c->cur_thread = c->cur_sync_proc = KG_NONE;
 	j_open(&c->w);
@@ -643,8 +690,10 @@ static int on_api(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	int64_t end = a->end != KG_NO_TIME && a->end > a->start ? a->end : a->start;
 	int32_t tid = place(c, t, a->start, end, NULL);
 	c->api_tid[i] = tid;
+	struct flow_end fl = c->lean && c->launches[i] ? (struct flow_end){(int64_t)i + 1, "flow_out"}
+						      : NO_FLOW;
 	ev_complete_text(c, m, a->name, a->driver ? "cuda_driver" : "cuda_runtime", t->pid,
-		    tid, a->start, end);
+		    tid, a->start, end, fl);
 	if (a->correlation)
 		kv_int_lit(&c->w, "correlation", a->correlation);
 	kv_name_lit(c, "category", api_category_name(a->category));
@@ -661,7 +710,7 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 	int64_t end = r->end != KG_NO_TIME ? r->end : m->end;
 	end = end > r->start ? end : r->start;
 	int32_t tid = place(c, t, r->start, end, NULL);
-	ev_complete_text(c, m, r->name, "nvtx", t->pid, tid, r->start, end);
+	ev_complete_text(c, m, r->name, "nvtx", t->pid, tid, r->start, end, NO_FLOW);
 	if (r->domain)
 		kv_text(c, m, "domain", 6, r->domain);
 	if (r->end == KG_NO_TIME)
@@ -779,8 +828,10 @@ static size_t dim3(char *out, const uint32_t v[3])
 static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_op *o)
 {
 	const struct kg_stream *s = &m->streams[o->stream];
-	kv_int_lit(&c->w, "device", m->devices[s->device].ordinal);
-	kv_int_lit(&c->w, "stream", s->id);
+	if (!c->lean) { /* perfetto: its track says them ("GPU 0 ...", "stream 7") */
+		kv_int_lit(&c->w, "device", m->devices[s->device].ordinal);
+		kv_int_lit(&c->w, "stream", s->id);
+	}
 	if (o->correlation)
 		kv_int_lit(&c->w, "correlation", o->correlation);
 	if (o->kind == KG_OP_KERNEL) {
@@ -867,7 +918,7 @@ static void flush_queue(struct chrome *c, const struct kg_model *m)
 		kv_text(c, m, "name", 4, o->name);
 		if (o->correlation)
 			kv_int_lit(&c->w, "correlation", o->correlation);
-		if (o->submitted != KG_NO_TIME)
+		if (o->submitted != KG_NO_TIME && !c->lean) /* perfetto: the kernel's arg */
 			kv_int_lit(&c->w, "submitted_rel_ns", kg_time_diff(o->submitted, o->start));
 		ev_close_args(c);
 	}
@@ -906,13 +957,14 @@ static int on_op(struct kg_export_ops *x, const struct kg_model *m, uint32_t i)
 	int64_t end = o->end > o->start ? o->end : o->start;
 	uint32_t lane = 0;
 	int32_t tid = place(c, &c->stream, o->start, end, &lane);
-	ev_complete_text(c, m, o->name, op_kind_name(o->kind), c->stream.pid, tid,
-		    o->start, end);
+	int lean_flow = c->lean && o->api != KG_NONE;
+	ev_complete_text(c, m, o->name, op_kind_name(o->kind), c->stream.pid, tid, o->start, end,
+			 lean_flow ? (struct flow_end){(int64_t)o->api + 1, "flow_in"} : NO_FLOW);
 	op_args(c, m, o);
 	if (lane)
 		kv_bool_lit(&c->w, "overlaps_previous", 1);
 	ev_close_args(c);
-	if (o->api != KG_NONE)
+	if (o->api != KG_NONE && !lean_flow)
 		flow(c, m, i, c->stream.pid, tid);
 	if (c->o->format == KG_EXPORT_PERFETTO && o->kind == KG_OP_KERNEL &&
 	    queue_later(c, o, i) < 0)
@@ -1026,6 +1078,7 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 			.thread = on_thread, .stream = on_stream, .api = on_api, .range = on_range,
 			.host_span = on_host_span, .op = on_op, .sync = on_sync, .end = on_end},
 		.o = o,
+		.lean = o->format == KG_EXPORT_PERFETTO,
 	};
 	/* the writer buffers: stdio's buffer (nothing is in it yet) would split each of its
 	 * pieces into two write()s, the first of 4 KiB. Only over a descriptor: a stream in
@@ -1046,6 +1099,7 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 	free(c.stream_tid);
 	free(c.thread_tid);
 	free(c.calls);
+	free(c.launches);
 	free(c.api_tid);
 	free(c.pending);
 	for (size_t i = 0; i < c.n_texts; i++)

@@ -18,14 +18,24 @@ assert int(d["otherData"]["time_origin_ns"]) >= 0
 ev = d["traceEvents"]
 ops = [e for e in ev if e["ph"] == "X" and e.get("cat") in ("kernel", "memcpy", "memset")]
 assert len(ops) == nops, "%d GPU slices, expected %d" % (len(ops), nops)
-# times are µs with exactly three decimals: ns precision, printed from integers
-assert all(e["ts"] == e["ts"].quantize(Decimal("0.001")) and e["dur"] >= 0 for e in ops)
-# flows: every start has its end, ids unique, bound to the enclosing slice
+# times are µs with three decimals at most (perfetto leaves out trailing zeros): ns
+# precision, printed from integers
+assert all(Decimal(e["ts"]) == Decimal(e["ts"]).quantize(Decimal("0.001")) and e["dur"] >= 0
+           for e in ops)
+# flows: every start has its end, ids unique, bound to the enclosing slice (chrome: "s"
+# and "f" events); perfetto's on the slices themselves: each call's bind_id once, with
+# flow_out, each op's flow_in naming one of them
 s = collections.Counter(e["id"] for e in ev if e["ph"] == "s")
 f = collections.Counter(e["id"] for e in ev if e["ph"] == "f")
 assert s == f, "flows do not pair up"
 assert all(v == 1 for v in s.values()), "a flow id is used twice"
 assert all(e["bp"] == "e" and e["cat"] == "launch" for e in ev if e["ph"] == "f")
+out = collections.Counter(e["bind_id"] for e in ev if e.get("flow_out"))
+assert all(v == 1 for v in out.values()), "a bind_id is used twice"
+fin = [e for e in ev if e.get("flow_in")]
+assert all(e["bind_id"] in out and e.get("cat") in ("kernel", "memcpy", "memset") for e in fin)
+assert not (s and out), "both kinds of flows"
+s = s or collections.Counter(e["bind_id"] for e in fin)
 # metadata: every group and track that holds a slice has a name
 pnames = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
 tnames = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
@@ -87,6 +97,11 @@ export_all() {
 			fail "export $fmt $n exited $?: $(cat "$WORK/err")"
 		got=$(check_json "$WORK/$n.$fmt.json" "$want") || fail "export $fmt $n: $got"
 		echo "ok: $n $fmt: GPU slices, flows, queue slices: $got"
+		# every op, call, range, sync, arrow and queue slice, against the trace's rows
+		[ "${t%.kgt}" = "$t" ] && continue
+		got=$(python3 tests/e2e/trace_events.py counts "$WORK/$n.$fmt.json" "$t") ||
+			fail "export $fmt $n lost events: $got"
+		echo "ok: $n $fmt: as many as the trace holds: $got"
 	done
 	# stdout is the same document as -o
 	"$K" export -f chrome "$t" > "$WORK/$n.stdout.json" || fail "export chrome to stdout $n"
