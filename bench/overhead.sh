@@ -11,7 +11,9 @@
 #   -w WORKLOADS  comma list of launch_loop, torch_step, torch_tiny, torch_gpt (default: all four)
 #   -c CONFIGS    comma list, default untraced,cupti-raw,kgantt-kernels,kgantt-full-nostacks,
 #                 kgantt-full,torch-profiler; also kgantt-full-stacks-all (--stacks all) and
-#                 kgantt-full-all-api (full mode with --all-api: every trivial API query).
+#                 kgantt-full-all-api (full mode with --all-api: every trivial API query),
+#                 kgantt-kernels-latency (kernels mode with latency timestamps, --latency on:
+#                 the GPU side full mode would keep without per-launch API records, issue 26).
 #                 kgantt-full is `--mode full` with the default call stacks (--stacks waits),
 #                 kgantt-full-nostacks the same with --stacks off; kgantt-full-hw is
 #                 kgantt-full with --hw (PM sampling at the default interval);
@@ -88,6 +90,7 @@ done
 for c in "${CF[@]}"; do
     case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
         kgantt-full-all-api|kgantt-full-hw|kgantt-full-host|kgantt-full-apicb|torch-profiler) ;;
+        kgantt-kernels-latency) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -328,6 +331,8 @@ run_one() {
         cupti-raw)      full=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${BASE[@]}") ;;
         kgantt-kernels) trace="$TMP/k.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode kernels -- "${BASE[@]}") ;;
+        kgantt-kernels-latency) trace="$TMP/l.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode kernels --latency on -- "${BASE[@]}") ;;
         kgantt-full-nostacks) trace="$TMP/n.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --stacks off -- "${BASE[@]}") ;;
         kgantt-full)    trace="$TMP/f.kgt"

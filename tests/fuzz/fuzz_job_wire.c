@@ -192,10 +192,15 @@ static void edit_collectives(struct kg_rank *r, uint64_t *s)
 	if (!r->n_coll)
 		return;
 	struct kg_rank_collective *c = &r->coll[next(s) % r->n_coll];
-	switch (next(s) % 4) {
+	switch (next(s) % 8) {
 	case 0: c->start = edge_i64(s, c->start); break;
 	case 1: c->end = edge_i64(s, c->end); break;
 	case 2: c->hash = next(s) % 2 ? r->coll[0].hash : next(s); break;
+	/* what it is (job_match.c): one past the kinds, groups and sizes shared or not */
+	case 3: c->kind = (uint8_t)(next(s) % (KG_COMM_KIND_COUNT + 1)); break;
+	case 4: c->group = next(s) % 2 ? r->coll[0].group : next(s) % 3; break;
+	case 5: c->elems = next(s) % 2 ? r->coll[0].elems : (uint64_t)edge_i64(s, (int64_t)c->elems); break;
+	case 6: c->seq = next(s) % 2 ? c->seq + 1 : (uint64_t)edge_i64(s, (int64_t)c->seq); break;
 	default: c->step = r->n_steps && next(s) % 2 ? (uint32_t)(next(s) % r->n_steps) : UINT32_MAX;
 	}
 }
