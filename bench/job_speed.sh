@@ -70,7 +70,7 @@ import json, sys
 d, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 by = {}
 for f in d["findings"]:
-    by.setdefault(f["rule"], set()).add(f["rank"])
+    by.setdefault(f["rule"], set()).add(f["job_rank"])
 s = {"rank %s" % r for r in t["stragglers"]}
 slow = {"rank %s" % r for r in t["slow"]}
 extra = {"rank %d" % e["rank"] for e in t["extra_kernels"]}
