@@ -16,7 +16,6 @@ struct export_args {
 	struct kg_export_opts o;
 	const char *output;    /* NULL or "-": standard output */
 	struct cli_session s;  /* the trace, --from/--to/--nvtx, --no-progress */
-	struct kg_sqlite_copy *early; /* sqlite: the copy begun beside the load (start_early) */
 };
 
 /* In the order of enum kg_export_format and enum kg_export_table. */
@@ -141,27 +140,7 @@ static int export_one(struct cli_session *s, void *arg)
 		       s->path);
 		return KG_EXIT_FAILURE;
 	}
-	if (r->early) { /* begun before the load (start_early), which went well */
-		char err[1024];
-		int rc = export_sqlite_end(r->early, 1, err, sizeof(err));
-		r->early = NULL;
-		if (rc < 0)
-			kg_err("%s", err);
-		return rc < 0 ? KG_EXIT_FAILURE : KG_EXIT_OK;
-	}
 	return r->o.format == KG_EXPORT_SQLITE ? to_sqlite(r, &s->m) : to_output(r, &s->m, &s->a);
-}
-
-/* sqlite of a whole kgantt trace copies the trace's own rows, which the model is not
- * needed for: the copy begins before the load and runs beside it, which still checks the
- * trace and says what is wrong with it (export_one keeps the copy only when it went well). */
-static void start_early(struct export_args *r)
-{
-	char err[512];
-	if (r->o.format != KG_EXPORT_SQLITE || r->s.window.has_from || r->s.window.has_to ||
-	    r->s.window.nvtx || detect_format(r->s.path, err, sizeof(err)) != KG_FORMAT_KGANTT)
-		return;
-	r->early = export_sqlite_begin(r->s.path, r->output);
 }
 
 int cmd_export(int argc, char **argv)
@@ -203,11 +182,5 @@ int cmd_export(int argc, char **argv)
 		return rc;
 	if ((rc = check_output(&r)) != KG_EXIT_OK)
 		return rc;
-	start_early(&r);
-	rc = cli_session_run(&r.s, &show, &r);
-	if (r.early) { /* the load failed: its message is said */
-		char err[1024];
-		export_sqlite_end(r.early, 0, err, sizeof(err));
-	}
-	return rc;
+	return cli_session_run(&r.s, &show, &r);
 }

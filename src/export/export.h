@@ -76,15 +76,6 @@ int export_chrome(FILE *f, const struct kg_model *m, const struct kg_export_opts
 int export_csv(FILE *f, const struct kg_model *m, const struct kg_export_opts *o);
 int export_sqlite(const char *path, const struct kg_model *m, const struct kg_export_opts *o,
 		  char *err, size_t errlen);
-/* A whole kgantt trace's copy as rows (what export_sqlite does with one exported without
- * a window) begun on a thread of its own, so that it runs beside the trace's load (on a
- * second core: the load is ~0.6 s of a million kernels' ~3 s). NULL when it could not
- * start (the caller then exports after the load). export_sqlite_end waits for it and
- * puts path in place when keep (0, or -errno with a message in err), or removes what it
- * wrote (the load failed: its message is the one to give). */
-struct kg_sqlite_copy;
-struct kg_sqlite_copy *export_sqlite_begin(const char *input, const char *path);
-int export_sqlite_end(struct kg_sqlite_copy *c, int keep, char *err, size_t errlen);
 /* The tree of what the launching thread did while the GPU waited (report --host), for
  * flame-graph tools (export_flame.c): 0, -ENODATA when the trace has no host activity,
  * -ENOMEM, -EIO. */

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1040,7 +1039,7 @@ static int copy_schema_and_rows(struct sq *q)
  * out as rows (packed_expand), every column as recorded where the model holds only what
  * kgantt shows; into a new file of SQLite's usual pages (KG_ROWS_PAGE_SIZE), with the
  * input attached: no copy of the blocks to vacuum away afterwards. */
-static int copy_rows(struct sq *q, const char *input)
+static int copy_as_rows(struct sq *q, const char *input)
 {
 	sqlite3 *src = NULL;
 	char why[512];
@@ -1075,58 +1074,7 @@ static int copy_rows(struct sq *q, const char *input)
 		rc = sql_fail(q, "meta");
 	if (!rc)
 		rc = exec_sql(q, "COMMIT; DETACH DATABASE src;", "commit");
-	return rc;
-}
-
-static int copy_as_rows(struct sq *q, const char *input)
-{
-	return close_and_commit(q, copy_rows(q, input));
-}
-
-/* ------------------------------------------------------------------ beside the load */
-
-struct kg_sqlite_copy {
-	struct sq q;
-	const char *input;
-	pthread_t thread;
-	int rc;
-	char err[1024];
-};
-
-static void *copy_thread(void *arg)
-{
-	struct kg_sqlite_copy *c = arg;
-	c->rc = copy_rows(&c->q, c->input);
-	return NULL;
-}
-
-struct kg_sqlite_copy *export_sqlite_begin(const char *input, const char *path)
-{
-	struct kg_sqlite_copy *c = calloc(1, sizeof(*c));
-	if (!c)
-		return NULL;
-	c->q.path = path;
-	c->q.err = c->err;
-	c->q.errlen = sizeof(c->err);
-	c->input = input;
-	if (pthread_create(&c->thread, NULL, copy_thread, c) != 0) {
-		free(c);
-		return NULL;
-	}
-	return c;
-}
-
-int export_sqlite_end(struct kg_sqlite_copy *c, int keep, char *err, size_t errlen)
-{
-	pthread_join(c->thread, NULL);
-	int rc = keep ? close_and_commit(&c->q, c->rc) : 0;
-	if (rc)
-		snprintf(err, errlen, "%s", c->err);
-	if (c->q.db)
-		sqlite3_close(c->q.db);
-	outfile_abort(&c->q.out); /* failed or not kept: leave nothing behind; else a no-op */
-	free(c);
-	return rc;
+	return close_and_commit(q, rc);
 }
 
 int export_sqlite(const char *path, const struct kg_model *m, const struct kg_export_opts *o,
