@@ -193,6 +193,9 @@ struct kg_idle {
 struct kg_analysis {
 	const struct kg_model *m;
 	struct kg_config cfg;
+	struct kg_comm_id *comm_ids;  /* what each communication kernel is (model/comm.h), by
+				       * op: made once, for the metrics, the rules and the job */
+	uint32_t n_comm_ids;
 	int64_t span;                 /* model end - begin */
 	/* the span less the start-up and wind-down idle of the GPU that had least of it: what
 	 * the findings' shares and thresholds are taken of, so that seconds of imports and

@@ -99,8 +99,9 @@ static struct kg_comm_figures kind_figures(const struct kg_model *m, const uint3
 	return f;
 }
 
-int comm_metrics(const struct kg_model *m, struct kg_gpu_metrics *gm)
+int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 {
+	const struct kg_model *m = a->m;
 	uint32_t n = 0, nc = 0;
 	gm->n_comm = 0;
 	for (uint32_t i = 0; i < gm->n_ops; i++)
@@ -118,7 +119,9 @@ int comm_metrics(const struct kg_model *m, struct kg_gpu_metrics *gm)
 		if (!(o->flags & KG_OPF_COMM))
 			nc = span_add(compute, nc, o->start, o->end);
 		else {
-			kinds[gm->n_comm] = (uint8_t)comm_kind_of_name(model_text(m, o->name));
+			const struct kg_comm_id *id =
+				comm_id_of(a->comm_ids, a->n_comm_ids, gm->ops[i]);
+			kinds[gm->n_comm] = id ? id->name_kind : (uint8_t)KG_COMM_OTHER;
 			gm->comm_ops[gm->n_comm++] = gm->ops[i];
 		}
 	}

@@ -574,7 +574,7 @@ static int gpu_metrics(struct kg_analysis *a, struct kg_gpu_metrics *gm, uint32_
 	gm->copy_kernel_overlap =
 		kg_time_diff(kg_time_add(gm->kernel_busy, gm->copy_busy), union_total(&both));
 	busy_done(a, gm, &busy, w);
-	rc = comm_metrics(m, gm);
+	rc = comm_metrics(a, gm);
 	if (rc)
 		return rc;
 	/* the trace went on before its first and after its last operation: idle too, though

@@ -40,7 +40,9 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 	else
 		analysis_config_default(&a->cfg);
 	a->span = kg_time_span(m->end, m->begin); /* 0 when either is unknown */
-	int rc = metrics_run(a);
+	int rc = comm_identify(m, &a->comm_ids, &a->n_comm_ids);
+	if (!rc)
+		rc = metrics_run(a);
 	if (!rc)
 		rc = hw_run(a);
 	if (!rc)
@@ -87,6 +89,7 @@ void analysis_free(struct kg_analysis *a)
 	findings_free(&a->findings);
 	free(a->solo);
 	free(a->blame);
+	free(a->comm_ids);
 	host_free(a);
 	analysis_free_sites(a);
 	memset(a, 0, sizeof(*a));

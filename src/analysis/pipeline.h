@@ -9,7 +9,7 @@
 int metrics_run(struct kg_analysis *a);
 /* ... of them, GPU gm's communication and its overlap with compute (comm.c), from its ops
  * by start. 0 or -ENOMEM. */
-int comm_metrics(const struct kg_model *m, struct kg_gpu_metrics *gm);
+int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm);
 /* 2. The hardware samples per kernel name and per GPU (hw.c). 0 or -ENOMEM. */
 int hw_run(struct kg_analysis *a);
 /* 3. The program's steps, the steady ones' window and the gaps placed by it (steps.c).

@@ -82,13 +82,13 @@ void rule_gpu_imbalance(struct kg_analysis *a)
 /* A GPU's next communication kernel that is a collective (not a point-to-point transfer,
  * which waits for its peer by design), from cursor on. */
 static uint32_t next_collective(const struct kg_analysis *a, const struct kg_gpu_metrics *gm,
-				uint32_t *cursor, const struct kg_comm_id *ids, uint32_t n_ids)
+				uint32_t *cursor)
 {
 	for (; *cursor < gm->n_ops; ++*cursor) {
 		uint32_t oi = gm->ops[*cursor];
 		if (!(op(a, oi)->flags & KG_OPF_COMM))
 			continue;
-		const struct kg_comm_id *id = comm_id_of(ids, n_ids, oi);
+		const struct kg_comm_id *id = comm_id_of(a->comm_ids, a->n_comm_ids, oi);
 		if (!id || comm_kind_class((enum kg_comm_kind)id->kind) != KG_COMM_CLASS_P2P)
 			return oi;
 	}
@@ -103,13 +103,9 @@ void rule_straggler(struct kg_analysis *a)
 {
 	if (a->n_gpus < 2)
 		return;
-	struct kg_comm_id *ids = NULL;
-	uint32_t n_ids = 0;
 	uint32_t *cursor = calloc(a->n_gpus, sizeof(*cursor));
-	if (!cursor || comm_identify(a->m, &ids, &n_ids) < 0) {
-		free(cursor);
+	if (!cursor)
 		return;
-	}
 	double wait = 0, worst = 0;
 	uint32_t ncoll = 0, *late = calloc(a->n_gpus, sizeof(*late));
 	int64_t wstart = KG_NO_TIME;
@@ -119,7 +115,7 @@ void rule_straggler(struct kg_analysis *a)
 		int64_t lo = INT64_MAX, hi = INT64_MIN, end_lo = INT64_MAX, end_hi = INT64_MIN;
 		uint32_t last_gpu = 0, present = 0, last_op = KG_NONE;
 		for (uint32_t g = 0; g < a->n_gpus; g++) {
-			uint32_t oi = next_collective(a, &a->gpus[g], &cursor[g], ids, n_ids);
+			uint32_t oi = next_collective(a, &a->gpus[g], &cursor[g]);
 			if (oi == KG_NONE)
 				continue;
 			cursor[g]++;
@@ -182,7 +178,6 @@ void rule_straggler(struct kg_analysis *a)
 	if (!made)
 		analysis_drop_blame(a, mark);
 	free(late);
-	free(ids);
 }
 
 

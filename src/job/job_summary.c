@@ -427,9 +427,7 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 	if (n > KG_JOB_MAX_COLLECTIVES)
 		n = KG_JOB_MAX_COLLECTIVES, r->coll_cut = 1;
 	r->coll = calloc(n ? n : 1, sizeof(*r->coll));
-	struct kg_comm_id *ids = NULL;
-	uint32_t n_ids = 0;
-	if (!r->coll || comm_identify(m, &ids, &n_ids) < 0)
+	if (!r->coll)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < gm->n_ops; i++) {
 		const struct kg_op *o = &m->ops[gm->ops[i]];
@@ -443,9 +441,9 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 		if (!(o->flags & KG_OPF_COMM) || r->n_coll >= n || o->start == KG_NO_TIME ||
 		    o->end == KG_NO_TIME)
 			continue;
-		r->coll[r->n_coll++] = identified(m, o, comm_id_of(ids, n_ids, gm->ops[i]), s);
+		const struct kg_comm_id *id = comm_id_of(a->comm_ids, a->n_comm_ids, gm->ops[i]);
+		r->coll[r->n_coll++] = identified(m, o, id, s);
 	}
-	free(ids);
 	return 0;
 }
 

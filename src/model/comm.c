@@ -211,10 +211,15 @@ int comm_identify(const struct kg_model *m, struct kg_comm_id **ids, uint32_t *n
 	uint32_t count = 0;
 	for (uint32_t i = 0; i < m->n_ops; i++)
 		count += (m->ops[i].flags & KG_OPF_COMM) != 0;
+	if (!count)
+		return 0;
 	struct calls c = {0};
-	struct kg_comm_id *v = malloc(((size_t)count + 1) * sizeof(*v));
-	if (!v || calls_build(m, &c) < 0) {
+	struct kg_comm_id *v = malloc((size_t)count * sizeof(*v));
+	/* the kind of each kernel name, read once: a trace repeats a few names */
+	uint8_t *name_kind = calloc((size_t)m->strings.count + 2, 1); /* 1 + kind, 0 not yet */
+	if (!v || !name_kind || calls_build(m, &c) < 0) {
 		free(v);
+		free(name_kind);
 		calls_free(&c);
 		return -ENOMEM;
 	}
@@ -223,14 +228,18 @@ int comm_identify(const struct kg_model *m, struct kg_comm_id **ids, uint32_t *n
 		const struct kg_op *o = &m->ops[i];
 		if (!(o->flags & KG_OPF_COMM))
 			continue;
+		uint8_t *nk = o->name <= m->strings.count ? &name_kind[o->name] : NULL;
+		if (nk && !*nk)
+			*nk = (uint8_t)(1 + comm_kind_of_name(model_text(m, o->name)));
+		uint8_t kind = nk ? (uint8_t)(*nk - 1) : (uint8_t)KG_COMM_OTHER;
 		struct kg_comm_id *id = &v[k++];
-		*id = (struct kg_comm_id){.op = i, .seq = -1,
-					  .kind = (uint8_t)comm_kind_of_name(model_text(m, o->name))};
+		*id = (struct kg_comm_id){.op = i, .seq = -1, .kind = kind, .name_kind = kind};
 		by_correlation(&c, m->streams[o->stream].process, o->correlation, id);
 		if (o->api != KG_NONE && o->api < m->n_apis)
 			by_enclosing(&c, m->apis[o->api].thread, m->apis[o->api].start, id);
 	}
 	calls_free(&c);
+	free(name_kind);
 	*ids = v;
 	*n = k;
 	return 0;

@@ -90,10 +90,13 @@ struct kg_comm_id {
 	int64_t seq;          /* -1 unknown */
 	uint8_t kind;         /* enum kg_comm_kind */
 	uint8_t from_call;    /* 1: a host call or the kernel's args said the kind; 0: its name */
-	uint8_t pad[6];
+	uint8_t name_kind;    /* what the kernel's name alone says: the per-kind overlap
+			       * figures, which compare with other tools' by name */
+	uint8_t pad[5];
 };
 
-/* One kg_comm_id per kernel flagged KG_OPF_COMM, by op index. 0 or -ENOMEM. */
+/* One kg_comm_id per kernel flagged KG_OPF_COMM, by op index (*ids NULL when there is
+ * none). 0 or -ENOMEM. The analysis makes them once (kg_analysis.comm_ids). */
 int comm_identify(const struct kg_model *m, struct kg_comm_id **ids, uint32_t *n);
 const struct kg_comm_id *comm_id_of(const struct kg_comm_id *ids, uint32_t n, uint32_t op);
 
