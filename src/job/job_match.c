@@ -36,7 +36,7 @@
 struct cand {
 	uint64_t key;       /* its identity (kind, group, size) */
 	uint64_t pair;      /* its identity and its order among them on its rank */
-	int64_t start, end; /* on the job's clock, once the clocks are aligned */
+	int64_t end;        /* on its rank's clock, then (shift_times) on the job's */
 	uint32_t rank, coll;
 };
 
@@ -122,7 +122,6 @@ static int candidates(struct kg_job *j, struct matching *mt)
 			uint64_t at = c->seq ? c->seq | (1ull << 63) : *nth;
 			mt->c[mt->n++] = (struct cand){.key = key,
 						       .pair = idmap_mix(key ^ idmap_mix(at)),
-						       .start = c->start,
 						       .end = c->end,
 						       .rank = i,
 						       .coll = k};
@@ -434,14 +433,11 @@ static void found_add(struct found *f, const struct cand *c, uint32_t n, int64_t
 		f->parts[f->n_parts++] = (struct kg_job_part){c[a].rank, c[a].coll};
 }
 
+/* The candidates' ends on the job's clock, once the clocks are aligned. */
 static void shift_times(const struct kg_job *j, struct matching *mt)
 {
-	for (uint32_t a = 0; a < mt->n; a++) {
-		struct cand *c = &mt->c[a];
-		const struct kg_rank *r = &j->ranks[c->rank];
-		c->start = kg_time_add(r->coll[c->coll].start, r->shift);
-		c->end = kg_time_add(r->coll[c->coll].end, r->shift);
-	}
+	for (uint32_t a = 0; a < mt->n; a++)
+		mt->c[a].end = kg_time_add(mt->c[a].end, j->ranks[mt->c[a].rank].shift);
 }
 
 static int64_t end_spread(const struct cand *c, uint32_t n)
