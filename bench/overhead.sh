@@ -19,9 +19,11 @@
 #                 kgantt-full with --hw (PM sampling at the default interval);
 #                 kgantt-full-host is kgantt-full with host samples at HOST_HZ (default
 #                 1000 a second: record --host-samples=HZ, src/recorder/hostsample.c);
-#                 kgantt-full-apicb is kgantt-full with the API calls taken from CUPTI's
-#                 callbacks instead of its activity records (KGANTT_DEV_API_CALLBACKS=1,
-#                 src/recorder/api_calls.h), until shown to be the better default.
+#                 kgantt-full-all-launches is kgantt-full with --all-launches (an API
+#                 record for every kernel launch; by default launches are sampled in
+#                 windows, src/recorder/launches.h); kgantt-full-activity is kgantt-full
+#                 with every launch and the API calls from CUPTI's activity records, full
+#                 mode as it was before issue 26 (KGANTT_DEV_API_ACTIVITY=1).
 #                 (torch-profiler applies to the torch workloads only)
 #   -t SECONDS    time budget: start no run that would end after this many seconds (judged
 #                 by the longest earlier run of the same workload x configuration, else of
@@ -89,8 +91,7 @@ for w in "${WL[@]}"; do
 done
 for c in "${CF[@]}"; do
     case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
-        kgantt-full-all-api|kgantt-full-hw|kgantt-full-host|kgantt-full-apicb|torch-profiler) ;;
-        kgantt-kernels-latency) ;;
+        kgantt-full-all-api|kgantt-full-hw|kgantt-full-host|kgantt-full-all-launches|kgantt-full-activity|kgantt-kernels-latency|torch-profiler) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -345,8 +346,10 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full "--host-samples=${HOST_HZ:-1000}" -- "${BASE[@]}") ;;
         kgantt-full-all-api) trace="$TMP/a.kgt"
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
-        kgantt-full-apicb) trace="$TMP/c.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_API_CALLBACKS=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-all-launches) trace="$TMP/c.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-launches -- "${BASE[@]}") ;;
+        kgantt-full-activity) trace="$TMP/v.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_API_ACTIVITY=1 "$KGANTT" record --force -o "$trace" --mode full --all-launches -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
     esac
     [[ -n $trace ]] && rm -rf "$trace" "$trace.spool"
@@ -516,7 +519,7 @@ wl_order = meta.get("workloads", "").split()
 # Report order (not the run order): the kgantt full-mode variants next to each other,
 # without stacks first, so that the cost of the stacks reads off adjacent rows.
 CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
-         "kgantt-full-apicb", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
+         "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
          "kgantt-full-host",
          "torch-profiler"]
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]

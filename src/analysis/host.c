@@ -771,6 +771,9 @@ static int attribute(struct host_ctx *c, int64_t s, int64_t e, uint32_t next_op,
 	uint32_t api = o ? o->api : KG_NONE;
 	uint32_t t = api < m->n_apis ? m->apis[api].thread : KG_NONE;
 	uint32_t process = o ? m->streams[o->stream].process : KG_NONE;
+	/* a launch call not sampled: its stream's launching thread, when it has one */
+	if (t == KG_NONE && o && (o->flags & KG_OPF_ISSUED_QUEUED))
+		t = m->streams[o->stream].launch_thread;
 	if (t >= m->n_threads) /* the launching thread is not known */
 		return tally(c, unseen, ns);
 	if (gap_pieces(c, s, e, process, part) < 0)

@@ -276,15 +276,21 @@ static int stream_waits_on_event(const struct kg_model *m, uint32_t stream, int6
 	return 0;
 }
 
+/* gap_lead: where launch calls are sampled, the median time from call to queue of the
+ * sampled launches that ended a gap (gap_lead_of), KG_NO_TIME none. */
 static enum kg_gap_cause gap_cause(const struct kg_model *m, const struct host_waits *w,
-				   struct kg_gap *g)
+				   struct kg_gap *g, int64_t gap_lead)
 {
 	if (g->next_op == KG_NONE)
 		return KG_GAP_UNKNOWN;
 	const struct kg_op *o = &m->ops[g->next_op];
 	/* when the host issued it: its launch call, else the moment the driver queued it (a
-	 * trace without launch calls: kernels mode) */
-	int64_t issued = op_issued(o);
+	 * trace without launch calls: kernels mode); a launch whose call was not sampled, by
+	 * the lead of the sampled launches that ended gaps: a gap is where a slow call shows,
+	 * and the lead of all launches, a typical call's, would read it as the host's delay */
+	int64_t issued = (o->flags & KG_OPF_ISSUED_QUEUED) && gap_lead != KG_NO_TIME
+				 ? o->queued - gap_lead
+				 : op_issued(m, o);
 	if (issued == KG_NO_TIME)
 		return KG_GAP_UNKNOWN;
 	uint32_t process = m->streams[o->stream].process;
@@ -307,6 +313,9 @@ static enum kg_gap_cause gap_cause(const struct kg_model *m, const struct host_w
 	g->api = o->api;
 	return KG_GAP_HOST;
 }
+
+/* Sampled launches that ended a gap, at least, for their median lead to date the others'. */
+#define MIN_GAP_LEADS 5
 
 /* A long gap's place: start-up while the GPU has done less than this share of its work,
  * wind-down once it has no more than this share left (kg_gap_place). */
@@ -392,6 +401,40 @@ static int busy_step(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct bu
 	return 0;
 }
 
+static int cmp_time(const void *p, const void *q)
+{
+	int64_t x = *(const int64_t *)p, y = *(const int64_t *)q;
+	return (x > y) - (x < y);
+}
+
+/* The median, over the gaps long enough to be explained (sync_gap_ns) that a sampled launch
+ * ended, of the time from its call to its queued time (gap_cause); KG_NO_TIME when no launch call is sampled or too few such gaps
+ * were (then the process's median lead of all launches, op_issued). */
+static int64_t gap_lead_of(const struct kg_analysis *a, const struct kg_gpu_metrics *gm)
+{
+	const struct kg_model *m = a->m;
+	uint32_t n = 0, unsampled = 0;
+	for (uint32_t g = 0; g < gm->n_gaps; g++)
+		if (gm->gaps[g].next_op != KG_NONE)
+			unsampled += (m->ops[gm->gaps[g].next_op].flags & KG_OPF_ISSUED_QUEUED) != 0;
+	int64_t *lead = unsampled ? malloc(gm->n_gaps * sizeof(*lead)) : NULL;
+	for (uint32_t g = 0; lead && g < gm->n_gaps; g++) {
+		const struct kg_op *o = gm->gaps[g].next_op != KG_NONE ? &m->ops[gm->gaps[g].next_op]
+								      : NULL;
+		if (o && kg_time_span(gm->gaps[g].end, gm->gaps[g].start) >= a->cfg.sync_gap_ns &&
+		    o->kind == KG_OP_KERNEL && o->api_start != KG_NO_TIME &&
+		    o->queued != KG_NO_TIME && o->queued >= o->api_start)
+			lead[n++] = o->queued - o->api_start;
+	}
+	int64_t median = KG_NO_TIME;
+	if (n >= MIN_GAP_LEADS) {
+		qsort(lead, n, sizeof(*lead), cmp_time);
+		median = lead[n / 2];
+	}
+	free(lead);
+	return median;
+}
+
 static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct busy_sweep *b,
 		      const struct host_waits *w)
 {
@@ -403,9 +446,10 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 		int64_t len = kg_time_span(end, chunk_begin(a->m, b, c));
 		gm->util[c] /= (double)(len > 0 ? len : 1);
 	}
+	int64_t gap_lead = gap_lead_of(a, gm);
 	for (uint32_t g = 0; g < gm->n_gaps; g++) {
 		struct kg_gap *gap = &gm->gaps[g];
-		gap->cause = (uint8_t)gap_cause(a->m, w, gap);
+		gap->cause = (uint8_t)gap_cause(a->m, w, gap, gap_lead);
 		double edge = STEADY_EDGE_SHARE * (double)gm->busy;
 		if (kg_time_span(gap->end, gap->start) >= a->cfg.long_gap_ns)
 			gap->place = (double)gap->busy_before < edge ? KG_GAP_STARTUP

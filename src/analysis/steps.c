@@ -143,7 +143,7 @@ static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint
 		hs[2 * s + 1] = m->ranges[idx[s]].end;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		int64_t t = op_issued_or_start(&m->ops[ops[i]]);
+		int64_t t = op_issued_or_start(m, &m->ops[ops[i]]);
 		uint32_t lo = starting_by(hs, 2, k, t);
 		sid[i] = lo && t < hs[2 * (lo - 1) + 1] ? lo - 1 : KG_NONE;
 	}
@@ -433,8 +433,8 @@ static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_
 		uint32_t where = 0;
 		for (uint32_t r = 0; r < p; r++) {
 			uint32_t i = at[k] + r;
-			int64_t g = i ? kg_time_diff(op_issued_or_start(&m->ops[ops[i]]),
-						     op_issued_or_start(&m->ops[ops[i - 1]])) : 0;
+			int64_t g = i ? kg_time_diff(op_issued_or_start(m, &m->ops[ops[i]]),
+						     op_issued_or_start(m, &m->ops[ops[i - 1]])) : 0;
 			if (g > longest)
 				longest = g, where = r;
 		}
@@ -511,7 +511,7 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 			continue;
 		const struct kg_op *o = &m->ops[ops[i]];
 		struct kg_step *st = &a->steps.v[sid[i]];
-		int64_t lt = op_issued_or_start(o), *ml = &max_launch[sid[i]], *cv = &cover[sid[i]];
+		int64_t lt = op_issued_or_start(m, o), *ml = &max_launch[sid[i]], *cv = &cover[sid[i]];
 		if (st->start == KG_NO_TIME) {
 			st->start = o->start, *cv = o->start;
 			if (a->steps.source == KG_STEPS_RHYTHM)
@@ -561,7 +561,7 @@ static void gaps_between(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		if (!s || max_launch[s - 1] == KG_NO_TIME || !same_group(st, s - 1))
 			continue; /* what runs between two groups is no step's */
 		const struct kg_op *o = &m->ops[ops[i]]; /* the first of step s */
-		int64_t lt = op_issued_or_start(o);
+		int64_t lt = op_issued_or_start(m, o);
 		note_wait(m, &st->v[s - 1], o, lt, kg_time_diff(lt, max_launch[s - 1]));
 	}
 }

@@ -146,8 +146,13 @@ int cmd_record(int argc, char **argv)
 			 "discard a leftover FILE.spool directory (FILE itself is always replaced, "
 			 "when the new trace is complete)"),
 		OPT_CHOICE(0, "mode", &o.mode, "MODE", record_modes, "a mode",
-			   "full (default): kernels, copies, memsets, syncs, runtime+driver API "
-			   "calls, NVTX, CUPTI overhead; kernels: kernels only, lowest overhead"),
+			   "full (default): kernels with the host's queue times, copies, memsets, "
+			   "syncs, runtime+driver API calls (kernel launches' sampled), NVTX, "
+			   "CUPTI overhead; kernels: kernels only, lowest overhead"),
+		OPT_BOOL(0, "all-launches", &o.all_launches,
+			 "full mode: an API call record (and stack) for every kernel launch; by "
+			 "default launches are recorded while new kernels appear, then 10 ms in "
+			 "every 100 ms, and each kernel's queued time says when the host issued it"),
 		OPT_BOOL(0, "all-api", &o.all_api,
 			 "full mode: record trivial API queries too (cudaGetDevice, "
 			 "cudaGetLastError, cuCtxGetCurrent..., which PyTorch makes ~10 times per "

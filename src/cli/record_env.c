@@ -101,6 +101,7 @@ void recorder_environment(const struct record_opts *o, const char *recorder,
 	setenv("KGANTT_DIR", spool_dir, 1);
 	setenv("KGANTT_MODE", record_modes[o->mode], 1);
 	setenv("KGANTT_ALL_API", o->all_api ? "1" : "0", 1);
+	setenv("KGANTT_ALL_LAUNCHES", o->all_launches ? "1" : "0", 1);
 	if (o->latency >= 0)
 		setenv("KGANTT_LATENCY", o->latency == RECORD_ON ? "1" : "0", 1);
 	else

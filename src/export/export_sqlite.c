@@ -596,10 +596,29 @@ static int write_sm(struct sq *q, const struct kg_model *m)
 	return rc ? rc : write_sm_infos(q, m);
 }
 
+/* Full mode's sampled launch calls: the analysis of the export dates that process's
+ * kernels as the trace's own does (model.h, op_issued). */
+static int write_launch_settings(struct sq *q, const struct kg_model *m)
+{
+	for (uint32_t p = 0; p < m->n_processes; p++) {
+		if (!m->processes[p].launches_sampled)
+			continue;
+		char sql[128];
+		snprintf(sql, sizeof(sql), "INSERT INTO launch_settings(process, calls) "
+					   "VALUES(%u, 'sampled');", p + 1);
+		int rc = exec_sql(q, sql, "launch_settings");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int on_end(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct sq *q = self(x);
-	int rc = write_stacks(q, m);
+	int rc = write_launch_settings(q, m);
+	if (!rc)
+		rc = write_stacks(q, m);
 	if (!rc)
 		rc = write_hw(q, m);
 	if (!rc)

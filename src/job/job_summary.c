@@ -431,7 +431,7 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 		return -ENOMEM;
 	for (uint32_t i = 0; i < gm->n_ops; i++) {
 		const struct kg_op *o = &m->ops[gm->ops[i]];
-		uint32_t s = r->n_steps ? step_at(r, op_issued_or_start(o)) : UINT32_MAX;
+		uint32_t s = r->n_steps ? step_at(r, op_issued_or_start(m, o)) : UINT32_MAX;
 		if (s != UINT32_MAX && o->kind == KG_OP_KERNEL) {
 			r->steps[s].kernels++;
 			if (!(o->flags & KG_OPF_COMM))

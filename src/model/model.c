@@ -1043,11 +1043,24 @@ static void link_op(struct link_part *p, struct kg_op *o)
 	judge_queue(o, o->api_start);
 }
 
+/* After the links: a kernel whose launch call was not sampled is dated by its queued time
+ * (op_issued). */
+static void mark_issued_queued(const struct kg_model *m, struct kg_op *o)
+{
+	uint32_t process = m->streams[o->stream].process;
+	o->flags &= (uint16_t)~KG_OPF_ISSUED_QUEUED;
+	if (o->kind == KG_OP_KERNEL && o->api_start == KG_NO_TIME && o->queued != KG_NO_TIME &&
+	    process < m->n_processes && m->processes[process].launches_sampled)
+		o->flags |= KG_OPF_ISSUED_QUEUED;
+}
+
 static void *link_part_main(void *arg)
 {
 	struct link_part *p = arg;
-	for (uint32_t i = p->from; i < p->to; i++)
+	for (uint32_t i = p->from; i < p->to; i++) {
 		link_op(p, &p->m->ops[i]);
+		mark_issued_queued(p->m, &p->m->ops[i]);
+	}
 	return NULL;
 }
 
@@ -1160,6 +1173,73 @@ static void sort_sm_blocks(struct kg_model *m)
 		}
 }
 
+/* Each stream's launching thread, when its kernels' launch calls all came from one. */
+static void stream_launch_threads(struct kg_model *m)
+{
+	const uint32_t several = KG_NONE - 1;
+	for (uint32_t s = 0; s < m->n_streams; s++)
+		m->streams[s].launch_thread = KG_NONE;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		if (o->kind != KG_OP_KERNEL || o->api >= m->n_apis)
+			continue;
+		uint32_t t = m->apis[o->api].thread, *lt = &m->streams[o->stream].launch_thread;
+		*lt = *lt == KG_NONE ? t : *lt == t ? t : several;
+	}
+	for (uint32_t s = 0; s < m->n_streams; s++)
+		if (m->streams[s].launch_thread == several)
+			m->streams[s].launch_thread = KG_NONE;
+}
+
+struct proc_lead {
+	uint32_t process;
+	int64_t lead;
+};
+
+static int by_process_lead(const void *a, const void *b)
+{
+	const struct proc_lead *x = a, *y = b;
+	if (x->process != y->process)
+		return (x->process > y->process) - (x->process < y->process);
+	return (x->lead > y->lead) - (x->lead < y->lead);
+}
+
+/* Each process with sampled launch calls: the median, over its sampled kernel launches, of
+ * the time from the call's start to the kernel's queued time (op_issued). */
+static int launch_leads(struct kg_model *m)
+{
+	int any = 0;
+	for (uint32_t p = 0; p < m->n_processes; p++) {
+		m->processes[p].launch_lead = 0;
+		any |= m->processes[p].launches_sampled;
+	}
+	if (!any)
+		return 0;
+	uint32_t n = 0, cap = 0;
+	struct proc_lead *v = NULL;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		uint32_t p = m->streams[o->stream].process;
+		if (o->kind != KG_OP_KERNEL || o->api_start == KG_NO_TIME || o->queued == KG_NO_TIME ||
+		    p >= m->n_processes || !m->processes[p].launches_sampled)
+			continue;
+		if (array_room((void **)&v, &cap, n, sizeof(*v), 1024) < 0) {
+			free(v);
+			return -ENOMEM;
+		}
+		v[n++] = (struct proc_lead){p, kg_time_diff(o->queued, o->api_start)};
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_process_lead);
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && v[j].process == v[i].process; j++)
+			;
+		m->processes[v[i].process].launch_lead = v[i + (j - i) / 2].lead;
+	}
+	free(v);
+	return 0;
+}
+
 int model_finish(struct kg_model *m)
 {
 	/* idempotent: model_restrict calls it again on a smaller model */
@@ -1190,6 +1270,10 @@ int model_finish(struct kg_model *m)
 		rc = model_order_ops(m);
 	if (!rc)
 		first_ops(m);
+	if (!rc)
+		stream_launch_threads(m);
+	if (!rc)
+		rc = launch_leads(m);
 	if (!rc && j.body)
 		untrue_finish(m, j.body, &j.tally, j.api_map, j.n_apis);
 	free(j.api_map);
@@ -1242,8 +1326,8 @@ static void keep_host_spans_in(struct kg_model *m, int64_t t0, int64_t t1)
 
 int model_op_in_window(const struct kg_op *o, int64_t t0, int64_t t1)
 {
-	return o->api_start != KG_NO_TIME ? o->api_start >= t0 && o->api_start < t1
-					  : o->end > t0 && o->start < t1;
+	int64_t issued = o->flags & KG_OPF_ISSUED_QUEUED ? o->queued : o->api_start;
+	return issued != KG_NO_TIME ? issued >= t0 && issued < t1 : o->end > t0 && o->start < t1;
 }
 
 /* Keeps what overlaps [t0, t1): the report's --from/--to/--nvtx window. A GPU operation

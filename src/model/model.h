@@ -46,6 +46,11 @@ struct kg_process {
 	int64_t realtime_offset; /* CLOCK_REALTIME - the trace's clock at start, ns: places
 				  * the process on wall-clock time (another host's traces);
 				  * KG_NO_TIME unknown */
+	int launches_sampled; /* full mode's kernel launches have calls only in windows
+			       * (recorder/launches.h) */
+	int64_t launch_lead;  /* launches sampled: median of queued - call start over the
+			       * sampled calls, what op_issued takes from an unsampled
+			       * kernel's queued time (0 when none) */
 };
 
 /* Who made a GPU: the report's compute capability and occupancy tables are CUDA's. */
@@ -88,6 +93,9 @@ struct kg_stream {
 	int32_t channel;           /* hardware channel, -1 unknown */
 	enum kg_stream_kind kind;
 	uint32_t first_op, nops;   /* this stream's operations: ops[first_op .. +nops], by start */
+	uint32_t launch_thread;    /* the one thread whose calls launched its kernels (threads
+				    * index), KG_NONE when none or several: the launching thread
+				    * of a kernel whose launch call was not sampled */
 };
 
 struct kg_thread {
@@ -124,6 +132,8 @@ enum kg_op_flags {
 	KG_OPF_DEVICE_LAUNCHED = 1 << 4,
 	KG_OPF_LEFT_OUT = 1 << 5,   /* inside model_finish only: its times cannot be true, and
 				     * model_order_ops drops it */
+	KG_OPF_ISSUED_QUEUED = 1 << 6, /* its launch call was not sampled: issued is estimated
+					* from its queued time (op_issued) */
 };
 
 /* How a kernel was launched. A million launches use a few hundred distinct ones, so the
@@ -478,18 +488,25 @@ const char *op_kind_name(unsigned kind);
  * "memcpy HtoD pageable→device", "memset device". */
 uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o);
 
-/* When the host issued op o: its launch call's start, else the moment the driver queued it
- * (a trace without launch calls: kernels mode with latency timestamps), else KG_NO_TIME. */
-static inline int64_t op_issued(const struct kg_op *o)
+/* When the host issued op o: its launch call's start; where launch calls are sampled and
+ * its own was not, its queued time less the process's median lead from call to queue
+ * (what the sampled calls measured: the estimate puts sampled and unsampled launches on
+ * one footing); else the moment the driver queued it (kernels mode with latency
+ * timestamps); else KG_NO_TIME. */
+static inline int64_t op_issued(const struct kg_model *m, const struct kg_op *o)
 {
-	return o->api_start != KG_NO_TIME ? o->api_start : o->queued;
+	if (o->api_start != KG_NO_TIME)
+		return o->api_start;
+	if (o->flags & KG_OPF_ISSUED_QUEUED)
+		return o->queued - m->processes[m->streams[o->stream].process].launch_lead;
+	return o->queued;
 }
 
 /* When op o was issued, else (nothing says) when it started: where it lies on the host's
  * time line (steps, collectives). */
-static inline int64_t op_issued_or_start(const struct kg_op *o)
+static inline int64_t op_issued_or_start(const struct kg_model *m, const struct kg_op *o)
 {
-	int64_t t = op_issued(o);
+	int64_t t = op_issued(m, o);
 	return t != KG_NO_TIME ? t : o->start;
 }
 

@@ -434,6 +434,17 @@ static void note_refusals(struct kgt_reader *r)
 	store_done(it);
 }
 
+/* Full mode's launch calls sampled in windows: the process's kernels are dated by their
+ * queued times (model.h, op_issued). */
+static int on_launch_setting(struct kgt_reader *r, const struct kg_store_rows *st)
+{
+	uint32_t p = kgt_proc_of(r, store_int(st, 0));
+	const char *calls = store_text(st, 1);
+	if (p != KG_NONE && calls && !strcmp(calls, "sampled"))
+		r->m->processes[p].launches_sampled = 1;
+	return 0;
+}
+
 static int read_all(struct kgt_reader *r)
 {
 	char command[4096];
@@ -454,6 +465,8 @@ static int read_all(struct kgt_reader *r)
 			return kgt_oom(r);
 		memset(r->dev, 0xff, ((size_t)r->m->n_processes + 1) * MAX_ORDINALS * sizeof(*r->dev));
 	}
+	if (!rc)
+		rc = kgt_each_row(r, KG_READ_LAUNCH_SETTINGS, on_launch_setting);
 	if (!rc)
 		rc = kgt_each_row(r, KG_READ_DEVICES, on_device);
 	if (!rc)

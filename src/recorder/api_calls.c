@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "recorder/hostsample.h"
+#include "recorder/launches.h"
 #include "recorder/own_thread.h"
 #include "util/clock.h"
 
@@ -72,6 +73,13 @@ static __thread uint32_t my_tid;
 /* runtime calls the thread is inside: the driver calls they make are the runtime's own
  * work, which CUPTI's activity records leave out too (one launch, one call) */
 static __thread uint32_t in_runtime;
+/* Kernel launches' callbacks are on only in windows (recorder/launches.h), and a window can
+ * close or open while a launch is inside its call: its exit then comes without its entry,
+ * or never. So a launch's exit is recorded only when this thread's last launch entry was
+ * its own, and a driver call counts as inside a runtime call only while no window has
+ * closed since that runtime call entered (else the runtime call's exit may be lost). */
+static __thread uint32_t launch_entered;     /* correlation id of the last launch entry */
+static __thread uint32_t runtime_closings;   /* launches_closings() at the runtime entry */
 
 /* ------------------------------------------------------------------ draining */
 
@@ -247,17 +255,24 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if (!ac.enabled || !cb->correlationData)
 		return;
 	int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-	if (!runtime && in_runtime)
-		return; /* a driver call inside a runtime call */
+	int launch = launches_is_kernel_launch(domain, cbid);
+	if (!runtime && in_runtime) {
+		if (runtime_closings == launches_closings())
+			return; /* a driver call inside a runtime call */
+		in_runtime = 0; /* that runtime call's exit was lost to a closing window */
+	}
 	/* stamped whether capturing or not: a call that spans the start has its own start */
 	if (cb->callbackSite == CUPTI_API_ENTER) {
-		in_runtime += runtime;
+		if (runtime && !in_runtime++)
+			runtime_closings = launches_closings();
+		if (launch)
+			launch_entered = cb->correlationId;
 		*cb->correlationData = now_raw_ns();
 		return;
 	}
 	if (runtime && in_runtime)
 		in_runtime--;
-	if (!capturing)
+	if (!capturing || (launch && launch_entered != cb->correlationId))
 		return;
 	uint64_t end = now_raw_ns();
 	struct thread_calls *t = my_calls();

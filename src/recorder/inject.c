@@ -38,6 +38,7 @@
 #include "recorder/hostsample.h"
 #include "recorder/own_thread.h"
 #include "recorder/hwsample.h"
+#include "recorder/launches.h"
 #include "recorder/raw_format.h"
 #include "recorder/smlog.h"
 #include "recorder/spool.h"
@@ -66,6 +67,8 @@ static struct {
 	int latency;
 	int all_api;                /* 1: every API call, trivial queries too (--all-api) */
 	int api_callbacks;          /* API calls from callbacks, not activity records (api_calls.h) */
+	int all_launches;           /* 1: every kernel launch's call (--all-launches) */
+	int launch_windows;         /* launch callbacks on in windows (launches.h) */
 	struct kg_stack_config stacks; /* call stacks (--stacks) */
 	unsigned flush_ms;
 	double delay_s, duration_s;
@@ -404,6 +407,9 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 		return;
 	if (g.hw_interval_ns && cb->callbackSite == CUPTI_API_EXIT)
 		hw_on_api_exit(cb->context);
+	if (g.launch_windows && cb->callbackSite == CUPTI_API_ENTER &&
+	    launches_is_kernel_launch(domain, cbid))
+		launches_seen(launches_key(domain, cbid, cb));
 	if (g.api_callbacks)
 		api_calls_on_callback(domain, cbid, cb, g.capturing);
 	if (g.capturing)
@@ -665,7 +671,7 @@ static void at_exit(void)
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (g.flusher_started)
 		pthread_join(g.flusher, NULL);
-	stacks_stop_windows();
+	launches_stop_windows();
 	api_calls_stop();
 	api_calls_drain();
 	hostsample_stop(&g.spool); /* its last samples, and their stacks */
@@ -727,6 +733,30 @@ static void setup_smlog(void)
 	}
 }
 
+/* Full mode: kernel launches' calls (and stacks) sampled in windows, unless something
+ * needs every launch's callback: --all-launches, --stacks all, --hw, --sm. */
+static void setup_launch_windows(void)
+{
+	const char *every = g.all_launches                  ? "record --all-launches"
+			    : g.stacks.mode == KG_STACKS_ALL ? "record --stacks all"
+			    : g.hw_interval_ns               ? "record --hw"
+			    : g.sm                           ? "record --sm"
+			    : !g.api_callbacks && !stacks_sample_launches()
+				    ? "API calls from CUPTI's activity records"
+				    : NULL;
+	if (every) {
+		launches_record_all(&g.spool, every);
+		return;
+	}
+	g.launch_windows = launches_start_windows(g.subscriber, &g.spool);
+	if (g.launch_windows)
+		status(KG_STATUS_INFO, "kernel launches' calls and stacks sampled: every launch "
+				       "while new kernels appear, then %d ms in every %d ms; each "
+				       "kernel's queued time says when it was issued (record "
+				       "--all-launches: every launch)",
+		       LAUNCH_WINDOW_ON_MS, LAUNCH_WINDOW_PERIOD_MS);
+}
+
 static int setup_cupti(void)
 {
 	CUptiResult res;
@@ -758,14 +788,15 @@ static int setup_cupti(void)
 	 * a thread's calls and its samples meet (CUPTI's default is pthread_self()'s low bits) */
 	if (g.host_hz && !g.api_callbacks)
 		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	launches_init(); /* before any callback: api_calls asks which calls launch kernels */
 	if (g.api_callbacks) {
 		/* CUPTI's NVTX and overhead records then carry the ids the callbacks take */
 		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-		if (api_calls_start(g.subscriber, untraced_api, &g.conv, &g.spool) < 0)
+		if (api_calls_start(g.subscriber, untraced_api, &g.conv, &g.spool) < 0) {
 			g.api_callbacks = 0;
-		else
-			status(KG_STATUS_INFO, "API calls taken from CUPTI's callbacks "
-					       "(KGANTT_DEV_API_CALLBACKS=1), not its activity records");
+			status(KG_STATUS_WARNING, "API calls from CUPTI's activity records: the "
+						  "callbacks' buffers could not be set up");
+		}
 	}
 	if (g.stacks.mode != KG_STACKS_OFF) {
 		g.stacks.untraced = untraced_api;
@@ -774,14 +805,10 @@ static int setup_cupti(void)
 			g.stacks.mode = KG_STACKS_OFF;
 		} else {
 			stacks_subscribe(g.subscriber);
-			/* record --hw and --sm need every launch's callback themselves */
-			if (!g.sm && !g.hw_interval_ns && !g.api_callbacks &&
-			    stacks_start_windows(g.subscriber))
-				status(KG_STATUS_INFO, "launch stacks taken in windows: every launch "
-						       "while new kernels appear, then 10 ms in every "
-						       "100 ms (record --stacks all: every launch)");
 		}
 	}
+	if (g.mode == KG_MODE_FULL)
+		setup_launch_windows();
 	if (g.sm)
 		setup_smlog();
 	if (g.hw_interval_ns && hw_start(g.hw_interval_ns, &g.spool, hw_status) == 0) {
@@ -825,8 +852,11 @@ static void read_settings(void)
 	g.mode = mode && strcmp(mode, "kernels") == 0 ? KG_MODE_KERNELS : KG_MODE_FULL;
 	g.latency = (int)env_long("KGANTT_LATENCY", g.mode == KG_MODE_FULL, 0, 1);
 	g.all_api = (int)env_long("KGANTT_ALL_API", 0, 0, 1);
-	/* not a user setting yet: until shown on the H200 to cost less for the same calls */
-	g.api_callbacks = g.mode == KG_MODE_FULL && env_long("KGANTT_DEV_API_CALLBACKS", 0, 0, 1);
+	/* API calls from callbacks, which CUPTI charges only for the functions enabled (the
+	 * activity kinds instrument every one): KGANTT_DEV_API_ACTIVITY=1, for measurement
+	 * only, takes them from the activity records as before issue 26 */
+	g.api_callbacks = g.mode == KG_MODE_FULL && !env_long("KGANTT_DEV_API_ACTIVITY", 0, 0, 1);
+	g.all_launches = (int)env_long("KGANTT_ALL_LAUNCHES", 0, 0, 1);
 	g.flush_ms = (unsigned)setting(KG_RS_FLUSH_MS);
 	const char *stacks = getenv("KGANTT_STACKS");
 	g.stacks.mode = g.mode != KG_MODE_FULL       ? KG_STACKS_OFF

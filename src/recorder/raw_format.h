@@ -61,6 +61,7 @@ enum kg_raw_type {
 	KG_RAW_HOST_THREAD = 27, /* a sampled thread: its ids and name; its end */
 	KG_RAW_HOST_SAMPLES = 28, /* a batch of host samples */
 	KG_RAW_HOST_COUNTS = 29, /* host sampling's running totals: taken, written, lost by cause */
+	KG_RAW_LAUNCH_SETTINGS = 30, /* full mode: launch calls sampled in windows, or all */
 	KG_RAW_TYPE_MAX
 };
 
@@ -493,6 +494,15 @@ struct kg_raw_host_counts {
 	uint64_t handler_p50_ns, handler_p90_ns; /* the handler's duration: median, 9 in 10 (250 ns steps) */
 	uint64_t faulted;       /* samples dropped: a read of the thread's memory faulted (a
 				 * page unmapped since it was checked) and the handler caught it */
+};
+
+/* Full mode: which kernel launches have an API record (recorder/launches.h). Absent in
+ * kernels mode, and in traces recorded before it existed (every launch then). */
+struct kg_raw_launch_settings {
+	struct kg_raw_hdr h;
+	uint32_t sampled;       /* 1: in windows; 0: every launch */
+	uint32_t window_on_ms, window_period_ms; /* sampled: on this long in every period */
+	uint32_t why_str;       /* every launch: why ("record --all-launches") */
 };
 
 #endif

@@ -14,9 +14,8 @@
 #include <unistd.h>
 #include <unwind.h>
 
-#include "recorder/hostsample.h"
 #include "recorder/maps.h"
-#include "recorder/own_thread.h"
+#include "recorder/launches.h"
 #include "recorder/pyframes.h"
 #include "util/api_names.h"
 #include "util/stack_flags.h"
@@ -69,7 +68,6 @@ static struct {
 	uint32_t recycled;              /* times the tables were emptied */
 
 	struct launch_count *launches;  /* sampled launches: counts per kernel */
-	int new_kernel;                 /* a kernel counted for the first time (windows) */
 	uint32_t overflow;              /* launches of kernels the count table had no room for */
 	int no_launches;                /* --stack-launches 0:0 */
 
@@ -141,43 +139,6 @@ static void set_class_callbacks(CUpti_SubscriberHandle sub, uint32_t on, enum ca
 			cuptiEnableCallback(on, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 }
 
-/* The kernel a launch is for, as a key for counting: the function when the parameters
- * say it, else the name CUPTI hands the callback. */
-static uintptr_t launch_key(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-			    const CUpti_CallbackData *cb)
-{
-	const void *p = cb->functionParams;
-	if (p && domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-		switch (cbid) {
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
-			return (uintptr_t)*(const void *const *)p;          /* func first */
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
-		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000:
-			/* (config, func, ...) and (graphExec, stream): the second, the first */
-			return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
-					       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000
-				       ? (uintptr_t)*(const void *const *)p
-				       : (uintptr_t)((const void *const *)p)[1];
-		}
-	} else if (p && domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-		switch (cbid) {
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-		case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-		case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-			return (uintptr_t)*(const void *const *)p;
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-			return (uintptr_t)((const void *const *)p)[1];
-		}
-	}
-	return cb->symbolName ? (uintptr_t)cb->symbolName : (uintptr_t)cbid;
-}
-
 /* The first launch_first launches of each kernel, then one in launch_every: every
  * kernel's call sites are seen, and a tight launch loop pays for a stack rarely. */
 static int sample_launch(uintptr_t key)
@@ -196,7 +157,6 @@ static int sample_launch(uintptr_t key)
 			    zero != key)
 				continue;
 			k = key;
-			__atomic_store_n(&st.new_kernel, 1, __ATOMIC_RELAXED);
 		}
 		if (k == key) {
 			count = __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
@@ -375,78 +335,9 @@ void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		return;
 	last_correlation = cb->correlationId;
 	/* launch callbacks may be on for someone else (record --hw) */
-	if (cls == CLASS_LAUNCH && (st.no_launches || !sample_launch(launch_key(domain, cbid, cb))))
+	if (cls == CLASS_LAUNCH && (st.no_launches || !sample_launch(launches_key(domain, cbid, cb))))
 		return;
 	take_stack(cb->correlationId);
-}
-
-/* ------------------------------------------------------------------ launch windows */
-
-/* A launch callback costs the launching thread about what CUPTI's kernel record costs
- * (CUPTI fills the callback's data, the kernel's symbol included, for every launch, and
- * each launch is seen twice: the runtime's call and the driver's inside it): on the
- * launch loop, 6 % of the launch rate, measured on the H200 (docs/results/
- * recorder-cost-h200.md). A program that launches the same kernels step after step gains
- * nothing from counting every one of them, so in waits mode the launch callbacks are on
- * in windows: on from the start and for as long as kernels never seen before keep
- * appearing, then WINDOW_ON_MS in every WINDOW_PERIOD_MS. The first launches of a kernel
- * that first appears outside a window are taken in the next one; unsampled launches are
- * shared among the sites of their kernel's sampled ones (analysis/sites.c). Waits,
- * copies and allocations keep a stack each, always. */
-#define WINDOW_ON_MS 10
-#define WINDOW_PERIOD_MS 100
-
-static struct {
-	CUpti_SubscriberHandle sub;
-	pthread_t thread;
-	int running, stop;
-} win;
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static void *window_main(void *arg)
-{
-	(void)arg;
-	if (hostsample_own_thread)
-		hostsample_own_thread();
-	while (!__atomic_load_n(&win.stop, __ATOMIC_RELAXED)) {
-		sleep_ms(WINDOW_ON_MS);
-		if (__atomic_exchange_n(&st.new_kernel, 0, __ATOMIC_RELAXED))
-			continue; /* new kernels: their first launches are still coming */
-		if (__atomic_load_n(&win.stop, __ATOMIC_RELAXED))
-			break;
-		set_class_callbacks(win.sub, 0, CLASS_LAUNCH);
-		sleep_ms(WINDOW_PERIOD_MS - WINDOW_ON_MS);
-		set_class_callbacks(win.sub, 1, CLASS_LAUNCH);
-	}
-	return NULL;
-}
-
-int stacks_start_windows(CUpti_SubscriberHandle sub)
-{
-	if (!st.enabled || st.no_launches || st.cfg.mode != KG_STACKS_WAITS || win.running)
-		return 0;
-	win.sub = sub;
-	if (own_thread_start(&win.thread, window_main, "kgantt-windows") != 0)
-		return 0; /* every launch is seen, as without windows */
-	win.running = 1;
-	return 1;
-}
-
-void stacks_stop_windows(void)
-{
-	if (!win.running)
-		return;
-	__atomic_store_n(&win.stop, 1, __ATOMIC_RELAXED);
-	pthread_join(win.thread, NULL);
-	win.running = 0;
-	/* launches after this (other atexit handlers) are seen */
-	set_class_callbacks(win.sub, 1, CLASS_LAUNCH);
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -486,6 +377,11 @@ int stacks_table(int recycle)
 	if (!rc && recycle)
 		st.recycle = 1;
 	return rc;
+}
+
+int stacks_sample_launches(void)
+{
+	return st.enabled && !st.no_launches && st.cfg.mode == KG_STACKS_WAITS;
 }
 
 int stacks_python(uintptr_t *interp_lo, uintptr_t *interp_hi, char *why, size_t len)

@@ -30,10 +30,9 @@ struct kg_stack_config {
 int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool);
 /* Enables CUPTI's callbacks for the calls that get stacks. */
 void stacks_subscribe(CUpti_SubscriberHandle sub);
-/* Waits mode: launch callbacks on only in windows once no new kernel appears (a thread
- * of their own; see stacks.c). 1 when started. stop: at exit, before the last drain. */
-int stacks_start_windows(CUpti_SubscriberHandle sub);
-void stacks_stop_windows(void);
+/* 1 when launches get stacks in windows (waits mode, some launches sampled): the
+ * windows themselves are recorder/launches.h's. */
+int stacks_sample_launches(void);
 /* From the CUPTI API callback. */
 void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		   const CUpti_CallbackData *cb);

@@ -53,6 +53,7 @@ static const struct table_map tables[] = {
 	{.name = "overheads", .times = " start end "},
 	{.name = "dropped", .times = " ts "},
 	{.name = "captures", .times = " ts "},
+	{.name = "launch_settings"},
 	{.name = "stack_settings"},
 	{.name = "modules"},
 	{.name = "stacks", .stacks = " id "},

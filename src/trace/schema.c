@@ -62,6 +62,9 @@ const char kg_schema_sql[] =
 	"CREATE TABLE dropped(process INTEGER, ts INTEGER, context INTEGER,\n"
 	"  stream INTEGER, total INTEGER);\n"
 	"CREATE TABLE captures(process INTEGER, ts INTEGER, active INTEGER, why TEXT);\n"
+	/* Full mode: which kernel launches have an API call (recorder/launches.h). */
+	"CREATE TABLE launch_settings(process INTEGER PRIMARY KEY, calls TEXT,\n"
+	"  window_on_ms INTEGER, window_period_ms INTEGER, why TEXT);\n"
 	/* Call stacks: where the program made its API calls (record --stacks). */
 	"CREATE TABLE stack_settings(process INTEGER PRIMARY KEY, mode TEXT,\n"
 	"  launch_first INTEGER, launch_every INTEGER, max_depth INTEGER, python TEXT);\n"

@@ -26,6 +26,7 @@
 enum {
 	ST_STRING, ST_PROCESS, ST_MESSAGE, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_MEMCPY,
 	ST_MEMSET, ST_SYNC, ST_NVTX_OPEN, ST_NVTX_CLOSE, ST_OVERHEAD, ST_DROPPED, ST_CAPTURE,
+	ST_LAUNCH_SETTINGS,
 	ST_COUNT
 };
 
@@ -56,6 +57,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_OVERHEAD] = "INSERT INTO overheads VALUES(?,?,?,?,?,?,?)",
 	[ST_DROPPED] = "INSERT INTO dropped VALUES(?,?,?,?,?)",
 	[ST_CAPTURE] = "INSERT INTO captures VALUES(?,?,?,?)",
+	[ST_LAUNCH_SETTINGS] = "INSERT OR REPLACE INTO launch_settings VALUES(?,?,?,?,?)",
 };
 
 static int fail(struct kg_import *im, int code, const char *fmt, ...)
@@ -819,6 +821,17 @@ static int on_capture(struct spool_reader *r, const struct kg_raw_capture *c)
 	return step(r, ST_CAPTURE, "captures");
 }
 
+static int on_launch_settings(struct spool_reader *r, const struct kg_raw_launch_settings *x)
+{
+	sqlite3_stmt *st = r->im->st[ST_LAUNCH_SETTINGS];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_text(st, 2, x->sampled ? "sampled" : "all", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, x->window_on_ms);
+	sqlite3_bind_int64(st, 4, x->window_period_ms);
+	import_bind_text(st, 5, spool_text(r, x->why_str));
+	return step(r, ST_LAUNCH_SETTINGS, "launch_settings");
+}
+
 /* Stack records go to stack_import.c, which keeps them until the process is finished. */
 static int on_stack_record(struct spool_reader *r, const struct kg_raw_hdr *h)
 {
@@ -954,6 +967,7 @@ static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
 	[KG_RAW_HOST_THREAD] = sizeof(struct kg_raw_host_thread),
 	[KG_RAW_HOST_SAMPLES] = sizeof(struct kg_raw_host_samples),
 	[KG_RAW_HOST_COUNTS] = sizeof(struct kg_raw_host_counts),
+	[KG_RAW_LAUNCH_SETTINGS] = sizeof(struct kg_raw_launch_settings),
 };
 
 static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *ended,
@@ -984,6 +998,7 @@ static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *en
 	case KG_RAW_OVERHEAD: return on_overhead(r, (const void *)h);
 	case KG_RAW_DROPPED: return on_dropped(r, (const void *)h);
 	case KG_RAW_CAPTURE: return on_capture(r, (const void *)h);
+	case KG_RAW_LAUNCH_SETTINGS: return on_launch_settings(r, (const void *)h);
 	case KG_RAW_STACK_SETTINGS:
 	case KG_RAW_MODULE:
 	case KG_RAW_STACK:

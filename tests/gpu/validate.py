@@ -152,9 +152,25 @@ def main():
     c.check(len(rows) > 0, 'trace has kernels (%d)' % len(rows))
     c.check(not bad, 'api_start <= queued <= submitted <= start <= end for all %d kernels%s' % (
         len(rows), '' if not bad else '; %d violate it, e.g. %s' % (len(bad), bad[:3])))
-    if mode == 'full':
+    has_settings = q("SELECT COUNT(*) FROM sqlite_master WHERE name = 'launch_settings'").fetchone()[0]
+    sampled = has_settings and q("SELECT COUNT(*) FROM launch_settings WHERE calls = 'sampled'").fetchone()[0]
+    if mode == 'full' and not sampled:
         c.check(no_api == 0, 'every kernel has its launch API call (%d without)' % no_api)
+    if mode == 'full':
         c.check(no_queue == 0, 'every non-graph kernel has queued/submitted (%d without)' % no_queue)
+    if mode == 'full' and sampled:
+        # launch calls sampled in windows (src/recorder/launches.h): every kernel is dated
+        # by its launch call or its queued time; graph kernels keep their cudaGraphLaunch
+        names = q('SELECT k.name, COUNT(*), COUNT(a.start) FROM kernels k LEFT JOIN api_calls a '
+                  'ON a.process = k.process AND a.correlation = k.correlation '
+                  'GROUP BY k.name').fetchall()
+        with_call = sum(1 for _, _, called in names if called)
+        graph_without = q('SELECT COUNT(*) FROM kernels k LEFT JOIN api_calls a ON a.process = '
+                          'k.process AND a.correlation = k.correlation WHERE k.graph IS NOT NULL '
+                          'AND a.start IS NULL').fetchone()[0]
+        c.check(graph_without == 0, 'every graph kernel has its cudaGraphLaunch (%d without)' % graph_without)
+        print('INFO launch calls sampled: %d of %d kernels have theirs; %d of %d kernel names '
+              'have at least one' % (len(rows) - no_api, len(rows), with_call, len(names)))
 
     procs = q('SELECT pid, complete, dropped_records, exit_status FROM processes').fetchall()
     c.check(len(procs) >= 1, '%d process(es) recorded' % len(procs))

@@ -11,6 +11,7 @@
 
 #include "recorder/api_calls.h"
 #include "recorder/convert.h"
+#include "recorder/launches.h"
 #include "recorder/raw_format.h"
 #include "recorder/spool.h"
 
@@ -208,6 +209,77 @@ TEST(driver_calls_inside_runtime_calls_are_left_out)
 	CHECK_EQ_INT((long long)s.runtime, 1);
 	CHECK_EQ_INT((long long)s.driver, 1);
 	CHECK_EQ_INT((long long)s.corr_sum, 1 + 3);
+	CHECK_EQ_INT((long long)s.bad_time, 0);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {0, (long)ms * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static void call_site(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32_t corr,
+		      CUpti_ApiCallbackSite site, uint64_t *data)
+{
+	int rv = 0;
+	CUpti_CallbackData cb = {.correlationId = corr, .correlationData = data,
+				 .functionReturnValue = &rv, .callbackSite = site};
+	api_calls_on_callback(domain, cbid, &cb, 1);
+}
+
+/* Kernel launches' callbacks go off and on with the windows (recorder/launches.h), so a
+ * launch can lose its exit (the window closed inside the call) or its entry (it opened
+ * inside). The lost exit must not leave the thread "inside a runtime call", dropping its
+ * later driver calls; an exit without its entry is not a call. Fails without the checks in
+ * api_calls_on_callback: the driver copy is dropped, the entry-less exit recorded. */
+static void *straddling_thread(void *arg)
+{
+	(void)arg;
+	uint64_t a = 0, b = 0, c = 0;
+	const CUpti_CallbackDomain RT = CUPTI_CB_DOMAIN_RUNTIME_API, DRV = CUPTI_CB_DOMAIN_DRIVER_API;
+	sleep_ms(3 * LAUNCH_WINDOW_ON_MS); /* set-up: no window closes before a first launch */
+	CHECK_EQ_INT((int)launches_closings(), 0);
+	launches_seen(0x1234);
+	call_site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 11, CUPTI_API_ENTER, &a);
+	uint32_t closed = launches_closings();
+	for (int i = 0; i < 100 && launches_closings() == closed; i++)
+		sleep_ms(5); /* the window closes: the launch's exit never comes */
+	CHECK(launches_closings() != closed);
+	/* the program's own driver copy, after that launch */
+	call_site(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 12, CUPTI_API_ENTER, &b);
+	call_site(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 12, CUPTI_API_EXIT, &b);
+	/* a launch whose entry came before the window opened */
+	c = 12345;
+	call_site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 13, CUPTI_API_EXIT, &c);
+	return NULL;
+}
+
+TEST(a_window_closing_inside_a_launch_loses_no_other_call)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	launches_init();
+	CHECK(launches_is_kernel_launch(CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000));
+	CHECK(!launches_is_kernel_launch(CUPTI_CB_DOMAIN_RUNTIME_API,
+					 CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000));
+	CHECK(!launches_is_kernel_launch(CUPTI_CB_DOMAIN_DRIVER_API,
+					 CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2));
+	CHECK_EQ_INT(launches_start_windows(NULL, &spool), 1);
+	pthread_t t;
+	CHECK_EQ_INT(pthread_create(&t, NULL, straddling_thread, NULL), 0);
+	pthread_join(t, NULL);
+	launches_stop_windows();
+	api_calls_stop();
+	api_calls_drain();
+	spool_close(&spool);
+	struct seen s = {0};
+	each_record(path, count_call, &s);
+	CHECK_EQ_INT((long long)s.calls, 1);
+	CHECK_EQ_INT((long long)s.driver, 1);
+	CHECK_EQ_INT((long long)s.corr_sum, 12);
 	CHECK_EQ_INT((long long)s.bad_time, 0);
 	unlink(path);
 	rmdir(dir);

@@ -1,0 +1,205 @@
+/* Kernel launches in full mode: their callbacks on in windows (launches.h). */
+#include "recorder/launches.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "recorder/hostsample.h"
+#include "recorder/own_thread.h"
+#include "recorder/raw_format.h"
+#include "util/api_names.h"
+
+#define SEEN_KEYS 4096 /* kernels told apart; more are all "seen" (the window then closes) */
+
+static struct {
+	uint8_t runtime_launch[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+	uint8_t driver_launch[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	uintptr_t seen[SEEN_KEYS];
+	int new_kernel;           /* a kernel seen for the first time since the last look */
+	int any_kernel;           /* a launch was seen: until then the window stays open */
+	uint32_t closings;
+	CUpti_SubscriberHandle sub;
+	pthread_t thread;
+	int running, stop;
+} lw;
+
+/* ------------------------------------------------------------------ which functions */
+
+static int launches_one_kernel(const char *name)
+{
+	return api_category(name) == KG_API_LAUNCH && !strstr(name, "GraphLaunch") &&
+	       !strstr(name, "HostFunc");
+}
+
+static void classify(CUpti_CallbackDomain domain, uint8_t *is_launch, uint32_t n)
+{
+	for (uint32_t cbid = 1; cbid < n; cbid++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name)
+			is_launch[cbid] = (uint8_t)launches_one_kernel(name);
+	}
+}
+
+void launches_init(void)
+{
+	classify(CUPTI_CB_DOMAIN_RUNTIME_API, lw.runtime_launch, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+	classify(CUPTI_CB_DOMAIN_DRIVER_API, lw.driver_launch, CUPTI_DRIVER_TRACE_CBID_SIZE);
+}
+
+int launches_is_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+		return lw.runtime_launch[cbid];
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+		return lw.driver_launch[cbid];
+	return 0;
+}
+
+uintptr_t launches_key(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		       const CUpti_CallbackData *cb)
+{
+	const void *p = cb->functionParams;
+	if (p && domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		switch (cbid) {
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000:
+			return (uintptr_t)*(const void *const *)p; /* func, or graphExec, first */
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+		case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+			return (uintptr_t)((const void *const *)p)[1]; /* (config, func, ...) */
+		}
+	} else if (p && domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		switch (cbid) {
+		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+		case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+		case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
+			return (uintptr_t)*(const void *const *)p;
+		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+		case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+			return (uintptr_t)((const void *const *)p)[1];
+		}
+	}
+	return cb->symbolName ? (uintptr_t)cb->symbolName : (uintptr_t)cbid;
+}
+
+/* Open addressing without deletion: a key once in stays; a full neighbourhood counts as
+ * seen, so that a program of more than SEEN_KEYS kernels still gets its windows closed. */
+void launches_seen(uintptr_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+	for (uint32_t i = 0; i < 8; i++) {
+		uintptr_t *slot = &lw.seen[((h >> 40) + i) & (SEEN_KEYS - 1)];
+		uintptr_t k = __atomic_load_n(slot, __ATOMIC_RELAXED);
+		if (k == key)
+			return;
+		if (k == 0) {
+			uintptr_t zero = 0;
+			if (__atomic_compare_exchange_n(slot, &zero, key, 0, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED)) {
+				__atomic_store_n(&lw.new_kernel, 1, __ATOMIC_RELAXED);
+				__atomic_store_n(&lw.any_kernel, 1, __ATOMIC_RELAXED);
+				return;
+			}
+			if (zero == key)
+				return;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ windows */
+
+static void set_launch_callbacks(uint32_t on)
+{
+	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+		if (lw.runtime_launch[cbid])
+			cuptiEnableCallback(on, lw.sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+		if (lw.driver_launch[cbid])
+			cuptiEnableCallback(on, lw.sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void *window_main(void *arg)
+{
+	(void)arg;
+	if (hostsample_own_thread)
+		hostsample_own_thread();
+	while (!__atomic_load_n(&lw.stop, __ATOMIC_RELAXED)) {
+		sleep_ms(LAUNCH_WINDOW_ON_MS);
+		/* the program's set-up (module loading, allocation) can outlast a window: none
+		 * closes before the first launch, nor while new kernels keep appearing */
+		if (__atomic_exchange_n(&lw.new_kernel, 0, __ATOMIC_RELAXED) ||
+		    !__atomic_load_n(&lw.any_kernel, __ATOMIC_RELAXED))
+			continue;
+		if (__atomic_load_n(&lw.stop, __ATOMIC_RELAXED))
+			break;
+		__atomic_add_fetch(&lw.closings, 1, __ATOMIC_RELEASE);
+		set_launch_callbacks(0);
+		sleep_ms(LAUNCH_WINDOW_PERIOD_MS - LAUNCH_WINDOW_ON_MS);
+		set_launch_callbacks(1);
+	}
+	return NULL;
+}
+
+static void write_settings(struct kg_spool *spool, int sampled, const char *why)
+{
+	pthread_mutex_lock(&spool->lock);
+	uint32_t why_s = why ? spool_string(spool, why) : 0;
+	struct kg_raw_launch_settings *r =
+		spool_reserve(spool, KG_RAW_LAUNCH_SETTINGS, sizeof(*r));
+	if (r) {
+		r->sampled = (uint32_t)sampled;
+		r->window_on_ms = sampled ? LAUNCH_WINDOW_ON_MS : 0;
+		r->window_period_ms = sampled ? LAUNCH_WINDOW_PERIOD_MS : 0;
+		r->why_str = why_s;
+	}
+	spool_flush(spool);
+	pthread_mutex_unlock(&spool->lock);
+}
+
+int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool)
+{
+	if (lw.running)
+		return 1;
+	lw.sub = sub;
+	set_launch_callbacks(1);
+	if (own_thread_start(&lw.thread, window_main, "kgantt-windows") != 0) {
+		write_settings(spool, 0, "the recorder could not start its windows' thread");
+		return 0;
+	}
+	lw.running = 1;
+	write_settings(spool, 1, NULL);
+	return 1;
+}
+
+void launches_record_all(struct kg_spool *spool, const char *why)
+{
+	write_settings(spool, 0, why);
+}
+
+void launches_stop_windows(void)
+{
+	if (!lw.running)
+		return;
+	__atomic_store_n(&lw.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(lw.thread, NULL);
+	lw.running = 0;
+	set_launch_callbacks(1); /* launches after this (other atexit handlers) are seen */
+}
+
+uint32_t launches_closings(void)
+{
+	return __atomic_load_n(&lw.closings, __ATOMIC_ACQUIRE);
+}

@@ -1,0 +1,49 @@
+/* Kernel launches in full mode: which API functions launch a kernel, the key of the kernel
+ * a launch is for, and the windows in which their callbacks are on (record --all-launches
+ * turns the windows off).
+ *
+ * A kernel record with latency timestamps already says when the host queued it (`queued`,
+ * 1.4-1.8 µs before the launch call returned on the H200), so full mode needs a launch's
+ * own API record only for what a sample gives as well: the launch latency, the call's stack,
+ * the launching thread. CUPTI charges each API callback on the calling thread, launches
+ * included, so the callbacks of kernel launches are on only in windows: from the start,
+ * until the first launch and for as long as kernels never seen before keep appearing (a
+ * window's length without one), then WINDOW_ON_MS in every WINDOW_PERIOD_MS. A kernel that
+ * first appears outside a window has its launches sampled from the next one on. Everything else (waits, copies, memsets, allocations, events, graph
+ * launches) keeps every call. The trace says so (KG_RAW_LAUNCH_SETTINGS), and the analysis
+ * dates an unsampled kernel by its queued time (model.h, op_issued). */
+#ifndef KGANTT_LAUNCHES_H
+#define KGANTT_LAUNCHES_H
+
+#include <cupti.h>
+#include <stdint.h>
+
+#include "recorder/spool.h"
+
+#define LAUNCH_WINDOW_ON_MS 10
+#define LAUNCH_WINDOW_PERIOD_MS 100
+
+/* Reads the callback names once: which functions launch a kernel. */
+void launches_init(void);
+/* 1 when the function launches one kernel (cudaLaunchKernel, cuLaunchKernelEx, ...; not a
+ * graph launch, not a host function). */
+int launches_is_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+/* The kernel a launch-like call is for, as a key: the function when the parameters say
+ * it, else the symbol name CUPTI hands the callback. */
+uintptr_t launches_key(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		       const CUpti_CallbackData *cb);
+/* From the API callback at a kernel launch's entry, while windows run: a kernel not seen
+ * before keeps the window open. */
+void launches_seen(uintptr_t key);
+/* Starts the windows' thread; writes the launch settings record either way (sampled, or
+ * every launch when the thread cannot start). 1 when windows run. */
+int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool);
+/* Every launch: the settings record only (--all-launches, --hw, --sm, --stacks all). */
+void launches_record_all(struct kg_spool *spool, const char *why);
+/* At exit, before the last drain: the thread stops, launch callbacks stay on. */
+void launches_stop_windows(void);
+/* Counts the windows the launch callbacks were closed: a call that entered before a
+ * close may never see its exit (api_calls.c). */
+uint32_t launches_closings(void);
+
+#endif
