@@ -796,6 +796,11 @@ static int setup_cupti(void)
 			g.api_callbacks = 0;
 			status(KG_STATUS_WARNING, "API calls from CUPTI's activity records: the "
 						  "callbacks' buffers could not be set up");
+		} else if (!g.all_api) {
+			char names[1536]; /* no callback for them: every one is left out */
+			api_filter_names(names, sizeof(names), NULL);
+			status(KG_STATUS_INFO, "API calls not recorded (trivial queries; kgantt "
+					       "record --all-api keeps them): %s", names);
 		}
 	}
 	if (g.stacks.mode != KG_STACKS_OFF) {

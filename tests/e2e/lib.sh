@@ -29,11 +29,11 @@ expect_error() {
 	echo "ok: '$*' -> exit $rc: $(head -1 "$WORK/err")"
 }
 
-# every_command TRACE NAME: a version 5 (compact) trace read by every command; its rows
+# every_command TRACE NAME: a version 5 or 6 (compact) trace read by every command; its rows
 # come back through export --format sqlite ($WORK/NAME.json, .png, .html, .sqlite stay)
 every_command() {
 	local t=$1 n=$2 k want
-	"$K" info "$t" | grep -q "kgantt-trace version 5" || fail "$n: not a version 5 trace"
+	"$K" info "$t" | grep -qE "kgantt-trace version [56]," || fail "$n: not a version 5 or 6 (compact) trace"
 	# --whole: every kernel, not only the steady steps' (docs/report.md, "Steps")
 	"$K" report --json --whole --no-progress "$t" > "$WORK/$n.json" || fail "$n: report"
 	"$K" plot "$t" -o "$WORK/$n.png" || fail "$n: plot"
