@@ -15,7 +15,8 @@ CLOCK_MONOTONIC_RAW (a different boot time) and a realtime offset off by up to
 --ntp-error-us, as NTP leaves them: the report must align them.
 
 `--p2p` adds point-to-point transfers that must not make stragglers; `--no-comm` leaves
-the all-reduces out.
+the all-reduces out; `--exposed` launches them all after the backward pass, with no
+compute beside them (exposed communication on every rank).
 
 Planted (defaults for N ranks): straggler ranks whose host sleeps before the backward pass
 (`--straggler RANK:FIRST-LAST:MS`), a slow GPU (`--slow RANK:FACTOR`: every compute
@@ -137,6 +138,8 @@ def part1(plan, st, r, s, emit):
                 host += 6000
                 coll_ready.append((host, max(host + 4000, ready + 2000)))
     st["host"], st["ready"] = host, ready
+    if a.exposed:  # every bucket's all-reduce after the whole backward: nothing beside them
+        coll_ready = [(host, max(host + 4000, ready + 2000))] * len(coll_ready)
     return coll_ready
 
 
@@ -303,6 +306,9 @@ def main():
                     help="also point-to-point transfers (a SendRecv kernel a step on a stream "
                          "of its own), each rank's 0.2 ms after the rank before's: not "
                          "collectives, no straggler")
+    ap.add_argument("--exposed", action="store_true",
+                    help="launch every all-reduce after the whole backward pass (no bucket "
+                         "overlaps compute): exposed communication, planted on every rank")
     ap.add_argument("--no-comm", action="store_true",
                     help="write no all-reduce kernel (the ranks still run in step)")
     ap.add_argument("--seed", type=int, default=1)
@@ -333,7 +339,7 @@ def main():
              "extra_kernels": [{"rank": r, "step": st + 1, "count": c}
                                for (r, st), c in plan.extra.items()],
              "hosts": len(plan.boot), "ntp_error_ns": plan.ntp,
-             "step_ranges": not a.no_step_ranges}
+             "step_ranges": not a.no_step_ranges, "exposed": a.exposed}
     with open(a.output.rstrip("/") + ".truth.json", "w") as f:
         json.dump(truth, f, indent=1)
     print("wrote %d rank traces (%d steps, %d kernels each) to %s" % (n, plan.steps, counts[0],

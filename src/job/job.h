@@ -65,10 +65,12 @@ struct kg_rank_collective {
 	uint64_t group;      /* hash of its process group ("NAME [ranks]"), 0 unknown */
 	uint64_t elems;      /* message elements, 0 unknown */
 	uint64_t seq;        /* the group's sequence number + 1, 0 unknown */
+	int64_t exposed;     /* its time with no compute kernel beside it on its GPU */
 	uint32_t step;       /* index into kg_rank.steps, UINT32_MAX outside every step */
+	uint32_t peer;       /* a send's or recv's peer, its job rank + 1; 0 unknown */
 	uint8_t kind;        /* enum kg_comm_kind */
 	uint8_t from_call;   /* the kind came from a host call or args, not the kernel name */
-	uint8_t pad[2];
+	uint8_t pad[6];
 };
 
 struct kg_rank_step {
@@ -99,6 +101,7 @@ struct kg_rank {
 	int64_t steady_idle_by_cause[KG_GAP_CAUSES]; /* of it in its steady work: what the job
 						      * rules compare across ranks */
 	uint32_t kernels, comm_kernels;
+	int64_t compute_busy;     /* the union of its compute kernels */
 	int64_t comm_busy;        /* the union of its communication kernels (kg_gpu_metrics.comm) */
 	int64_t comm_overlapped;  /* ... of it while a compute kernel ran: the rest is exposed */
 	uint32_t n_findings;
@@ -127,6 +130,10 @@ struct kg_rank {
 	uint32_t late;       /* collectives it arrived last at (skew above comm_skew_ns) */
 	int64_t late_ns;     /* how much later than the second-last, summed: the job's delay */
 	double wait_caused_ns; /* the other ranks' wait for it, summed */
+	double comm_wait_exposed; /* of its exposed communication, the part spent waiting for
+				   * a late rank at the collectives job-straggler counts */
+	int64_t p2p_wait;    /* its receives' wait for their senders (paired transfers) */
+	int64_t p2p_caused;  /* its peers' receives' wait for its sends */
 	double slowdown;     /* its compute kernels' time / the same kernels at the median
 			      * rank's speed; 0 unknown */
 	double work_ns;      /* its compute time at the median speed */
@@ -222,10 +229,12 @@ struct kg_job_match {
 	uint64_t kernels;    /* communication kernels of every rank */
 	uint64_t p2p;        /* of them point-to-point (send, recv, or a SendRecv kernel no call
 			      * names): never compared as collectives */
+	uint64_t p2p_paired; /* of them sends and recvs paired with their peer's: transfers */
 	uint64_t alone;      /* collectives' kernels no other rank's matched */
 	uint64_t parted;     /* kernels that the identity paired, ends too far apart, paired
 			      * again by their ends */
-	uint64_t by_call;    /* kernels whose kind a host call or the kernel's args said */
+	uint64_t by_call;    /* collectives' kernels whose kind a host call or the kernel's
+			      * args said */
 	uint32_t groups;     /* process groups told apart (0: none named) */
 	int64_t end_spread_p50, end_spread_max; /* of the matched collectives' ends */
 };
@@ -251,13 +260,15 @@ struct kg_job {
 	struct kg_job_part *parts;
 	uint32_t n_parts;
 	struct kg_job_match match;
-	char coll_note[400];         /* what was not compared and why, "" */
+	char coll_note[600];         /* what was not compared and why, "" */
 	char apart_note[400];        /* why the ranks are not one job (job_analyse: -ERANGE) */
 	char steps_note[300];        /* how the ranks' steps were found, when some were
 				      * detected without annotations; "" */
 	struct kg_job_step *steps;   /* by step */
 	uint32_t n_steps;
 	double total_wait_ns;
+	uint64_t p2p_transfers;      /* sends paired with their recvs (job_match.c) */
+	int64_t p2p_wait_ns;         /* the receives' wait for their sends, in all */
 	struct kg_findings findings; /* by gain, descending; rank: the rank each is about */
 };
 
@@ -297,6 +308,10 @@ int64_t *job_step_starts(const struct kg_job *j, uint32_t *n);
  * align_*). 0, -ENOMEM, or -ERANGE when the ranks are not one job: their work, on clocks
  * that can be compared, does not overlap in time (j->apart_note says so). */
 int job_match(struct kg_job *j);
+/* Which sends and recvs of the ranks are one transfer (job_p2p.c), once the clocks are
+ * aligned: match.p2p_paired, p2p_transfers, p2p_wait_ns, each rank's p2p_wait and
+ * p2p_caused. 0 or -ENOMEM. */
+int job_pair_transfers(struct kg_job *j);
 /* How the collectives were told apart, for the report: "kind, process group and size
  * from the calls that launched them". */
 const char *job_identity_note(const struct kg_job *j, char *buf, size_t len);

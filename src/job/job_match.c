@@ -12,7 +12,7 @@
  * apart is wrong: a sampled or cut trace lacks some collectives, and the order is off.
  * Its kernels are paired again by their ends alone, among the same identity; what finds
  * no partner is left out, counted and said. Point-to-point transfers (send, recv) are not
- * collectives: a send waits for one peer, not for the group. */
+ * collectives: a send waits for one peer, not for the group; job_p2p.c pairs them. */
 #include "job/job.h"
 
 #include <errno.h>
@@ -103,7 +103,6 @@ static int candidates(struct kg_job *j, struct matching *mt)
 			const struct kg_rank_collective *c = &r->coll[k];
 			uint64_t key = identity(c);
 			j->match.kernels++;
-			j->match.by_call += c->from_call;
 			if (c->group && !idmap_find(&groups, c->group)) {
 				uint32_t *g = idmap_slot(&groups, c->group);
 				rc = g ? 0 : -ENOMEM;
@@ -113,6 +112,7 @@ static int candidates(struct kg_job *j, struct matching *mt)
 				j->match.p2p++;
 				continue;
 			}
+			j->match.by_call += c->from_call; /* of the collectives' kernels */
 			uint32_t *nth = idmap_slot(&order, key);
 			if (!nth) {
 				rc = -ENOMEM;
@@ -574,9 +574,17 @@ static void match_note(struct kg_job *j)
 	if (m->parted)
 		NOTE("%s%llu paired by their ends where their order did not pair them",
 		     at ? "; " : "", (unsigned long long)m->parted);
-	if (m->p2p)
-		NOTE("%s%llu point-to-point kernel%s (send, recv) not compared as collectives",
-		     at ? "; " : "", (unsigned long long)m->p2p, m->p2p == 1 ? "" : "s");
+	if (m->p2p_paired) {
+		char w[32];
+		NOTE("%s%llu point-to-point kernels paired by peer as %llu transfers (send, recv), "
+		     "not compared as collectives: the receives waited %s in all for their sends",
+		     at ? "; " : "", (unsigned long long)m->p2p_paired,
+		     (unsigned long long)j->p2p_transfers, fmt_duration(j->p2p_wait_ns, w));
+	}
+	if (m->p2p > m->p2p_paired)
+		NOTE("%s%llu point-to-point kernel%s (send, recv) %snot compared as collectives",
+		     at ? "; " : "", (unsigned long long)(m->p2p - m->p2p_paired),
+		     m->p2p - m->p2p_paired == 1 ? "" : "s", m->p2p_paired ? "unpaired, " : "");
 #undef NOTE
 }
 
@@ -604,6 +612,8 @@ int job_match(struct kg_job *j)
 		j->match.parted = f.n_parts - before;
 		rc = settle(j, &f);
 		f.parts = NULL, f.colls = NULL; /* the job's now */
+		if (!rc)
+			rc = job_pair_transfers(j);
 		match_note(j);
 	}
 	if (f.parts || f.colls) {
@@ -622,7 +632,9 @@ const char *job_identity_note(const struct kg_job *j, char *buf, size_t len)
 	const struct kg_job_match *m = &j->match;
 	uint64_t compared = m->kernels - m->p2p;
 	const char *what = m->groups ? "kind, process group and size" : "kind and size";
-	if (m->by_call == m->kernels)
+	if (!compared)
+		snprintf(buf, len, "no collective kernel: point-to-point transfers only");
+	else if (m->by_call == compared)
 		snprintf(buf, len, "%s from the calls that launched them", what);
 	else if (!m->by_call)
 		snprintf(buf, len, "kind from their kernels' names, and their order");

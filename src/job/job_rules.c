@@ -105,6 +105,22 @@ static uint32_t max_steps(const struct kg_job *j)
 	return n;
 }
 
+/* Of a rank's time in collective part p, the exposed part (no compute beside it) spent
+ * waiting for the last rank, which started at last: the straggler's cost, not exposed
+ * communication's. The summary keeps each kernel's exposed time, not where in the kernel
+ * it lies: the compute beside the kernel is taken as spread evenly over it (exact when
+ * none or all of the kernel had compute beside it). */
+static void exposed_wait(struct kg_job *j, const struct kg_job_part *p, int64_t last)
+{
+	struct kg_rank *r = &j->ranks[p->rank];
+	const struct kg_rank_collective *c = &r->coll[p->coll];
+	int64_t dur = kg_time_diff(c->end, c->start);
+	int64_t w = kg_time_diff(last, kg_time_add(c->start, r->shift));
+	if (dur <= 0 || w <= 0)
+		return;
+	r->comm_wait_exposed += (double)c->exposed * (double)(w < dur ? w : dur) / (double)dur;
+}
+
 /* The job's collective k: the last of its ranks to start, and what the others waited. */
 static void one_collective(struct kg_job *j, uint32_t k)
 {
@@ -127,8 +143,10 @@ static void one_collective(struct kg_job *j, uint32_t k)
 	if (who == UINT32_MAX || second == INT64_MIN || skew < j->cfg.comm_skew_ns)
 		return;
 	double wait = 0;
-	for (uint32_t a = 0; a < c->n; a++)
+	for (uint32_t a = 0; a < c->n; a++) {
 		wait += (double)kg_time_diff(last, part_start(j, &p[a]));
+		exposed_wait(j, &p[a], last);
+	}
 	struct kg_rank *late = &j->ranks[who];
 	int64_t lateness = kg_time_diff(last, second);
 	late->late++;
@@ -290,6 +308,45 @@ static void straggler_finding(struct kg_job *j, uint32_t i, const struct medians
 		 r->joined, ms((double)r->late_ns), ms(r->wait_caused_ns));
 }
 
+/* A rank's own exposed-communication finding counted its wait for late ranks, which
+ * job-straggler counts: its gain becomes what overlap could hide of the rest, the
+ * communication after the last rank arrived (min(exposed - wait, compute not beside
+ * communication), as the rule takes it), and the finding goes when the rest is below the
+ * rule's threshold. */
+static void exposed_less_wait(const struct kg_job *j, struct kg_rank *r)
+{
+	double exposed = (double)rank_comm_exposed(r) - r->comm_wait_exposed;
+	double free_compute = (double)kg_time_span(r->compute_busy, r->comm_overlapped);
+	for (uint32_t t = 0; t < r->n_top; t++) {
+		struct kg_finding *f = &r->top[t];
+		if (f->rule != KG_RULE_EXPOSED_COMMUNICATION || f->gain_ns <= 0)
+			continue;
+		/* the share and threshold are of the rank's trace's steady span, as before */
+		double span = f->gain_pct > 0 ? f->gain_ns * 100 / f->gain_pct
+					       : (double)rank_steady_span(r);
+		double gain = exposed < free_compute ? exposed : free_compute;
+		gain = gain > 0 ? gain : 0;
+		r->findings_gain += gain - f->gain_ns;
+		f->gain_ns = gain;
+		f->gain_pct = span > 0 ? 100 * gain / span : 0;
+		f->severity = severity_of_share(&j->cfg, f->gain_pct);
+		if (exposed < j->cfg.exposed_comm_pct / 100 * span ||
+		    !finding_worth(&j->cfg, kg_i64_round(span), gain)) {
+			finding_free(f);
+			memmove(f, f + 1, (r->n_top - t - 1) * sizeof(*f));
+			r->n_top--, r->n_findings--;
+			return;
+		}
+		/* a smaller gain moves down among the others, by gain as before */
+		for (uint32_t k = t; k + 1 < r->n_top && r->top[k + 1].gain_ns > r->top[k].gain_ns; k++) {
+			struct kg_finding x = r->top[k];
+			r->top[k] = r->top[k + 1];
+			r->top[k + 1] = x;
+		}
+		return; /* a trace has one such finding per GPU */
+	}
+}
+
 int job_rule_stragglers(struct kg_job *j)
 {
 	if (!j->n_collectives)
@@ -305,6 +362,9 @@ int job_rule_stragglers(struct kg_job *j)
 		j->steps[s] = (struct kg_job_step){.step = s, .last_rank = UINT32_MAX};
 	for (uint32_t k = 0; k < j->n_collectives; k++)
 		one_collective(j, k);
+	for (uint32_t i = 0; i < j->n_ranks; i++)
+		if (j->ranks[i].comm_wait_exposed > 0)
+			exposed_less_wait(j, &j->ranks[i]);
 	for (uint32_t i = 0; i < j->n_ranks; i++)
 		order[i] = i;
 	qsort_r(order, j->n_ranks, sizeof(*order), by_late_desc, j);

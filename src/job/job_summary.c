@@ -401,11 +401,36 @@ static int rank_steps(struct kg_rank *r, const struct kg_analysis *a, uint32_t g
 }
 
 
-/* A communication kernel as the job compares it: its times and what it is. */
-static struct kg_rank_collective identified(const struct kg_model *m, const struct kg_op *o,
-					    const struct kg_comm_id *id, uint32_t step)
+/* The peer of a send or recv whose call names none, in a process group of two ranks
+ * ("NAME [3, 4]"): the one that is not this rank. 0 unknown, else the peer's rank + 1. */
+static uint32_t other_of_two(const char *group, const char *own)
 {
-	struct kg_rank_collective c = {.start = o->start, .end = o->end,
+	const char *p = group ? strrchr(group, '[') : NULL;
+	char *end;
+	long long me = own[0] ? strtoll(own, &end, 10) : -1, v[3];
+	if (!p || me < 0 || *end)
+		return 0;
+	int n = 0;
+	for (p++; n < 3; p = end + (*end == ',')) {
+		v[n] = strtoll(p, &end, 10);
+		if (end == p || v[n] < 0 || v[n] >= UINT32_MAX)
+			break;
+		n++;
+		if (*end != ',')
+			break;
+	}
+	if (n != 2 || *end != ']' || (v[0] != me && v[1] != me) || v[0] == v[1])
+		return 0;
+	return (uint32_t)(v[0] == me ? v[1] : v[0]) + 1;
+}
+
+/* A communication kernel as the job compares it: its times, its time with no compute
+ * beside it, and what it is. */
+static struct kg_rank_collective identified(const struct kg_rank *r, const struct kg_model *m,
+					    const struct kg_op *o, const struct kg_comm_id *id,
+					    uint32_t step, int64_t exposed)
+{
+	struct kg_rank_collective c = {.start = o->start, .end = o->end, .exposed = exposed,
 				       .hash = name_hash(model_text(m, o->name)), .step = step};
 	if (!id)
 		return c;
@@ -414,6 +439,10 @@ static struct kg_rank_collective identified(const struct kg_model *m, const stru
 	c.elems = id->elems;
 	c.seq = id->seq >= 0 ? (uint64_t)id->seq + 1 : 0;
 	c.group = id->group ? name_hash(model_text(m, id->group)) : 0;
+	if (id->kind == KG_COMM_SEND || id->kind == KG_COMM_RECV)
+		c.peer = id->peer >= 0 ? (uint32_t)id->peer + 1
+		       : id->group     ? other_of_two(model_text(m, id->group), r->rank)
+				       : 0;
 	return c;
 }
 
@@ -429,7 +458,11 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 	r->coll = calloc(n ? n : 1, sizeof(*r->coll));
 	if (!r->coll)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < gm->n_ops; i++) {
+	for (uint32_t i = 0, c = 0; i < gm->n_ops; i++) {
+		/* gm->comm_ops: its timed communication kernels, in the same order */
+		int64_t exposed = 0;
+		if (c < gm->n_comm && gm->comm_ops[c] == gm->ops[i])
+			exposed = gm->comm_exposed[c++];
 		const struct kg_op *o = &m->ops[gm->ops[i]];
 		uint32_t s = r->n_steps ? step_at(r, op_issued_or_start(m, o)) : UINT32_MAX;
 		if (s != UINT32_MAX && o->kind == KG_OP_KERNEL) {
@@ -442,7 +475,7 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 		    o->end == KG_NO_TIME)
 			continue;
 		const struct kg_comm_id *id = comm_id_of(a->comm_ids, a->n_comm_ids, gm->ops[i]);
-		r->coll[r->n_coll++] = identified(m, o, id, s);
+		r->coll[r->n_coll++] = identified(r, m, o, id, s, exposed);
 	}
 	return 0;
 }
@@ -552,6 +585,7 @@ static int own_findings(struct kg_rank *r, const struct kg_analysis *a, uint32_t
 /* Its communication and the part of it compute ran beside (analysis/comm_overlap.c). */
 static void rank_comm_overlap(struct kg_rank *r, const struct kg_gpu_metrics *gm)
 {
+	r->compute_busy = gm->compute_busy;
 	r->comm_busy = gm->comm.time;
 	r->comm_overlapped = gm->comm.overlapped;
 }

@@ -12,10 +12,11 @@
 #include <string.h>
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
-#define WIRE_VERSION 6u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
+#define WIRE_VERSION 7u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
 			 * length; 4: how the steps were found (steps_source); 5: communication
 			 * and its overlap with compute (comm_busy, comm_overlapped); 6: what each
-			 * collective is (kind, group, size, sequence) */
+			 * collective is (kind, group, size, sequence); 7: a transfer's peer, a
+			 * collective's exposed time */
 
 struct wire_header {
 	uint32_t magic, version;
@@ -204,14 +205,17 @@ static int values_ok(const struct kg_rank *r)
 	if (!within_span(r))
 		return 0;
 	if (!figure_ok(r->findings_gain, KG_JOB_MAX_NS) || (r->coll_cut & ~1) ||
-	    r->shift || r->late || r->late_ns || r->wait_caused_ns || r->slowdown || r->work_ns)
+	    r->shift || r->late || r->late_ns || r->wait_caused_ns || r->slowdown || r->work_ns ||
+	    r->comm_wait_exposed || r->p2p_wait || r->p2p_caused)
 		return 0;
 	for (uint32_t i = 0; i < r->n_kernel; i++)
 		if (!duration_ok(r->kernel[i].total) || !duration_ok(r->kernel[i].p50))
 			return 0;
 	for (uint32_t i = 0; i < r->n_coll; i++) { /* the rank's own GPU work */
 		const struct kg_rank_collective *c = &r->coll[i];
-		if (!range_ok(c->start, c->end, 0) || c->pad[0] || c->pad[1] || c->start < r->begin ||
+		static const uint8_t zero[sizeof(c->pad)];
+		if (!range_ok(c->start, c->end, 0) || memcmp(c->pad, zero, sizeof(zero)) ||
+		    c->exposed < 0 || c->exposed > kg_time_diff(c->end, c->start) || c->start < r->begin ||
 		    c->end > r->end || c->kind >= KG_COMM_KIND_COUNT || c->from_call > 1 ||
 		    c->seq > (uint64_t)KG_MOST_RECORDS || c->elems > (uint64_t)KG_MOST_RECORDS)
 			return 0;

@@ -129,7 +129,7 @@ static int calls_build(const struct kg_model *m, struct calls *c)
 			continue;
 		c->v[c->n++] = (struct kg_comm_call){
 			.start = r->start, .end = r->end == KG_NO_TIME ? INT64_MAX : r->end,
-			.process = r->process, .thread = r->thread, .seq = -1,
+			.process = r->process, .thread = r->thread, .seq = -1, .peer = -1,
 			.kind = (uint8_t)(kind_of[r->name] - 1)};
 	}
 	free(kind_of);
@@ -165,6 +165,8 @@ static void take(struct kg_comm_id *id, const struct kg_comm_call *c)
 		id->group = c->group;
 	if (id->seq < 0)
 		id->seq = c->seq;
+	if (id->peer < 0 && c->kind == id->kind) /* a recv's peer is no send's */
+		id->peer = c->peer;
 }
 
 static void by_correlation(const struct calls *c, uint32_t process, uint32_t corr,
@@ -233,7 +235,8 @@ int comm_identify(const struct kg_model *m, struct kg_comm_id **ids, uint32_t *n
 			*nk = (uint8_t)(1 + comm_kind_of_name(model_text(m, o->name)));
 		uint8_t kind = nk ? (uint8_t)(*nk - 1) : (uint8_t)KG_COMM_OTHER;
 		struct kg_comm_id *id = &v[k++];
-		*id = (struct kg_comm_id){.op = i, .seq = -1, .kind = kind, .name_kind = kind};
+		*id = (struct kg_comm_id){.op = i, .seq = -1, .kind = kind, .name_kind = kind,
+					  .peer = -1};
 		by_correlation(&c, m->streams[o->stream].process, o->correlation, id);
 		if (o->api != KG_NONE && o->api < m->n_apis)
 			by_enclosing(&c, m->apis[o->api].thread, m->apis[o->api].start, id);

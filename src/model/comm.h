@@ -4,7 +4,8 @@
  *
  * The trace says it in several ways, read best first:
  *   1. the kernel's own args (PyTorch 2.x Kineto traces: "Collective name", "In msg
- *      nelems", "Process Group Name", "Process Group Ranks", "Seq"), and the args of the
+ *      nelems", "Process Group Name", "Process Group Ranks", "Seq", a send's "Dst Rank"
+ *      and a recv's "Src Rank"), and the args of the
  *      record_param_comms operator around its launch: struct kg_comm_call, by correlation
  *      or by the launching thread and time;
  *   2. the collective call around its launch on the launching thread: a Kineto
@@ -79,7 +80,9 @@ struct kg_comm_call {
 	uint64_t elems;       /* message elements, 0 unknown */
 	int64_t seq;          /* the group's sequence number of the call, -1 unknown */
 	uint8_t kind;         /* enum kg_comm_kind */
-	uint8_t pad[7];
+	uint8_t pad[3];
+	int32_t peer;         /* a send's or recv's peer, its global rank ("Dst Rank", "Src
+			       * Rank"); -1 unknown */
 };
 
 /* A communication kernel's identity, as far as the trace says. */
@@ -92,7 +95,8 @@ struct kg_comm_id {
 	uint8_t from_call;    /* 1: a host call or the kernel's args said the kind; 0: its name */
 	uint8_t name_kind;    /* what the kernel's name alone says: the per-kind overlap
 			       * figures, which compare with other tools' by name */
-	uint8_t pad[5];
+	uint8_t pad;
+	int32_t peer;         /* a send's or recv's peer (global rank), -1 unknown */
 };
 
 /* One kg_comm_id per kernel flagged KG_OPF_COMM, by op index (*ids NULL when there is

@@ -32,7 +32,7 @@ enum key {
 	E_PH, E_CAT, E_NAME, E_PID, E_TID, E_TS, E_DUR, E_ARGS, /* one event */
 	A_DEVICE, A_STREAM, A_CORRELATION, A_QUEUED, A_REGS, A_SMEM, A_BYTES, A_GRID,
 	A_BLOCK, A_NAME, A_SYNC_KIND, A_GRAPH,              /* an event's args */
-	A_COLL, A_IN_ELEMS, A_GROUP_NAME, A_GROUP_RANKS, A_SEQ, A_INPUT_DIMS, /* communication */
+	A_COLL, A_IN_ELEMS, A_GROUP_NAME, A_GROUP_RANKS, A_SEQ, A_INPUT_DIMS, A_PEER, /* communication */
 	P_ID, P_NAME, P_MEM, P_MAJOR, P_MINOR, P_THREADS_BLOCK, P_THREADS_SM, P_REGS_BLOCK,
 	P_REGS_SM, P_WARP, P_SMEM_BLOCK, P_SMEM_SM, P_SMEM_OPTIN, P_SMS, /* deviceProperties */
 	D_RANK,                                             /* distributedInfo */
@@ -257,7 +257,9 @@ static uint8_t args_key(const char *k, size_t len)
 	case 6:
 		return KEQ("stream") ? A_STREAM : KEQ("device") ? A_DEVICE
 			: KEQ("queued") ? A_QUEUED : K_NONE;
-	case 8: return KEQ("graph id") ? A_GRAPH : K_NONE;
+	case 8:
+		return KEQ("graph id") ? A_GRAPH : KEQ("Dst Rank") || KEQ("Src Rank") ? A_PEER
+			: K_NONE;
 	case 10: return KEQ("Input Dims") ? A_INPUT_DIMS : K_NONE;
 	case 11: return KEQ("correlation") ? A_CORRELATION : K_NONE;
 	case 13:
@@ -663,6 +665,7 @@ static void args_number(struct kin_json *j, const char *k, size_t len)
 		{A_GRAPH, KH_GRAPH, offsetof(struct kin_event, graph)},
 		{A_IN_ELEMS, KH_ELEMS, offsetof(struct kin_event, elems)},
 		{A_SEQ, KH_SEQ, offsetof(struct kin_event, seq)},
+		{A_PEER, KH_PEER, offsetof(struct kin_event, peer)},
 	};
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		int64_t v;

@@ -359,6 +359,7 @@ static void add_comm_call(struct kin_build *b, int by_correlation)
 	c->group = group;
 	c->elems = e->have & (KH_ELEMS | KH_DIMS) && e->elems > 0 ? (uint64_t)e->elems : 0;
 	c->seq = e->have & KH_SEQ && e->seq >= 0 ? e->seq : -1;
+	c->peer = e->have & KH_PEER && e->peer >= 0 && e->peer < INT32_MAX ? (int32_t)e->peer : -1;
 	c->kind = kind;
 }
 

@@ -281,7 +281,7 @@ struct kg_comm_call *model_add_comm_call(struct kg_model *m)
 {
 	struct kg_comm_call *x = ADD(m, comm_calls);
 	if (x)
-		*x = (struct kg_comm_call){.thread = KG_NONE, .seq = -1};
+		*x = (struct kg_comm_call){.thread = KG_NONE, .seq = -1, .peer = -1};
 	return x;
 }
 

@@ -37,6 +37,9 @@ static void rank_comm_json(struct jw *w, const struct kg_rank *r)
 	kv_time(w, "comm_overlapped_ns", r->comm_overlapped);
 	kv_time(w, "comm_exposed_ns", rank_comm_exposed(r));
 	kv_pct(w, "comm_overlap_pct", (double)r->comm_overlapped, (double)r->comm_busy);
+	kv_num(w, "comm_exposed_wait_ns", r->comm_wait_exposed);
+	kv_time(w, "p2p_wait_ns", r->p2p_wait);
+	kv_time(w, "p2p_caused_ns", r->p2p_caused);
 }
 
 void job_json_rank(struct jw *w, const struct kg_job *j, uint32_t i)
@@ -96,6 +99,9 @@ static void match_figures(struct jw *w, const struct kg_job *j)
 	kv_int(w, "comm_kernels", m->kernels);
 	kv_int(w, "kind_from_call", m->by_call);
 	kv_int(w, "point_to_point", m->p2p);
+	kv_int(w, "point_to_point_paired", m->p2p_paired);
+	kv_int(w, "transfers", j->p2p_transfers);
+	kv_time(w, "transfer_wait_ns", j->p2p_wait_ns);
 	kv_int(w, "unmatched", m->alone);
 	kv_int(w, "paired_by_ends", m->parted);
 	kv_int(w, "process_groups", m->groups);

@@ -76,6 +76,65 @@ assert m["point_to_point"] == 16 * 19 and b["collectives_compared"] == a["collec
 print("ok: --p2p: the same findings", key(b), "and", m["point_to_point"], "point-to-point kernels left out")
 PY
 
+# a pipeline-parallel job as PyTorch's profiler writes it (tests/tools/gen_pipeline.py:
+# 4 stages, 8 micro-batches, stage 1's compute 1.5x slower): each send is paired with its
+# peer's recv (by "Dst Rank"/"Src Rank", or the other rank of a group of two), and the
+# report says how long the receives waited for their senders, per rank and in all, as
+# tests/tools/expect_p2p.py computes from the raw events; no straggler from a transfer.
+# Before, the 52 SendRecv kernels were only counted.
+python3 tests/tools/gen_pipeline.py "$WORK/pipe" --slow 1:1.5 || fail "gen_pipeline"
+python3 tests/tools/expect_p2p.py "$WORK/pipe" > "$WORK/pipe.expect" || fail "expect_p2p.py"
+"$K" report --json --no-progress "$WORK/pipe" > "$WORK/pipe.json" || fail "pipeline job report"
+python3 - "$WORK/pipe.json" "$WORK/pipe.expect" <<'PY' || fail "pipeline: transfers not paired as expect_p2p.py pairs them"
+import json, sys
+d, w = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+m = d["collectives_matching"]
+assert (m["transfers"], m["point_to_point_paired"], m["point_to_point"] - m["point_to_point_paired"]) == \
+    (w["transfers"], w["paired"], w["unpaired"]), (m, w)
+assert m["transfer_wait_ns"] == w["total_wait_ns"], (m, w)
+for r in d["ranks"]:
+    assert r["p2p_wait_ns"] == w["wait_ns"].get(r["rank"], 0), (r["label"], r["p2p_wait_ns"], w)
+    assert r["p2p_caused_ns"] == w["caused_ns"].get(r["rank"], 0), (r["label"], r["p2p_caused_ns"], w)
+    assert r["late_collectives"] == 0, r["label"]
+assert not [f for f in d["findings"] if f["rule"] == "job-straggler"], d["findings"]
+assert "paired by peer as %d transfers" % w["transfers"] in d["collectives_note"], d["collectives_note"]
+print("ok: pipeline:", w["transfers"], "transfers paired by peer; the receives waited",
+      w["total_wait_ns"] / 1e6, "ms for their senders; no straggler")
+PY
+
+# exposed communication beside a straggler (issue 25): every all-reduce after the backward
+# pass (gen_job.py --exposed), rank 3's host late. A rank's wait for the late rank is
+# job-straggler's cost; its own exposed-communication finding keeps the communication
+# after the last rank arrived, with no compute beside it: min(that, compute not beside
+# communication), as tests/tools/expect_job_wait.py computes from the raw kernels. Before,
+# it counted the wait too (rank 0: 61.3 ms of gain, of which 42.6 ms waiting for rank 3).
+python3 bench/gen_job.py -o "$WORK/exposed" -n 8 -k 2000 --exposed > /dev/null || fail "gen --exposed"
+python3 tests/tools/expect_job_wait.py "$WORK/exposed" > "$WORK/exposed.expect" || fail "expect_job_wait.py"
+"$K" report --json "$WORK/exposed" > "$WORK/exposed.json" || fail "exposed job report"
+python3 - "$WORK/exposed.json" "$WORK/exposed.expect" <<'PY' || fail "exposed communication counts the straggler's wait"
+import json, sys
+d, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ms = lambda ns: round(ns / 1e6, 2)
+checked = 0
+for r in d["ranks"]:
+    w = want[r["rank"]]
+    assert r["comm_exposed_ns"] == w["exposed_ns"], (r["label"], r["comm_exposed_ns"], w)
+    # nothing runs beside these all-reduces: the wait's exposed part is exact (1 µs per
+    # collective for rounding)
+    assert abs(r["comm_exposed_wait_ns"] - w["wait_exposed_ns"]) <= 1000 * r["collectives"], \
+        (r["label"], r["comm_exposed_wait_ns"], w)
+    gain = min(w["after_ns"], w["compute_free_ns"])
+    f = [x for x in r["top_findings"] if x["rule"] == "exposed-communication"]
+    assert len(f) == 1 and abs(f[0]["gain_ns"] - gain) <= 1000 * r["collectives"], (r["label"], f, gain)
+    # the rank's lost time is its exposed communication: the straggler's part and
+    # exposed-communication's do not add up to more
+    assert f[0]["gain_ns"] + w["wait_exposed_ns"] <= w["exposed_ns"] + 1000 * r["collectives"], (r["label"], f)
+    checked += w["wait_exposed_ns"] > 1e6
+assert checked >= 6, checked
+print("ok: --exposed: exposed-communication without the wait for the late rank, e.g. rank 0:",
+      ms(want["0"]["exposed_ns"]), "ms exposed,", ms(want["0"]["wait_exposed_ns"]), "ms of it waiting")
+PY
+
 # a job without collectives and one slow GPU (issue 25): the ranks table leads with the
 # rank the findings name, not with ranks 0-15 by a delay nobody causes
 python3 bench/gen_job.py -o "$WORK/nocomm" -n 64 -k 1000 --no-comm --clean --slow 41:1.5 > /dev/null || fail "gen --no-comm"

@@ -439,6 +439,61 @@ TEST(point_to_point_is_no_straggler)
 	job_free(&j);
 }
 
+/* A pipeline's sends and recvs are paired by their peer and order (job_p2p.c): rank 1's
+ * recvs start 5 ms before rank 0's sends (rank 0 is the slow stage) and wait for them, the
+ * bubble rank 0 causes; one recv names no peer and stays unpaired; none is a straggler.
+ * Before job_p2p.c: counted only (p2p_paired and the waits 0). */
+TEST(point_to_point_paired_by_peer)
+{
+	struct kg_job j;
+	empty_job(&j, 2);
+	int64_t s0[] = {5 * MS, 15 * MS}, e0[] = {6 * MS, 16 * MS};
+	int64_t s1[] = {0, 10 * MS, 30 * MS}, e1[] = {6 * MS, 16 * MS, 31 * MS};
+	make_rank(&j.ranks[0], "0", "a", 0, 0, 2, s0, e0);
+	make_rank(&j.ranks[1], "1", "a", 0, 0, 3, s1, e1);
+	const uint8_t send[] = {KG_COMM_SEND, KG_COMM_SEND};
+	const uint8_t recv[] = {KG_COMM_RECV, KG_COMM_RECV, KG_COMM_RECV};
+	name_collectives(&j.ranks[0], send, NULL, 0);
+	name_collectives(&j.ranks[1], recv, NULL, 0);
+	for (int k = 0; k < 2; k++) {
+		j.ranks[0].coll[k].peer = 1 + 1; /* rank 1 */
+		j.ranks[1].coll[k].peer = 0 + 1; /* rank 0 */
+	}
+	CHECK_EQ_INT(job_analyse(&j), 0);
+	CHECK_EQ_INT(j.match.p2p, 5);
+	CHECK_EQ_INT(j.match.p2p_paired, 4);
+	CHECK_EQ_INT(j.p2p_transfers, 2);
+	CHECK_EQ_INT(j.p2p_wait_ns, 10 * MS);
+	CHECK_EQ_INT(j.ranks[1].p2p_wait, 10 * MS);
+	CHECK_EQ_INT(j.ranks[0].p2p_caused, 10 * MS);
+	CHECK_EQ_INT(j.ranks[0].late + j.ranks[1].late, 0);
+	for (uint32_t i = 0; i < j.findings.n; i++)
+		CHECK(j.findings.v[i].rule != KG_RULE_JOB_STRAGGLER);
+	CHECK(strstr(j.coll_note, "as 2 transfers") != NULL);
+	CHECK(strstr(j.coll_note, "1 point-to-point kernel (send, recv) unpaired") != NULL);
+	job_free(&j);
+}
+
+/* A recv that ends before its send began is not its transfer (a cut trace lost a send):
+ * the pair is refused, counted unpaired. */
+TEST(point_to_point_checked_by_time)
+{
+	struct kg_job j;
+	empty_job(&j, 2);
+	int64_t s0[] = {20 * MS}, e0[] = {21 * MS}, s1[] = {0}, e1[] = {MS};
+	make_rank(&j.ranks[0], "0", "a", 0, 0, 1, s0, e0);
+	make_rank(&j.ranks[1], "1", "a", 0, 0, 1, s1, e1);
+	const uint8_t send[] = {KG_COMM_SEND}, recv[] = {KG_COMM_RECV};
+	name_collectives(&j.ranks[0], send, NULL, 0);
+	name_collectives(&j.ranks[1], recv, NULL, 0);
+	j.ranks[0].coll[0].peer = 2;
+	j.ranks[1].coll[0].peer = 1;
+	CHECK_EQ_INT(job_analyse(&j), 0);
+	CHECK_EQ_INT(j.p2p_transfers, 0);
+	CHECK_EQ_INT(j.match.p2p_paired, 0);
+	job_free(&j);
+}
+
 /* Two process groups (data-parallel pairs {0,1} and {2,3}) run their all-reduces at their
  * own pace: rank 3 is 4 ms behind rank 2 only, and ranks 0 and 1 are not compared with
  * them. By position, rank 3 looked last against all three. */
