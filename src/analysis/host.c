@@ -138,6 +138,7 @@ static const struct cause_pattern patterns[] = {
 	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libcupti", 0},
 	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libkgantt-inject", 0},
 	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libkineto", 0},
+	{KG_HOST_CAUSE_TRACER, ON_CALL, STARTS, "CUPTI's own work", 0}, /* model.tracer_spans */
 	{KG_HOST_CAUSE_LOCK, ON_STATE, IS, NULL, KG_HOST_GIL_WAIT},
 	{KG_HOST_CAUSE_LOCK, ON_FUNCTION, IS, "take_gil", 0},
 	{KG_HOST_CAUSE_LOCK, ON_FUNCTION, IS, "pthread_mutex_lock", 0},
@@ -758,6 +759,53 @@ static int thread_in(struct host_ctx *c, uint32_t t, int64_t s, int64_t e, doubl
 	return rest > 0 ? tally(c, unseen, rest * scale) : 0;
 }
 
+/* The first of thread t's tracer spans (model.tracer_spans, by thread and start) that
+ * ends after s, or the first of a later thread. */
+static uint32_t first_tracer_after(const struct kg_model *m, uint32_t t, int64_t s)
+{
+	const struct kg_host_span *v = m->tracer_spans;
+	uint32_t lo = 0, hi = m->n_tracer_spans;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid].thread < t || (v[mid].thread == t && v[mid].start < s))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && v[lo - 1].thread == t && v[lo - 1].end > s)
+		lo--;
+	return lo;
+}
+
+/* Thread t's time in [s, e), scaled: first the tracer's own work in it (CUPTI's overhead
+ * records), whatever call or span encloses it, then what the thread's calls and spans
+ * say of the rest. */
+static int piece_in(struct host_ctx *c, uint32_t t, int64_t s, int64_t e, double scale)
+{
+	const struct kg_model *m = c->m;
+	int64_t from = s;
+	for (uint32_t k = first_tracer_after(m, t, s);
+	     k < m->n_tracer_spans && m->tracer_spans[k].thread == t &&
+	     m->tracer_spans[k].start < e && from < e;
+	     k++) {
+		const struct kg_host_span *x = &m->tracer_spans[k];
+		int64_t a = x->start > from ? x->start : from, z = x->end < e ? x->end : e;
+		if (z <= a)
+			continue;
+		if (a > from && (calls_in(c, &c->calls, t, from, a) < 0 ||
+				 thread_in(c, t, from, a, scale, c->unseen) < 0))
+			return -ENOMEM;
+		uint32_t node = leaf_of(c, KG_NONE, m->tracer_name, KG_HOST_RUNNING);
+		if (node == KG_NONE || tally(c, node, (double)(z - a) * scale) < 0)
+			return -ENOMEM;
+		from = z;
+	}
+	if (from < e && (calls_in(c, &c->calls, t, from, e) < 0 ||
+			 thread_in(c, t, from, e, scale, c->unseen) < 0))
+		return -ENOMEM;
+	return 0;
+}
+
 /* The part `part` of the gap [s, e] that next_op ended, ns of idle time: what its
  * launching thread did then, into the tally. 0, or -ENOMEM. */
 static int attribute(struct host_ctx *c, int64_t s, int64_t e, uint32_t next_op,
@@ -781,12 +829,9 @@ static int attribute(struct host_ctx *c, int64_t s, int64_t e, uint32_t next_op,
 	double len = 0;
 	for (uint32_t i = 0; i < c->n_pieces; i++)
 		len += (double)(c->pieces[i].end - c->pieces[i].start);
-	for (uint32_t i = 0; i < c->n_pieces; i++) {
-		const struct piece *p = &c->pieces[i];
-		if (calls_in(c, &c->calls, t, p->start, p->end) < 0 ||
-		    thread_in(c, t, p->start, p->end, ns / len, unseen) < 0)
+	for (uint32_t i = 0; i < c->n_pieces; i++)
+		if (piece_in(c, t, c->pieces[i].start, c->pieces[i].end, ns / len) < 0)
 			return -ENOMEM;
-	}
 	return 0;
 }
 

@@ -294,6 +294,16 @@ struct kg_hw_sample *model_add_hw_sample(struct kg_model *m)
 	return x;
 }
 
+struct kg_host_span *model_add_tracer_span(struct kg_model *m)
+{
+	struct kg_host_span *h = ADD(m, tracer_spans);
+	if (h) {
+		h->thread = h->stack = KG_NONE;
+		h->state = KG_HOST_RUNNING;
+	}
+	return h;
+}
+
 struct kg_host_span *model_add_host_span(struct kg_model *m)
 {
 	struct kg_host_span *h = ADD(m, host_spans);
@@ -672,6 +682,9 @@ static int canonical_threads(struct kg_model *m, uint32_t **map)
 	for (uint32_t i = 0; *map && i < m->n_host_spans; i++)
 		if (m->host_spans[i].thread < m->n_threads)
 			m->host_spans[i].thread = (*map)[m->host_spans[i].thread];
+	for (uint32_t i = 0; *map && i < m->n_tracer_spans; i++)
+		if (m->tracer_spans[i].thread < m->n_threads)
+			m->tracer_spans[i].thread = (*map)[m->tracer_spans[i].thread];
 	for (uint32_t i = 0; *map && i < m->n_comm_calls; i++)
 		if (m->comm_calls[i].thread < m->n_threads)
 			m->comm_calls[i].thread = (*map)[m->comm_calls[i].thread];
@@ -1146,13 +1159,13 @@ static int host_span_cmp(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Host spans by (thread, start): the attribution looks up a thread's spans in a gap. */
-static void sort_host_spans(struct kg_model *m)
+/* Host spans (and the tracer's) by (thread, start): the attribution looks up a thread's
+ * spans in a gap. */
+static void sort_host_spans(struct kg_host_span *v, uint32_t n)
 {
-	for (uint32_t i = 1; i < m->n_host_spans; i++)
-		if (host_span_cmp(&m->host_spans[i - 1], &m->host_spans[i]) > 0) {
-			qsort(m->host_spans, m->n_host_spans, sizeof(*m->host_spans),
-			      host_span_cmp);
+	for (uint32_t i = 1; i < n; i++)
+		if (host_span_cmp(&v[i - 1], &v[i]) > 0) {
+			qsort(v, n, sizeof(*v), host_span_cmp);
 			return;
 		}
 }
@@ -1285,7 +1298,8 @@ int model_finish(struct kg_model *m)
 	vendors_from_names(m);
 	sort_hw_samples(m);
 	sort_sm_blocks(m);
-	sort_host_spans(m);
+	sort_host_spans(m->host_spans, m->n_host_spans);
+	sort_host_spans(m->tracer_spans, m->n_tracer_spans);
 	/* the span is the GPU's working window; API calls only when there is no GPU work */
 	for (uint32_t i = 0; !m->n_ops && i < m->n_apis; i++)
 		note_time(m, m->apis[i].start, m->apis[i].end);

@@ -335,7 +335,7 @@ struct kg_host_sampling {
 #define KG_MODEL_ARRAYS(X) \
 	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(launches) X(apis) \
 	X(syncs) X(ranges) X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) \
-	X(sm_blocks) X(sm_infos) X(host_spans) X(host_samplings) X(comm_calls)
+	X(sm_blocks) X(sm_infos) X(host_spans) X(tracer_spans) X(host_samplings) X(comm_calls)
 
 /* Records left out because their times cannot be true (model_finish, once a model):
  * what they were, and why (docs/readers.md, "Times that cannot be true"). */
@@ -378,6 +378,11 @@ struct kg_model {
 	KG_ARRAY(struct kg_sm_block, sm_blocks);
 	KG_ARRAY(struct kg_sm_info, sm_infos);
 	KG_ARRAY(struct kg_host_span, host_spans);
+	/* The tracer's own time on a thread, from CUPTI's overhead records (buffer flushes
+	 * and requests, instrumentation, its resources): by (thread, start), each named
+	 * tracer_name. Whatever the thread was in then, a call or a span, that time is the
+	 * recording's, not the program's (analysis/host.c). */
+	KG_ARRAY(struct kg_host_span, tracer_spans);
 	KG_ARRAY(struct kg_host_sampling, host_samplings);
 	KG_ARRAY(struct kg_comm_call, comm_calls); /* what readers found about communication
 						    * calls (model/comm.h) */
@@ -387,6 +392,7 @@ struct kg_model {
 				 * its --delay), on the trace's clock; KG_NO_TIME unknown */
 	uint64_t dropped;       /* over all processes */
 	uint32_t command;       /* string id: the recorded command line */
+	uint32_t tracer_name;   /* string id: what tracer_spans are called, 0 when none */
 	int has_queued;         /* some kernel has a queued timestamp */
 	int has_api;            /* API calls were recorded */
 	uint64_t untrue[KG_UNTRUE_KINDS][KG_UNTRUE_WHYS]; /* records left out, by kind, why */
@@ -426,6 +432,8 @@ struct kg_range *model_add_range(struct kg_model *m);
  * state unknown. NULL when out of memory. model_finish puts the spans in (thread, start)
  * order, with the threads; model_restrict keeps their parts within the window. */
 struct kg_host_span *model_add_host_span(struct kg_model *m);
+/* A span of the tracer's own time (tracer_spans): as a host span. NULL when out of memory. */
+struct kg_host_span *model_add_tracer_span(struct kg_model *m);
 struct kg_hw_device *model_add_hw_device(struct kg_model *m);
 struct kg_hw_sample *model_add_hw_sample(struct kg_model *m);
 /* A block of the kernel ops[op] (op as the reader added it), and a device's SM placement

@@ -434,6 +434,46 @@ static void note_refusals(struct kgt_reader *r)
 	store_done(it);
 }
 
+/* CUPTI's overhead records of the tracer's own work (CUpti_ActivityOverheadKind: a buffer
+ * flush, instrumentation, its resources, an activity buffer request), on a thread that
+ * also made API calls: the program's time those took is the recording's. Compilation, module
+ * and function loading are the program's own costs, which CUPTI reports as well. */
+static int is_tracer_overhead(int64_t kind)
+{
+	return kind == (1 << 16) || kind == (2 << 16) || kind == (3 << 16) || kind == (7 << 16);
+}
+
+static uint32_t known_thread(const struct kg_model *m, uint32_t process, int64_t tid)
+{
+	for (uint32_t t = 0; t < m->n_threads; t++)
+		if (m->threads[t].process == process && m->threads[t].tid == tid)
+			return t;
+	return KG_NONE;
+}
+
+static int on_tracer(struct kgt_reader *r, const struct kg_store_rows *st)
+{
+	uint32_t p = kgt_proc_of(r, store_int(st, 0));
+	if (p == KG_NONE || !is_tracer_overhead(store_int(st, 1)))
+		return 0;
+	uint32_t t = known_thread(r->m, p, store_int(st, 2));
+	if (t == KG_NONE)
+		return 0; /* the recorder's own threads: not the program's time */
+	struct kg_host_span *h = model_add_tracer_span(r->m);
+	if (!h)
+		return kgt_oom(r);
+	h->thread = t;
+	h->start = time_col(st, 3);
+	h->end = time_col(st, 4);
+	if (h->start == KG_NO_TIME || h->end == KG_NO_TIME || h->end <= h->start) {
+		r->m->n_tracer_spans--;
+		return 0;
+	}
+	if (!r->m->tracer_name)
+		r->m->tracer_name = model_string(r->m, "CUPTI's own work (tracing)");
+	return 0;
+}
+
 /* Full mode's launch calls sampled in windows: the process's kernels are dated by their
  * queued times (model.h, op_issued). */
 static int on_launch_setting(struct kgt_reader *r, const struct kg_store_rows *st)
@@ -488,6 +528,8 @@ static int read_all(struct kgt_reader *r)
 		rc = kgt_each_row(r, KG_READ_SYNCS, on_sync);
 	if (!rc)
 		rc = kgt_each_row(r, KG_READ_NVTX, on_nvtx);
+	if (!rc)
+		rc = kgt_each_row(r, KG_READ_TRACER, on_tracer);
 	if (!rc)
 		rc = kgt_read_stacks(r);
 	if (!rc)

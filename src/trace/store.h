@@ -102,6 +102,8 @@ enum kg_read {
 	KG_READ_HOST_SETTINGS, /* process, hz, note, threads, taken, lost_ring + lost_pending,
 				* no_stack, lost_threads */
 	KG_READ_HOST_THREADS,  /* process, thread (its tid), name: by process, then number */
+	KG_READ_TRACER,        /* process, kind, thread, start, end: CUPTI's overhead records
+				* of threads */
 	KG_READ_LAUNCH_SETTINGS, /* process, calls ('sampled' or 'all'), window_on_ms,
 				  * window_period_ms, why */
 	/* info's */
