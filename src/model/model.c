@@ -166,6 +166,7 @@ static int reserve(void **arr, uint32_t *cap, uint32_t want, size_t size)
 		return -ENOMEM;
 	*arr = p;
 	*cap = want;
+	array_advise_huge(p, (size_t)want * size);
 	return 0;
 }
 
