@@ -14,7 +14,7 @@ int cli_check_recorded(const char *path, const struct kg_model *m)
 	for (uint32_t i = 0; i < m->n_processes; i++)
 		if (m->processes[i].refused && !refused++)
 			first = i;
-	if (!refused && !m->n_ops && !m->n_apis && !m->n_ranges) {
+	if (!refused && !m->n_ops && !m->n_apis && !m->n_ranges && !m->unread_rows) {
 		/* an empty trace, or one whose every event was malformed: said, not reported as
 		 * a run without problems */
 		kg_err("nothing to show in '%s': it holds no GPU operation, API call or range%s%s",
@@ -23,7 +23,7 @@ int cli_check_recorded(const char *path, const struct kg_model *m)
 	}
 	if (!refused)
 		return KG_EXIT_OK;
-	if (!m->n_ops && !m->n_apis) {
+	if (!m->n_ops && !m->n_apis && !m->unread_rows) {
 		const struct kg_process *p = &m->processes[first];
 		char more[64] = "";
 		if (refused > 1)

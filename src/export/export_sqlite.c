@@ -127,17 +127,18 @@ static int exec_sql(struct sq *q, const char *sql, const char *what)
 }
 
 /* A new file written by this process alone, in one transaction, renamed into place when
- * complete: no journal, no syncs, no locks taken and given back, 64 MiB of cache (the
- * rows go in at the right end of their trees: 256 MiB was no faster, and 150 MB more),
- * in SQLite's usual pages. */
-static int set_up(struct sq *q)
+ * complete: no journal, no syncs, no locks taken and given back, 8 MiB of cache (every
+ * row and index entry goes in at the right end of its tree, so a page once left is not
+ * needed again: 64 MiB took a third more time, in page faults and cache misses), pages
+ * of KG_ROWS_PAGE_SIZE, or KG_MANY_ROWS_PAGE_SIZE for many rows (trace/schema.h). */
+static int set_up(struct sq *q, uint64_t rows)
 {
 	char sql[256];
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-		 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; "
+		 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; "
 		 "PRAGMA temp_store=MEMORY;",
-		 KG_ROWS_PAGE_SIZE);
+		 rows >= KG_MANY_ROWS ? KG_MANY_ROWS_PAGE_SIZE : KG_ROWS_PAGE_SIZE);
 	return exec_sql(q, sql, "set-up");
 }
 
@@ -263,7 +264,7 @@ static int write_contexts(struct sq *q, const struct kg_model *m)
 
 /* ------------------------------------------------------------------ begin and end */
 
-static int open_db(struct sq *q)
+static int open_db(struct sq *q, const struct kg_model *m)
 {
 	/* under a temporary name, renamed at the end: never a half-written trace */
 	struct kg_outfile_opts oo = {.what = "the trace"};
@@ -279,7 +280,7 @@ static int open_db(struct sq *q)
 			 q->db ? sqlite3_errmsg(q->db) : "out of memory");
 		return -EIO;
 	}
-	int rc = set_up(q);
+	int rc = set_up(q, (uint64_t)m->n_ops + m->n_apis);
 	if (!rc)
 		rc = exec_sql(q, "BEGIN", "begin");
 	if (!rc)
@@ -332,7 +333,7 @@ static int write_strings(struct sq *q, const struct kg_model *m)
 static int on_begin(struct kg_export_ops *x, const struct kg_model *m)
 {
 	struct sq *q = self(x);
-	int rc = open_db(q);
+	int rc = open_db(q, m);
 	if (!rc)
 		rc = write_meta(q, m);
 	if (!rc)
@@ -819,6 +820,7 @@ struct blocks_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
 	const struct kg_packed_table *t;
+	const char *input; /* the attached trace's path, for messages */
 };
 
 struct blocks_cursor {
@@ -859,6 +861,7 @@ static int blocks_connect(sqlite3 *db, void *aux, int argc, const char *const *a
 	memset(v, 0, sizeof(*v));
 	v->db = db;
 	v->t = t;
+	v->input = aux;
 	*out = &v->base;
 	return SQLITE_OK;
 }
@@ -895,8 +898,9 @@ static int blocks_close(sqlite3_vtab_cursor *cur)
 
 static int blocks_fail(struct blocks_cursor *c)
 {
-	sqlite3_free(c->base.pVtab->zErrMsg);
-	c->base.pVtab->zErrMsg = sqlite3_mprintf("%s", c->err);
+	const struct blocks_vtab *v = (const struct blocks_vtab *)c->base.pVtab;
+	sqlite3_free(c->base.pVtab->zErrMsg); /* naming the input, as its readers do */
+	c->base.pVtab->zErrMsg = sqlite3_mprintf("'%s': %s", v->input, c->err);
 	return SQLITE_ERROR;
 }
 
@@ -963,9 +967,10 @@ static const sqlite3_module blocks_module = {
 };
 
 /* Every packed table's rows from the input's blocks into main's SQL table of that name. */
-static int expand_blocks(struct sq *q)
+static int expand_blocks(struct sq *q, const char *input)
 {
-	if (sqlite3_create_module(q->db, "kgantt_blocks", &blocks_module, NULL) != SQLITE_OK)
+	if (sqlite3_create_module(q->db, "kgantt_blocks", &blocks_module, (void *)input) !=
+	    SQLITE_OK)
 		return sql_fail(q, "blocks");
 	int rc = 0;
 	for (const struct kg_packed_table *t = kg_packed_tables; !rc && t->name; t++) {
@@ -1010,11 +1015,11 @@ static int each_row(struct sq *q, const char *what, const char *fmt, const char 
 
 /* The input's tables (but its blocks), indexes, rows, views and triggers. A compacted
  * input's packed tables become the SQL tables, indexes and views of this version, the
- * indexes made before the rows go in: the rows come in the indexes' order, which SQLite
- * takes faster than an index made afterwards (1M kernels: 3.3 s against 5.6 s for the
- * four, sqlite3 shell). Format 2-4's blocks and their triggers are left out (their rows
+ * indexes made before the rows go in: the rows come in the indexes' order (each entry an
+ * append), which SQLite takes faster than an index made afterwards (1M kernels: 3.3 s
+ * against 5.6 s, sqlite3 shell). Format 2-4's blocks and their triggers are left out (their rows
  * are SQL rows too). */
-static int copy_schema_and_rows(struct sq *q)
+static int copy_schema_and_rows(struct sq *q, const char *input)
 {
 	static const char *const objects =
 		"SELECT sql FROM src.sqlite_master WHERE type = '%s' AND sql IS NOT NULL AND "
@@ -1040,7 +1045,7 @@ static int copy_schema_and_rows(struct sq *q)
 				 "substr(name, 1, 7) != 'sqlite_' AND name != 'packed' ORDER BY rowid",
 			      "INSERT INTO main.\"%w\" SELECT * FROM src.\"%w\"", "rows");
 	if (!rc && packed)
-		rc = expand_blocks(q);
+		rc = expand_blocks(q, input);
 	for (const char *type = "view"; !rc && type; type = *type == 'v' ? "trigger" : NULL) {
 		snprintf(sql, sizeof(sql), objects, type);
 		rc = each_row(q, sql, NULL, "views");
@@ -1056,9 +1061,10 @@ static int copy_schema_and_rows(struct sq *q)
 
 /* A kgantt trace exported whole: every table copied as it is, its packed tables written
  * out as rows (packed_expand), every column as recorded where the model holds only what
- * kgantt shows; into a new file of SQLite's usual pages (KG_ROWS_PAGE_SIZE), with the
- * input attached: no copy of the blocks to vacuum away afterwards. */
-static int copy_as_rows(struct sq *q, const char *input)
+ * kgantt shows; into a new file (set_up: its pages by its rows, of which the input's
+ * kernels and API calls are most), with the input attached: no copy of the blocks to
+ * vacuum away afterwards. */
+static int copy_as_rows(struct sq *q, const char *input, uint64_t rows)
 {
 	sqlite3 *src = NULL;
 	char why[512];
@@ -1075,7 +1081,7 @@ static int copy_as_rows(struct sq *q, const char *input)
 	}
 	int rc = sqlite3_open_v2(tmp, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 						       SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK
-			 ? set_up(q)
+			 ? set_up(q, rows)
 			 : sql_fail(q, "create");
 	sqlite3_stmt *st = NULL;
 	if (!rc && (sqlite3_prepare_v2(q->db, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) !=
@@ -1087,7 +1093,7 @@ static int copy_as_rows(struct sq *q, const char *input)
 	if (!rc)
 		rc = exec_sql(q, "BEGIN", "begin");
 	if (!rc)
-		rc = copy_schema_and_rows(q);
+		rc = copy_schema_and_rows(q, input);
 	if (!rc && (trace_put_meta(q->db, "exported_from", input) != SQLITE_OK ||
 		    trace_put_meta(q->db, "exported_from_format", "kgantt") != SQLITE_OK))
 		rc = sql_fail(q, "meta");
@@ -1110,11 +1116,16 @@ int export_sqlite(const char *path, const struct kg_model *m, const struct kg_ex
 	};
 	err[0] = '\0';
 	if (!strcmp(m->source, "kgantt") && !o->windowed) {
-		int rc = copy_as_rows(&q, m->path);
+		/* the model may hold no kernel nor API call (kg_load_opts.copy_only): counted */
+		int rc = copy_as_rows(&q, m->path, m->unread_rows + m->n_ops + m->n_apis);
 		if (q.db)
 			sqlite3_close(q.db);
 		outfile_abort(&q.out); /* failed: leave nothing behind; after a commit, a no-op */
 		return rc;
+	}
+	if (m->unread_rows) { /* copy_only is for whole kgantt traces, copied above */
+		snprintf(err, errlen, "cannot write '%s': the trace was loaded without its rows", path);
+		return -EINVAL;
 	}
 	/* the kernels' new ids, for the SM blocks that name them */
 	if (m->n_sm_blocks && !(q.kernel_id = calloc((size_t)m->n_ops + 1, sizeof(*q.kernel_id)))) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
+
 /* ------------------------------------------------------------------ the walk */
 
 /* One host-side event (API call or range) or sync, with its sort key. */
@@ -56,9 +58,11 @@ static int walk_host(const struct kg_model *m, struct kg_export_ops *x)
 	if (!x->api && !x->range)
 		return 0;
 	size_t na = x->api ? m->n_apis : 0, nr = x->range ? m->n_ranges : 0;
-	struct host_ev *ev = malloc((na + nr ? 2 * (na + nr) : 1) * sizeof(*ev));
+	size_t bytes = (na + nr ? 2 * (na + nr) : 1) * sizeof(struct host_ev);
+	struct host_ev *ev = malloc(bytes);
 	if (!ev)
 		return -ENOMEM;
+	array_advise_huge(ev, bytes);
 	struct host_ev *a = ev + na + nr, *r = a + na; /* sorted apart, then merged into ev */
 	for (uint32_t i = 0; i < na; i++) {
 		const struct kg_api *p = &m->apis[i];

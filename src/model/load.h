@@ -21,6 +21,12 @@ struct kg_load_opts {
 	int any_span;     /* export's tables and info, which compute nothing of the times: a
 			   * trace whose records span more than any recording (traces of two
 			   * machines merged) is read as it is, not refused */
+	int copy_only;    /* kgantt traces: the caller copies the rows from the file itself
+			   * (export -f sqlite of a whole trace), so only what says whether it
+			   * holds anything is read: processes, devices, streams, copies,
+			   * memsets, syncs, ranges; the kernels and API calls are counted
+			   * (kg_model.unread_rows), not read, and so are stacks, host and
+			   * hardware samples, SM blocks. Other formats are read whole */
 };
 
 /* Detects the format from the content (never from the file name), reads the file into

@@ -113,6 +113,7 @@ int model_clone(const struct kg_model *src, struct kg_model *dst)
 	dst->times_checked = src->times_checked;
 	dst->gpu_work_calls = src->gpu_work_calls;
 	dst->gpu_untraced = src->gpu_untraced;
+	dst->unread_rows = src->unread_rows;
 	memcpy(dst->notes, src->notes, sizeof(dst->notes));
 	dst->n_notes = src->n_notes;
 	return 0;
@@ -165,6 +166,7 @@ static int reserve(void **arr, uint32_t *cap, uint32_t want, size_t size)
 		return -ENOMEM;
 	*arr = p;
 	*cap = want;
+	array_advise_huge(p, (size_t)want * size);
 	return 0;
 }
 

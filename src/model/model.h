@@ -401,6 +401,8 @@ struct kg_model {
 				  * (model_finish) */
 	int gpu_untraced;       /* such calls, but no GPU operation: the GPU side was not
 				 * recorded (model_finish) */
+	uint64_t unread_rows;   /* kernels and API calls the reader counted but did not read
+				 * (kg_load_opts.copy_only) */
 	char notes[12][256];    /* what the reader could not take in, for the report header */
 	int n_notes;
 	void *index;            /* lookups used while loading (model.c) */

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
+
 /* A key while sorting; a place record (same 16 bytes) while the ops are swapped. */
 union op_slot {
 	struct {
@@ -64,6 +66,7 @@ static int buf_room(struct merge_buf *b, uint32_t n)
 		return -ENOMEM;
 	b->v = v;
 	b->cap = n;
+	array_advise_huge(v, (size_t)n * sizeof(*v));
 	return 0;
 }
 
@@ -123,6 +126,7 @@ static union op_slot *sorted_keys(const struct kg_model *m, uint32_t **stream_en
 	uint32_t ns = m->n_streams, n = m->n_ops;
 	uint32_t *at = calloc((size_t)ns + 2, sizeof(*at));
 	union op_slot *keys = malloc(((size_t)n + 1) * sizeof(*keys));
+	array_advise_huge(keys, ((size_t)n + 1) * sizeof(*keys));
 	struct merge_buf buf = {0};
 	int rc = at && keys ? 0 : -ENOMEM;
 	for (uint32_t i = 0; !rc && i < n; i++)

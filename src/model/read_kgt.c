@@ -485,8 +485,35 @@ static int on_launch_setting(struct kgt_reader *r, const struct kg_store_rows *s
 	return 0;
 }
 
+/* kg_load_opts.copy_only: the kernels and API calls counted, however they are kept. */
+static int count_bulk(struct kgt_reader *r)
+{
+	int64_t kernels, apis;
+	int rc = store_count(r->s, "kernels", &kernels);
+	if (!rc)
+		rc = store_count(r->s, "api_calls", &apis);
+	if (rc)
+		return kgt_store_failed(r, rc);
+	r->m->unread_rows = (uint64_t)kernels + (uint64_t)apis;
+	return 0;
+}
+
+/* What only some commands need: the stacks, host and hardware samples, SM blocks. */
+static int read_extras(struct kgt_reader *r)
+{
+	int rc = kgt_read_stacks(r);
+	if (!rc)
+		rc = kgt_read_host(r);
+	if (!rc)
+		rc = kgt_read_hw(r);
+	if (!rc) /* after every op: its blocks name ops by index */
+		rc = kgt_read_sm(r);
+	return rc;
+}
+
 static int read_all(struct kgt_reader *r)
 {
+	int copy_only = r->opts && r->opts->copy_only;
 	char command[4096];
 	int rc = load_strings(r);
 	store_meta(r->s, "command", command, sizeof(command));
@@ -517,7 +544,7 @@ static int read_all(struct kgt_reader *r)
 	if (!rc)
 		note_refusals(r);
 	if (!rc)
-		rc = kgt_read_bulk(r);
+		rc = copy_only ? count_bulk(r) : kgt_read_bulk(r);
 	kgt_progress(r, 0.85);
 	if (!rc)
 		rc = kgt_each_op_row(r, KG_READ_MEMCPYS, on_memcpy);
@@ -528,16 +555,10 @@ static int read_all(struct kgt_reader *r)
 		rc = kgt_each_row(r, KG_READ_SYNCS, on_sync);
 	if (!rc)
 		rc = kgt_each_row(r, KG_READ_NVTX, on_nvtx);
-	if (!rc)
+	if (!rc && !copy_only)
 		rc = kgt_each_row(r, KG_READ_TRACER, on_tracer);
-	if (!rc)
-		rc = kgt_read_stacks(r);
-	if (!rc)
-		rc = kgt_read_host(r);
-	if (!rc)
-		rc = kgt_read_hw(r);
-	if (!rc) /* after every op: its blocks name ops by index */
-		rc = kgt_read_sm(r);
+	if (!rc && !copy_only)
+		rc = read_extras(r);
 	kgt_progress(r, 1.0);
 	return rc;
 }

@@ -14,9 +14,13 @@
 #define KG_TRACE_PACKED_MIN_READER 5
 /* SQLite's page size in the compacted traces kgantt writes: a trace has some 45 tables and
  * indexes, mostly small, each at least a page (docs/results/trace-size.md); a trace of SQL
- * rows (pack --drop, export) keeps SQLite's default. */
+ * rows (pack --drop, export) keeps SQLite's default, but an export of KG_MANY_ROWS kernels
+ * and API calls or more takes 64 KiB pages: SQLite writes its rows with a third less work
+ * (docs/results/export-speed.md), where they would make a small trace 2 MB. */
 #define KG_TRACE_PAGE_SIZE 1024
 #define KG_ROWS_PAGE_SIZE 4096
+#define KG_MANY_ROWS 100000
+#define KG_MANY_ROWS_PAGE_SIZE 65536
 
 /* Every table and view but the packed tables' rows and the views on them. */
 extern const char kg_schema_sql[];

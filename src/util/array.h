@@ -9,6 +9,12 @@
  * the array when n reaches *cap, starting at first. 0, or -ENOMEM (the array is kept). */
 int array_room(void **arr, uint32_t *cap, uint32_t n, size_t size, uint32_t first);
 
+/* Advice that the bytes at p, a large array, be backed by 2 MiB pages where the kernel
+ * allows it (transparent huge pages in "madvise" mode, many distributions' default): a
+ * 512th of the page faults and TLB misses of 4 KiB pages. Nothing for less than 4 MiB, or
+ * where the kernel declines. */
+void array_advise_huge(void *p, size_t bytes);
+
 /* The index of percentile p (0..1) among n > 0 sorted values: nearest rank, one rule for
  * every percentile (p50 <= p99 whatever n). */
 static inline uint32_t array_pct_rank(uint32_t n, double p)

@@ -158,6 +158,41 @@ done
 	fail "the export does not say where it came from"
 echo "ok: a compacted trace exported whole: its $n tables as the rows it was packed from"
 
+# the rows' indexes are those docs/trace-format.md lists ("Indexes"), no kernels by stream
+# and time; a small trace keeps 4 KiB pages, one of 100,000 kernels and API calls or more
+# gets 64 KiB pages (trace/schema.h: KG_MANY_ROWS)
+want="api_by_correlation api_by_thread kernels_by_correlation"
+idx=$(sqlite3 "$WORK/c.rows" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master
+	WHERE type = 'index' AND tbl_name IN ('kernels', 'api_calls') ORDER BY name)")
+[ "$idx" = "$want" ] || fail "the export's indexes of kernels and API calls: '$idx', expected '$want'"
+grep -qF '`kernels(process, correlation)`, `api_calls(process, correlation)`, `api_calls(process, thread, start)`' \
+	docs/trace-format.md || fail "docs/trace-format.md does not list the rows' indexes as made"
+[ "$(sqlite3 "$WORK/c.rows" "PRAGMA page_size")" = 4096 ] || fail "a small export's page size"
+if command -v python3 > /dev/null; then
+	python3 bench/gen_trace.py -q -n 60000 --seed 3 -o "$WORK/big.kgt" || fail "gen_trace"
+	"$K" pack "$WORK/big.kgt" || fail "pack the 60k trace"
+	"$K" export -q -f sqlite -o "$WORK/big.rows" "$WORK/big.kgt" || fail "export of the 60k trace"
+	[ "$(sqlite3 "$WORK/big.rows" "SELECT (SELECT COUNT(*) FROM kernels) + (SELECT COUNT(*) FROM
+		api_calls) >= 100000")" = 1 ] || fail "the 60k trace has fewer than 100,000 rows"
+	[ "$(sqlite3 "$WORK/big.rows" "PRAGMA page_size")" = 65536 ] || fail "a large export's page size"
+	[ "$(sqlite3 "$WORK/big.rows" "PRAGMA integrity_check")" = ok ] || fail "the large export's integrity"
+	rm -f "$WORK/big.kgt" "$WORK/big.rows"
+fi
+echo "ok: the export's indexes are the documented ones; 4 KiB pages, 64 KiB for many rows"
+
+# a whole kgantt trace is copied from its file, its kernels and API calls counted, not
+# loaded (kg_load_opts.copy_only): a trace of kernels alone is no "nothing to show", and
+# every kernel is written
+cp "$WORK/c.kgt" "$WORK/k.kgt"
+sqlite3 "$WORK/k.kgt" "DELETE FROM memcpys; DELETE FROM memsets; DELETE FROM nvtx; DELETE FROM syncs;
+	DELETE FROM packed WHERE tbl = 'api_calls'" || fail "cannot make a trace of kernels alone"
+"$K" export -q -f sqlite -o "$WORK/k.rows" "$WORK/k.kgt" 2> "$WORK/err" ||
+	fail "export of a trace of kernels alone exited $?: $(cat "$WORK/err")"
+[ "$(sqlite3 "$WORK/k.rows" "SELECT COUNT(*) FROM kernels")" = "$(sqlite3 "$t" "SELECT COUNT(*) FROM kernels")" ] ||
+	fail "the export of a trace of kernels alone lost kernels"
+[ "$(sqlite3 "$WORK/k.rows" "SELECT COUNT(*) FROM api_calls")" = 0 ] || fail "API calls from nowhere"
+echo "ok: a trace of kernels alone exported whole"
+
 # two processes on one GPU: a host group and a GPU group each
 python3 - "$WORK/timeslice_bad.chrome.json" <<'EOF' || fail "timeslice_bad: groups"
 import json, sys

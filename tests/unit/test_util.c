@@ -1,7 +1,11 @@
 #include "harness.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "util/array.h"
 #include "util/cxx_name.h"
 #include "util/demangle.h"
 #include "util/pathfmt.h"
@@ -105,4 +109,46 @@ TEST(demangle_cuda_kernel_names)
 	CHECK(demangle("plain_c_kernel") == NULL);
 	CHECK(demangle("_Znot valid") == NULL);
 	CHECK(demangle(NULL) == NULL);
+}
+
+/* 1 when the mapping of /proc/self/smaps holding p has flag (VmFlags), 0 when not, -1 when
+ * it cannot be told */
+static int mapping_has_flag(const void *p, const char *flag)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int in = 0, found = -1;
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8))
+			found = strstr(line, flag) != NULL;
+	}
+	fclose(f);
+	return found;
+}
+
+/* A large growing array is advised onto huge pages (the model's ops and API calls: a
+ * 512th of the page faults). Skipped where the kernel has transparent huge pages off. */
+TEST(large_arrays_advised_huge)
+{
+	char mode[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = 0;
+		fclose(f);
+	}
+	if (!strstr(mode, "[madvise]") && !strstr(mode, "[always]"))
+		return; /* nothing to advise */
+	char *big = NULL;
+	uint32_t cap = 0;
+	CHECK_EQ_INT(array_room((void **)&big, &cap, 0, 1, 16u << 20), 0);
+	int huge = mapping_has_flag(big + (8u << 20), " hg");
+	if (huge >= 0) /* no /proc: nothing to tell */
+		CHECK_EQ_INT(huge, 1);
+	free(big);
 }
