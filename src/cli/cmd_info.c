@@ -157,6 +157,21 @@ static void print_stacks(struct kg_store *s)
 	store_done(st);
 }
 
+/* Full mode's kernel launch calls: sampled in windows, or every one, and why. */
+static void print_launches(struct kg_store *s)
+{
+	struct kg_store_rows *st = NULL;
+	if (!store_has_table(s, "launch_settings") || !next_row(s, KG_READ_LAUNCH_SETTINGS, &st))
+		return; /* kernels mode, or a trace from before issue 26: every launch */
+	if (!strcmp(col_text(st, 1), "sampled"))
+		printf("launch calls: sampled, %lld ms in every %lld ms once no new kernel appears "
+		       "(the other kernels dated by their queued time)\n",
+		       (long long)store_int(st, 2), (long long)store_int(st, 3));
+	else
+		printf("launch calls: every one (%s)\n", col_text(st, 4));
+	store_done(st);
+}
+
 static void print_devices(struct kg_store *s)
 {
 	struct kg_store_rows *st = NULL;
@@ -350,6 +365,7 @@ static void describe_trace(struct kg_store *s, const struct kg_model *m)
 		       i + 1 < sizeof(tables) / sizeof(tables[0]) ? "," : "\n");
 	}
 	print_packed(s);
+	print_launches(s);
 	print_stacks(s);
 	print_sm(s);
 }

@@ -93,9 +93,14 @@ static void header_counts(FILE *f, const struct kg_model *m)
 	fmt_count(kinds[KG_OP_KERNEL], k);
 	fmt_count(kinds[KG_OP_MEMCPY], c);
 	fmt_count(kinds[KG_OP_MEMSET], s);
+	int sampled = 0;
+	for (uint32_t p = 0; p < m->n_processes; p++)
+		sampled |= m->processes[p].launches_sampled;
 	if (m->has_api)
-		field(f, "recorded", "%s kernels, %s copies, %s memsets, %s API calls", k, c, s,
-		      fmt_count(m->n_apis, a));
+		field(f, "recorded", "%s kernels, %s copies, %s memsets, %s API calls%s", k, c, s,
+		      fmt_count(m->n_apis, a),
+		      sampled ? " (kernel launches' calls sampled: the others dated by their queued "
+				"time)" : "");
 	else
 		field(f, "recorded", "%s kernels, %s copies, %s memsets, no API calls (host-side "
 		      "causes of idle time are unknown)", k, c, s);

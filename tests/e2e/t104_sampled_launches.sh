@@ -27,8 +27,16 @@ print("ok: %s: launches sampled (10 ms in 100 ms): %d of %d kernels have their c
 PY
 done
 "$K" info "$(fixture current/gpt_default)" > "$WORK/info" || fail "info"
+grep -q "^launch calls: sampled, 10 ms in every 100 ms once no new kernel appears" "$WORK/info" ||
+	fail "info does not say the launch calls were sampled: $(cat "$WORK/info")"
+"$K" info "$(fixture current/all_launches/copies_bad)" | grep -q "^launch calls: every one (record --all-launches)$" ||
+	fail "info does not say why every launch was recorded"
+"$K" info "$(fixture copies_bad)" | grep -q "^launch calls" && fail "info: launch calls of a trace from before"
 "$K" report "$(fixture current/launches_bad)" > "$WORK/lb.txt" || fail "report"
 grep -q "launch-overhead" "$WORK/lb.txt" || fail "launches_bad: no launch-overhead"
+tr -s ' \n' ' ' < "$WORK/lb.txt" | grep -q "API calls (kernel launches' calls sampled: the others dated by their queued time)" ||
+	fail "the report's header does not say the launch calls were sampled"
+echo "ok: info and the report's header say the launch calls were sampled"
 
 cmp_py=$WORK/cmp.py
 cat > "$cmp_py" <<'PY'
