@@ -137,6 +137,7 @@ int cmd_record(int argc, char **argv)
 				.capture_range = 1, .stacks = 1};
 	for (int id = 0; id < KG_RS_COUNT; id++)
 		o.setting[id] = (int)kg_record_setting[id].def;
+	o.setting[KG_RS_HOST_HZ] = -1; /* unasked: as the mode says, below */
 	const struct cli_option opts[] = {
 		OPT_STRING('o', "output", &o.output, "FILE",
 			   "trace file (default kgantt.kgt). %p = pid of record, %h = host name, "
@@ -176,8 +177,8 @@ int cmd_record(int argc, char **argv)
 		{.type = CLI_OPT_CALLBACK, .long_name = "host-samples",
 		 .value = &o.setting[KG_RS_HOST_HZ], .argh = "HZ|off", .flags = CLI_OPT_OPTARG,
 		 .fn = take_host,
-		 .help = KG_HOST_HZ_UNASKED ? HOST_HELP " (default: " STRINGIFY(KG_HOST_DEFAULT_HZ)
-					      " Hz; off: none)"
+		 .help = KG_HOST_HZ_UNASKED ? HOST_HELP " (default: " STRINGIFY(KG_HOST_HZ_UNASKED)
+					      " Hz in full mode, off in kernels mode; off: none)"
 					    : HOST_HELP " (default: off)"},
 		OPT_BOOL(0, "sm", &o.sm,
 			 "full mode: which SM ran each block, and when, for kernels built with "
@@ -230,6 +231,8 @@ int cmd_record(int argc, char **argv)
 		kg_err("--sm needs --mode full (it reads the block logs at synchronising calls)");
 		return KG_EXIT_USAGE;
 	}
+	if (o.setting[KG_RS_HOST_HZ] < 0)
+		o.setting[KG_RS_HOST_HZ] = o.mode == RECORD_FULL ? KG_HOST_HZ_UNASKED : 0;
 	if (o.summarize_only && optind < argc) {
 		kg_err("--summarize-only TRACE runs no program");
 		return KG_EXIT_USAGE;

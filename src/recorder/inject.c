@@ -878,7 +878,9 @@ static void read_settings(void)
 	g.profiler_api_range = range && strcmp(range, "cudaProfilerApi") == 0;
 	g.sm = g.mode == KG_MODE_FULL && env_long("KGANTT_SM", 0, 0, 1);
 	g.hw_interval_ns = (uint64_t)setting(KG_RS_HW_NS);
-	g.host_hz = (unsigned)setting(KG_RS_HOST_HZ);
+	/* unset: the default of full mode; kernels mode has no API calls to place samples by */
+	const char *hz = getenv(kg_record_setting[KG_RS_HOST_HZ].env);
+	g.host_hz = g.mode == KG_MODE_KERNELS && !(hz && *hz) ? 0 : (unsigned)setting(KG_RS_HOST_HZ);
 	const char *t0 = getenv("KGANTT_T0");
 	g.t0 = t0 && *t0 ? strtoull(t0, NULL, 10) : 0;
 	if (g.t0 == 0 || g.t0 > now_raw_ns())

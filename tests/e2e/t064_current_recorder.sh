@@ -87,30 +87,30 @@ r=$(rules "$(fixture current/streams_busy)")
 # 7.75 s of imports, set-up and first iterations before them and the warm-up step left out
 g=$(fixture current/gpt_default)
 "$K" report "$g" > "$WORK/gpt-steps.txt" || fail "report gpt_default"
-grep -q "^  steps        the findings are of the 11 steady steps; left out: 7.81 s before step 1, step 1:" \
+grep -q "^  steps        the findings are of the 11 steady steps; left out: 4.91 s before step 1, step 1:" \
 	"$WORK/gpt-steps.txt" || fail "gpt: no steps in the header: $(sed -n 5,12p "$WORK/gpt-steps.txt")"
 grep -q "^  found        12 steps by the rhythm of the launches (no annotation): 919 operations" \
 	"$WORK/gpt-steps.txt" || fail "gpt: steps not found: $(grep -A3 '^Steps' "$WORK/gpt-steps.txt")"
-echo "ok: gpt: 12 steps of 919 operations, found without annotations; 7.81 s and a warm-up step left out"
-# --whole, as before the steps: 6.6 s of start-up by the one-gap heuristic, left out of
+echo "ok: gpt: 12 steps of 919 operations, found without annotations; 4.91 s and a warm-up step left out"
+# --whole, as before the steps: 4.0 s of start-up by the one-gap heuristic, left out of
 # host-bound, and the --delay that leaves most of it out (a quarter early: start-up varies)
 "$K" report --whole "$g" > "$WORK/gpt.txt" || fail "report gpt_default"
-grep -q "^  steady       1.70 s without 6.60 s of start-up and wind-down idle: the findings' shares are of it$" \
+grep -q "^  steady       1.42 s without 3.97 s of start-up and wind-down idle: the findings' shares are of it$" \
 	"$WORK/gpt.txt" || fail "gpt: no steady span in the header: $(sed -n 5,9p "$WORK/gpt.txt")"
-tr -s ' \n' ' ' < "$WORK/gpt.txt" | grep -q "began 10.9 s after the program started.* --delay 8.2 cuts most of it" ||
+tr -s ' \n' ' ' < "$WORK/gpt.txt" | grep -q "began 7.4 s after the program started.* --delay 5.5 cuts most of it" ||
 	fail "gpt: no --delay in gpu-utilization's fix: $(grep -A12 'gpu-utilization:' "$WORK/gpt.txt")"
 "$K" report --json --whole --no-progress "$g" > "$WORK/gpt.json" || fail "report --json gpt_default"
 python3 - "$WORK/gpt.json" <<'PY' || fail "gpt: start-up"
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 g = d["gpus"][0]
-assert g["idle_startup_ns"] > 5.5e9, g["idle_startup_ns"]
+assert g["idle_startup_ns"] > 3.5e9, g["idle_startup_ns"]
 hb = [f for f in d["findings"] if f["rule"] == "host-bound"][0]
-assert hb["gain_ns"] < 2.0e9, hb["gain_ns"]   # the steps' own gaps, not the 6.6 s start-up
+assert hb["gain_ns"] < 2.0e9, hb["gain_ns"]   # the steps' own gaps, not the 4.0 s start-up
 print("ok: gpt: %.2f s of start-up left out; host-bound %.0f ms; steady work %.1f%% busy"
       % (g["idle_startup_ns"] / 1e9, hb["gain_ns"] / 1e6, g["steady_busy_pct"]))
 PY
-echo "ok: gpt: gpu-utilization's fix names --delay 8.2 (steady work 10.9 s after the start)"
+echo "ok: gpt: gpu-utilization's fix names --delay 5.5 (steady work 7.4 s after the start)"
 
 # windows that never opened (streams bad, 0.5 s, under --delay 30 and under --capture-range
 # cudaProfilerApi without a cudaProfilerStart): the empty trace says why, and so does

@@ -91,13 +91,14 @@ echo "ok: samples lost, and not taken, in info and the report's notes"
 B=${BUILD:-build}
 make -s --no-print-directory BUILD="$B" "$B/libkgantt-inject.so" "$B/tests/py/host_shim.so" > "$WORK/make.log" 2>&1 ||
 	fail "cannot build the recorder and the shim: $(tail -3 "$WORK/make.log")"
-for opt in "" --host-samples --host-samples=250 --host-samples=off; do
+for opt in "" "--mode kernels" "--mode kernels --host-samples" --host-samples --host-samples=250 \
+	--host-samples=off; do
 	# shellcheck disable=SC2086,SC2016
 	"$K" record -q -o "$WORK/env.kgt" $opt -- sh -c 'echo "$KGANTT_HOST_HZ" > "$0"' "$WORK/hz" 2> /dev/null
-	case "$opt" in "" | *off) want=0 ;; *=250) want=250 ;; *) want=1000 ;; esac
+	case "$opt" in "") want=100 ;; "--mode kernels" | *off) want=0 ;; *=250) want=250 ;; *) want=1000 ;; esac
 	[ "$(cat "$WORK/hz")" = "$want" ] || fail "record $opt: KGANTT_HOST_HZ=$(cat "$WORK/hz"), expected $want"
 done
-echo "ok: record --host-samples sets KGANTT_HOST_HZ (1000 alone, off by default)"
+echo "ok: record --host-samples sets KGANTT_HOST_HZ (1000 alone; by default 100 in full mode, off in kernels mode)"
 py=$(python3 -c 'import sys; print(sys.executable)')
 shim=$PWD/$B/tests/py/host_shim.so
 "$K" record -o "$WORK/rec.kgt" --host-samples=500 -- env LD_PRELOAD="$shim" "$py" "$H/host_train.py" "$shim" 3 \
