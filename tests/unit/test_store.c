@@ -3,6 +3,7 @@
  * blocks or SQL rows; what dump reads. */
 #include "harness.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -15,6 +16,20 @@
 #include "trace/store.h"
 
 static char path[64];
+
+/* The statements the store prepares, counted: SQLite's own, through this one (the store's
+ * calls bind to it, the test being linked with the library; the shared SQLite's are
+ * looked up past it). */
+static int prepared;
+
+int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int n, sqlite3_stmt **st, const char **tail)
+{
+	static int (*real)(sqlite3 *, const char *, int, sqlite3_stmt **, const char **);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "sqlite3_prepare_v2");
+	prepared++;
+	return real(db, sql, n, st, tail);
+}
 
 static void exec(sqlite3 *db, const char *sql)
 {
@@ -145,5 +160,39 @@ TEST(an_sqlite_file_is_told_by_its_tables)
 	sqlite3_close(db);
 	CHECK(store_open_sqlite(path, &s, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "neither a kgantt trace"));
+	unlink(path);
+}
+
+/* What a compacted trace holds is asked once, not prepared anew each time (a job report
+ * opens a thousand traces): its tables, whether its packed tables can be read and how
+ * many rows they hold; and a trace without --hw has no rows of its hardware samples made
+ * for nothing (its SQL reads them from a temp table of the blocks' rows: that table made,
+ * with the schema of all of them). */
+TEST(what_it_holds_is_asked_once)
+{
+	write_trace();
+	pack();
+	struct kg_store *s;
+	char err[512];
+	CHECK_EQ_INT(store_open(path, &s, err, sizeof(err)), 0);
+	int before = prepared;
+	for (int i = 0; i < 3; i++) {
+		CHECK(store_has_table(s, "meta") && store_has_table(s, "hw_devices"));
+		CHECK(!store_has_table(s, "kernels") && !store_has_table(s, "nope"));
+		CHECK_EQ_INT(store_packed_usable(s, "kernels"), 1);
+	}
+	int64_t n;
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ_INT(store_count(s, "kernels", &n), 0);
+		CHECK_EQ_INT(n, 3);
+	}
+	CHECK(prepared - before <= 2); /* packed_usable of kernels: the format, the rows */
+	before = prepared;
+	struct kg_store_rows *it;
+	CHECK_EQ_INT(store_read(s, KG_READ_HW_SAMPLES, &it), 0);
+	CHECK_EQ_INT(store_next(it, NULL), 0);
+	store_done(it);
+	CHECK(prepared - before <= 2); /* packed_usable of hw_samples */
+	store_close(s);
 	unlink(path);
 }
