@@ -201,6 +201,19 @@ void store_close(struct kg_store *s)
 
 /* ------------------------------------------------------------------ what it holds */
 
+int store_hold(struct kg_store *s)
+{
+	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return read_failed(s, "a read transaction");
+	return 0;
+}
+
+void store_release(struct kg_store *s)
+{
+	if (!sqlite3_get_autocommit(s->db)) /* keeps the temp tables made, as without it */
+		sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+}
+
 void store_meta(struct kg_store *s, const char *key, char *out, size_t outlen)
 {
 	trace_db_meta(s->db, key, out, outlen);

@@ -5,9 +5,13 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <unistd.h>
+
+#include "model/load.h"
 
 #include "trace/pack.h"
 #include "trace/schema.h"
@@ -29,6 +33,24 @@ int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int n, sqlite3_stmt **st, c
 		*(void **)&real = dlsym(RTLD_NEXT, "sqlite3_prepare_v2");
 	prepared++;
 	return real(db, sql, n, st, tail);
+}
+
+/* The file locks SQLite takes and drops (fcntl F_SETLK), counted the same way (glibc's
+ * fcntl64, which SQLite calls). */
+static int locks;
+
+int fcntl64(int fd, int cmd, ...);
+int fcntl64(int fd, int cmd, ...)
+{
+	static int (*real)(int, int, ...);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "fcntl64");
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	locks += cmd == F_SETLK;
+	return real(fd, cmd, arg);
 }
 
 static void exec(sqlite3 *db, const char *sql)
@@ -194,5 +216,24 @@ TEST(what_it_holds_is_asked_once)
 	store_done(it);
 	CHECK(prepared - before <= 2); /* packed_usable of hw_samples */
 	store_close(s);
+	unlink(path);
+}
+
+/* A trace's load reads it in one read transaction: its file locked once, not for each of
+ * its fifty statements (each also looked for a journal and checked the file for changes). */
+TEST(a_load_locks_the_file_once)
+{
+	write_trace();
+	pack();
+	struct kg_model m;
+	struct kg_load_opts o = {.one_thread = 1};
+	char err[512];
+	locks = 0;
+	CHECK_EQ_INT(model_load(path, &m, &o, err, sizeof(err)), 0);
+	CHECK_EQ_INT(m.n_ops, 3);
+	/* SQLite sets 4 locks to take the file and drop it: once for the load (168 before),
+	 * and once for each of the few statements that open and check it */
+	CHECK(locks <= 40);
+	model_free(&m);
 	unlink(path);
 }
