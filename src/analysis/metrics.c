@@ -842,7 +842,8 @@ int metrics_run(struct kg_analysis *a)
 	 * and per-kernel statistics: they share nothing but the model they read */
 	pthread_t gpu_thread;
 	struct gpu_job job = {a, 0};
-	int threaded = pthread_create(&gpu_thread, NULL, gpu_metrics_main, &job) == 0;
+	int threaded = a->m->n_ops >= KG_RECORDS_FOR_A_THREAD &&
+		       pthread_create(&gpu_thread, NULL, gpu_metrics_main, &job) == 0;
 	if (!threaded)
 		job.rc = all_gpu_metrics(a);
 	int rc = stream_metrics(a);
