@@ -76,15 +76,20 @@ static int read_tables(sqlite3 *db, char **out)
 		return -EIO;
 	size_t len = 0, cap = 512;
 	char *names = malloc(cap);
-	int rc = names ? 0 : -ENOMEM, step;
+	int rc = names ? 0 : -ENOMEM, step = SQLITE_DONE;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		size_t n = name ? strlen(name) + 1 : 0;
-		char *grown = len + n + 1 > cap ? realloc(names, cap = 2 * (len + n + 1)) : names;
-		if (!grown)
-			rc = -ENOMEM;
-		else if (name)
-			memcpy((names = grown) + len, name, n), len += n;
+		if (len + n + 1 > cap) {
+			char *grown = realloc(names, cap = 2 * (len + n + 1));
+			if (!grown) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = grown;
+		}
+		memcpy(names + len, name ? name : "", n);
+		len += n;
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = -EIO;
@@ -96,6 +101,17 @@ static int read_tables(sqlite3 *db, char **out)
 	names[len] = 0;
 	*out = names;
 	return 0;
+}
+
+/* What could not open db (read_tables' rc) said in err, db closed: rc. */
+static int open_failed(sqlite3 *db, const char *path, int rc, char *err, size_t errlen)
+{
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory reading '%s'", path);
+	else
+		snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
+	sqlite3_close(db);
+	return rc;
 }
 
 static int in_tables(const char *tables, const char *name)
@@ -116,14 +132,9 @@ static int store_new(sqlite3 *db, const char *path, char *tables, struct kg_stor
 	if (!rc && (!s || !(s->path = strdup(path))))
 		rc = -ENOMEM;
 	if (rc) {
-		if (rc == -ENOMEM)
-			snprintf(err, errlen, "out of memory reading '%s'", path);
-		else
-			snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
 		free(s);
 		free(tables);
-		sqlite3_close(db);
-		return rc;
+		return open_failed(db, path, rc, err, errlen);
 	}
 	s->db = db;
 	s->tables = tables;
@@ -167,23 +178,17 @@ int store_open_sqlite(const char *path, struct kg_store **out, char *err, size_t
 		return rc;
 	/* a schema that cannot be read is damage, said as trace_db_open says it, not
 	 * "neither format" */
-	if ((rc = read_tables(db, &tables)) < 0) {
-		if (rc == -ENOMEM)
-			snprintf(err, errlen, "out of memory reading '%s'", path);
-		else
-			snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return rc == -ENOMEM ? rc : -EINVAL;
-	}
+	if ((rc = read_tables(db, &tables)) < 0)
+		return open_failed(db, path, rc == -ENOMEM ? rc : -EINVAL, err, errlen);
 	int kind = kind_by_tables(tables, path, err, errlen);
-	if (kind == KG_STORE_TRACE && (rc = trace_db_check(db, path, err, errlen)) < 0) {
-		free(tables);
-		return rc; /* closed */
-	}
 	if (kind != KG_STORE_TRACE) {
 		free(tables);
 		sqlite3_close(db);
 		return kind;
+	}
+	if ((rc = trace_db_check(db, path, err, errlen)) < 0) {
+		free(tables);
+		return rc; /* closed */
 	}
 	rc = store_new(db, path, tables, out, err, errlen);
 	return rc < 0 ? rc : KG_STORE_TRACE;
