@@ -731,43 +731,6 @@ struct name_values {
 	int64_t *dur, *launch;
 };
 
-/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n) on average.
- * Percentiles of a million durations need two selections, not a sort. It leaves v
- * partitioned around k: nothing before k is larger, nothing after it smaller. */
-int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
-{
-	uint32_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		/* median of three as the pivot keeps sorted input linear */
-		int64_t a = v[lo], b = v[mid], c = v[hi];
-		int64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		uint32_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
-
 /* The median and the 99th percentile of v[0..n), KG_NO_TIME when n is 0. Reorders v:
  * selecting the median leaves the larger half after it, where the 99th is selected. */
 static void pct_50_99(int64_t *v, uint32_t n, int64_t *p50, int64_t *p99)
@@ -923,7 +886,8 @@ int metrics_run(struct kg_analysis *a)
 	 * and per-kernel statistics: they share nothing but the model they read */
 	pthread_t gpu_thread;
 	struct gpu_job job = {a, 0};
-	int threaded = pthread_create(&gpu_thread, NULL, gpu_metrics_main, &job) == 0;
+	int threaded = a->m->n_ops >= KG_RECORDS_FOR_A_THREAD &&
+		       pthread_create(&gpu_thread, NULL, gpu_metrics_main, &job) == 0;
 	if (!threaded)
 		job.rc = all_gpu_metrics(a);
 	int rc = stream_metrics(a);

@@ -46,8 +46,6 @@ KG_RULES(KG_RULE_DECL_)
 /* A GPU's idle time by cause and place from its gaps' (metrics.c; steps.c places them
  * again by the steady steps). */
 void gaps_tally(struct kg_gpu_metrics *gm);
-/* The k-th smallest of v[0..n), reordering v (quickselect; metrics.c). */
-int64_t select_kth(int64_t *v, uint32_t n, uint32_t k);
 
 /* ------------------------------------------------------------------ for the rules (rules.c) */
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "analysis/pipeline.h"
+#include "util/array.h"
 #include "util/idmap.h"
 #include "util/timemath.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/array.h"
 #include "util/strtab.h"
 #include "util/timemath.h"
 
@@ -126,14 +127,6 @@ struct name_dur {
 	int64_t dur;
 };
 
-static int by_name_dur(const void *pa, const void *pb)
-{
-	const struct name_dur *a = pa, *b = pb;
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	return (a->dur > b->dur) - (a->dur < b->dur);
-}
-
 static int by_total_desc(const void *pa, const void *pb)
 {
 	const struct kg_rank_kernel *a = pa, *b = pb;
@@ -167,33 +160,56 @@ static int name_add(struct name_buf *nb, const char *s, uint32_t *off)
 	return 0;
 }
 
-/* Runs of one name in the sorted pairs, as kernel rows (count, total, p50). */
-static uint32_t name_runs(const struct name_dur *nd, size_t n, struct kg_rank_kernel *out)
+/* The kernels of one kind as rows of their names (count, total, p50), in the order of
+ * the names' string ids: each name's durations put side by side by a counting sort on
+ * the id (a trace has a few names, over thousands of kernels), its median selected, not
+ * sorted. The number of rows, or -ENOMEM. */
+static int name_rows(const struct name_dur *nd, size_t n, struct kg_rank_kernel *rows)
 {
-	uint32_t k = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
+	uint32_t top = 0;
+	for (size_t i = 0; i < n; i++)
+		top = nd[i].name > top ? nd[i].name : top;
+	uint32_t *end = calloc((size_t)top + 2, sizeof(*end)); /* name x's: end[x - 1]..end[x] */
+	int64_t *dur = malloc(n * sizeof(*dur));
+	int k = -ENOMEM;
+	if (!end || !dur)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		end[nd[i].name + 1]++;
+	for (uint32_t x = 0; x <= top; x++)
+		end[x + 1] += end[x];
+	for (size_t i = 0; i < n; i++) /* each name's start moves to its end */
+		dur[end[nd[i].name]++] = nd[i].dur;
+	k = 0;
+	for (uint32_t x = 0, from = 0; x <= top; from = end[x++]) {
+		uint32_t count = end[x] - from;
 		int64_t total = 0;
-		while (j < n && nd[j].name == nd[i].name)
-			total = kg_time_add(total, nd[j++].dur);
-		out[k++] = (struct kg_rank_kernel){.name = nd[i].name, .count = (uint32_t)(j - i),
-						   .total = total, .p50 = nd[i + (j - i) / 2].dur};
-		i = j;
+		if (!count)
+			continue;
+		for (uint32_t j = from; j < end[x]; j++)
+			total = kg_time_add(total, dur[j]); /* saturates: the same in any order */
+		rows[k++] = (struct kg_rank_kernel){.name = x, .count = count, .total = total,
+						    .p50 = select_kth(dur + from, count, count / 2)};
 	}
+out:
+	free(end);
+	free(dur);
 	return k;
 }
 
 /* The top names of one kind (compute or communication) into r->kernel, names into nb. */
-static int keep_names(struct kg_rank *r, const struct kg_model *m, struct name_dur *nd,
+static int keep_names(struct kg_rank *r, const struct kg_model *m, const struct name_dur *nd,
 		      size_t n, uint32_t keep, struct name_buf *nb)
 {
 	if (!n)
 		return 0;
-	qsort(nd, n, sizeof(*nd), by_name_dur);
 	struct kg_rank_kernel *rows = malloc(n * sizeof(*rows));
-	if (!rows)
+	int named = rows ? name_rows(nd, n, rows) : -ENOMEM;
+	if (named < 0) {
+		free(rows);
 		return -ENOMEM;
-	uint32_t k = name_runs(nd, n, rows);
+	}
+	uint32_t k = (uint32_t)named;
 	qsort(rows, k, sizeof(*rows), by_total_desc);
 	if (k > keep)
 		k = keep;

@@ -28,6 +28,12 @@
 
 #define KG_NO_TIME INT64_MIN
 #define KG_NONE UINT32_MAX
+/* Work on fewer records than this stays on the calling thread (the loader's two big
+ * tables, the analysis's per-GPU sweeps): a thread, and the loader's second connection
+ * to the file (its schema parsed again), cost about as much as reading 5,000 rows, so
+ * they pay for themselves only on large traces; a job report reads a thousand small
+ * ones. */
+#define KG_RECORDS_FOR_A_THREAD 65536
 
 /* ------------------------------------------------------------------ processes, devices */
 

@@ -568,7 +568,9 @@ int read_kgt_store(struct kg_model *m, struct kg_store *s, const struct kg_load_
 {
 	struct kgt_reader r = {.m = m, .s = s, .path = store_path(s), .err = err,
 			       .errlen = errlen, .opts = opts};
-	int rc = read_all(&r);
+	int rc = store_hold(s); /* one read transaction for every read */
+	rc = rc ? kgt_store_failed(&r, rc) : read_all(&r);
+	store_release(s);
 	if (!rc && r.skipped)
 		model_note(m, "%llu operations name no known process or device and were skipped",
 			   (unsigned long long)r.skipped);

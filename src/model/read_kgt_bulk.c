@@ -1,4 +1,5 @@
-/* The two big tables of a kgantt trace, kernels and api_calls, read on two threads.
+/* The two big tables of a kgantt trace, kernels and api_calls, read on two threads (one
+ * for fewer rows than KG_RECORDS_FOR_A_THREAD).
  *
  * Each table is cut into units by the store (trace/store.h: store_plan): its packed blocks
  * when the trace has usable ones, else chunks of ids of its SQL rows. Two threads, each
@@ -434,6 +435,7 @@ static int read_tables(struct kgt_reader *r, int rows_only, const int64_t rows[T
 		}
 		k.main = w[0];
 		threaded = !(r->opts && r->opts->one_thread) &&
+			   k.t[T_KERNELS].p.slots + k.t[T_APIS].p.slots >= KG_RECORDS_FOR_A_THREAD &&
 			   pthread_create(&second, NULL, second_thread, w[1]) == 0;
 		run_worker(w[0], 0);
 		if (threaded)

@@ -20,8 +20,8 @@
  *   5. a record lasting longer than any recording (KG_LONGEST_NS, 3.2 years): a lone
  *      record is its own body, which rule 4 cannot judge.
  *
- * The body is found from a sample of at most SAMPLE times (every k-th record), sorted:
- * milliseconds for ten million kernels. model_finish judges the ops and calls in its own
+ * The body is found from a sample of at most SAMPLE times (every k-th record), of which
+ * only the ends are put in order (order_ends). model_finish judges the ops and calls in its own
  * passes over them (untrue_times.h); the waits and ranges, few, are judged here. */
 #include "model/untrue_times.h"
 
@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/format.h"
 #include "util/timemath.h"
 
@@ -99,16 +100,31 @@ static int64_t reach_of(int64_t lo, int64_t hi)
 	return w > INT64_MAX / REACH ? INT64_MAX : w * REACH;
 }
 
-/* The body of n sorted times: their middle 98 % (all but the first two and the last two
- * of fewer than 200: a record gives two times, and one record far away with both must not
- * be the body's edge), widened while a time lies within reach. */
-static struct untrue_body body_of(const int64_t *t, size_t n)
+/* t[0..n) put where body_of reads it: t[outer] and t[n - 1 - outer] the values a sort
+ * would put there, and the outer times below and above them sorted. body_of widens from
+ * those two outwards only, so it reads what it would read of the sorted sample: two
+ * selections and two sorts of a hundredth each, in place of a sort of the whole. */
+static void order_ends(int64_t *t, size_t n, size_t outer)
+{
+	size_t j = n - 1 - outer;
+	select_kth(t, (uint32_t)n, (uint32_t)outer);
+	if (j > outer)
+		select_kth(t + outer + 1, (uint32_t)(n - outer - 1), (uint32_t)(j - outer - 1));
+	qsort(t, outer, sizeof(*t), by_value);
+	qsort(t + j + 1, outer, sizeof(*t), by_value);
+}
+
+/* The body of n times: their middle 98 % (all but the first two and the last two of fewer
+ * than 200: a record gives two times, and one record far away with both must not be the
+ * body's edge), widened while a time lies within reach. */
+static struct untrue_body body_of(int64_t *t, size_t n)
 {
 	struct untrue_body b = {0};
 	if (!n)
 		return b;
 	size_t outer = n < 6 ? 0 : n < 200 ? 2 : n / 100;
 	size_t i = outer, j = n - 1 - outer;
+	order_ends(t, n, outer);
 	for (int grew = 1; grew;) {
 		grew = 0;
 		while (i > 0 && kg_time_diff(t[i], t[i - 1]) <= reach_of(t[i], t[j]))
@@ -124,14 +140,24 @@ static struct untrue_body body_of(const int64_t *t, size_t n)
 	return b;
 }
 
+/* The times at or before 0 moved to the front of t; how many there are. */
+static size_t nonpositive_first(int64_t *t, size_t n)
+{
+	size_t p = 0;
+	for (size_t i = 0; i < n; i++)
+		if (t[i] <= 0) {
+			int64_t x = t[p];
+			t[p++] = t[i];
+			t[i] = x;
+		}
+	return p;
+}
+
 /* The trace's body. When most times are after 0, from those alone: a 0 written for "not
  * recorded" must not widen the body that tells whether it is true. */
 static struct untrue_body find_body(int64_t *t, size_t n)
 {
-	qsort(t, n, sizeof(*t), by_value);
-	size_t p = 0;
-	while (p < n && t[p] <= 0)
-		p++;
+	size_t p = nonpositive_first(t, n);
 	struct untrue_body b = p < n - p ? body_of(t + p, n - p) : body_of(t, n);
 	b.ok_lo = -INT64_MAX + 1, b.ok_hi = INT64_MAX - 1; /* rule 1 */
 	if (b.have) {

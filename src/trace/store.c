@@ -13,10 +13,21 @@
 #include "trace/trace_db.h"
 #include "util/hw_figures.h"
 
+#define MEMO_TABLES 8 /* packed tables whose packed_usable is kept; more are asked anew */
+
 struct kg_store {
 	sqlite3 *db;
 	char *path;
 	int only;        /* format 5: the packed tables only as blocks */
+	/* What the trace holds, read once: each ask was a query prepared anew, and a job
+	 * report opens a thousand traces. The connection is read-only, its file not ours to
+	 * change. */
+	char *tables;    /* the names of its tables, each ended by NUL, then an empty one */
+	struct usable {  /* packed_usable of each packed table (by its place in
+			  * kg_packed_tables), once asked */
+		int asked, usable;
+		int64_t rows;
+	} usable[MEMO_TABLES];
 	char err[1024];
 };
 
@@ -54,17 +65,79 @@ const char *store_error(const struct kg_store *s)
 
 /* ------------------------------------------------------------------ opening */
 
-static int store_new(sqlite3 *db, const char *path, struct kg_store **out, char *err,
-		     size_t errlen)
+/* The names of db's tables (struct kg_store's tables) into *out: 0, -ENOMEM, or -EIO
+ * when its schema cannot be read (a damaged file: sqlite3_errmsg says how). */
+static int read_tables(sqlite3 *db, char **out)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	size_t len = 0, cap = 512;
+	char *names = malloc(cap);
+	int rc = names ? 0 : -ENOMEM, step = SQLITE_DONE;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		size_t n = name ? strlen(name) + 1 : 0;
+		if (len + n + 1 > cap) {
+			char *grown = realloc(names, cap = 2 * (len + n + 1));
+			if (!grown) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = grown;
+		}
+		memcpy(names + len, name ? name : "", n);
+		len += n;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -EIO;
+	sqlite3_finalize(st);
+	if (rc) {
+		free(names);
+		return rc;
+	}
+	names[len] = 0;
+	*out = names;
+	return 0;
+}
+
+/* What could not open db (read_tables' rc) said in err, db closed: rc. */
+static int open_failed(sqlite3 *db, const char *path, int rc, char *err, size_t errlen)
+{
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory reading '%s'", path);
+	else
+		snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
+	sqlite3_close(db);
+	return rc;
+}
+
+static int in_tables(const char *tables, const char *name)
+{
+	for (const char *t = tables; *t; t += strlen(t) + 1)
+		if (!strcmp(t, name))
+			return 1;
+	return 0;
+}
+
+/* The store of an open db and the names of its tables (read here when NULL); closes db
+ * and frees tables when it fails. */
+static int store_new(sqlite3 *db, const char *path, char *tables, struct kg_store **out,
+		     char *err, size_t errlen)
 {
 	struct kg_store *s = calloc(1, sizeof(*s));
-	if (!s || !(s->path = strdup(path))) {
+	int rc = tables ? 0 : read_tables(db, &tables);
+	if (!rc && (!s || !(s->path = strdup(path))))
+		rc = -ENOMEM;
+	if (rc) {
 		free(s);
-		sqlite3_close(db);
-		snprintf(err, errlen, "out of memory reading '%s'", path);
-		return -ENOMEM;
+		free(tables);
+		return open_failed(db, path, rc, err, errlen);
 	}
 	s->db = db;
+	s->tables = tables;
 	s->only = packed_only(db) == 1;
 	*out = s;
 	return 0;
@@ -75,25 +148,17 @@ int store_open(const char *path, struct kg_store **out, char *err, size_t errlen
 	sqlite3 *db;
 	*out = NULL;
 	int rc = trace_db_open(path, &db, err, errlen);
-	return rc < 0 ? rc : store_new(db, path, out, err, errlen);
+	return rc < 0 ? rc : store_new(db, path, NULL, out, err, errlen);
 }
 
-/* What the tables say the file is; a schema that cannot be read is damage, said as
- * trace_db_open says it, not "neither format". */
-static int kind_by_tables(sqlite3 *db, const char *path, char *err, size_t errlen)
+/* What the tables say the file is. */
+static int kind_by_tables(const char *tables, const char *path, char *err, size_t errlen)
 {
 	/* a compacted trace (format 5) keeps its kernels as blocks in 'packed' */
-	int meta = trace_db_has_table(db, "meta"), kernels = trace_db_has_table(db, "kernels");
-	int packed = trace_db_has_table(db, "packed");
-	if (meta < 0 || kernels < 0 || packed < 0) {
-		snprintf(err, errlen, "'%s' is damaged: %s", path, sqlite3_errmsg(db));
-		return -EINVAL;
-	}
-	if (meta && (kernels || packed))
+	if (in_tables(tables, "meta") && (in_tables(tables, "kernels") || in_tables(tables, "packed")))
 		return KG_STORE_TRACE;
-	if (trace_db_has_table(db, "StringIds") > 0 ||
-	    trace_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL") > 0 ||
-	    trace_db_has_table(db, "TARGET_INFO_GPU") > 0)
+	if (in_tables(tables, "StringIds") || in_tables(tables, "CUPTI_ACTIVITY_KIND_KERNEL") ||
+	    in_tables(tables, "TARGET_INFO_GPU"))
 		return KG_STORE_NSYS;
 	snprintf(err, errlen,
 		 "'%s' is an SQLite database but neither a kgantt trace (tables 'meta' and "
@@ -106,18 +171,26 @@ static int kind_by_tables(sqlite3 *db, const char *path, char *err, size_t errle
 int store_open_sqlite(const char *path, struct kg_store **out, char *err, size_t errlen)
 {
 	sqlite3 *db;
+	char *tables;
 	*out = NULL;
 	int rc = trace_db_open_file(path, &db, err, errlen);
 	if (rc < 0)
 		return rc;
-	int kind = kind_by_tables(db, path, err, errlen);
+	/* a schema that cannot be read is damage, said as trace_db_open says it, not
+	 * "neither format" */
+	if ((rc = read_tables(db, &tables)) < 0)
+		return open_failed(db, path, rc == -ENOMEM ? rc : -EINVAL, err, errlen);
+	int kind = kind_by_tables(tables, path, err, errlen);
 	if (kind != KG_STORE_TRACE) {
+		free(tables);
 		sqlite3_close(db);
 		return kind;
 	}
-	if ((rc = trace_db_check(db, path, err, errlen)) < 0)
+	if ((rc = trace_db_check(db, path, err, errlen)) < 0) {
+		free(tables);
 		return rc; /* closed */
-	rc = store_new(db, path, out, err, errlen);
+	}
+	rc = store_new(db, path, tables, out, err, errlen);
 	return rc < 0 ? rc : KG_STORE_TRACE;
 }
 
@@ -126,11 +199,25 @@ void store_close(struct kg_store *s)
 	if (!s)
 		return;
 	sqlite3_close(s->db);
+	free(s->tables);
 	free(s->path);
 	free(s);
 }
 
 /* ------------------------------------------------------------------ what it holds */
+
+int store_hold(struct kg_store *s)
+{
+	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return read_failed(s, "a read transaction");
+	return 0;
+}
+
+void store_release(struct kg_store *s)
+{
+	if (!sqlite3_get_autocommit(s->db)) /* keeps the temp tables made, as without it */
+		sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+}
 
 void store_meta(struct kg_store *s, const char *key, char *out, size_t outlen)
 {
@@ -139,7 +226,7 @@ void store_meta(struct kg_store *s, const char *key, char *out, size_t outlen)
 
 int store_has_table(struct kg_store *s, const char *table)
 {
-	return trace_db_has_table(s->db, table) > 0;
+	return in_tables(s->tables, table);
 }
 
 int store_has_rows(struct kg_store *s, const char *table)
@@ -157,10 +244,24 @@ int store_packed_only(const struct kg_store *s)
 	return s->only;
 }
 
+/* packed_usable, asked once a table. */
+static int usable(struct kg_store *s, const char *table, int64_t *rows)
+{
+	const struct kg_packed_table *t = packed_table(table);
+	size_t i = t ? (size_t)(t - kg_packed_tables) : MEMO_TABLES;
+	if (i >= MEMO_TABLES)
+		return packed_usable(s->db, table, rows);
+	struct usable *u = &s->usable[i];
+	if (!u->asked)
+		u->usable = packed_usable(s->db, table, &u->rows), u->asked = 1;
+	*rows = u->rows;
+	return u->usable;
+}
+
 int store_packed_usable(struct kg_store *s, const char *table)
 {
 	int64_t rows;
-	return packed_usable(s->db, table, &rows);
+	return usable(s, table, &rows);
 }
 
 int store_count(struct kg_store *s, const char *table, int64_t *rows)
@@ -168,7 +269,7 @@ int store_count(struct kg_store *s, const char *table, int64_t *rows)
 	char sql[128];
 	*rows = 0;
 	if (packed_table(table)) { /* counted however it is kept */
-		if (packed_usable(s->db, table, rows) || !s->only)
+		if (usable(s, table, rows) || !s->only)
 			return 0;
 		return say(s, -EIO, "cannot read '%s': %s", s->path, sqlite3_errmsg(s->db));
 	}
@@ -212,6 +313,8 @@ struct read_plan {
 	const char *expand;  /* the packed table a compacted trace's rows are made of first */
 	const char *sql;     /* NULL: made from the packed tables' columns (model_select) */
 	uint64_t reals;      /* bit c: column c is REAL (its double's bits in a kg_row) */
+	int of_expand;       /* 1: each row is one of expand's (FROM it or an inner JOIN), so
+			      * there are none when it has none: not made rows for nothing */
 };
 
 #define HW_REALS (((1ull << KG_HW_N) - 1) << 4)
@@ -263,7 +366,7 @@ static const struct read_plan plans[KG_READ_COUNT] = {
 				"SELECT process, device, figure, metric FROM hw_metrics", 0},
 	[KG_READ_HW_SAMPLES] = {"hw_samples", "hw_devices", "hw_samples",
 				"SELECT process, device, start, end" KG_HW_FIGURES(HW_COLUMN_)
-				" FROM hw_samples ORDER BY process, device, start", HW_REALS},
+				" FROM hw_samples ORDER BY process, device, start", HW_REALS, 1},
 	[KG_READ_SM_SETTINGS] = {"sm_settings", "sm_settings", NULL,
 				 "SELECT process, device, blocks, kernels, dropped, unmatched, "
 				 "offset_mad_ns, offset_spread_ns FROM sm_settings ORDER BY process, "
@@ -271,7 +374,7 @@ static const struct read_plan plans[KG_READ_COUNT] = {
 	[KG_READ_SM_BLOCKS] = {"sm_blocks", "sm_blocks", "kernels",
 			       "SELECT b.kernel, k.process, k.correlation, k.start, k.context, "
 			       "k.stream, b.sm, b.block, b.start, b.end FROM sm_blocks b "
-			       "JOIN kernels k ON k.id = b.kernel ORDER BY b.kernel", 0},
+			       "JOIN kernels k ON k.id = b.kernel ORDER BY b.kernel", 0, 1},
 	[KG_READ_HOST_SETTINGS] = {"host_settings", "host_settings", NULL,
 				   "SELECT process, hz, note, threads, taken, lost_ring + lost_pending, "
 				   "no_stack, lost_threads, faulted FROM host_settings ORDER BY process", 0},
@@ -405,12 +508,22 @@ static int rows_prepare(struct kg_store_rows *it, const char *sql)
 	return 0;
 }
 
+/* 1 when a compacted trace's rows of the packed table are none (a trace without --hw
+ * has no hw_samples): made rows, they would be a temp table's (its schema made too). */
+static int expands_to_none(struct kg_store *s, const char *table)
+{
+	int64_t rows;
+	return s->only && usable(s, table, &rows) && rows == 0;
+}
+
 int store_read(struct kg_store *s, enum kg_read what, struct kg_store_rows **out)
 {
 	const struct read_plan *p = &plans[what];
 	int rc = rows_new(s, p->what, out);
 	if (rc || (p->needs && !store_has_table(s, p->needs)))
 		return rc;
+	if (p->of_expand && expands_to_none(s, p->expand))
+		return 0; /* no rows */
 	if (p->expand && (rc = expand(s, p->expand)) != 0)
 		return rc;
 	(*out)->reals = p->reals;
@@ -677,7 +790,7 @@ int store_plan(struct kg_store *s, const char *table, int rows_only, int64_t row
 {
 	*p = (struct kg_store_plan){.table = bulk_index(table) ? "api_calls" : "kernels"};
 	int64_t n;
-	if ((s->only || !rows_only) && packed_usable(s->db, table, &n)) {
+	if ((s->only || !rows_only) && usable(s, table, &n)) {
 		p->blocks = 1;
 		int rc = list_blocks(s, p);
 		if (rc <= 0)

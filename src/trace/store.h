@@ -44,6 +44,13 @@ const char *store_error(const struct kg_store *s);
 
 /* ------------------------------------------------------------------ what it holds */
 
+/* The reads between these two in one read transaction (a shared lock held from the first
+ * to the last): each statement alone takes the lock, looks for a journal and checks the
+ * file for changes, and drops its cached pages when it finds one: system calls that were
+ * most of a small trace's load. 0, or the error. */
+int store_hold(struct kg_store *s);
+void store_release(struct kg_store *s);
+
 /* A meta value, copied into out (empty when missing). */
 void store_meta(struct kg_store *s, const char *key, char *out, size_t outlen);
 /* 1 when the trace has this table (older traces lack the newer ones), 0 when not. */

@@ -157,15 +157,6 @@ int trace_db_id_range(sqlite3 *db, const char *table, int64_t *lo, int64_t *hi)
 	return rc != SQLITE_OK ? rc : trace_db_int(db, sql, NULL, hi);
 }
 
-int trace_db_has_table(sqlite3 *db, const char *name)
-{
-	int64_t n = 0;
-	if (trace_db_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-			 name, &n) != SQLITE_OK)
-		return -1;
-	return n > 0;
-}
-
 int trace_db_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
 {
 	snprintf(err, errlen, "%s: %s", what, sqlite3_errmsg(db));

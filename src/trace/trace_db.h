@@ -28,9 +28,6 @@ int trace_db_int(sqlite3 *db, const char *sql, const char *text, int64_t *out);
 int trace_db_id_range(sqlite3 *db, const char *table, int64_t *lo, int64_t *hi);
 /* Value of a meta key, copied into out (empty when missing). */
 void trace_db_meta(sqlite3 *db, const char *key, char *out, size_t outlen);
-/* 1 when the database has this table (older traces lack the newer ones), 0 when not,
- * -1 when the schema cannot be read (a damaged file: the caller's next query says how). */
-int trace_db_has_table(sqlite3 *db, const char *name);
 
 /* "WHAT: SQLite's message" into err; -EIO. */
 int trace_db_fail(sqlite3 *db, char *err, size_t errlen, const char *what);

@@ -36,3 +36,38 @@ int array_room(void **arr, uint32_t *cap, uint32_t n, size_t size, uint32_t firs
 	array_advise_huge(p, (size_t)want * size);
 	return 0;
 }
+
+/* Percentiles of a million durations need two selections, not a sort. */
+int64_t select_kth(int64_t *v, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		/* median of three as the pivot keeps sorted input linear */
+		int64_t a = v[lo], b = v[mid], c = v[hi];
+		int64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		uint32_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}

@@ -23,4 +23,9 @@ static inline uint32_t array_pct_rank(uint32_t n, double p)
 	return i < n ? i : n - 1;
 }
 
+/* The k-th smallest of v[0..n) (0-based, n > 0), reordering v: quickselect, O(n) on
+ * average. It leaves v partitioned around k: nothing before k is larger, nothing after it
+ * smaller. */
+int64_t select_kth(int64_t *v, uint32_t n, uint32_t k);
+
 #endif

@@ -5,7 +5,9 @@
 
 #include <errno.h>
 
+#include "analysis/analysis.h"
 #include "job/job.h"
+#include "model/model.h"
 
 #define MS 1000000LL
 
@@ -567,4 +569,69 @@ TEST(wire_refuses_unknown_comm_kind)
 	CHECK(job_wire_unpack(buf, len, &back, &used) < 0);
 	free(buf);
 	rank_free(&r);
+}
+
+/* ------------------------------------------------------------------ a trace's summary */
+
+static int by_dur(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A GPU's kernels by name, as its summary keeps them: each name's count, total and median
+ * (the middle duration, the upper one of an even count), the largest totals first. The
+ * kernels come interleaved, their durations in a random order; the expected figures are
+ * taken from each name's durations sorted here. */
+TEST(summary_kernels_by_name)
+{
+	enum { NAMES = 7 };
+	struct kg_model m;
+	model_init(&m, "test", "");
+	model_add_process(&m);
+	model_add_device(&m)->process = 0;
+	uint32_t s = model_stream_index(&m, 0, 0, 1, 7);
+	int64_t durs[NAMES][64];
+	uint32_t count[NAMES] = {0};
+	int64_t at = 1000 * MS;
+	for (int i = 0; i < 300; i++) {
+		uint32_t k = (uint32_t)(test_random() % NAMES);
+		if (count[k] == 64)
+			continue;
+		int64_t d = 1000 + (int64_t)(test_random() % 50) * 1000; /* repeats: ties */
+		char name[16];
+		snprintf(name, sizeof(name), "kernel_%u", k);
+		struct kg_op *o = model_add_op(&m);
+		o->stream = s, o->kind = KG_OP_KERNEL, o->start = at, o->end = at + d;
+		o->name = model_string(&m, name);
+		durs[k][count[k]++] = d;
+		at += d + 2000;
+	}
+	CHECK_EQ_INT(model_finish(&m), 0);
+	struct kg_analysis a;
+	CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+	struct kg_rank *ranks = NULL;
+	uint32_t n = 0, names = 0;
+	CHECK_EQ_INT(job_rank_summaries(&a, "t.kgt", NULL, &ranks, &n), 0);
+	CHECK_EQ_INT(n, 1);
+	for (int k = 0; k < NAMES; k++)
+		names += count[k] > 0;
+	CHECK_EQ_INT(ranks[0].n_kernel, names);
+	for (uint32_t i = 0; i < ranks[0].n_kernel; i++) {
+		const struct kg_rank_kernel *row = &ranks[0].kernel[i];
+		uint32_t k = (uint32_t)atoi(rank_name(&ranks[0], row) + strlen("kernel_"));
+		int64_t total = 0;
+		qsort(durs[k], count[k], sizeof(int64_t), by_dur);
+		for (uint32_t c = 0; c < count[k]; c++)
+			total += durs[k][c];
+		CHECK_EQ_INT(row->count, count[k]);
+		CHECK_EQ_INT(row->total, total);
+		CHECK_EQ_INT(row->p50, durs[k][count[k] / 2]);
+		CHECK(i == 0 || row->total <= ranks[0].kernel[i - 1].total);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		rank_free(&ranks[i]);
+	free(ranks);
+	analysis_free(&a);
+	model_free(&m);
 }

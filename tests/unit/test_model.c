@@ -516,6 +516,72 @@ TEST(untrue_times_longer_than_any_recording)
 	model_free(&m);
 }
 
+/* The body as the comment of untrue_times.c defines it, from every time sorted: the
+ * middle 98 % (all but 2 at each end under 200 times), widened while the next time out
+ * lies within 1000 times the body's length (at least 1 s); the times after 0 alone when
+ * they are most. 1 when t lies in it. */
+static int by_time(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int64_t reach_ref(int64_t lo, int64_t hi)
+{
+	return (hi - lo < 1000000000 ? 1000000000 : hi - lo) * 1000;
+}
+
+static void body_ref(int64_t *t, size_t n, int64_t *lo, int64_t *hi)
+{
+	qsort(t, n, sizeof(*t), by_time);
+	size_t p = 0;
+	while (p < n && t[p] <= 0)
+		p++;
+	if (p < n - p)
+		t += p, n -= p;
+	size_t outer = n < 6 ? 0 : n < 200 ? 2 : n / 100, i = outer, j = n - 1 - outer;
+	for (int grew = 1; grew;) {
+		grew = 0;
+		for (; i > 0 && t[i] - t[i - 1] <= reach_ref(t[i], t[j]); i--)
+			grew = 1;
+		for (; j + 1 < n && t[j + 1] - t[j] <= reach_ref(t[i], t[j]); j++)
+			grew = 1;
+	}
+	*lo = t[i] - reach_ref(t[i], t[j]);
+	*hi = t[j] + reach_ref(t[i], t[j]);
+}
+
+/* Calls in a random order: 1 ms of work, start-ups and wind-downs strewn at random
+ * distances before and after it, far enough that some are within reach of the body (or
+ * of one another) and some are not. The calls kept are those the body from the sorted
+ * times keeps (every call is in the sample: fewer than 5461). */
+TEST(untrue_times_body_as_from_sorted_times)
+{
+	for (int round = 0; round < 40; round++) {
+		struct kg_model m;
+		one_stream(&m);
+		uint32_t n = 300 + (uint32_t)(test_random() % 3000), kept = 0;
+		int64_t *t = malloc(2 * n * sizeof(*t)), lo, hi;
+		for (uint32_t i = 0; i < n; i++) {
+			int64_t at = T0 + (int64_t)(test_random() % 1000000);
+			uint64_t r = test_random() % 100;
+			if (r < 3) /* a start-up or wind-down, up to 3000 s away */
+				at += (r == 1 ? -1 : 1) * (int64_t)(test_random() % 3000000000000ull);
+			if (r == 0)
+				at = (int64_t)(test_random() % 1000); /* near 0 */
+			api_at(&m, at, at + 100);
+			t[2 * i] = at, t[2 * i + 1] = at + 100;
+		}
+		body_ref(t, 2 * n, &lo, &hi);
+		for (uint32_t i = 0; i < n; i++)
+			kept += m.apis[i].start >= lo && m.apis[i].end <= hi;
+		CHECK_EQ_INT(model_finish(&m), 0);
+		CHECK_EQ_INT(m.n_apis, kept);
+		free(t);
+		model_free(&m);
+	}
+}
+
 /* Calls that put work on the GPU and no GPU operation: the GPU side was not traced. */
 /* Host spans: each thread's in start order after the finish, whatever order the reader
  * gave them; a window keeps the parts within it (what the thread did then, and only

@@ -3,10 +3,17 @@
  * blocks or SQL rows; what dump reads. */
 #include "harness.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "model/load.h"
 
 #include "trace/pack.h"
 #include "trace/schema.h"
@@ -15,6 +22,50 @@
 #include "trace/store.h"
 
 static char path[64];
+
+/* The statements the store prepares, counted: SQLite's own, through this one (the store's
+ * calls bind to it, the test being linked with the library; the shared SQLite's are
+ * looked up past it). */
+static int prepared;
+
+int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int n, sqlite3_stmt **st, const char **tail)
+{
+	static int (*real)(sqlite3 *, const char *, int, sqlite3_stmt **, const char **);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "sqlite3_prepare_v2");
+	prepared++;
+	return real(db, sql, n, st, tail);
+}
+
+/* The file locks SQLite takes and drops (fcntl F_SETLK), counted the same way (glibc's
+ * fcntl64, which SQLite calls). */
+static int locks;
+
+int fcntl64(int fd, int cmd, ...);
+int fcntl64(int fd, int cmd, ...)
+{
+	static int (*real)(int, int, ...);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "fcntl64");
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	locks += cmd == F_SETLK;
+	return real(fd, cmd, arg);
+}
+
+/* The threads made, counted the same way. */
+static int threads_made;
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	threads_made++;
+	return real(t, attr, fn, arg);
+}
 
 static void exec(sqlite3 *db, const char *sql)
 {
@@ -145,5 +196,77 @@ TEST(an_sqlite_file_is_told_by_its_tables)
 	sqlite3_close(db);
 	CHECK(store_open_sqlite(path, &s, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "neither a kgantt trace"));
+	unlink(path);
+}
+
+/* What a compacted trace holds is asked once, not prepared anew each time (a job report
+ * opens a thousand traces): its tables, whether its packed tables can be read and how
+ * many rows they hold; and a trace without --hw has no rows of its hardware samples made
+ * for nothing (its SQL reads them from a temp table of the blocks' rows: that table made,
+ * with the schema of all of them). */
+TEST(what_it_holds_is_asked_once)
+{
+	write_trace();
+	pack();
+	struct kg_store *s;
+	char err[512];
+	CHECK_EQ_INT(store_open(path, &s, err, sizeof(err)), 0);
+	int before = prepared;
+	for (int i = 0; i < 3; i++) {
+		CHECK(store_has_table(s, "meta") && store_has_table(s, "hw_devices"));
+		CHECK(!store_has_table(s, "kernels") && !store_has_table(s, "nope"));
+		CHECK_EQ_INT(store_packed_usable(s, "kernels"), 1);
+	}
+	int64_t n;
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ_INT(store_count(s, "kernels", &n), 0);
+		CHECK_EQ_INT(n, 3);
+	}
+	CHECK(prepared - before <= 2); /* packed_usable of kernels: the format, the rows */
+	before = prepared;
+	struct kg_store_rows *it;
+	CHECK_EQ_INT(store_read(s, KG_READ_HW_SAMPLES, &it), 0);
+	CHECK_EQ_INT(store_next(it, NULL), 0);
+	store_done(it);
+	CHECK(prepared - before <= 2); /* packed_usable of hw_samples */
+	store_close(s);
+	unlink(path);
+}
+
+/* A trace's load reads it in one read transaction: its file locked once, not for each of
+ * its fifty statements (each also looked for a journal and checked the file for changes). */
+TEST(a_load_locks_the_file_once)
+{
+	write_trace();
+	pack();
+	struct kg_model m;
+	struct kg_load_opts o = {.one_thread = 1};
+	char err[512];
+	locks = 0;
+	CHECK_EQ_INT(model_load(path, &m, &o, err, sizeof(err)), 0);
+	CHECK_EQ_INT(m.n_ops, 3);
+	/* SQLite sets 4 locks to take the file and drop it: once for the load (168 before),
+	 * and once for each of the few statements that open and check it */
+	CHECK(locks <= 40);
+	model_free(&m);
+	unlink(path);
+}
+
+/* A small trace is loaded and analysed on the calling thread: a thread, and the loader's
+ * second connection to the file, cost more than they save on a few thousand records (a
+ * job report reads a thousand such traces). */
+TEST(a_small_trace_on_one_thread)
+{
+	write_trace();
+	pack();
+	struct kg_model m;
+	struct kg_analysis a;
+	char err[512];
+	threads_made = 0;
+	CHECK_EQ_INT(model_load(path, &m, NULL, err, sizeof(err)), 0);
+	CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+	CHECK_EQ_INT(threads_made, 0);
+	analysis_free(&a);
+	model_free(&m);
 	unlink(path);
 }
