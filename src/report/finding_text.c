@@ -179,6 +179,19 @@ static void cause_line(FILE *f, const struct kg_finding *fd)
 	free(line);
 }
 
+/* How much of the gain was the recording's own work on the launching thread (CUPTI's
+ * buffers and callbacks, the recorder, as its samples and CUPTI's overhead records show):
+ * time the program does not spend untraced, so that nobody chases the tracer's shadow. */
+static void tracer_line(FILE *f, const struct kg_finding *fd)
+{
+	double ns = fd->host_cause_ns[KG_HOST_CAUSE_TRACER];
+	char part[64];
+	if (ns > 0 && fd->gain_ns > 0)
+		field(f, "recording", "%s of it was the tracer's own work on that thread (CUPTI, the "
+				      "kgantt recorder), which the program does not do untraced",
+		      part_text(ns, fd->gain_ns, part, sizeof(part)));
+}
+
 /* While the GPU waited: what the thread that launched the next work was doing, its top
  * activities by part of the gain, the rest, what no span covers, and the causes. */
 static void host_lines(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
@@ -207,6 +220,7 @@ static void host_lines(FILE *f, const struct kg_analysis *a, const struct kg_fin
 		      host_node_name(a, 0, what, sizeof(what)));
 	}
 	cause_line(f, fd);
+	tracer_line(f, fd);
 }
 
 /* "12.300–14.500 ms  stream 7: text"; a job's evidence is its text. */

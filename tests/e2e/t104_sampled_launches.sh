@@ -79,3 +79,27 @@ for n in copies_bad launches_bad streams_bad occupancy_bad timeslice_bad nvtx_ba
 	python3 "$cmp_py" "$K" "$WORK/$n.sampled.kgt" "$every" "$n ($(cat "$WORK/$n.kept"))" $limit ||
 		fail "$n: sampling changed the findings"
 done
+
+# the tracer's own share of an idle finding: said in the text as the JSON's tracing cause,
+# and only where the trace shows host activity (the GPT step: host samples by default)
+g=$(fixture current/gpt_default)
+"$K" report --whole --no-progress "$g" > "$WORK/g.txt" || fail "report gpt"
+"$K" report --whole --json --no-progress "$g" > "$WORK/g.json" || fail "report --json gpt"
+python3 - "$WORK/g.txt" "$WORK/g.json" <<'PY' || fail "the recording line"
+import json, re, sys
+text = re.sub(r"\s+", " ", open(sys.argv[1], encoding="utf-8").read())
+d = json.load(open(sys.argv[2], encoding="utf-8"))
+said = 0
+for f in d["findings"]:
+    host = f.get("host") or {}
+    tr = [c["ns"] for c in host.get("causes", []) if c["cause"] == "tracing"]
+    if not tr:
+        continue
+    ms = "%.2f ms" % (tr[0] / 1e6)
+    assert re.search(r"recording \d+% \(" + re.escape(ms) + r"\) of it was the tracer's own work", text), (f["rule"], ms)
+    said += 1
+assert said >= 1, "no finding of the GPT step says the tracer's share"
+print("ok: %d idle findings say the tracer's own share, as their JSON does" % said)
+PY
+"$K" report --no-progress "$(fixture copies_bad)" | grep -q "^   recording" && fail "a trace without host activity has a recording line"
+echo "ok: no recording line without host activity"
