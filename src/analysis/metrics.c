@@ -401,22 +401,18 @@ static int busy_step(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct bu
 	return 0;
 }
 
-static int cmp_time(const void *p, const void *q)
-{
-	int64_t x = *(const int64_t *)p, y = *(const int64_t *)q;
-	return (x > y) - (x < y);
-}
-
 /* The median, over the gaps long enough to be explained (sync_gap_ns) that a sampled launch
- * ended, of the time from its call to its queued time (gap_cause); KG_NO_TIME when no launch call is sampled or too few such gaps
- * were (then the process's median lead of all launches, op_issued). */
+ * ended, of the time from its call to its queued time (gap_cause); KG_NO_TIME when no gap
+ * ends with an unsampled launch, or too few with a sampled one (then the process's median
+ * lead of all launches, op_issued). */
 static int64_t gap_lead_of(const struct kg_analysis *a, const struct kg_gpu_metrics *gm)
 {
 	const struct kg_model *m = a->m;
-	uint32_t n = 0, unsampled = 0;
-	for (uint32_t g = 0; g < gm->n_gaps; g++)
-		if (gm->gaps[g].next_op != KG_NONE)
-			unsampled += (m->ops[gm->gaps[g].next_op].flags & KG_OPF_ISSUED_QUEUED) != 0;
+	uint32_t n = 0;
+	int unsampled = 0;
+	for (uint32_t g = 0; !unsampled && g < gm->n_gaps; g++)
+		unsampled = gm->gaps[g].next_op != KG_NONE &&
+			    (m->ops[gm->gaps[g].next_op].flags & KG_OPF_ISSUED_QUEUED);
 	int64_t *lead = unsampled ? malloc(gm->n_gaps * sizeof(*lead)) : NULL;
 	for (uint32_t g = 0; lead && g < gm->n_gaps; g++) {
 		const struct kg_op *o = gm->gaps[g].next_op != KG_NONE ? &m->ops[gm->gaps[g].next_op]
@@ -427,10 +423,8 @@ static int64_t gap_lead_of(const struct kg_analysis *a, const struct kg_gpu_metr
 			lead[n++] = o->queued - o->api_start;
 	}
 	int64_t median = KG_NO_TIME;
-	if (n >= MIN_GAP_LEADS) {
-		qsort(lead, n, sizeof(*lead), cmp_time);
-		median = lead[n / 2];
-	}
+	if (n >= MIN_GAP_LEADS)
+		median = select_kth(lead, n, n / 2);
 	free(lead);
 	return median;
 }

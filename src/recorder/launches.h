@@ -9,9 +9,10 @@
  * included, so the callbacks of kernel launches are on only in windows: from the start,
  * until the first launch and for as long as kernels never seen before keep appearing (a
  * window's length without one), then WINDOW_ON_MS in every WINDOW_PERIOD_MS. A kernel that
- * first appears outside a window has its launches sampled from the next one on. Everything else (waits, copies, memsets, allocations, events, graph
- * launches) keeps every call. The trace says so (KG_RAW_LAUNCH_SETTINGS), and the analysis
- * dates an unsampled kernel by its queued time (model.h, op_issued). */
+ * first appears outside a window has its launches sampled from the next one on. Every
+ * other call (waits, copies, memsets, allocations, events, graph launches) is recorded each
+ * time. The trace says so (KG_RAW_LAUNCH_SETTINGS), and the analysis dates an unsampled
+ * kernel by its queued time less the sampled calls' lead (model.h, op_issued). */
 #ifndef KGANTT_LAUNCHES_H
 #define KGANTT_LAUNCHES_H
 
