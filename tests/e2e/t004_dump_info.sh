@@ -4,6 +4,19 @@ t=$(fixture streams_fixed)
 "$K" info "$t" > "$WORK/info"
 grep -q "160 kernels" "$WORK/info" || fail "info: kernel count"
 grep -q "complete, exit: exit 0" "$WORK/info" || fail "info: process status"
+# each process's kernels (counted in the model info loads), against the trace's own rows
+# counted with SQL
+ranks=$(fixture torchrun_2ranks)
+"$K" info "$ranks" | sed -n 's/^  #\([0-9]*\) pid .* mode, \([0-9]*\) kernels, .*/\1 \2/p' > "$WORK/pk"
+PYTHONPATH=tests/gpu KGANTT="$K" python3 - "$ranks" > "$WORK/pk.sql" <<'EOF' || fail "kgt_rows"
+import sys, kgt_rows
+db = kgt_rows.connect(sys.argv[1])
+n = dict(db.execute("SELECT process, COUNT(*) FROM kernels GROUP BY process"))
+for (p,) in db.execute("SELECT process FROM processes ORDER BY process"):
+    print(p, n.get(p, 0))
+EOF
+cmp -s "$WORK/pk" "$WORK/pk.sql" && grep -q " [1-9]" "$WORK/pk" ||
+	fail "info's kernels by process $(tr '\n' ' ' < "$WORK/pk")are not the rows' $(tr '\n' ' ' < "$WORK/pk.sql")"
 "$K" dump --table list "$t" | grep -q "^kernel_phases	view" || fail "dump --table list"
 "$K" dump --table kernel_phases --limit 3 "$t" > "$WORK/k"
 [ "$(wc -l < "$WORK/k")" -eq 4 ] || fail "dump --limit 3 gave $(wc -l < "$WORK/k") lines"
