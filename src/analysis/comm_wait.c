@@ -31,13 +31,15 @@ void coll_arrivals(const int64_t *starts, uint32_t n, struct kg_arrivals *out)
 }
 
 /* A GPU's next communication kernel that is a collective (not a point-to-point transfer,
- * which waits for its peer by design), from cursor on. */
+ * which waits for its peer by design), from cursor on; one without its times cannot be
+ * compared (its skew would be absurd). */
 static uint32_t next_collective(const struct kg_analysis *a, const struct kg_gpu_metrics *gm,
 				uint32_t *cursor)
 {
 	for (; *cursor < gm->n_ops; ++*cursor) {
 		uint32_t oi = gm->ops[*cursor];
-		if (!(a->m->ops[oi].flags & KG_OPF_COMM))
+		const struct kg_op *o = &a->m->ops[oi];
+		if (!(o->flags & KG_OPF_COMM) || o->start == KG_NO_TIME || o->end == KG_NO_TIME)
 			continue;
 		const struct kg_comm_id *id = comm_id_of(a->comm_ids, a->n_comm_ids, oi);
 		if (!id || comm_kind_class((enum kg_comm_kind)id->kind) != KG_COMM_CLASS_P2P)
