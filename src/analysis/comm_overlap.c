@@ -33,7 +33,8 @@ static int64_t spans_total(const struct kg_span *v, uint32_t n)
 }
 
 /* The time two lists of disjoint spans by start have in common. */
-static int64_t spans_common(const struct kg_span *a, uint32_t na, const struct kg_span *b, uint32_t nb)
+static int64_t spans_common(const struct kg_span *a, uint32_t na, const struct kg_span *b,
+			    uint32_t nb)
 {
 	int64_t t = 0;
 	for (uint32_t i = 0, j = 0; i < na && j < nb;) {

@@ -28,7 +28,8 @@ for f in d["findings"]:
     by.setdefault(f["rule"], []).append(f)
 s, = by["straggler"]
 assert s["gain_ns"] == w["straggler_wait_ns"], (s["gain_ns"], w["straggler_wait_ns"])
-assert s["title"].startswith("GPU %d " % [g for g, p in pid.items() if p == str(w["late_pid"])][0]), s["title"]
+late, = [g for g, p in pid.items() if p == str(w["late_pid"])]
+assert s["title"].startswith("GPU %d " % late), s["title"]
 assert "over %d collectives" % w["collectives"] in s["title"], s["title"]
 exposed = {pid[f["gpu"]]: f for f in by.get("exposed-communication", [])}
 for p, x in w["gpus"].items():
