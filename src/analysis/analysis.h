@@ -73,6 +73,33 @@ static inline int64_t comm_exposed(const struct kg_comm_figures *c)
 	return kg_time_span(c->time, c->overlapped);
 }
 
+/* What overlap could hide of a GPU's exposed communication: the exposed time less its wait
+ * for late peers at collectives (the straggler's cost, counted there), at most the compute
+ * not already beside communication. The one gain of exposed-communication, in one trace
+ * and in a job (docs/rules.md). */
+static inline double comm_hideable(double exposed, double wait_exposed, double free_compute)
+{
+	double rest = exposed - wait_exposed;
+	double gain = rest < free_compute ? rest : free_compute;
+	return gain > 0 ? gain : 0;
+}
+
+/* When the parts of one collective (one per GPU or rank) started, on one clock: the first,
+ * the last (the part the others waited for), the one before it, and the early parts' wait
+ * for the last, each from its own start, summed: what straggler and job-straggler count. */
+struct kg_arrivals {
+	int64_t first, second, last;
+	uint32_t last_part;           /* the first part that started last */
+	double wait;
+};
+/* Of the parts' starts starts[0..n), n >= 1 (second INT64_MIN when n is 1). */
+void coll_arrivals(const int64_t *starts, uint32_t n, struct kg_arrivals *out);
+
+/* [s, e): the spans of one list are disjoint and by start. */
+struct kg_span {
+	int64_t s, e;
+};
+
 struct kg_gpu_metrics {
 	uint32_t gpu;                 /* index into model.gpus */
 	int64_t begin, end;           /* first start, last end of its operations */
@@ -101,6 +128,20 @@ struct kg_gpu_metrics {
 	uint32_t *comm_ops;           /* its communication kernels (model.ops), by start */
 	int64_t *comm_exposed;        /* ... each one's time with no compute kernel beside it */
 	uint32_t n_comm;
+	struct kg_span *compute;      /* the union of its compute kernels */
+	uint32_t n_compute;
+	/* at the collectives where it started before the last GPU (kg_analysis.coll_waits):
+	 * its wait for the last, from its own start to the last's (straggler's), and the part
+	 * of that wait with no compute kernel beside it, left out of exposed-communication */
+	double comm_wait;
+	int64_t comm_wait_exposed;
+};
+
+/* A collective of the trace's GPUs whose start skew is at least comm_skew_ns. */
+struct kg_coll_wait {
+	int64_t first, skew;          /* the first GPU's start; the last's start - it */
+	double wait;                  /* the early GPUs' wait for the last, summed */
+	uint32_t last_gpu, last_op;   /* the GPU the others waited for, its kernel */
 };
 
 struct kg_stream_metrics {
@@ -203,6 +244,10 @@ struct kg_analysis {
 	int64_t steady_span;
 	struct kg_gpu_metrics *gpus;
 	uint32_t n_gpus;
+	/* the GPUs' collectives matched (comm_wait.c): how many, and those with a wait */
+	uint32_t n_colls;
+	struct kg_coll_wait *coll_waits;
+	uint32_t n_coll_waits;
 	struct kg_stream_metrics *streams;   /* same order as model.streams */
 	struct kg_kernel_stats *kernels;     /* by total time, descending */
 	uint32_t n_kernels;

@@ -3,31 +3,28 @@
  * of it during which a compute kernel (any other kernel) ran on the same GPU, and the rest,
  * exposed: time the GPU only communicated. The same for each kind of collective the
  * kernels' names say, and each communication kernel's own exposed time, which
- * exposed-communication (rules_comm.c) sums by name and places at its call sites. */
+ * exposed-communication (rules_comm.c) sums by name and places at its call sites. The
+ * union of its compute kernels stays in gm->compute for the collectives' waits. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "analysis/pipeline.h"
 #include "util/timemath.h"
 
-struct span {
-	int64_t s, e;
-};
-
 /* Appends [s, e) to the disjoint spans v[0..n), given by start: merged with the last when
  * they touch. The new count. */
-static uint32_t span_add(struct span *v, uint32_t n, int64_t s, int64_t e)
+static uint32_t span_add(struct kg_span *v, uint32_t n, int64_t s, int64_t e)
 {
 	if (n && s <= v[n - 1].e) {
 		if (e > v[n - 1].e)
 			v[n - 1].e = e;
 		return n;
 	}
-	v[n] = (struct span){s, e};
+	v[n] = (struct kg_span){s, e};
 	return n + 1;
 }
 
-static int64_t spans_total(const struct span *v, uint32_t n)
+static int64_t spans_total(const struct kg_span *v, uint32_t n)
 {
 	int64_t t = 0;
 	for (uint32_t i = 0; i < n; i++)
@@ -36,7 +33,8 @@ static int64_t spans_total(const struct span *v, uint32_t n)
 }
 
 /* The time two lists of disjoint spans by start have in common. */
-static int64_t spans_common(const struct span *a, uint32_t na, const struct span *b, uint32_t nb)
+static int64_t spans_common(const struct kg_span *a, uint32_t na, const struct kg_span *b,
+			    uint32_t nb)
 {
 	int64_t t = 0;
 	for (uint32_t i = 0, j = 0; i < na && j < nb;) {
@@ -52,8 +50,7 @@ static int64_t spans_common(const struct span *a, uint32_t na, const struct span
 	return t;
 }
 
-/* The time [s, e) has in common with the disjoint spans v[0..n) by start. */
-static int64_t span_common(const struct span *v, uint32_t n, int64_t s, int64_t e)
+int64_t spans_within(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
 {
 	uint32_t lo = 0, hi = n; /* the first span that ends after s */
 	while (lo < hi) {
@@ -82,8 +79,8 @@ static int timed_kernel(const struct kg_op *o)
  * KG_COMM_KIND_COUNT), against the compute spans; spans is scratch room for n. */
 static struct kg_comm_figures kind_figures(const struct kg_model *m, const uint32_t *comm,
 					   const uint8_t *kinds, uint32_t n, unsigned kind,
-					   const struct span *compute, uint32_t n_compute,
-					   struct span *spans)
+					   const struct kg_span *compute, uint32_t n_compute,
+					   struct kg_span *spans)
 {
 	struct kg_comm_figures f = {0, 0, 0};
 	uint32_t ns = 0;
@@ -131,10 +128,10 @@ int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 		gm->comm = (struct kg_comm_figures){0, 0, 0};
 		for (unsigned k = 0; k < KG_COMM_KIND_COUNT; k++)
 			gm->comm_kind[k] = gm->comm;
-		return 0;
+		return 0; /* gm->compute stays NULL: no collective of this GPU waits */
 	}
-	struct span *compute = malloc(((size_t)gm->n_ops - n + 1) * sizeof(*compute));
-	struct span *spans = malloc(((size_t)n + 1) * sizeof(*spans));
+	struct kg_span *compute = malloc(((size_t)gm->n_ops - n + 1) * sizeof(*compute));
+	struct kg_span *spans = malloc(((size_t)n + 1) * sizeof(*spans));
 	uint8_t *kinds = malloc((size_t)n + 1);
 	gm->comm_ops = malloc(((size_t)n + 1) * sizeof(*gm->comm_ops));
 	gm->comm_exposed = malloc(((size_t)n + 1) * sizeof(*gm->comm_exposed));
@@ -157,7 +154,7 @@ int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 		for (uint32_t i = 0; i < gm->n_comm; i++) {
 			const struct kg_op *o = &m->ops[gm->comm_ops[i]];
 			gm->comm_exposed[i] = kg_time_span(kg_time_span(o->end, o->start),
-							   span_common(compute, nc, o->start, o->end));
+							   spans_within(compute, nc, o->start, o->end));
 		}
 		gm->comm = kind_figures(m, gm->comm_ops, kinds, gm->n_comm, KG_COMM_KIND_COUNT,
 					compute, nc, spans);
@@ -165,7 +162,8 @@ int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 			gm->comm_kind[k] = kind_figures(m, gm->comm_ops, kinds, gm->n_comm, k,
 							compute, nc, spans);
 	}
-	free(compute);
+	gm->compute = compute; /* the collectives' waits (comm_wait.c) look at it again */
+	gm->n_compute = nc;
 	free(spans);
 	free(kinds);
 	return rc;

@@ -44,6 +44,8 @@ int analysis_run(const struct kg_model *m, const struct kg_config *cfg, struct k
 	if (!rc)
 		rc = metrics_run(a);
 	if (!rc)
+		rc = comm_waits_run(a);
+	if (!rc)
 		rc = hw_run(a);
 	if (!rc)
 		rc = steps_run(a);
@@ -79,8 +81,10 @@ void analysis_free(struct kg_analysis *a)
 		free(a->gpus[g].ops);
 		free(a->gpus[g].comm_ops);
 		free(a->gpus[g].comm_exposed);
+		free(a->gpus[g].compute);
 	}
 	free(a->gpus);
+	free(a->coll_waits);
 	free(a->streams);
 	free(a->kernels);
 	free(a->hw_kernels);

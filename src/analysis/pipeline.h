@@ -10,6 +10,12 @@ int metrics_run(struct kg_analysis *a);
 /* ... of them, GPU gm's communication and its overlap with compute (comm.c), from its ops
  * by start. 0 or -ENOMEM. */
 int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm);
+/* The time [s, e) has in common with the disjoint spans v[0..n) by start (comm_overlap.c). */
+int64_t spans_within(const struct kg_span *v, uint32_t n, int64_t s, int64_t e);
+/* 1b. The collectives of the trace's GPUs matched, and each GPU's wait at them for the
+ * last to arrive (comm_wait.c): kg_analysis.coll_waits, kg_gpu_metrics.comm_wait*. After
+ * the metrics of every GPU. 0 or -ENOMEM. */
+int comm_waits_run(struct kg_analysis *a);
 /* 2. The hardware samples per kernel name and per GPU (hw.c). 0 or -ENOMEM. */
 int hw_run(struct kg_analysis *a);
 /* 3. The program's steps, the steady ones' window and the gaps placed by it (steps.c).

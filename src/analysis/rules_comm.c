@@ -143,12 +143,23 @@ static void comm_finding(struct kg_analysis *a, uint32_t g, double gain)
 		    ms((double)free_compute));
 	comm_fix(f, main_kind(gm));
 	f->gain_ns = gain;
-	finding_set(&f->gain_how,
-		    "the smaller of the exposed communication (%.1f ms) and the compute not "
-		    "already beside communication (%.1f ms): overlap hides at most the one, behind "
-		    "at most the other; an upper bound (the compute that depends on a "
-		    "collective's result, and waiting for late peers, cannot be hidden)",
-		    ms((double)exposed), ms((double)free_compute));
+	if (gm->comm_wait_exposed > 0)
+		finding_set(&f->gain_how,
+			    "the smaller of the exposed communication less its %.1f ms of waiting "
+			    "for the last GPU at collectives (the straggler's cost, counted there): "
+			    "%.1f ms, and the compute not already beside communication (%.1f ms): "
+			    "overlap hides at most the one, behind at most the other; an upper bound "
+			    "(the compute that depends on a collective's result cannot be hidden)",
+			    ms((double)gm->comm_wait_exposed),
+			    ms((double)kg_time_span(exposed, gm->comm_wait_exposed)),
+			    ms((double)free_compute));
+	else
+		finding_set(&f->gain_how,
+			    "the smaller of the exposed communication (%.1f ms) and the compute not "
+			    "already beside communication (%.1f ms): overlap hides at most the one, "
+			    "behind at most the other; an upper bound (the compute that depends on a "
+			    "collective's result, and waiting for late peers, cannot be hidden)",
+			    ms((double)exposed), ms((double)free_compute));
 	f->gpu = g;
 	f->start = op(a, gm->comm_ops[0])->start;
 	f->end = op(a, gm->comm_ops[gm->n_comm - 1])->end;
@@ -158,6 +169,9 @@ static void comm_finding(struct kg_analysis *a, uint32_t g, double gain)
 		    "compute_busy_ms=%.3f, compute_free_ms=%.3f",
 		    gm->comm.kernels, ms((double)gm->comm.time), ms((double)gm->comm.overlapped),
 		    ms((double)exposed), ms((double)gm->compute_busy), ms((double)free_compute));
+	if (gm->comm_wait_exposed > 0)
+		finding_append(&f->figures, ", exposed_wait_ms=%.3f",
+			       ms((double)gm->comm_wait_exposed));
 }
 
 void rule_exposed_communication(struct kg_analysis *a)
@@ -166,10 +180,12 @@ void rule_exposed_communication(struct kg_analysis *a)
 		const struct kg_gpu_metrics *gm = &a->gpus[g];
 		if (!gm->n_comm)
 			continue;
-		int64_t exposed = comm_exposed(&gm->comm);
+		/* the wait for late GPUs is the straggler's: the rest must make the finding */
+		int64_t rest = kg_time_span(comm_exposed(&gm->comm), gm->comm_wait_exposed);
 		int64_t free_compute = kg_time_span(gm->compute_busy, gm->comm.overlapped);
-		double gain = (double)(exposed < free_compute ? exposed : free_compute);
-		if ((double)exposed < a->cfg.exposed_comm_pct / 100 * (double)a->steady_span ||
+		double gain = comm_hideable((double)comm_exposed(&gm->comm),
+					    (double)gm->comm_wait_exposed, (double)free_compute);
+		if ((double)rest < a->cfg.exposed_comm_pct / 100 * (double)a->steady_span ||
 		    !analysis_worth(a, gain))
 			continue;
 		comm_finding(a, g, gain);

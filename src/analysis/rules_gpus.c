@@ -79,105 +79,59 @@ void rule_gpu_imbalance(struct kg_analysis *a)
 
 /* ------------------------------------------------------------------ straggler */
 
-/* A GPU's next communication kernel that is a collective (not a point-to-point transfer,
- * which waits for its peer by design), from cursor on. */
-static uint32_t next_collective(const struct kg_analysis *a, const struct kg_gpu_metrics *gm,
-				uint32_t *cursor)
-{
-	for (; *cursor < gm->n_ops; ++*cursor) {
-		uint32_t oi = gm->ops[*cursor];
-		if (!(op(a, oi)->flags & KG_OPF_COMM))
-			continue;
-		const struct kg_comm_id *id = comm_id_of(a->comm_ids, a->n_comm_ids, oi);
-		if (!id || comm_kind_class((enum kg_comm_kind)id->kind) != KG_COMM_CLASS_P2P)
-			return oi;
-	}
-	return KG_NONE;
-}
-
-/* The k-th collective kernel of each GPU is the same collective when their ends lie
- * together (none leaves before the last has joined: a pairing whose ends lie further
- * apart than coll_end_spread_ns is not one collective, and its skew is no wait); its
- * start skew is how long the early GPUs waited for the last one. */
+/* The collectives matched by comm_wait.c: at each whose start skew is at least
+ * comm_skew_ns, every early GPU waited for the last from its own start to the last's
+ * (as job-straggler counts a job's ranks); the late GPU's kernel is where it came late. */
 void rule_straggler(struct kg_analysis *a)
 {
-	if (a->n_gpus < 2)
+	if (a->n_gpus < 2 || !a->n_coll_waits)
 		return;
-	uint32_t *cursor = calloc(a->n_gpus, sizeof(*cursor));
-	if (!cursor)
+	uint32_t *late = calloc(a->n_gpus, sizeof(*late));
+	if (!late)
 		return;
-	double wait = 0, worst = 0;
-	uint32_t ncoll = 0, *late = calloc(a->n_gpus, sizeof(*late));
-	int64_t wstart = KG_NO_TIME;
+	double wait = 0;
+	const struct kg_coll_wait *worst = &a->coll_waits[0];
 	uint32_t mark = a->n_blame;
-	int made = 0;
-	for (;;) {
-		int64_t lo = INT64_MAX, hi = INT64_MIN, end_lo = INT64_MAX, end_hi = INT64_MIN;
-		uint32_t last_gpu = 0, present = 0, last_op = KG_NONE;
-		for (uint32_t g = 0; g < a->n_gpus; g++) {
-			uint32_t oi = next_collective(a, &a->gpus[g], &cursor[g]);
-			if (oi == KG_NONE)
-				continue;
-			cursor[g]++;
-			const struct kg_op *o = op(a, oi);
-			present++;
-			if (o->start < lo)
-				lo = o->start;
-			if (o->start > hi)
-				hi = o->start, last_gpu = g, last_op = oi;
-			end_lo = o->end < end_lo ? o->end : end_lo;
-			end_hi = o->end > end_hi ? o->end : end_hi;
-		}
-		if (present < 2)
-			break;
-		if (kg_time_diff(end_hi, end_lo) > a->cfg.coll_end_spread_ns)
-			continue; /* not one collective */
-		ncoll++;
-		int64_t skew = kg_time_diff(hi, lo);
-		if (skew >= a->cfg.comm_skew_ns) {
-			wait += (double)skew * (present - 1);
-			/* the late rank's collective: its launch is where that rank came late */
-			analysis_blame(a, KG_NONE, last_op, (double)skew * (present - 1));
-			if (late)
-				late[last_gpu]++;
-			if (skew > worst)
-				worst = (double)skew, wstart = lo;
-		}
+	for (uint32_t i = 0; i < a->n_coll_waits; i++) {
+		const struct kg_coll_wait *w = &a->coll_waits[i];
+		wait += w->wait;
+		analysis_blame(a, KG_NONE, w->last_op, w->wait);
+		late[w->last_gpu]++;
+		if (w->skew > worst->skew)
+			worst = w;
 	}
-	free(cursor);
-	if (late && analysis_worth(a, wait)) {
-		uint32_t lg = 0;
-		for (uint32_t g = 1; g < a->n_gpus; g++)
-			if (late[g] > late[lg])
-				lg = g;
-		struct kg_finding *f = analysis_add_finding(a, KG_RULE_STRAGGLER);
-		if (f) {
-			made = 1;
-			finding_take_blame(a, f, mark);
-			char gl[128];
-			rule_gpu_label(a, lg, gl, sizeof(gl));
-			finding_set(&f->title, "%s arrives last at collectives: start skew up to %.2f ms over %u "
-				 "collectives",
-				 gl, ms(worst), ncoll);
-			finding_set(&f->explanation, "A collective (NCCL) cannot finish before every rank has joined it: "
-				 "the ranks that start it early wait inside the kernel for the late "
-				 "one, and that wait looks like communication time.");
-			finding_set(&f->fix, "Find what delays the late rank before the collective: more work "
-				 "(imbalance), host stalls (data loading, syncs), a slower or shared "
-				 "GPU. Balance the work or overlap it with communication.");
-			f->gain_ns = wait;
-			finding_set(&f->gain_how, "sum over collectives of start skew x waiting ranks, for skews above "
-				 "%lld µs",
-				 (long long)(a->cfg.comm_skew_ns / 1000));
-			f->start = wstart;
-			f->end = kg_time_add(wstart, kg_i64_of(worst));
-			finding_set(&f->figures, "collectives=%u, worst_skew_ms=%.3f",
-				 ncoll, ms(worst));
-		}
-	}
-	if (!made)
+	struct kg_finding *f = analysis_worth(a, wait) ? analysis_add_finding(a, KG_RULE_STRAGGLER) : NULL;
+	if (!f) {
 		analysis_drop_blame(a, mark);
+		free(late);
+		return;
+	}
+	uint32_t lg = 0;
+	for (uint32_t g = 1; g < a->n_gpus; g++)
+		if (late[g] > late[lg])
+			lg = g;
 	free(late);
+	finding_take_blame(a, f, mark);
+	char gl[128];
+	rule_gpu_label(a, lg, gl, sizeof(gl));
+	finding_set(&f->title, "%s arrives last at collectives: start skew up to %.2f ms over %u "
+		    "collectives",
+		    gl, ms((double)worst->skew), a->n_colls);
+	finding_set(&f->explanation, "A collective (NCCL) cannot finish before every rank has joined it: "
+		    "the ranks that start it early wait inside the kernel for the late "
+		    "one, and that wait looks like communication time.");
+	finding_set(&f->fix, "Find what delays the late rank before the collective: more work "
+		    "(imbalance), host stalls (data loading, syncs), a slower or shared "
+		    "GPU. Balance the work or overlap it with communication.");
+	f->gain_ns = wait;
+	finding_set(&f->gain_how, "sum over collectives with a start skew above %lld µs of each early "
+		    "GPU's wait for the last, from its own start to the last's; the part of "
+		    "it with no compute beside it is left out of exposed-communication",
+		    (long long)(a->cfg.comm_skew_ns / 1000));
+	f->start = worst->first;
+	f->end = kg_time_add(worst->first, worst->skew);
+	finding_set(&f->figures, "collectives=%u, worst_skew_ms=%.3f", a->n_colls,
+		    ms((double)worst->skew));
 }
 
 

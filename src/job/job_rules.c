@@ -109,7 +109,9 @@ static uint32_t max_steps(const struct kg_job *j)
  * waiting for the last rank, which started at last: the straggler's cost, not exposed
  * communication's. The summary keeps each kernel's exposed time, not where in the kernel
  * it lies: the compute beside the kernel is taken as spread evenly over it (exact when
- * none or all of the kernel had compute beside it). */
+ * none or all of the kernel had compute beside it). One trace computes it exactly
+ * (analysis/comm_wait.c); here that would take the compute intervals inside every
+ * collective into the summaries, several times the collectives' own size (docs/rules.md). */
 static void exposed_wait(struct kg_job *j, const struct kg_job_part *p, int64_t last)
 {
 	struct kg_rank *r = &j->ranks[p->rank];
@@ -121,43 +123,36 @@ static void exposed_wait(struct kg_job *j, const struct kg_job_part *p, int64_t 
 	r->comm_wait_exposed += (double)c->exposed * (double)(w < dur ? w : dur) / (double)dur;
 }
 
-/* The job's collective k: the last of its ranks to start, and what the others waited. */
-static void one_collective(struct kg_job *j, uint32_t k)
+/* The job's collective k: the last of its ranks to start, and what the others waited
+ * (coll_arrivals, as the straggler rule of one trace counts it); starts: room for its
+ * parts. */
+static void one_collective(struct kg_job *j, uint32_t k, int64_t *starts)
 {
 	const struct kg_job_coll *c = &j->colls[k];
 	const struct kg_job_part *p = &j->parts[c->first];
-	int64_t last = INT64_MIN, second = INT64_MIN, first = INT64_MAX;
-	uint32_t who = UINT32_MAX;
-	for (uint32_t a = 0; a < c->n; a++) {
-		int64_t s = part_start(j, &p[a]);
-		if (s < first)
-			first = s;
-		if (s > last) {
-			second = last;
-			last = s, who = p[a].rank;
-		} else if (s > second) {
-			second = s;
-		}
-	}
-	int64_t skew = kg_time_diff(last, first);
-	if (who == UINT32_MAX || second == INT64_MIN || skew < j->cfg.comm_skew_ns)
+	if (!c->n)
 		return;
-	double wait = 0;
-	for (uint32_t a = 0; a < c->n; a++) {
-		wait += (double)kg_time_diff(last, part_start(j, &p[a]));
-		exposed_wait(j, &p[a], last);
-	}
+	for (uint32_t a = 0; a < c->n; a++)
+		starts[a] = part_start(j, &p[a]);
+	struct kg_arrivals ar;
+	coll_arrivals(starts, c->n, &ar);
+	int64_t skew = kg_time_diff(ar.last, ar.first);
+	if (ar.second == INT64_MIN || skew < j->cfg.comm_skew_ns)
+		return;
+	for (uint32_t a = 0; a < c->n; a++)
+		exposed_wait(j, &p[a], ar.last);
+	uint32_t who = p[ar.last_part].rank;
 	struct kg_rank *late = &j->ranks[who];
-	int64_t lateness = kg_time_diff(last, second);
+	int64_t lateness = kg_time_diff(ar.last, ar.second);
 	late->late++;
 	late->late_ns = kg_time_add(late->late_ns, lateness);
-	late->wait_caused_ns += wait;
-	j->total_wait_ns += wait;
+	late->wait_caused_ns += ar.wait;
+	j->total_wait_ns += ar.wait;
 	if (c->step >= j->n_steps)
 		return;
 	struct kg_job_step *st = &j->steps[c->step];
 	st->late_ns = kg_time_add(st->late_ns, lateness);
-	st->wait_ns += wait;
+	st->wait_ns += ar.wait;
 	if (skew > st->worst_skew) {
 		st->worst_skew = skew;
 		st->last_rank = who;
@@ -316,7 +311,8 @@ static void straggler_finding(struct kg_job *j, uint32_t i, const struct medians
 static void exposed_less_wait(const struct kg_job *j, struct kg_rank *r)
 {
 	double exposed = (double)rank_comm_exposed(r) - r->comm_wait_exposed;
-	double free_compute = (double)kg_time_span(r->compute_busy, r->comm_overlapped);
+	double gain = comm_hideable((double)rank_comm_exposed(r), r->comm_wait_exposed,
+				    (double)kg_time_span(r->compute_busy, r->comm_overlapped));
 	for (uint32_t t = 0; t < r->n_top; t++) {
 		struct kg_finding *f = &r->top[t];
 		if (f->rule != KG_RULE_EXPOSED_COMMUNICATION || f->gain_ns <= 0)
@@ -324,8 +320,6 @@ static void exposed_less_wait(const struct kg_job *j, struct kg_rank *r)
 		/* the share and threshold are of the rank's trace's steady span, as before */
 		double span = f->gain_pct > 0 ? f->gain_ns * 100 / f->gain_pct
 					       : (double)rank_steady_span(r);
-		double gain = exposed < free_compute ? exposed : free_compute;
-		gain = gain > 0 ? gain : 0;
 		r->findings_gain += gain - f->gain_ns;
 		f->gain_ns = gain;
 		f->gain_pct = span > 0 ? 100 * gain / span : 0;
@@ -354,14 +348,20 @@ int job_rule_stragglers(struct kg_job *j)
 	j->n_steps = max_steps(j);
 	j->steps = calloc(j->n_steps ? j->n_steps : 1, sizeof(*j->steps));
 	uint32_t *order = malloc(j->n_ranks * sizeof(*order));
-	if (!j->steps || !order) {
+	uint32_t most = 1; /* parts of a collective */
+	for (uint32_t k = 0; k < j->n_collectives; k++)
+		most = j->colls[k].n > most ? j->colls[k].n : most;
+	int64_t *starts = malloc(most * sizeof(*starts));
+	if (!j->steps || !order || !starts) {
 		free(order);
+		free(starts);
 		return -ENOMEM;
 	}
 	for (uint32_t s = 0; s < j->n_steps; s++)
 		j->steps[s] = (struct kg_job_step){.step = s, .last_rank = UINT32_MAX};
 	for (uint32_t k = 0; k < j->n_collectives; k++)
-		one_collective(j, k);
+		one_collective(j, k, starts);
+	free(starts);
 	for (uint32_t i = 0; i < j->n_ranks; i++)
 		if (j->ranks[i].comm_wait_exposed > 0)
 			exposed_less_wait(j, &j->ranks[i]);

@@ -368,6 +368,23 @@ TEST(straggler_and_clocks)
 	job_free(&j);
 }
 
+/* The one definition of a collective's waits (straggler in one trace, job-straggler): each
+ * part's own wait for the last, not the skew times the parts that waited. */
+TEST(arrivals_sum_each_parts_own_wait)
+{
+	const int64_t starts[] = {10 * MS, 40 * MS, 25 * MS, 40 * MS};
+	struct kg_arrivals ar;
+	coll_arrivals(starts, 4, &ar);
+	CHECK_EQ_INT(ar.first, 10 * MS);
+	CHECK_EQ_INT(ar.last, 40 * MS);
+	CHECK_EQ_INT(ar.second, 40 * MS);
+	CHECK_EQ_INT(ar.last_part, 1); /* the first that started last */
+	CHECK(ar.wait == (double)(30 + 0 + 15 + 0) * MS); /* skew x 3 waiting would be 90 ms */
+	coll_arrivals(starts, 1, &ar);
+	CHECK_EQ_INT(ar.second, INT64_MIN);
+	CHECK(ar.wait == 0);
+}
+
 TEST(one_rank_and_no_collectives)
 {
 	struct kg_job j;
