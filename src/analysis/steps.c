@@ -3,10 +3,11 @@
  *  1. the user's annotations: ranges of one name that repeat on one thread (--steps NAME,
  *     else ProfilerStep#N, step, train_step, ...); a step is the GPU work launched inside
  *     one of them;
- *  2. the rhythm of the launches: the GPU's operations in start order, each a token
- *     (kind, name, launch configuration); the period is the shortest shift at which the
- *     sequence matches itself (see rhythm_period), the boundary the place in the period
- *     where the host waits longest before its next launch.
+ *  2. the rhythm of the launches: the GPU's operations in the order the host issued them
+ *     (issue_order), each a token (kind, name, launch configuration); the period is the
+ *     shortest shift at which the sequence matches itself (see rhythm_period), the
+ *     boundary the place in the period where the host waits longest before its next
+ *     launch.
  *
  * Then the first steps that differ from the median one (more or fewer operations, or
  * 1.5 times as long) are warm-up; the rest are steady. When what they leave out (the
@@ -400,11 +401,28 @@ out:
 	return best;
 }
 
+/* Where a step begins near want: at the operation that begins the regular steps (bt),
+ * within slack of want (a step with an extra operation or one fewer between its anchor and
+ * its beginning moves it), else at want. */
+static uint32_t boundary_at(const uint32_t *tok, uint32_t n, uint32_t want, uint32_t bt,
+			    uint32_t slack)
+{
+	if (want >= n || bt == UINT32_MAX || tok[want] == bt)
+		return want;
+	for (uint32_t d = 1; d <= slack; d++) {
+		if (want >= d && tok[want - d] == bt)
+			return want - d;
+		if (want + d < n && tok[want + d] == bt)
+			return want + d;
+	}
+	return want;
+}
+
 /* Each of the GPU's ops into its step by the rhythm (sid), and where each step's
  * boundary is: after the anchor by the offset at which the host most often waited
- * longest before launching. The number of steps. */
-static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
-			     uint32_t *sid)
+ * longest before launching. ops in the order the host issued them. The number of steps. */
+static uint32_t rhythm_steps_in(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+				uint32_t *sid)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *tok = malloc((size_t)n * sizeof(*tok)), steps = 0;
@@ -440,17 +458,30 @@ static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_
 		}
 		votes[where]++;
 	}
-	uint32_t off = 0;
-	for (uint32_t r = 1; r < p; r++)
+	uint32_t off = 0, regular = votes[0];
+	for (uint32_t r = 1; r < p; r++) {
+		regular += votes[r];
 		if (votes[r] > votes[off])
 			off = r;
+	}
+	/* a rhythm is claimed when it repeats exactly, anchor to anchor, MIN_STEPS times: two
+	 * iterations of a step whose layers repeat (no kernel of the step's own) show their
+	 * layers' period a few times between anchors a step apart, never that often */
+	if (regular < MIN_STEPS)
+		goto out;
+	/* the operation that begins a step: the one at that offset in the regular steps */
+	uint32_t bt = UINT32_MAX, slack = p / 8 ? p / 8 : 1;
+	for (uint32_t k = 0; k + 1 < na && bt == UINT32_MAX; k++)
+		if (at[k + 1] - at[k] == p)
+			bt = tok[at[k] + off];
 	/* the steps: boundary k to boundary k + 1; the last one only when a whole period
 	 * follows it; the period before the first boundary too when it is the same */
 	for (uint32_t i = 0; i < n; i++)
 		sid[i] = KG_NONE;
 	uint32_t prev = UINT32_MAX;
 	if (na && at[0] + off >= p && at[0] + off + p <= n) {
-		uint32_t b = at[0] + off - p, same = 0;
+		uint32_t b = boundary_at(tok, n, at[0] + off, bt, slack), same = 0;
+		b = b >= p && b + p <= n ? b - p : at[0] + off - p;
 		for (uint32_t r = 0; r < p; r++)
 			same += tok[b + r] == tok[b + p + r];
 		if (same >= MIN_MATCH * p) {
@@ -461,8 +492,10 @@ static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_
 		}
 	}
 	for (uint32_t k = 0; k < na && at[k] + off < n; k++) {
-		uint32_t b = at[k] + off, end = k + 1 < na && at[k + 1] + off < n ? at[k + 1] + off
-						 : b + p <= n ? b + p : b;
+		uint32_t b = boundary_at(tok, n, at[k] + off, bt, slack);
+		uint32_t end = k + 1 < na && at[k + 1] + off < n
+				       ? boundary_at(tok, n, at[k + 1] + off, bt, slack)
+				       : b + p <= n ? b + p : b;
 		if (prev != UINT32_MAX && b < prev)
 			continue;
 		for (uint32_t i = b; i < end; i++)
@@ -476,6 +509,108 @@ out:
 	free(at);
 	free(votes);
 	return steps >= MIN_STEPS ? steps : 0;
+}
+
+/* A heap of streams by the issue time of their next op (issue_order). */
+struct stream_head {
+	int64_t issued;
+	uint32_t stream;
+};
+
+static void heap_down(struct stream_head *h, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, min = i;
+		if (l < n && h[l].issued < h[min].issued)
+			min = l;
+		if (r < n && h[r].issued < h[min].issued)
+			min = r;
+		if (min == i)
+			return;
+		struct stream_head t = h[i];
+		h[i] = h[min], h[min] = t, i = min;
+	}
+}
+
+/* The GPU's ops ops[0..n) (in start order) in the order the host issued them, into
+ * order[0..n) (indices into ops): each stream's ops as the stream ran them (first in,
+ * first out) and the streams merged by issue time. The start order interleaves the
+ * streams as their timing falls, differently in every step, where the host's order is the
+ * program's own: a step's side-stream kernels that start after the next step's first one
+ * are still its own. -ENOMEM, 0, or 1 when the ops are all on one stream (the order is
+ * theirs: order untouched). */
+static int issue_order(const struct kg_model *m, const uint32_t *ops, uint32_t n,
+		       uint32_t *order)
+{
+	uint32_t first = n ? m->ops[ops[0]].stream : 0, one = 1;
+	for (uint32_t i = 1; i < n && one; i++)
+		one = m->ops[ops[i]].stream == first;
+	if (one)
+		return 1;
+	uint32_t ns = m->n_streams, *at = calloc((size_t)ns + 1, sizeof(*at));
+	uint32_t *by_stream = malloc((size_t)n * sizeof(*by_stream));
+	struct stream_head *h = malloc((size_t)ns * sizeof(*h));
+	int rc = at && by_stream && h ? 0 : -ENOMEM;
+	for (uint32_t i = 0; !rc && i < n; i++) /* at[s + 1]: stream s's ops, then offsets */
+		at[m->ops[ops[i]].stream + 1]++;
+	for (uint32_t s = 0; !rc && s < ns; s++)
+		at[s + 1] += at[s];
+	for (uint32_t i = 0; !rc && i < n; i++)
+		by_stream[at[m->ops[ops[i]].stream]++] = i;
+	/* at[s] is now the end of stream s's ops, at[s - 1] (0 for s = 0) their start */
+	uint32_t nh = 0;
+	for (uint32_t s = 0; !rc && s < ns; s++) {
+		uint32_t from = s ? at[s - 1] : 0;
+		if (from < at[s])
+			h[nh++] = (struct stream_head){
+				op_issued_or_start(m, &m->ops[ops[by_stream[from]]]), s};
+	}
+	uint32_t *next = rc ? NULL : calloc((size_t)ns, sizeof(*next));
+	if (!rc && !next)
+		rc = -ENOMEM;
+	for (uint32_t s = 0; !rc && s < ns; s++)
+		next[s] = s ? at[s - 1] : 0;
+	for (uint32_t i = nh / 2; !rc && i-- > 0;)
+		heap_down(h, nh, i);
+	for (uint32_t k = 0; !rc && nh; k++) {
+		uint32_t s = h[0].stream;
+		order[k] = by_stream[next[s]++];
+		if (next[s] < at[s])
+			h[0].issued = op_issued_or_start(m, &m->ops[ops[by_stream[next[s]]]]);
+		else
+			h[0] = h[--nh];
+		heap_down(h, nh, 0);
+	}
+	free(next);
+	free(at);
+	free(by_stream);
+	free(h);
+	return rc;
+}
+
+/* The steps of the rhythm (rhythm_steps_in), found in the order the host issued the ops. */
+static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+			     uint32_t *sid)
+{
+	uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+	int one = order ? issue_order(a->m, ops, n, order) : -ENOMEM;
+	if (one) {
+		free(order);
+		return one < 0 ? 0 : rhythm_steps_in(a, ops, n, sid);
+	}
+	uint32_t *issued = malloc(((size_t)n + 1) * sizeof(*issued));
+	uint32_t *sid_issued = malloc(((size_t)n + 1) * sizeof(*sid_issued)), steps = 0;
+	if (issued && sid_issued) {
+		for (uint32_t k = 0; k < n; k++)
+			issued[k] = ops[order[k]];
+		steps = rhythm_steps_in(a, issued, n, sid_issued);
+		for (uint32_t k = 0; k < n; k++)
+			sid[order[k]] = sid_issued[k];
+	}
+	free(order);
+	free(issued);
+	free(sid_issued);
+	return steps;
 }
 
 /* ------------------------------------------------------------------ the steps' figures */
@@ -535,6 +670,49 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 		st->copies += o->kind == KG_OP_MEMCPY;
 		st->memsets += o->kind == KG_OP_MEMSET;
 	}
+}
+
+/* The GPU's busy time [from, to) into the steps whose time it falls in; *at: the first
+ * step whose time may still end after from (the calls come in time order). */
+static void busy_into_steps(struct kg_steps *st, uint32_t *at, int64_t from, int64_t to)
+{
+	while (*at < st->n && kg_time_add(st->v[*at].start, st->v[*at].time) <= from)
+		(*at)++;
+	for (uint32_t s = *at; s < st->n && st->v[s].start < to; s++) {
+		int64_t b = st->v[s].start, e = kg_time_add(b, st->v[s].time);
+		int64_t x = from > b ? from : b, y = to < e ? to : e;
+		if (y > x)
+			st->v[s].busy = kg_time_add(st->v[s].busy, kg_time_span(y, x));
+	}
+}
+
+/* Each step's GPU busy time: the GPU's, whatever step launched the work, within the
+ * step's time [start, start + time). A step's own ops are no measure of it: on several
+ * streams a step's last copy may run while the next step's kernels start (and the next
+ * step's first copy inside this one's time), and the union of its own would exceed its
+ * time (the GPU busy 169 % of a step) while calling idle what the neighbours kept busy.
+ * ops[0..n): the GPU's, in start order. */
+static void busy_in_time(struct kg_analysis *a, const uint32_t *ops, uint32_t n)
+{
+	struct kg_steps *st = &a->steps;
+	uint32_t at = 0;
+	int64_t from = KG_NO_TIME, to = KG_NO_TIME;
+	for (uint32_t s = 0; s < st->n; s++)
+		st->v[s].busy = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kg_op *o = &a->m->ops[ops[i]];
+		if (o->start == KG_NO_TIME || o->end == KG_NO_TIME || o->end < o->start)
+			continue;
+		if (from != KG_NO_TIME && o->start <= to) {
+			to = o->end > to ? o->end : to;
+			continue;
+		}
+		if (from != KG_NO_TIME)
+			busy_into_steps(st, &at, from, to);
+		from = o->start, to = o->end;
+	}
+	if (from != KG_NO_TIME)
+		busy_into_steps(st, &at, from, to);
 }
 
 /* Step s and the next are of one group (or there are none): the next one's start ends s. */
@@ -841,6 +1019,7 @@ int steps_run(struct kg_analysis *a)
 	gaps_between(a, ops, n, sid, scratch);
 	if ((rc = steady_steps(st)) < 0)
 		goto out;
+	busy_in_time(a, ops, n); /* in the times steady_steps found */
 	step_syncs(a->m, st);
 	step_slow_ops(a->m, st, ops, n, sid);
 	step_idle(a);
