@@ -316,6 +316,39 @@ struct kg_host_span *model_add_host_span(struct kg_model *m)
 	return h;
 }
 
+static int by_thread_then_end(const void *a, const void *b)
+{
+	const struct kg_host_span *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+void model_sort_host_spans(struct kg_model *m, uint32_t first)
+{
+	if (m->n_host_spans > first + 1)
+		qsort(m->host_spans + first, m->n_host_spans - first, sizeof(*m->host_spans),
+		      by_thread_then_end);
+}
+
+/* Each span from where the thread's previous one ends, at the latest: a sample stands for
+ * the time since the one before it when that is less than its periods (a thread woken
+ * early, a late tick). A span left with no time (two samples at one time) goes. */
+void model_cut_host_spans(struct kg_model *m, uint32_t first)
+{
+	model_sort_host_spans(m, first);
+	uint32_t n = first;
+	for (uint32_t i = first; i < m->n_host_spans; i++) {
+		struct kg_host_span x = m->host_spans[i];
+		const struct kg_host_span *prev = n > first ? &m->host_spans[n - 1] : NULL;
+		if (prev && prev->thread == x.thread && x.start < prev->end)
+			x.start = prev->end;
+		if (x.start < x.end)
+			m->host_spans[n++] = x;
+	}
+	m->n_host_spans = n;
+}
+
 struct kg_range *model_add_range(struct kg_model *m)
 {
 	struct kg_range *r = ADD(m, ranges);

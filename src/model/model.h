@@ -440,6 +440,12 @@ struct kg_range *model_add_range(struct kg_model *m);
  * state unknown. NULL when out of memory. model_finish puts the spans in (thread, start)
  * order, with the threads; model_restrict keeps their parts within the window. */
 struct kg_host_span *model_add_host_span(struct kg_model *m);
+/* Samples' spans from host_spans[first] on, in (thread, end) order: the order
+ * model_cut_host_spans leaves them in, which model_sort_host_spans gives before. */
+void model_sort_host_spans(struct kg_model *m, uint32_t first);
+/* The same spans, each a sample's time before it, cut where the thread's previous one
+ * ends so that a thread's spans never overlap; those left with no time go. */
+void model_cut_host_spans(struct kg_model *m, uint32_t first);
 /* A span of the tracer's own time (tracer_spans): as a host span. NULL when out of memory. */
 struct kg_host_span *model_add_tracer_span(struct kg_model *m);
 struct kg_hw_device *model_add_hw_device(struct kg_model *m);

@@ -152,33 +152,6 @@ static int read_samples(struct host_load *l)
 	return rc;
 }
 
-static int by_thread_then_end(const void *a, const void *b)
-{
-	const struct kg_host_span *x = a, *y = b;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
-}
-
-/* Each span from where the thread's previous one ends, at the latest: a sample stands for
- * the time since the one before it when that is less than its periods (a thread woken
- * early, a late tick). A span left with no time (two samples at one time) goes. */
-static void cut_overlaps(struct kg_model *m)
-{
-	if (m->n_host_spans > 1)
-		qsort(m->host_spans, m->n_host_spans, sizeof(*m->host_spans), by_thread_then_end);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < m->n_host_spans; i++) {
-		struct kg_host_span x = m->host_spans[i];
-		const struct kg_host_span *prev = n ? &m->host_spans[n - 1] : NULL;
-		if (prev && prev->thread == x.thread && x.start < prev->end)
-			x.start = prev->end;
-		if (x.start < x.end)
-			m->host_spans[n++] = x;
-	}
-	m->n_host_spans = n;
-}
-
 /* ------------------------------------------------------------------ what was lost */
 
 static void note_losses(struct kg_model *m, uint64_t unplaced)
@@ -229,7 +202,7 @@ int kgt_read_host(struct kgt_reader *r)
 	if (!rc && r->m->n_host_samplings)
 		rc = read_samples(&l);
 	if (!rc)
-		cut_overlaps(r->m);
+		model_cut_host_spans(r->m, 0);
 	if (!rc)
 		note_losses(r->m, l.unplaced);
 	free(l.sampling);

@@ -6,7 +6,9 @@
  * whose numbering is nsys's own (memory kinds, event types, event classes) are mapped
  * through the ENUM_* tables of the file itself when present, by symbol name. CUDA API
  * backtraces (nsys profile --cudabacktrace) come from CUDA_CALLCHAINS, read after the
- * activity for the callchains the calls name. */
+ * activity for the callchains the calls name; CPU samples (nsys profile --sample, on by
+ * default) from COMPOSITE_EVENTS and their frames from SAMPLING_CALLCHAINS, as host
+ * spans like kgantt's own host samples (docs/host-samples.md, "Nsight Systems"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "model/load.h"
+#include "util/array.h"
 #include "util/demangle.h"
 #include "util/idmap.h"
 
@@ -24,6 +27,11 @@
 #define NO_ID 0xFFFFFFFFu         /* CUPTI's "no stream / no event" (uint32 -1) */
 #define PROGRESS_ROWS 65536
 #define MAX_FRAMES 128            /* frames kept per backtrace, innermost first */
+/* The CPU sampling period nsys allows, 100 to 8000 Hz (--sampling-frequency), and its
+ * default, 1 kHz: the export does not say which was used (sample_periods). */
+#define SAMPLE_PERIOD_MIN 125000
+#define SAMPLE_PERIOD_MAX 10000000
+#define SAMPLE_PERIOD_DEFAULT 1000000
 
 /* ------------------------------------------------------------------ the reader */
 
@@ -41,7 +49,7 @@ enum nvtx_type { NV_NONE = 0, NV_PUSHPOP, NV_STARTEND, NV_MARK, NV_DOMAIN };
 
 struct codes {
 	uint8_t mem[NCODES], copy[NCODES], sync[NCODES], stream[NCODES], evclass[NCODES],
-		nvtx[NCODES];
+		nvtx[NCODES], state[NCODES];
 };
 
 /* A backtrace that a CUPTI_ACTIVITY_KIND_RUNTIME row names by callchainId: resolved into a
@@ -95,6 +103,9 @@ struct nsys_reader {
 	size_t ncframes, capcframes;
 	struct kg_idmap symbols;        /* StringIds id of a symbol → demangled model string */
 	uint64_t bad_chains;            /* calls naming a callchain the file does not have */
+	struct kg_idmap sample_ids;     /* COMPOSITE_EVENTS id → its host span */
+	uint32_t first_sample;          /* host_spans from here on are the CPU samples */
+	uint64_t bad_samples;           /* without an id, a time or a thread; ids seen before */
 	double rows_done, rows_total;
 };
 
@@ -245,6 +256,8 @@ static int each_row(struct nsys_reader *r, const char *table, const struct col *
 	sqlite3_finalize(st);
 	return rc;
 }
+
+#define EACH(r, table, cols, fn) each_row(r, table, cols, (int)(sizeof(cols) / sizeof(cols[0])), fn)
 
 /* ------------------------------------------------------------------ values */
 
@@ -1012,24 +1025,24 @@ static uint32_t symbol_of(struct nsys_reader *r, int64_t id)
 	return s;
 }
 
-enum { CC_ID, CC_DEPTH, CC_SYMBOL, CC_MODULE, CC_UNRESOLVED, CC_IP, CC_NCOLS };
+enum { CC_ID, CC_DEPTH, CC_SYMBOL, CC_MODULE, CC_UNRESOLVED, CC_IP, CC_SPECIAL, CC_NCOLS };
 static const struct col callchain_cols[CC_NCOLS] = {
 	[CC_ID] = {"id", 0},         [CC_DEPTH] = {"stackDepth", 0}, [CC_SYMBOL] = {"symbol", 0},
 	[CC_MODULE] = {"module", 0}, [CC_UNRESOLVED] = {"unresolved", 0},
-	[CC_IP] = {"originalIP", 0},
+	[CC_IP] = {"originalIP", 0}, [CC_SPECIAL] = {"specialEntry", 0},
 };
 
-/* One row of CUDA_CALLCHAINS as a frame. The export has no source files or lines, and its
- * instruction pointers are absolute, without the modules' load addresses: the model's
- * module-relative address stays unknown. A symbol nsys could not resolve is kept as
- * written; a frame without a symbol is named by its instruction pointer when known. */
-static struct kg_frame callchain_frame(struct nsys_reader *r, sqlite3_stmt *st)
+/* One row of CUDA_CALLCHAINS or SAMPLING_CALLCHAINS as a frame. The export has no source
+ * files or lines, and its instruction pointers are absolute, without the modules' load
+ * addresses: the model's module-relative address stays unknown. A symbol nsys could not
+ * resolve is kept as written; a frame without a symbol is named by its instruction
+ * pointer when known. */
+static struct kg_frame callchain_frame(struct nsys_reader *r, sqlite3_stmt *st, int unresolved)
 {
 	struct kg_frame f;
 	memset(&f, 0, sizeof(f));
 	f.kind = KG_FRAME_NATIVE;
 	int64_t v, ip;
-	int unresolved = int_col(st, CC_UNRESOLVED, &v) && v != 0;
 	if (int_col(st, CC_SYMBOL, &v))
 		f.function = unresolved ? string_of(r, v) : symbol_of(r, v);
 	if (f.function && !*model_text(r->m, f.function))
@@ -1045,18 +1058,51 @@ static struct kg_frame callchain_frame(struct nsys_reader *r, sqlite3_stmt *st)
 	return f;
 }
 
-/* Reads the frames of the callchains that calls name, in one pass over CUDA_CALLCHAINS
- * sorted by id and depth (nsys's primary key, so usually an index walk). Depth 0 is the
- * innermost frame; frames deeper than MAX_FRAMES are cut (KG_STACK_TRUNCATED), so a
- * damaged depth cannot make the reader allocate more than MAX_FRAMES per chain. 0, 1 when
- * the table cannot be read (said in a note), or an error. */
-static int read_callchain_rows(struct nsys_reader *r)
+/* A chain's flags beyond the stack's (KG_STACK_TRUNCATED): every frame unresolved. */
+#define CHAIN_UNRESOLVED (1u << 16)
+
+/* What a walk over a callchain table does with each id's rows: want() says whether its
+ * frames are needed (the others are skipped unread: symbols cost a lookup and a
+ * demangling each), got() takes them, innermost first, with the chain's flags. */
+struct chain_walk {
+	int (*want)(struct nsys_reader *r, int64_t id);
+	int (*got)(struct nsys_reader *r, int64_t id, const struct kg_frame *f, uint32_t n,
+		   uint32_t flags);
+};
+
+/* One run of a chain's rows read into buf: the frame of depth `depth`, unless it repeats
+ * the last depth (a duplicate row: no primary key), is nsys's own entry rather than a
+ * frame (specialEntry), or lies past MAX_FRAMES (cut: KG_STACK_TRUNCATED), so that a
+ * damaged depth cannot make the reader keep more than MAX_FRAMES a chain. */
+static void chain_row(struct nsys_reader *r, sqlite3_stmt *st, int64_t depth, int64_t *last,
+		      struct kg_frame *buf, uint32_t *n, uint32_t *flags)
 {
-	static const char table[] = "CUDA_CALLCHAINS";
+	int64_t v;
+	if (depth == *last)
+		return;
+	*last = depth;
+	if (int_col(st, CC_SPECIAL, &v) && v)
+		return;
+	if (depth >= MAX_FRAMES || *n >= MAX_FRAMES) {
+		*flags |= KG_STACK_TRUNCATED;
+		return;
+	}
+	int unresolved = int_col(st, CC_UNRESOLVED, &v) && v != 0;
+	if (!unresolved)
+		*flags &= ~CHAIN_UNRESOLVED;
+	buf[(*n)++] = callchain_frame(r, st, unresolved);
+}
+
+/* Walks table's rows sorted by id and depth (nsys's primary key, so usually an index
+ * walk). Depth 0 is the innermost frame. 0, 1 when the table lacks its id or depth
+ * column (said in a note, naming what is not read), or an error. */
+static int each_chain(struct nsys_reader *r, const char *table, const char *what,
+		      const struct chain_walk *w)
+{
 	for (int i = CC_ID; i <= CC_DEPTH; i++)
 		if (!has_column(r, table, callchain_cols[i].names)) {
-			model_note(r->m, "%s has no column '%s': the CUDA API backtraces are "
-				   "not read", table, callchain_cols[i].names);
+			model_note(r->m, "%s has no column '%s': %s are not read", table,
+				   callchain_cols[i].names, what);
 			return 1;
 		}
 	char sql[1024];
@@ -1068,52 +1114,74 @@ static int read_callchain_rows(struct nsys_reader *r)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_error(r, table);
-	uint32_t cur = KG_NONE; /* the chain whose rows are being read */
-	int64_t last_depth = -1;
-	int step;
+	struct kg_frame buf[MAX_FRAMES];
+	int64_t cur = -1, last = -1; /* the id whose rows are being read, its last depth */
+	uint32_t n = 0, flags = 0;
+	int taking = 0, step;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id, depth;
 		if (!int_col(st, CC_ID, &id) || id < 0 || !int_col(st, CC_DEPTH, &depth) ||
 		    depth < 0)
 			continue;
-		uint32_t ci = idmap_get(&r->chain_ids, (uint64_t)id);
-		if (ci == KG_NONE)
-			continue; /* no call names it */
-		struct chain *c = &r->chains[ci];
-		if (ci != cur) {
-			cur = ci;
-			last_depth = -1;
-			if (c->found) { /* ids of mixed types sort apart: the first run wins */
-				cur = KG_NONE;
-				continue;
-			}
-			c->found = 1;
-			c->first = (uint32_t)r->ncframes;
+		if (id != cur) {
+			if (taking)
+				rc = w->got(r, cur, buf, n, n ? flags : flags & ~CHAIN_UNRESOLVED);
+			cur = id;
+			last = -1;
+			n = 0;
+			flags = CHAIN_UNRESOLVED;
+			taking = !rc && w->want(r, id);
 		}
-		if (depth == last_depth)
-			continue; /* a duplicate row (no primary key) */
-		last_depth = depth;
-		if (depth >= MAX_FRAMES || c->n >= MAX_FRAMES) {
-			c->flags |= KG_STACK_TRUNCATED;
-			continue;
-		}
-		if (r->ncframes == r->capcframes) {
-			size_t cap = r->capcframes ? r->capcframes * 2 : 1024;
-			struct kg_frame *f = realloc(r->cframes, cap * sizeof(*f));
-			if (!f) {
-				rc = oom(r);
-				break;
-			}
-			r->cframes = f;
-			r->capcframes = cap;
-		}
-		r->cframes[r->ncframes++] = callchain_frame(r, st);
-		c->n++;
+		if (taking)
+			chain_row(r, st, depth, &last, buf, &n, &flags);
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = db_error(r, table);
+	if (!rc && taking)
+		rc = w->got(r, cur, buf, n, n ? flags : flags & ~CHAIN_UNRESOLVED);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* A CUDA_CALLCHAINS id some call names, not read yet: ids of mixed types sort apart, and
+ * the first run wins. */
+static int want_call_chain(struct nsys_reader *r, int64_t id)
+{
+	uint32_t ci = idmap_get(&r->chain_ids, (uint64_t)id);
+	if (ci == KG_NONE || r->chains[ci].found)
+		return 0;
+	r->chains[ci].found = 1;
+	return 1;
+}
+
+static int got_call_chain(struct nsys_reader *r, int64_t id, const struct kg_frame *f,
+			  uint32_t n, uint32_t flags)
+{
+	struct chain *c = &r->chains[idmap_get(&r->chain_ids, (uint64_t)id)];
+	if (r->ncframes + n > r->capcframes) {
+		size_t cap = r->capcframes ? r->capcframes : 1024;
+		while (cap < r->ncframes + n)
+			cap *= 2;
+		struct kg_frame *p = realloc(r->cframes, cap * sizeof(*p));
+		if (!p)
+			return oom(r);
+		r->cframes = p;
+		r->capcframes = cap;
+	}
+	memcpy(r->cframes + r->ncframes, f, n * sizeof(*f));
+	c->first = (uint32_t)r->ncframes;
+	c->n = n;
+	c->flags = flags & KG_STACK_TRUNCATED;
+	r->ncframes += n;
+	return 0;
+}
+
+/* Reads the frames of the callchains that calls name. 0, 1 when the table cannot be read
+ * (said in a note), or an error. */
+static int read_callchain_rows(struct nsys_reader *r)
+{
+	static const struct chain_walk calls = {want_call_chain, got_call_chain};
+	return each_chain(r, "CUDA_CALLCHAINS", "the CUDA API backtraces", &calls);
 }
 
 /* The stack of each call with a backtrace: model_add_stack_ref for the calls with a
@@ -1187,6 +1255,152 @@ static int read_callchains(struct nsys_reader *r)
 	return rc < 0 ? rc : rc ? 0 : link_callchains(r);
 }
 
+/* ------------------------------------------------------------------ CPU samples */
+
+enum { E_ID, E_START, E_TID, E_STATE, E_NCOLS };
+static const struct col sample_cols[E_NCOLS] = {
+	[E_ID] = {"id", 1}, [E_START] = {"start", 1}, [E_TID] = {"globalTid", 0},
+	[E_STATE] = {"threadState", 0},
+};
+
+/* A CPU sample as a host span that ends at its time: where it starts waits for the
+ * period (sample_periods). Samples of processes without CUDA or NVTX rows (the launcher,
+ * a shell: nsys samples the whole process tree) are not read. */
+static int on_sample(struct nsys_reader *r, sqlite3_stmt *st)
+{
+	int64_t id, ts, gtid;
+	if (!int_col(st, E_ID, &id) || id < 0 || !int_col(st, E_START, &ts) || ts <= 0 ||
+	    ts == INT64_MAX || !int_col(st, E_TID, &gtid)) {
+		r->bad_samples++;
+		return 0;
+	}
+	uint32_t p = known_process(r, (uint64_t)gtid & ~TID_MASK);
+	if (p == KG_NONE)
+		return 0;
+	uint32_t *slot = idmap_slot(&r->sample_ids, (uint64_t)id);
+	if (!slot)
+		return oom(r);
+	if (*slot != KG_NONE) { /* no primary key: a damaged file */
+		r->bad_samples++;
+		return 0;
+	}
+	uint32_t t = thread_of(r, p, (uint64_t)gtid);
+	struct kg_host_span *x = t == KG_NONE ? NULL : model_add_host_span(r->m);
+	if (!x)
+		return oom(r);
+	x->start = x->end = ts;
+	x->thread = t;
+	x->state = code_of(r->codes.state, st, E_STATE);
+	x->source = KG_HOST_FROM_SAMPLES;
+	*slot = r->m->n_host_spans - 1;
+	return 0;
+}
+
+static int want_sample_chain(struct nsys_reader *r, int64_t id)
+{
+	return idmap_get(&r->sample_ids, (uint64_t)id) != KG_NONE;
+}
+
+/* A sample's frames: its stack (equal chains of a process are one), and partial when
+ * nsys resolved none of them (a stripped program, say). */
+static int got_sample_chain(struct nsys_reader *r, int64_t id, const struct kg_frame *f,
+			    uint32_t n, uint32_t flags)
+{
+	struct kg_model *m = r->m;
+	struct kg_host_span *x = &m->host_spans[idmap_get(&r->sample_ids, (uint64_t)id)];
+	if (flags & CHAIN_UNRESOLVED)
+		x->flags |= KG_HOST_PARTIAL;
+	if (!n)
+		return 0;
+	x->stack = model_add_stack(m, m->threads[x->thread].process, f, n,
+				   flags & KG_STACK_TRUNCATED);
+	return x->stack == KG_NONE ? oom(r) : 0;
+}
+
+/* The median time between one process's consecutive samples of a thread, within nsys's
+ * range; its default when no thread has two. spans: the samples, by thread and end. */
+static int64_t sample_period(const struct kg_model *m, uint32_t first, uint32_t process,
+			     int64_t *buf)
+{
+	uint32_t n = 0;
+	for (uint32_t i = first + 1; i < m->n_host_spans; i++) {
+		const struct kg_host_span *a = &m->host_spans[i - 1], *b = &m->host_spans[i];
+		if (a->thread == b->thread && m->threads[b->thread].process == process &&
+		    b->end > a->end)
+			buf[n++] = b->end - a->end;
+	}
+	int64_t p = n ? select_kth(buf, n, n / 2) : SAMPLE_PERIOD_DEFAULT;
+	return p < SAMPLE_PERIOD_MIN ? SAMPLE_PERIOD_MIN : p > SAMPLE_PERIOD_MAX ? SAMPLE_PERIOD_MAX : p;
+}
+
+/* How one process's threads were sampled: its period as a rate, its samples and threads. */
+static int add_sampling(struct nsys_reader *r, uint32_t process, int64_t period)
+{
+	struct kg_model *m = r->m;
+	struct kg_host_sampling *h = model_add_host_sampling(m);
+	if (!h)
+		return oom(r);
+	h->process = process;
+	h->hz = (uint32_t)((1000000000 + period / 2) / period);
+	for (uint32_t i = r->first_sample; i < m->n_host_spans; i++) {
+		const struct kg_host_span *x = &m->host_spans[i];
+		if (m->threads[x->thread].process != process)
+			continue;
+		h->samples++;
+		h->threads += i == r->first_sample || x[-1].thread != x->thread;
+	}
+	h->taken = h->samples;
+	return 0;
+}
+
+/* nsys exports no sampling rate (--sampling-frequency): each process's period is the
+ * median time between a thread's consecutive samples, and a sample stands for at most
+ * that period before it, cut where the thread's previous sample ends, as kgantt's own
+ * samples do (docs/host-samples.md). A thread nsys saw off CPU between two samples keeps
+ * that time unsampled. */
+static int sample_periods(struct nsys_reader *r)
+{
+	struct kg_model *m = r->m;
+	uint32_t first = r->first_sample, n = m->n_host_spans - first;
+	int64_t *buf = malloc(((size_t)n + 1) * sizeof(*buf));
+	int64_t *period = malloc(((size_t)m->n_processes + 1) * sizeof(*period));
+	int rc = buf && period ? 0 : oom(r);
+	model_sort_host_spans(m, first);
+	for (uint32_t p = 0; !rc && p < m->n_processes; p++)
+		period[p] = 0;
+	for (uint32_t i = first; !rc && i < m->n_host_spans; i++) {
+		uint32_t p = m->threads[m->host_spans[i].thread].process;
+		if (!period[p]) {
+			period[p] = sample_period(m, first, p, buf);
+			rc = add_sampling(r, p, period[p]);
+		}
+		struct kg_host_span *x = &m->host_spans[i];
+		x->start = x->end > period[p] ? x->end - period[p] : 0;
+	}
+	if (!rc)
+		model_cut_host_spans(m, first);
+	free(buf);
+	free(period);
+	return rc;
+}
+
+/* CPU samples: COMPOSITE_EVENTS' rows (id, start, globalTid, threadState) and the frames
+ * SAMPLING_CALLCHAINS gives each id, innermost first. An export without them (nsys
+ * profile --sample=none) has none, which is not an error. */
+static int read_samples(struct nsys_reader *r)
+{
+	r->first_sample = r->m->n_host_spans;
+	int rc = EACH(r, "COMPOSITE_EVENTS", sample_cols, on_sample);
+	if (rc || r->m->n_host_spans == r->first_sample)
+		return rc;
+	static const struct chain_walk samples = {want_sample_chain, got_sample_chain};
+	if (has_table(r, "SAMPLING_CALLCHAINS"))
+		rc = each_chain(r, "SAMPLING_CALLCHAINS", "the CPU samples' stacks", &samples);
+	else
+		model_note(r->m, "no SAMPLING_CALLCHAINS table: the CPU samples have no stacks");
+	return rc < 0 ? rc : sample_periods(r);
+}
+
 /* ------------------------------------------------------------------ codes */
 
 /* The file's code → kgantt's, by the symbol names of an ENUM table: each entry of
@@ -1257,6 +1471,12 @@ static const struct code_name class_names[] = {
 	{"CUDA_RUNTIME", EVC_RUNTIME}, {"CUDA_DRIVER", EVC_DRIVER},
 	{"CUDABACKTRACE", EVC_BACKTRACE},
 };
+/* ENUM_SAMPLING_THREAD_STATE: on CPU, or asleep (interruptible, uninterruptible, waiting);
+ * the rest (unscheduled, stopped, in an OS runtime call...) says nothing kgantt uses. */
+static const struct code_name state_names[] = {
+	{"Running", KG_HOST_RUNNING},      {"Interruptible", KG_HOST_BLOCKED},
+	{"Uninterruptible", KG_HOST_BLOCKED}, {"Waiting", KG_HOST_BLOCKED},
+};
 static const struct code_name nvtx_names[] = {
 	{"NvtxPushPopRange", NV_PUSHPOP}, {"NvtxStartEndRange", NV_STARTEND}, {"NvtxMark", NV_MARK},
 	{"NvtxDomainCreate", NV_DOMAIN},
@@ -1283,6 +1503,9 @@ static void default_codes(struct codes *c)
 	c->nvtx[59] = NV_PUSHPOP;
 	c->nvtx[60] = NV_STARTEND;
 	c->nvtx[75] = NV_DOMAIN;
+	memset(c->state, KG_HOST_STATE_UNKNOWN, sizeof(c->state));
+	c->state[1] = KG_HOST_RUNNING; /* ENUM_SAMPLING_THREAD_STATE's numbering */
+	c->state[2] = c->state[3] = c->state[7] = KG_HOST_BLOCKED;
 	/* event classes stay unknown: the function name tells runtime from driver */
 }
 
@@ -1305,6 +1528,9 @@ static int read_codes(struct nsys_reader *r)
 		rc = load_codes(r, "ENUM_NSYS_EVENT_CLASS", NAMES(class_names), -1, c->evclass);
 	if (!rc)
 		rc = load_codes(r, "ENUM_NSYS_EVENT_TYPE", NAMES(nvtx_names), NV_NONE, c->nvtx);
+	if (!rc)
+		rc = load_codes(r, "ENUM_SAMPLING_THREAD_STATE", NAMES(state_names),
+				KG_HOST_STATE_UNKNOWN, c->state);
 	return rc;
 }
 
@@ -1425,7 +1651,7 @@ static void count_rows(struct nsys_reader *r)
 		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
 		"CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
 		"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS",
-		"NVTX_EVENTS"}; /* NVTX_EVENTS is read twice: domains first */
+		"NVTX_EVENTS", "COMPOSITE_EVENTS"}; /* NVTX_EVENTS is read twice: domains first */
 	if (!r->opts || !r->opts->progress)
 		return;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++) {
@@ -1440,8 +1666,6 @@ static void count_rows(struct nsys_reader *r)
 		sqlite3_finalize(st);
 	}
 }
-
-#define EACH(r, table, cols, fn) each_row(r, table, cols, (int)(sizeof(cols) / sizeof(cols[0])), fn)
 
 static int read_info(struct nsys_reader *r)
 {
@@ -1507,6 +1731,8 @@ static int read_all(struct nsys_reader *r)
 	if (!rc)
 		rc = EACH(r, "TARGET_INFO_CUDA_STREAM", stream_cols, on_stream);
 	if (!rc)
+		rc = read_samples(r);
+	if (!rc)
 		rc = name_threads(r);
 	if (!rc)
 		rc = read_host(r);
@@ -1531,6 +1757,10 @@ static void add_notes(struct nsys_reader *r)
 	if (r->bad_chains)
 		model_note(r->m, "%llu CUDA API calls name a backtrace (callchainId) that "
 			   "CUDA_CALLCHAINS does not have", (unsigned long long)r->bad_chains);
+	if (r->bad_samples)
+		model_note(r->m, "%llu CPU samples (COMPOSITE_EVENTS) without an id, a time or a "
+			   "thread, or with an id seen before, were left out",
+			   (unsigned long long)r->bad_samples);
 }
 
 int read_nsys(struct kg_model *m, const char *path, const struct kg_load_opts *opts, char *err,
@@ -1570,6 +1800,7 @@ int read_nsys(struct kg_model *m, const char *path, const struct kg_load_opts *o
 	idmap_free(&r.domains);
 	idmap_free(&r.chain_ids);
 	idmap_free(&r.symbols);
+	idmap_free(&r.sample_ids);
 	free(r.refs);
 	free(r.chains);
 	free(r.cframes);

@@ -18,7 +18,8 @@ git. What each target gets:
                                2-4's blocks beside the rows, was written by an older kgantt
                                and is kept as it is.
   fuzz_nsys                    SQL that creates and fills an Nsight Systems export made from a
-                               fixture by tests/tools/kgt_to_nsys.py, both schema layouts
+                               fixture by tests/tools/kgt_to_nsys.py, both schema layouts;
+                               with --kgantt, one with CPU samples (host/syncs_fp)
   fuzz_job, fuzz_diff,         two or three traces in one input, cut at FUZZ_NEXT
   fuzz_merge                   (fuzz_traces.h): a small job made here (job_sql: ranks on
                                two hosts, steps, all-reduces, a late rank and a slow one)
@@ -178,6 +179,10 @@ def kgt_seeds(tmp, kgantt):
 
 # ------------------------------------------------------------------ Nsight exports
 
+# Rows a seed keeps of a table: the first few samples' frames whole.
+SEED_ROWS = {"SAMPLING_CALLCHAINS": 120, "COMPOSITE_EVENTS": 24}
+
+
 def nsys_sql(path, per_table=8):
     """CREATE TABLEs of an export and a few rows of each: fuzz_nsys starts empty."""
     db = sqlite3.connect(path)
@@ -186,7 +191,7 @@ def nsys_sql(path, per_table=8):
         out.append(sql + ";")
         if name.startswith("ENUM_") or name == "StringIds":
             continue
-        out += quoted_rows(db, name, "ORDER BY rowid", per_table)
+        out += quoted_rows(db, name, "ORDER BY rowid", SEED_ROWS.get(name, per_table))
     # the strings the rows kept name; the enums whole (small)
     for name in [r[0] for r in db.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'ENUM_%'")]:
@@ -196,14 +201,20 @@ def nsys_sql(path, per_table=8):
     return ("\n".join(out) + "\n").encode()
 
 
-def nsys_seeds(tmp):
+def nsys_seeds(tmp, kgantt=None):
+    """Exports of fixtures; with kgantt (which makes a compacted trace rows for the
+    converter) also one with CPU samples (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS)."""
     seeds = {}
     conv = os.path.join(ROOT, "tests/tools/kgt_to_nsys.py")
-    for name, schema in (("copies_bad", "3.28"), ("nvtx_bad", "3.16"), ("syncs_bad", "3.28")):
-        out = os.path.join(tmp, f"{name}-{schema}.sqlite")
+    traces = [("copies_bad", "3.28"), ("nvtx_bad", "3.16"), ("syncs_bad", "3.28")]
+    if kgantt:
+        traces.append(("host/syncs_fp", "3.28"))
+    for name, schema in traces:
+        out = os.path.join(tmp, f"{os.path.basename(name)}-{schema}.sqlite")
         subprocess.run([sys.executable, conv, "--schema", schema,
-                        os.path.join(H200, name + ".kgt.xz"), out], check=True)
-        seeds[f"{name}_{schema}.sql"] = nsys_sql(out)
+                        os.path.join(H200, name + ".kgt.xz"), out], check=True,
+                       env=dict(os.environ, KGANTT=kgantt or ""))
+        seeds[f"{os.path.basename(name)}_{schema}.sql"] = nsys_sql(out)
     return seeds
 
 
@@ -322,7 +333,7 @@ def main():
         write("fuzz_kineto_pieces", {n: v for n, v in reader.items() if n.endswith(".json")})
         write("fuzz_analysis", {n: v for n, v in k.items() if not n.endswith("_0.json")})
         write("fuzz_kgt", kgt_seeds(tmp, a.kgantt))
-        write("fuzz_nsys", nsys_seeds(tmp))
+        write("fuzz_nsys", nsys_seeds(tmp, a.kgantt))
         job, diff, merge = several_seeds(tmp, k)
         write("fuzz_job", job)
         write("fuzz_diff", diff)

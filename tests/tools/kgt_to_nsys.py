@@ -34,7 +34,9 @@ time and correlation id: a large export from real activity, for measuring load s
 import argparse
 import lzma
 import os
+import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 
@@ -137,6 +139,23 @@ CALLCHAINS = [
 ]
 CALLCHAINS_KEY = "PRIMARY KEY (id, stackDepth)"
 
+# CPU samples (--sample) and their frames (SAMPLING_CALLCHAINS.id is the sample's id), as
+# the schema reference documents them (3.16.1 and later alike).
+COMPOSITE = [
+    ("id", "INTEGER", "NOT NULL   PRIMARY KEY"), ("start", "INTEGER", NOT_NULL),
+    ("cpu", "INTEGER", ""), ("threadState", "INTEGER", ""), ("globalTid", "INTEGER", ""),
+    ("cpuCycles", "INTEGER", NOT_NULL),
+]
+SAMPLING_CALLCHAINS = [
+    ("id", "INTEGER", NOT_NULL), ("symbol", "INTEGER", NOT_NULL), ("module", "INTEGER", NOT_NULL),
+    ("kernelMode", "INTEGER", ""), ("thumbCode", "INTEGER", ""), ("unresolved", "INTEGER", ""),
+    ("specialEntry", "INTEGER", ""), ("originalIP", "INTEGER", ""), ("unwindMethod", "INTEGER", ""),
+    ("stackDepth", "INTEGER", NOT_NULL),
+]
+# kgantt's enum_host_state → ENUM_SAMPLING_THREAD_STATE
+RUNNING, INTERRUPTIBLE = 1, 2
+NSYS_STATE = {0: RUNNING, 1: RUNNING, 2: INTERRUPTIBLE, 3: INTERRUPTIBLE, 4: INTERRUPTIBLE}
+
 CUDA_DEVICE = [
     ("gpuId", "INTEGER", ""), ("cudaId", "INTEGER", NOT_NULL), ("pid", "INTEGER", NOT_NULL),
     ("uuid", "TEXT", ""), ("numMultiprocessors", "INTEGER", ""),
@@ -228,6 +247,14 @@ ENUMS = {
         (60, "NvtxStartEndRange", "NvtxStartEndRange"), (75, "NvtxDomainCreate", "NvtxDomainCreate"),
         (76, "NvtxDomainDestroy", "NvtxDomainDestroy"),
     ],
+    "ENUM_SAMPLING_THREAD_STATE": [
+        (0, "Unknown", "Unknown"), (1, "Running", "Running"),
+        (2, "Interruptible", "Interruptible"), (3, "Uninterruptible", "Uninterruptible"),
+        (4, "Stopped", "Stopped"), (5, "Terminated", "Terminated"),
+        (6, "Unscheduled", "Unscheduled"), (7, "Waiting", "Waiting"),
+        (8, "OSRuntime", "OS runtime"), (9, "Initialized", "Initialized"),
+        (10, "Transition", "Transition"),
+    ],
     "ENUM_NSYS_EVENT_CLASS": [
         (0, "TRACE_PROCESS_EVENT_CUDA_RUNTIME", "CUDA runtime"),
         (1, "TRACE_PROCESS_EVENT_CUDA_DRIVER", "CUDA driver"),
@@ -305,18 +332,34 @@ def has_table(db, name):
                       (name,)).fetchone() is not None
 
 
+def rows_of(path):
+    """A copy of a compacted trace with its packed blocks made rows again (kgantt pack
+    --drop): the tables this script reads."""
+    kgantt = os.environ.get("KGANTT") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "kgantt")
+    if not os.access(kgantt, os.X_OK):
+        sys.exit(f"kgt_to_nsys.py: '{path}' is compacted (packed blocks): {kgantt} is needed "
+                 "to make it rows (build kgantt or set KGANTT)")
+    subprocess.run([kgantt, "pack", "--drop", path], check=True)
+
+
 def open_trace(path):
-    """The trace as an in-memory database (an .xz fixture is decompressed first)."""
+    """The trace as an in-memory database (an .xz fixture is decompressed first, a
+    compacted one made rows)."""
     src = sqlite3.connect(":memory:")
-    if path.endswith(".xz"):
-        with lzma.open(path) as f, tempfile.NamedTemporaryFile(suffix=".kgt") as tmp:
-            tmp.write(f.read())
-            tmp.flush()
-            disk = sqlite3.connect(tmp.name)
-            disk.backup(src)
-            disk.close()
-    else:
-        disk = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "trace.kgt")
+        if path.endswith(".xz"):
+            with lzma.open(path) as f, open(copy, "wb") as out:
+                out.write(f.read())
+        else:
+            shutil.copyfile(path, copy)
+        disk = sqlite3.connect(copy)
+        packed = has_table(disk, "packed") and not has_table(disk, "api_calls")
+        disk.close()
+        if packed:
+            rows_of(copy)
+        disk = sqlite3.connect(copy)
         disk.backup(src)
         disk.close()
     return src
@@ -334,7 +377,8 @@ class Converter:
         times = [r[0] for r in src.execute(
             "SELECT MIN(start_ns) FROM processes UNION ALL SELECT MIN(start) FROM kernels "
             "UNION ALL SELECT MIN(start) FROM api_calls UNION ALL SELECT MIN(start) FROM nvtx "
-            "UNION ALL SELECT MIN(start) FROM memcpys UNION ALL SELECT MIN(start) FROM syncs")
+            "UNION ALL SELECT MIN(start) FROM memcpys UNION ALL SELECT MIN(start) FROM syncs" +
+            (" UNION ALL SELECT MIN(ts) FROM host_samples" if has_table(src, "host_samples") else ""))
             if r[0] is not None]
         self.t0 = min(times) - 1000  # nsys times count from the session start
         ends = [r[0] for r in src.execute(
@@ -376,6 +420,7 @@ class Converter:
         self.read_stacks()
         self.apis()
         self.callchains()
+        self.samples()
         self.syncs()
         self.nvtx()
         self.meta()
@@ -550,6 +595,42 @@ class Converter:
 
     def callchains(self):
         insert_lazily(self.db, "CUDA_CALLCHAINS", CALLCHAINS, self.chain_rows, CALLCHAINS_KEY)
+
+    def samples(self):
+        """Each host sample as a CPU sample: COMPOSITE_EVENTS, and the native frames of its
+        stack in SAMPLING_CALLCHAINS; sampled threads named in ThreadNames."""
+        if not has_table(self.src, "host_samples"):
+            return
+        native = {}
+        for stack, func, module, address in self.src.execute(
+                "SELECT stack, function, module, address FROM stack_frames WHERE kind = 0 "
+                "ORDER BY stack, depth"):
+            name = self.name(func)
+            native.setdefault(stack, []).append((
+                self.sid(name or "0x%x" % ((address or 0) & 0xFFFFFFFFFFFFFFFF)),
+                self.sid(self.name(module) or ""), None if name else 1, address))
+        events, chains = [], []
+        for sid_, proc, thread, ts, stack, state in self.src.execute(
+                "SELECT id, process, thread, ts, stack, state FROM host_samples "
+                "WHERE ts IS NOT NULL AND thread IS NOT NULL ORDER BY id"):
+            if proc not in self.proc:
+                continue
+            events.append((sid_, self.t(ts), None, NSYS_STATE.get(state, 0),
+                           self.gtid(proc, thread), 0))
+            for depth, (sym, mod, unresolved, address) in enumerate(native.get(stack, ())):
+                chains.append((sid_, sym, mod, 0, 0, unresolved, 0, address, None, depth))
+        insert_lazily(self.db, "COMPOSITE_EVENTS", COMPOSITE, events)
+        insert_lazily(self.db, "SAMPLING_CALLCHAINS", SAMPLING_CALLCHAINS, chains,
+                      "PRIMARY KEY (id, stackDepth)")
+        named = set()
+        for proc, thread, name in self.src.execute(
+                "SELECT process, thread, name FROM host_threads WHERE name IS NOT NULL"):
+            key = (proc, thread)
+            if proc in self.proc and key in self.tids and key not in named and \
+                    self.tids[key] != self.proc[proc][0]:  # the main thread is named already
+                named.add(key)
+                insert(self.db, "ThreadNames", SMALL_TABLES["ThreadNames"],
+                       [(self.sid(name), 0, self.gtid(proc, thread))])
 
     def syncs(self):
         cols = self.layout["sync"]

@@ -1073,6 +1073,148 @@ TEST(callchains_schema_3_16)
 	unlink(path);
 }
 
+/* ------------------------------------------------------------------ CPU samples */
+
+/* COMPOSITE_EVENTS and SAMPLING_CALLCHAINS as the schema reference defines them (without
+ * their NOT NULL and primary keys, so that bad rows can be put there), the program's
+ * thread G (the launching thread of the export) and T0 (its first call), some frames. */
+#define SAMPLES                                                                           \
+	"CREATE TABLE COMPOSITE_EVENTS (id INTEGER, start INTEGER, cpu INTEGER,"          \
+	" threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER);"                    \
+	"CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER, symbol INTEGER, module INTEGER,"   \
+	" kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER," \
+	" originalIP INTEGER, unwindMethod INTEGER, stackDepth INTEGER);"                 \
+	"CREATE TEMP VIEW g AS SELECT globalTid AS g, MIN(start) AS t0 FROM"              \
+	" CUPTI_ACTIVITY_KIND_RUNTIME;"                                                   \
+	"INSERT INTO StringIds VALUES (200001, '_Z3hotv'), (200002, '/work/app'),"        \
+	" (200003, 'main'), (200004, '0x7f0000001000'), (200005, '[Broken backtraces]');"
+
+/* The span of thread tid (of the export's process) that ends at t0 + ms milliseconds. */
+static const struct kg_host_span *span_at(const struct kg_model *m, int64_t tid, int64_t t0,
+					  int64_t ms)
+{
+	for (uint32_t i = 0; i < m->n_host_spans; i++) {
+		const struct kg_host_span *x = &m->host_spans[i];
+		if (m->threads[x->thread].tid == tid && x->end == t0 + ms * 1000000)
+			return x;
+	}
+	return NULL;
+}
+
+/* Samples of the launching thread 1 ms apart and one after a pause; a second thread; a
+ * process nsys sampled that made no CUDA call; bad rows. Each sample stands for the
+ * median spacing (1 ms) before it; equal chains are one stack, innermost first; a chain
+ * nsys resolved no frame of is partial; nsys's own entries are not frames; states by
+ * ENUM_SAMPLING_THREAD_STATE. */
+TEST(cpu_samples_read_as_host_spans)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		SAMPLES
+		"INSERT INTO COMPOSITE_EVENTS SELECT k, t0 + k * 1000000, 0, CASE k WHEN 2 THEN 2"
+		" ELSE 1 END, g, 0 FROM g, (SELECT 1 AS k UNION SELECT 2 UNION SELECT 3 UNION"
+		" SELECT 4 UNION SELECT 10);"
+		"INSERT INTO COMPOSITE_EVENTS SELECT 20 + k, t0 + k * 1000000, 0, 7, g + 1, 0"
+		" FROM g, (SELECT 2 AS k UNION SELECT 3);"
+		"INSERT INTO COMPOSITE_EVENTS SELECT 30, t0 + 5000000, 0, 1, g + (1 << 24), 0 FROM g;"
+		"INSERT INTO COMPOSITE_EVENTS SELECT 40, NULL, 0, 1, g, 0 FROM g;"
+		"INSERT INTO COMPOSITE_EVENTS SELECT 41, t0, 0, 1, NULL, 0 FROM g;"
+		"INSERT INTO COMPOSITE_EVENTS SELECT 1, t0 + 7000000, 0, 1, g, 0 FROM g;"
+		"INSERT INTO COMPOSITE_EVENTS SELECT 42, -5, 0, 1, g, 0 FROM g;"
+		"INSERT INTO SAMPLING_CALLCHAINS VALUES (1, 200001, 200002, 0, 0, 0, 0, 16, 0, 0),"
+		" (1, 200003, 200002, 0, 0, 0, 0, 32, 0, 1), (2, 200001, 200002, 0, 0, 0, 0, 17, 0, 0),"
+		" (2, 200003, 200002, 0, 0, 0, 0, 33, 0, 1), (3, 200004, 200002, 0, 0, 1, 0, 1, 0, 0),"
+		" (3, 200004, 100007, 0, 0, 1, 0, 2, 0, 1), (4, 200001, 200002, 0, 0, 0, 0, 16, 0, 0),"
+		" (4, 200005, 200002, 0, 0, 1, 1, 0, 0, 1), (4, 200003, 200002, 0, 0, 0, 0, 32, 0, 2),"
+		" (30, 200001, 200002, 0, 0, 0, 0, 16, 0, 0);");
+	sqlite3 *db;
+	CHECK_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+	int64_t g = q_int(db, "SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1");
+	int64_t t0 = q_int(db, "SELECT MIN(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+	sqlite3_close(db);
+	struct loaded l;
+	load_ok(&l, path);
+	struct kg_model *m = &l.m;
+	int64_t tid = g & 0xFFFFFF;
+	CHECK_EQ_INT(m->n_host_spans, 7);
+	const struct kg_host_span *s[5] = {span_at(m, tid, t0, 1), span_at(m, tid, t0, 2),
+					   span_at(m, tid, t0, 3), span_at(m, tid, t0, 4),
+					   span_at(m, tid, t0, 10)};
+	for (int i = 0; i < 5; i++) {
+		CHECK(s[i] != NULL);
+		CHECK_EQ_INT(s[i]->end - s[i]->start, 1000000);
+		CHECK_EQ_INT(s[i]->source, KG_HOST_FROM_SAMPLES);
+	}
+	CHECK_EQ_INT(s[0]->stack, s[1]->stack); /* equal frames, other addresses: one stack */
+	CHECK(s[0]->stack != KG_NONE);
+	check_frame(m, s[0]->stack, 0, "hot()", "/work/app");
+	check_frame(m, s[0]->stack, 1, "main", "/work/app");
+	CHECK_EQ_INT(m->stacks[s[0]->stack].n_frames, 2);
+	CHECK_EQ_INT(s[0]->state, KG_HOST_RUNNING);
+	CHECK_EQ_INT(s[1]->state, KG_HOST_BLOCKED);
+	CHECK_EQ_INT(s[0]->flags, 0);
+	CHECK_EQ_INT(s[2]->flags, KG_HOST_PARTIAL);
+	check_frame(m, s[2]->stack, 0, "0x7f0000001000", "/work/app");
+	CHECK_EQ_INT(s[3]->stack, s[0]->stack); /* [Broken backtraces] is not a frame */
+	CHECK_EQ_INT(s[4]->stack, KG_NONE);
+	const struct kg_host_span *o = span_at(m, tid + 1, t0, 3);
+	CHECK(o != NULL && span_at(m, tid + 1, t0, 2) != NULL);
+	CHECK_EQ_INT(o->state, KG_HOST_BLOCKED);
+	CHECK_EQ_INT(o->end - o->start, 1000000);
+	CHECK_EQ_INT(m->n_host_samplings, 1);
+	CHECK_EQ_INT(m->host_samplings[0].hz, 1000);
+	CHECK_EQ_INT(m->host_samplings[0].samples, 7);
+	CHECK_EQ_INT(m->host_samplings[0].threads, 2);
+	CHECK_EQ_INT(m->n_processes, 1); /* the process without CUDA is not read */
+	CHECK(has_note(m, "4 CPU samples (COMPOSITE_EVENTS) without an id, a time or a thread"));
+	model_free(m);
+	unlink(path);
+}
+
+/* States by their names where the export numbers them otherwise; without
+ * SAMPLING_CALLCHAINS the samples have no stacks (a note says so); 200 frames keep the
+ * innermost 128; samples 250 µs apart stand for 250 µs each. */
+TEST(cpu_samples_states_stacks_and_period)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		SAMPLES
+		"DELETE FROM ENUM_SAMPLING_THREAD_STATE;"
+		"INSERT INTO ENUM_SAMPLING_THREAD_STATE VALUES (11, 'Running', 'Running'),"
+		" (12, 'Uninterruptible', 'Uninterruptible'), (1, 'Stopped', 'Stopped');"
+		"INSERT INTO COMPOSITE_EVENTS SELECT k, t0 + k * 250000, 0, CASE k WHEN 1 THEN 11"
+		" WHEN 2 THEN 12 ELSE 1 END, g, 0 FROM g, (SELECT 1 AS k UNION SELECT 2 UNION"
+		" SELECT 3);"
+		"WITH RECURSIVE d(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM d WHERE n < 199)"
+		" INSERT INTO SAMPLING_CALLCHAINS SELECT 1, CASE WHEN n = 0 THEN 200001 ELSE 200003"
+		" END, 200002, 0, 0, 0, 0, n, 0, n FROM d;");
+	struct loaded l;
+	load_ok(&l, path);
+	CHECK_EQ_INT(l.m.n_host_spans, 3);
+	const struct kg_host_span *x = l.m.host_spans;
+	CHECK_EQ_INT(x[0].state, KG_HOST_RUNNING);
+	CHECK_EQ_INT(x[1].state, KG_HOST_BLOCKED);
+	CHECK_EQ_INT(x[2].state, KG_HOST_STATE_UNKNOWN);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_INT(x[i].end - x[i].start, 250000);
+	CHECK_EQ_INT(l.m.stacks[x[0].stack].n_frames, 128);
+	CHECK_EQ_INT(l.m.stacks[x[0].stack].flags, KG_STACK_TRUNCATED);
+	check_frame(&l.m, x[0].stack, 0, "hot()", "/work/app");
+	CHECK_EQ_INT(l.m.host_samplings[0].hz, 4000);
+	model_free(&l.m);
+	unlink(path);
+	path = altered(nsys_file("copies_bad", "3.28"),
+		       SAMPLES "DROP TABLE SAMPLING_CALLCHAINS;"
+			       "INSERT INTO COMPOSITE_EVENTS SELECT 1, t0 + 1000000, 0, 1, g, 0 FROM g;");
+	load_ok(&l, path);
+	CHECK_EQ_INT(l.m.n_host_spans, 1);
+	CHECK_EQ_INT(l.m.host_spans[0].stack, KG_NONE);
+	CHECK_EQ_INT(l.m.host_spans[0].end - l.m.host_spans[0].start, 1000000); /* nsys's default */
+	CHECK(has_note(&l.m, "no SAMPLING_CALLCHAINS table: the CPU samples have no stacks"));
+	model_free(&l.m);
+	unlink(path);
+}
+
 /* ------------------------------------------------------------------ bad input */
 
 static void load_fails(const char *path, int rc, const char *part)
