@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """expect_nsys_host.py EXPORT.sqlite — what the launching thread did while the GPU waited,
-recounted from an Nsight Systems export's raw rows without kgantt (tests/e2e/t105_nsys_host_samples.sh
+recounted from an Nsight Systems export's raw rows without kgantt (tests/e2e/t106_nsys_host_samples.sh
 checks kgantt's report --json --host of the export against it).
 
 The GPU's idle gaps: the time between the union of one device's kernels, copies and
