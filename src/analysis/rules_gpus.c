@@ -14,6 +14,14 @@
 
 /* ------------------------------------------------------------------ imbalance */
 
+/* A GPU's work: its compute kernels' union. A communication kernel's time is mostly its
+ * wait for the peers (the early GPUs wait longest), never work one GPU could shed: counted
+ * in, the GPUs a late one keeps waiting look the busiest. */
+static int64_t gpu_work(const struct kg_gpu_metrics *gm)
+{
+	return gm->n_comm ? gm->compute_busy : gm->kernel_busy;
+}
+
 void rule_gpu_imbalance(struct kg_analysis *a)
 {
 	if (a->n_gpus < 2)
@@ -21,7 +29,7 @@ void rule_gpu_imbalance(struct kg_analysis *a)
 	double max = -1, min = -1, sum = 0;
 	uint32_t gmax = 0, gmin = 0, used = 0;
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
-		double b = (double)a->gpus[g].kernel_busy;
+		double b = (double)gpu_work(&a->gpus[g]);
 		if (!a->gpus[g].kernels)
 			continue;
 		used++;
@@ -41,7 +49,7 @@ void rule_gpu_imbalance(struct kg_analysis *a)
 			uint32_t mark = a->n_blame;
 			for (uint32_t i = 0; i < a->gpus[gmax].n_ops; i++) {
 				const struct kg_op *o = op(a, a->gpus[gmax].ops[i]);
-				if (o->kind == KG_OP_KERNEL)
+				if (o->kind == KG_OP_KERNEL && !(o->flags & KG_OPF_COMM))
 					analysis_blame(a, KG_NONE, a->gpus[gmax].ops[i], (double)dur(o));
 			}
 			finding_take_blame(a, f, mark);
@@ -60,16 +68,27 @@ void rule_gpu_imbalance(struct kg_analysis *a)
 				 "stages or expert placement.");
 			f->gain_ns = gain;
 			finding_set(&f->gain_how, "busiest GPU's kernel time minus the mean over %u GPUs: what the "
-				 "busiest would shed if the work were even",
-				 used);
+				 "busiest would shed if the work were even%s",
+				 used, a->gpus[gmax].n_comm || a->gpus[gmin].n_comm
+					       ? " (communication kernels, which wait for their peers, "
+						 "left out)"
+					       : "");
 			f->start = a->gpus[gmax].begin;
 			f->end = a->gpus[gmax].end;
 			for (uint32_t g = 0; g < a->n_gpus && f->n_evidence < KG_MAX_EVIDENCE; g++) {
 				char gl[128];
 				rule_gpu_label(a, g, gl, sizeof(gl));
-				finding_evidence(f, a->gpus[g].begin, a->gpus[g].end, KG_NONE, KG_NONE,
-						 "%s: %u kernels, %.1f ms of kernel time", gl,
-						 a->gpus[g].kernels, ms(a->gpus[g].kernel_busy));
+				const struct kg_gpu_metrics *gm = &a->gpus[g];
+				if (gm->n_comm)
+					finding_evidence(f, gm->begin, gm->end, KG_NONE, KG_NONE,
+							 "%s: %u kernels, %.1f ms of compute kernel "
+							 "time (its %u communication kernels left "
+							 "out)", gl, gm->kernels - gm->n_comm,
+							 ms(gm->compute_busy), gm->n_comm);
+				else
+					finding_evidence(f, gm->begin, gm->end, KG_NONE, KG_NONE,
+							 "%s: %u kernels, %.1f ms of kernel time", gl,
+							 gm->kernels, ms(gm->kernel_busy));
 			}
 			finding_set(&f->figures, "max_ms=%.3f, min_ms=%.3f, ratio=%.2f",
 				 ms(max), ms(min), max / min);

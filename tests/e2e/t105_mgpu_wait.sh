@@ -71,3 +71,42 @@ w = json.load(open(sys.argv[1]))["gpus"]["10000"]
 assert abs(w["wait_spread_ns"] - w["wait_exposed_ns"]) > 1e6, w' "$WORK/overlap.expect" ||
 	fail "the overlapped job does not tell the exact wait from the estimate"
 echo "ok: the wait for the last GPU counted once, by straggler"
+
+# gpu-imbalance weighs the GPUs' compute kernels, not their communication, which is mostly
+# the wait for the peers: on the clean job above (the same work on both GPUs, GPU 1's host
+# late) it named GPU 0, which waited longest, "computes 112.1 ms, GPU 1 only 66.4 ms"; on a
+# job whose GPU 1 computes 1.8 times as long, GPU 0's wait made the two look equal and it
+# said nothing
+python3 -c 'import json, sys; t = [f["title"] for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "gpu-imbalance"]; sys.exit(str(t) if t else 0)' \
+	"$WORK/overlap.json" || fail "gpu-imbalance on GPUs that do the same work"
+python3 bench/gen_job.py -o "$WORK/slow" -n 2 -k 2000 --ranks-per-host 2 --clean --slow 1:1.8 \
+	-j 1 > /dev/null || fail "gen_job --slow"
+"$K" merge -o "$WORK/slow.kgt" "$WORK/slow"/rank_*.kgt > /dev/null 2>&1 || fail "slow: merge"
+"$K" report --json --no-progress "$WORK/slow.kgt" > "$WORK/slow.json" || fail "slow: report"
+PYTHONPATH=tests/gpu KGANTT="$K" python3 - "$WORK/slow.json" "$WORK/slow"/rank_*.kgt <<'PY' ||
+import json, sys, kgt_rows
+d = json.load(open(sys.argv[1]))
+compute, pids = [], []  # each rank's union of its compute (not NCCL) kernels, from its rows
+for path in sys.argv[2:]:
+    db = kgt_rows.connect(path)
+    pids.append(db.execute("SELECT pid FROM processes").fetchone()[0])
+    k = sorted(db.execute("SELECT k.start, k.end FROM kernels k JOIN strings s ON s.id = k.name "
+                          "WHERE s.text NOT LIKE '%nccl%'"))
+    busy, s, e = 0, None, None
+    for a, b in k:
+        if s is not None and a <= e:
+            e = max(e, b)
+            continue
+        busy += (e - s) if s is not None else 0
+        s, e = a, b
+    compute.append(busy + (e - s if s is not None else 0))
+f, = [f for f in d["findings"] if f["rule"] == "gpu-imbalance"]
+slow = compute.index(max(compute))
+pid = {x["gpu"]: x["pid"] for x in d["devices"]}
+named = int(f["title"].split("across GPUs: GPU ")[1].split()[0])
+assert pid[named] == pids[slow], (f["title"], pids, compute)
+want = "max_ms=%.3f, min_ms=%.3f" % (max(compute) / 1e6, min(compute) / 1e6)
+assert f["figures"].startswith(want), (f["figures"], want)
+print("ok: gpu-imbalance weighs compute: %s (communication, the wait, left out)" % want)
+PY
+	fail "gpu-imbalance does not weigh the GPUs' compute kernels"
