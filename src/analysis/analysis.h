@@ -140,6 +140,8 @@ struct kg_gpu_metrics {
 /* A collective of the trace's GPUs whose start skew is at least comm_skew_ns. */
 struct kg_coll_wait {
 	int64_t first, skew;          /* the first GPU's start; the last's start - it */
+	int64_t delay;                /* the last's start - the next-to-last's: how much
+				       * later the collective began for it (wall clock) */
 	double wait;                  /* the early GPUs' wait for the last, summed */
 	uint32_t last_gpu, last_op;   /* the GPU the others waited for, its kernel */
 };

@@ -104,7 +104,8 @@ static int match(struct kg_analysis *a, uint32_t *cursor, uint32_t *ops, uint32_
 		for (uint32_t i = 0; i < n; i++)
 			if (i != ar.last_part)
 				gpu_wait(&a->gpus[gpus[i]], &a->m->ops[ops[i]], ar.last);
-		struct kg_coll_wait w = {ar.first, skew, ar.wait, gpus[ar.last_part], ops[ar.last_part]};
+		struct kg_coll_wait w = {ar.first, skew, kg_time_diff(ar.last, ar.second), ar.wait,
+					 gpus[ar.last_part], ops[ar.last_part]};
 		if (add_wait(a, w, &cap))
 			return -ENOMEM;
 	}

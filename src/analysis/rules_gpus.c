@@ -108,18 +108,20 @@ void rule_straggler(struct kg_analysis *a)
 	uint32_t *late = calloc(a->n_gpus, sizeof(*late));
 	if (!late)
 		return;
-	double wait = 0;
+	double wait = 0, delay = 0;
 	const struct kg_coll_wait *worst = &a->coll_waits[0];
 	uint32_t mark = a->n_blame;
 	for (uint32_t i = 0; i < a->n_coll_waits; i++) {
 		const struct kg_coll_wait *w = &a->coll_waits[i];
 		wait += w->wait;
-		analysis_blame(a, KG_NONE, w->last_op, w->wait);
+		delay += (double)w->delay;
+		analysis_blame(a, KG_NONE, w->last_op, (double)w->delay);
 		late[w->last_gpu]++;
 		if (w->skew > worst->skew)
 			worst = w;
 	}
-	struct kg_finding *f = analysis_worth(a, wait) ? analysis_add_finding(a, KG_RULE_STRAGGLER) : NULL;
+	struct kg_finding *f = analysis_worth(a, delay) ? analysis_add_finding(a, KG_RULE_STRAGGLER)
+						       : NULL;
 	if (!f) {
 		analysis_drop_blame(a, mark);
 		free(late);
@@ -142,15 +144,19 @@ void rule_straggler(struct kg_analysis *a)
 	finding_set(&f->fix, "Find what delays the late rank before the collective: more work "
 		    "(imbalance), host stalls (data loading, syncs), a slower or shared "
 		    "GPU. Balance the work or overlap it with communication.");
-	f->gain_ns = wait;
-	finding_set(&f->gain_how, "sum over collectives with a start skew above %lld µs of each early "
-		    "GPU's wait for the last, from its own start to the last's; the part of "
-		    "it with no compute beside it is left out of exposed-communication",
-		    (long long)(a->cfg.comm_skew_ns / 1000));
+	/* the wall clock the late GPU costs, as job-straggler's: the waits are GPU time, summed
+	 * over the GPUs that wait (with eight GPUs, seven times the delay: past the span) */
+	f->gain_ns = delay;
+	finding_set(&f->gain_how, "sum over collectives with a start skew above %lld µs of how much "
+		    "later the last GPU started than the next-to-last: the wall-clock delay. "
+		    "The early GPUs waited %.1f ms in all, each from its own start to the "
+		    "last's; the part of it with no compute beside it is left out of "
+		    "exposed-communication",
+		    (long long)(a->cfg.comm_skew_ns / 1000), ms(wait));
 	f->start = worst->first;
 	f->end = kg_time_add(worst->first, worst->skew);
-	finding_set(&f->figures, "collectives=%u, worst_skew_ms=%.3f", a->n_colls,
-		    ms((double)worst->skew));
+	finding_set(&f->figures, "collectives=%u, worst_skew_ms=%.3f, peer_wait_ms=%.3f", a->n_colls,
+		    ms((double)worst->skew), ms(wait));
 }
 
 

@@ -11,6 +11,8 @@ kernel is its part of collective k when the k-th kernels' ends lie within SPREAD
 least SKEW_NS (500 µs) is waited for: every GPU that started before the last waited from
 its own start to the last's start.
   straggler_wait_ns: those waits, summed over the GPUs and collectives;
+  straggler_delay_ns: the last start - the next-to-last start, summed over the collectives
+      waited for (the wall clock, as the job counts it: the finding's gain);
   collectives: the collectives matched; late_pid: the pid of the GPU last most often;
 per GPU (by its process's pid):
   exposed_ns: the union of its all-reduces with no compute kernel (any other) beside it;
@@ -56,7 +58,7 @@ def main():
             if f.endswith(".kgt")]
     for g in gpus:
         g["wait_exposed"] = g["wait_spread"] = 0
-    total, matched, late = 0, 0, {}
+    total, delay, matched, late = 0, 0, 0, {}
     for k in range(min(len(g["comm"]) for g in gpus)):
         parts = [g["comm"][k] for g in gpus]
         if max(e for _, e in parts) - min(e for _, e in parts) > spread_ns:
@@ -68,6 +70,7 @@ def main():
             continue
         who = starts.index(last)
         late[who] = late.get(who, 0) + 1
+        delay += last - sorted(starts)[-2]
         for i, (g, (s, e)) in enumerate(zip(gpus, parts)):
             if i == who:
                 continue
@@ -76,7 +79,7 @@ def main():
             g["wait_exposed"] += uncovered(s, until, g["compute"])
             # the estimate: the kernel's exposed time spread evenly over it
             g["wait_spread"] += uncovered(s, e, g["compute"]) * (until - s) / (e - s)
-    out = {"straggler_wait_ns": total, "collectives": matched,
+    out = {"straggler_wait_ns": total, "straggler_delay_ns": delay, "collectives": matched,
            "late_pid": gpus[max(late, key=late.get)]["pid"] if late else None,
            "span_ns": max(g["last"] for g in gpus) - min(g["first"] for g in gpus),
            "gpus": {}}
