@@ -360,6 +360,40 @@ static const char *text_or(const struct kg_model *m, uint32_t id, const char *no
 	return id ? model_text(m, id) : none;
 }
 
+/* What a PyTorch profiler trace's host events or an Nsight export's CPU samples give of
+ * the host (analysis/host.c): the samples, on how many threads, how many with a stack
+ * that stops short; the events' threads (the events are cut into pieces of time, a count
+ * of which would say nothing). Nothing without them. */
+static void print_host_spans(const struct kg_model *m)
+{
+	for (int src = KG_HOST_FROM_SAMPLES; src <= KG_HOST_FROM_EVENTS; src++) {
+		uint64_t n = 0, partial = 0, threads = 0;
+		uint32_t last = KG_NONE; /* the spans are in (thread, start) order */
+		for (uint32_t i = 0; i < m->n_host_spans; i++) {
+			const struct kg_host_span *h = &m->host_spans[i];
+			if (h->source != src)
+				continue;
+			n++;
+			partial += (h->flags & KG_HOST_PARTIAL) != 0;
+			threads += h->thread != last;
+			last = h->thread;
+		}
+		if (!n)
+			continue;
+		char a[32], b[32];
+		if (src == KG_HOST_FROM_EVENTS) {
+			printf("host: the profiler's host events (operators, Python functions) on "
+			       "%llu thread%s\n", (unsigned long long)threads, threads == 1 ? "" : "s");
+			continue;
+		}
+		printf("host: %s CPU samples on %llu thread%s", fmt_count(n, a),
+		       (unsigned long long)threads, threads == 1 ? "" : "s");
+		if (partial)
+			printf(", %s with a partial stack", fmt_count(partial, b));
+		printf("\n");
+	}
+}
+
 /* A PyTorch profiler or Nsight Systems trace: what the model holds of it. */
 static void describe_model(const struct kg_model *m, const char *path, enum kg_format f)
 {
@@ -391,6 +425,7 @@ static void describe_model(const struct kg_model *m, const char *path, enum kg_f
 	printf("records: kernels %s, memcpys %s, memsets %s, api_calls %s, ranges %s\n",
 	       fmt_count(ops[KG_OP_KERNEL], a), fmt_count(ops[KG_OP_MEMCPY], b),
 	       fmt_count(ops[KG_OP_MEMSET], c), fmt_count(m->n_apis, d), fmt_count(m->n_ranges, e));
+	print_host_spans(m);
 	for (int i = 0; i < m->n_notes; i++)
 		printf("note: %s\n", m->notes[i]);
 }

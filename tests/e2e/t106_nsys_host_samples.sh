@@ -85,7 +85,9 @@ print("ok: %s: %d functions as recounted from the export's rows" % (name, checke
 PY
 done
 # the CPU samples' rows as the reader counts them; none without the tables
-"$K" info "$WORK/syncs_fp.sqlite" > /dev/null || fail "info of an export with CPU samples"
+"$K" info "$WORK/syncs_fp.sqlite" > "$WORK/info" || fail "info of an export with CPU samples"
+want=$(python3 -c 'import sqlite3, sys; print("host: %d CPU samples on %d threads" % sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*), COUNT(DISTINCT globalTid) FROM COMPOSITE_EVENTS").fetchone())' "$WORK/syncs_fp.sqlite")
+grep -q "^$want" "$WORK/info" || fail "info does not say '$want': $(grep '^host' "$WORK/info")"
 python3 -c 'import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute("DROP TABLE COMPOSITE_EVENTS"); d.commit()' "$WORK/syncs_fp.sqlite"
 "$K" report --json --host --whole --no-progress "$WORK/syncs_fp.sqlite" > "$WORK/none.json" ||
 	fail "report of an export without COMPOSITE_EVENTS"
