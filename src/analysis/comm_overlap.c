@@ -96,26 +96,6 @@ static struct kg_comm_figures kind_figures(const struct kg_model *m, const uint3
 	return f;
 }
 
-/* The union of the GPU's kernels, none of them communication: no spans kept, since
- * nothing is compared with them (a big trace's GPU would zero a span per kernel). */
-static int64_t compute_busy_alone(const struct kg_model *m, const struct kg_gpu_metrics *gm)
-{
-	int64_t busy = 0, s = KG_NO_TIME, e = KG_NO_TIME;
-	for (uint32_t i = 0; i < gm->n_ops; i++) {
-		const struct kg_op *o = &m->ops[gm->ops[i]];
-		if (!timed_kernel(o))
-			continue;
-		if (s != KG_NO_TIME && o->start <= e) {
-			e = o->end > e ? o->end : e;
-			continue;
-		}
-		if (s != KG_NO_TIME)
-			busy = kg_time_add(busy, kg_time_span(e, s));
-		s = o->start, e = o->end;
-	}
-	return s == KG_NO_TIME ? busy : kg_time_add(busy, kg_time_span(e, s));
-}
-
 int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 {
 	const struct kg_model *m = a->m;
@@ -123,8 +103,8 @@ int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 	gm->n_comm = 0;
 	for (uint32_t i = 0; i < gm->n_ops; i++)
 		n += timed_kernel(&m->ops[gm->ops[i]]) && (m->ops[gm->ops[i]].flags & KG_OPF_COMM);
-	if (!n) {
-		gm->compute_busy = compute_busy_alone(m, gm);
+	if (!n) { /* no span kept: its compute is all its kernels, whose union metrics has */
+		gm->compute_busy = gm->kernel_busy;
 		gm->comm = (struct kg_comm_figures){0, 0, 0};
 		for (unsigned k = 0; k < KG_COMM_KIND_COUNT; k++)
 			gm->comm_kind[k] = gm->comm;

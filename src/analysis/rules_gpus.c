@@ -14,14 +14,6 @@
 
 /* ------------------------------------------------------------------ imbalance */
 
-/* A GPU's work: its compute kernels' union. A communication kernel's time is mostly its
- * wait for the peers (the early GPUs wait longest), never work one GPU could shed: counted
- * in, the GPUs a late one keeps waiting look the busiest. */
-static int64_t gpu_work(const struct kg_gpu_metrics *gm)
-{
-	return gm->n_comm ? gm->compute_busy : gm->kernel_busy;
-}
-
 void rule_gpu_imbalance(struct kg_analysis *a)
 {
 	if (a->n_gpus < 2)
@@ -29,7 +21,10 @@ void rule_gpu_imbalance(struct kg_analysis *a)
 	double max = -1, min = -1, sum = 0;
 	uint32_t gmax = 0, gmin = 0, used = 0;
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
-		double b = (double)gpu_work(&a->gpus[g]);
+		/* its compute kernels' union: a communication kernel's time is mostly its wait
+		 * for the peers (the early GPUs wait longest), never work one GPU could shed:
+		 * counted in, the GPUs a late one keeps waiting look the busiest */
+		double b = (double)a->gpus[g].compute_busy;
 		if (!a->gpus[g].kernels)
 			continue;
 		used++;
@@ -79,16 +74,15 @@ void rule_gpu_imbalance(struct kg_analysis *a)
 				char gl[128];
 				rule_gpu_label(a, g, gl, sizeof(gl));
 				const struct kg_gpu_metrics *gm = &a->gpus[g];
+				char left_out[64] = "";
 				if (gm->n_comm)
-					finding_evidence(f, gm->begin, gm->end, KG_NONE, KG_NONE,
-							 "%s: %u kernels, %.1f ms of compute kernel "
-							 "time (its %u communication kernels left "
-							 "out)", gl, gm->kernels - gm->n_comm,
-							 ms(gm->compute_busy), gm->n_comm);
-				else
-					finding_evidence(f, gm->begin, gm->end, KG_NONE, KG_NONE,
-							 "%s: %u kernels, %.1f ms of kernel time", gl,
-							 gm->kernels, ms(gm->kernel_busy));
+					snprintf(left_out, sizeof(left_out),
+						 " (its %u communication kernels left out)",
+						 gm->n_comm);
+				finding_evidence(f, gm->begin, gm->end, KG_NONE, KG_NONE,
+						 "%s: %u kernels, %.1f ms of %skernel time%s", gl,
+						 gm->kernels - gm->n_comm, ms(gm->compute_busy),
+						 gm->n_comm ? "compute " : "", left_out);
 			}
 			finding_set(&f->figures, "max_ms=%.3f, min_ms=%.3f, ratio=%.2f",
 				 ms(max), ms(min), max / min);
