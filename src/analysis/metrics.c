@@ -474,33 +474,27 @@ void gaps_tally(struct kg_gpu_metrics *gm)
 	}
 }
 
-/* A run of ops in start order (a stream's, model_finish's order) and its head's key,
- * kept beside it so that the merge compares without reading the ops. */
-struct merge_run {
-	uint32_t at, end;      /* the run's ops: ops[at .. end) */
-	int64_t start, stop;   /* ops[at]'s start and end */
-};
-
-static int run_less(const struct merge_run *x, const struct merge_run *y)
+static void run_key(const struct kg_model *m, const uint32_t *ids, enum kg_merge_key by,
+		    struct kg_op_run *r)
 {
-	return x->start < y->start || (x->start == y->start && x->stop < y->stop);
+	const struct kg_op *o = &m->ops[ids ? ids[r->at] : r->at];
+	r->key = by == KG_MERGE_BY_START ? o->start : op_issued_or_start(m, o);
+	r->stop = o->end;
 }
 
-static void run_key(const struct kg_model *m, struct merge_run *r)
+static int run_less(const struct kg_op_run *x, const struct kg_op_run *y)
 {
-	r->start = m->ops[r->at].start;
-	r->stop = m->ops[r->at].end;
+	return x->key < y->key || (x->key == y->key && x->stop < y->stop);
 }
 
-/* The ops of a GPU's streams (runs[0 .. nruns), each in start order) merged into one start
- * order in out, with a heap over the run heads: O(n log streams), no general sort. */
-static void merge_runs_by_start(const struct kg_model *m, struct merge_run *runs, uint32_t nruns,
-				uint32_t *heap, uint32_t *out)
+/* A heap over the run heads: O(n log runs), no general sort. */
+void merge_op_runs(const struct kg_model *m, const uint32_t *ids, enum kg_merge_key by,
+		   struct kg_op_run *runs, uint32_t nruns, uint32_t *heap, uint32_t *out)
 {
 #define KEY_LESS(r1, r2) run_less(&runs[r1], &runs[r2])
 	uint32_t hn = 0;
 	for (uint32_t r = 0; r < nruns; r++) {
-		run_key(m, &runs[r]);
+		run_key(m, ids, by, &runs[r]);
 		uint32_t i = hn++;
 		while (i && KEY_LESS(r, heap[(i - 1) / 2])) {
 			heap[i] = heap[(i - 1) / 2];
@@ -515,7 +509,7 @@ static void merge_runs_by_start(const struct kg_model *m, struct merge_run *runs
 		if (runs[r].at == runs[r].end)
 			x = heap[--hn];
 		else
-			run_key(m, &runs[r]);
+			run_key(m, ids, by, &runs[r]);
 		uint32_t i = 0;
 		for (;;) { /* sift x down from the root */
 			uint32_t c = 2 * i + 1;
@@ -540,17 +534,17 @@ static int gpu_ops_by_start(const struct kg_model *m, struct kg_gpu_metrics *gm,
 	uint32_t nruns = 0;
 	for (uint32_t s = 0; s < m->n_streams; s++)
 		nruns += m->streams[s].nops && m->devices[m->streams[s].device].gpu == gm->gpu;
-	struct merge_run *runs = malloc(((size_t)nruns + 1) * sizeof(*runs));
+	struct kg_op_run *runs = malloc(((size_t)nruns + 1) * sizeof(*runs));
 	uint32_t *heap = malloc(((size_t)nruns + 1) * sizeof(*heap));
 	gm->ops = malloc(((size_t)n + 1) * sizeof(*gm->ops));
 	int rc = runs && heap && gm->ops ? 0 : -ENOMEM;
 	for (uint32_t s = 0, r = 0; !rc && s < m->n_streams; s++) {
 		const struct kg_stream *st = &m->streams[s];
 		if (st->nops && m->devices[st->device].gpu == gm->gpu)
-			runs[r++] = (struct merge_run){st->first_op, st->first_op + st->nops, 0, 0};
+			runs[r++] = (struct kg_op_run){st->first_op, st->first_op + st->nops, 0, 0};
 	}
 	if (!rc) {
-		merge_runs_by_start(m, runs, nruns, heap, gm->ops);
+		merge_op_runs(m, NULL, KG_MERGE_BY_START, runs, nruns, heap, gm->ops);
 		gm->n_ops = n;
 	}
 	free(runs);

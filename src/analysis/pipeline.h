@@ -7,6 +7,18 @@
 
 /* 1. Per-GPU, per-stream and per-kernel-name metrics (metrics.c). 0 or -ENOMEM. */
 int metrics_run(struct kg_analysis *a);
+/* Runs of ops, each in its stream's order (first in, first out), merged into one order by
+ * their heads' start or issue time, ties by end (metrics.c): a GPU's ops by start, the
+ * steps' by the host's order. */
+enum kg_merge_key { KG_MERGE_BY_START, KG_MERGE_BY_ISSUE };
+struct kg_op_run {
+	uint32_t at, end;      /* the run: positions at .. end */
+	int64_t key, stop;     /* its head's key and end, kept so the merge compares in place */
+};
+/* ids[position] is the op at a position (NULL: the positions are ops' indices); out gets
+ * every position of the runs in order; heap: room for nruns. */
+void merge_op_runs(const struct kg_model *m, const uint32_t *ids, enum kg_merge_key by,
+		   struct kg_op_run *runs, uint32_t nruns, uint32_t *heap, uint32_t *out);
 /* ... of them, GPU gm's communication and its overlap with compute (comm.c), from its ops
  * by start. 0 or -ENOMEM. */
 int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm);

@@ -511,34 +511,13 @@ out:
 	return steps >= MIN_STEPS ? steps : 0;
 }
 
-/* A heap of streams by the issue time of their next op (issue_order). */
-struct stream_head {
-	int64_t issued;
-	uint32_t stream;
-};
-
-static void heap_down(struct stream_head *h, uint32_t n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, min = i;
-		if (l < n && h[l].issued < h[min].issued)
-			min = l;
-		if (r < n && h[r].issued < h[min].issued)
-			min = r;
-		if (min == i)
-			return;
-		struct stream_head t = h[i];
-		h[i] = h[min], h[min] = t, i = min;
-	}
-}
-
 /* The GPU's ops ops[0..n) (in start order) in the order the host issued them, into
  * order[0..n) (indices into ops): each stream's ops as the stream ran them (first in,
- * first out) and the streams merged by issue time. The start order interleaves the
- * streams as their timing falls, differently in every step, where the host's order is the
- * program's own: a step's side-stream kernels that start after the next step's first one
- * are still its own. -ENOMEM, 0, or 1 when the ops are all on one stream (the order is
- * theirs: order untouched). */
+ * first out) and the streams merged by issue time (merge_op_runs). The start order
+ * interleaves the streams as their timing falls, differently in every step, where the
+ * host's order is the program's own: a step's side-stream kernels that start after the
+ * next step's first one are still its own. -ENOMEM, 0, or 1 when the ops are all on one
+ * stream (the order is theirs: order untouched). */
 static int issue_order(const struct kg_model *m, const uint32_t *ops, uint32_t n,
 		       uint32_t *order)
 {
@@ -547,44 +526,32 @@ static int issue_order(const struct kg_model *m, const uint32_t *ops, uint32_t n
 		one = m->ops[ops[i]].stream == first;
 	if (one)
 		return 1;
-	uint32_t ns = m->n_streams, *at = calloc((size_t)ns + 1, sizeof(*at));
+	uint32_t ns = m->n_streams, *at = calloc((size_t)ns + 1, sizeof(*at)), nruns = 0;
 	uint32_t *by_stream = malloc((size_t)n * sizeof(*by_stream));
-	struct stream_head *h = malloc((size_t)ns * sizeof(*h));
-	int rc = at && by_stream && h ? 0 : -ENOMEM;
+	uint32_t *ids = malloc((size_t)n * sizeof(*ids)), *heap = malloc((size_t)ns * sizeof(*heap));
+	struct kg_op_run *runs = malloc((size_t)ns * sizeof(*runs));
+	int rc = at && by_stream && ids && heap && runs ? 0 : -ENOMEM;
 	for (uint32_t i = 0; !rc && i < n; i++) /* at[s + 1]: stream s's ops, then offsets */
 		at[m->ops[ops[i]].stream + 1]++;
-	for (uint32_t s = 0; !rc && s < ns; s++)
-		at[s + 1] += at[s];
-	for (uint32_t i = 0; !rc && i < n; i++)
-		by_stream[at[m->ops[ops[i]].stream]++] = i;
-	/* at[s] is now the end of stream s's ops, at[s - 1] (0 for s = 0) their start */
-	uint32_t nh = 0;
 	for (uint32_t s = 0; !rc && s < ns; s++) {
-		uint32_t from = s ? at[s - 1] : 0;
-		if (from < at[s])
-			h[nh++] = (struct stream_head){
-				op_issued_or_start(m, &m->ops[ops[by_stream[from]]]), s};
+		if (at[s + 1])
+			runs[nruns++] = (struct kg_op_run){at[s], at[s] + at[s + 1], 0, 0};
+		at[s + 1] += at[s];
 	}
-	uint32_t *next = rc ? NULL : calloc((size_t)ns, sizeof(*next));
-	if (!rc && !next)
-		rc = -ENOMEM;
-	for (uint32_t s = 0; !rc && s < ns; s++)
-		next[s] = s ? at[s - 1] : 0;
-	for (uint32_t i = nh / 2; !rc && i-- > 0;)
-		heap_down(h, nh, i);
-	for (uint32_t k = 0; !rc && nh; k++) {
-		uint32_t s = h[0].stream;
-		order[k] = by_stream[next[s]++];
-		if (next[s] < at[s])
-			h[0].issued = op_issued_or_start(m, &m->ops[ops[by_stream[next[s]]]]);
-		else
-			h[0] = h[--nh];
-		heap_down(h, nh, 0);
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		uint32_t j = at[m->ops[ops[i]].stream]++;
+		by_stream[j] = i, ids[j] = ops[i];
 	}
-	free(next);
+	if (!rc) {
+		merge_op_runs(m, ids, KG_MERGE_BY_ISSUE, runs, nruns, heap, order);
+		for (uint32_t k = 0; k < n; k++)
+			order[k] = by_stream[order[k]];
+	}
 	free(at);
 	free(by_stream);
-	free(h);
+	free(ids);
+	free(heap);
+	free(runs);
 	return rc;
 }
 
