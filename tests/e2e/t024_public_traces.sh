@@ -10,7 +10,7 @@
 # out, counted and named, the span as the other records make it.
 . tests/e2e/lib.sh
 PUB=tests/fixtures/public/hta
-for t in "$PUB"/*.json.gz; do
+for t in "$PUB"/*.json.gz tests/fixtures/public/kineto/*.json.gz; do
 	n=$(basename "$t" .json.gz)
 	python3 "$PUB/expect.py" "$t" > "$WORK/$n.expect" || fail "$n: expect.py"
 	"$K" report --json --no-progress "$t" > "$WORK/$n.json" || fail "$n: report"

@@ -21,7 +21,8 @@ def step_name(n):
 if path.endswith(".json.gz"):
     d = json.load(gzip.open(path, "rt", encoding="utf-8"))
     ev = d["traceEvents"] if isinstance(d, dict) else d
-    ranges = [e for e in ev if e.get("cat") == "user_annotation" and step_name(e.get("name", ""))]
+    # (PyTorch 1.8-1.10 wrote record_function ranges as "Operator" events)
+    ranges = [e for e in ev if e.get("cat") in ("user_annotation", "Operator") and step_name(e.get("name", ""))]
 else:
     db = sqlite3.connect(path)
     ranges = db.execute("SELECT s.text FROM nvtx n JOIN strings s ON s.id = n.name").fetchall()
@@ -84,7 +85,8 @@ python3 bench/gen_trace.py -n 60000 --seed 3 -o "$WORK/streams6.kgt" > /dev/null
 for t in $(for x in "$FIXTURES"/*.kgt.xz "$FIXTURES"/current/*.kgt.xz; do
 	n=${x#"$FIXTURES"/}
 	fixture "${n%.kgt.xz}"
-done) tests/fixtures/torch/*.json.gz tests/fixtures/public/hta/*.json.gz "$WORK/streams6.kgt"; do
+done) tests/fixtures/torch/*.json.gz tests/fixtures/public/hta/*.json.gz tests/fixtures/public/kineto/*.json.gz \
+	"$WORK/streams6.kgt"; do
 	name=$(basename "$t")
 	case $t in
 	*.json.gz) zcat "$t" | grep -qE '"name": *"(step|train_step|ProfilerStep#[0-9]+)"' || continue ;;

@@ -8,7 +8,9 @@ of 10 µs or more. A gap's launching thread: the thread of the runtime or driver
 correlation is that of the first GPU operation after the gap. Its data loading: the union
 of that thread's user_annotation events named enumerate(DataLoader)#... and python_function
 events of torch/utils/data/, clipped to the gap, less the time the thread spent inside
-CUDA calls (that time is the call's). Prints one JSON object:
+CUDA calls (that time is the call's). Today's categories are read, and those of PyTorch
+1.8-1.10 (kernels as "Kernel", calls as "Runtime", the DataLoader's range as an
+"Operator"). Prints one JSON object:
 
   idle_us, gaps          the gaps, in µs
   data_us, data_share    data loading in them, and its share of the idle time
@@ -20,6 +22,11 @@ import json
 import sys
 
 MIN_GAP_US = 10.0
+# the categories of today's PyTorch, then those of PyTorch 1.8-1.10 (Kineto's first
+# traces: "Kernel", "Runtime", and the DataLoader's range as an "Operator")
+GPU = ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset")
+CALLS = ("cuda_runtime", "cuda_driver", "Runtime", "Driver")
+ANNOTATIONS = ("user_annotation", "Operator")
 
 
 def union(iv):
@@ -48,12 +55,12 @@ def main(path):
         cat, s = e.get("cat"), float(e["ts"])
         iv = (s, s + float(e["dur"]))
         key = (e.get("pid"), e.get("tid"))
-        if cat in ("kernel", "gpu_memcpy", "gpu_memset"):
+        if cat in GPU:
             gpu.append((iv[0], iv[1], e.get("args", {}).get("correlation")))
-        elif cat in ("cuda_runtime", "cuda_driver"):
+        elif cat in CALLS:
             calls_by_corr[e.get("args", {}).get("correlation")] = key
             calls.setdefault(key, []).append(iv)
-        elif (cat == "user_annotation" and e["name"].startswith("enumerate(DataLoader)")) or (
+        elif (cat in ANNOTATIONS and e["name"].startswith("enumerate(DataLoader)")) or (
             cat == "python_function" and "torch/utils/data/" in e["name"]
         ):
             data.setdefault(key, []).append(iv)
