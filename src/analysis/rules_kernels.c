@@ -73,17 +73,33 @@ static const char *kernel_library(const struct kg_analysis *a, const struct kg_k
 	return NULL;
 }
 
+/* More work per call for a library kernel whose grid is too small, said for what it
+ * computes: a convolution's grid follows from the batch and the image, a matrix product's
+ * from the matrices (several small ones batched make one large grid), anything else's
+ * (normalisation, reduction, element-wise) from the tensor's size. */
+static const char *more_work_per_call(const char *name)
+{
+	if (strstr(name, "conv") || strstr(name, "scudnn"))
+		return "a larger batch, or channels_last (NHWC) tensors so that cuDNN can choose "
+		       "other kernels";
+	static const char *const products[] = {"gemm", "gemv", "matmul", "cublas", "cutlass", "xmma"};
+	for (size_t i = 0; i < sizeof(products) / sizeof(products[0]); i++)
+		if (strstr(name, products[i]))
+			return "a larger batch, or several small matrix products as one batched/grouped "
+			       "call: torch.bmm, torch.baddbmm";
+	return "a larger batch or larger tensors";
+}
+
 /* What the user can change about a library's kernel. */
-static void library_fix(struct kg_finding *f, const char *lib, int underfilled, int sms)
+static void library_fix(struct kg_finding *f, const char *lib, const char *name, int underfilled,
+			int sms)
 {
 	if (underfilled)
 		finding_set(&f->fix, "This kernel is %s's: its grid follows from the problem you give it, not "
-			 "from a block size you choose. Give it more work per call (a larger batch, "
-			 "or several small matrix products as one batched/grouped call: torch.bmm, "
-			 "torch.baddbmm), so that its grid covers the %d SMs; run independent work "
-			 "beside it on other streams; or fuse the small operations around it "
-			 "(torch.compile).",
-			 lib, sms);
+			 "from a block size you choose. Give it more work per call (%s), so that its "
+			 "grid covers the %d SMs; run independent work beside it on other streams; or "
+			 "fuse the small operations around it (torch.compile).",
+			 lib, more_work_per_call(name), sms);
 	else
 		finding_set(&f->fix, "This kernel is %s's: its block size, registers and shared memory are the "
 			 "library's choice. What you control: the shapes (batch and feature sizes "
@@ -184,11 +200,11 @@ static void occupancy_title(const struct kg_analysis *a, const struct kg_kernel_
 			    ms(ks->total));
 }
 
-static void occupancy_fix(const struct kg_kernel_stats *ks, const char *lib,
+static void occupancy_fix(const struct kg_kernel_stats *ks, const char *name, const char *lib,
 			  const struct occ_case *c, const struct kg_device *d, struct kg_finding *f)
 {
 	if (lib)
-		library_fix(f, lib, c->underfilled, d->sm_count);
+		library_fix(f, lib, name, c->underfilled, d->sm_count);
 	else if (c->underfilled)
 		finding_set(&f->fix,
 			    "Give the grid at least one block per SM (%d here; %d blocks fill one "
@@ -244,7 +260,7 @@ static void occupancy_finding(struct kg_analysis *a, uint32_t k, const struct oc
 		    ks->threads, l->regs, (int)(l->smem_static + l->smem_dynamic),
 		    ks->occ.blocks_per_sm, ks->occ.warps_per_sm, d->max_warps_per_sm,
 		    occupancy_limit_name(ks->occ.limiter), ks->waves);
-	occupancy_fix(ks, lib, c, d, f);
+	occupancy_fix(ks, model_text(a->m, ks->name), lib, c, d, f);
 	f->gain_ns = by_design ? 0 : c->gain;
 	if (by_design) {
 		f->severity = KG_SEV_INFO;
