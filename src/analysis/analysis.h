@@ -257,7 +257,11 @@ struct kg_analysis {
 	struct kg_hw_gpu *hw_gpus;           /* same order as gpus; NULL: no samples asked */
 	int64_t *solo;                       /* by op: time it was the only kernel on its GPU
 					      * (0 for other ops; the per-GPU sweep sets it) */
-	struct kg_steps steps;               /* the program's steps (steps.h) */
+	struct kg_steps steps;               /* the program's steps (steps.h), on the GPU with
+					      * the most operations: the steady window's */
+	struct kg_steps *gpu_steps;          /* same order as gpus: every other GPU's own (its
+					      * ranks' in a trace of several processes); the
+					      * entry of steps.gpu none; NULL with one GPU */
 	struct kg_findings findings;         /* by gain, descending */
 	struct kg_blame *blame;              /* the findings' events */
 	uint32_t n_blame, cap_blame;
@@ -270,6 +274,10 @@ struct kg_analysis {
 	int has_stacks;                      /* some API call has a stack */
 	struct kg_idmap *call_sites;         /* (stack, API name) → site (sites.c) */
 };
+
+/* The steps found on GPU g (index into gpus): kg_analysis.steps or gpu_steps[g]; NULL
+ * when none were. */
+const struct kg_steps *steps_of_gpu(const struct kg_analysis *a, uint32_t g);
 
 /* Where GPU gm's steady work begins and ends: after its last start-up gap, before its
  * first wind-down gap (kg_gap_place); its first and last op's times without them. */

@@ -1175,10 +1175,9 @@ static int grow_zeroed(double **v, uint32_t *cap, uint32_t n)
 /* Each step's longest wait of the host (analysis/steps.h: the launching thread's time
  * between two of the step's launches): what that thread did then, the node of the tree
  * that took most of it, so that an outlier step says where the host was. 0, or -ENOMEM. */
-static int steps_host(struct host_ctx *c)
+static int steps_host(struct host_ctx *c, struct kg_steps *st)
 {
 	const struct kg_model *m = c->m;
-	struct kg_steps *st = &c->a->steps;
 	double *acc = NULL; /* time under each node in the wait: its leaves', summed up; zero
 			     * between waits (the nodes touched are zeroed after each) */
 	uint32_t cap_acc = 0, *up = NULL, n_up = 0, cap_up = 0;
@@ -1279,7 +1278,9 @@ int host_run(struct kg_analysis *a)
 	if (!rc)
 		rc = findings_host(&c);
 	if (!rc)
-		rc = steps_host(&c);
+		rc = steps_host(&c, &a->steps);
+	for (uint32_t g = 0; !rc && a->gpu_steps && g < a->n_gpus; g++)
+		rc = steps_host(&c, &a->gpu_steps[g]);
 	idmap_free(&c.children);
 	idmap_free(&c.leaves);
 	free(c.leaf);

@@ -90,6 +90,9 @@ void analysis_free(struct kg_analysis *a)
 	free(a->hw_kernels);
 	free(a->hw_gpus);
 	steps_free(&a->steps);
+	for (uint32_t g = 0; a->gpu_steps && g < a->n_gpus; g++)
+		steps_free(&a->gpu_steps[g]);
+	free(a->gpu_steps);
 	findings_free(&a->findings);
 	free(a->solo);
 	free(a->blame);

@@ -37,7 +37,8 @@ int steps_run(struct kg_analysis *a);
 uint64_t step_op_key(const struct kg_op *o);
 /* The groups of the steps found (step_groups.c), before their warm-up is judged: each
  * op ops[i] of the steps' GPU is in step sid[i] (KG_NONE none). 0 or -ENOMEM. */
-int step_groups_run(struct kg_analysis *a, const uint32_t *ops, uint32_t n, const uint32_t *sid);
+int step_groups_run(const struct kg_analysis *a, struct kg_steps *st, const uint32_t *ops,
+		    uint32_t n, const uint32_t *sid);
 /* After the warm-up: the steady lead steps' median (kg_steps.lead_p50). */
 void step_groups_leads(struct kg_steps *st);
 /* After the rules: the findings whose gain lies in a few of the steady steps, and which. */

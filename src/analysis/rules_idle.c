@@ -146,6 +146,23 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	finding_set(&f->figures, "gaps=%u, idle_ms=%.3f", ngaps, ms(idle));
 }
 
+/* The chunks of the trace (kg_gpu_metrics.util) that are GPU g's time: all of them, but
+ * in a report cut to each rank's own steady steps (several GPUs, each with steps: cli/
+ * session.c), those from its first operation to its last, the rest being other ranks'
+ * steps. */
+static void own_chunks(const struct kg_analysis *a, uint32_t g, int *c0, int *c1)
+{
+	const struct kg_gpu_metrics *gm = &a->gpus[g];
+	if (!a->cfg.gpu_steps_given || !steps_of_gpu(a, g) || a->span <= 0 || gm->n_util < 1 ||
+	    gm->begin == KG_NO_TIME || gm->end == KG_NO_TIME)
+		return;
+	double chunk = (double)a->span / gm->n_util;
+	int b = (int)((double)kg_time_diff(gm->begin, a->m->begin) / chunk);
+	int e = (int)((double)kg_time_diff(gm->end, a->m->begin) / chunk);
+	*c0 = b < 0 ? 0 : b >= gm->n_util ? gm->n_util - 1 : b;
+	*c1 = e < *c0 ? *c0 : e >= gm->n_util ? gm->n_util - 1 : e;
+}
+
 /* Nsight's gpu_gaps and gpu_time_util, as one informational finding about GPU g, with
  * its start-up and wind-down apart (kg_gap_place). */
 static void utilization_finding(struct kg_analysis *a, uint32_t g)
@@ -157,9 +174,11 @@ static void utilization_finding(struct kg_analysis *a, uint32_t g)
 		return; /* unused: the report lists it once as such */
 	for (uint32_t i = 0; i < gm->n_gaps; i++)
 		long_gaps += gap_len(&gm->gaps[i]) >= a->cfg.long_gap_ns;
-	for (int c = 0; c < gm->n_util; c++)
+	int c0 = 0, c1 = gm->n_util - 1;
+	own_chunks(a, g, &c0, &c1);
+	for (int c = c0; c <= c1; c++)
 		low += gm->util[c] < a->cfg.low_util;
-	if (!long_gaps && low * 3 < (uint32_t)gm->n_util)
+	if (!long_gaps && low * 3 < (uint32_t)(c1 - c0 + 1))
 		return;
 	struct kg_finding *f = analysis_add_finding(a, KG_RULE_GPU_UTILIZATION);
 	if (!f)

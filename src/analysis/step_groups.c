@@ -163,11 +163,11 @@ static int work_follows(const struct kg_steps *st, const struct ends *e, uint32_
 }
 
 /* ... or a host gap of long_gap_ns and FAR_GAP usual host periods before the next step. */
-static int work_after(const struct kg_analysis *a, const struct ends *e, uint32_t s,
-		      const struct usual *u)
+static int work_after(const struct kg_analysis *a, const struct kg_steps *st,
+		      const struct ends *e, uint32_t s, const struct usual *u)
 {
-	const struct kg_step *x = &a->steps.v[s], *y = &a->steps.v[s + 1];
-	if (work_follows(&a->steps, e, s, u))
+	const struct kg_step *x = &st->v[s], *y = &st->v[s + 1];
+	if (work_follows(st, e, s, u))
 		return 1;
 	if (x->host_end == KG_NO_TIME || y->host_start == KG_NO_TIME)
 		return 0;
@@ -271,14 +271,13 @@ static void no_groups(struct kg_steps *st)
 
 /* The groups by breaks in the steps' rhythm (brk: room for a flag a step); *work: every
  * break is work of no step. Their number, 0 or 1 none. */
-static uint32_t rhythm_groups(const struct kg_analysis *a, const struct ends *e,
-			      const struct usual *u, uint8_t *brk, int *work)
+static uint32_t rhythm_groups(const struct kg_analysis *a, struct kg_steps *st,
+			      const struct ends *e, const struct usual *u, uint8_t *brk, int *work)
 {
-	struct kg_steps *st = (struct kg_steps *)&a->steps;
 	if (!regular(st, u->step))
 		return 0;
 	for (uint32_t s = 1; s < st->n; s++)
-		brk[s] = work_after(a, e, s - 1, u) ? 2 : unlike(e[s].head_foreign, u->q, st->v[s].ops);
+		brk[s] = work_after(a, st, e, s - 1, u) ? 2 : unlike(e[s].head_foreign, u->q, st->v[s].ops);
 	uint32_t groups = assign_groups(st, brk);
 	*work = 1;
 	for (uint32_t s = 1; s < st->n; s++)
@@ -300,9 +299,9 @@ static void group_kind(const struct kg_model *m, struct kg_steps *st, const stru
 		st->group_kind = KG_GROUP_GROUP;
 }
 
-int step_groups_run(struct kg_analysis *a, const uint32_t *ops, uint32_t n, const uint32_t *sid)
+int step_groups_run(const struct kg_analysis *a, struct kg_steps *st, const uint32_t *ops,
+		    uint32_t n, const uint32_t *sid)
 {
-	struct kg_steps *st = &a->steps;
 	no_groups(st);
 	struct usual u = {.step = usual_step(st)};
 	if (u.step == KG_NONE)
@@ -323,7 +322,7 @@ int step_groups_run(struct kg_analysis *a, const uint32_t *ops, uint32_t n, cons
 	u.period = usual_period(st);
 	uint32_t groups = enclosing_ranges(a->m, st);
 	if (!groups)
-		groups = rhythm_groups(a, e, &u, brk, &work);
+		groups = rhythm_groups(a, st, e, &u, brk, &work);
 	rc = 0;
 	if (groups < 2) {
 		no_groups(st);

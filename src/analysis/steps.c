@@ -91,14 +91,31 @@ static int by_thread_start(const void *pa, const void *pb, void *arg)
 	return (a->start > b->start) - (a->start < b->start);
 }
 
-/* The ranges named `name` on the thread that has most of them, in time order, none
- * inside another: into idx, their count returned. */
+/* The process that launched most of ops[0..n) (their streams'), KG_NONE none. */
+static uint32_t launching_process(const struct kg_model *m, const uint32_t *ops, uint32_t n)
+{
+	uint32_t *count = calloc((size_t)m->n_processes + 1, sizeof(*count)), best = KG_NONE;
+	for (uint32_t i = 0; count && i < n; i++) {
+		uint32_t p = m->streams[m->ops[ops[i]].stream].process;
+		if (p >= m->n_processes)
+			continue;
+		count[p]++;
+		if (best == KG_NONE || count[p] > count[best])
+			best = p;
+	}
+	free(count);
+	return best;
+}
+
+/* The ranges named `name` (of that process, unless KG_NONE) on the thread that has most
+ * of them, in time order, none inside another: into idx, their count returned. */
 static uint32_t step_ranges(const struct kg_model *m, const char *name, int prefix,
-			    uint32_t *idx)
+			    uint32_t process, uint32_t *idx)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->n_ranges; i++)
 		if (m->ranges[i].end != KG_NO_TIME && m->ranges[i].end > m->ranges[i].start &&
+		    (process == KG_NONE || m->ranges[i].process == process) &&
 		    name_matches(model_text(m, m->ranges[i].name), name, prefix))
 			idx[n++] = i;
 	qsort_r(idx, n, sizeof(*idx), by_thread_start, m->ranges);
@@ -120,20 +137,26 @@ static uint32_t step_ranges(const struct kg_model *m, const char *name, int pref
 /* Each of the GPU's ops (ops[i], in start order) into the step whose range it was
  * launched in (sid[i]), KG_NONE outside them; the ranges' starts and ends, in pairs,
  * into *host. The number of steps, 0 when the trace has no annotation of a step. */
-static uint32_t annotated_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
-				uint32_t *sid, int64_t **host)
+static uint32_t annotated_steps(const struct kg_analysis *a, struct kg_steps *st,
+				const uint32_t *ops, uint32_t n, uint32_t *sid, int64_t **host)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *idx = malloc(((size_t)m->n_ranges + 1) * sizeof(*idx)), k = 0;
 	if (!idx)
 		return 0;
+	/* the ranges of the process that launched the GPU's work (another process's steps
+	 * are another GPU's), else any (a source that puts ranges in a process of their own) */
+	uint32_t process = launching_process(m, ops, n);
 	const char *user = a->cfg.steps_name; /* the user's name, else the usual ones */
-	if (user)
-		k = step_ranges(m, user, 1, idx);
-	for (int i = 0; !user && step_names[i] && k < 2; i++)
-		k = step_ranges(m, step_names[i], 0, idx);
+	for (int any = 0; any < 2 && k < 2; any++) {
+		uint32_t p = any ? KG_NONE : process;
+		if (user)
+			k = step_ranges(m, user, 1, p, idx);
+		for (int i = 0; !user && step_names[i] && k < 2; i++)
+			k = step_ranges(m, step_names[i], 0, p, idx);
+	}
 	if (k >= 2)
-		a->steps.name = m->ranges[idx[0]].name;
+		st->name = m->ranges[idx[0]].name;
 	int64_t *hs = k >= 2 ? malloc(2 * (size_t)k * sizeof(*hs)) : NULL;
 	if (!hs) {
 		free(idx);
@@ -304,13 +327,21 @@ static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint3
 {
 	uint32_t from, to;
 	loop_region(tok, w, p, &from, &to);
-	*length = to - from;
 	if (to - from < MIN_STEPS * (uint64_t)p)
-		return 0;
+		return (*length = 0), 0;
 	memset(count, 0, n_tok * sizeof(*count));
 	for (uint32_t i = from; i < to; i++)
 		count[tok[i]]++;
 	double rare_below = 0.5 * (double)(to - from) / p;
+	/* rare tokens at its ends are not the loop's: a run of one operation after it (five
+	 * all-reduces) matches itself at a short shift and would join it */
+	while (from < to && count[tok[from]] < rare_below)
+		count[tok[from++]]--;
+	while (to > from && count[tok[to - 1]] < rare_below)
+		count[tok[--to]]--;
+	*length = to - from;
+	if (to - from < MIN_STEPS * (uint64_t)p)
+		return 0;
 	uint32_t nf = 0;
 	for (uint32_t i = from; i < to; i++)
 		if (count[tok[i]] >= rare_below)
@@ -421,8 +452,8 @@ static uint32_t boundary_at(const uint32_t *tok, uint32_t n, uint32_t want, uint
 /* Each of the GPU's ops into its step by the rhythm (sid), and where each step's
  * boundary is: after the anchor by the offset at which the host most often waited
  * longest before launching. ops in the order the host issued them. The number of steps. */
-static uint32_t rhythm_steps_in(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
-				uint32_t *sid)
+static uint32_t rhythm_steps_in(const struct kg_analysis *a, struct kg_steps *st,
+				const uint32_t *ops, uint32_t n, uint32_t *sid)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *tok = malloc((size_t)n * sizeof(*tok)), steps = 0;
@@ -503,7 +534,7 @@ static uint32_t rhythm_steps_in(struct kg_analysis *a, const uint32_t *ops, uint
 		steps += end > b;
 		prev = end;
 	}
-	a->steps.period = p;
+	st->period = p;
 out:
 	free(tok);
 	free(at);
@@ -556,21 +587,21 @@ static int issue_order(const struct kg_model *m, const uint32_t *ops, uint32_t n
 }
 
 /* The steps of the rhythm (rhythm_steps_in), found in the order the host issued the ops. */
-static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
-			     uint32_t *sid)
+static uint32_t rhythm_in_issue_order(const struct kg_analysis *a, struct kg_steps *st,
+				      const uint32_t *ops, uint32_t n, uint32_t *sid)
 {
 	uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
 	int one = order ? issue_order(a->m, ops, n, order) : -ENOMEM;
 	if (one) {
 		free(order);
-		return one < 0 ? 0 : rhythm_steps_in(a, ops, n, sid);
+		return one < 0 ? 0 : rhythm_steps_in(a, st, ops, n, sid);
 	}
 	uint32_t *issued = malloc(((size_t)n + 1) * sizeof(*issued));
 	uint32_t *sid_issued = malloc(((size_t)n + 1) * sizeof(*sid_issued)), steps = 0;
 	if (issued && sid_issued) {
 		for (uint32_t k = 0; k < n; k++)
 			issued[k] = ops[order[k]];
-		steps = rhythm_steps_in(a, issued, n, sid_issued);
+		steps = rhythm_steps_in(a, st, issued, n, sid_issued);
 		for (uint32_t k = 0; k < n; k++)
 			sid[order[k]] = sid_issued[k];
 	}
@@ -578,6 +609,50 @@ static uint32_t rhythm_steps(struct kg_analysis *a, const uint32_t *ops, uint32_
 	free(issued);
 	free(sid_issued);
 	return steps;
+}
+
+/* Whether most of the k steps (sid) run a kernel. 0 also on ENOMEM (none claimed). */
+static int steps_compute(const struct kg_model *m, const uint32_t *ops, uint32_t n,
+			 const uint32_t *sid, uint32_t k)
+{
+	uint8_t *has = calloc((size_t)k + 1, 1);
+	uint32_t with = 0;
+	for (uint32_t i = 0; has && i < n; i++)
+		if (sid[i] != KG_NONE && sid[i] < k && m->ops[ops[i]].kind == KG_OP_KERNEL &&
+		    !has[sid[i]]++)
+			with++;
+	free(has);
+	return 2 * with > k;
+}
+
+/* The steps of the rhythm. A rhythm of copies and memsets alone is a library setting
+ * itself up (NCCL's communicator initialisation: a copy and memsets per channel, more of
+ * them than a short training loop has kernels), not the program's loop: the kernels' own
+ * rhythm, when they have one, is (their steps hold the kernels alone); else there is none. */
+static uint32_t rhythm_steps(const struct kg_analysis *a, struct kg_steps *st,
+			     const uint32_t *ops, uint32_t n, uint32_t *sid)
+{
+	const struct kg_model *m = a->m;
+	uint32_t k = rhythm_in_issue_order(a, st, ops, n, sid);
+	if (!k || steps_compute(m, ops, n, sid, k))
+		return k;
+	uint32_t *kernels = malloc(((size_t)n + 1) * sizeof(*kernels));
+	uint32_t *at = malloc(((size_t)n + 1) * sizeof(*at));
+	uint32_t *ksid = malloc(((size_t)n + 1) * sizeof(*ksid)), nk = 0, kk = 0;
+	for (uint32_t i = 0; kernels && at && ksid && i < n; i++)
+		if (m->ops[ops[i]].kind == KG_OP_KERNEL)
+			at[nk] = i, kernels[nk++] = ops[i];
+	if (nk && at && ksid)
+		kk = rhythm_in_issue_order(a, st, kernels, nk, ksid);
+	for (uint32_t i = 0; i < n; i++)
+		sid[i] = KG_NONE;
+	for (uint32_t j = 0; kk && j < nk; j++)
+		sid[at[j]] = ksid[j];
+	k = kk;
+	free(kernels);
+	free(at);
+	free(ksid);
+	return k;
 }
 
 /* ------------------------------------------------------------------ the steps' figures */
@@ -594,12 +669,12 @@ static void note_wait(const struct kg_model *m, struct kg_step *st, const struct
 }
 
 /* Each step's figures from its ops (ops[i] in step sid[i]), in one pass in start order. */
-static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
-			 const uint32_t *sid, int64_t *max_launch)
+static void step_figures(const struct kg_model *m, struct kg_steps *steps, const uint32_t *ops,
+			 uint32_t n, const uint32_t *sid, int64_t *max_launch)
 {
-	const struct kg_model *m = a->m;
-	for (uint32_t s = 0; s < a->steps.n; s++) {
-		struct kg_step *st = &a->steps.v[s];
+	int rhythm = steps->source == KG_STEPS_RHYTHM;
+	for (uint32_t s = 0; s < steps->n; s++) {
+		struct kg_step *st = &steps->v[s];
 		*st = (struct kg_step){.host_start = st->host_start, .host_end = st->host_end,
 				       .group = st->group, .lead = st->lead,
 				       .start = KG_NO_TIME, .end = KG_NO_TIME,
@@ -607,16 +682,16 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 				       .gap_node = KG_NONE};
 		max_launch[s] = KG_NO_TIME;
 	}
-	int64_t *cover = max_launch + a->steps.n; /* where each step's busy time reaches */
+	int64_t *cover = max_launch + steps->n; /* where each step's busy time reaches */
 	for (uint32_t i = 0; i < n; i++) {
 		if (sid[i] == KG_NONE)
 			continue;
 		const struct kg_op *o = &m->ops[ops[i]];
-		struct kg_step *st = &a->steps.v[sid[i]];
+		struct kg_step *st = &steps->v[sid[i]];
 		int64_t lt = op_issued_or_start(m, o), *ml = &max_launch[sid[i]], *cv = &cover[sid[i]];
 		if (st->start == KG_NO_TIME) {
 			st->start = o->start, *cv = o->start;
-			if (a->steps.source == KG_STEPS_RHYTHM)
+			if (rhythm)
 				st->host_start = lt, st->host_end = kg_time_add(lt, 1);
 		}
 		if (o->end > st->end)
@@ -628,9 +703,9 @@ static void step_figures(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 			note_wait(m, st, o, lt, kg_time_diff(lt, *ml));
 		if (*ml == KG_NO_TIME || lt > *ml)
 			*ml = lt;
-		if (a->steps.source == KG_STEPS_RHYTHM && lt < st->host_start)
+		if (rhythm && lt < st->host_start)
 			st->host_start = lt;
-		if (a->steps.source == KG_STEPS_RHYTHM && lt >= st->host_end)
+		if (rhythm && lt >= st->host_end)
 			st->host_end = kg_time_add(lt, 1);
 		st->ops++;
 		st->kernels += o->kind == KG_OP_KERNEL;
@@ -659,15 +734,15 @@ static void busy_into_steps(struct kg_steps *st, uint32_t *at, int64_t from, int
  * step's first copy inside this one's time), and the union of its own would exceed its
  * time (the GPU busy 169 % of a step) while calling idle what the neighbours kept busy.
  * ops[0..n): the GPU's, in start order. */
-static void busy_in_time(struct kg_analysis *a, const uint32_t *ops, uint32_t n)
+static void busy_in_time(const struct kg_model *m, struct kg_steps *st, const uint32_t *ops,
+			 uint32_t n)
 {
-	struct kg_steps *st = &a->steps;
 	uint32_t at = 0;
 	int64_t from = KG_NO_TIME, to = KG_NO_TIME;
 	for (uint32_t s = 0; s < st->n; s++)
 		st->v[s].busy = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct kg_op *o = &a->m->ops[ops[i]];
+		const struct kg_op *o = &m->ops[ops[i]];
 		if (o->start == KG_NO_TIME || o->end == KG_NO_TIME || o->end < o->start)
 			continue;
 		if (from != KG_NO_TIME && o->start <= to) {
@@ -692,11 +767,9 @@ static int same_group(const struct kg_steps *st, uint32_t s)
  * step's time (to the next step's start), and where a loop's host work between two
  * iterations goes (a decoded token's sampling, a gc.collect() between steps). When it is
  * the longest, it is the step's host_gap. max_launch: each step's last launch time. */
-static void gaps_between(struct kg_analysis *a, const uint32_t *ops, uint32_t n,
-			 const uint32_t *sid, const int64_t *max_launch)
+static void gaps_between(const struct kg_model *m, struct kg_steps *st, const uint32_t *ops,
+			 uint32_t n, const uint32_t *sid, const int64_t *max_launch)
 {
-	const struct kg_model *m = a->m;
-	struct kg_steps *st = &a->steps;
 	uint32_t prev = KG_NONE; /* the step of the op before, in start order */
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = sid[i];
@@ -809,8 +882,9 @@ static int steady_steps(struct kg_steps *st)
 	return 0;
 }
 
-/* The host's synchronisations begun in each step (from its host start to the next's). */
-static void step_syncs(const struct kg_model *m, struct kg_steps *st)
+/* The host's synchronisations begun in each step (from its host start to the next's), of
+ * the process that launched the steps' work (KG_NONE: any). */
+static void step_syncs(const struct kg_model *m, struct kg_steps *st, uint32_t process)
 {
 	int64_t *hs = malloc((size_t)st->n * sizeof(*hs));
 	for (uint32_t s = 0; hs && s < st->n; s++) {
@@ -819,6 +893,8 @@ static void step_syncs(const struct kg_model *m, struct kg_steps *st)
 			goto out; /* not in time order on the host: no place for them */
 	}
 	for (uint32_t i = 0; hs && i < m->n_syncs; i++) {
+		if (process != KG_NONE && m->syncs[i].process != process)
+			continue;
 		int64_t t = m->syncs[i].start;
 		uint32_t lo = starting_by(hs, 1, st->n, t);
 		if (lo && (lo < st->n || t < st->v[lo - 1].end))
@@ -892,9 +968,8 @@ static int chosen_steps(struct kg_steps *st)
 
 /* Each step's idle time by cause: the gaps of its GPU (kg_gpu_metrics.gaps, those the
  * GPU summary counts) that began in it, from its GPU start to the next step's. */
-static void step_idle(struct kg_analysis *a)
+static void step_idle(const struct kg_analysis *a, struct kg_steps *st)
 {
-	struct kg_steps *st = &a->steps;
 	for (uint32_t s = 0; s < st->n; s++)
 		memset(st->v[s].idle_by_cause, 0, sizeof(st->v[s].idle_by_cause));
 	if (st->gpu >= a->n_gpus || !st->n)
@@ -913,46 +988,29 @@ static void step_idle(struct kg_analysis *a)
 	}
 }
 
-/* The steps of the whole run, given to the analysis of its steady steps (report): a
- * copy, the gaps placed by them. 0 or -ENOMEM. */
-static int adopt_steps(struct kg_analysis *a, const struct kg_steps *given)
+/* None found on GPU g (index into kg_analysis.gpus). */
+static void no_steps(const struct kg_analysis *a, uint32_t g, struct kg_steps *st)
 {
-	a->steps = *given;
-	a->steps.v = malloc(((size_t)given->n + 1) * sizeof(*a->steps.v));
-	if (!a->steps.v)
-		return -ENOMEM;
-	memcpy(a->steps.v, given->v, (size_t)given->n * sizeof(*a->steps.v));
-	for (uint32_t s = 0; s < given->n; s++)
-		a->steps.v[s].gap_node = KG_NONE; /* the other analysis' host tree: host_run's */
-	steady_gaps(a);
-	step_idle(a);
-	return chosen_steps(&a->steps);
+	*st = (struct kg_steps){.steady_begin = KG_NO_TIME, .steady_end = KG_NO_TIME, .gpu = g,
+				.trace_begin = a->m->begin, .trace_end = a->m->end};
 }
 
-int steps_run(struct kg_analysis *a)
+/* The steps of GPU g into st: found (annotations, else the rhythm), measured, and their
+ * warm-up and steady steps judged. None when the GPU's work has no steps. 0 or -ENOMEM. */
+static int steps_on_gpu(const struct kg_analysis *a, uint32_t g, struct kg_steps *st)
 {
-	struct kg_steps *st = &a->steps;
-	if (a->cfg.steps_given)
-		return adopt_steps(a, a->cfg.steps_given);
-	st->steady_begin = st->steady_end = KG_NO_TIME;
-	st->trace_begin = a->m->begin;
-	st->trace_end = a->m->end;
-	st->gpu = KG_NONE;
-	for (uint32_t g = 0; g < a->n_gpus; g++)
-		if (a->gpus[g].n_ops && (st->gpu == KG_NONE || a->gpus[g].n_ops > a->gpus[st->gpu].n_ops))
-			st->gpu = g;
-	if (st->gpu == KG_NONE)
-		return 0;
-	const uint32_t *ops = a->gpus[st->gpu].ops;
-	uint32_t n = a->gpus[st->gpu].n_ops;
+	no_steps(a, g, st);
+	const struct kg_model *m = a->m;
+	const uint32_t *ops = a->gpus[g].ops;
+	uint32_t n = a->gpus[g].n_ops;
 	uint32_t *sid = malloc(((size_t)n + 1) * sizeof(*sid));
 	int64_t *hs = NULL, *scratch = NULL;
 	int rc = -ENOMEM;
 	if (!sid)
 		return rc;
-	uint32_t k = a->cfg.steps_rhythm ? 0 : annotated_steps(a, ops, n, sid, &hs);
+	uint32_t k = a->cfg.steps_rhythm ? 0 : annotated_steps(a, st, ops, n, sid, &hs);
 	st->source = k ? KG_STEPS_ANNOTATION : KG_STEPS_NONE;
-	if (!k && (k = rhythm_steps(a, ops, n, sid)))
+	if (!k && (k = rhythm_steps(a, st, ops, n, sid)))
 		st->source = KG_STEPS_RHYTHM;
 	if (!k) {
 		st->name = 0;
@@ -968,38 +1026,154 @@ int steps_run(struct kg_analysis *a)
 		st->v[s].host_start = hs ? hs[2 * s] : KG_NO_TIME;
 		st->v[s].host_end = hs ? hs[2 * s + 1] : KG_NO_TIME;
 	}
-	step_figures(a, ops, n, sid, scratch);
+	step_figures(m, st, ops, n, sid, scratch);
 	if (drop_empty(st, sid, n, scratch) < 0)
 		goto out;
 	if (st->n < (st->source == KG_STEPS_ANNOTATION ? 2u : MIN_STEPS)) {
 		free(st->v);
-		*st = (struct kg_steps){.steady_begin = KG_NO_TIME, .steady_end = KG_NO_TIME,
-					.gpu = st->gpu, .trace_begin = a->m->begin,
-					.trace_end = a->m->end};
+		no_steps(a, g, st);
 		rc = 0;
 		goto out;
 	}
-	if ((rc = step_groups_run(a, ops, n, sid)) < 0)
+	if ((rc = step_groups_run(a, st, ops, n, sid)) < 0)
 		goto out;
 	if (trim_group_ends(st, sid, n))
-		step_figures(a, ops, n, sid, scratch);
-	gaps_between(a, ops, n, sid, scratch);
+		step_figures(m, st, ops, n, sid, scratch);
+	gaps_between(m, st, ops, n, sid, scratch);
 	if ((rc = steady_steps(st)) < 0)
 		goto out;
-	busy_in_time(a, ops, n); /* in the times steady_steps found */
-	step_syncs(a->m, st);
-	step_slow_ops(a->m, st, ops, n, sid);
-	step_idle(a);
+	busy_in_time(m, st, ops, n); /* in the times steady_steps found */
+	step_syncs(m, st, launching_process(m, ops, n));
+	step_slow_ops(m, st, ops, n, sid);
+	step_idle(a, st);
 	st->whole = a->cfg.whole;
-	int64_t left_out = kg_time_add(kg_time_span(st->steady_begin, st->trace_begin),
-				       kg_time_span(st->trace_end, st->steady_end));
-	st->applied = !st->whole && left_out >= a->cfg.long_gap_ns;
 	rc = 0;
 out:
 	free(sid);
 	free(hs);
 	free(scratch);
 	return rc;
+}
+
+/* The steps of every GPU but the one whose steps make the steady window (kg_analysis.steps):
+ * their own, found in what this analysis reads (a report's steady window: the steps in it). */
+static int other_gpus_steps(struct kg_analysis *a)
+{
+	if (a->n_gpus < 2)
+		return 0;
+	a->gpu_steps = calloc(a->n_gpus, sizeof(*a->gpu_steps));
+	if (!a->gpu_steps)
+		return -ENOMEM;
+	int rc = 0;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		no_steps(a, g, &a->gpu_steps[g]);
+		if (!rc && g != a->steps.gpu && a->gpus[g].n_ops)
+			rc = steps_on_gpu(a, g, &a->gpu_steps[g]);
+	}
+	return rc;
+}
+
+/* Steps found before (given) into st, for the analysis of the window they were given to:
+ * a copy, each step's idle time by cause from this analysis' gaps. 0 or -ENOMEM. */
+static int adopt_one(const struct kg_analysis *a, const struct kg_steps *given,
+		     struct kg_steps *st)
+{
+	*st = *given;
+	st->v = malloc(((size_t)given->n + 1) * sizeof(*st->v));
+	if (!st->v)
+		return -ENOMEM;
+	memcpy(st->v, given->v, (size_t)given->n * sizeof(*st->v));
+	for (uint32_t s = 0; s < given->n; s++)
+		st->v[s].gap_node = KG_NONE; /* the other analysis' host tree: host_run's */
+	step_idle(a, st);
+	return 0;
+}
+
+/* Another GPU's steps of the whole run, in the steady window: the steps that start in it
+ * are its steady ones (the window is the busiest GPU's steady steps). 0 or -ENOMEM. */
+static int adopt_other(const struct kg_analysis *a, const struct kg_steps *given,
+		       struct kg_steps *st)
+{
+	if (!given->n)
+		return 0;
+	int rc = adopt_one(a, given, st);
+	uint32_t first = given->first_steady, n = 0; /* its warm-up stays warm-up */
+	while (!rc && first < st->n && st->v[first].start < a->m->begin)
+		first++;
+	while (!rc && first + n < st->n && st->v[first + n].start < a->m->end)
+		n++;
+	if (!rc && !n) { /* none in the window */
+		uint32_t g = st->gpu;
+		steps_free(st);
+		no_steps(a, g, st);
+		return 0;
+	}
+	int64_t *v = rc ? NULL : malloc((size_t)n * sizeof(*v));
+	if (!rc && !v)
+		return -ENOMEM;
+	if (!rc)
+		steady_figures(st, first, n, v);
+	free(v);
+	return rc;
+}
+
+/* The steps of the whole run, given to the analysis of its steady steps (report): copies,
+ * the gaps placed by the busiest GPU's. 0 or -ENOMEM. */
+static int adopt_steps(struct kg_analysis *a)
+{
+	const struct kg_config *c = &a->cfg;
+	int rc = adopt_one(a, c->steps_given, &a->steps);
+	if (rc)
+		return rc;
+	steady_gaps(a);
+	if ((rc = chosen_steps(&a->steps)) || !c->gpu_steps_given || a->n_gpus < 2)
+		return rc;
+	if (!(a->gpu_steps = calloc(a->n_gpus, sizeof(*a->gpu_steps))))
+		return -ENOMEM;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		no_steps(a, g, &a->gpu_steps[g]);
+		if (!rc && g < c->n_gpu_steps_given && g != a->steps.gpu)
+			rc = adopt_other(a, &c->gpu_steps_given[g], &a->gpu_steps[g]);
+	}
+	return rc;
+}
+
+/* The steps of the GPU with the most operations: the steady window (kg_steps.applied). */
+static int busiest_gpu_steps(struct kg_analysis *a)
+{
+	struct kg_steps *st = &a->steps;
+	uint32_t busiest = KG_NONE;
+	for (uint32_t g = 0; g < a->n_gpus; g++)
+		if (a->gpus[g].n_ops && (busiest == KG_NONE || a->gpus[g].n_ops > a->gpus[busiest].n_ops))
+			busiest = g;
+	if (busiest == KG_NONE) {
+		no_steps(a, KG_NONE, st);
+		return 0;
+	}
+	int rc = steps_on_gpu(a, busiest, st);
+	if (rc || !st->n)
+		return rc;
+	int64_t left_out = kg_time_add(kg_time_span(st->steady_begin, st->trace_begin),
+				       kg_time_span(st->trace_end, st->steady_end));
+	st->applied = !st->whole && left_out >= a->cfg.long_gap_ns;
+	return 0;
+}
+
+int steps_run(struct kg_analysis *a)
+{
+	if (a->cfg.steps_given)
+		return adopt_steps(a);
+	int rc = busiest_gpu_steps(a);
+	return rc ? rc : other_gpus_steps(a);
+}
+
+const struct kg_steps *steps_of_gpu(const struct kg_analysis *a, uint32_t g)
+{
+	if (g == a->steps.gpu)
+		return a->steps.n ? &a->steps : NULL;
+	if (!a->gpu_steps || g >= a->n_gpus)
+		return NULL;
+	return a->gpu_steps[g].n ? &a->gpu_steps[g] : NULL;
 }
 
 /* ------------------------------------------------------------------ findings by step */
@@ -1055,13 +1229,25 @@ static int64_t blame_time(const struct kg_analysis *a, const struct kg_finding *
 	return host_idle_rule(f->rule) ? kg_time_add(t, -(int64_t)x->ns) : t;
 }
 
+/* The steps of the GPU a finding is about (model.gpus index f_gpu; KG_NONE: the busiest
+ * GPU's), NULL none. */
+static const struct kg_steps *steps_of_finding(const struct kg_analysis *a, uint32_t f_gpu)
+{
+	if (f_gpu == KG_NONE)
+		return a->steps.n ? &a->steps : NULL;
+	for (uint32_t g = 0; g < a->n_gpus; g++)
+		if (a->gpus[g].gpu == f_gpu)
+			return steps_of_gpu(a, g);
+	return NULL;
+}
+
 static void finding_steps(struct kg_analysis *a, struct kg_finding *f, struct step_ns *v)
 {
-	const struct kg_steps *st = &a->steps;
+	const struct kg_steps *st = steps_of_finding(a, f->gpu);
 	double total = 0;
+	if (!st || !st->n_steady || st->whole)
+		return;
 	uint32_t n = st->n_steady;
-	if (st->gpu >= a->n_gpus || (f->gpu != KG_NONE && f->gpu != a->gpus[st->gpu].gpu))
-		return; /* the steps are another GPU's (another rank's) */
 	for (uint32_t k = 0; k < n; k++)
 		v[k] = (struct step_ns){st->first_steady + k, 0};
 	for (uint32_t b = f->first_blame; b < f->first_blame + f->n_blame && b < a->n_blame; b++) {
@@ -1095,10 +1281,13 @@ static void finding_steps(struct kg_analysis *a, struct kg_finding *f, struct st
 
 int steps_of_findings(struct kg_analysis *a)
 {
-	const struct kg_steps *st = &a->steps;
-	if (!st->n || !st->n_steady || st->whole)
+	uint32_t most = a->steps.n_steady; /* room for the steady steps of any GPU */
+	for (uint32_t g = 0; a->gpu_steps && g < a->n_gpus; g++)
+		if (a->gpu_steps[g].n_steady > most)
+			most = a->gpu_steps[g].n_steady;
+	if (!most)
 		return 0;
-	struct step_ns *v = malloc(st->n_steady * sizeof(*v));
+	struct step_ns *v = malloc(most * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < a->findings.n; i++)

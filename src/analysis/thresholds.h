@@ -80,6 +80,9 @@ struct kg_config {
 	int steps_rhythm;       /* the steps by the rhythm of the launches alone */
 	const struct kg_steps *steps_given; /* found before (report: in the whole run, before
 					     * the analysis of its steady steps), not again */
+	const struct kg_steps *gpu_steps_given; /* ... and every other GPU's (kg_analysis.
+						 * gpu_steps: n_gpu_steps_given), NULL none */
+	uint32_t n_gpu_steps_given;
 };
 
 void analysis_config_default(struct kg_config *c);

@@ -72,6 +72,34 @@ int cli_session_open(struct cli_session *s)
 	return rc;
 }
 
+/* Each GPU's steady window (win[2g], win[2g + 1], by model.gpus index; KG_NO_TIME: the
+ * whole window's) and the whole window [*t0, *t1) widened to hold them all: ranks of one
+ * trace start their loops at different times, and the busiest GPU's steady steps alone
+ * would leave another rank's out, while one window for all would take in its warm-up.
+ * NULL on ENOMEM, else an array of 2 × n_gpus to free. */
+static int64_t *gpu_windows(const struct kg_analysis *a, uint32_t n_gpus, int64_t *t0,
+			    int64_t *t1)
+{
+	int64_t *win = malloc(2 * ((size_t)n_gpus + 1) * sizeof(*win));
+	for (uint32_t g = 0; win && g < 2 * n_gpus; g++)
+		win[g] = KG_NO_TIME;
+	for (uint32_t g = 0; win && g < a->n_gpus; g++) {
+		const struct kg_steps *st = steps_of_gpu(a, g);
+		uint32_t mg = a->gpus[g].gpu;
+		if (!st || !st->n_steady || mg >= n_gpus)
+			continue;
+		int64_t b = st->v[st->first_steady].host_start, e = st->v[st->n - 1].host_end;
+		if (st == &a->steps)
+			b = *t0, e = *t1;
+		if (b == KG_NO_TIME || e == KG_NO_TIME)
+			continue;
+		win[2 * mg] = b, win[2 * mg + 1] = e;
+		*t0 = b < *t0 ? b : *t0;
+		*t1 = e > *t1 ? e : *t1;
+	}
+	return win;
+}
+
 /* report and plot: the steady steps (analysis/steps.h) cut out of the trace as --from/--to
  * cut it (plot keeps the whole beside it, as for a window), and analysed again with the steps of the whole run, so that the findings, the GPU
  * summary and the idle causes are theirs. Nothing to do unless the steps apply
@@ -100,29 +128,39 @@ static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
 	int64_t t0 = st->v[first].host_start, t1 = st->v[last].host_end;
 	if (chosen && (t0 == KG_NO_TIME || t1 == KG_NO_TIME)) /* no launch times: the GPU's */
 		t0 = st->v[first].start, t1 = st->v[last].end;
+	int64_t *win = NULL; /* each GPU in its own steady steps */
+	if (!chosen && t0 != KG_NO_TIME && t1 != KG_NO_TIME &&
+	    !(win = gpu_windows(&s->a, s->m.n_gpus, &t0, &t1)))
+		return -ENOMEM;
 	uint32_t out = 0;
 	for (uint32_t i = 0; t0 != KG_NO_TIME && t1 != KG_NO_TIME && i < s->m.n_ops; i++)
-		out += !model_op_in_window(&s->m.ops[i], t0, t1);
-	if (!out && !chosen)
-		return 0;
-	if (s->keep_whole && !s->has_whole) { /* plot draws the wind-down too */
-		if (model_clone(&s->m, &s->whole) < 0)
-			return -ENOMEM;
-		s->has_whole = 1;
+		out += !model_op_in_gpu_window(&s->m, &s->m.ops[i], t0, t1, win);
+	if ((!out && !chosen) || (s->keep_whole && !s->has_whole && model_clone(&s->m, &s->whole) < 0)) {
+		free(win);
+		return out || chosen ? -ENOMEM : 0;
 	}
-	struct kg_steps whole = *st;
+	s->has_whole |= s->keep_whole; /* plot draws the wind-down too */
+	struct kg_steps whole = *st, *others = s->a.gpu_steps;
+	uint32_t n_others = others ? s->a.n_gpus : 0;
 	whole.chosen_from = s->step_from;
 	whole.chosen_to = s->step_to;
-	st->v = NULL; /* kept for the second analysis */
+	st->v = NULL; /* kept for the second analysis, with the other GPUs' */
+	s->a.gpu_steps = NULL;
 	analysis_free(&s->a);
 	s->analysed = 0;
 	s->cut = (struct kg_window_cut){1, NULL, t0, t1, s->m.begin, s->m.end};
 	s->steady_applied = 1;
-	int rc = model_restrict(&s->m, t0, t1);
+	int rc = model_restrict_gpus(&s->m, t0, t1, win);
+	free(win);
 	cfg->steps_given = &whole;
+	cfg->gpu_steps_given = others;
+	cfg->n_gpu_steps_given = n_others;
 	if (!rc)
 		rc = analysis_run(&s->m, cfg, &s->a);
 	free(whole.v);
+	for (uint32_t g = 0; g < n_others; g++)
+		free(others[g].v);
+	free(others);
 	return rc;
 }
 

@@ -376,8 +376,8 @@ static int64_t found_end(const struct kg_steps *st, uint32_t s)
  * sorted and disjoint): no step rather than kernels put in the wrong one. */
 static int found_steps(struct kg_rank *r, const struct kg_analysis *a, uint32_t g)
 {
-	const struct kg_steps *st = &a->steps;
-	if (st->gpu != g || st->n < 2 ||
+	const struct kg_steps *st = steps_of_gpu(a, g);
+	if (!st || st->n < 2 ||
 	    (st->source != KG_STEPS_RHYTHM && st->source != KG_STEPS_ANNOTATION))
 		return 0;
 	uint32_t n = st->n < KG_JOB_MAX_STEPS ? st->n : KG_JOB_MAX_STEPS;

@@ -1383,7 +1383,21 @@ int model_op_in_window(const struct kg_op *o, int64_t t0, int64_t t1)
  * belongs to the window when it was launched in it (the GPU may run it later: a CPU-side
  * range such as a training step ends before its kernels do), or, when its launch is not
  * in the trace, when it runs in it. */
+int model_op_in_gpu_window(const struct kg_model *m, const struct kg_op *o, int64_t t0,
+			   int64_t t1, const int64_t *gpu_window)
+{
+	uint32_t g = gpu_window ? op_device(m, o)->gpu : KG_NONE;
+	if (g < m->n_gpus && gpu_window[2 * g] != KG_NO_TIME)
+		return model_op_in_window(o, gpu_window[2 * g], gpu_window[2 * g + 1]);
+	return model_op_in_window(o, t0, t1);
+}
+
 int model_restrict(struct kg_model *m, int64_t t0, int64_t t1)
+{
+	return model_restrict_gpus(m, t0, t1, NULL);
+}
+
+int model_restrict_gpus(struct kg_model *m, int64_t t0, int64_t t1, const int64_t *gpu_window)
 {
 	uint32_t n = 0;
 	uint32_t *op_map = m->n_sm_blocks ? malloc(((size_t)m->n_ops + 1) * sizeof(*op_map)) : NULL;
@@ -1391,7 +1405,7 @@ int model_restrict(struct kg_model *m, int64_t t0, int64_t t1)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct kg_op *o = &m->ops[i];
-		int in = model_op_in_window(o, t0, t1);
+		int in = model_op_in_gpu_window(m, o, t0, t1, gpu_window);
 		if (op_map)
 			op_map[i] = in ? n : KG_NONE;
 		if (in)

@@ -554,6 +554,13 @@ int model_finish(struct kg_model *m);
 /* Keeps only what overlaps [t0, t1) (GPU operations: what was launched in it) and
  * finishes the model again. 0 or -ENOMEM. */
 int model_restrict(struct kg_model *m, int64_t t0, int64_t t1);
+/* ... and the operations of GPU g (model.gpus index) only what was launched in
+ * [gpu_window[2g], gpu_window[2g + 1]) when that is not KG_NO_TIME: each rank of a trace in
+ * its own steady steps, the host's records in [t0, t1), which holds them all. */
+int model_restrict_gpus(struct kg_model *m, int64_t t0, int64_t t1, const int64_t *gpu_window);
+/* Whether model_restrict_gpus keeps op o. */
+int model_op_in_gpu_window(const struct kg_model *m, const struct kg_op *o, int64_t t0,
+			   int64_t t1, const int64_t *gpu_window);
 /* Whether model_restrict(t0, t1) keeps o: launched in the window, or, without a launch
  * in the trace, running in it. */
 int model_op_in_window(const struct kg_op *o, int64_t t0, int64_t t1);

@@ -202,8 +202,21 @@ void report_text_steps_header(FILE *f, const struct kg_analysis *a)
 		return; /* they leave out too little to matter: the whole run, as without them */
 	snprintf(line, sizeof(line), "the findings are of the %u steady %s", st->n_steady,
 		 plural(st->n_steady, "step", "steps"));
+	uint32_t others = 0;
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		const struct kg_steps *o = steps_of_gpu(a, g);
+		others += o && o != st && o->n_steady;
+	}
+	if (others) {
+		char gl[64];
+		text_appendf(line, sizeof(line), " of %s and those of %u other %s",
+			     gpu_label(a->m, a->gpus[st->gpu].gpu, gl, sizeof(gl)), others,
+			     plural(others, "GPU", "GPUs"));
+	}
 	const char *sep = "; left out: ";
-	int64_t before = kg_time_span(st->v[0].start, st->trace_begin);
+	/* the window: the steady steps of every GPU (a->m is cut to it) */
+	int64_t first = a->m->begin < st->v[0].start ? a->m->begin : st->v[0].start;
+	int64_t before = kg_time_span(first, st->trace_begin);
 	if (before) {
 		text_appendf(line, sizeof(line), "%s%s before step 1", sep, fmt_duration(before, d));
 		sep = ", ";
@@ -214,9 +227,11 @@ void report_text_steps_header(FILE *f, const struct kg_analysis *a)
 			     step_numbers(1, st->first_steady, nums), fmt_duration(st->warmup_time, d));
 		sep = ", ";
 	}
-	int64_t after = kg_time_span(st->trace_end, st->steady_end);
+	int64_t last = a->m->end > st->steady_end ? a->m->end : st->steady_end;
+	int64_t after = kg_time_span(st->trace_end, last);
 	if (after)
-		text_appendf(line, sizeof(line), "%s%s after step %u", sep, fmt_duration(after, d), st->n);
+		text_appendf(line, sizeof(line), "%s%s after %s", sep, fmt_duration(after, d),
+			     others ? "them" : step_numbers(st->n, st->n, nums));
 	page_field(f, 2, "steps", line);
 }
 
@@ -261,6 +276,32 @@ static void steps_table(FILE *f, const struct kg_analysis *a)
 			fprintf(f, "  first of %s %u", group_kind_name((enum kg_group_kind)st->group_kind),
 				x->group + 1);
 		fputc('\n', f);
+	}
+}
+
+/* Every other GPU with work: its own steps, a line each (a trace of several ranks). */
+static void other_gpus_text(FILE *f, const struct kg_analysis *a)
+{
+	const char *label = "other GPUs";
+	for (uint32_t g = 0; a->gpu_steps && g < a->n_gpus; g++) {
+		if (g == a->steps.gpu || !a->gpus[g].n_ops)
+			continue;
+		const struct kg_steps *st = steps_of_gpu(a, g);
+		char line[512], gl[64], d[3][32], p[16];
+		gpu_label(a->m, a->gpus[g].gpu, gl, sizeof(gl));
+		if (!st) {
+			snprintf(line, sizeof(line), "%s: no steps found", gl);
+		} else {
+			const struct kg_step *med = &st->v[st->median_step];
+			snprintf(line, sizeof(line), "%s: %u %s %s, p50 %s, max %s over the %u steady; "
+				 "median step GPU busy %s (%s)", gl, st->n, plural(st->n, "step", "steps"),
+				 st->source == KG_STEPS_RHYTHM ? "by the rhythm" : "by annotation",
+				 fmt_duration(st->p50, d[0]), fmt_duration(st->max, d[1]), st->n_steady,
+				 fmt_duration(med->busy, d[2]),
+				 fmt_pct((double)med->busy, (double)med->time, p));
+		}
+		page_field(f, 2, label, line);
+		label = "";
 	}
 }
 
@@ -324,6 +365,7 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 	}
 	if (outliers > shown)
 		page_fieldf(f, 2, "", "and %u more (report --list-steps lists every step)", outliers - shown);
+	other_gpus_text(f, a);
 	if (o->steps)
 		steps_table(f, a);
 }
@@ -389,6 +431,42 @@ static void json_groups(struct jw *w, const struct kg_analysis *a)
 	j_aclose(w);
 }
 
+/* The steady steps' times and the median step. */
+static void json_step_times(struct jw *w, const struct kg_steps *st)
+{
+	kv_int(w, "time_p50_ns", st->p50);
+	kv_int(w, "time_p90_ns", st->p90);
+	kv_int(w, "time_p99_ns", st->p99);
+	kv_int(w, "time_max_ns", st->max);
+	kv_int(w, "median_step", st->median_step + 1);
+}
+
+/* steps.other_gpus: every other GPU with work, its own steps' figures (count 0: none). */
+static void json_other_gpus(struct jw *w, const struct kg_analysis *a)
+{
+	j_key(w, "other_gpus");
+	j_aopen(w);
+	for (uint32_t g = 0; a->gpu_steps && g < a->n_gpus; g++) {
+		if (g == a->steps.gpu || !a->gpus[g].n_ops)
+			continue;
+		const struct kg_steps *st = steps_of_gpu(a, g);
+		j_open(w);
+		kv_int(w, "gpu", g);
+		kv_str(w, "source", steps_source_name(st ? (enum kg_steps_source)st->source : KG_STEPS_NONE));
+		kv_int(w, "count", st ? st->n : 0);
+		if (st) {
+			const struct kg_step *med = &st->v[st->median_step];
+			kv_int(w, "first_steady", st->first_steady + 1);
+			kv_int(w, "steady", st->n_steady);
+			json_step_times(w, st);
+			kv_int(w, "median_busy_ns", med->busy);
+			kv_int(w, "median_kernels", med->kernels);
+		}
+		j_close(w);
+	}
+	j_aclose(w);
+}
+
 void report_json_steps(struct jw *w, const struct kg_analysis *a)
 {
 	const struct kg_steps *st = &a->steps;
@@ -409,17 +487,14 @@ void report_json_steps(struct jw *w, const struct kg_analysis *a)
 		kv_time(w, "steady_begin_ns", st->steady_begin);
 		kv_time(w, "steady_end_ns", st->steady_end);
 		kv_int(w, "warmup_ns", st->warmup_time);
-		kv_int(w, "time_p50_ns", st->p50);
-		kv_int(w, "time_p90_ns", st->p90);
-		kv_int(w, "time_p99_ns", st->p99);
-		kv_int(w, "time_max_ns", st->max);
-		kv_int(w, "median_step", st->median_step + 1);
+		json_step_times(w, st);
 		json_groups(w, a);
 		j_key(w, "steps");
 		j_aopen(w);
 		for (uint32_t s = 0; s < st->n; s++)
 			json_step(w, a, s);
 		j_aclose(w);
+		json_other_gpus(w, a);
 	}
 	j_close(w);
 }
