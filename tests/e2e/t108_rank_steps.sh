@@ -10,6 +10,7 @@
 #     second rank is not "unused", its warm-up is not judged, and the loops, 98 % busy,
 #     give no finding;
 #   - the job report of the one trace aligns both ranks by their steps.
+# Then a synthetic job merged into one trace: each rank's findings name its own steps.
 . tests/e2e/lib.sh
 command -v python3 > /dev/null || skip "no python3"
 t=$(fixture torchrun_2ranks)
@@ -50,3 +51,22 @@ echo "ok: the text says so"
 tr -s ' \n' ' ' < "$WORK/job.txt" | grep -q "ranks aligned by steps detected from the rhythm of their launches (no step annotation): 2 of 2 ranks" ||
 	fail "job: $(grep -A2 '^   steps' "$WORK/job.txt")"
 echo "ok: the job report aligns both ranks by their steps"
+
+# A merged job of four ranks (bench/gen_job.py, no step ranges: steps by the rhythm) whose
+# rank 2's host is late 20 ms in its steps 5-7 (0-based: the generator's plan): every GPU
+# has its 28 steps, and rank 2's own findings name its steps 6-8.
+python3 bench/gen_job.py -o "$WORK/job" -n 4 -k 3000 --ranks-per-host 4 --clean --no-step-ranges \
+	--startup 800 --straggler 2:5-7:20 > /dev/null || fail "gen_job.py"
+"$K" merge -o "$WORK/merged.kgt" "$WORK"/job/rank_*.kgt > /dev/null 2>&1 || fail "merge"
+"$K" report --json --no-progress "$WORK/merged.kgt" > "$WORK/merged.json" || fail "report merged"
+python3 - "$WORK/merged.json" <<'PY' || fail "the merged job's steps"
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+st = d["steps"]
+assert st["applied"] and st["count"] == 28, (st["applied"], st["count"])
+assert sorted(g["gpu"] for g in st["other_gpus"]) == [1, 2, 3], st["other_gpus"]
+assert all(g["count"] == 28 for g in st["other_gpus"]), st["other_gpus"]
+late = [f for f in d["findings"] if f["rule"] == "host-bound" and f["gpu"] == 2]
+assert late and late[0]["steps"]["first"] == [6, 7, 8], [(f["rule"], f["gpu"], f.get("steps")) for f in d["findings"]]
+print("ok: 4 ranks merged: 28 steps on each GPU; rank 2's host-bound in its steps 6, 7, 8 (planted: 5-7 from 0)")
+PY
