@@ -245,12 +245,11 @@ static void rel_ms(const struct kg_steps *st, int64_t t, char buf[32])
 		snprintf(buf, 32, "%.3f", (double)kg_time_diff(t, st->trace_begin) / 1e6);
 }
 
-static void steps_table(FILE *f, const struct kg_analysis *a)
+static void steps_table(FILE *f, const struct kg_steps *st)
 {
 	static const char *const cols[] = {"step", "host ms", "GPU ms", "time", "busy",
 					   "idle", "kernels", "copies", "memsets", "syncs", ""};
 	static const size_t w[] = {6, 12, 12, 11, 11, 11, 8, 7, 8, 6, 0};
-	const struct kg_steps *st = &a->steps;
 	fputs("  ", f);
 	for (size_t c = 0; c + 1 < sizeof(cols) / sizeof(cols[0]); c++)
 		page_cell(f, cols[c], w[c], 1);
@@ -366,8 +365,17 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 	if (outliers > shown)
 		page_fieldf(f, 2, "", "and %u more (report --list-steps lists every step)", outliers - shown);
 	other_gpus_text(f, a);
-	if (o->steps)
-		steps_table(f, a);
+	if (!o->steps)
+		return;
+	/* each GPU's own, under its name when there are others */
+	for (uint32_t g = 0; g < a->n_gpus; g++) {
+		const struct kg_steps *x = steps_of_gpu(a, g);
+		if (!x)
+			continue;
+		if (a->gpu_steps)
+			fprintf(f, "  %s\n", gpu_label(m, a->gpus[g].gpu, gl, sizeof(gl)));
+		steps_table(f, x);
+	}
 }
 
 /* ---------------------------------------------------------------- JSON */

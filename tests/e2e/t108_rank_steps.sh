@@ -46,6 +46,9 @@ grep -q "^  steps        the findings are of the 19 steady steps of GPU 0 and th
 grep -q "^  other GPUs   GPU 1: 20 steps by the rhythm, " "$WORK/steady.txt" ||
 	fail "the Steps section: $(sed -n '/^Steps/,/^Streams/p' "$WORK/steady.txt")"
 ! grep -q "^  unused" "$WORK/steady.txt" || fail "a rank called unused"
+"$K" report --list-steps --no-progress "$t" > "$WORK/list.txt" || fail "report --list-steps"
+[ "$(sed -n '/^  GPU 1$/,/^$/p' "$WORK/list.txt" | grep -cE '^ +[0-9]+ +[0-9]+\.[0-9]{3} ')" = 20 ] ||
+	fail "--list-steps: GPU 1's steps: $(sed -n '/^Steps/,/^Streams/p' "$WORK/list.txt")"
 echo "ok: the text says so"
 "$K" report --job --no-progress "$t" > "$WORK/job.txt" || fail "report --job"
 tr -s ' \n' ' ' < "$WORK/job.txt" | grep -q "ranks aligned by steps detected from the rhythm of their launches (no step annotation): 2 of 2 ranks" ||
