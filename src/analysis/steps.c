@@ -1082,7 +1082,8 @@ static int adopt_one(const struct kg_analysis *a, const struct kg_steps *given,
 	st->v = malloc(((size_t)given->n + 1) * sizeof(*st->v));
 	if (!st->v)
 		return -ENOMEM;
-	memcpy(st->v, given->v, (size_t)given->n * sizeof(*st->v));
+	if (given->n) /* none given: v may be NULL */
+		memcpy(st->v, given->v, (size_t)given->n * sizeof(*st->v));
 	for (uint32_t s = 0; s < given->n; s++)
 		st->v[s].gap_node = KG_NONE; /* the other analysis' host tree: host_run's */
 	step_idle(a, st);
