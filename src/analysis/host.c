@@ -70,6 +70,11 @@ static const char *const cause_fixes[KG_HOST_CAUSE_COUNT] = {
 		"Python's garbage collector ran while the GPU waited: call gc.freeze() once "
 		"the model and data are set up, raise its thresholds (gc.set_threshold), or "
 		"gc.disable() during the steps and gc.collect() every N steps.",
+	[KG_HOST_CAUSE_IMPORT] =
+		"Python imported modules while the GPU waited: start-up, paid once before the "
+		"loop, unless a lazy import (one inside a function, or a library's first use of "
+		"a feature: torch._dynamo on an optimizer's first step) runs in the steps: import "
+		"those modules at start-up, before the steps that count.",
 	[KG_HOST_CAUSE_COMPILE] =
 		"Compilation ran inside the work (Inductor, Triton, XLA): warm up before the "
 		"steps that count, keep the compile caches between runs (TORCHINDUCTOR_"
@@ -149,6 +154,11 @@ static const struct cause_pattern patterns[] = {
 	{KG_HOST_CAUSE_LOCK, ON_FUNCTION, HAS, "acquire of _thread.", 0},
 	{KG_HOST_CAUSE_LOCK, ON_FILE, IS, "threading.py", 0},
 	{KG_HOST_CAUSE_LOCK, ON_FILE, HAS, "/threading.py", 0},
+	/* the import machinery: a module's body run by an import is the import's, whatever
+	 * the module (torch/_dynamo/convert_frame.py imported is no compilation) */
+	{KG_HOST_CAUSE_IMPORT, ON_FILE, HAS, "importlib._bootstrap", 0},
+	{KG_HOST_CAUSE_IMPORT, ON_FUNCTION, IS, "PyImport_ImportModuleLevelObject", 0},
+	{KG_HOST_CAUSE_IMPORT, ON_FUNCTION, IS, "import_find_and_load", 0},
 	{KG_HOST_CAUSE_GC, ON_FUNCTION, IS, "<gc>", 0},
 	{KG_HOST_CAUSE_GC, ON_FUNCTION, HAS, "built-in function collect>", 0},
 	{KG_HOST_CAUSE_GC, ON_FUNCTION, IS, "gc_collect_main", 0},

@@ -15,6 +15,7 @@
 	X(TRACER, "tracing", "the tracer's own work (CUPTI, the kgantt recorder)")     \
 	X(LOCK, "lock-wait", "waiting for a lock or the GIL")                          \
 	X(GC, "gc", "garbage collection")                                              \
+	X(IMPORT, "import", "importing Python modules")                                \
 	X(COMPILE, "jit-compile", "JIT compilation")                                   \
 	X(COMPILED, "compiled-code", "running code torch.compile generated")           \
 	X(DATA, "data-loading", "data loading")                                        \

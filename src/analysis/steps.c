@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/host.h"
 #include "analysis/pipeline.h"
 #include "util/array.h"
 #include "util/idmap.h"
@@ -992,7 +993,9 @@ static void step_idle(const struct kg_analysis *a, struct kg_steps *st)
 static void no_steps(const struct kg_analysis *a, uint32_t g, struct kg_steps *st)
 {
 	*st = (struct kg_steps){.steady_begin = KG_NO_TIME, .steady_end = KG_NO_TIME, .gpu = g,
-				.trace_begin = a->m->begin, .trace_end = a->m->end};
+				.trace_begin = a->m->begin, .trace_end = a->m->end,
+				.startup_cause = KG_HOST_CAUSE_COUNT,
+				.warmup_cause = KG_HOST_CAUSE_COUNT};
 }
 
 /* The steps of GPU g into st: found (annotations, else the rhythm), measured, and their
@@ -1139,6 +1142,49 @@ static int adopt_steps(struct kg_analysis *a)
 	return rc;
 }
 
+/* The host cause that took most of [b, e) on thread t (cause: host_span_causes'), into
+ * *top and *top_ns; KG_HOST_CAUSE_COUNT when no span of t lies there. */
+static void host_while(const struct kg_model *m, const uint8_t *cause, uint32_t t, int64_t b,
+		       int64_t e, uint8_t *top, int64_t *top_ns)
+{
+	int64_t ns[KG_HOST_CAUSE_COUNT] = {0};
+	for (uint32_t i = 0; b != KG_NO_TIME && e != KG_NO_TIME && i < m->n_host_spans; i++) {
+		const struct kg_host_span *h = &m->host_spans[i];
+		int64_t x = h->start > b ? h->start : b, y = h->end < e ? h->end : e;
+		if (h->thread == t && y > x && cause[i] < KG_HOST_CAUSE_COUNT)
+			ns[cause[i]] = kg_time_add(ns[cause[i]], kg_time_span(y, x));
+	}
+	*top = KG_HOST_CAUSE_COUNT, *top_ns = 0;
+	for (unsigned c = 0; c < KG_HOST_CAUSE_COUNT; c++)
+		if (ns[c] > *top_ns)
+			*top = (uint8_t)c, *top_ns = ns[c];
+}
+
+/* What the launching thread (that of a steady step's longest wait) did during the start-up
+ * and the warm-up the steady steps leave out: "steps 1–2: warm-up, 1.02 s (0.98 s of JIT
+ * compilation on the host)". Found in the whole run: the analysis of the steady steps has
+ * no host spans outside them. */
+static void left_out_host(const struct kg_analysis *a, struct kg_steps *st)
+{
+	const struct kg_model *m = a->m;
+	st->startup_cause = st->warmup_cause = KG_HOST_CAUSE_COUNT;
+	uint32_t t = KG_NONE;
+	for (uint32_t s = st->first_steady; t == KG_NONE && s < st->n; s++)
+		t = st->v[s].gap_thread;
+	if (!st->applied || t >= m->n_threads || !m->n_host_spans)
+		return;
+	uint8_t *cause = host_span_causes(m);
+	if (!cause)
+		return; /* out of memory: nothing said of it */
+	const struct kg_step *first = &st->v[0], *steady = &st->v[st->first_steady];
+	int64_t first_t = first->host_start != KG_NO_TIME ? first->host_start : first->start;
+	int64_t steady_t = steady->host_start != KG_NO_TIME ? steady->host_start : steady->start;
+	host_while(m, cause, t, st->trace_begin, first_t, &st->startup_cause, &st->startup_cause_ns);
+	if (st->first_steady)
+		host_while(m, cause, t, first_t, steady_t, &st->warmup_cause, &st->warmup_cause_ns);
+	free(cause);
+}
+
 /* The steps of the GPU with the most operations: the steady window (kg_steps.applied). */
 static int busiest_gpu_steps(struct kg_analysis *a)
 {
@@ -1157,6 +1203,7 @@ static int busiest_gpu_steps(struct kg_analysis *a)
 	int64_t left_out = kg_time_add(kg_time_span(st->steady_begin, st->trace_begin),
 				       kg_time_span(st->trace_end, st->steady_end));
 	st->applied = !st->whole && left_out >= a->cfg.long_gap_ns;
+	left_out_host(a, st);
 	return 0;
 }
 

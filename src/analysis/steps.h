@@ -87,6 +87,12 @@ struct kg_steps {
 	int applied;          /* the findings are of the steady steps: not --whole, and what
 			       * they leave out is at least long_gap_ns (as today's start-up
 			       * heuristic, which stays when they leave out less) */
+	/* what the launching thread did while what they leave out ran (host samples or a
+	 * profiler's events), found in the whole run: the enum kg_host_cause that took most
+	 * of the start-up before the first step and of the warm-up steps, and how long;
+	 * cause KG_HOST_CAUSE_COUNT: nothing known */
+	uint8_t startup_cause, warmup_cause;
+	int64_t startup_cause_ns, warmup_cause_ns;
 };
 
 #endif

@@ -17,7 +17,8 @@
 /* 0xRRGGBB by enum kg_host_cause: the waits warm, the work cool, "other" grey. */
 static const uint32_t host_cause_rgb[KG_HOST_CAUSE_COUNT] = {
 	[KG_HOST_CAUSE_TRACER] = 0x8d8d8d,   [KG_HOST_CAUSE_LOCK] = 0xd62728,
-	[KG_HOST_CAUSE_GC] = 0x8c564b,       [KG_HOST_CAUSE_COMPILE] = 0x9467bd,
+	[KG_HOST_CAUSE_GC] = 0x8c564b,       [KG_HOST_CAUSE_IMPORT] = 0xe377c2,
+	[KG_HOST_CAUSE_COMPILE] = 0x9467bd,
 	[KG_HOST_CAUSE_COMPILED] = 0x17becf, [KG_HOST_CAUSE_DATA] = 0xff7f0e,
 	[KG_HOST_CAUSE_ALLOC] = 0xbcbd22,    [KG_HOST_CAUSE_READ] = 0x2ca02c,
 	[KG_HOST_CAUSE_IO] = 0xf1ce63,       [KG_HOST_CAUSE_DISPATCH] = 0x4e79a7,

@@ -182,6 +182,19 @@ static const char *step_numbers(uint32_t from, uint32_t to, char buf[48])
 	return buf;
 }
 
+/* A left-out stretch's host side is said when a known cause took at least this share. */
+#define LEFT_OUT_CAUSE_SHARE 0.25
+
+/* " (host: 980.2 ms of JIT compilation)": what the launching thread did in a stretch of
+ * `len` the steady steps leave out, when a known cause took enough of it. */
+static void host_while_text(char *line, size_t size, unsigned cause, int64_t ns, int64_t len)
+{
+	char d[32];
+	if (cause >= KG_HOST_CAUSE_OTHER || len <= 0 || (double)ns < LEFT_OUT_CAUSE_SHARE * (double)len)
+		return;
+	text_appendf(line, size, " (host: %s of %s)", fmt_duration(ns, d), host_cause_what(cause));
+}
+
 void report_text_steps_header(FILE *f, const struct kg_analysis *a)
 {
 	const struct kg_steps *st = &a->steps;
@@ -219,12 +232,15 @@ void report_text_steps_header(FILE *f, const struct kg_analysis *a)
 	int64_t before = kg_time_span(first, st->trace_begin);
 	if (before) {
 		text_appendf(line, sizeof(line), "%s%s before step 1", sep, fmt_duration(before, d));
+		host_while_text(line, sizeof(line), st->startup_cause, st->startup_cause_ns, before);
 		sep = ", ";
 	}
 	if (st->first_steady) {
 		text_appendf(line, sizeof(line), "%s%s: warm-up (other operations than the median "
 			     "step, or 1.5 times as long), %s", sep,
 			     step_numbers(1, st->first_steady, nums), fmt_duration(st->warmup_time, d));
+		host_while_text(line, sizeof(line), st->warmup_cause, st->warmup_cause_ns,
+				st->warmup_time);
 		sep = ", ";
 	}
 	int64_t last = a->m->end > st->steady_end ? a->m->end : st->steady_end;
@@ -439,6 +455,21 @@ static void json_groups(struct jw *w, const struct kg_analysis *a)
 	j_aclose(w);
 }
 
+/* steps.startup_host / warmup_host: {"cause", "ns"}, the host cause that took most of
+ * the start-up or the warm-up, or null when nothing is known. */
+static void json_left_out_host(struct jw *w, const char *key, unsigned cause, int64_t ns)
+{
+	j_key(w, key);
+	if (cause >= KG_HOST_CAUSE_COUNT) {
+		j_null(w);
+		return;
+	}
+	j_open(w);
+	kv_str(w, "cause", host_cause_id(cause));
+	kv_int(w, "ns", ns);
+	j_close(w);
+}
+
 /* The steady steps' times and the median step. */
 static void json_step_times(struct jw *w, const struct kg_steps *st)
 {
@@ -495,6 +526,8 @@ void report_json_steps(struct jw *w, const struct kg_analysis *a)
 		kv_time(w, "steady_begin_ns", st->steady_begin);
 		kv_time(w, "steady_end_ns", st->steady_end);
 		kv_int(w, "warmup_ns", st->warmup_time);
+		json_left_out_host(w, "startup_host", st->startup_cause, st->startup_cause_ns);
+		json_left_out_host(w, "warmup_host", st->warmup_cause, st->warmup_cause_ns);
 		json_step_times(w, st);
 		json_groups(w, a);
 		j_key(w, "steps");
