@@ -328,8 +328,9 @@ static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint3
 {
 	uint32_t from, to;
 	loop_region(tok, w, p, &from, &to);
+	*length = 0;
 	if (to - from < MIN_STEPS * (uint64_t)p)
-		return (*length = 0), 0;
+		return 0;
 	memset(count, 0, n_tok * sizeof(*count));
 	for (uint32_t i = from; i < to; i++)
 		count[tok[i]]++;
