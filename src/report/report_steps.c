@@ -129,10 +129,11 @@ static void idle_causes(const struct kg_step *x, char *buf, size_t len)
 
 /* What differs in step s from the median step: "the host waited 5.6 ms (median 0.1 ms)
  * before launching X; 2 syncs (median 1); 3 more operations; X ran 2.1 ms longer". */
-static void step_why(const struct kg_analysis *a, uint32_t s, char *buf, size_t len)
+static void step_why(const struct kg_analysis *a, const struct kg_steps *st, uint32_t s,
+		     char *buf, size_t len)
 {
 	const struct kg_model *m = a->m;
-	const struct kg_step *x = &a->steps.v[s], *med = median_like(&a->steps, x);
+	const struct kg_step *x = &st->v[s], *med = median_like(st, x);
 	char d1[32], d2[32], k[96];
 	const char *sep = "";
 	buf[0] = '\0';
@@ -369,7 +370,7 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 		if (!is_outlier(st, s) || outliers++ >= OUTLIERS_SHOWN)
 			continue;
 		char why[600];
-		step_why(a, s, why, sizeof(why));
+		step_why(a, st, s, why, sizeof(why));
 		snprintf(line, sizeof(line), "step %u: %s (%.1f× the median%s): %s", s + 1,
 			 fmt_duration(st->v[s].time, d[0]),
 			 (double)st->v[s].time / (double)median_like(st, &st->v[s])->time,
@@ -396,9 +397,10 @@ void report_text_steps(FILE *f, const struct kg_analysis *a, const struct kg_rep
 
 /* ---------------------------------------------------------------- JSON */
 
-static void json_step(struct jw *w, const struct kg_analysis *a, uint32_t s)
+static void json_step(struct jw *w, const struct kg_analysis *a, const struct kg_steps *st,
+		      uint32_t s)
 {
-	const struct kg_step *x = &a->steps.v[s];
+	const struct kg_step *x = &st->v[s];
 	j_open(w);
 	kv_int(w, "step", s + 1);
 	kv_time(w, "host_start_ns", x->host_start);
@@ -420,11 +422,11 @@ static void json_step(struct jw *w, const struct kg_analysis *a, uint32_t s)
 	kv_bool(w, "warmup", x->warmup);
 	kv_opt_int(w, "group", x->group != KG_NONE, (long long)x->group + 1);
 	kv_bool(w, "lead", x->lead);
-	int out = is_outlier(&a->steps, s);
+	int out = is_outlier(st, s);
 	kv_bool(w, "outlier", out);
 	char why[600] = "";
 	if (out)
-		step_why(a, s, why, sizeof(why));
+		step_why(a, st, s, why, sizeof(why));
 	j_key(w, "why");
 	if (out)
 		j_str(w, why);
@@ -500,6 +502,11 @@ static void json_other_gpus(struct jw *w, const struct kg_analysis *a)
 			json_step_times(w, st);
 			kv_int(w, "median_busy_ns", med->busy);
 			kv_int(w, "median_kernels", med->kernels);
+			j_key(w, "steps");
+			j_aopen(w);
+			for (uint32_t k = 0; k < st->n; k++)
+				json_step(w, a, st, k);
+			j_aclose(w);
 		}
 		j_close(w);
 	}
@@ -533,7 +540,7 @@ void report_json_steps(struct jw *w, const struct kg_analysis *a)
 		j_key(w, "steps");
 		j_aopen(w);
 		for (uint32_t s = 0; s < st->n; s++)
-			json_step(w, a, s);
+			json_step(w, a, st, s);
 		j_aclose(w);
 		json_other_gpus(w, a);
 	}
