@@ -1351,12 +1351,12 @@ const char *host_node_name(const struct kg_analysis *a, uint32_t node, char *buf
 
 #define LABEL_FRAMES 4 /* a longer path shows its two innermost and two outermost */
 
-/* A frame of Python's import machinery (<frozen importlib._bootstrap>...): what it runs
- * is the module being imported, which names the time better than the machinery does. */
+/* A frame of the import machinery (the import cause's own patterns): what it runs is the
+ * module being imported, which names the time better than the machinery does. */
 static int import_machinery(const struct kg_model *m, const struct kg_host_node *x)
 {
 	return x->kind == KG_HOST_NODE_FRAME && x->frame < m->n_frames &&
-	       strstr(model_text(m, m->frames[x->frame].file), "importlib._bootstrap");
+	       (node_causes(m, x) & (1u << KG_HOST_CAUSE_IMPORT));
 }
 
 const char *host_node_label(const struct kg_analysis *a, uint32_t node, char *buf, size_t len)
@@ -1367,12 +1367,12 @@ const char *host_node_label(const struct kg_analysis *a, uint32_t node, char *bu
 	/* from the node outwards to the user's frame (or the root), the import machinery's
 	 * frames left out: "convert_frame.py in <module> ← __init__.py in <module>" */
 	for (uint32_t x = node; x != KG_NONE && n < 256; x = nodes[x].parent) {
-		if (!import_machinery(m, &nodes[x]) || (x == node && nodes[x].parent == KG_NONE))
+		if (!import_machinery(m, &nodes[x]))
 			path[n++] = x;
 		if (x != node && user_node(m, &nodes[x]))
 			break;
 	}
-	if (!n)
+	if (!n) /* nothing but the machinery (a stack cut at its outer end) */
 		path[n++] = node;
 	size_t at = 0;
 	buf[0] = 0;

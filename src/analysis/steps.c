@@ -135,11 +135,12 @@ static uint32_t step_ranges(const struct kg_model *m, const char *name, int pref
 	return k;
 }
 
-/* Each of the GPU's ops (ops[i], in start order) into the step whose range it was
- * launched in (sid[i]), KG_NONE outside them; the ranges' starts and ends, in pairs,
+/* Each of the GPU's ops (ops[i], in start order; launched by `process`, launching_process)
+ * into the step whose range it was launched in (sid[i]), KG_NONE outside them; the ranges' starts and ends, in pairs,
  * into *host. The number of steps, 0 when the trace has no annotation of a step. */
 static uint32_t annotated_steps(const struct kg_analysis *a, struct kg_steps *st,
-				const uint32_t *ops, uint32_t n, uint32_t *sid, int64_t **host)
+				const uint32_t *ops, uint32_t n, uint32_t process, uint32_t *sid,
+				int64_t **host)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *idx = malloc(((size_t)m->n_ranges + 1) * sizeof(*idx)), k = 0;
@@ -147,7 +148,6 @@ static uint32_t annotated_steps(const struct kg_analysis *a, struct kg_steps *st
 		return 0;
 	/* the ranges of the process that launched the GPU's work (another process's steps
 	 * are another GPU's), else any (a source that puts ranges in a process of their own) */
-	uint32_t process = launching_process(m, ops, n);
 	const char *user = a->cfg.steps_name; /* the user's name, else the usual ones */
 	for (int any = 0; any < 2 && k < 2; any++) {
 		uint32_t p = any ? KG_NONE : process;
@@ -1012,7 +1012,8 @@ static int steps_on_gpu(const struct kg_analysis *a, uint32_t g, struct kg_steps
 	int rc = -ENOMEM;
 	if (!sid)
 		return rc;
-	uint32_t k = a->cfg.steps_rhythm ? 0 : annotated_steps(a, st, ops, n, sid, &hs);
+	uint32_t process = launching_process(m, ops, n);
+	uint32_t k = a->cfg.steps_rhythm ? 0 : annotated_steps(a, st, ops, n, process, sid, &hs);
 	st->source = k ? KG_STEPS_ANNOTATION : KG_STEPS_NONE;
 	if (!k && (k = rhythm_steps(a, st, ops, n, sid)))
 		st->source = KG_STEPS_RHYTHM;
@@ -1047,7 +1048,7 @@ static int steps_on_gpu(const struct kg_analysis *a, uint32_t g, struct kg_steps
 	if ((rc = steady_steps(st)) < 0)
 		goto out;
 	busy_in_time(m, st, ops, n); /* in the times steady_steps found */
-	step_syncs(m, st, launching_process(m, ops, n));
+	step_syncs(m, st, process);
 	step_slow_ops(m, st, ops, n, sid);
 	step_idle(a, st);
 	st->whole = a->cfg.whole;
@@ -1059,21 +1060,27 @@ out:
 	return rc;
 }
 
-/* The steps of every GPU but the one whose steps make the steady window (kg_analysis.steps):
- * their own, found in what this analysis reads (a report's steady window: the steps in it). */
-static int other_gpus_steps(struct kg_analysis *a)
+/* kg_analysis.gpu_steps with no steps on any GPU yet; none with one GPU. 0 or -ENOMEM. */
+static int no_gpu_steps(struct kg_analysis *a)
 {
 	if (a->n_gpus < 2)
 		return 0;
 	a->gpu_steps = calloc(a->n_gpus, sizeof(*a->gpu_steps));
 	if (!a->gpu_steps)
 		return -ENOMEM;
-	int rc = 0;
-	for (uint32_t g = 0; g < a->n_gpus; g++) {
+	for (uint32_t g = 0; g < a->n_gpus; g++)
 		no_steps(a, g, &a->gpu_steps[g]);
-		if (!rc && g != a->steps.gpu && a->gpus[g].n_ops)
+	return 0;
+}
+
+/* The steps of every GPU but the one whose steps make the steady window (kg_analysis.steps):
+ * their own, found in what this analysis reads (a report's steady window: the steps in it). */
+static int other_gpus_steps(struct kg_analysis *a)
+{
+	int rc = no_gpu_steps(a);
+	for (uint32_t g = 0; !rc && a->gpu_steps && g < a->n_gpus; g++)
+		if (g != a->steps.gpu && a->gpus[g].n_ops)
 			rc = steps_on_gpu(a, g, &a->gpu_steps[g]);
-	}
 	return rc;
 }
 
@@ -1102,24 +1109,25 @@ static int adopt_other(const struct kg_analysis *a, const struct kg_steps *given
 	if (!given->n)
 		return 0;
 	int rc = adopt_one(a, given, st);
+	if (rc)
+		return rc;
 	uint32_t first = given->first_steady, n = 0; /* its warm-up stays warm-up */
-	while (!rc && first < st->n && st->v[first].start < a->m->begin)
+	while (first < st->n && st->v[first].start < a->m->begin)
 		first++;
-	while (!rc && first + n < st->n && st->v[first + n].start < a->m->end)
+	while (first + n < st->n && st->v[first + n].start < a->m->end)
 		n++;
-	if (!rc && !n) { /* none in the window */
+	if (!n) { /* none in the window */
 		uint32_t g = st->gpu;
 		steps_free(st);
 		no_steps(a, g, st);
 		return 0;
 	}
-	int64_t *v = rc ? NULL : malloc((size_t)n * sizeof(*v));
-	if (!rc && !v)
+	int64_t *v = malloc((size_t)n * sizeof(*v));
+	if (!v)
 		return -ENOMEM;
-	if (!rc)
-		steady_figures(st, first, n, v);
+	steady_figures(st, first, n, v);
 	free(v);
-	return rc;
+	return 0;
 }
 
 /* The steps of the whole run, given to the analysis of its steady steps (report): copies,
@@ -1131,15 +1139,11 @@ static int adopt_steps(struct kg_analysis *a)
 	if (rc)
 		return rc;
 	steady_gaps(a);
-	if ((rc = chosen_steps(&a->steps)) || !c->gpu_steps_given || a->n_gpus < 2)
+	if ((rc = chosen_steps(&a->steps)) || !c->gpu_steps_given || (rc = no_gpu_steps(a)))
 		return rc;
-	if (!(a->gpu_steps = calloc(a->n_gpus, sizeof(*a->gpu_steps))))
-		return -ENOMEM;
-	for (uint32_t g = 0; g < a->n_gpus; g++) {
-		no_steps(a, g, &a->gpu_steps[g]);
-		if (!rc && g < c->n_gpu_steps_given && g != a->steps.gpu)
+	for (uint32_t g = 0; !rc && a->gpu_steps && g < a->n_gpus; g++)
+		if (g < c->n_gpu_steps_given && g != a->steps.gpu)
 			rc = adopt_other(a, &c->gpu_steps_given[g], &a->gpu_steps[g]);
-	}
 	return rc;
 }
 

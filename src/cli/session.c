@@ -135,11 +135,17 @@ static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
 	uint32_t out = 0;
 	for (uint32_t i = 0; t0 != KG_NO_TIME && t1 != KG_NO_TIME && i < s->m.n_ops; i++)
 		out += !model_op_in_gpu_window(&s->m, &s->m.ops[i], t0, t1, win);
-	if ((!out && !chosen) || (s->keep_whole && !s->has_whole && model_clone(&s->m, &s->whole) < 0)) {
+	if (!out && !chosen) {
 		free(win);
-		return out || chosen ? -ENOMEM : 0;
+		return 0;
 	}
-	s->has_whole |= s->keep_whole; /* plot draws the wind-down too */
+	if (s->keep_whole && !s->has_whole) { /* plot draws the wind-down too */
+		if (model_clone(&s->m, &s->whole) < 0) {
+			free(win);
+			return -ENOMEM;
+		}
+		s->has_whole = 1;
+	}
 	struct kg_steps whole = *st, *others = s->a.gpu_steps;
 	uint32_t n_others = others ? s->a.n_gpus : 0;
 	whole.chosen_from = s->step_from;

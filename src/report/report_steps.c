@@ -472,6 +472,16 @@ static void json_left_out_host(struct jw *w, const char *key, unsigned cause, in
 	j_close(w);
 }
 
+/* "steps": every step of st. */
+static void json_step_list(struct jw *w, const struct kg_analysis *a, const struct kg_steps *st)
+{
+	j_key(w, "steps");
+	j_aopen(w);
+	for (uint32_t s = 0; s < st->n; s++)
+		json_step(w, a, st, s);
+	j_aclose(w);
+}
+
 /* The steady steps' times and the median step. */
 static void json_step_times(struct jw *w, const struct kg_steps *st)
 {
@@ -502,11 +512,7 @@ static void json_other_gpus(struct jw *w, const struct kg_analysis *a)
 			json_step_times(w, st);
 			kv_int(w, "median_busy_ns", med->busy);
 			kv_int(w, "median_kernels", med->kernels);
-			j_key(w, "steps");
-			j_aopen(w);
-			for (uint32_t k = 0; k < st->n; k++)
-				json_step(w, a, st, k);
-			j_aclose(w);
+			json_step_list(w, a, st);
 		}
 		j_close(w);
 	}
@@ -537,11 +543,7 @@ void report_json_steps(struct jw *w, const struct kg_analysis *a)
 		json_left_out_host(w, "warmup_host", st->warmup_cause, st->warmup_cause_ns);
 		json_step_times(w, st);
 		json_groups(w, a);
-		j_key(w, "steps");
-		j_aopen(w);
-		for (uint32_t s = 0; s < st->n; s++)
-			json_step(w, a, st, s);
-		j_aclose(w);
+		json_step_list(w, a, st);
 		json_other_gpus(w, a);
 	}
 	j_close(w);
