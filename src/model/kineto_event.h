@@ -28,7 +28,7 @@ enum {
 	KH_STREAM = 1 << 5, KH_CORR = 1 << 6, KH_QUEUED = 1 << 7, KH_REGS = 1 << 8,
 	KH_SMEM = 1 << 9, KH_BYTES = 1 << 10, KH_GRAPH = 1 << 11, KH_NAME = 1 << 12,
 	KH_ANAME = 1 << 13, KH_COLL = 1 << 14, KH_ELEMS = 1 << 15, KH_GROUP = 1 << 16,
-	KH_SEQ = 1 << 17, KH_DIMS = 1 << 18, KH_PEER = 1 << 19,
+	KH_SEQ = 1 << 17, KH_DIMS = 1 << 18, KH_PEER = 1 << 19, KH_CALL_STACK = 1 << 20,
 };
 #define KH_COMM (KH_COLL | KH_ELEMS | KH_GROUP | KH_SEQ | KH_DIMS | KH_PEER)
 #define KIN_MAX_COMM 255u        /* a collective's name, or its process group, is cut here */
@@ -52,6 +52,9 @@ struct kin_event {
 	int64_t seq;              /* "Seq" */
 	int64_t peer;             /* a send's "Dst Rank", a recv's "Src Rank": the peer's global
 				   * rank */
+	/* a host operator's Python stack (args "Call stack", PyTorch 1.8-1.10): frames
+	 * "FILE(LINE): FUNCTION" innermost first, separated by ';' */
+	uint32_t call_stack, call_stack_len;
 	const char *bad;          /* why the event cannot be used, NULL when fine */
 };
 

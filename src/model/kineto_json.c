@@ -33,6 +33,7 @@ enum key {
 	A_DEVICE, A_STREAM, A_CORRELATION, A_QUEUED, A_REGS, A_SMEM, A_BYTES, A_GRID,
 	A_BLOCK, A_NAME, A_SYNC_KIND, A_GRAPH,              /* an event's args */
 	A_COLL, A_IN_ELEMS, A_GROUP_NAME, A_GROUP_RANKS, A_SEQ, A_INPUT_DIMS, A_PEER, /* communication */
+	A_CALL_STACK,                                       /* a host operator's Python stack */
 	P_ID, P_NAME, P_MEM, P_MAJOR, P_MINOR, P_THREADS_BLOCK, P_THREADS_SM, P_REGS_BLOCK,
 	P_REGS_SM, P_WARP, P_SMEM_BLOCK, P_SMEM_SM, P_SMEM_OPTIN, P_SMS, /* deviceProperties */
 	D_RANK,                                             /* distributedInfo */
@@ -67,6 +68,7 @@ struct kin_json {
 	size_t coll_len;
 	char group_name[KIN_MAX_COMM + 1], group_ranks[KIN_MAX_COMM + 1];
 	size_t group_name_len, group_ranks_len;
+	int stack_only;                 /* the args of a host operator: only its "Call stack" */
 	int dims_done;                  /* the first "Input Dims" entry was read */
 	int64_t dims_prod;              /* its elements so far, -1 none */
 	struct kin_prop prop;
@@ -260,7 +262,8 @@ static uint8_t args_key(const char *k, size_t len)
 	case 8:
 		return KEQ("graph id") ? A_GRAPH : KEQ("Dst Rank") || KEQ("Src Rank") ? A_PEER
 			: K_NONE;
-	case 10: return KEQ("Input Dims") ? A_INPUT_DIMS : K_NONE;
+	case 10:
+		return KEQ("Input Dims") ? A_INPUT_DIMS : KEQ("Call stack") ? A_CALL_STACK : K_NONE;
 	case 11: return KEQ("correlation") ? A_CORRELATION : K_NONE;
 	case 13:
 		return KEQ("shared memory") ? A_SMEM : KEQ("In msg nelems") ? A_IN_ELEMS : K_NONE;
@@ -299,7 +302,11 @@ static int on_key(void *ctx, const unsigned char *key, size_t len)
 	switch (j->depth ? j->ctx[j->depth - 1] : X_TOP) {
 	case X_ROOT: j->key = root_key(k, len); break;
 	case X_EVENT: j->key = event_key(k, len); break;
-	case X_ARGS: j->key = args_key(k, len); break;
+	case X_ARGS:
+		j->key = args_key(k, len);
+		if (j->stack_only && j->key != A_CALL_STACK)
+			j->key = K_NONE;
+		break;
 	case X_PROP: j->key = prop_key(k, len); break;
 	case X_DIST: j->key = KEQ("rank") ? D_RANK : K_NONE; break;
 	default: j->key = K_NONE;
@@ -318,6 +325,7 @@ static void begin_event(struct kin_json *j)
 	j->coll_len = j->group_name_len = j->group_ranks_len = 0;
 	j->dims_done = 0;
 	j->dims_prod = -1;
+	j->stack_only = 0;
 }
 
 static int string_item(struct kin_json *j, uint8_t type, const char *k, size_t len);
@@ -378,12 +386,14 @@ static int end_prop(struct kin_json *j)
 	return 1;
 }
 
-/* Events whose args are not used: host operators (but the communication calls). */
-static int skipped_args(const struct kin_json *j)
+/* Events whose args are not used: Python functions, annotations on the GPU, categories
+ * not read. Of a host operator only its "Call stack" (PyTorch 1.8-1.10 with
+ * with_stack=True) is read, but of the communication calls (stack_only). */
+static int skipped_args(struct kin_json *j)
 {
 	uint8_t cat = j->ev.cat;
-	if (cat == KC_CPU_OP)
-		return !(j->ev.have & KH_NAME && comm_call_named(j->name, j->name_len));
+	j->stack_only = cat == KC_CPU_OP &&
+			!(j->ev.have & KH_NAME && comm_call_named(j->name, j->name_len));
 	return cat == KC_PYFUNC || cat == KC_GPU_ANN || cat == KC_OTHER;
 }
 
@@ -591,6 +601,12 @@ static int args_string(struct kin_json *j, const char *k, size_t len)
 		keep_short(j->group_ranks, &j->group_ranks_len, k, len);
 	} else if (j->key == A_SYNC_KIND) {
 		j->ev.sync_kind = sync_kind_code(k, len);
+	} else if (j->key == A_CALL_STACK && len) {
+		size_t n = len < KIN_MAX_NAME ? len : KIN_MAX_NAME;
+		if (!batch_string(j, k, n, &j->ev.call_stack))
+			return 0;
+		j->ev.call_stack_len = (uint32_t)n;
+		j->ev.have |= KH_CALL_STACK;
 	} else if (j->key == A_NAME) {
 		j->aname_len = len < KIN_MAX_ANAME ? len : KIN_MAX_ANAME;
 		memcpy(j->aname, k, j->aname_len);

@@ -96,6 +96,7 @@ struct kin_build {
 	uint32_t trace_name;
 	int64_t t_min, t_max;           /* span of the host events, for the process */
 	/* counts for the notes */
+	uint64_t n_call_stack;       /* cpu_op events with a "Call stack" */
 	uint64_t n_cpu_op, n_pyfunc, n_user_ann, n_gpu_ann, n_bad, n_other_pid, n_meta_dropped,
 		n_cut;
 	struct kother others[MAX_OTHER_CATS];
@@ -575,6 +576,20 @@ static void add_host(struct kin_build *b, unsigned kind)
 		out_of_memory(b);
 }
 
+/* A host operator's Python stack (PyTorch 1.8-1.10), kept before the operator. */
+static void add_call_stack(struct kin_build *b)
+{
+	const struct kin_event *e = b->ev;
+	const char *text = b->btext + e->call_stack;
+	if (strspn(text, ";") == e->call_stack_len)
+		return; /* no frame (kstacks_add_call_stack wants one at least) */
+	uint32_t stack = model_string_n(b->m, text, e->call_stack_len);
+	b->n_call_stack++;
+	if (!stack || kstacks_add_call_stack(b->stacks, (uint64_t)(e->have & KH_TID ? e->tid : 0),
+					     e->ts, ev_end(e), stack) < 0)
+		out_of_memory(b);
+}
+
 /* An "X" (complete) event of a category we keep. */
 static void complete_event(struct kin_build *b)
 {
@@ -601,6 +616,8 @@ static void complete_event(struct kin_build *b)
 		if (step)
 			add_range(b);
 		*(e->cat == KC_CPU_OP ? &b->n_cpu_op : &b->n_pyfunc) += 1;
+		if (e->have & KH_CALL_STACK && !step)
+			add_call_stack(b);
 		add_host(b, step ? KG_FRAME_ANNOTATION
 			    : e->cat == KC_CPU_OP ? KG_FRAME_OP : KG_FRAME_PYTHON);
 		break;
@@ -871,6 +888,9 @@ static int link_stacks(struct kin_build *b, struct kstacks_result *r)
 	if (b->n_pyfunc)
 		snprintf(m->stack_note, sizeof(m->stack_note), "PyTorch profiler: enclosing "
 			 "operators and Python functions (with_stack=True)");
+	else if (b->n_call_stack)
+		snprintf(m->stack_note, sizeof(m->stack_note), "PyTorch profiler: enclosing "
+			 "operators and their Python call stacks (with_stack=True)");
 	else if (b->n_cpu_op)
 		snprintf(m->stack_note, sizeof(m->stack_note), "PyTorch profiler: enclosing "
 			 "operators only (recorded without with_stack)");

@@ -54,10 +54,15 @@ struct knode {
 	uint32_t stack;              /* model stack of this chain, KG_NONE until asked for */
 };
 
+/* The kind bits of a Python call stack's event (kstacks_add_call_stack): a chain of
+ * frames, not one; free among the kinds kstacks_add takes. */
+#define CHAIN KG_FRAME_NATIVE
+
 /* An open event during the sweep. */
 struct sent {
 	int64_t end;                 /* its end, cut at the end of the event below it */
 	uint32_t node;
+	uint32_t python;             /* it or an event below it gave Python frames */
 };
 
 /* The last event pushed at a depth: the same name on the same chain is the same node,
@@ -78,6 +83,9 @@ struct kstacks {
 	struct kg_idmap frame_ix;    /* hash of a frame → frame (verified, probed) */
 	struct kg_frame *frames;
 	size_t n_frames, cap_frames;
+	struct kg_idmap chains;      /* a call stack's name << 2 | CHAIN → its frames in cf */
+	uint32_t *cf;                /* at each chain: its count, then its frames outermost first */
+	size_t n_cf, cap_cf;
 	struct kg_idmap children;    /* parent << 32 | frame → node */
 	struct knode *nodes;
 	size_t n_nodes, cap_nodes;
@@ -119,6 +127,8 @@ void kstacks_free(struct kstacks *k)
 	idmap_free(&k->names);
 	idmap_free(&k->frame_ix);
 	free(k->frames);
+	idmap_free(&k->chains);
+	free(k->cf);
 	idmap_free(&k->children);
 	free(k->nodes);
 	free(k->st);
@@ -169,11 +179,12 @@ static uint32_t thread_of(struct kstacks *k, uint64_t tid, int create)
 	}
 }
 
-int kstacks_add(struct kstacks *k, uint64_t tid, int64_t start, int64_t end, uint32_t name,
+/* One event of name/kind nk kept on thread tid, or counted as unusable. */
+static int keep(struct kstacks *k, uint64_t tid, int64_t start, int64_t end, uint32_t name,
 		unsigned kind)
 {
 	if (start == KG_NO_TIME || end == KG_NO_TIME || end < start || !name ||
-	    name >= NAME_LIMIT || kind < KG_FRAME_PYTHON || kind > KG_FRAME_ANNOTATION) {
+	    name >= NAME_LIMIT) {
 		k->unusable++;
 		return 0;
 	}
@@ -186,6 +197,22 @@ int kstacks_add(struct kstacks *k, uint64_t tid, int64_t start, int64_t end, uin
 	th->ev[th->n++] = (struct hev){start, end, name << 2 | kind};
 	k->kept++;
 	return 0;
+}
+
+int kstacks_add(struct kstacks *k, uint64_t tid, int64_t start, int64_t end, uint32_t name,
+		unsigned kind)
+{
+	if (kind < KG_FRAME_PYTHON || kind > KG_FRAME_ANNOTATION) {
+		k->unusable++;
+		return 0;
+	}
+	return keep(k, tid, start, end, name, kind);
+}
+
+int kstacks_add_call_stack(struct kstacks *k, uint64_t tid, int64_t start, int64_t end,
+			   uint32_t stack)
+{
+	return keep(k, tid, start, end, stack, CHAIN);
 }
 
 /* ------------------------------------------------------------------ frames */
@@ -275,6 +302,30 @@ int kstacks_frame(struct kg_model *m, const char *name, unsigned kind, struct kg
 	return rc;
 }
 
+/* The index of frame f among the frames kept, added when new (frames that normalise
+ * alike are one); KG_NONE when out of memory. */
+static uint32_t frame_index(struct kstacks *k, const struct kg_frame *f)
+{
+	uint64_t key = idmap_mix(idmap_mix(((uint64_t)f->function << 32) ^ f->file) ^
+				 ((uint64_t)(uint32_t)f->line << 8) ^ f->kind) >> 1;
+	for (;; key = idmap_mix(key) >> 1) {
+		uint32_t *fs = idmap_slot(&k->frame_ix, key);
+		if (!fs)
+			return KG_NONE;
+		if (*fs == KG_IDMAP_NONE) {
+			if (k->n_frames >= UINT32_MAX - 1 ||
+			    grow((void **)&k->frames, &k->cap_frames, k->n_frames + 1,
+				 sizeof(*k->frames), 64) < 0)
+				return KG_NONE;
+			k->frames[k->n_frames] = *f;
+			*fs = (uint32_t)k->n_frames++;
+			return *fs;
+		}
+		if (model_same_frame(&k->frames[*fs], f))
+			return *fs;
+	}
+}
+
 /* The frame of name/kind nk, made on first use; KG_NONE when out of memory. */
 static uint32_t frame_of(struct kstacks *k, struct kg_model *m, uint32_t nk)
 {
@@ -286,32 +337,86 @@ static uint32_t frame_of(struct kstacks *k, struct kg_model *m, uint32_t nk)
 	struct kg_frame f;
 	if (kstacks_frame(m, model_text(m, nk >> 2), nk & 3, &f) < 0)
 		return KG_NONE;
-	/* names that normalise alike give one frame */
-	uint64_t key = idmap_mix(idmap_mix(((uint64_t)f.function << 32) ^ f.file) ^
-				 ((uint64_t)(uint32_t)f.line << 8) ^ f.kind) >> 1;
-	for (;; key = idmap_mix(key) >> 1) {
-		uint32_t *fs = idmap_slot(&k->frame_ix, key);
-		if (!fs)
-			return KG_NONE;
-		if (*fs != KG_IDMAP_NONE) {
-			if (!model_same_frame(&k->frames[*fs], &f))
-				continue;
-		} else {
-			if (k->n_frames >= UINT32_MAX - 1 ||
-			    grow((void **)&k->frames, &k->cap_frames, k->n_frames + 1,
-				 sizeof(*k->frames), 64) < 0)
-				return KG_NONE;
-			k->frames[k->n_frames] = f;
-			*fs = (uint32_t)k->n_frames++;
-		}
-		/* the names map may have grown meanwhile: look the slot up again */
-		uint32_t frame = *fs;
-		slot = idmap_slot(&k->names, nk);
-		if (!slot)
-			return KG_NONE;
-		*slot = frame;
-		return frame;
+	uint32_t frame = frame_index(k, &f);
+	/* the names map may have grown meanwhile: look the slot up again */
+	slot = frame == KG_NONE ? NULL : idmap_slot(&k->names, nk);
+	if (!slot)
+		return KG_NONE;
+	*slot = frame;
+	return frame;
+}
+
+/* A frame of the profiler's own Python code: a record_function's operator is made inside
+ * its __enter__, a ProfilerStep's inside profile.step(); the user's code called them. */
+static int profiler_frame(const struct kg_model *m, const struct kg_frame *f)
+{
+	static const char *const files[] = {"torch/autograd/profiler.py", "torch/profiler/",
+					    "torch/autograd/profiler_util.py"};
+	const char *file = f->file ? model_text(m, f->file) : "";
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (strstr(file, files[i]))
+			return 1;
+	return 0;
+}
+
+/* The frames of a call stack's text ("FILE(LINE): FUNCTION" innermost first, ';'
+ * between) appended to k->cf, outermost first, after their count: the line of each is
+ * the line that ran (PyTorch 1.8-1.10 write the caller's line), not the def's. 0, or
+ * -ENOMEM. The profiler's own frames are left out. */
+static int chain_frames(struct kstacks *k, struct kg_model *m, const char *text)
+{
+	size_t at = k->n_cf, n = 1;
+	for (const char *p = text; (p = strchr(p, ';')); p++)
+		n++;
+	if (n > KSTACK_MAX_FRAMES * 4)
+		n = KSTACK_MAX_FRAMES * 4; /* the outermost of a deeper stack are never shown */
+	if (grow((void **)&k->cf, &k->cap_cf, at + 1 + n, sizeof(*k->cf), 256) < 0)
+		return -ENOMEM;
+	uint32_t count = 0;
+	for (const char *p = text; *p && count < n;) {
+		size_t len = strcspn(p, ";");
+		char *seg = strndup(p, len);
+		struct kg_frame f;
+		int rc = seg ? kstacks_frame(m, seg, KG_FRAME_PYTHON, &f) : -ENOMEM;
+		free(seg);
+		if (rc < 0)
+			return -ENOMEM;
+		f.flags &= (uint8_t)~KG_FRAME_DEF_LINE;
+		int keep = len && !profiler_frame(m, &f);
+		uint32_t frame = keep ? frame_index(k, &f) : 0;
+		if (frame == KG_NONE)
+			return -ENOMEM;
+		if (keep)
+			k->cf[at + 1 + count++] = frame;
+		p += len + (p[len] == ';');
 	}
+	k->cf[at] = count;
+	for (uint32_t i = 0; i < count / 2; i++) { /* outermost first */
+		uint32_t t = k->cf[at + 1 + i];
+		k->cf[at + 1 + i] = k->cf[at + count - i];
+		k->cf[at + count - i] = t;
+	}
+	k->n_cf = at + 1 + count;
+	return 0;
+}
+
+/* Where the frames of call stack nk lie in k->cf, made on first use; KG_NONE when out of
+ * memory. */
+static uint32_t chain_of(struct kstacks *k, struct kg_model *m, uint32_t nk)
+{
+	uint32_t *slot = idmap_slot(&k->chains, nk);
+	if (!slot)
+		return KG_NONE;
+	if (*slot != KG_IDMAP_NONE)
+		return *slot;
+	size_t at = k->n_cf;
+	if (at >= UINT32_MAX - 1 || chain_frames(k, m, model_text(m, nk >> 2)) < 0)
+		return KG_NONE;
+	slot = idmap_slot(&k->chains, nk);
+	if (!slot)
+		return KG_NONE;
+	*slot = (uint32_t)at;
+	return (uint32_t)at;
 }
 
 /* The trie node of `frame` called from the chain `parent`; KG_NONE when out of memory. */
@@ -389,12 +494,13 @@ static int merge_sort(void *base, size_t n, size_t size, cmp_fn cmp, const void 
 	return 0;
 }
 
-/* Of events with equal times, annotations enclose Python functions, which enclose
- * operators; beyond that, the file's order. */
+/* Of events with equal times, annotations enclose Python functions and call stacks,
+ * which enclose operators (an operator's call stack has the operator's times); beyond
+ * that, the file's order. */
 static int kind_rank(uint32_t nk)
 {
 	unsigned kind = nk & 3;
-	return kind == KG_FRAME_ANNOTATION ? 0 : kind == KG_FRAME_PYTHON ? 1 : 2;
+	return kind == KG_FRAME_ANNOTATION ? 0 : kind == KG_FRAME_OP ? 2 : 1;
 }
 
 static int ev_cmp(const void *pa, const void *pb, const void *ctx)
@@ -430,6 +536,17 @@ static int sort_if_needed(void *base, size_t n, size_t size, cmp_fn cmp, const v
 static uint64_t over(int64_t a, int64_t b)
 {
 	return (uint64_t)a - (uint64_t)b;
+}
+
+/* The node of the innermost frame of the call stack at k->cf[at] (chain_of), its frames
+ * called from the chain parent; KG_NONE when out of memory. */
+static uint32_t chain_node(struct kstacks *k, uint32_t parent, uint32_t at)
+{
+	uint32_t node = parent;
+	for (uint32_t i = 0; i < k->cf[at]; i++)
+		if ((node = child_of(k, node, k->cf[at + 1 + i])) == KG_NONE)
+			return KG_NONE; /* (ROOT, the first parent, is KG_NONE's value) */
+	return node;
 }
 
 /* Pushes e on the stack of open events (depth entries). 0, or -ENOMEM. */
@@ -471,9 +588,25 @@ static int push(struct kstacks *k, struct kg_model *m, size_t *depth, const stru
 		k->cap_st = cap;
 	}
 	uint32_t parent = d ? k->st[d - 1].node : ROOT, node;
+	unsigned kind = e->nk & 3;
+	uint32_t python = d && k->st[d - 1].python;
 	struct pcache *c = &k->pc[d];
 	if (c->nk == e->nk && c->parent == parent) {
 		node = c->node;
+	} else if (kind == CHAIN) {
+		/* an operator's call stack gives nothing when an enclosing operator or Python
+		 * function gave the Python frames already (an operator called by an operator
+		 * carries its caller's stack), nor when it holds only the profiler's frames */
+		uint32_t at = python ? 0 : chain_of(k, m, e->nk);
+		if (!python && at == KG_NONE)
+			return -ENOMEM;
+		if (python || !k->cf[at]) {
+			*depth = d;
+			return 0;
+		}
+		if ((node = chain_node(k, parent, at)) == KG_NONE)
+			return -ENOMEM;
+		*c = (struct pcache){parent, e->nk, node};
 	} else {
 		uint32_t frame = frame_of(k, m, e->nk);
 		node = frame == KG_NONE ? KG_NONE : child_of(k, parent, frame);
@@ -481,7 +614,7 @@ static int push(struct kstacks *k, struct kg_model *m, size_t *depth, const stru
 			return -ENOMEM;
 		*c = (struct pcache){parent, e->nk, node};
 	}
-	k->st[d] = (struct sent){end, node};
+	k->st[d] = (struct sent){end, node, python || kind == CHAIN || kind == KG_FRAME_PYTHON};
 	*depth = d + 1;
 	return 0;
 }

@@ -40,6 +40,15 @@ void kstacks_free(struct kstacks *k);
  * 0, or -ENOMEM. 24 bytes per event kept. */
 int kstacks_add(struct kstacks *k, uint64_t tid, int64_t start, int64_t end, uint32_t name,
 		unsigned kind);
+/* The Python call stack of a host operator on thread tid (args "Call stack" of PyTorch
+ * 1.8-1.10, the operator's times): stack is the string id of its text, frames
+ * "FILE(LINE): FUNCTION" innermost first and ';' between, LINE the line that ran. Its
+ * frames go between the events that enclose the operator and the operator, unless an
+ * enclosing event already gave Python frames (an operator called by an operator carries
+ * its caller's stack). Add it before the operator's own event. The text must hold a frame
+ * (not only ';'). 0, or -ENOMEM. */
+int kstacks_add_call_stack(struct kstacks *k, uint64_t tid, int64_t start, int64_t end,
+			   uint32_t stack);
 uint64_t kstacks_kept(const struct kstacks *k);
 uint64_t kstacks_unusable(const struct kstacks *k);
 

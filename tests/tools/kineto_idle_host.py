@@ -6,8 +6,9 @@ checks kgantt's report --json against it).
 The GPU's idle gaps: the time between the union of its kernels, copies and memsets, gaps
 of 10 µs or more. A gap's launching thread: the thread of the runtime or driver call whose
 correlation is that of the first GPU operation after the gap. Its data loading: the union
-of that thread's user_annotation events named enumerate(DataLoader)#... and python_function
-events of torch/utils/data/, clipped to the gap, less the time the thread spent inside
+of that thread's user_annotation events named enumerate(DataLoader)#..., python_function
+events of torch/utils/data/ and host operators whose "Call stack" (PyTorch 1.8-1.10 with
+with_stack=True) has a frame there, clipped to the gap, less the time the thread spent inside
 CUDA calls (that time is the call's). Today's categories are read, and those of PyTorch
 1.8-1.10 (kernels as "Kernel", calls as "Runtime", the DataLoader's range as an
 "Operator"). Prints one JSON object:
@@ -27,6 +28,7 @@ MIN_GAP_US = 10.0
 GPU = ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset")
 CALLS = ("cuda_runtime", "cuda_driver", "Runtime", "Driver")
 ANNOTATIONS = ("user_annotation", "Operator")
+OPS = ("cpu_op", "Operator")
 
 
 def union(iv):
@@ -60,8 +62,10 @@ def main(path):
         elif cat in CALLS:
             calls_by_corr[e.get("args", {}).get("correlation")] = key
             calls.setdefault(key, []).append(iv)
-        elif (cat in ANNOTATIONS and e["name"].startswith("enumerate(DataLoader)")) or (
-            cat == "python_function" and "torch/utils/data/" in e["name"]
+        elif (
+            (cat in ANNOTATIONS and e["name"].startswith("enumerate(DataLoader)"))
+            or (cat == "python_function" and "torch/utils/data/" in e["name"])
+            or (cat in OPS and "torch/utils/data/" in e.get("args", {}).get("Call stack", ""))
         ):
             data.setdefault(key, []).append(iv)
     calls = {k: union(v) for k, v in calls.items()}

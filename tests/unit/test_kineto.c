@@ -1126,6 +1126,62 @@ TEST(stacks_nested)
 	model_free(&m);
 }
 
+/* A host operator of PyTorch 1.8-1.10 with its "Call stack" arg. */
+static void jop_stack(struct jbuf *b, const char *name, const char *ts, const char *dur,
+		      const char *stack)
+{
+	jadd(b, "{\"ph\": \"X\", \"cat\": \"Operator\", \"name\": \"%s\", \"pid\": 5, \"tid\": 10, "
+		"\"ts\": %s, \"dur\": %s, \"args\": {\"Input Dims\": [[2, 3]], \"Call stack\": "
+		"\"%s\", \"External id\": 1}},\n", name, ts, dur, stack);
+}
+
+/* PyTorch 1.8-1.10 write an operator's Python stack in its args ("Call stack", innermost
+ * first): its frames go below the outermost operator that has one, with the line that
+ * ran; an operator inside it repeats its caller's stack and adds nothing; the profiler's
+ * own frames are left out. */
+TEST(stacks_call_stack)
+{
+	struct jbuf b = {0};
+	jop_stack(&b, "ProfilerStep#1", "1000", "1000",
+		  "/p/torch/profiler/profiler.py(313): step;train.py(54): <module>");
+	jop_stack(&b, "aten::conv2d", "1010", "100",
+		  "/p/torch/nn/modules/conv.py(443): _conv_forward;train.py(30): step;"
+		  "train.py(50): <module>");
+	jop_stack(&b, "aten::convolution", "1020", "80",
+		  "/p/torch/nn/modules/conv.py(443): _conv_forward;train.py(30): step;"
+		  "train.py(50): <module>");
+	japi(&b, "cudaLaunchKernel", 10, "1030", "5", 1);
+	jop_stack(&b, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "1200", "100",
+		  "/p/torch/autograd/profiler.py(614): __enter__;"
+		  "/p/torch/utils/data/dataloader.py(518): __next__;train.py(42): <module>");
+	jop_stack(&b, "aten::empty", "1210", "50",
+		  "/p/torch/autograd/profiler.py(611): __init__;"
+		  "/p/torch/utils/data/dataloader.py(518): __next__;train.py(42): <module>");
+	japi(&b, "cudaMemsetAsync", 10, "1220", "5", 2);
+	jop_stack(&b, "aten::zeros", "1400", "50", "/p/torch/autograd/profiler.py(611): __init__");
+	japi(&b, "cudaLaunchKernel", 10, "1410", "5", 3);
+	jop_stack(&b, "aten::ones", "1500", "50", ";");
+	japi(&b, "cudaLaunchKernel", 10, "1510", "5", 4);
+	struct kg_model m;
+	jload(&m, &b, "call_stack.json");
+	CHECK_EQ_STR(call_stack(&m, 1), "op:aten::convolution | op:aten::conv2d | "
+		     "py:/p/torch/nn/modules/conv.py:443:_conv_forward | py:train.py:30:step | "
+		     "py:train.py:50:<module> | ann:ProfilerStep");
+	CHECK_EQ_STR(call_stack(&m, 2), "op:aten::empty | "
+		     "op:enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ | "
+		     "py:/p/torch/utils/data/dataloader.py:518:__next__ | py:train.py:42:<module> | "
+		     "ann:ProfilerStep");
+	CHECK_EQ_STR(call_stack(&m, 3), "op:aten::zeros | ann:ProfilerStep");
+	CHECK_EQ_STR(call_stack(&m, 4), "op:aten::ones | ann:ProfilerStep");
+	/* the line is the one that ran, not the def's */
+	const struct kg_stack *s = &m.stacks[api_by_correlation(&m, 1)->stack];
+	CHECK_EQ_INT(m.frames[s->first_frame + 3].kind, KG_FRAME_PYTHON);
+	CHECK_EQ_INT(m.frames[s->first_frame + 3].flags & KG_FRAME_DEF_LINE, 0);
+	CHECK(strstr(m.stack_note, "their Python call stacks") != NULL);
+	CHECK(has_note(&m, "linked 4 of 4 API calls"));
+	model_free(&m);
+}
+
 /* Events of one thread never enclose the calls of another; events without a tid and
  * calls without one are on thread 0, as for the calls themselves. */
 TEST(stacks_threads)
