@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "trace/packed.h"
+#include "trace/packed_feed.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
 #include "util/outfile.h"
@@ -811,33 +812,36 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
 
 /* ------------------------------------------------------------------ blocks as a table */
 
-/* The rows of one packed table of the attached input (packed_rows), as a virtual table
- * (CREATE VIRTUAL TABLE temp.x USING kgantt_blocks(kernels)): one INSERT ... SELECT then
- * moves them all, and SQLite keeps its cursors on the new table and its indexes open
- * from row to row, where a prepared INSERT a row opens and closes them every time (it
- * took twice as long for 1M kernels). */
+/* The rows of one packed table of the input, as a virtual table (CREATE VIRTUAL TABLE
+ * temp.x USING kgantt_blocks(kernels)): one INSERT ... SELECT then moves them all, and
+ * SQLite keeps its cursors on the new table and its indexes open from row to row, where a
+ * prepared INSERT a row opens and closes them every time (it took twice as long for 1M
+ * kernels). A second thread decodes the blocks meanwhile (packed_feed.h): SQLite's
+ * inserts no longer wait for it (1M kernels: a tenth of the export). */
 struct blocks_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
 	const struct kg_packed_table *t;
-	const char *input; /* the attached trace's path, for messages */
+	const char *input; /* the trace's path: its feed reads it, messages name it */
 };
 
 struct blocks_cursor {
 	sqlite3_vtab_cursor base;
-	struct kg_packed_rows *it;
-	struct kg_row row;
+	struct kg_packed_feed *feed;
+	const struct kg_row *row;
 	int64_t rowid;
 	int eof;
 	char err[512];
 };
 
-/* t's stored columns, quoted and comma-separated (sqlite3_free it); NULL: no memory. */
-static char *column_list(const struct kg_packed_table *t)
+/* t's stored columns but `skip` (-1: none), quoted and comma-separated (sqlite3_free
+ * it); NULL: no memory. */
+static char *column_list(const struct kg_packed_table *t, int skip)
 {
-	char *sql = sqlite3_mprintf("\"%w\"", t->stored[0].name);
-	for (int c = 1; sql && c < t->nstored; c++)
-		sql = sqlite3_mprintf("%z, \"%w\"", sql, t->stored[c].name);
+	char *sql = sqlite3_mprintf("%s", "");
+	for (int c = 0; sql && c < t->nstored; c++)
+		if (c != skip)
+			sql = sqlite3_mprintf("%z%s\"%w\"", sql, *sql ? ", " : "", t->stored[c].name);
 	return sql;
 }
 
@@ -849,7 +853,7 @@ static int blocks_connect(sqlite3 *db, void *aux, int argc, const char *const *a
 		*err = sqlite3_mprintf("kgantt_blocks: no packed table '%s'", argc == 4 ? argv[3] : "");
 		return SQLITE_ERROR;
 	}
-	char *cols = column_list(t);
+	char *cols = column_list(t, -1);
 	char *full = cols ? sqlite3_mprintf("CREATE TABLE x(%z)", cols) : NULL;
 	struct blocks_vtab *v = full ? sqlite3_malloc(sizeof(*v)) : NULL;
 	int rc = v ? sqlite3_declare_vtab(db, full) : SQLITE_NOMEM;
@@ -891,7 +895,7 @@ static int blocks_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 static int blocks_close(sqlite3_vtab_cursor *cur)
 {
 	struct blocks_cursor *c = (struct blocks_cursor *)cur;
-	packed_rows_close(c->it);
+	packed_feed_close(c->feed);
 	sqlite3_free(c);
 	return SQLITE_OK;
 }
@@ -907,7 +911,7 @@ static int blocks_fail(struct blocks_cursor *c)
 static int blocks_next(sqlite3_vtab_cursor *cur)
 {
 	struct blocks_cursor *c = (struct blocks_cursor *)cur;
-	int got = packed_rows_next(c->it, &c->row, &c->rowid);
+	int got = packed_feed_next(c->feed, &c->row, &c->rowid, c->err, sizeof(c->err));
 	c->eof = got <= 0;
 	return got < 0 ? blocks_fail(c) : SQLITE_OK;
 }
@@ -917,9 +921,9 @@ static int blocks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idx_str,
 {
 	struct blocks_cursor *c = (struct blocks_cursor *)cur;
 	struct blocks_vtab *v = (struct blocks_vtab *)cur->pVtab;
-	packed_rows_close(c->it);
-	c->it = NULL;
-	if (packed_rows_open(v->db, "src", v->t, &c->it, c->err, sizeof(c->err)) < 0)
+	packed_feed_close(c->feed);
+	c->feed = NULL;
+	if (packed_feed_open(v->input, v->t, &c->feed, c->err, sizeof(c->err)) < 0)
 		return blocks_fail(c);
 	return blocks_next(cur);
 }
@@ -934,13 +938,13 @@ static int blocks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
 	struct blocks_cursor *c = (struct blocks_cursor *)cur;
 	const struct kg_packed_table *t = ((struct blocks_vtab *)cur->pVtab)->t;
 	double d;
-	if (row_is_null(&c->row, col)) {
+	if (row_is_null(c->row, col)) {
 		sqlite3_result_null(ctx);
 	} else if (t->stored[col].real) {
-		memcpy(&d, &c->row.v[col], sizeof(d));
+		memcpy(&d, &c->row->v[col], sizeof(d));
 		sqlite3_result_double(ctx, d);
 	} else {
-		sqlite3_result_int64(ctx, c->row.v[col]);
+		sqlite3_result_int64(ctx, c->row->v[col]);
 	}
 	return SQLITE_OK;
 }
@@ -966,6 +970,24 @@ static const sqlite3_module blocks_module = {
 	.xRowid = blocks_rowid,
 };
 
+/* The column of t that SQLite can number itself: its id when the blocks hold ids 1 to N
+ * in order and main's table is empty (the rowids SQLite gives, 1 to N in insert order,
+ * are those ids: an id given would cost a seek each, a twentieth of the export); else
+ * -1. The blocks' ids ascend without overlap (the reader's checks, made before). */
+static int numbered_column(struct sq *q, const struct kg_packed_table *t)
+{
+	int id = packed_id_column(t);
+	char *sql = id < 0 ? NULL
+			   : sqlite3_mprintf("SELECT MIN(first_id) = 1 AND MAX(last_id) = SUM(rows) "
+					     "AND NOT EXISTS(SELECT 1 FROM main.\"%w\") FROM src.packed "
+					     "WHERE tbl = %Q", t->name, t->name);
+	int64_t yes = 0;
+	if (sql && trace_db_int(q->db, sql, NULL, &yes) != SQLITE_OK)
+		yes = 0;
+	sqlite3_free(sql);
+	return yes == 1 ? id : -1;
+}
+
 /* Every packed table's rows from the input's blocks into main's SQL table of that name. */
 static int expand_blocks(struct sq *q, const char *input)
 {
@@ -978,10 +1000,12 @@ static int expand_blocks(struct sq *q, const char *input)
 					    "kgantt_blocks(%s)", t->name);
 		rc = sql ? exec_sql(q, sql, t->name) : sql_fail(q, t->name);
 		sqlite3_free(sql);
-		char *cols = column_list(t);
-		sql = cols ? sqlite3_mprintf("INSERT INTO main.\"%w\"(%z) SELECT * FROM "
-					     "temp.kg_blocks; DROP TABLE temp.kg_blocks;", t->name, cols)
+		char *cols = rc ? NULL : column_list(t, numbered_column(q, t));
+		sql = cols ? sqlite3_mprintf("INSERT INTO main.\"%w\"(%s) SELECT %s FROM "
+					     "temp.kg_blocks; DROP TABLE temp.kg_blocks;", t->name, cols,
+					     cols)
 			   : NULL;
+		sqlite3_free(cols);
 		if (!rc)
 			rc = sql ? exec_sql(q, sql, t->name) : sql_fail(q, t->name);
 		sqlite3_free(sql);

@@ -11,6 +11,7 @@
 
 #include "model/load.h"
 #include "trace/packed.h"
+#include "trace/packed_feed.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
 
@@ -777,6 +778,75 @@ TEST(a_trace_loads_exactly_when_its_rows_can_be_written_out)
 	    "packed WHERE tbl = 'kernels' AND first_id = 1");
 	load_fails("the packed kernels block at id 1000001 is damaged");
 	expand_fails("the packed kernels block at id 1000001 is damaged");
+	unlink(path);
+}
+
+/* A feed (a second thread decoding ahead) gives packed_rows' rows, ids and errors, and
+ * stops cleanly when closed before its last row. */
+static void check_feed(sqlite3 *db, const struct kg_packed_table *t, const char *says)
+{
+	char err[256], ferr[256] = "";
+	struct kg_packed_rows *x;
+	struct kg_packed_feed *f;
+	struct kg_row rx;
+	const struct kg_row *ry;
+	int64_t idx, idy;
+	int gx, gy = 1, rows = 0;
+	CHECK_EQ_INT(packed_rows_open(db, "main", t, &x, err, sizeof(err)), 0);
+	CHECK_EQ_INT(packed_feed_open(path, t, &f, ferr, sizeof(ferr)), 0);
+	while ((gx = packed_rows_next(x, &rx, &idx)) == 1) {
+		if ((gy = packed_feed_next(f, &ry, &idy, ferr, sizeof(ferr))) != 1)
+			break;
+		CHECK(idx == idy);
+		CHECK(rx.nulls == ry->nulls);
+		for (int c = 0; c < t->nstored; c++)
+			CHECK(row_is_null(&rx, c) || rx.v[c] == ry->v[c]);
+		rows++;
+	}
+	if (gx == 1) /* the feed ended first */
+		CHECK_EQ_INT(gy, 1);
+	else
+		CHECK_EQ_INT(packed_feed_next(f, &ry, &idy, ferr, sizeof(ferr)), gx);
+	if (says) {
+		CHECK(gx < 0 && strstr(err, says) && !strcmp(err, ferr));
+	} else {
+		CHECK_EQ_INT(gx, 0);
+		CHECK(rows > 8192); /* several batches */
+		CHECK_EQ_INT(packed_feed_next(f, &ry, &idy, ferr, sizeof(ferr)), 0); /* stays at the end */
+	}
+	packed_rows_close(x);
+	packed_feed_close(f);
+	/* closed after one row, and before any */
+	CHECK_EQ_INT(packed_feed_open(path, t, &f, ferr, sizeof(ferr)), 0);
+	CHECK(packed_feed_next(f, &ry, &idy, ferr, sizeof(ferr)) != 0);
+	packed_feed_close(f);
+	CHECK_EQ_INT(packed_feed_open(path, t, &f, ferr, sizeof(ferr)), 0);
+	packed_feed_close(f);
+}
+
+TEST(feeds_give_the_rows_and_errors_of_packed_rows)
+{
+	write_trace();
+	pack();
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	check_feed(db, packed_table("kernels"), NULL);
+	check_feed(db, packed_table("api_calls"), NULL);
+	sqlite3_close(db);
+	rewrite_block("kernels", 1, duplicate_id);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	check_feed(db, packed_table("kernels"), "the packed kernels block at id 1 is damaged");
+	sqlite3_close(db);
+	/* a file that cannot be opened: said by the first row */
+	char ferr[256] = "";
+	struct kg_packed_feed *f;
+	const struct kg_row *row;
+	int64_t id;
+	CHECK_EQ_INT(packed_feed_open("/nonexistent/x.kgt", packed_table("kernels"), &f, ferr,
+				      sizeof(ferr)), 0);
+	CHECK_EQ_INT(packed_feed_next(f, &row, &id, ferr, sizeof(ferr)), -EIO);
+	CHECK(strstr(ferr, "cannot open '/nonexistent/x.kgt'"));
+	packed_feed_close(f);
 	unlink(path);
 }
 
