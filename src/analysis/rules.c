@@ -54,7 +54,11 @@ void rule_gpu_label(const struct kg_analysis *a, uint32_t gpu, char *buf, size_t
 	const struct kg_model *m = a->m;
 	const struct kg_gpu *g = &m->gpus[gpu];
 	const struct kg_device *d = &m->devices[g->device];
-	snprintf(buf, len, "GPU %d (%s)", g->ordinal, d->name ? model_text(m, d->name) : "?");
+	const char *name = d->name ? model_text(m, d->name) : "";
+	if (*name)
+		snprintf(buf, len, "GPU %d (%s)", g->ordinal, name);
+	else /* a trace without the device's properties: no "(?)" */
+		snprintf(buf, len, "GPU %d", g->ordinal);
 }
 
 void rule_stream_label(const struct kg_analysis *a, uint32_t s, char *buf, size_t len)

@@ -5,7 +5,8 @@
 #   - events of categories kgantt does not read are named in a "not loaded" note (MTIA);
 #   - a trace whose GPU side was not recorded says so (a CUPTI range-profiler trace);
 #   - host lanes keep Kineto's negative tids (plot manifest) and carry the thread's name
-#     (the view's lane labels).
+#     (the view's lane labels);
+#   - a GPU whose properties the trace lacks is "GPU 0" in the findings, not "GPU 0 (?)".
 # Then records whose times cannot be true, in a kgantt trace and in a Kineto trace: left
 # out, counted and named, the span as the other records make it.
 . tests/e2e/lib.sh
@@ -82,4 +83,11 @@ PY
 # the report's losses say it too: a report over a trace with holes must not look complete
 "$K" report --no-progress "$WORK/sentinel.json" | grep -q "losses       3 records whose times cannot be true were left out" ||
 	fail "the report's losses line does not count the records left out"
+# one name per GPU: a trace without the devices' properties (HTA's trace_filter ranks)
+# names the GPU by its number, never "GPU 0 (?)"
+for t in tests/fixtures/public/hta/job_trace_filter/*.json.gz; do
+	"$K" report --no-progress "$t" > "$WORK/noname.txt" || fail "report $t"
+	grep -q "host-bound: GPU [0-9] waits" "$WORK/noname.txt" && ! grep -q "(?)" "$WORK/noname.txt" ||
+		fail "$t: a GPU without a name: $(grep -m1 'GPU 0' "$WORK/noname.txt")"
+done
 echo "ok: t024_public_traces"
