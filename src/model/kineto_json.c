@@ -54,7 +54,7 @@ struct kin_json {
 	uint8_t key;                    /* enum key */
 	int dim_i;                      /* element index inside args.grid / args.block */
 	uint8_t dim_key;                /* A_GRID or A_BLOCK */
-	int seen_top, seen_events;
+	int seen_top, seen_events, seen_nodes;
 	uint64_t event_end;             /* offset just after the last event object closed */
 	/* the element being read */
 	struct kin_event ev;
@@ -300,7 +300,10 @@ static int on_key(void *ctx, const unsigned char *key, size_t len)
 	if (j->skip)
 		return 1;
 	switch (j->depth ? j->ctx[j->depth - 1] : X_TOP) {
-	case X_ROOT: j->key = root_key(k, len); break;
+	case X_ROOT:
+		j->key = root_key(k, len);
+		j->seen_nodes |= KEQ("nodes"); /* a PyTorch execution trace's graph */
+		break;
 	case X_EVENT: j->key = event_key(k, len); break;
 	case X_ARGS:
 		j->key = args_key(k, len);
@@ -949,6 +952,13 @@ int kin_json_finish(struct kin_json *j, const struct kin_pos *at)
 	if (!j->seen_top) {
 		snprintf(j->msg, sizeof(j->msg), "'%s': byte %llu: no JSON value, expected a "
 			 "PyTorch profiler trace", j->path, (unsigned long long)at->base);
+		return -EINVAL;
+	}
+	if (!j->seen_events && j->seen_nodes) {
+		snprintf(j->msg, sizeof(j->msg), "'%s': a PyTorch execution trace (\"nodes\", no "
+			 "\"traceEvents\"): it holds the operators' graph, not their times; give "
+			 "kgantt the profiler trace recorded beside it (torch.profiler's "
+			 "*.pt.trace.json)", j->path);
 		return -EINVAL;
 	}
 	if (!j->seen_events) {

@@ -96,14 +96,17 @@ static void header_counts(FILE *f, const struct kg_model *m)
 	int sampled = 0;
 	for (uint32_t p = 0; p < m->n_processes; p++)
 		sampled |= m->processes[p].launches_sampled;
+	const char *kw = plural(kinds[KG_OP_KERNEL], "kernel", "kernels");
+	const char *cw = plural(kinds[KG_OP_MEMCPY], "copy", "copies");
+	const char *sw = plural(kinds[KG_OP_MEMSET], "memset", "memsets");
 	if (m->has_api)
-		field(f, "recorded", "%s kernels, %s copies, %s memsets, %s API calls%s", k, c, s,
-		      fmt_count(m->n_apis, a),
+		field(f, "recorded", "%s %s, %s %s, %s %s, %s %s%s", k, kw, c, cw, s, sw,
+		      fmt_count(m->n_apis, a), plural(m->n_apis, "API call", "API calls"),
 		      sampled ? " (kernel launches' calls sampled: the others dated by their queued "
 				"time)" : "");
 	else
-		field(f, "recorded", "%s kernels, %s copies, %s memsets, no API calls (host-side "
-		      "causes of idle time are unknown)", k, c, s);
+		field(f, "recorded", "%s %s, %s %s, %s %s, no API calls (host-side causes of idle "
+		      "time are unknown)", k, kw, c, cw, s, sw);
 }
 
 /* Losses are said plainly: a report over a trace with holes must not look complete. */

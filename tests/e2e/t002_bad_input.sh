@@ -19,6 +19,9 @@ echo "garbage" > "$WORK/spool/a.1.kgspool"
 expect_error 1 "'$WORK/spool/a.1.kgspool' is not a kgantt spool" "$K" import -o "$WORK/x.kgt" "$WORK/spool"
 [ ! -e "$WORK/x.kgt" ] || fail "a failed import left '$WORK/x.kgt'"
 expect_error 1 "is truncated" "$K" info "$WORK/cut.kgt"
+# a PyTorch execution trace (its operators' graph, no times) is not a profiler trace
+printf '{"schema": "1.0.1", "pid": 7, "time": "2024-01-01", "nodes": [{"id": 1, "name": "[pytorch|profiler|execution_trace|process]"}]}' > "$WORK/et.json"
+expect_error 1 "a PyTorch execution trace (\"nodes\", no \"traceEvents\")" "$K" report "$WORK/et.json"
 # damage inside the file (the header intact): the read fails loudly, not a silent answer
 t=$(fixture launches_bad)
 cp "$t" "$WORK/damaged.kgt"

@@ -83,6 +83,9 @@ PY
 # the report's losses say it too: a report over a trace with holes must not look complete
 "$K" report --no-progress "$WORK/sentinel.json" | grep -q "losses       3 records whose times cannot be true were left out" ||
 	fail "the report's losses line does not count the records left out"
+# plurals: one API call is "1 API call"
+"$K" report --no-progress "$WORK/sentinel.json" | grep -q "recorded     2 kernels, 0 copies, 0 memsets, 1 API call$" ||
+	fail "the recorded line: $("$K" report --no-progress "$WORK/sentinel.json" | grep recorded)"
 # one name per GPU: a trace without the devices' properties (HTA's trace_filter ranks)
 # names the GPU by its number, never "GPU 0 (?)"
 for t in tests/fixtures/public/hta/job_trace_filter/*.json.gz; do
