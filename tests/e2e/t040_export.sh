@@ -158,6 +158,23 @@ done
 	fail "the export does not say where it came from"
 echo "ok: a compacted trace exported whole: its $n tables as the rows it was packed from"
 
+# ids with gaps are kept: SQLite numbers the rows itself only where the blocks hold ids 1
+# to N (export_sqlite.c, numbered_column); here kernels 3 and 50 and API call 7 are gone
+gt=$(fixture streams_bad)
+cp "$gt" "$WORK/g.kgt" && "$K" pack --drop "$WORK/g.kgt" || fail "unpack streams_bad"
+sqlite3 "$WORK/g.kgt" "DELETE FROM kernels WHERE id IN (3, 50); DELETE FROM api_calls WHERE id = 7" &&
+	"$K" pack "$WORK/g.kgt" || fail "pack streams_bad with gaps"
+"$K" export -q -f sqlite -o "$WORK/g.rows" "$WORK/g.kgt" || fail "export of a trace with gaps in its ids"
+for gone in "kernels 3, 50" "api_calls 7"; do
+	tb=${gone%% *}
+	[ "$(sqlite3 "$gt" "SELECT * FROM $tb WHERE id NOT IN (${gone#* }) ORDER BY 1" | md5sum)" = \
+	  "$(sqlite3 "$WORK/g.rows" "SELECT * FROM $tb ORDER BY 1" | md5sum)" ] ||
+		fail "the export of a trace with gaps in its ids changed $tb"
+done
+[ "$(sqlite3 "$WORK/g.rows" "SELECT COUNT(*), MAX(id) FROM kernels")" = "158|160" ] ||
+	fail "kernels' ids after the gaps: $(sqlite3 "$WORK/g.rows" "SELECT COUNT(*), MAX(id) FROM kernels")"
+echo "ok: ids with gaps kept (158 kernels up to id 160)"
+
 # the rows' indexes are those docs/trace-format.md lists ("Indexes"), no kernels by stream
 # and time; a small trace keeps 4 KiB pages, one of 100,000 kernels and API calls or more
 # gets 64 KiB pages (trace/schema.h: KG_MANY_ROWS)
