@@ -136,8 +136,8 @@ static uint32_t step_ranges(const struct kg_model *m, const char *name, int pref
 }
 
 /* Each of the GPU's ops (ops[i], in start order; launched by `process`, launching_process)
- * into the step whose range it was launched in (sid[i]), KG_NONE outside them; the ranges' starts and ends, in pairs,
- * into *host. The number of steps, 0 when the trace has no annotation of a step. */
+ * into the step whose range it was launched in (sid[i]), KG_NONE outside them; the
+ * ranges' starts and ends, in pairs, into *host. The number of steps, 0 when the trace has no annotation of a step. */
 static uint32_t annotated_steps(const struct kg_analysis *a, struct kg_steps *st,
 				const uint32_t *ops, uint32_t n, uint32_t process, uint32_t *sid,
 				int64_t **host)

@@ -820,7 +820,6 @@ static int on_range(struct kg_export_ops *x, const struct kg_model *m, uint32_t 
  * inserts no longer wait for it (1M kernels: a tenth of the export). */
 struct blocks_vtab {
 	sqlite3_vtab base;
-	sqlite3 *db;
 	const struct kg_packed_table *t;
 	const char *input; /* the trace's path: its feed reads it, messages name it */
 };
@@ -863,7 +862,6 @@ static int blocks_connect(sqlite3 *db, void *aux, int argc, const char *const *a
 		return rc;
 	}
 	memset(v, 0, sizeof(*v));
-	v->db = db;
 	v->t = t;
 	v->input = aux;
 	*out = &v->base;
@@ -972,8 +970,8 @@ static const sqlite3_module blocks_module = {
 
 /* The column of t that SQLite can number itself: its id when the blocks hold ids 1 to N
  * in order and main's table is empty (the rowids SQLite gives, 1 to N in insert order,
- * are those ids: an id given would cost a seek each, a twentieth of the export); else
- * -1. The blocks' ids ascend without overlap (the reader's checks, made before). */
+ * are those ids: an id given costs a seek each, about 0.2 s of the 1M-kernel export's
+ * 1.7 s); else -1. The blocks' ids ascend without overlap (the reader's checks, made before). */
 static int numbered_column(struct sq *q, const struct kg_packed_table *t)
 {
 	int id = packed_id_column(t);

@@ -390,14 +390,19 @@ static int end_prop(struct kin_json *j)
 }
 
 /* Events whose args are not used: Python functions, annotations on the GPU, categories
- * not read. Of a host operator only its "Call stack" (PyTorch 1.8-1.10 with
- * with_stack=True) is read, but of the communication calls (stack_only). */
-static int skipped_args(struct kin_json *j)
+ * not read. */
+static int skipped_args(const struct kin_json *j)
 {
 	uint8_t cat = j->ev.cat;
-	j->stack_only = cat == KC_CPU_OP &&
-			!(j->ev.have & KH_NAME && comm_call_named(j->name, j->name_len));
 	return cat == KC_PYFUNC || cat == KC_GPU_ANN || cat == KC_OTHER;
+}
+
+/* Of a host operator's args only its "Call stack" (PyTorch 1.8-1.10 with with_stack=True)
+ * is read, but of the communication calls. */
+static int stack_only_args(const struct kin_json *j)
+{
+	return j->ev.cat == KC_CPU_OP &&
+	       !(j->ev.have & KH_NAME && comm_call_named(j->name, j->name_len));
 }
 
 /* The context of a container opening in parent (with the current key), or -1 to skip
@@ -426,8 +431,10 @@ static int child_ctx(struct kin_json *j, int parent, int is_map)
 	case X_EVENT:
 		/* the args of host operators (input shapes...) are the bulk of a trace: when
 		 * the category is already known to need none, they are only counted through */
-		if (j->key == E_ARGS && is_map && !skipped_args(j))
+		if (j->key == E_ARGS && is_map && !skipped_args(j)) {
+			j->stack_only = stack_only_args(j);
 			return X_ARGS;
+		}
 		if (j->key == E_TS)
 			bad_event(j, is_map ? "\"ts\" is an object" : "\"ts\" is an array");
 		return -1;

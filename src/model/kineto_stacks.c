@@ -52,6 +52,7 @@ struct kthr {
 struct knode {
 	uint32_t parent, frame, depth;
 	uint32_t stack;              /* model stack of this chain, KG_NONE until asked for */
+	uint32_t python;             /* the chain holds a Python frame */
 };
 
 /* The kind bits of a Python call stack's event (kstacks_add_call_stack): a chain of
@@ -62,7 +63,6 @@ struct knode {
 struct sent {
 	int64_t end;                 /* its end, cut at the end of the event below it */
 	uint32_t node;
-	uint32_t python;             /* it or an event below it gave Python frames */
 };
 
 /* The last event pushed at a depth: the same name on the same chain is the same node,
@@ -382,11 +382,11 @@ static int chain_frames(struct kstacks *k, struct kg_model *m, const char *text)
 		if (rc < 0)
 			return -ENOMEM;
 		f.flags &= (uint8_t)~KG_FRAME_DEF_LINE;
-		int keep = len && !profiler_frame(m, &f);
-		uint32_t frame = keep ? frame_index(k, &f) : 0;
+		int wanted = len && !profiler_frame(m, &f);
+		uint32_t frame = wanted ? frame_index(k, &f) : 0;
 		if (frame == KG_NONE)
 			return -ENOMEM;
-		if (keep)
+		if (wanted)
 			k->cf[at + 1 + count++] = frame;
 		p += len + (p[len] == ';');
 	}
@@ -432,7 +432,9 @@ static uint32_t child_of(struct kstacks *k, uint32_t parent, uint32_t frame)
 		return KG_NONE;
 	uint32_t depth = parent == ROOT ? 1 : k->nodes[parent].depth;
 	depth += parent != ROOT && depth < UINT32_MAX - 1;
-	k->nodes[k->n_nodes] = (struct knode){parent, frame, depth, KG_NONE};
+	uint32_t python = (parent != ROOT && k->nodes[parent].python) ||
+			  k->frames[frame].kind == KG_FRAME_PYTHON;
+	k->nodes[k->n_nodes] = (struct knode){parent, frame, depth, KG_NONE, python};
 	*slot = (uint32_t)k->n_nodes++;
 	return *slot;
 }
@@ -589,32 +591,33 @@ static int push(struct kstacks *k, struct kg_model *m, size_t *depth, const stru
 	}
 	uint32_t parent = d ? k->st[d - 1].node : ROOT, node;
 	unsigned kind = e->nk & 3;
-	uint32_t python = d && k->st[d - 1].python;
+	/* an operator's call stack gives nothing when an enclosing operator or Python
+	 * function gave the Python frames already (an operator called by an operator
+	 * carries its caller's stack) */
+	if (kind == CHAIN && d && k->nodes[parent].python) {
+		*depth = d;
+		return 0;
+	}
 	struct pcache *c = &k->pc[d];
 	if (c->nk == e->nk && c->parent == parent) {
 		node = c->node;
-	} else if (kind == CHAIN) {
-		/* an operator's call stack gives nothing when an enclosing operator or Python
-		 * function gave the Python frames already (an operator called by an operator
-		 * carries its caller's stack), nor when it holds only the profiler's frames */
-		uint32_t at = python ? 0 : chain_of(k, m, e->nk);
-		if (!python && at == KG_NONE)
-			return -ENOMEM;
-		if (python || !k->cf[at]) {
-			*depth = d;
-			return 0;
-		}
-		if ((node = chain_node(k, parent, at)) == KG_NONE)
-			return -ENOMEM;
-		*c = (struct pcache){parent, e->nk, node};
 	} else {
-		uint32_t frame = frame_of(k, m, e->nk);
-		node = frame == KG_NONE ? KG_NONE : child_of(k, parent, frame);
+		if (kind == CHAIN) {
+			uint32_t at = chain_of(k, m, e->nk);
+			if (at != KG_NONE && !k->cf[at]) { /* the profiler's frames alone */
+				*depth = d;
+				return 0;
+			}
+			node = at == KG_NONE ? KG_NONE : chain_node(k, parent, at);
+		} else {
+			uint32_t frame = frame_of(k, m, e->nk);
+			node = frame == KG_NONE ? KG_NONE : child_of(k, parent, frame);
+		}
 		if (node == KG_NONE)
 			return -ENOMEM;
 		*c = (struct pcache){parent, e->nk, node};
 	}
-	k->st[d] = (struct sent){end, node, python || kind == CHAIN || kind == KG_FRAME_PYTHON};
+	k->st[d] = (struct sent){end, node};
 	*depth = d + 1;
 	return 0;
 }

@@ -1144,12 +1144,10 @@ TEST(stacks_call_stack)
 	struct jbuf b = {0};
 	jop_stack(&b, "ProfilerStep#1", "1000", "1000",
 		  "/p/torch/profiler/profiler.py(313): step;train.py(54): <module>");
-	jop_stack(&b, "aten::conv2d", "1010", "100",
-		  "/p/torch/nn/modules/conv.py(443): _conv_forward;train.py(30): step;"
-		  "train.py(50): <module>");
-	jop_stack(&b, "aten::convolution", "1020", "80",
-		  "/p/torch/nn/modules/conv.py(443): _conv_forward;train.py(30): step;"
-		  "train.py(50): <module>");
+	const char *conv = "/p/torch/nn/modules/conv.py(443): _conv_forward;train.py(30): step;"
+			   "train.py(50): <module>";
+	jop_stack(&b, "aten::conv2d", "1010", "100", conv);
+	jop_stack(&b, "aten::convolution", "1020", "80", conv); /* its caller's stack again */
 	japi(&b, "cudaLaunchKernel", 10, "1030", "5", 1);
 	jop_stack(&b, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "1200", "100",
 		  "/p/torch/autograd/profiler.py(614): __enter__;"
