@@ -362,7 +362,7 @@ static void take_sample(struct hs_slot *t, uint32_t k, uint32_t gen, const ucont
 		atomic_fetch_add_explicit(&hs.lost_ring, 1, memory_order_relaxed);
 		return;
 	}
-	struct kg_pythread th = {.holds_gil = -1};
+	struct kg_pythread th = {.holds_gil = -1, .gc_running = -1};
 	int np = 0, pcut = 0;
 	c->faulted = 0;
 	t->cell_pos = pos;
@@ -386,6 +386,9 @@ static void take_sample(struct hs_slot *t, uint32_t k, uint32_t gen, const ucont
 						    np > 0, &c->cut);
 		c->state = where(uc, pc, &t->pages, &th);
 	}
+	if (th.gc_running == 1 && th.holds_gil == 1) /* outermost native: where Python's go */
+		c->ips[c->n_native < hs.max_native ? c->n_native++ : c->n_native - 1] =
+			KG_RAW_IP_PYTHON_GC;
 	if (th.has_tstate) {
 		c->state |= KG_HOST_S_PYTHON | (th.holds_gil == 1 ? KG_HOST_S_GIL : 0);
 		if (!(atomic_load_explicit(&t->flags, memory_order_relaxed) & KG_HOST_THREAD_PYTHON))

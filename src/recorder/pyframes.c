@@ -75,6 +75,9 @@ struct pylayout {
 	 * PyThreadState.next, thread_id (pthread_self) and native_thread_id (3.11+, gettid) */
 	int16_t rt_interp_head, interp_next, interp_threads_head;
 	int16_t ts_next, ts_thread_id, ts_native_tid;
+	/* PyInterpreterState.gc.collecting: the interpreter's garbage collector is running
+	 * (on the thread that holds the GIL) */
+	int16_t interp_gc_collecting;
 };
 
 /* Taken from each version's headers by tests/py/layout_check.c, which t090 runs again
@@ -90,7 +93,7 @@ static const struct pylayout layouts[] = {
 	  .st_ready_bit = 7, .ts_interp = 16, .rt_ceval_gil = 352, .interp_ceval_gil = -1,
 	  .gil_last_holder = 8, .gil_locked = 16, .gil_size = 208,
 	  .rt_interp_head = 32, .interp_next = 0, .interp_threads_head = 8, .ts_next = 8,
-	  .ts_thread_id = 176, .ts_native_tid = -1 },
+	  .ts_thread_id = 176, .ts_native_tid = -1, .interp_gc_collecting = 816 },
 	{ .version = 0x30b, .ob_type = 8, .tp_name = 24, .ts_frame = 56, .cframe_current = 8,
 	  .fr_code = 32, .fr_instr = 56, .fr_previous = 48, .fr_owner = 69,
 	  .owner_generator = 1, .owner_cstack = -1, .co_code_adaptive = 184, .co_firsttraceable = 168,
@@ -100,7 +103,7 @@ static const struct pylayout layouts[] = {
 	  .st_ready_bit = 7, .ts_interp = 16, .rt_ceval_gil = 360, .interp_ceval_gil = -1,
 	  .gil_last_holder = 8, .gil_locked = 16, .gil_size = 208,
 	  .rt_interp_head = 40, .interp_next = 0, .interp_threads_head = 16, .ts_next = 8,
-	  .ts_thread_id = 152, .ts_native_tid = 160 },
+	  .ts_thread_id = 152, .ts_native_tid = 160, .interp_gc_collecting = 848 },
 	{ .version = 0x30c, .ob_type = 8, .tp_name = 24, .ts_frame = 56, .cframe_current = 0,
 	  .fr_code = 0, .fr_instr = 56, .fr_previous = 8, .fr_owner = 70,
 	  .owner_generator = 1, .owner_cstack = 3, .co_code_adaptive = 192, .co_firsttraceable = 176,
@@ -110,7 +113,7 @@ static const struct pylayout layouts[] = {
 	  .st_ready_bit = -1, .ts_interp = 16, .rt_ceval_gil = -1, .interp_ceval_gil = 384,
 	  .gil_last_holder = 8, .gil_locked = 16, .gil_size = 208,
 	  .rt_interp_head = 40, .interp_next = 0, .interp_threads_head = 72, .ts_next = 8,
-	  .ts_thread_id = 136, .ts_native_tid = 144 },
+	  .ts_thread_id = 136, .ts_native_tid = 144, .interp_gc_collecting = 312 },
 	{ .version = 0x30d, .ob_type = 8, .tp_name = 24, .ts_frame = 72, .cframe_current = -1,
 	  .fr_code = 0, .fr_instr = 56, .fr_previous = 8, .fr_owner = 70,
 	  .owner_generator = 1, .owner_cstack = 3, .co_code_adaptive = 200, .co_firsttraceable = 184,
@@ -120,7 +123,7 @@ static const struct pylayout layouts[] = {
 	  .st_ready_bit = -1, .ts_interp = 16, .rt_ceval_gil = -1, .interp_ceval_gil = 16,
 	  .gil_last_holder = 8, .gil_locked = 16, .gil_size = 208,
 	  .rt_interp_head = 632, .interp_next = 7264, .interp_threads_head = 7344, .ts_next = 8,
-	  .ts_thread_id = 152, .ts_native_tid = 160 },
+	  .ts_thread_id = 152, .ts_native_tid = 160, .interp_gc_collecting = 7600 },
 };
 
 /* Where, inside 3.13's _Py_DebugOffsets (the first member of _PyRuntime), each offset we
@@ -137,6 +140,7 @@ struct pydbgpos {
 	int16_t dbg_u_state, dbg_u_length, dbg_u_ascii_size;
 	int16_t dbg_rt_interp_head, dbg_interp_next, dbg_interp_threads_head, dbg_interp_ceval_gil;
 	int16_t dbg_ts_next, dbg_ts_interp, dbg_ts_thread_id, dbg_ts_native_tid;
+	int16_t dbg_interp_gc, dbg_gc_collecting;
 };
 
 static const struct pydbgpos dbgpos_313 = {
@@ -151,6 +155,7 @@ static const struct pydbgpos dbgpos_313 = {
 	.dbg_rt_interp_head = 40, .dbg_interp_next = 64, .dbg_interp_threads_head = 72,
 	.dbg_interp_ceval_gil = 112, .dbg_ts_next = 168, .dbg_ts_interp = 176,
 	.dbg_ts_thread_id = 192, .dbg_ts_native_tid = 200,
+	.dbg_interp_gc = 80, .dbg_gc_collecting = 576,
 };
 
 /* One code object, as first seen. The object addresses are kept to recognise later
@@ -594,6 +599,21 @@ static void read_gil(struct kg_pages *pg, uintptr_t ts, struct kg_pythread *th)
 	th->holds_gil = locked == 1 && holder == ts;
 }
 
+/* Whether the interpreter of thread state ts is collecting garbage. The collector runs on
+ * the thread that holds the GIL, inside the interpreter's own code, where the native walk
+ * stops (and a stripped interpreter has no names): this flag is what says it. */
+static void read_gc(struct kg_pages *pg, uintptr_t ts, struct kg_pythread *th)
+{
+	const struct pylayout *L = &py.L;
+	th->gc_running = -1;
+	if (L->interp_gc_collecting < 0 || !span_ok(pg, ts + (uintptr_t)L->ts_interp, 8))
+		return;
+	uintptr_t interp = rd_ptr(ts + (uintptr_t)L->ts_interp);
+	if (!ptr_ok(interp) || !span_ok(pg, interp + (uintptr_t)L->interp_gc_collecting, 4))
+		return;
+	th->gc_running = *(const volatile int32_t *)(interp + (uintptr_t)L->interp_gc_collecting) != 0;
+}
+
 WALK int capture(struct kg_pages *pg, struct kg_pyframe *out, int max, int *truncated,
 		 struct kg_pythread *th, int *busy)
 {
@@ -616,6 +636,7 @@ WALK int capture(struct kg_pages *pg, struct kg_pyframe *out, int max, int *trun
 	if (th) {
 		th->has_tstate = 1;
 		read_gil(pg, ts, th);
+		read_gc(pg, ts, th);
 	}
 	f = rd_ptr(ts + (uintptr_t)L->ts_frame);
 	if (f && L->cframe_current >= 0) {
@@ -663,7 +684,7 @@ int pyframes_capture_signal(struct kg_pyframe *out, int max, int *truncated,
 {
 	int busy = 0;
 	memset(th, 0, sizeof(*th));
-	th->holds_gil = -1;
+	th->holds_gil = th->gc_running = -1;
 	int n = capture(pages, out, max, truncated, th, &busy);
 	if (busy)
 		atomic_fetch_add_explicit(&py.codes_busy, 1, memory_order_relaxed);
@@ -816,10 +837,14 @@ static const char *layout_from_debug_offsets(uintptr_t rt, unsigned long hexvers
 		sane &= th[i] + 8 <= ts_size;
 	for (int i = 0; i < 3; i++)
 		sane &= in[i] + 8 <= in_size && in[i] < 32768;
-	if (!sane) { /* the frames are still read; threads and the GIL are not told */
+	if (!sane) { /* the frames are still read; threads, the GIL and the GC are not told */
 		L->rt_interp_head = L->interp_ceval_gil = L->ts_native_tid = -1;
+		L->interp_gc_collecting = -1;
 		return NULL;
 	}
+	/* the collector's flag: its state's place in the interpreter, the flag's in it */
+	uint64_t gc = dbg_u64(rt, D->dbg_interp_gc) + dbg_u64(rt, D->dbg_gc_collecting);
+	L->interp_gc_collecting = gc + 4 <= in_size && gc < 32768 ? (int16_t)gc : -1;
 	L->rt_interp_head = (int16_t)head;
 	L->interp_next = (int16_t)in[0];
 	L->interp_threads_head = (int16_t)in[1];
@@ -1022,7 +1047,7 @@ static const struct { const char *name; size_t off; } layout_fields[] = {
 	F(pylayout, rt_ceval_gil), F(pylayout, interp_ceval_gil), F(pylayout, gil_last_holder),
 	F(pylayout, gil_locked), F(pylayout, gil_size), F(pylayout, rt_interp_head),
 	F(pylayout, interp_next), F(pylayout, interp_threads_head), F(pylayout, ts_next),
-	F(pylayout, ts_thread_id), F(pylayout, ts_native_tid),
+	F(pylayout, ts_thread_id), F(pylayout, ts_native_tid), F(pylayout, interp_gc_collecting),
 }, dbg_fields[] = {
 	F(pydbgpos, dbg_version), F(pydbgpos, dbg_free_threaded), F(pydbgpos, dbg_rt_size),
 	F(pydbgpos, dbg_interp_size), F(pydbgpos, dbg_ts_size),
@@ -1035,7 +1060,7 @@ static const struct { const char *name; size_t off; } layout_fields[] = {
 	F(pydbgpos, dbg_u_ascii_size), F(pydbgpos, dbg_rt_interp_head), F(pydbgpos, dbg_interp_next),
 	F(pydbgpos, dbg_interp_threads_head), F(pydbgpos, dbg_interp_ceval_gil),
 	F(pydbgpos, dbg_ts_next), F(pydbgpos, dbg_ts_interp), F(pydbgpos, dbg_ts_thread_id),
-	F(pydbgpos, dbg_ts_native_tid),
+	F(pydbgpos, dbg_ts_native_tid), F(pydbgpos, dbg_interp_gc), F(pydbgpos, dbg_gc_collecting),
 };
 #undef F
 

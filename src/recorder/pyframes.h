@@ -33,6 +33,7 @@ int pyframes_capture(struct kg_pyframe *out, int max, int *truncated);
 struct kg_pythread {
 	int has_tstate;         /* it has a Python thread state: an interpreter thread */
 	int holds_gil;          /* 1 it holds the GIL, 0 it does not, -1 cannot tell */
+	int gc_running;         /* 1 its interpreter is collecting garbage, 0 not, -1 cannot tell */
 	uintptr_t gil_lo, gil_hi; /* the GIL's own memory: a futex wait inside is a wait for it */
 };
 

@@ -452,6 +452,14 @@ struct kg_raw_host_thread {
 #define KG_HOST_S_NATIVE_CUT 0x40 /* the native walk stopped at a frame it could not check */
 #define KG_HOST_S_PYTHON_CUT 0x80 /* the Python frames were cut (too deep, or unreadable) */
 
+/* A native frame of a host sample that stands for CPython's garbage collector, running on
+ * the sampled thread (its interpreter's flag says so, and the thread holds the GIL): the
+ * outermost native frame, where the Python frames go. The collector's own frames are the
+ * interpreter's, where the native walk stops, and a stripped interpreter names none. The
+ * importer writes it as the function "<gc>". No return address is 1: page zero is never
+ * code. */
+#define KG_RAW_IP_PYTHON_GC 1
+
 /* One sample: 12 bytes. It stands for 1 + overrun periods of its timer: of wall-clock
  * time, or of the thread's CPU time with KG_HOST_S_CPU_TIMER (CPU-time timers fire on the
  * kernel's tick, so at 1 kHz on a 250 Hz kernel a sample stands for about 4 periods). */

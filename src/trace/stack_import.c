@@ -328,19 +328,34 @@ static int at_thread_start(struct writer *w, const uint64_t *ips, uint32_t n)
 	return 0;
 }
 
+/* The Python frames, after the garbage collector's frame when the sample says it ran
+ * (KG_RAW_IP_PYTHON_GC): the collector is what those frames were running. */
+static int write_python_part(struct writer *w, int64_t stack, int *depth, int gc,
+			     const struct kg_raw_pyframe *py, uint32_t n)
+{
+	if (gc) {
+		int rc = write_frame(w, stack, (*depth)++, FRAME_NATIVE, "<gc>", NULL, 0, NULL, -1);
+		if (rc)
+			return rc;
+	}
+	return write_python_frames(w, stack, depth, py, n);
+}
+
 /* One stack: native frames innermost first, the Python frames placed where the
  * interpreter's own frames begin (what ran them), then the rest. */
 static int write_stack(struct writer *w, const struct kg_raw_stack *r, int64_t id)
 {
 	const uint64_t *ips = (const uint64_t *)(r + 1);
 	const struct kg_raw_pyframe *py = (const struct kg_raw_pyframe *)(ips + r->n_native);
-	int depth = 0, rc = 0, python_done = r->n_python == 0;
-	for (uint32_t i = 0; !rc && i < r->n_native; i++) {
+	int gc = r->n_native && ips[r->n_native - 1] == KG_RAW_IP_PYTHON_GC;
+	uint32_t n_native = r->n_native - (uint32_t)gc;
+	int depth = 0, rc = 0, python_done = r->n_python == 0 && !gc;
+	for (uint32_t i = 0; !rc && i < n_native; i++) {
 		struct kg_symbol s[16];
 		int n = 0;
 		symbolizer_lookup(w->sym, ips[i], s, 16, &n);
 		if (!python_done && s[0].module >= 0 && w->interp[s[0].module]) {
-			rc = write_python_frames(w, id, &depth, py, r->n_python);
+			rc = write_python_part(w, id, &depth, gc, py, r->n_python);
 			python_done = 1;
 		}
 		for (int k = 0; !rc && k < n; k++)
@@ -350,15 +365,16 @@ static int write_stack(struct writer *w, const struct kg_raw_stack *r, int64_t i
 					 (int64_t)s[k].offset);
 	}
 	if (!rc && !python_done)
-		rc = write_python_frames(w, id, &depth, py, r->n_python);
+		rc = write_python_part(w, id, &depth, gc, py, r->n_python);
 	if (rc)
 		return rc;
 	uint32_t flags = r->flags & ~(uint32_t)KG_STACK_PARTIAL; /* decided here, below */
-	/* a stack with Python frames ends, by design, at the interpreter's first frame */
-	int at_python = r->n_python && r->n_native &&
-			stack_module_is_interpreter(w, ips[r->n_native - 1]);
-	if (!(flags & KG_STACK_TRUNCATED) && r->n_native && !at_python &&
-	    !at_thread_start(w, ips, r->n_native))
+	/* a stack with Python frames ends, by design, at the interpreter's first frame (or
+	 * at the collector's, which stands for the interpreter) */
+	int at_python = (r->n_python || gc) && (gc || (n_native &&
+			stack_module_is_interpreter(w, ips[n_native - 1])));
+	if (!(flags & KG_STACK_TRUNCATED) && n_native && !at_python &&
+	    !at_thread_start(w, ips, n_native))
 		flags |= KG_STACK_PARTIAL;
 	sqlite3_bind_int64(w->stack_st, 1, id);
 	sqlite3_bind_int64(w->stack_st, 2, w->process);

@@ -8,6 +8,7 @@
 #    on a queue), native code without the GIL, the GIL held and waited for, fork(), the
 #    program's own SIGALRM, the whole Python stack with library frames, a program that
 #    takes the sampler's signal, 300 short-lived threads, exit with threads running, the
+#    garbage collector (the interpreter's flag: a <gc> frame), the
 #    handler's cost.
 # tests/py/test_hostsample.py holds the checks.
 . tests/e2e/lib.sh

@@ -6,6 +6,7 @@
     python3 host_workload.py exit              exits while daemon threads still run
     python3 host_workload.py bench SHIM.so     the handler's cost at 3, 13, 23 and 43 frames
     python3 host_workload.py exec              execve() while threads are sampled
+    python3 host_workload.py gc                the garbage collector, then code that makes no garbage
 
 `threads`: the main thread spins in main_spin() then sleeps in main_sleep(); meanwhile four
 Python threads (two spin in thread_spin(), one sleeps in thread_sleep(), one waits on a
@@ -16,6 +17,7 @@ samples' clock (CLOCK_MONOTONIC_RAW), the alarms counted, how long sleeps took, 
 exit status. Lines the test looks for are marked "# @NAME".
 """
 import ctypes
+import gc
 import json
 import os
 import queue
@@ -147,6 +149,32 @@ def at_exit():
     sys.stdout.flush()
 
 
+def collect_garbage(secs):
+    """Collections one after another over a heap the collector must walk each time: nearly
+    all of the time inside the collector (gc.collect is a C function: no Python frame of
+    its own). Returns the seconds spent inside gc.collect()."""
+    heap = [[i] for i in range(300000)]  # tracked containers, walked by every collection
+    inside = 0.0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < secs:
+        t = time.perf_counter()
+        gc.collect()
+        inside += time.perf_counter() - t
+    del heap
+    return inside
+
+
+def garbage():
+    out = {"main_tid": threading.get_native_id(), "gc_start": now()}
+    out["gc_s"] = collect_garbage(0.6)
+    out["gc_end"] = now()
+    gc.disable()  # no automatic collection in the part that must show none
+    out["spin_start"] = now()
+    main_spin(0.4)
+    out["spin_end"] = now()
+    print(json.dumps(out))
+
+
 def bench(shim):
     lib = ctypes.PyDLL(shim)  # the GIL held, as when running Python code
     lib.host_shim_bench.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
@@ -176,6 +204,8 @@ if __name__ == "__main__":
         at_exit()
     elif mode == "bench":
         bench(sys.argv[2])
+    elif mode == "gc":
+        garbage()
     elif mode == "exec":
         for i in range(2):
             threading.Thread(target=thread_spin, args=(60,), daemon=True).start()

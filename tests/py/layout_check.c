@@ -132,6 +132,7 @@ int main(void)
 #endif
 	P("ts_next", offsetof(PyThreadState, next));
 	P("ts_thread_id", offsetof(PyThreadState, thread_id));
+	P("interp_gc_collecting", offsetof(PyInterpreterState, gc.collecting));
 #if PY_VERSION_HEX >= 0x030D0000
 	/* where each offset the recorder takes from _PyRuntime.debug_offsets sits in it */
 	P("dbg_version", offsetof(_Py_DebugOffsets, version));
@@ -146,6 +147,8 @@ int main(void)
 	P("dbg_ts_interp", offsetof(_Py_DebugOffsets, thread_state.interp));
 	P("dbg_ts_thread_id", offsetof(_Py_DebugOffsets, thread_state.thread_id));
 	P("dbg_ts_native_tid", offsetof(_Py_DebugOffsets, thread_state.native_thread_id));
+	P("dbg_interp_gc", offsetof(_Py_DebugOffsets, interpreter_state.gc));
+	P("dbg_gc_collecting", offsetof(_Py_DebugOffsets, gc.collecting));
 	P("dbg_ts_size", offsetof(_Py_DebugOffsets, thread_state.size));
 	P("dbg_ts_current_frame", offsetof(_Py_DebugOffsets, thread_state.current_frame));
 	P("dbg_fr_size", offsetof(_Py_DebugOffsets, interpreter_frame.size));

@@ -318,6 +318,28 @@ def python(py, work):
               "(a signal's delivery and return: %s ns more)" % (
                   ", ".join(str(costs[k][0]) for k in ("3", "13", "23", "43")), costs["23"][1]))
 
+    r = Run([py, prog, "gc"], work, tag + "_gc")
+    if r.basic("Python %s garbage collection" % v):
+        j = r.json()
+        main = r.thread(j["main_tid"])
+        in_gc = r.samples(main, j["gc_start"], j["gc_end"])
+        spin = r.samples(main, j["spin_start"], j["spin_end"])
+        said = lambda x: "<gc>" in r.names(x)
+        truth = j["gc_s"] / ((j["gc_end"] - j["gc_start"]) / 1e9)
+        check(in_gc and share(in_gc, said) >= truth - 0.15,
+              "%s: the collector running is a <gc> frame: %.0f %% of the samples (%d) while it ran "
+              "%.0f %% of the time" % (v, 100 * share(in_gc, said) if in_gc else 0, len(in_gc), 100 * truth),
+              str(collections.Counter(tuple(r.names(x)[:3]) for x in in_gc).most_common(3)))
+        check(spin and share(spin, said) == 0, "%s: ... and no <gc> frame in code that makes no garbage "
+              "(%d samples)" % (v, len(spin)))
+        gcs = [x for x in in_gc if said(x)]
+        # gc.collect() has no frame of its own; the heap's list comprehension (a frame of its
+        # own before 3.12) triggers automatic collections as it grows
+        check(share(gcs, lambda x: [f[0] for f in r.python_frames(x) if "<listcomp>" not in f[0]][:2]
+                    == ["collect_garbage", "garbage"]) >= 0.95,
+              "%s: ... under the Python frames that ran it: collect_garbage <- garbage" % v,
+              str(collections.Counter(r.frames.label(x.stack) for x in gcs).most_common(3)))
+
     r = Run([py, prog, "takeover"], work, tag + "_takeover")
     if r.basic("Python %s takes the sampler's signal" % v):
         j = r.json()
