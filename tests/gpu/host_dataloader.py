@@ -4,7 +4,10 @@ planted_collate_cost() (pure Python, holding the GIL) and a logging call, log_me
 that sleeps a known time every step. The GPU waits on both.
 
     python3 host_dataloader.py [--steps N] [--workers W] [--collate-ms C] [--log-ms L]
-                               [--profile OUT.json.gz [--with-stack]]
+                               [--profile OUT.json.gz [--with-stack]] [--seconds S]
+
+--seconds runs epochs of N steps again and again until S seconds have passed (a long run,
+for the recorder's memory: tests/gpu/long_run_h200.sh).
 
 --profile runs the loop under torch.profiler (CPU and CUDA activities) and writes its
 trace: the same planted host work, as the PyTorch profiler's own events show it.
@@ -76,6 +79,7 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--profile", help="write a torch.profiler trace of the loop here")
     ap.add_argument("--with-stack", action="store_true", help="... with Python stacks")
+    ap.add_argument("--seconds", type=float, default=0, help="epochs again until this long")
     a = ap.parse_args()
     dev = torch.device("cuda")
     model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3 * 32 * 32, 1024), torch.nn.ReLU(),
@@ -95,19 +99,24 @@ def main():
         prof = torch.profiler.profile(activities=acts, with_stack=a.with_stack)
         prof.__enter__()
     start = now()
-    for step, (x, y) in enumerate(loader):
-        x, y = x.to(dev), y.to(dev)
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        log_metrics(step, loss, a.log_ms)
+    steps = 0
+    while True:
+        for x, y in loader:
+            x, y = x.to(dev), y.to(dev)
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            log_metrics(steps, loss, a.log_ms)
+            steps += 1
+        if (now() - start) / 1e9 >= a.seconds:
+            break
     torch.cuda.synchronize()
     end = now()
     if prof:
         prof.__exit__(None, None, None)
         prof.export_chrome_trace(a.profile)
-    print(json.dumps({"start": start, "end": end, "wall_s": (end - start) / 1e9, "steps": a.steps,
+    print(json.dumps({"start": start, "end": end, "wall_s": (end - start) / 1e9, "steps": steps,
                       "workers": a.workers, "collate_s": TIMES["collate"], "log_s": TIMES["log"],
                       "main_tid": threading.get_native_id()}))
 
