@@ -16,7 +16,9 @@ CLOCK_MONOTONIC_RAW (a different boot time) and a realtime offset off by up to
 
 `--p2p` adds point-to-point transfers that must not make stragglers; `--no-comm` leaves
 the all-reduces out; `--exposed` launches them all after the backward pass, with no
-compute beside them (exposed communication on every rank).
+compute beside them (exposed communication on every rank); `--exposed-tail US` runs a
+compute kernel beside the last US µs of each (the ranks' wait for the last, at the start,
+stays exposed).
 
 Planted (defaults for N ranks): straggler ranks whose host sleeps before the backward pass
 (`--straggler RANK:FIRST-LAST:MS`), a slow GPU (`--slow RANK:FACTOR`: every compute
@@ -44,11 +46,12 @@ import gen_trace  # noqa: E402  (the schema reader)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REALTIME_BASE = 1_796_000_000_000_000_000
-COMPUTE, COMM, P2P = 7, 13, 17
+COMPUTE, COMM, P2P, SIDE = 7, 13, 17, 19
 FWD, BWD, OPT, BUCKETS = 24, 72, 4, 4
 COMM_NAME = ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL("
              "ncclDevKernelArgsStorage<4096ul>)")
 P2P_NAME = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"
+SIDE_NAME = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >"
 EXTRA_NAME = "void at::native::index_put_kernel_impl<at::native::OpaqueType<4> >(long)"
 OPT_NAME = ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::"
             "(anonymous namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::"
@@ -152,6 +155,8 @@ def part2(plan, st, r, s, coll_ready, ends, emit):
         e = end + int(rng.random() * 3000)  # the ranks leave within a few µs
         if emit and not plan.a.no_comm:
             emit("k", COMM, COMM_NAME, launch, start, e)
+            if plan.a.exposed_tail:  # compute beside the collective's last stretch
+                emit("k", SIDE, SIDE_NAME, launch, max(start, e - plan.a.exposed_tail * 1000), e)
         prev_end = e
     st["comm_end"] = prev_end
     if emit and plan.a.p2p:
@@ -264,7 +269,8 @@ def write_rank(args):
     db.execute("INSERT INTO contexts(process, context, device, null_stream, green) "
                "VALUES(1,1,?,7,0)", (r % a.ranks_per_host,))
     db.executemany("INSERT INTO streams(process, context, stream, priority, flags, correlation)"
-                   " VALUES(1,1,?,?,?,0)", [(COMPUTE, 0, 3), (COMM, -1, 2), (P2P, -1, 2)])
+                   " VALUES(1,1,?,?,?,0)", [(COMPUTE, 0, 3), (COMM, -1, 2), (P2P, -1, 2),
+                                                  (SIDE, 0, 2)])
     db.executemany("INSERT INTO strings VALUES(?,?)", srows)
     db.executemany(
         "INSERT INTO kernels(process, device, context, stream, correlation, name, demangled, "
@@ -309,6 +315,9 @@ def main():
     ap.add_argument("--exposed", action="store_true",
                     help="launch every all-reduce after the whole backward pass (no bucket "
                          "overlaps compute): exposed communication, planted on every rank")
+    ap.add_argument("--exposed-tail", type=int, default=0, metavar="US",
+                    help="a compute kernel on a stream of its own beside the last US µs of "
+                         "every all-reduce: its first stretch exposed, its tail not")
     ap.add_argument("--no-comm", action="store_true",
                     help="write no all-reduce kernel (the ranks still run in step)")
     ap.add_argument("--seed", type=int, default=1)

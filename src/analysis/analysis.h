@@ -127,6 +127,10 @@ struct kg_gpu_metrics {
 	struct kg_comm_figures comm_kind[KG_COMM_KIND_COUNT]; /* by what they do */
 	uint32_t *comm_ops;           /* its communication kernels (model.ops), by start */
 	int64_t *comm_exposed;        /* ... each one's time with no compute kernel beside it */
+	int64_t *comm_exposed_lead;   /* ... of which the stretch from its start before any
+				       * compute kernel runs beside it */
+	uint8_t *comm_exposed_eighths; /* ... and where along it: each eighth of its time's
+					* share with no compute beside it, in 255ths (8 each) */
 	uint32_t n_comm;
 	struct kg_span *compute;      /* the union of its compute kernels */
 	uint32_t n_compute;

@@ -69,6 +69,37 @@ int64_t spans_within(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
 	return t;
 }
 
+/* The first moment of [s, e) inside one of the disjoint spans v[0..n), e when none is. */
+static int64_t spans_first_in(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
+{
+	uint32_t lo = 0, hi = n; /* the first span that ends after s */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid].e <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || v[lo].s >= e)
+		return e;
+	return v[lo].s > s ? v[lo].s : s;
+}
+
+/* Where along kernel o its time with no compute beside it lies: each eighth's exposed
+ * share, in 255ths. A job's summary keeps these to place a rank's wait for the last rank
+ * (the kernel's first stretch) without the compute intervals themselves. */
+static void exposed_eighths(const struct kg_span *compute, uint32_t nc, const struct kg_op *o,
+			    uint8_t out[8])
+{
+	int64_t dur = kg_time_span(o->end, o->start);
+	for (int k = 0; k < 8; k++) {
+		int64_t s = o->start + dur * k / 8, e = o->start + dur * (k + 1) / 8;
+		int64_t len = e - s;
+		int64_t open = len - spans_within(compute, nc, s, e);
+		out[k] = (uint8_t)(len > 0 ? (open * 255 + len / 2) / len : 255);
+	}
+}
+
 static int timed_kernel(const struct kg_op *o)
 {
 	return o->kind == KG_OP_KERNEL && o->start != KG_NO_TIME && o->end != KG_NO_TIME &&
@@ -115,7 +146,10 @@ int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 	uint8_t *kinds = malloc((size_t)n + 1);
 	gm->comm_ops = malloc(((size_t)n + 1) * sizeof(*gm->comm_ops));
 	gm->comm_exposed = malloc(((size_t)n + 1) * sizeof(*gm->comm_exposed));
-	int rc = compute && spans && kinds && gm->comm_ops && gm->comm_exposed ? 0 : -ENOMEM;
+	gm->comm_exposed_lead = malloc(((size_t)n + 1) * sizeof(*gm->comm_exposed_lead));
+	gm->comm_exposed_eighths = malloc(((size_t)n + 1) * 8);
+	int rc = compute && spans && kinds && gm->comm_ops && gm->comm_exposed &&
+			 gm->comm_exposed_lead && gm->comm_exposed_eighths ? 0 : -ENOMEM;
 	for (uint32_t i = 0; !rc && i < gm->n_ops; i++) {
 		const struct kg_op *o = &m->ops[gm->ops[i]];
 		if (!timed_kernel(o))
@@ -135,6 +169,9 @@ int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 			const struct kg_op *o = &m->ops[gm->comm_ops[i]];
 			gm->comm_exposed[i] = kg_time_span(kg_time_span(o->end, o->start),
 							   spans_within(compute, nc, o->start, o->end));
+			gm->comm_exposed_lead[i] = kg_time_span(
+				spans_first_in(compute, nc, o->start, o->end), o->start);
+			exposed_eighths(compute, nc, o, &gm->comm_exposed_eighths[8 * (size_t)i]);
 		}
 		gm->comm = kind_figures(m, gm->comm_ops, kinds, gm->n_comm, KG_COMM_KIND_COUNT,
 					compute, nc, spans);

@@ -81,6 +81,8 @@ void analysis_free(struct kg_analysis *a)
 		free(a->gpus[g].ops);
 		free(a->gpus[g].comm_ops);
 		free(a->gpus[g].comm_exposed);
+		free(a->gpus[g].comm_exposed_lead);
+		free(a->gpus[g].comm_exposed_eighths);
 		free(a->gpus[g].compute);
 	}
 	free(a->gpus);

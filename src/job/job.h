@@ -70,7 +70,11 @@ struct kg_rank_collective {
 	uint32_t peer;       /* a send's or recv's peer, its job rank + 1; 0 unknown */
 	uint8_t kind;        /* enum kg_comm_kind */
 	uint8_t from_call;   /* the kind came from a host call or args, not the kernel name */
-	uint8_t pad[6];
+	uint8_t exposed_eighths[8]; /* where its exposed time lies: each eighth of end - start,
+				     * its share with no compute beside it, in 255ths */
+	uint16_t exposed_lead; /* its first stretch with no compute beside it, in 65535ths of
+				* end - start, rounded down */
+	uint8_t pad[4];
 };
 
 struct kg_rank_step {

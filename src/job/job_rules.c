@@ -107,20 +107,44 @@ static uint32_t max_steps(const struct kg_job *j)
 
 /* Of a rank's time in collective part p, the exposed part (no compute beside it) spent
  * waiting for the last rank, which started at last: the straggler's cost, not exposed
- * communication's. The summary keeps each kernel's exposed time, not where in the kernel
- * it lies: the compute beside the kernel is taken as spread evenly over it (exact when
- * none or all of the kernel had compute beside it). One trace computes it exactly
- * (analysis/comm_wait.c); here that would take the compute intervals inside every
- * collective into the summaries, several times the collectives' own size (docs/rules.md). */
+ * communication's. The wait is the kernel's first stretch. The summary keeps the kernel's
+ * exposed lead (its first stretch with nothing beside it: a wait that ends there is all
+ * exposed) and each eighth's exposed share: past the lead, the wait's exposed part is
+ * exact over whole eighths and spread evenly within the eighth where the wait ends, the
+ * eighths' part past the lead scaled to the exposed time past it (their 255ths round).
+ * One trace computes it exactly (analysis/comm_wait.c); here that would take the compute
+ * intervals inside every collective into the summaries, several times the collectives'
+ * own size (docs/rules.md). */
+static double eighths_before(const struct kg_rank_collective *c, double at)
+{
+	double t = 0; /* at: in eighths of the kernel */
+	for (int k = 0; k < 8; k++)
+		t += c->exposed_eighths[k] / 255.0 * (at >= k + 1 ? 1 : at > k ? at - k : 0);
+	return t;
+}
+
 static void exposed_wait(struct kg_job *j, const struct kg_job_part *p, int64_t last)
 {
 	struct kg_rank *r = &j->ranks[p->rank];
 	const struct kg_rank_collective *c = &r->coll[p->coll];
-	int64_t dur = kg_time_diff(c->end, c->start);
-	int64_t w = kg_time_diff(last, kg_time_add(c->start, r->shift));
-	if (dur <= 0 || w <= 0)
+	double dur = (double)kg_time_diff(c->end, c->start);
+	double w = (double)kg_time_diff(last, kg_time_add(c->start, r->shift));
+	double exposed = (double)c->exposed;
+	if (dur <= 0 || w <= 0 || exposed <= 0)
 		return;
-	r->comm_wait_exposed += (double)c->exposed * (double)(w < dur ? w : dur) / (double)dur;
+	if (w > dur)
+		w = dur;
+	double lead = dur * c->exposed_lead / 65535.0;
+	if (lead > exposed)
+		lead = exposed;
+	if (w <= lead) {
+		r->comm_wait_exposed += w;
+		return;
+	}
+	double from = eighths_before(c, 8 * lead / dur), rest = eighths_before(c, 8) - from;
+	double past = rest > 0 ? (eighths_before(c, 8 * w / dur) - from) / rest /* the 255ths */
+			       : (w - lead) / (dur - lead);                   /* rounded away */
+	r->comm_wait_exposed += lead + (exposed - lead) * past;
 }
 
 /* The job's collective k: the last of its ranks to start, and what the others waited

@@ -444,10 +444,17 @@ static uint32_t other_of_two(const char *group, const char *own)
  * beside it, and what it is. */
 static struct kg_rank_collective identified(const struct kg_rank *r, const struct kg_model *m,
 					    const struct kg_op *o, const struct kg_comm_id *id,
-					    uint32_t step, int64_t exposed)
+					    uint32_t step, int64_t exposed, int64_t lead,
+					    const uint8_t *eighths)
 {
 	struct kg_rank_collective c = {.start = o->start, .end = o->end, .exposed = exposed,
 				       .hash = name_hash(model_text(m, o->name)), .step = step};
+	int64_t dur = kg_time_diff(o->end, o->start);
+	if (eighths)
+		memcpy(c.exposed_eighths, eighths, sizeof(c.exposed_eighths));
+	if (dur > 0 && lead > 0)
+		c.exposed_lead = (uint16_t)(lead >= dur ? 65535
+					    : (uint64_t)lead * 65535 / (uint64_t)dur);
 	if (!id)
 		return c;
 	c.kind = id->kind;
@@ -476,9 +483,13 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 		return -ENOMEM;
 	for (uint32_t i = 0, c = 0; i < gm->n_ops; i++) {
 		/* gm->comm_ops: its timed communication kernels, in the same order */
-		int64_t exposed = 0;
-		if (c < gm->n_comm && gm->comm_ops[c] == gm->ops[i])
-			exposed = gm->comm_exposed[c++];
+		int64_t exposed = 0, lead = 0;
+		const uint8_t *eighths = NULL;
+		if (c < gm->n_comm && gm->comm_ops[c] == gm->ops[i]) {
+			exposed = gm->comm_exposed[c];
+			lead = gm->comm_exposed_lead[c];
+			eighths = &gm->comm_exposed_eighths[8 * (size_t)c++];
+		}
 		const struct kg_op *o = &m->ops[gm->ops[i]];
 		uint32_t s = r->n_steps ? step_at(r, op_issued_or_start(m, o)) : UINT32_MAX;
 		if (s != UINT32_MAX && o->kind == KG_OP_KERNEL) {
@@ -491,7 +502,7 @@ static int collectives_and_steps(struct kg_rank *r, const struct kg_analysis *a,
 		    o->end == KG_NO_TIME)
 			continue;
 		const struct kg_comm_id *id = comm_id_of(a->comm_ids, a->n_comm_ids, gm->ops[i]);
-		r->coll[r->n_coll++] = identified(r, m, o, id, s, exposed);
+		r->coll[r->n_coll++] = identified(r, m, o, id, s, exposed, lead, eighths);
 	}
 	return 0;
 }

@@ -12,11 +12,12 @@
 #include <string.h>
 
 #define WIRE_MAGIC 0x6b676a72u /* "kgjr" */
-#define WIRE_VERSION 7u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
+#define WIRE_VERSION 8u /* 2: start-up, wind-down and steady idle; 3: findings' titles of any
 			 * length; 4: how the steps were found (steps_source); 5: communication
 			 * and its overlap with compute (comm_busy, comm_overlapped); 6: what each
 			 * collective is (kind, group, size, sequence); 7: a transfer's peer, a
-			 * collective's exposed time */
+			 * collective's exposed time; 8: where along it (exposed_lead,
+			 * exposed_eighths) */
 
 struct wire_header {
 	uint32_t magic, version;
