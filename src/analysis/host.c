@@ -32,8 +32,10 @@
 /* An activity is named by the callee that takes at least this share of its time, and
  * so on down. */
 #define SHARE_HOT 0.5
-/* A cause that takes at least this share of a finding's gain gives the finding's fix. */
+/* A cause that takes at least this share of a finding's gain gives the finding's fix; one
+ * that takes at least SHARE_NOTABLE adds its fix to the rule's. */
 #define SHARE_DOMINANT 0.5
+#define SHARE_NOTABLE 0.25
 /* An operator that ran this long a time on the host is computing, not dispatching: no
  * cause of its own (the frames say what). Profilers' events only: samples have no
  * event boundaries. */
@@ -1064,15 +1066,26 @@ static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_fi
 	for (int x = 0; x < KG_HOST_CAUSE_OTHER; x++)
 		if (f->host_cause_ns[x] > 0 && (best < 0 || f->host_cause_ns[x] > f->host_cause_ns[best]))
 			best = x;
-	if (best < 0 || f->host_cause_ns[best] < SHARE_DOMINANT * f->gain_ns)
+	if (best < 0 || f->host_cause_ns[best] < SHARE_NOTABLE * f->gain_ns)
 		return 0;
-	f->host_cause = best;
+	int dominant = f->host_cause_ns[best] >= SHARE_DOMINANT * f->gain_ns;
+	if (dominant)
+		f->host_cause = best;
 	if (f->rule == KG_RULE_LAUNCH_OVERHEAD && best == KG_HOST_CAUSE_DISPATCH)
 		return 0; /* what the rule says already, and its fix is the one */
 	uint32_t paths = 0; /* the path flags of the activities of that cause */
 	for (uint32_t i = 0; i < f->n_host; i++)
 		if (f->host[i].cause == best)
 			paths |= t->nodes[f->host[i].node].flags;
+	if (!dominant) {
+		/* a large part, not most (the rest the program's own code, say): the rule's
+		 * fix stays, and the cause's follows it */
+		finding_append(&f->fix, " Besides, %s took %.0f%% of it: %s%s",
+			       host_cause_what((unsigned)best),
+			       100.0 * f->host_cause_ns[best] / f->gain_ns,
+			       host_cause_fix((unsigned)best), cause_fix_more(best, paths));
+		return 0;
+	}
 	finding_set(&f->fix, "%s%s", host_cause_fix((unsigned)best), cause_fix_more(best, paths));
 	return 0;
 }

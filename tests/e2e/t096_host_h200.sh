@@ -5,11 +5,13 @@
 # the DataLoader's planted collate and logging times, the steps slowed by gc.collect(), the
 # C++ program's synchronising function, the JAX loop's 200 steps found without annotations
 # and judged without XLA's compiling (which the whole run's report names as the host's), the
-# transformers decoder's tokens found as steps and its host in cuDNN's run-time compiling.
+# transformers decoder's tokens found as steps and its host in cuDNN's run-time compiling,
+# the garbage collector's share of a host-bound loop (tests/gpu/gc_loop.py, recorded with the
+# default full mode by a later call: gc.callbacks timed it) with its fix.
 . tests/e2e/lib.sh
 command -v python3 > /dev/null || skip "no python3"
 F=tests/fixtures/h200/host
-for name in dataloader steps_loop syncs_fp syncs_stripped_host jax_loop hf_decode; do
+for name in dataloader steps_loop syncs_fp syncs_stripped_host jax_loop hf_decode gc_loop; do
 	xz -dc "$F/$name.kgt.xz" > "$WORK/$name.kgt" || fail "$name: cannot decompress"
 	"$K" report --json --host --no-progress "$WORK/$name.kgt" > "$WORK/$name.json" ||
 		fail "$name: report --json --host"

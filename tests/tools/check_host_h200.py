@@ -7,7 +7,7 @@ program measured of itself or planted, never against kgantt's own output.
 
 WHOLE.json: the report of the whole run (report --whole), for jax_loop.
 
-NAME: dataloader, steps_loop, syncs_fp, syncs_stripped_host, jax_loop, hf_decode. Prints one line per
+NAME: dataloader, steps_loop, syncs_fp, syncs_stripped_host, jax_loop, hf_decode, gc_loop. Prints one line per
 check; exits 1 when one fails.
 """
 import json
@@ -67,6 +67,25 @@ def dataloader(r, prog):
     seen = idle - r["host"]["not_seen_ns"]
     check(seen >= 0.95 * idle, "dataloader: the launching thread was sampled through 95%% of the idle time (%.1f%%)"
           % (100 * seen / idle))
+
+
+def gc_loop(r, prog):
+    """tests/gpu/gc_loop.py: the collector's time measured by gc.callbacks, the planted
+    Python work timed; the GPU idles through nearly the whole loop."""
+    f = finding(r, "host-bound")
+    if not check(f is not None and f.get("host"), "gc_loop: host-bound with what the host did"):
+        return
+    causes = {c["cause"]: c["ns"] for c in f["host"]["causes"]}
+    loop = prog["end"] - prog["start"]
+    want, got = prog["gc_ns"] / loop, causes.get("gc", 0) / f["gain_ns"]
+    check(abs(got - want) <= 0.10, "gc_loop: garbage collection %.0f%% of the host's time in the gaps, "
+          "as gc.callbacks timed it (%.0f%%)" % (100 * got, 100 * want))
+    want, got = prog["python_ns"] / loop, node_total(r["host"], "plain_python") / f["gain_ns"]
+    check(abs(got - want) <= 0.10, "gc_loop: the planted Python work %.0f%%, as timed (%.0f%%)" % (100 * got, 100 * want))
+    gc = [a for a in f["host"]["activities"] if a["cause"] == "gc"]
+    check(gc and [p["function"] for p in gc[0]["path"]][-3:] == ["make_cycles", "Node.__init__", "<gc>"],
+          "gc_loop: the collector under the Python frames that set it off", gc[:1])
+    check("gc.freeze()" in f["fix"], "gc_loop: the fix says gc.freeze()", f["fix"])
 
 
 def steps_loop(r, prog):
@@ -190,6 +209,8 @@ def main():
         jax_loop(r, prog, whole)
     elif name == "hf_decode":
         hf_decode(r, prog)
+    elif name == "gc_loop":
+        gc_loop(r, prog)
     else:
         sys.exit("check_host_h200.py: no checks for '%s'" % name)
     if name != "hf_decode":  # loops that run evenly: no groups of steps
