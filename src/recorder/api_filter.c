@@ -15,10 +15,10 @@
  * and cuDNN around theirs (a GPT training step on the H200: cuKernelGetAttribute,
  * cuGetErrorString, cudaGetErrorString, cuDriverGetVersion and cuCtxGetLimit were 19,000
  * of its 57,000 recorded calls, 0.1-0.3 us each). torch.profiler leaves such calls out
- * of its traces too. Also the attribute settings made before launches (the maximum
- * dynamic shared memory: cuBLAS, flash attention and Triton set it before each launch; the
- * GPT training step made 64 cuKernelSetAttribute and 31 cudaGetFuncBySymbol a step, more
- * than a third of its calls once launches are sampled): they set a field on the host. */
+ * of its traces too. Also cudaGetFuncBySymbol and cudaStreamGetId, queries too (the GPT
+ * training step made 31 cudaGetFuncBySymbol a step). Attribute settings made before
+ * launches (cuKernelSetAttribute: cuBLAS sets a kernel's shared memory, about 3 us) stay:
+ * host time in the gaps before launches. */
 static const CUpti_CallbackId trivial_runtime[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
@@ -38,7 +38,6 @@ static const CUpti_CallbackId trivial_runtime[] = {
 	CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetPriority_v5050,
 	CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetFlags_v5050,
 	CUPTI_RUNTIME_TRACE_CBID_cudaGetFuncBySymbol_v11000,
-	CUPTI_RUNTIME_TRACE_CBID_cudaFuncSetAttribute_v9000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_v12000,
 	CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_ptsz_v12000,
 };
@@ -74,8 +73,6 @@ static const CUpti_CallbackId trivial_driver[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx,
 	CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2,
 	CUPTI_DRIVER_TRACE_CBID_cuStreamGetId,
-	CUPTI_DRIVER_TRACE_CBID_cuKernelSetAttribute,
-	CUPTI_DRIVER_TRACE_CBID_cuFuncSetAttribute,
 };
 
 size_t api_filter_list(CUpti_CallbackDomain domain, const CUpti_CallbackId **list)

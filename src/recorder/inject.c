@@ -317,7 +317,7 @@ static void skip_trivial_api(void)
 	} else {
 		char names[1536];
 		api_filter_names(names, sizeof(names), kept_by_cupti);
-		status(KG_STATUS_INFO, "API calls not recorded (trivial queries and settings; kgantt record "
+		status(KG_STATUS_INFO, "API calls not recorded (trivial queries; kgantt record "
 				       "--all-api keeps them): %s", names);
 	}
 }
@@ -799,7 +799,7 @@ static int setup_cupti(void)
 		} else if (!g.all_api) {
 			char names[1536]; /* no callback for them: every one is left out */
 			api_filter_names(names, sizeof(names), NULL);
-			status(KG_STATUS_INFO, "API calls not recorded (trivial queries and settings; kgantt "
+			status(KG_STATUS_INFO, "API calls not recorded (trivial queries; kgantt "
 					       "record --all-api keeps them): %s", names);
 		}
 	}
