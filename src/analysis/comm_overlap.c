@@ -50,9 +50,10 @@ static int64_t spans_common(const struct kg_span *a, uint32_t na, const struct k
 	return t;
 }
 
-int64_t spans_within(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
+/* The first of the disjoint spans v[0..n) by start that ends after s. */
+static uint32_t first_ending_after(const struct kg_span *v, uint32_t n, int64_t s)
 {
-	uint32_t lo = 0, hi = n; /* the first span that ends after s */
+	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (v[mid].e <= s)
@@ -60,6 +61,12 @@ int64_t spans_within(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+int64_t spans_within(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
+{
+	uint32_t lo = first_ending_after(v, n, s);
 	int64_t t = 0;
 	for (uint32_t i = lo; i < n && v[i].s < e; i++) {
 		int64_t a = v[i].s > s ? v[i].s : s, b = v[i].e < e ? v[i].e : e;
@@ -72,14 +79,7 @@ int64_t spans_within(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
 /* The first moment of [s, e) inside one of the disjoint spans v[0..n), e when none is. */
 static int64_t spans_first_in(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
 {
-	uint32_t lo = 0, hi = n; /* the first span that ends after s */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (v[mid].e <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = first_ending_after(v, n, s);
 	if (lo == n || v[lo].s >= e)
 		return e;
 	return v[lo].s > s ? v[lo].s : s;

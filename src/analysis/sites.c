@@ -6,9 +6,10 @@
  * stack (the recorder's, or the operators and Python functions of a PyTorch profiler
  * trace), and each stack one site: the innermost frame of the user's own code, the
  * framework operator it called, and the API function. A kernel whose launch got no stack
- * (launches are sampled) is shared among the sites of the sampled launches of the same
- * kernel in the same process, in proportion to how often each launched it; an
- * asynchronous memset (sampled as launches are) among those of its kind's memsets. */
+ * (launches are sampled) takes the site of the launch with a stack nearest to it in time
+ * of the same kernel in the same place (the same operations just before and after it on
+ * its stream, else the same one before it, else the kernel anywhere in the process); an
+ * asynchronous memset (sampled as launches are) likewise (sampled_site). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,49 +373,115 @@ void analysis_free_sites(struct kg_analysis *a)
 
 /* ------------------------------------------------------------------ unsampled launches */
 
-/* For each (process, kernel name): the sites of its sampled launches and how often. */
-struct launch_mix {
-	struct kg_idmap by_kernel;    /* process << 32 | name → first entry */
-	struct mix_entry {
-		uint32_t site, count, next; /* next entry of the same kernel, KG_NONE */
-	} *e;
-	uint32_t n, cap;
-};
-
-static int mix_add(struct launch_mix *x, uint64_t kernel, uint32_t site)
-{
-	uint32_t *head = idmap_slot(&x->by_kernel, kernel);
-	if (!head)
-		return -ENOMEM;
-	for (uint32_t i = *head; i != KG_IDMAP_NONE && i != KG_NONE; i = x->e[i].next)
-		if (x->e[i].site == site) {
-			x->e[i].count++;
-			return 0;
-		}
-	if (array_room((void **)&x->e, &x->cap, x->n, sizeof(*x->e), 256) < 0)
-		return -ENOMEM;
-	x->e[x->n] = (struct mix_entry){site, 1, *head == KG_IDMAP_NONE ? KG_NONE : *head};
-	*head = x->n++;
-	return 0;
-}
-
 static uint64_t kernel_key(const struct kg_model *m, const struct kg_op *o)
 {
 	return ((uint64_t)m->streams[o->stream].process << 32) | o->name;
 }
 
-static int build_mix(struct site_table *t, struct launch_mix *x)
+/* The name of the operation `step` places from op i on its stream (-1 before, +1 after),
+ * UINT32_MAX at the stream's ends. */
+static uint32_t neighbour_name(const struct kg_model *m, uint32_t i, int step)
+{
+	const struct kg_stream *s = &m->streams[m->ops[i].stream];
+	if ((step < 0 && i == s->first_op) || (step > 0 && i + 1 >= s->first_op + s->nops))
+		return UINT32_MAX;
+	return m->ops[i + (uint32_t)step].name;
+}
+
+/* Op i's kernel in its place: alone (level 0), with the operation before it on its stream
+ * (1), and the one after (2). A GEMM launched from three lines of a transformer block has
+ * three places. The top bits keep the levels' keys apart. */
+static uint64_t place_key(const struct kg_model *m, uint32_t i, int level)
+{
+	uint64_t k = kernel_key(m, &m->ops[i]);
+	if (!level)
+		return k;
+	k = idmap_mix(k ^ idmap_mix(neighbour_name(m, i, -1)));
+	if (level == 2)
+		k = idmap_mix(k ^ ((uint64_t)neighbour_name(m, i, 1) << 1));
+	return k | (1ull << 63) | ((uint64_t)level << 62);
+}
+
+/* The launches with a stack, by place, for the nearest in time: one table per level,
+ * sorted by key, then time. */
+struct sampled_entry {
+	uint64_t key;
+	int64_t t;
+	uint32_t site;
+};
+struct sampled_launches {
+	struct sampled_entry *e[3];
+	uint32_t n;
+};
+
+static int by_key_time(const void *p, const void *q)
+{
+	const struct sampled_entry *a = p, *b = q;
+	if (a->key != b->key)
+		return (a->key > b->key) - (a->key < b->key);
+	return (a->t > b->t) - (a->t < b->t);
+}
+
+static int sampled_build(struct site_table *t, struct sampled_launches *sl)
 {
 	const struct kg_model *m = t->a->m;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		n += m->ops[i].api != KG_NONE && m->apis[m->ops[i].api].stack != KG_NONE;
+	for (int l = 0; l < 3; l++)
+		if (!(sl->e[l] = malloc(((size_t)n + 1) * sizeof(*sl->e[l]))))
+			return -ENOMEM;
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct kg_op *o = &m->ops[i];
 		if (o->api == KG_NONE || m->apis[o->api].stack == KG_NONE)
 			continue;
 		uint32_t site = stack_site(t, &m->apis[o->api]);
-		if (site != KG_NONE && mix_add(x, kernel_key(m, o), site) < 0)
-			return -ENOMEM;
+		if (site == KG_NONE)
+			continue;
+		for (int l = 0; l < 3; l++)
+			sl->e[l][sl->n] = (struct sampled_entry){place_key(m, i, l), o->start, site};
+		sl->n++;
 	}
+	for (int l = 0; l < 3; l++)
+		qsort(sl->e[l], sl->n, sizeof(*sl->e[l]), by_key_time);
 	return 0;
+}
+
+static void sampled_free(struct sampled_launches *sl)
+{
+	for (int l = 0; l < 3; l++)
+		free(sl->e[l]);
+}
+
+/* The site of an unsampled launch (op i): that of the launch with a stack nearest to it in
+ * time, of the same kernel in the most specific place that has one. A place's launches
+ * come from one line or few, and the nearest one from the same phase of the program: a
+ * decoder's warm-up call and its timed call run the same kernels in the same places, and
+ * the stacks sampled first (each kernel's first launches) are the warm-up's. Sharing an
+ * unsampled launch among all its kernel's sampled sites mixed both, and a kernel's lines.
+ * KG_NONE when no launch of the kernel has a stack. */
+static uint32_t sampled_site(const struct sampled_launches *sl, const struct kg_model *m,
+			     uint32_t i)
+{
+	int64_t t = m->ops[i].start;
+	for (int l = 2; l >= 0; l--) {
+		const struct sampled_entry *v = sl->e[l], want = {place_key(m, i, l), t, 0};
+		uint32_t lo = 0, hi = sl->n;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (by_key_time(&v[mid], &want) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		int after = lo < sl->n && v[lo].key == want.key;
+		int before = lo > 0 && v[lo - 1].key == want.key;
+		if (after && (!before || v[lo].t - t <= t - v[lo - 1].t))
+			return v[lo].site;
+		if (before)
+			return v[lo - 1].site;
+	}
+	return KG_NONE;
 }
 
 /* ------------------------------------------------------------------ per finding */
@@ -444,8 +511,8 @@ static int by_share(const void *p, const void *q, void *arg)
 	return (a < b) - (a > b);
 }
 
-static void place_event(struct site_table *t, struct launch_mix *x, struct tally *y,
-			const struct kg_blame *b, double *unsited)
+static void place_event(struct site_table *t, const struct sampled_launches *sl,
+			struct tally *y, const struct kg_blame *b, double *unsited)
 {
 	const struct kg_model *m = t->a->m;
 	uint32_t api = b->api;
@@ -453,33 +520,24 @@ static void place_event(struct site_table *t, struct launch_mix *x, struct tally
 	if (api == KG_NONE && o)
 		api = o->api;
 	uint32_t site = api != KG_NONE && api < m->n_apis ? stack_site(t, &m->apis[api]) : KG_NONE;
-	if (site != KG_NONE) {
-		tally_add(y, site, b->ns);
-		return;
-	}
-	/* an unsampled launch: as its kernel's sampled launches are spread (an asynchronous
-	 * memset's, sampled as launches are, as the sampled memsets of its kind) */
-	uint32_t head = o ? idmap_get(&x->by_kernel, kernel_key(m, o)) : KG_IDMAP_NONE;
-	if (head == KG_IDMAP_NONE) {
+	/* an unsampled launch (or asynchronous memset, sampled as launches are) */
+	if (site == KG_NONE && o)
+		site = sampled_site(sl, m, b->op);
+	if (site == KG_NONE)
 		*unsited += b->ns;
-		return;
-	}
-	double total = 0;
-	for (uint32_t i = head; i != KG_NONE; i = x->e[i].next)
-		total += x->e[i].count;
-	for (uint32_t i = head; i != KG_NONE; i = x->e[i].next)
-		tally_add(y, x->e[i].site, b->ns * x->e[i].count / total);
+	else
+		tally_add(y, site, b->ns);
 }
 
-static void place_finding(struct site_table *t, struct launch_mix *x, struct tally *y,
-			  struct kg_finding *f)
+static void place_finding(struct site_table *t, const struct sampled_launches *sl,
+			  struct tally *y, struct kg_finding *f)
 {
 	struct kg_analysis *a = t->a;
 	double unsited = 0, sited = 0;
 	y->n_touched = 0;
 	y->lost = 0;
 	for (uint32_t i = 0; i < f->n_blame; i++)
-		place_event(t, x, y, &a->blame[f->first_blame + i], &unsited);
+		place_event(t, sl, y, &a->blame[f->first_blame + i], &unsited);
 	unsited += y->lost;
 	for (uint32_t i = 0; i < y->n_touched; i++)
 		sited += y->ns[y->touched[i]];
@@ -545,14 +603,14 @@ int sites_run(struct kg_analysis *a)
 	if (!a->has_stacks)
 		return 0;
 	struct site_table t = {.a = a};
-	struct launch_mix x = {0};
+	struct sampled_launches sl = {0};
 	struct tally y = {0};
 	int rc = 0;
 	a->call_sites = calloc(1, sizeof(*a->call_sites));
 	if (!a->call_sites)
 		return -ENOMEM;
 	t.of_call = a->call_sites;
-	rc = build_mix(&t, &x);
+	rc = sampled_build(&t, &sl);
 	/* the site of every call with a stack, findings or not (the view shows them all):
 	 * then the tallies have room for every site */
 	for (uint32_t i = 0; !rc && i < m->n_apis; i++)
@@ -566,12 +624,11 @@ int sites_run(struct kg_analysis *a)
 			rc = -ENOMEM;
 	}
 	for (uint32_t i = 0; !rc && i < a->findings.n; i++)
-		place_finding(&t, &x, &y, &a->findings.v[i]);
+		place_finding(&t, &sl, &y, &a->findings.v[i]);
 	if (!rc && a->n_sites)
 		rc = sort_sites(a);
+	sampled_free(&sl);
 	idmap_free(&t.by_key);
-	idmap_free(&x.by_kernel);
-	free(x.e);
 	free(y.ns);
 	free(y.touched);
 	return rc;
