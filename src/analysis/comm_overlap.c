@@ -76,28 +76,37 @@ int64_t spans_within(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
 	return t;
 }
 
-/* The first moment of [s, e) inside one of the disjoint spans v[0..n), e when none is. */
-static int64_t spans_first_in(const struct kg_span *v, uint32_t n, int64_t s, int64_t e)
-{
-	uint32_t lo = first_ending_after(v, n, s);
-	if (lo == n || v[lo].s >= e)
-		return e;
-	return v[lo].s > s ? v[lo].s : s;
-}
-
-/* Where along kernel o its time with no compute beside it lies: each eighth's exposed
+/* Kernel o's time with no compute beside it (returned), and where it lies: its lead, the
+ * stretch from its start before any compute runs beside it, and each eighth's exposed
  * share, in 255ths. A job's summary keeps these to place a rank's wait for the last rank
- * (the kernel's first stretch) without the compute intervals themselves. */
-static void exposed_eighths(const struct kg_span *compute, uint32_t nc, const struct kg_op *o,
-			    uint8_t out[8])
+ * (the kernel's first stretch) without the compute intervals themselves. One walk over
+ * the compute spans the kernel meets. */
+static int64_t exposure(const struct kg_span *v, uint32_t n, const struct kg_op *o,
+			int64_t *lead, uint8_t eighths[8])
 {
-	int64_t dur = kg_time_span(o->end, o->start);
-	for (int k = 0; k < 8; k++) {
-		int64_t s = o->start + dur * k / 8, e = o->start + dur * (k + 1) / 8;
-		int64_t len = e - s;
-		int64_t open = len - spans_within(compute, nc, s, e);
-		out[k] = (uint8_t)(len > 0 ? (open * 255 + len / 2) / len : 255);
+	int64_t s = o->start, e = o->end, dur = kg_time_span(e, s), at[9];
+	int64_t covered = 0, in_eighth[8] = {0};
+	for (int k = 0; k <= 8; k++)
+		at[k] = s + dur * k / 8;
+	*lead = dur;
+	for (uint32_t i = first_ending_after(v, n, s); i < n && v[i].s < e; i++) {
+		int64_t a = v[i].s > s ? v[i].s : s, b = v[i].e < e ? v[i].e : e;
+		if (b <= a)
+			continue;
+		if (covered == 0)
+			*lead = a - s;
+		covered = kg_time_add(covered, kg_time_span(b, a));
+		for (int k = 0; k < 8; k++) {
+			int64_t x = a > at[k] ? a : at[k], y = b < at[k + 1] ? b : at[k + 1];
+			if (y > x)
+				in_eighth[k] += y - x;
+		}
 	}
+	for (int k = 0; k < 8; k++) {
+		int64_t len = at[k + 1] - at[k], open = len - in_eighth[k];
+		eighths[k] = (uint8_t)(len > 0 ? (open * 255 + len / 2) / len : 255);
+	}
+	return kg_time_span(dur, covered);
 }
 
 static int timed_kernel(const struct kg_op *o)
@@ -167,11 +176,8 @@ int comm_metrics(const struct kg_analysis *a, struct kg_gpu_metrics *gm)
 		gm->compute_busy = spans_total(compute, nc);
 		for (uint32_t i = 0; i < gm->n_comm; i++) {
 			const struct kg_op *o = &m->ops[gm->comm_ops[i]];
-			gm->comm_exposed[i] = kg_time_span(kg_time_span(o->end, o->start),
-							   spans_within(compute, nc, o->start, o->end));
-			gm->comm_exposed_lead[i] = kg_time_span(
-				spans_first_in(compute, nc, o->start, o->end), o->start);
-			exposed_eighths(compute, nc, o, &gm->comm_exposed_eighths[8 * (size_t)i]);
+			gm->comm_exposed[i] = exposure(compute, nc, o, &gm->comm_exposed_lead[i],
+						       &gm->comm_exposed_eighths[8 * (size_t)i]);
 		}
 		gm->comm = kind_figures(m, gm->comm_ops, kinds, gm->n_comm, KG_COMM_KIND_COUNT,
 					compute, nc, spans);

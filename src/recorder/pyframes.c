@@ -578,18 +578,17 @@ WALK int read_frame(struct kg_pages *pg, uintptr_t f, uintptr_t *code, int32_t *
  * whether ts holds it, and where it lies (a thread waiting for it sleeps on its condition
  * variable or mutex, inside it). 3.10/3.11 keep one GIL in _PyRuntime, 3.12+ one per
  * interpreter. */
-static void read_gil(struct kg_pages *pg, uintptr_t ts, struct kg_pythread *th)
+static void read_gil(struct kg_pages *pg, uintptr_t ts, uintptr_t interp,
+		     struct kg_pythread *th)
 {
 	const struct pylayout *L = &py.L;
 	uintptr_t gil = 0;
 	th->holds_gil = -1;
-	if (L->rt_ceval_gil >= 0 && py.runtime) {
+	if (L->rt_ceval_gil >= 0 && py.runtime)
 		gil = py.runtime + (uintptr_t)L->rt_ceval_gil;
-	} else if (L->interp_ceval_gil >= 0 && span_ok(pg, ts + (uintptr_t)L->ts_interp, 8)) {
-		uintptr_t interp = rd_ptr(ts + (uintptr_t)L->ts_interp);
-		if (ptr_ok(interp) && span_ok(pg, interp + (uintptr_t)L->interp_ceval_gil, 8))
-			gil = rd_ptr(interp + (uintptr_t)L->interp_ceval_gil);
-	}
+	else if (L->interp_ceval_gil >= 0 && interp &&
+		 span_ok(pg, interp + (uintptr_t)L->interp_ceval_gil, 8))
+		gil = rd_ptr(interp + (uintptr_t)L->interp_ceval_gil);
 	if (!ptr_ok(gil) || !span_ok(pg, gil, (size_t)L->gil_size))
 		return;
 	th->gil_lo = gil;
@@ -599,17 +598,25 @@ static void read_gil(struct kg_pages *pg, uintptr_t ts, struct kg_pythread *th)
 	th->holds_gil = locked == 1 && holder == ts;
 }
 
-/* Whether the interpreter of thread state ts is collecting garbage. The collector runs on
- * the thread that holds the GIL, inside the interpreter's own code, where the native walk
- * stops (and a stripped interpreter has no names): this flag is what says it. */
-static void read_gc(struct kg_pages *pg, uintptr_t ts, struct kg_pythread *th)
+/* Thread state ts's interpreter (PyThreadState.interp), 0 when it cannot be read. */
+static uintptr_t interp_of(struct kg_pages *pg, uintptr_t ts)
+{
+	const struct pylayout *L = &py.L;
+	if (!span_ok(pg, ts + (uintptr_t)L->ts_interp, 8))
+		return 0;
+	uintptr_t interp = rd_ptr(ts + (uintptr_t)L->ts_interp);
+	return ptr_ok(interp) ? interp : 0;
+}
+
+/* Whether interpreter interp is collecting garbage. The collector runs on the thread that
+ * holds the GIL, inside the interpreter's own code, where the native walk stops (and a
+ * stripped interpreter has no names): this flag is what says it. */
+static void read_gc(struct kg_pages *pg, uintptr_t interp, struct kg_pythread *th)
 {
 	const struct pylayout *L = &py.L;
 	th->gc_running = -1;
-	if (L->interp_gc_collecting < 0 || !span_ok(pg, ts + (uintptr_t)L->ts_interp, 8))
-		return;
-	uintptr_t interp = rd_ptr(ts + (uintptr_t)L->ts_interp);
-	if (!ptr_ok(interp) || !span_ok(pg, interp + (uintptr_t)L->interp_gc_collecting, 4))
+	if (L->interp_gc_collecting < 0 || !interp ||
+	    !span_ok(pg, interp + (uintptr_t)L->interp_gc_collecting, 4))
 		return;
 	th->gc_running = *(const volatile int32_t *)(interp + (uintptr_t)L->interp_gc_collecting) != 0;
 }
@@ -634,9 +641,10 @@ WALK int capture(struct kg_pages *pg, struct kg_pyframe *out, int max, int *trun
 	if (!ptr_ok(ts) || !span_ok(pg, ts + (uintptr_t)L->ts_frame, 8))
 		goto bad;
 	if (th) {
+		uintptr_t interp = interp_of(pg, ts); /* the GIL's (3.12+) and the collector's */
 		th->has_tstate = 1;
-		read_gil(pg, ts, th);
-		read_gc(pg, ts, th);
+		read_gil(pg, ts, interp, th);
+		read_gc(pg, interp, th);
 	}
 	f = rd_ptr(ts + (uintptr_t)L->ts_frame);
 	if (f && L->cframe_current >= 0) {

@@ -371,8 +371,8 @@ static int write_stack(struct writer *w, const struct kg_raw_stack *r, int64_t i
 	uint32_t flags = r->flags & ~(uint32_t)KG_STACK_PARTIAL; /* decided here, below */
 	/* a stack with Python frames ends, by design, at the interpreter's first frame (or
 	 * at the collector's, which stands for the interpreter) */
-	int at_python = (r->n_python || gc) && (gc || (n_native &&
-			stack_module_is_interpreter(w, ips[n_native - 1])));
+	int at_python = gc || (r->n_python && n_native &&
+				stack_module_is_interpreter(w, ips[n_native - 1]));
 	if (!(flags & KG_STACK_TRUNCATED) && n_native && !at_python &&
 	    !at_thread_start(w, ips, n_native))
 		flags |= KG_STACK_PARTIAL;
