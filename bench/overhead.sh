@@ -23,7 +23,10 @@
 #                 record for every kernel launch; by default launches are sampled in
 #                 windows, src/recorder/launches.h); kgantt-full-activity is kgantt-full
 #                 with every launch and the API calls from CUPTI's activity records, full
-#                 mode as it was before issue 26 (KGANTT_DEV_API_ACTIVITY=1).
+#                 mode as it was before issue 26 (KGANTT_DEV_API_ACTIVITY=1);
+#                 kgantt-full-stacks-by-kernel is kgantt-full with the launch stack
+#                 sampler counting by kernel, as before it counted by place
+#                 (KGANTT_DEV_STACKS_BY_KERNEL=1, src/recorder/stacks.c).
 #                 (torch-profiler applies to the torch workloads only)
 #   -t SECONDS    time budget: start no run that would end after this many seconds (judged
 #                 by the longest earlier run of the same workload x configuration, else of
@@ -92,6 +95,7 @@ done
 for c in "${CF[@]}"; do
     case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
         kgantt-full-all-api|kgantt-full-hw|kgantt-full-host|kgantt-full-all-launches|kgantt-full-activity|kgantt-kernels-latency|torch-profiler) ;;
+        kgantt-full-stacks-by-kernel) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -350,6 +354,8 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-launches -- "${BASE[@]}") ;;
         kgantt-full-activity) trace="$TMP/v.kgt"
                         full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_API_ACTIVITY=1 "$KGANTT" record --force -o "$trace" --mode full --all-launches -- "${BASE[@]}") ;;
+        kgantt-full-stacks-by-kernel) trace="$TMP/b.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_STACKS_BY_KERNEL=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
     esac
     [[ -n $trace ]] && rm -rf "$trace" "$trace.spool"
@@ -519,7 +525,7 @@ wl_order = meta.get("workloads", "").split()
 # Report order (not the run order): the kgantt full-mode variants next to each other,
 # without stacks first, so that the cost of the stacks reads off adjacent rows.
 CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
-         "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
+         "kgantt-full-stacks-by-kernel", "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
          "kgantt-full-host",
          "torch-profiler"]
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]

@@ -237,6 +237,20 @@ struct kg_idle {
 	uint8_t part;         /* enum kg_idle_part */
 };
 
+/* The launches with a call stack, by place (sites.c), where a launch without one takes
+ * its site from: one table per level of place, sorted by key, then time. */
+#define KG_PLACE_LEVELS 5
+struct kg_place_entry {
+	uint64_t key;
+	int64_t t;
+	uint32_t stack, api_name;
+};
+struct kg_launch_stacks {
+	struct kg_place_entry *e[KG_PLACE_LEVELS];
+	uint32_t n;
+};
+void launch_stacks_free(struct kg_launch_stacks *ls);
+
 struct kg_analysis {
 	const struct kg_model *m;
 	struct kg_config cfg;
@@ -277,6 +291,8 @@ struct kg_analysis {
 	uint32_t n_sites;
 	int has_stacks;                      /* some API call has a stack */
 	struct kg_idmap *call_sites;         /* (stack, API name) → site (sites.c) */
+	struct kg_launch_stacks launch_stacks; /* this model's (sites.c); the whole run's
+						* are cfg.launch_stacks_given */
 };
 
 /* The steps found on GPU g (index into gpus): kg_analysis.steps or gpu_steps[g]; NULL

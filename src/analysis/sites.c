@@ -7,9 +7,9 @@
  * trace), and each stack one site: the innermost frame of the user's own code, the
  * framework operator it called, and the API function. A kernel whose launch got no stack
  * (launches are sampled) takes the site of the launch with a stack nearest to it in time
- * of the same kernel in the same place (the same operations just before and after it on
- * its stream, else the same one before it, else the kernel anywhere in the process); an
- * asynchronous memset (sampled as launches are) likewise (sampled_site). */
+ * of the same kernel in the most specific place that has one (the operations around it on
+ * its stream, place_key); an asynchronous memset (sampled as launches are) likewise
+ * (sampled_site). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +369,7 @@ void analysis_free_sites(struct kg_analysis *a)
 	free(a->sites);
 	a->sites = NULL;
 	a->n_sites = 0;
+	launch_stacks_free(&a->launch_stacks);
 }
 
 /* ------------------------------------------------------------------ unsampled launches */
@@ -378,95 +379,98 @@ static uint64_t kernel_key(const struct kg_model *m, const struct kg_op *o)
 	return ((uint64_t)m->streams[o->stream].process << 32) | o->name;
 }
 
-/* The name of the operation `step` places from op i on its stream (-1 before, +1 after),
- * UINT32_MAX at the stream's ends. */
-static uint32_t neighbour_name(const struct kg_model *m, uint32_t i, int step)
+/* An operation's shape: its name (a kernel's, a copy's label) and its launch settings
+ * (grid, block, shared memory). UINT64_MAX past the stream's ends. */
+static uint64_t op_shape(const struct kg_model *m, const struct kg_stream *s, uint32_t i, int step)
 {
-	const struct kg_stream *s = &m->streams[m->ops[i].stream];
-	if ((step < 0 && i == s->first_op) || (step > 0 && i + 1 >= s->first_op + s->nops))
-		return UINT32_MAX;
-	return m->ops[i + (uint32_t)step].name;
+	int64_t j = (int64_t)i + step;
+	if (j < s->first_op || j >= (int64_t)s->first_op + s->nops)
+		return UINT64_MAX;
+	return (uint64_t)m->ops[j].launch << 32 | m->ops[j].name;
 }
 
-/* Op i's kernel in its place: alone (level 0), with the operation before it on its stream
- * (1), and the one after (2). A GEMM launched from three lines of a transformer block has
- * three places. The top bits keep the levels' keys apart. */
+/* Op i's kernel in its place, from the most specific level to the least:
+ *   4  its own shape and those of the two operations before and after it on its stream;
+ *   3  the same, one on each side;
+ *   2  its shape and the shape of the one before;
+ *   1  its name and the name of the one before;
+ *   0  its name alone.
+ * A GEMM launched from three lines of a transformer block runs in three places, and the
+ * shapes around it tell two of them apart where the names alone do not (the same
+ * elementwise kernel before both; measured on the H200's every-launch traces,
+ * docs/results/sampled-launches-h200.md). Each level has a table of its own. */
 static uint64_t place_key(const struct kg_model *m, uint32_t i, int level)
 {
+	const struct kg_stream *s = &m->streams[m->ops[i].stream];
 	uint64_t k = kernel_key(m, &m->ops[i]);
-	if (!level)
+	if (level == 0)
 		return k;
-	k = idmap_mix(k ^ idmap_mix(neighbour_name(m, i, -1)));
-	if (level == 2)
-		k = idmap_mix(k ^ ((uint64_t)neighbour_name(m, i, 1) << 1));
-	return k | (1ull << 63) | ((uint64_t)level << 62);
+	if (level == 1)
+		return idmap_mix(k ^ idmap_mix((uint32_t)op_shape(m, s, i, -1)));
+	static const int around[5][2] = {[2] = {-1, 0}, [3] = {-1, 1}, [4] = {-2, 2}};
+	for (int d = around[level][0]; d <= around[level][1]; d++)
+		k = idmap_mix(k ^ idmap_mix(op_shape(m, s, i, d) + (uint64_t)(d + 2)));
+	return k;
 }
-
-/* The launches with a stack, by place, for the nearest in time: one table per level,
- * sorted by key, then time. */
-struct sampled_entry {
-	uint64_t key;
-	int64_t t;
-	uint32_t site;
-};
-struct sampled_launches {
-	struct sampled_entry *e[3];
-	uint32_t n;
-};
 
 static int by_key_time(const void *p, const void *q)
 {
-	const struct sampled_entry *a = p, *b = q;
+	const struct kg_place_entry *a = p, *b = q;
 	if (a->key != b->key)
 		return (a->key > b->key) - (a->key < b->key);
 	return (a->t > b->t) - (a->t < b->t);
 }
 
-static int sampled_build(struct site_table *t, struct sampled_launches *sl)
+/* Every launch of the model with a stack, in the tables of its places. */
+static int launch_stacks_build(const struct kg_model *m, struct kg_launch_stacks *ls)
 {
-	const struct kg_model *m = t->a->m;
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->n_ops; i++)
 		n += m->ops[i].api != KG_NONE && m->apis[m->ops[i].api].stack != KG_NONE;
-	for (int l = 0; l < 3; l++)
-		if (!(sl->e[l] = malloc(((size_t)n + 1) * sizeof(*sl->e[l]))))
+	if (n == m->n_ops) /* every operation has its own (record --stacks all) */
+		return 0;
+	for (int l = 0; l < KG_PLACE_LEVELS; l++)
+		if (!(ls->e[l] = malloc(((size_t)n + 1) * sizeof(*ls->e[l]))))
 			return -ENOMEM;
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct kg_op *o = &m->ops[i];
 		if (o->api == KG_NONE || m->apis[o->api].stack == KG_NONE)
 			continue;
-		uint32_t site = stack_site(t, &m->apis[o->api]);
-		if (site == KG_NONE)
-			continue;
-		for (int l = 0; l < 3; l++)
-			sl->e[l][sl->n] = (struct sampled_entry){place_key(m, i, l), o->start, site};
-		sl->n++;
+		const struct kg_api *c = &m->apis[o->api];
+		for (int l = 0; l < KG_PLACE_LEVELS; l++)
+			ls->e[l][ls->n] = (struct kg_place_entry){place_key(m, i, l), o->start,
+								  c->stack, c->name};
+		ls->n++;
 	}
-	for (int l = 0; l < 3; l++)
-		qsort(sl->e[l], sl->n, sizeof(*sl->e[l]), by_key_time);
+	for (int l = 0; l < KG_PLACE_LEVELS; l++)
+		qsort(ls->e[l], ls->n, sizeof(*ls->e[l]), by_key_time);
 	return 0;
 }
 
-static void sampled_free(struct sampled_launches *sl)
+void launch_stacks_free(struct kg_launch_stacks *ls)
 {
-	for (int l = 0; l < 3; l++)
-		free(sl->e[l]);
+	for (int l = 0; l < KG_PLACE_LEVELS; l++)
+		free(ls->e[l]);
+	memset(ls, 0, sizeof(*ls));
 }
 
 /* The site of an unsampled launch (op i): that of the launch with a stack nearest to it in
  * time, of the same kernel in the most specific place that has one. A place's launches
  * come from one line or few, and the nearest one from the same phase of the program: a
  * decoder's warm-up call and its timed call run the same kernels in the same places, and
- * the stacks sampled first (each kernel's first launches) are the warm-up's. Sharing an
+ * the stacks sampled first (each place's first launches) are the warm-up's. Sharing an
  * unsampled launch among all its kernel's sampled sites mixed both, and a kernel's lines.
+ * The launches are the whole run's when the analysis is of its steady steps: the stacks
+ * of each place's first launches were taken in the warm-up the steps leave out.
  * KG_NONE when no launch of the kernel has a stack. */
-static uint32_t sampled_site(const struct sampled_launches *sl, const struct kg_model *m,
+static uint32_t sampled_site(struct site_table *t, const struct kg_launch_stacks *ls,
 			     uint32_t i)
 {
-	int64_t t = m->ops[i].start;
-	for (int l = 2; l >= 0; l--) {
-		const struct sampled_entry *v = sl->e[l], want = {place_key(m, i, l), t, 0};
-		uint32_t lo = 0, hi = sl->n;
+	const struct kg_model *m = t->a->m;
+	int64_t at = m->ops[i].start;
+	for (int l = KG_PLACE_LEVELS - 1; l >= 0; l--) {
+		const struct kg_place_entry *v = ls->e[l], want = {place_key(m, i, l), at, 0, 0};
+		uint32_t lo = 0, hi = ls->n;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 			if (by_key_time(&v[mid], &want) < 0)
@@ -474,31 +478,30 @@ static uint32_t sampled_site(const struct sampled_launches *sl, const struct kg_
 			else
 				hi = mid;
 		}
-		int after = lo < sl->n && v[lo].key == want.key;
+		int after = lo < ls->n && v[lo].key == want.key;
 		int before = lo > 0 && v[lo - 1].key == want.key;
-		if (after && (!before || v[lo].t - t <= t - v[lo - 1].t))
-			return v[lo].site;
-		if (before)
-			return v[lo - 1].site;
+		const struct kg_place_entry *near =
+			after && (!before || v[lo].t - at <= at - v[lo - 1].t) ? &v[lo]
+			: before					      ? &v[lo - 1]
+									      : NULL;
+		if (near)
+			return stack_site(t, &(struct kg_api){.stack = near->stack,
+							      .name = near->api_name});
 	}
 	return KG_NONE;
 }
 
 /* ------------------------------------------------------------------ per finding */
 
+/* One finding's gain by site: room for every site, each made before the tallies. */
 struct tally {
 	double *ns;                   /* by site, this finding */
 	uint32_t *touched;
-	uint32_t n_touched, cap;      /* cap: sites when it was made */
-	double lost;                  /* sites made later, out of memory: not placed */
+	uint32_t n_touched;
 };
 
 static void tally_add(struct tally *y, uint32_t site, double ns)
 {
-	if (site >= y->cap) {
-		y->lost += ns;
-		return;
-	}
 	if (y->ns[site] == 0)
 		y->touched[y->n_touched++] = site;
 	y->ns[site] += ns;
@@ -511,8 +514,10 @@ static int by_share(const void *p, const void *q, void *arg)
 	return (a < b) - (a > b);
 }
 
-static void place_event(struct site_table *t, const struct sampled_launches *sl,
-			struct tally *y, const struct kg_blame *b, double *unsited)
+/* The site of a finding's event: its call's, else (an unsampled launch, or asynchronous
+ * memset, sampled as launches are) its place's. KG_NONE when neither has one. */
+static uint32_t event_site(struct site_table *t, const struct kg_launch_stacks *ls,
+			   const struct kg_blame *b)
 {
 	const struct kg_model *m = t->a->m;
 	uint32_t api = b->api;
@@ -520,25 +525,23 @@ static void place_event(struct site_table *t, const struct sampled_launches *sl,
 	if (api == KG_NONE && o)
 		api = o->api;
 	uint32_t site = api != KG_NONE && api < m->n_apis ? stack_site(t, &m->apis[api]) : KG_NONE;
-	/* an unsampled launch (or asynchronous memset, sampled as launches are) */
 	if (site == KG_NONE && o)
-		site = sampled_site(sl, m, b->op);
-	if (site == KG_NONE)
-		*unsited += b->ns;
-	else
-		tally_add(y, site, b->ns);
+		site = sampled_site(t, ls, b->op);
+	return site;
 }
 
-static void place_finding(struct site_table *t, const struct sampled_launches *sl,
-			  struct tally *y, struct kg_finding *f)
+/* A finding's sites and shares from its events' sites (where, by blame index). */
+static void place_finding(struct kg_analysis *a, const uint32_t *where, struct tally *y,
+			  struct kg_finding *f)
 {
-	struct kg_analysis *a = t->a;
 	double unsited = 0, sited = 0;
 	y->n_touched = 0;
-	y->lost = 0;
-	for (uint32_t i = 0; i < f->n_blame; i++)
-		place_event(t, sl, y, &a->blame[f->first_blame + i], &unsited);
-	unsited += y->lost;
+	for (uint32_t i = f->first_blame; i < f->first_blame + f->n_blame; i++) {
+		if (where[i] == KG_NONE)
+			unsited += a->blame[i].ns;
+		else
+			tally_add(y, where[i], a->blame[i].ns);
+	}
 	for (uint32_t i = 0; i < y->n_touched; i++)
 		sited += y->ns[y->touched[i]];
 	qsort_r(y->touched, y->n_touched, sizeof(*y->touched), by_share, y->ns);
@@ -603,31 +606,40 @@ int sites_run(struct kg_analysis *a)
 	if (!a->has_stacks)
 		return 0;
 	struct site_table t = {.a = a};
-	struct sampled_launches sl = {0};
 	struct tally y = {0};
 	int rc = 0;
 	a->call_sites = calloc(1, sizeof(*a->call_sites));
 	if (!a->call_sites)
 		return -ENOMEM;
 	t.of_call = a->call_sites;
-	rc = sampled_build(&t, &sl);
+	const struct kg_launch_stacks *ls = a->cfg.launch_stacks_given;
+	if (!ls) {
+		rc = launch_stacks_build(m, &a->launch_stacks);
+		ls = &a->launch_stacks;
+	}
 	/* the site of every call with a stack, findings or not (the view shows them all):
 	 * then the tallies have room for every site */
 	for (uint32_t i = 0; !rc && i < m->n_apis; i++)
 		if (m->apis[i].stack != KG_NONE)
 			stack_site(&t, &m->apis[i]); /* out of memory: that call has no site */
+	/* each event's site, before the tallies: a launch may take one made only now, from
+	 * the whole run's stacks */
+	uint32_t *where = rc ? NULL : malloc(((size_t)a->n_blame + 1) * sizeof(*where));
+	if (!rc && !where)
+		rc = -ENOMEM;
+	for (uint32_t i = 0; !rc && i < a->n_blame; i++)
+		where[i] = event_site(&t, ls, &a->blame[i]);
 	if (!rc) {
-		y.cap = a->n_sites;
 		y.ns = calloc((size_t)a->n_sites + 1, sizeof(*y.ns));
 		y.touched = malloc(((size_t)a->n_sites + 1) * sizeof(*y.touched));
 		if (!y.ns || !y.touched)
 			rc = -ENOMEM;
 	}
 	for (uint32_t i = 0; !rc && i < a->findings.n; i++)
-		place_finding(&t, &sl, &y, &a->findings.v[i]);
+		place_finding(a, where, &y, &a->findings.v[i]);
+	free(where);
 	if (!rc && a->n_sites)
 		rc = sort_sites(a);
-	sampled_free(&sl);
 	idmap_free(&t.by_key);
 	free(y.ns);
 	free(y.touched);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct kg_steps;
+struct kg_launch_stacks;
 
 #define KG_THRESHOLDS(X)                                                                         \
 	X(min_gain_pct, PCT, 1.0, 0, 100,                                                        \
@@ -83,6 +84,9 @@ struct kg_config {
 	const struct kg_steps *gpu_steps_given; /* ... and every other GPU's (kg_analysis.
 						 * gpu_steps: n_gpu_steps_given), NULL none */
 	uint32_t n_gpu_steps_given;
+	const struct kg_launch_stacks *launch_stacks_given; /* the whole run's launches with a
+							     * stack (report: before its steady
+							     * steps' analysis), NULL: the model's */
 };
 
 void analysis_config_default(struct kg_config *c);

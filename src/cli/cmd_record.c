@@ -163,9 +163,9 @@ int cmd_record(int argc, char **argv)
 			   "frames): waits (default: synchronising calls, copies, memsets, "
 			   "allocations, and launches sampled), all (every recorded call), off"),
 		OPT_CALLBACK(0, "stack-launches", &o, "F:K", take_launches,
-			     "waits mode: the first F launches of each kernel get a stack, then 1 "
-			     "in K (default 8:64); 0:0 none. Once no new kernel appears, launches "
-			     "are looked at 10 ms in every 100 ms"),
+			     "waits mode: the first F launches of each place (a kernel and the one "
+			     "launched before it) get a stack, then 1 in K (default 8:64); 0:0 none. "
+			     "Once no new kernel appears, launches are looked at 10 ms in every 100 ms"),
 		SETTING("stack-depth", KG_RS_STACK_DEPTH, "N",
 			"native frames kept per stack (default 64, at most 128)"),
 		{.type = CLI_OPT_CALLBACK, .long_name = "hw", .value = &o.setting[KG_RS_HW_NS],

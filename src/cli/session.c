@@ -152,6 +152,10 @@ static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
 	whole.chosen_to = s->step_to;
 	st->v = NULL; /* kept for the second analysis, with the other GPUs' */
 	s->a.gpu_steps = NULL;
+	/* and the whole run's launch stacks: those of each place's first launches are the
+	 * warm-up's, which the steady steps leave out (sites.c) */
+	struct kg_launch_stacks whole_stacks = s->a.launch_stacks;
+	s->a.launch_stacks = (struct kg_launch_stacks){0};
 	analysis_free(&s->a);
 	s->analysed = 0;
 	s->cut = (struct kg_window_cut){1, NULL, t0, t1, s->m.begin, s->m.end};
@@ -161,8 +165,11 @@ static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
 	cfg->steps_given = &whole;
 	cfg->gpu_steps_given = others;
 	cfg->n_gpu_steps_given = n_others;
+	cfg->launch_stacks_given = &whole_stacks;
 	if (!rc)
 		rc = analysis_run(&s->m, cfg, &s->a);
+	cfg->launch_stacks_given = s->a.cfg.launch_stacks_given = NULL;
+	launch_stacks_free(&whole_stacks);
 	free(whole.v);
 	for (uint32_t g = 0; g < n_others; g++)
 		free(others[g].v);

@@ -20,10 +20,11 @@ static struct {
 	int new_kernel;           /* a kernel seen for the first time since the last look */
 	int any_kernel;           /* a launch was seen: until then the window stays open */
 	uint32_t closings;
+	uint32_t window;          /* the window open now, numbered from 1; 0 while closed */
 	CUpti_SubscriberHandle sub;
 	pthread_t thread;
 	int running, stop;
-} lw;
+} lw = {.window = 1};
 
 /* ------------------------------------------------------------------ which functions */
 
@@ -145,10 +146,12 @@ static void *window_main(void *arg)
 			continue;
 		if (__atomic_load_n(&lw.stop, __ATOMIC_RELAXED))
 			break;
-		__atomic_add_fetch(&lw.closings, 1, __ATOMIC_RELEASE);
+		uint32_t closed = __atomic_add_fetch(&lw.closings, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&lw.window, 0, __ATOMIC_RELAXED);
 		set_launch_callbacks(0);
 		sleep_ms(LAUNCH_WINDOW_PERIOD_MS - LAUNCH_WINDOW_ON_MS);
 		set_launch_callbacks(1);
+		__atomic_store_n(&lw.window, closed + 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -197,6 +200,11 @@ void launches_stop_windows(void)
 	pthread_join(lw.thread, NULL);
 	lw.running = 0;
 	set_launch_callbacks(1); /* launches after this (other atexit handlers) are seen */
+}
+
+uint32_t launches_window(void)
+{
+	return __atomic_load_n(&lw.window, __ATOMIC_RELAXED);
 }
 
 uint32_t launches_closings(void)

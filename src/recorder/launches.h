@@ -43,6 +43,9 @@ int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool);
 void launches_record_all(struct kg_spool *spool, const char *why);
 /* At exit, before the last drain: the thread stops, launch callbacks stay on. */
 void launches_stop_windows(void);
+/* The window open now, numbered from 1 (the first opens at start); 0 while the launch
+ * callbacks are closed; 1 throughout when windows do not run (every launch recorded). */
+uint32_t launches_window(void);
 /* Counts the windows the launch callbacks were closed: a call that entered before a
  * close may never see its exit (api_calls.c). */
 uint32_t launches_closings(void);

@@ -263,7 +263,7 @@ enum kg_stack_mode { KG_STACKS_OFF = 0, KG_STACKS_WAITS = 1, KG_STACKS_ALL = 2 }
 struct kg_raw_stack_settings {
 	struct kg_raw_hdr h;
 	uint32_t mode;          /* enum kg_stack_mode */
-	uint32_t launch_first;  /* waits mode: the first N launches of each kernel get a stack */
+	uint32_t launch_first;  /* waits mode: the first N launches of each place get a stack */
 	uint32_t launch_every;  /* ... then one launch in this many */
 	uint32_t max_depth;     /* native frames kept, innermost first */
 	uint32_t python_str;    /* what the Python frame reader found ("CPython 3.12.3", why not) */

@@ -25,10 +25,11 @@
 #define MAX_STACKS 65536            /* distinct stacks kept; more are counted as lost */
 #define ARENA_WORDS (1u << 19)      /* 4 MiB of frames: addresses and Python frames */
 #define MAX_CALLSITES 65536         /* calls between two drains (every flush_ms) */
-#define LAUNCH_KEYS 4096            /* kernels counted for launch sampling */
+#define LAUNCH_KEYS 16384           /* places counted for launch sampling */
 #define MAX_MODULES 4096
 
-enum call_class { CLASS_NONE = 0, CLASS_WAIT = 1, CLASS_LAUNCH = 2 };
+/* CLASS_LAUNCH and CLASS_MEMSET (an asynchronous memset) are sampled (sample_launch) */
+enum call_class { CLASS_NONE = 0, CLASS_WAIT = 1, CLASS_LAUNCH = 2, CLASS_MEMSET = 3 };
 
 struct stack_entry {
 	uint64_t hash;
@@ -67,9 +68,10 @@ static struct {
 	uint64_t total_calls, lost;
 	uint32_t recycled;              /* times the tables were emptied */
 
-	struct launch_count *launches;  /* sampled launches: counts per kernel */
-	uint32_t overflow;              /* launches of kernels the count table had no room for */
+	struct launch_count *launches;  /* sampled launches: counts per place */
+	uint32_t overflow;              /* launches of places the count table had no room for */
 	int no_launches;                /* --stack-launches 0:0 */
+	int by_kernel;                  /* count by kernel alone, as before places (place_of) */
 
 	/* the flusher's side, only touched by stacks_drain (one caller at a time) */
 	pthread_mutex_t drain_lock;
@@ -97,7 +99,7 @@ static enum call_class class_of_name(const char *name, enum kg_stack_mode mode)
 	case KG_API_MEMSET:
 		/* an asynchronous memset never blocks the host: sampled like a launch (PyTorch
 		 * issues hundreds per training step) */
-		return strstr(name, "Async") ? CLASS_LAUNCH : CLASS_WAIT;
+		return strstr(name, "Async") ? CLASS_MEMSET : CLASS_WAIT;
 	case KG_API_SYNC:
 	case KG_API_MEMCPY:
 	case KG_API_ALLOC:
@@ -139,7 +141,35 @@ static void set_class_callbacks(CUpti_SubscriberHandle sub, uint32_t on, enum ca
 			cuptiEnableCallback(on, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 }
 
-/* The first launch_first launches of each kernel, then one in launch_every: every
+/* The kernel this thread launched last, and the launch window it was seen in. */
+static __thread struct {
+	uint32_t window;
+	uintptr_t key;
+} last_launch;
+
+/* Where a launch (or asynchronous memset) is, as the sampler counts it: its kernel (its
+ * function) and the kernel this thread launched before it in the same window. One GEMM
+ * kernel launched from several lines of a transformer block follows a different kernel
+ * at each, and every such place gets its own first stacks: sites.c dates an unsampled
+ * launch by the stacks of its place, and a kernel's first 8 stacks alone all fell on the
+ * line that launches it first (docs/results/sampled-launches-h200.md). The places' first
+ * stacks are taken once; past them one launch in launch_every still gets a stack. */
+static uintptr_t place_of(enum call_class cls, uintptr_t key)
+{
+	if (st.by_kernel)
+		return key;
+	uint32_t window = launches_window();
+	uintptr_t before = window && last_launch.window == window ? last_launch.key : 0;
+	if (cls == CLASS_LAUNCH) {
+		last_launch.window = window;
+		last_launch.key = key;
+	}
+	uint64_t h = ((uint64_t)key ^ ((uint64_t)before * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
+	uintptr_t place = (uintptr_t)(h ^ (h >> 29));
+	return place ? place : 1; /* 0 is an empty slot of the count table */
+}
+
+/* The first launch_first launches of each place, then one in launch_every: every
  * kernel's call sites are seen, and a tight launch loop pays for a stack rarely. */
 static int sample_launch(uintptr_t key)
 {
@@ -335,7 +365,8 @@ void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		return;
 	last_correlation = cb->correlationId;
 	/* launch callbacks may be on for someone else (record --hw) */
-	if (cls == CLASS_LAUNCH && (st.no_launches || !sample_launch(launches_key(domain, cbid, cb))))
+	if ((cls == CLASS_LAUNCH || cls == CLASS_MEMSET) &&
+	    (st.no_launches || !sample_launch(place_of(cls, launches_key(domain, cbid, cb)))))
 		return;
 	take_stack(cb->correlationId);
 }
@@ -402,6 +433,10 @@ int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
 		st.cfg.max_depth = MAX_NATIVE;
 	/* 0:0 takes no launch (nor asynchronous memset) stacks, and CUPTI calls nothing for them */
 	st.no_launches = st.cfg.launch_first == 0 && st.cfg.launch_every == 0;
+	/* KGANTT_DEV_STACKS_BY_KERNEL=1: for bench/overhead.sh only, what counting by place
+	 * costs against counting by kernel (the trace's stacks are then fewer, not other) */
+	const char *by_kernel = getenv("KGANTT_DEV_STACKS_BY_KERNEL");
+	st.by_kernel = by_kernel && *by_kernel == '1';
 	if (st.cfg.launch_every == 0)
 		st.cfg.launch_every = 1;
 	st.calls = malloc(MAX_CALLSITES * sizeof(*st.calls));
@@ -435,8 +470,10 @@ void stacks_subscribe(CUpti_SubscriberHandle sub)
 	if (!st.enabled)
 		return;
 	set_class_callbacks(sub, 1, CLASS_WAIT);
-	if (!st.no_launches)
+	if (!st.no_launches) {
 		set_class_callbacks(sub, 1, CLASS_LAUNCH);
+		set_class_callbacks(sub, 1, CLASS_MEMSET);
+	}
 }
 
 void stacks_disable(void)

@@ -19,7 +19,7 @@
 
 struct kg_stack_config {
 	enum kg_stack_mode mode;
-	unsigned launch_first;  /* waits mode: the first launches of each kernel get a stack */
+	unsigned launch_first;  /* waits mode: the first launches of each place get a stack */
 	unsigned launch_every;  /* ... then one in this many */
 	unsigned max_depth;     /* native frames kept */
 	/* 1 when a call of this domain and callback id is left out of the trace anyway */

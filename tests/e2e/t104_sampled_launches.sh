@@ -5,7 +5,7 @@
 # each --all-launches trace (current/all_launches/) made into the trace the default would
 # have recorded by tests/tools/sample_launches.py (the windows simulated independently of
 # the recorder) gives the same rules and severities, gains within 15 %, call-site shares
-# within 5 points (but for the GPT steps and the decoder, said in docs/results/sampled-launches-h200.md).
+# within 5 points (but for the two below, said there and in docs/results/sampled-launches-h200.md).
 . tests/e2e/lib.sh
 command -v python3 > /dev/null || skip "no python3"
 C=$FIXTURES/current
@@ -41,17 +41,24 @@ echo "ok: info and the report's header say the launch calls were sampled"
 cmp_py=$WORK/cmp.py
 cat > "$cmp_py" <<'PY'
 import json, subprocess, sys
+sys.path.insert(0, "tests/tools")
+from site_shares import shares
 k, sampled, every, name, site_limit = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
 def report(p):
     return json.loads(subprocess.run([k, "report", "--json", "--sites", "--no-progress", p],
                                      capture_output=True, text=True, check=True).stdout)
-def shares(rep, f):
-    labels = {s["site"]: s.get("label") for s in rep.get("sites", [])}
-    out = {}
-    for s in f.get("sites", []):
-        lab = s.get("label") or labels.get(s["site"])
-        out[lab] = out.get(lab, 0) + 100 * s["share"]
-    return out
+def site_error(sa, sd, full):
+    """A finding lists its 5 largest sites: one listed on one side only is at most the
+    other side's smallest there when that side lists 5 (the error's least), else 0."""
+    err = 0
+    for s in set(sa) | set(sd):
+        if s in sa and s in sd:
+            err = max(err, abs(sa[s] - sd[s]))
+        else:
+            x, other = (sa[s], sd) if s in sa else (sd[s], sa)
+            bound = min(v for k, v in other.items() if k != "(unsited)") if len(other) > full else 0
+            err = max(err, x - bound)
+    return err
 a, d = report(every), report(sampled)
 fa = {f["rule"]: f for f in a["findings"] if f["severity"] != "info"}
 fd = {f["rule"]: f for f in d["findings"] if f["severity"] != "info"}
@@ -61,23 +68,27 @@ for r in fa:
     ga, gd = fa[r]["gain_ns"], fd[r]["gain_ns"]
     worst_gain = max(worst_gain, abs(gd - ga) / ga if ga else 0)
     sa, sd = shares(a, fa[r]), shares(d, fd[r])
-    worst_site = max([worst_site] + [abs(sa.get(s, 0) - sd.get(s, 0)) for s in set(sa) | set(sd)])
+    worst_site = max(worst_site, site_error(sa, sd, 5))
 assert worst_gain <= 0.15, "a gain %.0f %% off" % (100 * worst_gain)
 assert worst_site <= site_limit, "a site's share %.1f points off" % worst_site
 print("ok: %s: the same %d finding%s sampled as with every launch; gains within %.1f %%, shares within %.1f points"
       % (name, len(fa), "" if len(fa) == 1 else "s", 100 * worst_gain, worst_site))
 PY
+# gpt_all_stacks and hf_decode_all_stacks (tests/gpu/launch_sites_h200.sh): a host-bound
+# GPT step and a transformers decoder recorded with every launch's call and stack
+# (--all-launches --stacks all), so that their sites are the truth; the simulation also
+# drops the stacks the default would not have taken (the first 8 of each place, then 1 in
+# 64: src/recorder/stacks.c). An unsampled launch takes the site of the nearest sampled
+# launch of its kernel in its most specific place, from the whole run's stacks
+# (src/analysis/sites.c). Their shares are within 5 points of the truth, but for the
+# decoder's warm-up tail (5.4: its last tokens run a kernel the warm-up's stacks never
+# sampled; tests/tools/site_shares.py over 8 window timings gives 1.3 points on average,
+# docs/results/sampled-launches-h200.md). Before: 15.7 and 22.4, then 10 and 6.
 # gpt_hostbound: a GPT step recorded with --all-launches in a run that was host-bound (an
-# earlier call, before host samples were on by default): its findings are what sampling
-# could blur; its launches' stacks were sampled too, so its sites are an estimate on
-# both sides (13.5 points apart before, 17.9 now). gpt_all_stacks and hf_decode_all_stacks (tests/gpu/launch_sites_h200.sh): a
-# host-bound GPT step and a transformers decoder recorded with every launch's call and
-# stack (--all-launches --stacks all), so that their sites are the truth, and the
-# simulation also drops the stacks the default would not have taken: an unsampled launch
-# takes the site of the nearest sampled launch of its kernel in its place
-# (src/analysis/sites.c). Their sites' shares are within 10 and 6 points of the truth
-# (before: 15.7 and 22.4, each unsampled launch shared among all its kernel's sampled
-# sites; docs/results/sampled-launches-h200.md).
+# earlier call): its findings are what sampling could blur. Its stacks were sampled by the
+# recorder of the time, the first 8 of each kernel over every launch, so the simulation
+# drops stacks no recorder would (as much as 27 % of a finding's gain left without a
+# site): its sites are not compared.
 for n in copies_bad launches_bad streams_bad occupancy_bad timeslice_bad nvtx_bad gpt_default gpt_hostbound \
 	gpt_all_stacks hf_decode_all_stacks; do
 	every=$(fixture "current/all_launches/$n")
@@ -85,9 +96,8 @@ for n in copies_bad launches_bad streams_bad occupancy_bad timeslice_bad nvtx_ba
 		fail "$n: sample_launches.py"
 	limit=5
 	case $n in
-	gpt_hostbound) limit=20 ;; # its own launches' stacks sampled: an estimate on each side
-	gpt_all_stacks) limit=10 ;;
-	hf_decode_all_stacks) limit=6 ;;
+	gpt_hostbound) limit=100 ;; # not compared: see above
+	hf_decode_all_stacks) limit=6 ;; # the warm-up's tail: see above
 	esac
 	python3 "$cmp_py" "$K" "$WORK/$n.sampled.kgt" "$every" "$n ($(cat "$WORK/$n.kept"))" $limit ||
 		fail "$n: sampling changed the findings"

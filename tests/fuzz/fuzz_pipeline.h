@@ -235,13 +235,14 @@ static inline void fuzz_window(const struct kg_model *m, const struct kg_analysi
 	    analysis_run(&cut, NULL, &a) == 0) {
 		fuzz_diff(whole, &a);
 		analysis_free(&a);
-		/* ... and with the whole run's steps given, every GPU's, as report's analysis
-		 * of its steady steps takes them (cli/session.c) */
+		/* ... and with the whole run's steps given, every GPU's, and its launch stacks,
+		 * as report's analysis of its steady steps takes them (cli/session.c) */
 		struct kg_config cfg;
 		analysis_config_default(&cfg);
 		cfg.steps_given = &whole->steps;
 		cfg.gpu_steps_given = whole->gpu_steps;
 		cfg.n_gpu_steps_given = whole->gpu_steps ? whole->n_gpus : 0;
+		cfg.launch_stacks_given = &whole->launch_stacks;
 		if (analysis_run(&cut, &cfg, &a) == 0) {
 			fuzz_outputs(&cut, &a);
 			analysis_free(&a);

@@ -8,15 +8,18 @@ what the sampling changes in the analysis, with the run itself held fixed.
 A trace recorded with a stack for every call (record --all-launches --stacks all) is also
 given the stacks the default (--stacks waits) would have taken (src/recorder/stacks.c,
 simulated): of the launches kept, and of the asynchronous memsets, the first 8 of each
-kernel (each memset function) and then one in 64; every synchronising call, copy, other
-memset and allocation; no other call. Then the original is the truth of where every launch
+place (the kernel or memset function, and the kernel launched before it on its stream in
+the same window) and then one in 64; every synchronising call, copy, other memset and
+allocation; no other call. Then the original is the truth of where every launch
 was made, and the comparison measures all the sampling at once.
 
-    sample_launches.py IN.kgt OUT.kgt [--on-ms 10] [--period-ms 100]
+    sample_launches.py IN.kgt OUT.kgt [--on-ms 10] [--period-ms 100] [--stack-every 64]
+                       [--stack-key place|shape|kernel] [--seed 0]
 
 IN may be compacted (it is exported to rows with `kgantt export -f sqlite`, KGANTT or
 build/kgantt); OUT is a rows trace that kgantt reads. Prints what was kept."""
 import argparse
+import bisect
 import os
 import re
 import shutil
@@ -33,21 +36,35 @@ WAIT = re.compile(r"(Synchronize|^cudaStreamWaitEvent|^cuStreamWaitEvent|Memcpy|
 LAUNCH_FIRST, LAUNCH_EVERY = 8, 64
 
 
-def waits_mode_stacks(db, proc, every):
-    """Drops the stacks --stacks waits would not have taken; returns how many are kept."""
+def waits_mode_stacks(db, proc, every, phase, key_by, wins):
+    """Drops the stacks --stacks waits would not have taken; returns how many are kept.
+    `phase`: the sampler's count at the first launch after a kernel's first 8 (another run's
+    luck; the recorder's is 0). `key_by` "place": a launch or asynchronous memset is
+    counted by its kernel (its function) and the kernel launched before it on its stream
+    in the same window (src/recorder/stacks.c); "shape": the same with the kernels' grids
+    and blocks; "kernel": by its kernel alone (the recorder before 2026-12-05)."""
     rows = db.execute(
-        "SELECT a.correlation, s.text, k.name FROM api_calls a JOIN strings s ON s.id = a.name "
+        "SELECT a.correlation, a.start, s.text, k.name, COALESCE(k.stream, m.stream), k.grid_x, k.grid_y, "
+        "k.grid_z, k.block_x, k.block_y, k.block_z FROM api_calls a JOIN strings s ON s.id = a.name "
         "JOIN api_stacks t ON t.process = a.process AND t.correlation = a.correlation "
         "LEFT JOIN kernels k ON k.process = a.process AND k.correlation = a.correlation "
+        "LEFT JOIN memsets m ON m.process = a.process AND m.correlation = a.correlation "
         "WHERE a.process = ? ORDER BY a.start", (proc,)).fetchall()
-    counts, drop = {}, []
-    for corr, fn, kernel in rows:
+    counts, drop, before = {}, [], {}
+    for corr, t, fn, kernel, stream, *dims in rows:
         launch = LAUNCH.search(fn) and not NOT_A_KERNEL.search(fn)
         if launch or (("Memset" in fn or "memset" in fn) and "Async" in fn):
-            key = kernel if launch else fn
+            window = window_at(wins, t)
+            prev = before.get(stream)
+            prev = prev[1] if key_by != "kernel" and prev and prev[0] == window else None
+            shape = fn
+            if launch:
+                shape = (kernel, tuple(dims)) if key_by == "shape" else kernel
+                before[stream] = (window, shape)
+            key = (shape, prev)
             counts[key] = counts.get(key, 0) + 1
             n = counts[key]
-            if n <= LAUNCH_FIRST or (n - LAUNCH_FIRST) % every == 0:
+            if n <= LAUNCH_FIRST or (n - LAUNCH_FIRST + phase) % every == 0:
                 continue
         elif WAIT.search(fn):
             continue
@@ -55,6 +72,44 @@ def waits_mode_stacks(db, proc, every):
     db.executemany("DELETE FROM api_stacks WHERE process = ? AND correlation = ?",
                    [(proc, c) for c in drop])
     return len(rows) - len(drop)
+
+
+def windows(launches, on, period, shift):
+    """The recorder's window thread (src/recorder/launches.c), run over the launches' times:
+    it looks every `on` ns while the window is open and keeps it open until the first
+    launch and while kernels never seen before appear; then closes it for period - on (the
+    first closing `shift` ns longer: another run's timing). Returns the windows as
+    (opened, closed, number), the last one open to the end."""
+    seen, out = set(), []
+    look, opened, start, window, new, any_launch = launches[0][1] + on, None, launches[0][1], 0, False, False
+    first_close = True
+    for i, t, kernel, corr in launches:
+        while opened is not None and t >= opened or opened is None and t >= look:
+            if opened is not None:  # the window opens again
+                look, start, opened, window = opened + on, opened, None, window + 1
+                continue
+            if new or not any_launch:  # stays open for another look
+                new, look = False, look + on
+                continue
+            closed = period - on
+            if first_close:
+                closed += shift % period
+            first_close = False
+            out.append((start, look, window))
+            opened = look + closed
+        any_launch = True
+        if kernel not in seen:
+            seen.add(kernel)
+            new = opened is None or new
+    if opened is None:
+        out.append((start, float("inf"), window))
+    return out
+
+
+def window_at(wins, t):
+    """The number of the window open at t, None when none was."""
+    k = bisect.bisect_right(wins, (t, float("inf"), 0)) - 1
+    return wins[k][2] if k >= 0 and wins[k][0] <= t < wins[k][1] else None
 
 
 def main():
@@ -66,6 +121,11 @@ def main():
     ap.add_argument("--stack-every", type=int, default=LAUNCH_EVERY,
                     help="with every stack recorded: one launch in N of each kernel after its "
                          "first 8 keeps its stack (the recorder's 64)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="another run's luck: the first closing's delay in ms, the stack "
+                         "sampler's count")
+    ap.add_argument("--stack-key", choices=("place", "shape", "kernel"), default="place",
+                    help="what the stack sampler counts launches by (src/recorder/stacks.c)")
     a = ap.parse_args()
     kgantt = os.environ.get("KGANTT", "build/kgantt")
     subprocess.run([kgantt, "export", "-q", "-f", "sqlite", "-o", a.dst, a.src], check=True)
@@ -78,32 +138,16 @@ def main():
     stacks_kept = 0
     for (proc,) in db.execute("SELECT process FROM processes").fetchall():
         calls = db.execute(
-            "SELECT a.id, a.start, s.text, k.name FROM api_calls a JOIN strings s ON s.id = a.name "
+            "SELECT a.id, a.start, s.text, k.name, a.correlation FROM api_calls a "
+            "JOIN strings s ON s.id = a.name "
             "LEFT JOIN kernels k ON k.process = a.process AND k.correlation = a.correlation "
             "WHERE a.process = ? ORDER BY a.start", (proc,)).fetchall()
-        launches = [(i, t, kernel) for i, t, fn, kernel in calls
+        launches = [(i, t, kernel, corr) for i, t, fn, kernel, corr in calls
                     if LAUNCH.search(fn) and not NOT_A_KERNEL.search(fn)]
         if not launches:
             continue
-        # the recorder's window thread looks every `on` ns: it closes the window at the
-        # first look after the first launch that saw no kernel new since the last look,
-        # then opens it again `period - on` later, for `on`, and so on
-        seen, drop = set(), []
-        t0 = launches[0][1]
-        closes_at, open_at = None, None
-        tick, new_since_tick = t0 + on, False
-        for i, t, kernel in launches:
-            while closes_at is None and t >= tick:
-                if not new_since_tick:
-                    closes_at = tick
-                new_since_tick = False
-                tick += on
-            inside = closes_at is None or (t - closes_at) % period >= period - on
-            if kernel not in seen:
-                seen.add(kernel)
-                new_since_tick = True
-            if not inside:
-                drop.append(i)
+        wins = windows(launches, on, period, a.seed * 1e6)
+        drop = [x[0] for x in launches if window_at(wins, x[1]) is None]
         db.executemany("DELETE FROM api_calls WHERE id = ?", [(i,) for i in drop])
         db.execute("DELETE FROM api_stacks WHERE process = ? AND correlation NOT IN "
                    "(SELECT correlation FROM api_calls WHERE process = ?)", (proc, proc))
@@ -112,7 +156,8 @@ def main():
         kept += len(launches) - len(drop)
         dropped += len(drop)
         if all_stacks:
-            stacks_kept += waits_mode_stacks(db, proc, a.stack_every)
+            stacks_kept += waits_mode_stacks(db, proc, a.stack_every, a.seed % a.stack_every,
+                                             a.stack_key, wins)
     if all_stacks:
         db.execute("UPDATE stack_settings SET mode = 'waits', launch_first = ?, launch_every = ?",
                    (LAUNCH_FIRST, a.stack_every))

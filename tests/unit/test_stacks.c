@@ -207,7 +207,8 @@ TEST(stacks_sample_launches_and_dedupe)
 	struct kg_stack_config c = config(KG_STACKS_WAITS);
 	CHECK_EQ_INT(stacks_init(&c, &spool), 0);
 	static const char kernel_a = 'a', kernel_b = 'b';
-	/* 30 launches of one kernel: the first 2, then every 10th of the rest: 2 + 2 */
+	/* 30 launches of one kernel: the first is in a place of its own (no kernel before it);
+	 * of the 29 after another of it, the first 2, then every 10th of the rest: 1 + 2 + 2 */
 	for (uint32_t i = 0; i < 30; i++) {
 		api_record(200 + i, "cudaLaunchKernel", 3000 + i * 200);
 		launch(200 + i, &kernel_a);
@@ -231,12 +232,60 @@ TEST(stacks_sample_launches_and_dedupe)
 			stack = a->stack;
 		CHECK_EQ_INT(a->stack, stack); /* same place, same stack */
 	}
-	CHECK_EQ_INT(with, 4);
+	CHECK_EQ_INT(with, 5);
 	CHECK(call(&m, 300)->stack != KG_NONE);
 	CHECK_EQ_INT(call(&m, 301)->stack, KG_NONE);
 	const struct kg_frame *f;
 	CHECK(frame_of(&m, call(&m, 300), "launch", &f) >= 0);
 	CHECK_EQ_INT(f->line, line_of_launch);
+	model_free(&m);
+}
+
+/* One kernel launched after two others (a GEMM on two lines of a block): each place gets
+ * its own first stacks, where counting by the kernel gave them all to the first place.
+ * An asynchronous memset is counted by the kernel before it too. */
+TEST(stacks_sample_launches_by_place)
+{
+	open_spool();
+	struct kg_stack_config c = config(KG_STACKS_WAITS);
+	CHECK_EQ_INT(stacks_init(&c, &spool), 0);
+	static const char gemm = 'g', norm = 'n', gelu = 'u';
+	uint32_t corr = 400;
+	for (uint32_t step = 0; step < 6; step++) {
+		api_record(corr, "cudaLaunchKernel", 1000 + corr * 100);
+		launch(corr++, &norm);
+		api_record(corr, "cudaLaunchKernel", 1000 + corr * 100);
+		launch(corr++, &gemm); /* after norm: corr 401, 405, ... */
+		api_record(corr, "cudaLaunchKernel", 1000 + corr * 100);
+		launch(corr++, &gelu);
+		api_record(corr, "cudaLaunchKernel", 1000 + corr * 100);
+		launch(corr++, &gemm); /* after gelu: corr 403, 407, ... */
+	}
+	for (uint32_t i = 0; i < 3; i++) { /* a memset after the gemm, then after gelu */
+		api_record(corr, "cudaMemsetAsync", 1000 + corr * 100);
+		enter(CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, corr++, NULL);
+		api_record(corr, "cudaLaunchKernel", 1000 + corr * 100);
+		launch(corr++, &gelu);
+		api_record(corr, "cudaMemsetAsync", 1000 + corr * 100);
+		enter(CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, corr++, NULL);
+		api_record(corr, "cudaLaunchKernel", 1000 + corr * 100);
+		launch(corr++, &gemm);
+	}
+	struct kg_model m;
+	finish(&m);
+	uint32_t after_norm = 0, after_gelu = 0;
+	for (uint32_t step = 0; step < 6; step++) {
+		after_norm += call(&m, 401 + 4 * step)->stack != KG_NONE;
+		after_gelu += call(&m, 403 + 4 * step)->stack != KG_NONE;
+	}
+	CHECK_EQ_INT(after_norm, 2); /* the first 2 of each place; the 10th is not reached */
+	CHECK_EQ_INT(after_gelu, 2);
+	/* memsets: after gemm (424, 432 of which the first is the place's first), after gelu */
+	uint32_t memsets = 0;
+	for (uint32_t i = 0; i < 3; i++)
+		memsets += (call(&m, 424 + 4 * i)->stack != KG_NONE) +
+			   (call(&m, 426 + 4 * i)->stack != KG_NONE);
+	CHECK_EQ_INT(memsets, 4); /* 2 places (after gemm, after gelu), their first 2 each */
 	model_free(&m);
 }
 
