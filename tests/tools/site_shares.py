@@ -6,7 +6,8 @@ Each TRUTH trace was recorded with every launch's call and stack (record --all-l
 the default full mode would have recorded of the same run, once per seed (another run's
 window timing and stack sampler count), and kgantt reports both. For every finding that
 is not info, the largest difference in one site's share (points; "(unsited)" counts as a
-site), and half the summed differences (the share of the gain placed on a wrong site).
+site), and half the summed differences (the share of the gain placed on a wrong site);
+and the stacks the sampled traces kept.
 
     site_shares.py [--kgantt K] [--seeds 0,37,...] [--stack-key place] [--stack-every 64]
                    [-v] TRUTH.kgt[.xz]...
@@ -61,12 +62,14 @@ def main():
                 subprocess.run("xz -dc '%s' > '%s'" % (truth, plain), shell=True, check=True)
                 truth = plain
             rt = report(a.kgantt, truth)
-            rows = {}
+            rows, stacks = {}, []
             for seed in a.seeds.split(","):
                 sampled = os.path.join(tmp, "%s.%s.kgt" % (name, seed))
-                subprocess.run([sys.executable, os.path.join(HERE, "sample_launches.py"), truth, sampled,
-                                "--seed", seed, "--stack-key", a.stack_key, "--stack-every", a.stack_every],
-                               check=True, capture_output=True, env=dict(os.environ, KGANTT=a.kgantt))
+                kept = subprocess.run([sys.executable, os.path.join(HERE, "sample_launches.py"), truth, sampled,
+                                       "--seed", seed, "--stack-key", a.stack_key, "--stack-every", a.stack_every],
+                                      check=True, capture_output=True, text=True,
+                                      env=dict(os.environ, KGANTT=a.kgantt)).stdout
+                stacks.append(int(kept.rsplit(" ", 1)[-1]) if "take them" in kept else 0)
                 rs = report(a.kgantt, sampled)
                 os.unlink(sampled)
                 for f in rt["findings"]:
@@ -86,6 +89,7 @@ def main():
                               % (name, seed, f["rule"], diff[top], top, st.get(top, 0), ss.get(top, 0)))
             for rule, v in rows.items():
                 print("%-24s %-22s largest error by seed: %s" % (name, rule, " ".join("%.1f" % x for x in v)))
+            print("%-24s stacks kept: %d-%d" % (name, min(stacks), max(stacks)))
     print("findings x seeds: %d; largest error: mean %.2f, max %.1f, over 5 points: %d; misplaced share: mean %.1f %%"
           % (len(worst), statistics.mean(worst), max(worst), sum(x > 5 for x in worst), statistics.mean(misplaced)))
 
