@@ -4,7 +4,7 @@
 # launches by place: src/recorder/stacks.c) and with KGANTT_DEV_STACKS_BY_KERNEL=1 (by
 # kernel, as before), their stacks counted; then both beside kernels mode, with and
 # without latency timestamps, paired by round (bench/overhead.sh).
-#   tests/gpu/place_stacks_h200.sh OUTDIR [ROUNDS] [SECONDS]
+#   tests/gpu/place_stacks_h200.sh OUTDIR [ROUNDS] [SECONDS]      ROUNDS 0: the recordings only
 #   OUTDIR/summary.txt, OUTDIR/*.kgt.xz, OUTDIR/overhead/ (overhead.csv, overhead.md)
 set -u
 out=${1:?usage: place_stacks_h200.sh OUTDIR [ROUNDS] [SECONDS]}
@@ -42,6 +42,7 @@ for i in 1 2; do
 done
 rec hf_place X=1 -- python3 tests/gpu/hf_decode.py --tokens 24
 rec hf_kernel KGANTT_DEV_STACKS_BY_KERNEL=1 -- python3 tests/gpu/hf_decode.py --tokens 24
+[ "$rounds" -gt 0 ] || exit 0 # the recordings only
 PRIME=0 TORCH_GPT_ARGS="--reps 1 --steps 15" bench/overhead.sh -n "$rounds" -t "$seconds" -o "$out/overhead" \
 	-w launch_loop,torch_tiny,torch_gpt \
 	-c kgantt-kernels,kgantt-kernels-latency,kgantt-full,kgantt-full-stacks-by-kernel > "$out/overhead.log" 2>&1
