@@ -405,7 +405,7 @@ static uint64_t place_key(const struct kg_model *m, uint32_t i, int level)
 	uint64_t k = kernel_key(m, &m->ops[i]);
 	if (level == 0)
 		return k;
-	if (level == 1)
+	if (level == 1) /* a shape's low half is the name */
 		return idmap_mix(k ^ idmap_mix((uint32_t)op_shape(m, s, i, -1)));
 	static const int around[5][2] = {[2] = {-1, 0}, [3] = {-1, 1}, [4] = {-2, 2}};
 	for (int d = around[level][0]; d <= around[level][1]; d++)

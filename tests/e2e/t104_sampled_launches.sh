@@ -40,13 +40,10 @@ echo "ok: info and the report's header say the launch calls were sampled"
 
 cmp_py=$WORK/cmp.py
 cat > "$cmp_py" <<'PY'
-import json, subprocess, sys
+import sys
 sys.path.insert(0, "tests/tools")
-from site_shares import shares
+from site_shares import report, shares
 k, sampled, every, name, site_limit = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
-def report(p):
-    return json.loads(subprocess.run([k, "report", "--json", "--sites", "--no-progress", p],
-                                     capture_output=True, text=True, check=True).stdout)
 def site_error(sa, sd, full):
     """A finding lists its 5 largest sites: one listed on one side only is at most the
     other side's smallest there when that side lists 5 (the error's least), else 0."""
@@ -56,10 +53,10 @@ def site_error(sa, sd, full):
             err = max(err, abs(sa[s] - sd[s]))
         else:
             x, other = (sa[s], sd) if s in sa else (sd[s], sa)
-            bound = min(v for k, v in other.items() if k != "(unsited)") if len(other) > full else 0
+            bound = min(v for site, v in other.items() if site != "(unsited)") if len(other) > full else 0
             err = max(err, x - bound)
     return err
-a, d = report(every), report(sampled)
+a, d = report(k, every), report(k, sampled)
 fa = {f["rule"]: f for f in a["findings"] if f["severity"] != "info"}
 fd = {f["rule"]: f for f in d["findings"] if f["severity"] != "info"}
 assert sorted((r, f["severity"]) for r, f in fa.items()) == sorted((r, f["severity"]) for r, f in fd.items()), (fa.keys(), fd.keys())

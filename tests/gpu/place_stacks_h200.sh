@@ -2,8 +2,9 @@
 # What the launch stack sampler's places cost and take (issue 26), on the H200: the GPT
 # step and the transformers decoder recorded in the default full mode (the sampler counts
 # launches by place: src/recorder/stacks.c) and with KGANTT_DEV_STACKS_BY_KERNEL=1 (by
-# kernel, as before), their stacks counted; then both beside kernels mode, with and
-# without latency timestamps, paired by round (bench/overhead.sh).
+# kernel, as before), their stacks counted; then both beside kernels mode and untraced,
+# paired by round (bench/overhead.sh). The call of 2026-12-05 (an H100) was
+# `tests/gpu/place_stacks_h200.sh OUTDIR 5 300`: docs/results/sampled-launches-h200.md.
 #   tests/gpu/place_stacks_h200.sh OUTDIR [ROUNDS] [SECONDS]      ROUNDS 0: the recordings only
 #   OUTDIR/summary.txt, OUTDIR/*.kgt.xz, OUTDIR/overhead/ (overhead.csv, overhead.md)
 set -u
@@ -45,6 +46,7 @@ rec hf_kernel KGANTT_DEV_STACKS_BY_KERNEL=1 -- python3 tests/gpu/hf_decode.py --
 [ "$rounds" -gt 0 ] || exit 0 # the recordings only
 PRIME=0 TORCH_GPT_ARGS="--reps 1 --steps 15" bench/overhead.sh -n "$rounds" -t "$seconds" -o "$out/overhead" \
 	-w launch_loop,torch_tiny,torch_gpt \
-	-c kgantt-kernels,kgantt-kernels-latency,kgantt-full,kgantt-full-stacks-by-kernel > "$out/overhead.log" 2>&1
+	-c untraced,kgantt-kernels,kgantt-full,kgantt-full-stacks-by-kernel > "$out/overhead.log" 2>&1
 python3 bench/paired.py "$out/overhead/overhead.csv" kgantt-full/kgantt-full-stacks-by-kernel \
-	kgantt-full/kgantt-kernels kgantt-full/kgantt-kernels-latency >> "$out/summary.txt" 2>&1
+	kgantt-full/kgantt-kernels kgantt-full-stacks-by-kernel/kgantt-kernels kgantt-full/untraced \
+	>> "$out/summary.txt" 2>&1
