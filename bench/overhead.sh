@@ -26,7 +26,10 @@
 #                 mode as it was before issue 26 (KGANTT_DEV_API_ACTIVITY=1);
 #                 kgantt-full-stacks-by-kernel is kgantt-full with the launch stack
 #                 sampler counting by kernel, as before it counted by place
-#                 (KGANTT_DEV_STACKS_BY_KERNEL=1, src/recorder/stacks.c).
+#                 (KGANTT_DEV_STACKS_BY_KERNEL=1, src/recorder/stacks.c);
+#                 kgantt-full-nohost is kgantt-full with --host-samples=off; kgantt-full-nowindows
+#                 kgantt-full with the launch callbacks never on (no launch call, no launch
+#                 stack: KGANTT_DEV_NO_LAUNCH_WINDOWS=1, what the windows cost).
 #                 (torch-profiler applies to the torch workloads only)
 #   -t SECONDS    time budget: start no run that would end after this many seconds (judged
 #                 by the longest earlier run of the same workload x configuration, else of
@@ -95,7 +98,7 @@ done
 for c in "${CF[@]}"; do
     case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
         kgantt-full-all-api|kgantt-full-hw|kgantt-full-host|kgantt-full-all-launches|kgantt-full-activity|kgantt-kernels-latency|torch-profiler) ;;
-        kgantt-full-stacks-by-kernel) ;;
+        kgantt-full-stacks-by-kernel|kgantt-full-nohost|kgantt-full-nowindows) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -354,6 +357,10 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-launches -- "${BASE[@]}") ;;
         kgantt-full-activity) trace="$TMP/v.kgt"
                         full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_API_ACTIVITY=1 "$KGANTT" record --force -o "$trace" --mode full --all-launches -- "${BASE[@]}") ;;
+        kgantt-full-nohost) trace="$TMP/e.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --host-samples=off -- "${BASE[@]}") ;;
+        kgantt-full-nowindows) trace="$TMP/w.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         kgantt-full-stacks-by-kernel) trace="$TMP/b.kgt"
                         full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_STACKS_BY_KERNEL=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
@@ -525,7 +532,7 @@ wl_order = meta.get("workloads", "").split()
 # Report order (not the run order): the kgantt full-mode variants next to each other,
 # without stacks first, so that the cost of the stacks reads off adjacent rows.
 CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
-         "kgantt-full-stacks-by-kernel", "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
+         "kgantt-full-stacks-by-kernel", "kgantt-full-nohost", "kgantt-full-nowindows", "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
          "kgantt-full-host",
          "torch-profiler"]
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]

@@ -2,6 +2,7 @@
 #include "recorder/launches.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -172,11 +173,24 @@ static void write_settings(struct kg_spool *spool, int sampled, const char *why)
 	pthread_mutex_unlock(&spool->lock);
 }
 
+/* For bench/overhead.sh only (kgantt-full-nowindows: what the windows cost): the launch
+ * callbacks never on, so the trace has no launch call and no launch stack. */
+static int dev_no_windows(void)
+{
+	const char *v = getenv("KGANTT_DEV_NO_LAUNCH_WINDOWS");
+	return v && *v == '1';
+}
+
 int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool)
 {
 	if (lw.running)
 		return 1;
 	lw.sub = sub;
+	if (dev_no_windows()) {
+		set_launch_callbacks(0); /* the API calls' and stacks' callbacks turned them on */
+		write_settings(spool, 1, "KGANTT_DEV_NO_LAUNCH_WINDOWS=1: no launch sampled");
+		return 0;
+	}
 	set_launch_callbacks(1);
 	if (own_thread_start(&lw.thread, window_main, "kgantt-windows") != 0) {
 		write_settings(spool, 0, "the recorder could not start its windows' thread");
