@@ -186,7 +186,8 @@ int cmd_record(int argc, char **argv)
 		OPT_CHOICE(0, "latency", &o.latency, "on|off", record_on_off, "on or off",
 			   "queued/submitted timestamps of each kernel (default: on in full mode, "
 			   "off in kernels mode; CUPTI keeps ~80 bytes per kernel in the program "
-			   "while on: off for runs of many millions of kernels)"),
+			   "while on: off for runs of many millions of kernels; full mode then "
+			   "records every launch's call, as with --all-launches)"),
 		OPT_CALLBACK(0, "delay", &o.delay, "SEC", take_seconds,
 			     "start recording SEC seconds after the program starts"),
 		OPT_CALLBACK(0, "duration", &o.duration, "SEC", take_seconds,

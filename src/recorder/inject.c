@@ -734,10 +734,13 @@ static void setup_smlog(void)
 }
 
 /* Full mode: kernel launches' calls (and stacks) sampled in windows, unless something
- * needs every launch's callback: --all-launches, --stacks all, --hw, --sm. */
+ * needs every launch's callback: --all-launches, --stacks all, --hw, --sm; or unless no
+ * kernel says when it was queued (--latency off): an unsampled launch would then have no
+ * time on the host at all, and host-bound and launch-overhead would see one in ten. */
 static void setup_launch_windows(void)
 {
 	const char *every = g.all_launches                  ? "record --all-launches"
+			    : !g.latency                     ? "record --latency off"
 			    : g.stacks.mode == KG_STACKS_ALL ? "record --stacks all"
 			    : g.hw_interval_ns               ? "record --hw"
 			    : g.sm                           ? "record --sm"
@@ -812,6 +815,14 @@ static int setup_cupti(void)
 			stacks_subscribe(g.subscriber);
 		}
 	}
+	if (g.latency) {
+		res = cuptiActivityEnableLatencyTimestamps(1);
+		if (res != CUPTI_SUCCESS) {
+			status(KG_STATUS_WARNING, "no queued/submitted timestamps: %s",
+			       cupti_error(res));
+			g.latency = 0; /* then every launch's call dates its kernel */
+		}
+	}
 	if (g.mode == KG_MODE_FULL)
 		setup_launch_windows();
 	if (g.sm)
@@ -826,12 +837,6 @@ static int setup_cupti(void)
 				    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
 		cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
 				    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
-	}
-	if (g.latency) {
-		res = cuptiActivityEnableLatencyTimestamps(1);
-		if (res != CUPTI_SUCCESS)
-			status(KG_STATUS_WARNING, "no queued/submitted timestamps: %s",
-			       cupti_error(res));
 	}
 	for (size_t i = 0; i < COUNT(meta_kinds); i++) {
 		res = cuptiActivityEnable(meta_kinds[i]);

@@ -33,6 +33,19 @@ def capture_range_off(q, one):
     return "no capture range: all %d kernels" % n
 
 
+def latency_off_every_launch(q, one):
+    # full mode with --latency off: no kernel says when it was queued, so every launch's
+    # call is recorded (src/recorder/inject.c, setup_launch_windows)
+    settings = q("select calls, why from launch_settings")
+    assert settings == [("all", "record --latency off")], settings
+    n = one("select count(*) from kernels")
+    queued = one("select count(*) from kernels where queued > 0")
+    called = one("select count(*) from kernels k join api_calls a "
+                 "on a.process = k.process and a.correlation = k.correlation")
+    assert n == 450 and queued == 0 and called == n, (n, queued, called)
+    return "--latency off: all %d launches have their call, none a queued time" % n
+
+
 def _ended(q, one, want):
     complete, status, note = q("select complete, exit_status, spool_note from processes")[0]
     n = one("select count(*) from kernels")

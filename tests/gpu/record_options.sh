@@ -37,6 +37,10 @@ check $name
 name=capture_range_off
 "$K" record --force -o "$out/fixtures/$name.kgt" -- "$X/profrange" > "$out/logs/$name.out" 2> "$out/logs/$name.err"
 check $name
+# full mode with --latency off records every launch's call: nothing else dates a kernel
+name=latency_off_every_launch
+"$K" record --force --latency off -o "$out/fixtures/$name.kgt" -- "$X/profrange" > "$out/logs/$name.out" 2> "$out/logs/$name.err"
+check $name
 
 # Tiny buffers: 1 MiB x 2 for 10,000 launches: CUPTI asks for more buffers than the pool
 # holds; nothing may be lost, and the shortfall must be reported.
