@@ -1,0 +1,25 @@
+# A trace whose kernel launches were sampled but whose kernels carry no queued time (full
+# mode with --latency off, before the recorder took every launch's call then): the report
+# says how many kernels nothing dates, counted here independently with SQL. The H200 GPT
+# step of tests/fixtures/h200/current/, its queued and submitted times removed.
+. tests/e2e/lib.sh
+command -v python3 > /dev/null || skip "no python3"
+t=$WORK/undated.kgt
+"$K" export -q -f sqlite -o "$t" "$(fixture current/gpt_default)" || fail "export"
+want=$(python3 - "$t" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE kernels SET queued = NULL, submitted = NULL")
+db.commit()
+n = db.execute("SELECT COUNT(*) FROM kernels k WHERE NOT EXISTS (SELECT 1 FROM api_calls a "
+               "WHERE a.process = k.process AND a.correlation = k.correlation)").fetchone()[0]
+print("{:,}".format(n))
+PY
+) || fail "sql"
+[ "$want" != 0 ] || fail "the fixture has every launch's call"
+"$K" report --whole --no-progress "$t" > "$WORK/report" 2>&1 || fail "report: $(tail -2 "$WORK/report")"
+grep -q "$want of them have neither a sampled call nor a queued time" "$WORK/report" ||
+	fail "report does not count the $want undated kernels: $(grep -A1 '^recorded' "$WORK/report")"
+"$K" report --whole --no-progress "$(fixture current/gpt_default)" > "$WORK/report0" 2>&1 || fail "report"
+! grep -q "neither a sampled call" "$WORK/report0" || fail "the recorded trace has undated kernels"
+echo "ok: the report counts the $want kernels nothing dates"
