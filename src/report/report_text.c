@@ -114,19 +114,20 @@ static void header_counts(FILE *f, const struct kg_model *m)
 	const char *kw = plural(kinds[KG_OP_KERNEL], "kernel", "kernels");
 	const char *cw = plural(kinds[KG_OP_MEMCPY], "copy", "copies");
 	const char *sw = plural(kinds[KG_OP_MEMSET], "memset", "memsets");
-	if (m->has_api)
-		field(f, "recorded", "%s %s, %s %s, %s %s, %s %s%s", k, kw, c, cw, s, sw,
-		      fmt_count(m->n_apis, a), plural(m->n_apis, "API call", "API calls"),
-		      sampled ? " (kernel launches' calls sampled: the others dated by their queued "
-				"time)" : "");
+	if (!m->has_api) {
+		field(f, "recorded", "%s %s, %s %s, %s %s, no API calls (host-side causes of idle "
+		      "time are unknown)", k, kw, c, cw, s, sw);
+		return;
+	}
+	field(f, "recorded", "%s %s, %s %s, %s %s, %s %s%s", k, kw, c, cw, s, sw,
+	      fmt_count(m->n_apis, a), plural(m->n_apis, "API call", "API calls"),
+	      sampled ? " (kernel launches' calls sampled: the others dated by their queued "
+			"time)" : "");
 	unsigned long long undated = sampled ? undated_kernels(m) : 0;
 	if (undated)
 		field(f, "", "%s of them have neither a sampled call nor a queued time (recorded "
 			     "with --latency off): host-bound and launch-overhead see only the others",
 		      fmt_count(undated, k));
-	else
-		field(f, "recorded", "%s %s, %s %s, %s %s, no API calls (host-side causes of idle "
-		      "time are unknown)", k, kw, c, cw, s, sw);
 }
 
 /* Losses are said plainly: a report over a trace with holes must not look complete. */
