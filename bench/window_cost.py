@@ -54,7 +54,8 @@ def main(paths):
     for p in paths:
         inside, outside, n_in, n = intervals(kgt_rows.connect(p))
         if len(inside) < 10 or len(outside) < 10:
-            print("%s | %d | %d | too few intervals in or out of windows" % (p, n, n_in))
+            print("%s | %d | %d | too few intervals in or out of windows"
+                  % (os.path.basename(p), n, n_in))
             continue
         mi, mo = statistics.median(inside), statistics.median(outside)
         share = n_in / n if n else 0.0

@@ -19,7 +19,7 @@ PY
 [ "$want" != 0 ] || fail "the fixture has every launch's call"
 "$K" report --whole --no-progress "$t" > "$WORK/report" 2>&1 || fail "report: $(tail -2 "$WORK/report")"
 grep -q "$want of them have neither a sampled call nor a queued time" "$WORK/report" ||
-	fail "report does not count the $want undated kernels: $(grep -A1 '^recorded' "$WORK/report")"
+	fail "report does not count the $want undated kernels: $(grep -A1 '^  recorded' "$WORK/report")"
 "$K" report --whole --no-progress "$(fixture current/gpt_default)" > "$WORK/report0" 2>&1 || fail "report"
 ! grep -q "neither a sampled call" "$WORK/report0" || fail "the recorded trace has undated kernels"
 # the header says once what was recorded: with API calls, or (kernels mode) without
@@ -28,7 +28,7 @@ grep -q "$want of them have neither a sampled call nor a queued time" "$WORK/rep
 for r in report report0 report1; do
 	[ "$(grep -c '^  recorded ' "$WORK/$r")" = 1 ] || fail "$r: not one 'recorded' line: $(grep -A1 '^  recorded' "$WORK/$r")"
 done
-grep -q "^  recorded .*API calls (kernel launches' calls" "$WORK/report0" || fail "report0: no API calls said"
+grep -q "^  recorded .*API calls (kernel launches' calls" "$WORK/report0" || fail "report0: its API calls not said"
 tr -s ' \n' ' ' < "$WORK/report1" | grep -q "no API calls (host-side causes of idle time are unknown)" ||
 	fail "kernels mode: 'no API calls' not said"
 echo "ok: the report counts the $want kernels nothing dates"
