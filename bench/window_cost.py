@@ -26,13 +26,20 @@ import kgt_rows  # noqa: E402
 MAX_GAP_US = 200.0
 
 
-def intervals(db):
+def queued_launches(db):
+    """(the (process, correlation) of launches with their call in the trace, every
+    stream-launched kernel's (process, correlation, queued) in queued order)"""
     sampled = set(db.execute(
         "SELECT a.process, a.correlation FROM api_calls a JOIN kernels k "
         "ON k.process = a.process AND k.correlation = a.correlation"))
     rows = db.execute(
         "SELECT process, correlation, queued FROM kernels WHERE queued > 0 "
         "AND (graph IS NULL OR graph = 0) ORDER BY process, queued").fetchall()
+    return sampled, rows
+
+
+def intervals(db):
+    sampled, rows = queued_launches(db)
     inside, outside, n_in = [], [], 0
     for prev, cur in zip(rows, rows[1:]):
         if prev[0] != cur[0]:

@@ -301,6 +301,32 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 
 /* ------------------------------------------------------------------ start and stop */
 
+void api_calls_switch(CUpti_SubscriberHandle sub, uint32_t on,
+		      int (*pick)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid))
+{
+	static const struct {
+		CUpti_CallbackDomain domain;
+		uint32_t size;
+	} domains[] = {
+		{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
+		{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
+	};
+	for (size_t d = 0; d < sizeof(domains) / sizeof(domains[0]); d++)
+		for (uint32_t cbid = 1; cbid < domains[d].size; cbid++) {
+			const char *name = NULL;
+			if (cuptiGetCallbackName(domains[d].domain, cbid, &name) == CUPTI_SUCCESS &&
+			    name && pick(domains[d].domain, cbid))
+				cuptiEnableCallback(on, sub, domains[d].domain, cbid);
+		}
+}
+
+static int (*start_skip)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+
+static int recorded(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	return !start_skip(domain, cbid);
+}
+
 int api_calls_start(CUpti_SubscriberHandle sub,
 		    int (*skip)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid),
 		    struct kg_convert *conv, struct kg_spool *spool)
@@ -312,21 +338,8 @@ int api_calls_start(CUpti_SubscriberHandle sub,
 	ac.stopping = 0;
 	/* without it, buffers are drained by the flusher, or by the threads that fill them */
 	ac.drainer_started = own_thread_start(&ac.drainer, drainer_main, "kgantt-drainer") == 0;
-	static const struct {
-		CUpti_CallbackDomain domain;
-		uint32_t size;
-	} domains[] = {
-		{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
-		{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
-	};
-	for (size_t d = 0; d < sizeof(domains) / sizeof(domains[0]); d++)
-		for (uint32_t cbid = 1; cbid < domains[d].size; cbid++) {
-			const char *name = NULL;
-			if (cuptiGetCallbackName(domains[d].domain, cbid, &name) != CUPTI_SUCCESS ||
-			    !name || skip(domains[d].domain, cbid))
-				continue;
-			cuptiEnableCallback(1, sub, domains[d].domain, cbid);
-		}
+	start_skip = skip;
+	api_calls_switch(sub, 1, recorded);
 	ac.enabled = 1;
 	return 0;
 }

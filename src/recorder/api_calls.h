@@ -1,8 +1,8 @@
-/* API calls taken from CUPTI's callbacks instead of its RUNTIME and DRIVER activity
- * records (KGANTT_DEV_API_CALLBACKS=1; for measurement on the H200 until it is shown to
- * cost less and record the same calls, see api_calls.c).
+/* Full mode's API calls, taken from CUPTI's callbacks instead of its RUNTIME and DRIVER
+ * activity records (those are what KGANTT_DEV_API_ACTIVITY=1 goes back to, for
+ * measurement only).
  *
- * Full mode costs tiny PyTorch ops 1.46x raw CUPTI, and as much with every API call
+ * Full mode cost tiny PyTorch ops 1.46x raw CUPTI, and as much with every API call
  * recorded (`--all-api`) as without the trivial queries (docs/results/api-filter-h200.md):
  * not the records, then, but, it is suspected, CUPTI instrumenting every runtime and
  * driver function once their activity kinds are on (PyTorch makes about 14 calls per
@@ -25,6 +25,10 @@
 int api_calls_start(CUpti_SubscriberHandle sub,
 		    int (*skip)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid),
 		    struct kg_convert *conv, struct kg_spool *spool);
+/* CUPTI's callbacks on or off for every runtime and driver function CUPTI names for which
+ * pick(domain, cbid) returns 1. */
+void api_calls_switch(CUpti_SubscriberHandle sub, uint32_t on,
+		      int (*pick)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid));
 /* From the CUPTI API callback, on the calling thread; a call that ends while not
  * capturing is not recorded. */
 void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

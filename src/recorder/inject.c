@@ -34,6 +34,7 @@
 #include "recorder/api_filter.h"
 #include "util/clock.h"
 #include "recorder/convert.h"
+#include "recorder/dev_ab.h"
 #include "util/record_settings.h"
 #include "recorder/hostsample.h"
 #include "recorder/own_thread.h"
@@ -663,6 +664,7 @@ static void at_exit(void)
 	if (!g.active || g.pid != getpid())
 		return;
 	g.stopping = 1;
+	dev_ab_stop(); /* the part back on before the last records leave */
 	sync_current_context();
 	hw_stop(); /* after the sync: the last kernels' samples are complete */
 	if (g.sm)
@@ -760,6 +762,27 @@ static void setup_launch_windows(void)
 		       LAUNCH_WINDOW_ON_MS, LAUNCH_WINDOW_PERIOD_MS);
 }
 
+/* KGANTT_DEV_AB (bench/ab_cost.py only): the callbacks api_calls_start left on for good */
+static int always_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	return !untraced_api(domain, cbid) && !launches_is_kernel_launch(domain, cbid);
+}
+
+static void start_dev_ab(void)
+{
+	CUpti_ActivityKind extra[COUNT(full_kinds)];
+	size_t n = 0;
+	for (size_t i = 0; i < COUNT(full_kinds); i++)
+		if (full_kinds[i] != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+		    full_kinds[i] != CUPTI_ACTIVITY_KIND_RUNTIME &&
+		    full_kinds[i] != CUPTI_ACTIVITY_KIND_DRIVER && !dev_skipped_kind(full_kinds[i]))
+			extra[n++] = full_kinds[i];
+	if (dev_ab_start(g.subscriber, extra, n, always_on_callback) > 0)
+		status(KG_STATUS_WARNING, "KGANTT_DEV_AB=%s: part of full mode switched off in "
+					  "alternate periods, for measurement only",
+		       getenv("KGANTT_DEV_AB"));
+}
+
 static int setup_cupti(void)
 {
 	CUptiResult res;
@@ -825,6 +848,8 @@ static int setup_cupti(void)
 	}
 	if (g.mode == KG_MODE_FULL)
 		setup_launch_windows();
+	if (g.mode == KG_MODE_FULL && g.api_callbacks)
+		start_dev_ab();
 	if (g.sm)
 		setup_smlog();
 	if (g.hw_interval_ns && hw_start(g.hw_interval_ns, &g.spool, hw_status) == 0) {

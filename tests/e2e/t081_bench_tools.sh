@@ -67,6 +67,61 @@ for i in 1 2; do
 		fail "kept_runs.sh run $i: $(ls "$WORK/kr"; cat "$WORK/kr/runs.txt" "$WORK/kr/run$i.threads")"
 done
 echo "ok: kept_runs.sh: $(wc -l < "$WORK/kr/run1.threads") thread samples in run 1"
+# bench/paired.py pools the rounds of several calls, each round pairing only runs of its
+# own call (call A: full 1.1x kernels, call B: 1.2x at twice the scale: mixing the calls'
+# round 1 would give 0.55x or 2.4x), with the distribution-free 95 % interval of the
+# median (6 rounds: the lowest and highest); bench/ab_cost.py on a trace whose launches
+# come 11 µs apart while the part is on and 10 µs while off (1.100x), with sampled
+# launches 50 µs apart and a 500 µs pause that it must leave out.
+python3 - "$WORK" <<'PY' || fail "paired.py / ab_cost.py: see above"
+import os, sqlite3, subprocess, sys
+w = sys.argv[1]
+head = "run,workload,config,status,figure\n"
+for name, k, f in (("a", 10.0, 11.0), ("b", 20.0, 24.0)):
+    with open(os.path.join(w, name + ".csv"), "w") as out:
+        out.write(head)
+        for r in (1, 2, 3):
+            out.write("%d,loop,kernels,OK,%s\n%d,loop,full,OK,%s\n" % (r, k, r, f))
+got = subprocess.run([sys.executable, "bench/paired.py", os.path.join(w, "a.csv"),
+                      os.path.join(w, "b.csv"), "full/kernels"],
+                     capture_output=True, text=True, check=True).stdout
+want = "| loop | full / kernels | 1.15× | 1.10–1.20 | 1.10–1.20 | 6 |"
+assert want in got, got
+print("ok: paired.py pools 6 rounds of two calls:", want)
+db = sqlite3.connect(os.path.join(w, "ab.kgt"))
+db.executescript("CREATE TABLE kernels (process, correlation, queued, graph);"
+                 "CREATE TABLE api_calls (process, correlation);")
+log = ["part kinds period_ms 20"]
+t, corr, on = 1_000_000_000, 0, True
+for period in range(14):
+    log.append("%s %d" % ("on" if on else "off", t))
+    end = t + 20_000_000
+    q = t + 2_000_000                    # past the settling time
+    while q < end:
+        corr += 1
+        db.execute("INSERT INTO kernels VALUES (1, ?, ?, NULL)", (corr, q))
+        if corr % 100 == 0:              # a sampled launch, 50 µs later
+            q += 50_000
+            corr += 1
+            db.execute("INSERT INTO kernels VALUES (1, ?, ?, NULL)", (corr, q))
+            db.execute("INSERT INTO api_calls VALUES (1, ?)", (corr,))
+        if corr % 777 == 0:              # the program's own pause
+            q += 500_000
+        q += 11_000 if on else 10_000
+    t, on = end, not on
+db.commit()
+with open(os.path.join(w, "ab.log"), "w") as out:
+    out.write("\n".join(log) + "\n")
+got = subprocess.run([sys.executable, "bench/ab_cost.py", os.path.join(w, "ab.kgt"),
+                      os.path.join(w, "ab.log")], capture_output=True, text=True, check=True).stdout
+row = [c.strip() for c in got.splitlines()[-1].strip("|").split("|")]
+assert row[1] == "kinds" and row[3] == "11.000" and row[4] == "10.000", got
+assert row[5] == "1.100" and row[6] == "1.100" and row[7] == "1.100–1.100" and row[8] == "6", got
+print("ok: ab_cost.py: on/off %s, paired %s over %s periods" % (row[5], row[6], row[8]))
+bad = subprocess.run([sys.executable, "bench/ab_cost.py", os.path.join(w, "ab.kgt"),
+                      os.path.join(w, "a.csv")], capture_output=True, text=True)
+assert bad.returncode != 0 and "a.csv:1: expected" in bad.stderr, bad.stderr
+PY
 # the report-speed benchmark's synthetic traces: gen_trace.py reads the schema from
 # src/trace/schema.c and its X-lists (it failed once they held host_samples)
 python3 bench/gen_trace.py -q -n 2000 -o "$WORK/synthetic.kgt" > "$WORK/gen" 2>&1 ||

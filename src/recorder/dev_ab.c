@@ -1,0 +1,109 @@
+/* KGANTT_DEV_AB: one part of full mode switched off and on in alternate periods
+ * (dev_ab.h says why). */
+#include "recorder/dev_ab.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "recorder/api_calls.h"
+#include "recorder/own_thread.h"
+#include "util/clock.h"
+
+#define AB_MAX_KINDS 16
+
+static struct {
+	CUpti_SubscriberHandle sub;
+	CUpti_ActivityKind kinds[AB_MAX_KINDS];
+	size_t n_kinds;
+	dev_ab_always_on always_on;
+	int kinds_part, callbacks_part;
+	unsigned period_ms;
+	FILE *log;
+	pthread_t thread;
+	int running;
+	int stop;
+} ab;
+
+static void set_part(int on)
+{
+	if (ab.kinds_part)
+		for (size_t i = 0; i < ab.n_kinds; i++)
+			on ? cuptiActivityEnable(ab.kinds[i]) : cuptiActivityDisable(ab.kinds[i]);
+	if (ab.callbacks_part)
+		api_calls_switch(ab.sub, (uint32_t)on, ab.always_on);
+	/* the time after the switch: launches from here on run in the new state */
+	fprintf(ab.log, "%s %llu\n", on ? "on" : "off", (unsigned long long)now_raw_ns());
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void *ab_main(void *arg)
+{
+	(void)arg;
+	int on = 1;
+	while (!__atomic_load_n(&ab.stop, __ATOMIC_RELAXED)) {
+		sleep_ms(ab.period_ms);
+		on = !on;
+		set_part(on);
+	}
+	if (!on)
+		set_part(1);
+	return NULL;
+}
+
+int dev_ab_start(CUpti_SubscriberHandle sub, const CUpti_ActivityKind *kinds, size_t n,
+		 dev_ab_always_on always_on)
+{
+	const char *part = getenv("KGANTT_DEV_AB");
+	if (!part || !*part)
+		return 0;
+	ab.kinds_part = !strcmp(part, "kinds") || !strcmp(part, "both");
+	ab.callbacks_part = !strcmp(part, "callbacks") || !strcmp(part, "both");
+	const char *path = getenv("KGANTT_DEV_AB_LOG");
+	const char *ms = getenv("KGANTT_DEV_AB_MS");
+	long period = ms ? strtol(ms, NULL, 10) : 50;
+	if ((!ab.kinds_part && !ab.callbacks_part) || !path || period < 1 || period > 10000 ||
+	    n > AB_MAX_KINDS) {
+		fprintf(stderr, "kgantt: KGANTT_DEV_AB=%s ignored: give kinds, callbacks or both, "
+				"KGANTT_DEV_AB_LOG=FILE and KGANTT_DEV_AB_MS of 1 to 10000\n", part);
+		return -1;
+	}
+	if (!(ab.log = fopen(path, "w"))) {
+		fprintf(stderr, "kgantt: KGANTT_DEV_AB_LOG=%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	setvbuf(ab.log, NULL, _IOLBF, 0);
+	ab.sub = sub;
+	memcpy(ab.kinds, kinds, n * sizeof(*kinds));
+	ab.n_kinds = n;
+	ab.always_on = always_on;
+	ab.period_ms = (unsigned)period;
+	fprintf(ab.log, "part %s period_ms %u\non %llu\n", part, ab.period_ms,
+		(unsigned long long)now_raw_ns());
+	if (own_thread_start(&ab.thread, ab_main, "kgantt-dev-ab") != 0) {
+		fprintf(stderr, "kgantt: KGANTT_DEV_AB: cannot start its thread\n");
+		fclose(ab.log);
+		return -1;
+	}
+	ab.running = 1;
+	return 1;
+}
+
+void dev_ab_stop(void)
+{
+	if (!ab.running)
+		return;
+	__atomic_store_n(&ab.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(ab.thread, NULL);
+	ab.running = 0;
+	fclose(ab.log);
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Issue 26's table: the three workloads, 5 rounds paired, beside raw CUPTI, kernels mode,
+# kernels mode with latency timestamps (full mode's floor) and torch.profiler, in one call.
+#   tests/gpu/overhead_table.sh OUTDIR [SECONDS]
+#   OUTDIR/overhead.csv, overhead.md, paired.md, logs/
+set -u
+out=${1:?usage: overhead_table.sh OUTDIR [SECONDS]}
+seconds=${2:-540}
+export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+mkdir -p "$out"
+PRIME=0 TORCH_GPT_ARGS="--reps 1 --steps 15" bench/overhead.sh -n 5 -t "$seconds" -o "$out" \
+	-w launch_loop,torch_tiny,torch_gpt \
+	-c untraced,cupti-raw,kgantt-kernels,kgantt-kernels-latency,kgantt-full,torch-profiler \
+	> "$out/overhead.log" 2>&1
+python3 bench/paired.py "$out/overhead.csv" kgantt-full/kgantt-kernels kgantt-full/untraced \
+	kgantt-full/kgantt-kernels-latency kgantt-kernels-latency/untraced kgantt-kernels/untraced \
+	cupti-raw/untraced torch-profiler/untraced > "$out/paired.md" 2>&1
