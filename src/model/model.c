@@ -574,6 +574,26 @@ uint32_t model_copy_label(struct kg_model *m, const struct kg_op *o)
 	return model_string(m, label);
 }
 
+int model_launches_sampled(const struct kg_model *m)
+{
+	for (uint32_t p = 0; p < m->n_processes; p++)
+		if (m->processes[p].launches_sampled)
+			return 1;
+	return 0;
+}
+
+uint64_t model_undated_kernels(const struct kg_model *m)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct kg_op *o = &m->ops[i];
+		uint32_t p = m->streams[o->stream].process;
+		n += o->kind == KG_OP_KERNEL && p < m->n_processes &&
+		     m->processes[p].launches_sampled && op_issued(m, o) == KG_NO_TIME;
+	}
+	return n;
+}
+
 int kernel_is_comm(const char *name)
 {
 	return name && (strstr(name, "nccl") || strstr(name, "NCCL") || strstr(name, "rccl") ||

@@ -524,6 +524,14 @@ static inline int64_t op_issued(const struct kg_model *m, const struct kg_op *o)
 	return o->queued;
 }
 
+/* 1 when some process's kernel launches' calls were sampled (full mode's windows): the
+ * others are dated by their queued time (op_issued). */
+int model_launches_sampled(const struct kg_model *m);
+/* Kernels of such a process that carry neither their launch call nor a queued time (a
+ * trace recorded with launches sampled and latency timestamps off, before the recorder
+ * took every launch then): nothing says when the host issued them. */
+uint64_t model_undated_kernels(const struct kg_model *m);
+
 /* When op o was issued, else (nothing says) when it started: where it lies on the host's
  * time line (steps, collectives). */
 static inline int64_t op_issued_or_start(const struct kg_model *m, const struct kg_op *o)

@@ -68,6 +68,8 @@ static void json_trace(struct jw *w, const struct kg_analysis *a, const struct k
 	kv_int(w, "copies", (long long)kinds[KG_OP_MEMCPY]);
 	kv_int(w, "memsets", (long long)kinds[KG_OP_MEMSET]);
 	kv_opt_int(w, "api_calls", m->has_api, m->n_apis);
+	kv_bool(w, "launch_calls_sampled", model_launches_sampled(m));
+	kv_int(w, "undated_kernels", (long long)model_undated_kernels(m));
 	kv_int(w, "dropped_records", (long long)m->dropped);
 	kv_bool(w, "stacks", a->has_stacks);
 	kv_int(w, "untraced_gpu_calls", m->gpu_untraced ? m->gpu_work_calls : 0);

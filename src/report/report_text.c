@@ -83,21 +83,6 @@ static void header_devices(FILE *f, const struct kg_model *m)
 	free(shown);
 }
 
-/* Kernels whose launch call was not sampled and that carry no queued time either (a trace
- * recorded with launches sampled and latency timestamps off, before the recorder took
- * every launch then): nothing says when the host issued them. */
-static unsigned long long undated_kernels(const struct kg_model *m)
-{
-	unsigned long long n = 0;
-	for (uint32_t i = 0; i < m->n_ops; i++) {
-		const struct kg_op *o = &m->ops[i];
-		uint32_t p = m->streams[o->stream].process;
-		n += o->kind == KG_OP_KERNEL && p < m->n_processes &&
-		     m->processes[p].launches_sampled && op_issued(m, o) == KG_NO_TIME;
-	}
-	return n;
-}
-
 static void header_counts(FILE *f, const struct kg_model *m)
 {
 	unsigned long long kinds[3] = {0, 0, 0};
@@ -108,9 +93,7 @@ static void header_counts(FILE *f, const struct kg_model *m)
 	fmt_count(kinds[KG_OP_KERNEL], k);
 	fmt_count(kinds[KG_OP_MEMCPY], c);
 	fmt_count(kinds[KG_OP_MEMSET], s);
-	int sampled = 0;
-	for (uint32_t p = 0; p < m->n_processes; p++)
-		sampled |= m->processes[p].launches_sampled;
+	int sampled = model_launches_sampled(m);
 	const char *kw = plural(kinds[KG_OP_KERNEL], "kernel", "kernels");
 	const char *cw = plural(kinds[KG_OP_MEMCPY], "copy", "copies");
 	const char *sw = plural(kinds[KG_OP_MEMSET], "memset", "memsets");
@@ -123,7 +106,7 @@ static void header_counts(FILE *f, const struct kg_model *m)
 	      fmt_count(m->n_apis, a), plural(m->n_apis, "API call", "API calls"),
 	      sampled ? " (kernel launches' calls sampled: the others dated by their queued "
 			"time)" : "");
-	unsigned long long undated = sampled ? undated_kernels(m) : 0;
+	unsigned long long undated = sampled ? model_undated_kernels(m) : 0;
 	if (undated)
 		field(f, "", "%s of them have neither a sampled call nor a queued time (recorded "
 			     "with --latency off): host-bound and launch-overhead see only the others",

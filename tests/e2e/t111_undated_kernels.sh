@@ -1,6 +1,7 @@
 # A trace whose kernel launches were sampled but whose kernels carry no queued time (full
 # mode with --latency off, before the recorder took every launch's call then): the report
-# says how many kernels nothing dates, counted here independently with SQL. The H200 GPT
+# says how many kernels nothing dates, counted here independently with SQL, in text and
+# in --json. The H200 GPT
 # step of tests/fixtures/h200/current/, its queued and submitted times removed.
 . tests/e2e/lib.sh
 command -v python3 > /dev/null || skip "no python3"
@@ -31,4 +32,18 @@ done
 grep -q "^  recorded .*API calls (kernel launches' calls" "$WORK/report0" || fail "report0: its API calls not said"
 tr -s ' \n' ' ' < "$WORK/report1" | grep -q "no API calls (host-side causes of idle time are unknown)" ||
 	fail "kernels mode: 'no API calls' not said"
+# and --json says the same: the count, and that launch calls were sampled
+python3 - "$t" "$(fixture current/gpt_default)" "$(fixture current/launches_bad_kernels)" "$want" "$K" <<'PY' ||
+import json, subprocess, sys
+undated, recorded, kernels_mode, want, k = sys.argv[1:]
+def header(path):
+    out = subprocess.run([k, "report", "--json", "--whole", "--no-progress", path],
+                         capture_output=True, text=True, check=True).stdout
+    t = json.loads(out)["trace"]
+    return t["launch_calls_sampled"], t["undated_kernels"]
+got = header(undated), header(recorded), header(kernels_mode)
+assert got == ((True, int(want.replace(",", ""))), (True, 0), (False, 0)), got
+print("ok: --json: launch_calls_sampled and undated_kernels", got)
+PY
+	fail "--json does not count the undated kernels"
 echo "ok: the report counts the $want kernels nothing dates"

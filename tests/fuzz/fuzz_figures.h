@@ -53,7 +53,7 @@ static const char *const fig_shares[] = {"busy_pct", "kernel_busy_pct", "steady_
 static const char *const fig_ratios[] = {"speed_ratio", "share", "occupancy", "waves"};
 static const char *const fig_counts[] = {
 	"kernels", "copies", "memsets", "api_calls", "dropped_records", "incomplete_records",
-	"untraced_gpu_calls", "count", "idle_gaps", "samples", "lost_samples", "hw_samples_alone",
+	"untraced_gpu_calls", "undated_kernels", "count", "idle_gaps", "samples", "lost_samples", "hw_samples_alone",
 	"findings", "kernel_names", "blocks", "threads", "comm_kernels", "collectives", "steps",
 	"steady", "median_step_kernels", "late_collectives", "ranks_count", "traces", "mpi_processes", "hosts",
 	"collectives_compared", "blocks_per_sm", "best_block", "best_grid", "sm_count",
