@@ -11,8 +11,8 @@ process-to-process noise that hides a few per cent between runs.
     bench/ab_cost.py TRACE AB_LOG [TRACE AB_LOG ...]   (KGANTT: kgantt binary, for compact traces)
 
 Only intervals between two kernels queued in the same period, neither of them in a launch
-window (a sampled launch has its call in the trace; bench/window_cost.py measures those),
-none longer than MAX_GAP_US (a sync, the program's own pause), and none in the first
+window (a sampled launch has its call in the trace; bench/window_cost.py measures those)
+unless the part is `all` (the windows are then part of what is switched), none longer than MAX_GAP_US (a sync, the program's own pause), and none in the first
 SETTLE_US after a switch (the switch itself) are used. Per trace: the median interval with
 the part on and off, their ratio, and the ratio paired by neighbouring periods (each
 off period with the on period after it: the median of those ratios and its 95 % interval,
@@ -52,9 +52,12 @@ def read_log(path):
     return part, switches
 
 
-def period_intervals(db, switches):
-    """{period index: (on, [interval µs])} over the kernels outside launch windows."""
+def period_intervals(db, switches, with_windows):
+    """{period index: (on, [interval µs])} over the kernels outside launch windows, or over
+    every kernel with_windows."""
     sampled, rows = queued_launches(db)
+    if with_windows:
+        sampled = set()
     times = [t for t, _ in switches]
     periods = {}
     for prev, cur in zip(rows, rows[1:]):
@@ -88,7 +91,7 @@ def main(args):
     print("|---|---|---|---:|---:|---:|---:|---|---:|")
     for trace, log in zip(args[::2], args[1::2]):
         part, switches = read_log(log)
-        periods = period_intervals(kgt_rows.connect(trace), switches)
+        periods = period_intervals(kgt_rows.connect(trace), switches, part == "all")
         on = [x for o, xs in periods.values() if o for x in xs]
         off = [x for o, xs in periods.values() if not o for x in xs]
         name = os.path.basename(trace)

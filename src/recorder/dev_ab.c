@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "recorder/api_calls.h"
+#include "recorder/launches.h"
 #include "recorder/own_thread.h"
 #include "util/clock.h"
 
@@ -20,7 +21,7 @@ static struct {
 	CUpti_ActivityKind kinds[AB_MAX_KINDS];
 	size_t n_kinds;
 	dev_ab_always_on always_on;
-	int kinds_part, callbacks_part;
+	int kinds_part, callbacks_part, windows_part;
 	unsigned period_ms;
 	FILE *log;
 	pthread_t thread;
@@ -35,6 +36,8 @@ static void set_part(int on)
 			on ? cuptiActivityEnable(ab.kinds[i]) : cuptiActivityDisable(ab.kinds[i]);
 	if (ab.callbacks_part)
 		api_calls_switch(ab.sub, (uint32_t)on, ab.always_on);
+	if (ab.windows_part)
+		launches_hold(!on);
 	/* the time after the switch: launches from here on run in the new state */
 	fprintf(ab.log, "%s %llu\n", on ? "on" : "off", (unsigned long long)now_raw_ns());
 }
@@ -66,14 +69,16 @@ int dev_ab_start(CUpti_SubscriberHandle sub, const CUpti_ActivityKind *kinds, si
 	const char *part = getenv("KGANTT_DEV_AB");
 	if (!part || !*part)
 		return 0;
-	ab.kinds_part = !strcmp(part, "kinds") || !strcmp(part, "both");
-	ab.callbacks_part = !strcmp(part, "callbacks") || !strcmp(part, "both");
+	int all = !strcmp(part, "all");
+	ab.kinds_part = all || !strcmp(part, "kinds") || !strcmp(part, "both");
+	ab.callbacks_part = all || !strcmp(part, "callbacks") || !strcmp(part, "both");
+	ab.windows_part = all;
 	const char *path = getenv("KGANTT_DEV_AB_LOG");
 	const char *ms = getenv("KGANTT_DEV_AB_MS");
 	long period = ms ? strtol(ms, NULL, 10) : 50;
 	if ((!ab.kinds_part && !ab.callbacks_part) || !path || period < 1 || period > 10000 ||
 	    n > AB_MAX_KINDS) {
-		fprintf(stderr, "kgantt: KGANTT_DEV_AB=%s ignored: give kinds, callbacks or both, "
+		fprintf(stderr, "kgantt: KGANTT_DEV_AB=%s ignored: give kinds, callbacks, both or all, "
 				"KGANTT_DEV_AB_LOG=FILE and KGANTT_DEV_AB_MS of 1 to 10000\n", part);
 		return -1;
 	}

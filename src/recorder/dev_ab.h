@@ -10,7 +10,10 @@
  *   callbacks  the API callbacks that are on all the time (every call that is not a kernel
  *              launch and not a trivial query: waits, copies, allocations, events...)
  *   both       the two together
- * The launch windows run as usual (KGANTT_DEV_NO_LAUNCH_WINDOWS=1 turns them off too).
+ *   all        the two and the launch windows (their callbacks held off): full mode
+ *              against kernels mode with latency timestamps, but for the host samples
+ *              (free: docs/results/full-mode-pooled-h200.md)
+ * Otherwise the launch windows run as usual (KGANTT_DEV_NO_LAUNCH_WINDOWS=1 turns them off).
  * Not a user setting: in the off periods the trace lacks what the part records. */
 #ifndef KGANTT_DEV_AB_H
 #define KGANTT_DEV_AB_H

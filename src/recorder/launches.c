@@ -25,7 +25,12 @@ static struct {
 	CUpti_SubscriberHandle sub;
 	pthread_t thread;
 	int running, stop;
-} lw = {.window = 1};
+	/* the windows' state, and KGANTT_DEV_AB holding the callbacks off over it: switched
+	 * under one lock, so that a window opening never undoes a hold */
+	pthread_mutex_t switch_lock;
+	uint32_t open;
+	int held;
+} lw = {.window = 1, .switch_lock = PTHREAD_MUTEX_INITIALIZER, .open = 1};
 
 /* ------------------------------------------------------------------ which functions */
 
@@ -126,6 +131,25 @@ static void set_launch_callbacks(uint32_t on)
 			cuptiEnableCallback(on, lw.sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 }
 
+static void window_switch(uint32_t on)
+{
+	pthread_mutex_lock(&lw.switch_lock);
+	lw.open = on;
+	if (!lw.held)
+		set_launch_callbacks(on);
+	pthread_mutex_unlock(&lw.switch_lock);
+}
+
+void launches_hold(int hold)
+{
+	if (!lw.running)
+		return;
+	pthread_mutex_lock(&lw.switch_lock);
+	lw.held = hold;
+	set_launch_callbacks(hold ? 0 : lw.open);
+	pthread_mutex_unlock(&lw.switch_lock);
+}
+
 static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
@@ -149,9 +173,9 @@ static void *window_main(void *arg)
 			break;
 		uint32_t closed = __atomic_add_fetch(&lw.closings, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&lw.window, 0, __ATOMIC_RELAXED);
-		set_launch_callbacks(0);
+		window_switch(0);
 		sleep_ms(LAUNCH_WINDOW_PERIOD_MS - LAUNCH_WINDOW_ON_MS);
-		set_launch_callbacks(1);
+		window_switch(1);
 		__atomic_store_n(&lw.window, closed + 1, __ATOMIC_RELAXED);
 	}
 	return NULL;

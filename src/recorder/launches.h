@@ -41,6 +41,9 @@ void launches_seen(uintptr_t key);
 int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool);
 /* Every launch: the settings record only (--all-launches, --hw, --sm, --stacks all). */
 void launches_record_all(struct kg_spool *spool, const char *why);
+/* For KGANTT_DEV_AB only (recorder/dev_ab.h): hold the launch callbacks off whatever the
+ * window (1), or give them back to the windows (0). Nothing while windows do not run. */
+void launches_hold(int hold);
 /* At exit, before the last drain: the thread stops, launch callbacks stay on. */
 void launches_stop_windows(void);
 /* The window open now, numbered from 1 (the first opens at start); 0 while the launch

@@ -118,6 +118,14 @@ row = [c.strip() for c in got.splitlines()[-1].strip("|").split("|")]
 assert row[1] == "kinds" and row[3] == "11.000" and row[4] == "10.000", got
 assert row[5] == "1.100" and row[6] == "1.100" and row[7] == "1.100–1.100" and row[8] == "6", got
 print("ok: ab_cost.py: on/off %s, paired %s over %s periods" % (row[5], row[6], row[8]))
+# part "all" switches the windows too: their sampled launches count, so more intervals
+with open(os.path.join(w, "ab_all.log"), "w") as out:
+    out.write("\n".join(["part all period_ms 20"] + log[1:]) + "\n")
+got = subprocess.run([sys.executable, "bench/ab_cost.py", os.path.join(w, "ab.kgt"),
+                      os.path.join(w, "ab_all.log")], capture_output=True, text=True, check=True).stdout
+row_all = [c.strip() for c in got.splitlines()[-1].strip("|").split("|")]
+n = lambda r: sum(int(x) for x in r[2].split(" / "))
+assert row_all[1] == "all" and n(row_all) > n(row) and row_all[5] == "1.100", (row, row_all)
 bad = subprocess.run([sys.executable, "bench/ab_cost.py", os.path.join(w, "ab.kgt"),
                       os.path.join(w, "a.csv")], capture_output=True, text=True)
 assert bad.returncode != 0 and "a.csv:1: expected" in bad.stderr, bad.stderr

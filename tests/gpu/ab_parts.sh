@@ -3,10 +3,12 @@
 # on tiny PyTorch ops and the launch loop, for bench/ab_cost.py (issue 26). Each recording's
 # trace and switch log go into OUTDIR/ab.tar as soon as it ends, so a call cut short keeps
 # what finished.
-#   tests/gpu/ab_parts.sh OUTDIR [PARTS] [PERIOD_MS]      PARTS default "callbacks kinds both"
+#   tests/gpu/ab_parts.sh OUTDIR [PARTS] [PERIOD_MS]      PARTS default "all callbacks kinds"
+# (all: full mode's kinds, callbacks and launch windows together, against kernels mode with
+# latency timestamps inside one process)
 set -u
 out=${1:?usage: ab_parts.sh OUTDIR [PARTS] [PERIOD_MS]}
-parts=${2:-callbacks kinds both}
+parts=${2:-all callbacks kinds}
 export KGANTT_DEV_AB_MS=${3:-20}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
