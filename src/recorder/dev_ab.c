@@ -63,6 +63,26 @@ static void *ab_main(void *arg)
 	return NULL;
 }
 
+/* "17,38": those of full mode's extra kinds, by number, into out; their count, 0 when one
+ * is not among them. */
+static size_t pick_kinds(const char *list, const CUpti_ActivityKind *kinds, size_t n,
+			 CUpti_ActivityKind *out)
+{
+	size_t k = 0;
+	for (const char *p = list; *p && k < AB_MAX_KINDS;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		size_t i = 0;
+		while (i < n && (long)kinds[i] != v)
+			i++;
+		if (end == p || i == n || (*end && *end != ','))
+			return 0;
+		out[k++] = kinds[i];
+		p = *end ? end + 1 : end;
+	}
+	return k;
+}
+
 int dev_ab_start(CUpti_SubscriberHandle sub, const CUpti_ActivityKind *kinds, size_t n,
 		 dev_ab_always_on always_on)
 {
@@ -73,12 +93,18 @@ int dev_ab_start(CUpti_SubscriberHandle sub, const CUpti_ActivityKind *kinds, si
 	ab.kinds_part = all || !strcmp(part, "kinds") || !strcmp(part, "both");
 	ab.callbacks_part = all || !strcmp(part, "callbacks") || !strcmp(part, "both");
 	ab.windows_part = all;
+	if (!strncmp(part, "kind:", 5)) {
+		n = pick_kinds(part + 5, kinds, n, ab.kinds);
+		kinds = ab.kinds;
+		ab.kinds_part = n > 0;
+	}
 	const char *path = getenv("KGANTT_DEV_AB_LOG");
 	const char *ms = getenv("KGANTT_DEV_AB_MS");
 	long period = ms ? strtol(ms, NULL, 10) : 50;
 	if ((!ab.kinds_part && !ab.callbacks_part) || !path || period < 1 || period > 10000 ||
 	    n > AB_MAX_KINDS) {
-		fprintf(stderr, "kgantt: KGANTT_DEV_AB=%s ignored: give kinds, callbacks, both or all, "
+		fprintf(stderr, "kgantt: KGANTT_DEV_AB=%s ignored: give kinds, kind:N[,N...] (of full "
+				"mode's extra kinds), callbacks, both or all, "
 				"KGANTT_DEV_AB_LOG=FILE and KGANTT_DEV_AB_MS of 1 to 10000\n", part);
 		return -1;
 	}
@@ -88,7 +114,7 @@ int dev_ab_start(CUpti_SubscriberHandle sub, const CUpti_ActivityKind *kinds, si
 	}
 	setvbuf(ab.log, NULL, _IOLBF, 0);
 	ab.sub = sub;
-	memcpy(ab.kinds, kinds, n * sizeof(*kinds));
+	memmove(ab.kinds, kinds, n * sizeof(*kinds));
 	ab.n_kinds = n;
 	ab.always_on = always_on;
 	ab.period_ms = (unsigned)period;

@@ -9,6 +9,7 @@
  *              synchronisation, NVTX, CUPTI's overhead records)
  *   callbacks  the API callbacks that are on all the time (every call that is not a kernel
  *              launch and not a trivial query: waits, copies, allocations, events...)
+ *   kind:N,..  some of those kinds only, by number (17 overhead, 38 synchronisation...)
  *   both       the two together
  *   all        the two and the launch windows (their callbacks held off): full mode
  *              against kernels mode with latency timestamps, but for the host samples

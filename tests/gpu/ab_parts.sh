@@ -3,12 +3,12 @@
 # on tiny PyTorch ops and the launch loop, for bench/ab_cost.py (issue 26). Each recording's
 # trace and switch log go into OUTDIR/ab.tar as soon as it ends, so a call cut short keeps
 # what finished.
-#   tests/gpu/ab_parts.sh OUTDIR [PARTS] [PERIOD_MS]      PARTS default "all callbacks kinds"
+#   tests/gpu/ab_parts.sh OUTDIR [PARTS] [PERIOD_MS]      PARTS default "all callbacks kinds kind:17 kind:38"
 # (all: full mode's kinds, callbacks and launch windows together, against kernels mode with
 # latency timestamps inside one process)
 set -u
 out=${1:?usage: ab_parts.sh OUTDIR [PARTS] [PERIOD_MS]}
-parts=${2:-all callbacks kinds}
+parts=${2:-all callbacks kinds kind:17 kind:38}
 export KGANTT_DEV_AB_MS=${3:-20}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
@@ -24,8 +24,8 @@ rec() { # name part -- command...
 	tar -C "$work" -cf "$out/ab.tar.tmp" . && mv "$out/ab.tar.tmp" "$out/ab.tar"
 }
 for part in $parts; do
-	rec "tiny_$part" "$part" -- python3 bench/torch_step.py --tiny --ops 100000 --reps 3
+	rec "tiny_${part/:/}" "$part" -- python3 bench/torch_step.py --tiny --ops 100000 --reps 3
 done
 for part in $parts; do
-	rec "loop_$part" "$part" -- build/bench/launch_loop -n 500000 -r 1
+	rec "loop_${part/:/}" "$part" -- build/bench/launch_loop -n 500000 -r 1
 done
