@@ -126,6 +126,24 @@ got = subprocess.run([sys.executable, "bench/ab_cost.py", os.path.join(w, "ab.kg
 row_all = [c.strip() for c in got.splitlines()[-1].strip("|").split("|")]
 n = lambda r: sum(int(x) for x in r[2].split(" / "))
 assert row_all[1] == "all" and n(row_all) > n(row) and row_all[5] == "1.100", (row, row_all)
+# bench/gpu_gaps.py: back-to-back kernels 1.5 µs apart when queued 50 µs ahead; the
+# ones the host held back (queued late) and the 30 µs waits are not the GPU's gaps
+db = sqlite3.connect(os.path.join(w, "gaps.kgt"))
+db.executescript("CREATE TABLE kernels (process, stream, start, end, queued);"
+                 "CREATE TABLE processes (latency_timestamps); INSERT INTO processes VALUES (1);")
+t = 10_000_000
+for i in range(200):
+    late = i % 10 == 9
+    gap = 30_000 if i % 25 == 24 else 4_000 if late else 1_500
+    q = t + gap - 100 if late else t - 50_000
+    db.execute("INSERT INTO kernels VALUES (1, 7, ?, ?, ?)", (t + gap, t + gap + 5_000, q))
+    t += gap + 5_000
+db.commit()
+got = subprocess.run([sys.executable, "bench/gpu_gaps.py", os.path.join(w, "gaps.kgt")],
+                     capture_output=True, text=True, check=True).stdout
+row = [c.strip() for c in got.splitlines()[-1].strip("|").split("|")]
+assert row[1] == "1" and row[3:6] == ["1500", "1500", "1500"], got
+print("ok: gpu_gaps.py: the GPU's own gaps, %s of them, p50 %s ns" % (row[2], row[4]))
 bad = subprocess.run([sys.executable, "bench/ab_cost.py", os.path.join(w, "ab.kgt"),
                       os.path.join(w, "a.csv")], capture_output=True, text=True)
 assert bad.returncode != 0 and "a.csv:1: expected" in bad.stderr, bad.stderr
