@@ -16,7 +16,9 @@ unless the part is `all` (the windows are then part of what is switched), none l
 SETTLE_US after a switch (the switch itself) are used. Per trace: the median interval with
 the part on and off, their ratio, and the ratio paired by neighbouring periods (each
 off period with the on period after it: the median of those ratios and its 95 % interval,
-bench/paired.py's): what the part costs a launch while it is on.
+bench/paired.py's): what the part costs a launch while it is on. The ratio of the means
+last: a cost paid by few launches (the launch windows' tenth, with `all`) moves the mean,
+not the median.
 """
 import bisect
 import os
@@ -87,8 +89,8 @@ def main(args):
     if not args or len(args) % 2:
         sys.exit(__doc__)
     print("| trace | part | intervals on / off | median on µs | median off µs | on/off | "
-          "paired by period | 95 % interval | periods |")
-    print("|---|---|---|---:|---:|---:|---:|---|---:|")
+          "paired by period | 95 % interval | periods | mean on/off |")
+    print("|---|---|---|---:|---:|---:|---:|---|---:|---:|")
     for trace, log in zip(args[::2], args[1::2]):
         part, switches = read_log(log)
         periods = period_intervals(kgt_rows.connect(trace), switches, part == "all")
@@ -96,16 +98,17 @@ def main(args):
         off = [x for o, xs in periods.values() if not o for x in xs]
         name = os.path.basename(trace)
         if len(on) < 50 or len(off) < 50:
-            print("| %s | %s | %d / %d | too few intervals | | | | | |"
+            print("| %s | %s | %d / %d | too few intervals | | | | | | |"
                   % (name, part, len(on), len(off)))
             continue
         mon, moff = statistics.median(on), statistics.median(off)
         ratios = paired_ratios(periods)
         ci = median_interval(ratios) if ratios else None
-        print("| %s | %s | %d / %d | %.3f | %.3f | %.3f | %s | %s | %d |" % (
+        print("| %s | %s | %d / %d | %.3f | %.3f | %.3f | %s | %s | %d | %.3f |" % (
             name, part, len(on), len(off), mon, moff, mon / moff,
             "%.3f" % statistics.median(ratios) if ratios else "—",
-            "%.3f–%.3f" % ci if ci else "—", len(ratios)))
+            "%.3f–%.3f" % ci if ci else "—", len(ratios),
+            statistics.mean(on) / statistics.mean(off)))
 
 
 if __name__ == "__main__":
