@@ -66,6 +66,7 @@ static struct {
 	pid_t pid;
 	enum kg_mode mode;
 	int latency;
+	int latency_refused;        /* asked for, CUPTI said no: every launch is then recorded */
 	int all_api;                /* 1: every API call, trivial queries too (--all-api) */
 	int api_callbacks;          /* API calls from callbacks, not activity records (api_calls.h) */
 	int all_launches;           /* 1: every kernel launch's call (--all-launches) */
@@ -742,6 +743,7 @@ static void setup_smlog(void)
 static void setup_launch_windows(void)
 {
 	const char *every = g.all_launches                  ? "record --all-launches"
+			    : g.latency_refused              ? "CUPTI refused latency timestamps"
 			    : !g.latency                     ? "record --latency off"
 			    : g.stacks.mode == KG_STACKS_ALL ? "record --stacks all"
 			    : g.hw_interval_ns               ? "record --hw"
@@ -844,6 +846,7 @@ static int setup_cupti(void)
 			status(KG_STATUS_WARNING, "no queued/submitted timestamps: %s",
 			       cupti_error(res));
 			g.latency = 0; /* then every launch's call dates its kernel */
+			g.latency_refused = 1;
 		}
 	}
 	if (g.mode == KG_MODE_FULL)
