@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "recorder/api_calls.h"
 #include "recorder/launches.h"
@@ -40,13 +39,6 @@ static void set_part(int on)
 		launches_hold(!on);
 	/* the time after the switch: launches from here on run in the new state */
 	fprintf(ab.log, "%s %llu\n", on ? "on" : "off", (unsigned long long)now_raw_ns());
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 static void *ab_main(void *arg)

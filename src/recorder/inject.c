@@ -770,13 +770,22 @@ static int always_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
 	return !untraced_api(domain, cbid) && !launches_is_kernel_launch(domain, cbid);
 }
 
+static int in_kernel_kinds(CUpti_ActivityKind k)
+{
+	for (size_t i = 0; i < COUNT(kernel_kinds); i++)
+		if (kernel_kinds[i] == k)
+			return 1;
+	return 0;
+}
+
 static void start_dev_ab(void)
 {
+	/* the kinds full mode enables beyond kernels mode's (set_capture: the API kinds are
+	 * off while API calls come from callbacks) */
 	CUpti_ActivityKind extra[COUNT(full_kinds)];
 	size_t n = 0;
 	for (size_t i = 0; i < COUNT(full_kinds); i++)
-		if (full_kinds[i] != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
-		    full_kinds[i] != CUPTI_ACTIVITY_KIND_RUNTIME &&
+		if (!in_kernel_kinds(full_kinds[i]) && full_kinds[i] != CUPTI_ACTIVITY_KIND_RUNTIME &&
 		    full_kinds[i] != CUPTI_ACTIVITY_KIND_DRIVER && !dev_skipped_kind(full_kinds[i]))
 			extra[n++] = full_kinds[i];
 	if (dev_ab_start(g.subscriber, extra, n, always_on_callback) > 0)

@@ -1,16 +1,15 @@
 /* Kernel launches in full mode: their callbacks on in windows (launches.h). */
 #include "recorder/launches.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
 
 #include "recorder/hostsample.h"
 #include "recorder/own_thread.h"
 #include "recorder/raw_format.h"
 #include "util/api_names.h"
+#include "util/clock.h"
 
 #define SEEN_KEYS 4096 /* kernels told apart; more are all "seen" (the window then closes) */
 
@@ -148,13 +147,6 @@ void launches_hold(int hold)
 	lw.held = hold;
 	set_launch_callbacks(hold ? 0 : lw.open);
 	pthread_mutex_unlock(&lw.switch_lock);
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 static void *window_main(void *arg)

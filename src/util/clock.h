@@ -4,6 +4,7 @@
 #ifndef KGANTT_CLOCK_H
 #define KGANTT_CLOCK_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -12,6 +13,15 @@ static inline uint64_t now_raw_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleeps ms milliseconds, a signal notwithstanding (the recorder's threads: the launch
+ * windows, KGANTT_DEV_AB). */
+static inline void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 #endif

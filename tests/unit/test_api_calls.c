@@ -14,6 +14,7 @@
 #include "recorder/launches.h"
 #include "recorder/raw_format.h"
 #include "recorder/spool.h"
+#include "util/clock.h"
 
 #define THREADS 4
 #define CALLS 3000 /* per thread: the 1,024-call buffer fills twice */
@@ -212,12 +213,6 @@ TEST(driver_calls_inside_runtime_calls_are_left_out)
 	CHECK_EQ_INT((long long)s.bad_time, 0);
 	unlink(path);
 	rmdir(dir);
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = {0, (long)ms * 1000000L};
-	nanosleep(&ts, NULL);
 }
 
 static void call_site(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32_t corr,

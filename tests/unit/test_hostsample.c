@@ -103,13 +103,6 @@ __attribute__((noinline)) static void sample_here(int n)
 	__asm__ volatile("" ::: "memory");
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {0, ms * 1000000L};
-	while (nanosleep(&ts, &ts) < 0)
-		;
-}
-
 /* Frames named `function` in the imported stacks. */
 static int frames_named(const char *trace, const char *function)
 {
