@@ -392,6 +392,95 @@ TEST(queued_time_tells_launch_latency_without_launch_calls)
 	model_free(&m);
 }
 
+/* A kernel and its launch call: the call [call, call_end) with this correlation id (none
+ * when call is KG_NO_TIME), the driver queueing it at queued. */
+static void launch_queued(struct kg_model *m, uint32_t correlation, int64_t call,
+			  int64_t call_end, int64_t queued, int64_t start, int64_t end)
+{
+	kernel_queued(m, queued, start, end);
+	m->ops[m->n_ops - 1].correlation = correlation;
+	if (call == KG_NO_TIME)
+		return;
+	struct kg_api *a = model_add_api(m);
+	a->process = 0;
+	a->thread = model_thread_index(m, 0, 1);
+	a->correlation = correlation;
+	a->name = model_string(m, "cudaLaunchKernel");
+	a->start = call;
+	a->end = call_end;
+}
+
+static const struct kg_finding *finding_of(const struct kg_analysis *a, enum kg_rule_id rule)
+{
+	for (uint32_t i = 0; i < a->findings.n; i++)
+		if (a->findings.v[i].rule == rule)
+			return &a->findings.v[i];
+	return NULL;
+}
+
+/* launch-latency's gain is the GPU's idle time the slow launches caused: in the gaps they
+ * ended, from the call's start plus the threshold (100 µs) to the queueing. Launches slow
+ * while the GPU was busy anyway save nothing; (median - threshold) x launches said 4 ms. */
+TEST(launch_latency_gain_is_the_gpu_idle_it_caused)
+{
+	for (int idle = 0; idle < 2; idle++) {
+		struct kg_model m;
+		one_gpu(&m);
+		for (uint32_t i = 0; i < 20; i++) {
+			int64_t s = 1000000 * (int64_t)(i + 1); /* 300 µs from call to queue */
+			if (idle) /* 100 µs kernels, 900 µs apart; queued 100 µs before each */
+				launch_queued(&m, i + 1, s - 400000, s - 50000, s - 100000, s,
+					      s + 100000);
+			else /* 1 ms kernels back to back, launched 800 µs ahead */
+				launch_queued(&m, i + 1, s - 800000, s - 450000, s - 500000, s,
+					      s + 1000000);
+		}
+		CHECK_EQ_INT(model_finish(&m), 0);
+		struct kg_analysis a;
+		CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+		const struct kg_finding *f = finding_of(&a, KG_RULE_LAUNCH_LATENCY);
+		if (idle) {
+			CHECK(f != NULL);
+			/* 19 gaps, each [start - 300 µs, start - 100 µs] of it */
+			CHECK(f && fabs(f->gain_ns - 19 * 200000.0) < 1);
+		} else {
+			CHECK(f == NULL);
+		}
+		analysis_free(&a);
+		model_free(&m);
+	}
+}
+
+/* A launch is queued while its call runs. CUPTI once gave every call and kernel of a run
+ * one correlation id: kernels queued long after the call that id names returned were not
+ * launched by it, and keep their queued time and no call (the report says how many);
+ * a kernel queued inside its call stays its call's. */
+TEST(a_kernel_queued_after_its_call_returned_is_not_that_calls)
+{
+	struct kg_model m;
+	one_gpu(&m);
+	launch_queued(&m, 89, 0, 1000, 500, 2000, 3000);	  /* its own call */
+	for (uint32_t i = 1; i <= 20; i++) {			  /* the same id, later */
+		int64_t s = 1000000 * (int64_t)i;
+		launch_queued(&m, 89, KG_NO_TIME, 0, s - 5000, s, s + 1000);
+	}
+	launch_queued(&m, 7, 30000000, 30000100, 30000120, 30000200, 30000300); /* 20 ns late: */
+	CHECK_EQ_INT(model_finish(&m), 0);					/* its own */
+	uint32_t linked = 0, dated = 0;
+	for (uint32_t i = 0; i < m.n_ops; i++) {
+		linked += m.ops[i].api != KG_NONE;
+		dated += m.ops[i].queued != KG_NO_TIME;
+	}
+	CHECK_EQ_INT(linked, 2);
+	CHECK_EQ_INT(dated, 22);
+	int said = 0;
+	for (int i = 0; i < m.n_notes; i++)
+		said |= strstr(m.notes[i], "20 kernels were queued after the call their correlation "
+					   "id names had returned") != NULL;
+	CHECK(said);
+	model_free(&m);
+}
+
 /* ------------------------------------------------------------------ utilisation chunks */
 
 /* A GPU busy all along is busy 1.0 in every chunk, whatever the span: chunks are whole

@@ -95,12 +95,14 @@ static void write_trace(void)
 				 "?,?,?,?,?,?,?,?)",
 				 -1, &k, NULL) == SQLITE_OK);
 	int64_t id = 1, t = 1000000;
+	static int64_t queued_at[KERNELS]; /* the launch calls run around them */
 	for (int i = 0; i < KERNELS; i++) {
 		int proc = i % 11 == 0 ? 2 : i % 997 == 0 ? 99 : 1;
 		int dev = proc == 2 && i % 2 ? 1 : 0;
 		int ctx = dev == 1 ? 2 : 1;
 		int64_t stream = dev == 1 ? 9 : i % 3 == 0 ? 7 : i % 3 == 1 ? 13 : 21;
 		t += 500 + (int64_t)(rnd() % 300);
+		queued_at[i] = t - 200;
 		int b = 1;
 		sqlite3_bind_int64(k, b++, id);
 		sqlite3_bind_int(k, b++, proc);
@@ -149,11 +151,13 @@ static void write_trace(void)
 		sqlite3_bind_int(a, 2, 5000 + i % 3);
 		sqlite3_bind_int(a, 3, 1);
 		sqlite3_bind_int(a, 4, i < KERNELS ? 3 : 4);
-		sqlite3_bind_int64(a, 5, 1000000 + (int64_t)i * 600);
+		/* a launch's call runs while the driver queues its kernel */
+		int64_t start = i < KERNELS ? queued_at[i] - 50 : 1000000 + (int64_t)i * 600;
+		sqlite3_bind_int64(a, 5, start);
 		if (i % 17 == 0)
 			sqlite3_bind_null(a, 6);
 		else
-			sqlite3_bind_int64(a, 6, 1000000 + (int64_t)i * 600 + 50);
+			sqlite3_bind_int64(a, 6, start + 100);
 		sqlite3_bind_int(a, 7, i + 1);
 		CHECK_EQ_INT(sqlite3_step(a), SQLITE_DONE);
 		sqlite3_reset(a);
