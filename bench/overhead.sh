@@ -29,7 +29,25 @@
 #                 (KGANTT_DEV_STACKS_BY_KERNEL=1, src/recorder/stacks.c);
 #                 kgantt-full-nohost is kgantt-full with --host-samples=off; kgantt-full-nowindows
 #                 kgantt-full with the launch callbacks never on (no launch call, no launch
-#                 stack: KGANTT_DEV_NO_LAUNCH_WINDOWS=1, what the windows cost).
+#                 stack: KGANTT_DEV_NO_LAUNCH_WINDOWS=1, what the windows cost);
+#                 kgantt-full-alloff is full mode set up as usual, then everything it adds
+#                 to kernels mode with latency timestamps held off for the whole run
+#                 (KGANTT_DEV_AB=all, KGANTT_DEV_AB_MS=0: what full mode's process costs
+#                 beyond its parts); kgantt-kernels-latency-hooked is kgantt-kernels-latency
+#                 with every API callback enabled and disabled again at start
+#                 (KGANTT_DEV_HOOK=1: does CUPTI charge calls once callbacks were on);
+#                 kgantt-kernels-latency-tid the floor with CUPTI naming threads by their
+#                 kernel ids as full mode has it (KGANTT_DEV_TID=1); kgantt-kernels-latency-host
+#                 the floor with host samples at full mode's default (--host-samples=100);
+#                 kgantt-full-alloff-nohost kgantt-full-alloff with --host-samples=off,
+#                 kgantt-full-alloff-bare that with --stacks off and no launch windows,
+#                 kgantt-full-alloff-nokinds that without ever enabling full mode's extra
+#                 activity kinds (KGANTT_DEV_SKIP_KINDS), kgantt-full-nothing without them
+#                 and without API callbacks (KGANTT_DEV_API_ACTIVITY=1, its API kinds skipped).
+#                 kgantt-full-nooverhead is kgantt-full without CUPTI's overhead records
+#                 (KGANTT_DEV_SKIP_KINDS=17); kgantt-full-synccalls kgantt-full with its sync
+#                 records from the API callbacks instead of CUPTI's kind (KGANTT_DEV_SYNC_CALLS=1,
+#                 KGANTT_DEV_SKIP_KINDS=38, src/recorder/sync_calls.h); kgantt-full-lean both.
 #                 (torch-profiler applies to the torch workloads only)
 #   -t SECONDS    time budget: start no run that would end after this many seconds (judged
 #                 by the longest earlier run of the same workload x configuration, else of
@@ -99,6 +117,10 @@ for c in "${CF[@]}"; do
     case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
         kgantt-full-all-api|kgantt-full-hw|kgantt-full-host|kgantt-full-all-launches|kgantt-full-activity|kgantt-kernels-latency|torch-profiler) ;;
         kgantt-full-stacks-by-kernel|kgantt-full-nohost|kgantt-full-nowindows) ;;
+        kgantt-full-alloff|kgantt-kernels-latency-hooked|kgantt-kernels-latency-tid) ;;
+        kgantt-kernels-latency-host|kgantt-full-alloff-nohost|kgantt-full-alloff-bare) ;;
+        kgantt-full-alloff-nokinds|kgantt-full-nothing|kgantt-full-alloff-skip2) ;;
+        kgantt-full-nooverhead|kgantt-full-synccalls|kgantt-full-lean) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -361,6 +383,30 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --host-samples=off -- "${BASE[@]}") ;;
         kgantt-full-nowindows) trace="$TMP/w.kgt"
                         full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-alloff) trace="$TMP/z.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-alloff-nohost) trace="$TMP/x.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null "$KGANTT" record --force -o "$trace" --mode full --host-samples=off -- "${BASE[@]}") ;;
+        kgantt-full-alloff-bare) trace="$TMP/r.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
+        kgantt-full-alloff-nokinds) trace="$TMP/q.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=${SKIP_KINDS:-1,2,12,17,22,38} KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
+        kgantt-full-alloff-skip2) trace="$TMP/o2.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=${SKIP_KINDS2:-1} KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
+        kgantt-full-nooverhead) trace="$TMP/n1.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=17 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-synccalls) trace="$TMP/n2.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=38 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-lean) trace="$TMP/n3.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=17,38 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-nothing) trace="$TMP/p.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV_API_ACTIVITY=1 KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
+        kgantt-kernels-latency-tid) trace="$TMP/u.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_TID=1 "$KGANTT" record --force -o "$trace" --mode kernels --latency on -- "${BASE[@]}") ;;
+        kgantt-kernels-latency-host) trace="$TMP/t.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode kernels --latency on --host-samples=100 -- "${BASE[@]}") ;;
+        kgantt-kernels-latency-hooked) trace="$TMP/y.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_HOOK=1 "$KGANTT" record --force -o "$trace" --mode kernels --latency on -- "${BASE[@]}") ;;
         kgantt-full-stacks-by-kernel) trace="$TMP/b.kgt"
                         full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_STACKS_BY_KERNEL=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
@@ -532,7 +578,7 @@ wl_order = meta.get("workloads", "").split()
 # Report order (not the run order): the kgantt full-mode variants next to each other,
 # without stacks first, so that the cost of the stacks reads off adjacent rows.
 CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
-         "kgantt-full-stacks-by-kernel", "kgantt-full-nohost", "kgantt-full-nowindows", "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
+         "kgantt-full-stacks-by-kernel", "kgantt-full-nohost", "kgantt-full-nowindows", "kgantt-full-alloff", "kgantt-full-alloff-nohost", "kgantt-full-alloff-bare", "kgantt-full-alloff-nokinds", "kgantt-full-alloff-skip2", "kgantt-full-nooverhead", "kgantt-full-synccalls", "kgantt-full-lean", "kgantt-full-nothing", "kgantt-kernels-latency-hooked", "kgantt-kernels-latency-tid", "kgantt-kernels-latency-host", "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
          "kgantt-full-host",
          "torch-profiler"]
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]

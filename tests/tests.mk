@@ -82,7 +82,8 @@ $(BUILD)/tests/test_api_filter: tests/unit/test_api_filter.c tests/unit/harness.
 
 # The recorder's API calls from callbacks (tests/unit/test_api_calls.c): api_calls.c and
 # convert.c built into the test with the sanitizers; the test plays CUPTI's callbacks.
-API_CALLS_TEST_SRC := src/recorder/api_calls.c src/recorder/convert.c src/recorder/launches.c
+API_CALLS_TEST_SRC := src/recorder/api_calls.c src/recorder/convert.c src/recorder/launches.c \
+                      src/recorder/sync_calls.c
 $(BUILD)/tests/test_api_calls: tests/unit/test_api_calls.c tests/unit/harness.h $(SAN_LIB) \
                                $(API_CALLS_TEST_SRC) $(wildcard src/recorder/*.h)
 	@mkdir -p $(dir $@)

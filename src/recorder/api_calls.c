@@ -28,11 +28,12 @@
 #include "recorder/hostsample.h"
 #include "recorder/launches.h"
 #include "recorder/own_thread.h"
+#include "recorder/sync_calls.h"
 #include "util/clock.h"
 
-#define BUF_CALLS   1024 /* a buffer: 40 KiB */
+#define BUF_CALLS   1024 /* a buffer: 48 KiB */
 #define WAKE_AT     8    /* full buffers waiting before the drainer is woken */
-#define MAX_BUFFERS 512  /* 20 MiB for all threads: past it a thread drains them itself */
+#define MAX_BUFFERS 512  /* 24 MiB for all threads: past it a thread drains them itself */
 
 struct calls_buf {
 	struct kg_api_call calls[BUF_CALLS];
@@ -49,6 +50,7 @@ struct thread_calls {
 
 static struct {
 	int enabled;
+	int syncs;                      /* KG_RAW_SYNC records from the sync calls */
 	pthread_mutex_t list_lock;      /* the threads */
 	struct thread_calls *threads;
 	pthread_mutex_t pool_lock;      /* the full and free lists, nbufs */
@@ -296,6 +298,9 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		.return_value = cb->functionReturnValue ? *(const uint32_t *)cb->functionReturnValue
 							: 0,
 	};
+	if (ac.syncs && (b->calls[n].sync_type = sync_call_type(domain, cbid)) != 0)
+		sync_call_ids(domain, cbid, cb, b->calls[n].sync_type, &b->calls[n].sync_context,
+			      &b->calls[n].sync_stream);
 	atomic_store_explicit(&b->n, n + 1, memory_order_release);
 }
 
@@ -354,6 +359,11 @@ void api_calls_stop(void)
 	pthread_mutex_unlock(&ac.pool_lock);
 	pthread_join(ac.drainer, NULL);
 	ac.drainer_started = 0;
+}
+
+void api_calls_record_syncs(int on)
+{
+	ac.syncs = on;
 }
 
 void api_calls_disable(void)

@@ -175,6 +175,14 @@ void convert_api_call(struct kg_convert *c, struct kg_spool *s, const struct kg_
 	check_times(c, &r->h, a->start, a->end);
 	if (c->on_api_thread)
 		c->on_api_thread(a->tid);
+	if (a->sync_type) /* the record CUPTI's SYNCHRONIZATION kind would have made */
+		put_sync(c, s, &(CUpti_ActivitySynchronization2){
+			.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+			.type = (CUpti_ActivitySynchronizationType)a->sync_type,
+			.start = a->start, .end = a->end, .correlationId = a->correlation_id,
+			.contextId = a->sync_context, .streamId = a->sync_stream,
+			.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE, /* CUPTI's own: unknown */
+			.returnValue = a->return_value});
 }
 
 static void put_api(struct kg_convert *c, struct kg_spool *s, const CUpti_ActivityAPI *a,

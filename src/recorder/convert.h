@@ -22,9 +22,12 @@ struct kg_api_call {
 	uint64_t start, end;
 	uint32_t cbid;
 	uint8_t driver;         /* 0 runtime, 1 driver */
+	uint8_t sync_type;      /* a call that synchronises: its CUpti_ActivitySynchronizationType,
+				 * and a KG_RAW_SYNC record beside its own (sync_calls.h); 0 none */
 	uint32_t tid;
 	uint32_t correlation_id;
 	uint32_t return_value;
+	uint32_t sync_context, sync_stream; /* the sync's context and stream ids */
 };
 
 void convert_init(struct kg_convert *c);

@@ -21,7 +21,7 @@ static struct {
 	size_t n_kinds;
 	dev_ab_always_on always_on;
 	int kinds_part, callbacks_part, windows_part;
-	unsigned period_ms;
+	unsigned period_ms; /* 0: the part held off for the whole run */
 	FILE *log;
 	pthread_t thread;
 	int running;
@@ -93,11 +93,12 @@ int dev_ab_start(CUpti_SubscriberHandle sub, const CUpti_ActivityKind *kinds, si
 	const char *path = getenv("KGANTT_DEV_AB_LOG");
 	const char *ms = getenv("KGANTT_DEV_AB_MS");
 	long period = ms ? strtol(ms, NULL, 10) : 50;
-	if ((!ab.kinds_part && !ab.callbacks_part) || !path || period < 1 || period > 10000 ||
+	if ((!ab.kinds_part && !ab.callbacks_part) || !path || period < 0 || period > 10000 ||
 	    n > AB_MAX_KINDS) {
 		fprintf(stderr, "kgantt: KGANTT_DEV_AB=%s ignored: give kinds, kind:N[,N...] (of full "
 				"mode's extra kinds), callbacks, both or all, "
-				"KGANTT_DEV_AB_LOG=FILE and KGANTT_DEV_AB_MS of 1 to 10000\n", part);
+				"KGANTT_DEV_AB_LOG=FILE and KGANTT_DEV_AB_MS of 1 to 10000 "
+				"(0: off for the whole run)\n", part);
 		return -1;
 	}
 	if (!(ab.log = fopen(path, "w"))) {
@@ -112,6 +113,11 @@ int dev_ab_start(CUpti_SubscriberHandle sub, const CUpti_ActivityKind *kinds, si
 	ab.period_ms = (unsigned)period;
 	fprintf(ab.log, "part %s period_ms %u\non %llu\n", part, ab.period_ms,
 		(unsigned long long)now_raw_ns());
+	if (!ab.period_ms) { /* full mode's process with the part never on after start-up */
+		set_part(0);
+		fclose(ab.log);
+		return 1;
+	}
 	if (own_thread_start(&ab.thread, ab_main, "kgantt-dev-ab") != 0) {
 		fprintf(stderr, "kgantt: KGANTT_DEV_AB: cannot start its thread\n");
 		fclose(ab.log);
@@ -129,4 +135,19 @@ void dev_ab_stop(void)
 	pthread_join(ab.thread, NULL);
 	ab.running = 0;
 	fclose(ab.log);
+}
+
+void dev_hook_once(CUpti_SubscriberHandle sub)
+{
+	const char *v = getenv("KGANTT_DEV_HOOK");
+	if (!v || *v != '1')
+		return;
+	static const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API,
+						       CUPTI_CB_DOMAIN_DRIVER_API};
+	for (size_t d = 0; d < sizeof(domains) / sizeof(domains[0]); d++) {
+		cuptiEnableDomain(1, sub, domains[d]);
+		cuptiEnableDomain(0, sub, domains[d]);
+	}
+	fprintf(stderr, "kgantt: KGANTT_DEV_HOOK=1: every runtime and driver API callback "
+			"enabled and disabled again, for measurement only\n");
 }

@@ -14,6 +14,8 @@
  *   all        the two and the launch windows (their callbacks held off): full mode
  *              against kernels mode with latency timestamps, but for the host samples
  *              (free: docs/results/full-mode-pooled-h200.md)
+ * KGANTT_DEV_AB_MS=0 holds the part off for the whole run once full mode has set it up: a
+ * process that paid full mode's start-up, for comparing with kernels mode between processes.
  * Otherwise the launch windows run as usual (KGANTT_DEV_NO_LAUNCH_WINDOWS=1 turns them off).
  * Not a user setting: in the off periods the trace lacks what the part records. */
 #ifndef KGANTT_DEV_AB_H
@@ -31,5 +33,10 @@ int dev_ab_start(CUpti_SubscriberHandle sub, const CUpti_ActivityKind *kinds, si
 		 dev_ab_always_on always_on);
 /* At exit, before the last flush: the thread stops with the part on. */
 void dev_ab_stop(void);
+
+/* KGANTT_DEV_HOOK=1, kernels mode only: every runtime and driver API callback enabled and
+ * disabled again at start, to see whether CUPTI keeps charging each API call once its
+ * callbacks were ever on (what full mode's callbacks cost even when off). */
+void dev_hook_once(CUpti_SubscriberHandle sub);
 
 #endif

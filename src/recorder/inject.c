@@ -823,12 +823,14 @@ static int setup_cupti(void)
 	}
 	/* host samples name threads by their kernel ids: the API records then do too, so that
 	 * a thread's calls and its samples meet (CUPTI's default is pthread_self()'s low bits) */
-	if (g.host_hz && !g.api_callbacks)
-		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if ((g.host_hz && !g.api_callbacks) || env_long("KGANTT_DEV_TID", 0, 0, 1))
+		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); /* _DEV_: cost only */
 	launches_init(); /* before any callback: api_calls asks which calls launch kernels */
 	if (g.api_callbacks) {
 		/* CUPTI's NVTX and overhead records then carry the ids the callbacks take */
 		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+		/* measurement only until shown on a GPU (sync_calls.h) */
+		api_calls_record_syncs((int)env_long("KGANTT_DEV_SYNC_CALLS", 0, 0, 1));
 		if (api_calls_start(g.subscriber, untraced_api, &g.conv, &g.spool) < 0) {
 			g.api_callbacks = 0;
 			status(KG_STATUS_WARNING, "API calls from CUPTI's activity records: the "
@@ -862,6 +864,8 @@ static int setup_cupti(void)
 		setup_launch_windows();
 	if (g.mode == KG_MODE_FULL && g.api_callbacks)
 		start_dev_ab();
+	if (g.mode == KG_MODE_KERNELS)
+		dev_hook_once(g.subscriber);
 	if (g.sm)
 		setup_smlog();
 	if (g.hw_interval_ns && hw_start(g.hw_interval_ns, &g.spool, hw_status) == 0) {

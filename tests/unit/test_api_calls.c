@@ -297,6 +297,80 @@ TEST(a_disabled_recorder_records_nothing)
 }
 
 
+struct syncs_seen {
+	uint32_t n, types[4], correlations[4];
+	uint64_t start[4], end[4], call_start[16], call_end[16];
+	uint32_t stream[4];
+};
+
+static void keep_syncs(const struct kg_raw_hdr *h, void *ctx)
+{
+	struct syncs_seen *s = ctx;
+	if (h->type == KG_RAW_API) {
+		const struct kg_raw_api *a = (const void *)h;
+		if (a->correlation_id < 16) {
+			s->call_start[a->correlation_id] = a->start;
+			s->call_end[a->correlation_id] = a->end;
+		}
+	}
+	if (h->type != KG_RAW_SYNC || s->n == 4)
+		return;
+	const struct kg_raw_sync *y = (const void *)h;
+	s->types[s->n] = y->type;
+	s->correlations[s->n] = y->correlation_id;
+	s->start[s->n] = y->start;
+	s->end[s->n] = y->end;
+	s->stream[s->n++] = y->stream_id;
+}
+
+/* With sync records from the calls (KGANTT_DEV_SYNC_CALLS, recorder/sync_calls.h), a call
+ * that synchronises writes CUPTI's synchronisation record beside its own, with its times
+ * and kind; a driver sync inside a runtime one, or any other call, writes none. */
+TEST(sync_calls_write_the_sync_record_cupti_would)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	api_calls_record_syncs(1);
+	uint64_t outer = 0, inner = 0;
+	int rv = 0;
+	CUpti_CallbackData rt = {.correlationId = 11, .correlationData = &outer,
+				 .functionReturnValue = &rv};
+	CUpti_CallbackData drv = {.correlationId = 11, .correlationData = &inner,
+				  .functionReturnValue = &rv};
+	rt.callbackSite = drv.callbackSite = CUPTI_API_ENTER;
+	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
+			      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &rt, 1);
+	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API,
+			      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, &drv, 1);
+	drv.callbackSite = rt.callbackSite = CUPTI_API_EXIT;
+	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API,
+			      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, &drv, 1);
+	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
+			      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &rt, 1);
+	one_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, 12, 0, 1);
+	one_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 13,
+		 0, 1);
+	api_calls_record_syncs(0);
+	one_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+		 14, 0, 1);
+	api_calls_stop();
+	api_calls_drain();
+	spool_close(&spool);
+	struct syncs_seen s = {0};
+	each_record(path, keep_syncs, &s);
+	CHECK_EQ_INT(s.n, 2);
+	CHECK_EQ_INT(s.types[0], CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE);
+	CHECK_EQ_INT(s.types[1], CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE);
+	for (uint32_t i = 0; i < 2; i++) {
+		uint32_t c = s.correlations[i];
+		CHECK_EQ_INT(c, 11 + i);
+		CHECK(s.start[i] != 0 && s.start[i] == s.call_start[c] && s.end[i] == s.call_end[c]);
+		CHECK_EQ_INT(s.stream[i], CUPTI_SYNCHRONIZATION_INVALID_VALUE); /* no context here */
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 struct wanted {
 	uint16_t type;
 	void *out;
