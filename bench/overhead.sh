@@ -47,7 +47,9 @@
 #                 kgantt-full-nooverhead is kgantt-full without CUPTI's overhead records
 #                 (KGANTT_DEV_SKIP_KINDS=17); kgantt-full-synccalls kgantt-full with its sync
 #                 records from the API callbacks instead of CUPTI's kind (KGANTT_DEV_SYNC_CALLS=1,
-#                 KGANTT_DEV_SKIP_KINDS=38, src/recorder/sync_calls.h); kgantt-full-lean both.
+#                 KGANTT_DEV_SKIP_KINDS=38, src/recorder/sync_calls.h); kgantt-full-lean both;
+#                 kgantt-full-skip kgantt-full without the kinds FULL_SKIP_KINDS names
+#                 (default 1,2,12,22: copies, memsets, NVTX, peer copies; measurement only).
 #                 (torch-profiler applies to the torch workloads only)
 #   -t SECONDS    time budget: start no run that would end after this many seconds (judged
 #                 by the longest earlier run of the same workload x configuration, else of
@@ -120,7 +122,7 @@ for c in "${CF[@]}"; do
         kgantt-full-alloff|kgantt-kernels-latency-hooked|kgantt-kernels-latency-tid) ;;
         kgantt-kernels-latency-host|kgantt-full-alloff-nohost|kgantt-full-alloff-bare) ;;
         kgantt-full-alloff-nokinds|kgantt-full-nothing|kgantt-full-alloff-skip2) ;;
-        kgantt-full-nooverhead|kgantt-full-synccalls|kgantt-full-lean) ;;
+        kgantt-full-nooverhead|kgantt-full-synccalls|kgantt-full-lean|kgantt-full-skip) ;;
         *) die "unknown configuration '$c'" ;; esac
 done
 
@@ -399,6 +401,8 @@ run_one() {
                         full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=38 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         kgantt-full-lean) trace="$TMP/n3.kgt"
                         full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=17,38 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
+        kgantt-full-skip) trace="$TMP/n4.kgt"
+                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=${FULL_SKIP_KINDS:-1,2,12,22} "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
         kgantt-full-nothing) trace="$TMP/p.kgt"
                         full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV_API_ACTIVITY=1 KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
         kgantt-kernels-latency-tid) trace="$TMP/u.kgt"
@@ -578,7 +582,7 @@ wl_order = meta.get("workloads", "").split()
 # Report order (not the run order): the kgantt full-mode variants next to each other,
 # without stacks first, so that the cost of the stacks reads off adjacent rows.
 CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
-         "kgantt-full-stacks-by-kernel", "kgantt-full-nohost", "kgantt-full-nowindows", "kgantt-full-alloff", "kgantt-full-alloff-nohost", "kgantt-full-alloff-bare", "kgantt-full-alloff-nokinds", "kgantt-full-alloff-skip2", "kgantt-full-nooverhead", "kgantt-full-synccalls", "kgantt-full-lean", "kgantt-full-nothing", "kgantt-kernels-latency-hooked", "kgantt-kernels-latency-tid", "kgantt-kernels-latency-host", "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
+         "kgantt-full-stacks-by-kernel", "kgantt-full-nohost", "kgantt-full-nowindows", "kgantt-full-alloff", "kgantt-full-alloff-nohost", "kgantt-full-alloff-bare", "kgantt-full-alloff-nokinds", "kgantt-full-alloff-skip2", "kgantt-full-nooverhead", "kgantt-full-synccalls", "kgantt-full-lean", "kgantt-full-skip", "kgantt-full-nothing", "kgantt-kernels-latency-hooked", "kgantt-kernels-latency-tid", "kgantt-kernels-latency-host", "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
          "kgantt-full-host",
          "torch-profiler"]
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]
