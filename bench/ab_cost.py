@@ -62,8 +62,8 @@ def period_intervals(db, switches, with_windows):
         sampled = set()
     times = [t for t, _ in switches]
     periods = {}
-    for prev, cur in zip(rows, rows[1:]):
-        if prev[0] != cur[0] or (prev[0], prev[1]) in sampled or (cur[0], cur[1]) in sampled:
+    for k, (prev, cur) in enumerate(zip(rows, rows[1:])):
+        if prev[0] != cur[0] or k in sampled or k + 1 in sampled:
             continue
         i, j = bisect.bisect_right(times, prev[2]) - 1, bisect.bisect_right(times, cur[2]) - 1
         if i < 0 or i != j or (prev[2] - times[i]) / 1e3 < SETTLE_US:

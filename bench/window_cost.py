@@ -26,26 +26,39 @@ import kgt_rows  # noqa: E402
 MAX_GAP_US = 200.0
 
 
+# A launch is queued while its call runs; a kernel queued after the call its correlation id
+# names had returned was not launched by it (src/model/model.c, FOREIGN_CALL_SLACK_NS).
+SLACK_NS = 20000
+
+
 def queued_launches(db):
-    """(the (process, correlation) of launches with their call in the trace, every
+    """(the positions in rows of the launches whose call is in the trace, every
     stream-launched kernel's (process, correlation, queued) in queued order)"""
-    # (a set, not an SQL join: an exported trace has no index on the kernels' correlation,
+    # (a dict, not an SQL join: an exported trace has no index on the kernels' correlation,
     # and the join took minutes on 200,000 kernels)
-    calls = set(db.execute("SELECT process, correlation FROM api_calls"))
+    calls = {}
+    for p, c, start, end in db.execute("SELECT process, correlation, start, end FROM api_calls "
+                                       "WHERE start IS NOT NULL"):
+        if (p, c) not in calls or start < calls[p, c][0]:
+            calls[p, c] = (start, end)
     rows = db.execute(
         "SELECT process, correlation, queued FROM kernels WHERE queued > 0 "
         "AND (graph IS NULL OR graph = 0) ORDER BY process, queued").fetchall()
-    sampled = {(p, c) for p, c, _ in rows if (p, c) in calls}
+    sampled = set()
+    for i, (p, c, q) in enumerate(rows):
+        call = calls.get((p, c))
+        if call and (call[1] is None or q <= call[1] + SLACK_NS):
+            sampled.add(i)
     return sampled, rows
 
 
 def intervals(db):
     sampled, rows = queued_launches(db)
     inside, outside, n_in = [], [], 0
-    for prev, cur in zip(rows, rows[1:]):
+    for i, (prev, cur) in enumerate(zip(rows, rows[1:])):
         if prev[0] != cur[0]:
             continue
-        a, b = (prev[0], prev[1]) in sampled, (cur[0], cur[1]) in sampled
+        a, b = i in sampled, i + 1 in sampled
         n_in += b
         gap = (cur[2] - prev[2]) / 1e3
         if gap <= 0 or gap > MAX_GAP_US or a != b:

@@ -90,7 +90,7 @@ assert want in got, got
 print("ok: paired.py pools 6 rounds of two calls:", want)
 db = sqlite3.connect(os.path.join(w, "ab.kgt"))
 db.executescript("CREATE TABLE kernels (process, correlation, queued, graph);"
-                 "CREATE TABLE api_calls (process, correlation);")
+                 "CREATE TABLE api_calls (process, correlation, start, end);")
 log = ["part kinds period_ms 20"]
 t, corr, on = 1_000_000_000, 0, True
 for period in range(14):
@@ -104,7 +104,8 @@ for period in range(14):
             q += 50_000
             corr += 1
             db.execute("INSERT INTO kernels VALUES (1, ?, ?, NULL)", (corr, q))
-            db.execute("INSERT INTO api_calls VALUES (1, ?)", (corr,))
+            # its call runs while the driver queues it
+            db.execute("INSERT INTO api_calls VALUES (1, ?, ?, ?)", (corr, q - 1500, q + 1500))
         if corr % 777 == 0:              # the program's own pause
             q += 500_000
         q += 11_000 if on else 10_000
