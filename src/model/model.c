@@ -1077,7 +1077,8 @@ struct link_part {
  * of 245,815 s in a 3.5 s trace. */
 static int foreign_call(const struct kg_op *o, const struct kg_api *a)
 {
-	return o->queued != KG_NO_TIME && a->end != KG_NO_TIME &&
+	/* a graph's kernels share its launch's id and may be queued long after it returned */
+	return !(o->flags & KG_OPF_GRAPH) && o->queued != KG_NO_TIME && a->end != KG_NO_TIME &&
 	       o->queued > kg_time_add(a->end, FOREIGN_CALL_SLACK_NS);
 }
 

@@ -465,14 +465,17 @@ TEST(a_kernel_queued_after_its_call_returned_is_not_that_calls)
 		launch_queued(&m, 89, KG_NO_TIME, 0, s - 5000, s, s + 1000);
 	}
 	launch_queued(&m, 7, 30000000, 30000100, 30000120, 30000200, 30000300); /* 20 ns late: */
-	CHECK_EQ_INT(model_finish(&m), 0);					/* its own */
+	/* its own; a graph's kernel, queued 1 ms after its cudaGraphLaunch returned: its own */
+	launch_queued(&m, 8, 40000000, 40000100, 41000000, 41000100, 41000200);
+	m.ops[m.n_ops - 1].flags |= KG_OPF_GRAPH;
+	CHECK_EQ_INT(model_finish(&m), 0);
 	uint32_t linked = 0, dated = 0;
 	for (uint32_t i = 0; i < m.n_ops; i++) {
 		linked += m.ops[i].api != KG_NONE;
 		dated += m.ops[i].queued != KG_NO_TIME;
 	}
-	CHECK_EQ_INT(linked, 2);
-	CHECK_EQ_INT(dated, 22);
+	CHECK_EQ_INT(linked, 3);
+	CHECK_EQ_INT(dated, 23);
 	int said = 0;
 	for (int i = 0; i < m.n_notes; i++)
 		said |= strstr(m.notes[i], "20 kernels were queued after the call their correlation "
