@@ -5,8 +5,9 @@
  * even once they are disabled again: on the H100's launch loop, full mode with all its
  * parts held off ran 1.10x of the same without those kinds ever enabled (1.02-1.14, 38
  * rounds), and a process that enabled only this kind and CUPTI's OVERHEAD kind 1.05x of one
- * that enabled only the other four (1.03-1.08, 44 rounds; docs/results/process-cost-h100.md). Full mode's callbacks already see every call that
- * synchronises (they are recorded as API calls): at its exit, the callback can say what
+ * that enabled only the other four (1.03-1.08, 44 rounds; docs/results/process-cost-h100.md).
+ * Full mode's callbacks already see every call that synchronises (they are recorded as API
+ * calls): at its exit, the callback can say what
  * CUPTI's record would (the kind of sync, the context and the stream), and the spool gets
  * the same KG_RAW_SYNC record, so nothing downstream changes.
  *

@@ -47,6 +47,25 @@ static void one_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32_
 	api_calls_on_callback(domain, cbid, &cb, capturing);
 }
 
+/* A runtime call and the driver call it makes inside it, as CUPTI reports them: enter,
+ * enter, exit, exit. */
+static void runtime_around_driver(CUpti_CallbackId rt_cbid, uint32_t rt_corr,
+				  CUpti_CallbackId drv_cbid, uint32_t drv_corr)
+{
+	uint64_t outer = 0, inner = 0;
+	int rv = 0;
+	CUpti_CallbackData rt = {.correlationId = rt_corr, .correlationData = &outer,
+				 .functionReturnValue = &rv};
+	CUpti_CallbackData drv = {.correlationId = drv_corr, .correlationData = &inner,
+				  .functionReturnValue = &rv};
+	rt.callbackSite = drv.callbackSite = CUPTI_API_ENTER;
+	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API, rt_cbid, &rt, 1);
+	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API, drv_cbid, &drv, 1);
+	drv.callbackSite = rt.callbackSite = CUPTI_API_EXIT;
+	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API, drv_cbid, &drv, 1);
+	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API, rt_cbid, &rt, 1);
+}
+
 static void *caller(void *arg)
 {
 	uint32_t base = (uint32_t)(uintptr_t)arg * 100000u;
@@ -182,23 +201,8 @@ TEST(driver_calls_inside_runtime_calls_are_left_out)
 {
 	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
 	start_recorder(dir, path, sizeof(path));
-	uint64_t outer = 0, inner = 0;
-	int rv = 0;
-	CUpti_CallbackData rt = {.correlationId = 1, .correlationData = &outer,
-				 .functionReturnValue = &rv};
-	CUpti_CallbackData drv = {.correlationId = 2, .correlationData = &inner,
-				  .functionReturnValue = &rv};
-	rt.callbackSite = drv.callbackSite = CUPTI_API_ENTER;
-	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
-			      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &rt, 1);
-	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-			      &drv, 1);
-	drv.callbackSite = CUPTI_API_EXIT;
-	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-			      &drv, 1);
-	rt.callbackSite = CUPTI_API_EXIT;
-	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
-			      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &rt, 1);
+	runtime_around_driver(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1,
+			      CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 2);
 	/* the program's own driver call, after */
 	one_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 3, 0, 1);
 	api_calls_stop();
@@ -331,22 +335,8 @@ TEST(sync_calls_write_the_sync_record_cupti_would)
 	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
 	start_recorder(dir, path, sizeof(path));
 	api_calls_record_syncs(1);
-	uint64_t outer = 0, inner = 0;
-	int rv = 0;
-	CUpti_CallbackData rt = {.correlationId = 11, .correlationData = &outer,
-				 .functionReturnValue = &rv};
-	CUpti_CallbackData drv = {.correlationId = 11, .correlationData = &inner,
-				  .functionReturnValue = &rv};
-	rt.callbackSite = drv.callbackSite = CUPTI_API_ENTER;
-	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
-			      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &rt, 1);
-	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API,
-			      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, &drv, 1);
-	drv.callbackSite = rt.callbackSite = CUPTI_API_EXIT;
-	api_calls_on_callback(CUPTI_CB_DOMAIN_DRIVER_API,
-			      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, &drv, 1);
-	api_calls_on_callback(CUPTI_CB_DOMAIN_RUNTIME_API,
-			      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, &rt, 1);
+	runtime_around_driver(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 11,
+			      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 11);
 	one_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, 12, 0, 1);
 	one_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 13,
 		 0, 1);
