@@ -3,54 +3,16 @@
 # PyTorch profiler.  Run from the repository root on a GPU machine after `make` and
 # `make bench-build`.  See bench/README.md.
 #
-#   bench/overhead.sh [-n RUNS] [-o OUTDIR] [-w WORKLOADS] [-c CONFIGS] [-t SECONDS] [-h]
+#   bench/overhead.sh [-n RUNS] [-o OUTDIR] [-w WORKLOADS] [-c CONFIGS] [-t SECONDS] [-l] [-h]
 #
 #   -n RUNS       runs per workload x configuration (default 5)
 #   -o OUTDIR     where overhead.md, overhead.csv and logs/ go
 #                 (default build/bench/results/<date-time> in the repository)
 #   -w WORKLOADS  comma list of launch_loop, torch_step, torch_tiny, torch_gpt (default: all four)
-#   -c CONFIGS    comma list, default untraced,cupti-raw,kgantt-kernels,kgantt-full-nostacks,
-#                 kgantt-full,torch-profiler; also kgantt-full-stacks-all (--stacks all) and
-#                 kgantt-full-all-api (full mode with --all-api: every trivial API query),
-#                 kgantt-kernels-latency (kernels mode with latency timestamps, --latency on:
-#                 the GPU side full mode would keep without per-launch API records, issue 26).
-#                 kgantt-full is `--mode full` with the default call stacks (--stacks waits),
-#                 kgantt-full-nostacks the same with --stacks off; kgantt-full-hw is
-#                 kgantt-full with --hw (PM sampling at the default interval);
-#                 kgantt-full-host is kgantt-full with host samples at HOST_HZ (default
-#                 1000 a second: record --host-samples=HZ, src/recorder/hostsample.c);
-#                 kgantt-full-all-launches is kgantt-full with --all-launches (an API
-#                 record for every kernel launch; by default launches are sampled in
-#                 windows, src/recorder/launches.h); kgantt-full-activity is kgantt-full
-#                 with every launch and the API calls from CUPTI's activity records, full
-#                 mode as it was before issue 26 (KGANTT_DEV_API_ACTIVITY=1);
-#                 kgantt-full-stacks-by-kernel is kgantt-full with the launch stack
-#                 sampler counting by kernel, as before it counted by place
-#                 (KGANTT_DEV_STACKS_BY_KERNEL=1, src/recorder/stacks.c);
-#                 kgantt-full-nohost is kgantt-full with --host-samples=off; kgantt-full-nowindows
-#                 kgantt-full with the launch callbacks never on (no launch call, no launch
-#                 stack: KGANTT_DEV_NO_LAUNCH_WINDOWS=1, what the windows cost);
-#                 kgantt-full-alloff is full mode set up as usual, then everything it adds
-#                 to kernels mode with latency timestamps held off for the whole run
-#                 (KGANTT_DEV_AB=all, KGANTT_DEV_AB_MS=0: what full mode's process costs
-#                 beyond its parts); kgantt-kernels-latency-hooked is kgantt-kernels-latency
-#                 with every API callback enabled and disabled again at start
-#                 (KGANTT_DEV_HOOK=1: does CUPTI charge calls once callbacks were on);
-#                 kgantt-kernels-latency-tid the floor with CUPTI naming threads by their
-#                 kernel ids as full mode has it (KGANTT_DEV_TID=1); kgantt-kernels-latency-host
-#                 the floor with host samples at full mode's default (--host-samples=100);
-#                 kgantt-full-alloff-nohost kgantt-full-alloff with --host-samples=off,
-#                 kgantt-full-alloff-bare that with --stacks off and no launch windows,
-#                 kgantt-full-alloff-nokinds that without ever enabling full mode's extra
-#                 activity kinds (KGANTT_DEV_SKIP_KINDS), kgantt-full-nothing without them
-#                 and without API callbacks (KGANTT_DEV_API_ACTIVITY=1, its API kinds skipped).
-#                 kgantt-full-nooverhead is kgantt-full without CUPTI's overhead records
-#                 (KGANTT_DEV_SKIP_KINDS=17); kgantt-full-synccalls kgantt-full with its sync
-#                 records from the API callbacks instead of CUPTI's kind (KGANTT_DEV_SYNC_CALLS=1,
-#                 KGANTT_DEV_SKIP_KINDS=38, src/recorder/sync_calls.h); kgantt-full-lean both;
-#                 kgantt-full-skip kgantt-full without the kinds FULL_SKIP_KINDS names
-#                 (default 1,2,12,22: copies, memsets, NVTX, peer copies; measurement only).
-#                 (torch-profiler applies to the torch workloads only)
+#   -c CONFIGS    comma list of configurations (default untraced,cupti-raw,kgantt-kernels,
+#                 kgantt-full-nostacks,kgantt-full,torch-profiler); -l lists every one, what
+#                 it measures and the command it runs (torch-profiler: torch workloads only)
+#   -l            list the configurations and exit
 #   -t SECONDS    time budget: start no run that would end after this many seconds (judged
 #                 by the longest earlier run of the same workload x configuration, else of
 #                 the workload) and report what was measured (default 0: none).
@@ -69,6 +31,8 @@
 #                    configuration that timed out once is not run again
 #   PRIME            1 (default): one discarded untraced run of each workload first
 #   SKIP_GPU_CHECK   1: do not require nvidia-smi (stub testing only)
+#   HOST_HZ, SKIP_KINDS, SKIP_KINDS2, FULL_SKIP_KINDS
+#                    settings of some configurations (-l shows them in place)
 #
 # Every run is recorded; a run that exits non-zero, prints no figure, or (for tracers)
 # shows no sign that the tracer was active is FAILED, and the report says why, with the
@@ -86,18 +50,102 @@ log() { echo "overhead.sh: $*" >&2; }
 
 usage() { sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 
+# ------------------------------------------------------------------ configurations
+# Every configuration, once: its name, the environment its kgantt runs under (beyond
+# CUDA_INJECTION64_PATH, always unset first), its `record` arguments and what it measures.
+# The three that are not kgantt (untraced, cupti-raw, torch-profiler) have their commands in
+# config_command.  The order is the report's: full mode's variants next to each other.
+declare -a CONFIG_NAMES=()
+declare -A CONFIG_ENV=() CONFIG_ARGS=() CONFIG_DOC=()
+config() {  # NAME ENV RECORD_ARGS DOC
+    CONFIG_NAMES+=("$1"); CONFIG_ENV[$1]=$2; CONFIG_ARGS[$1]=$3; CONFIG_DOC[$1]=$4
+}
+# the development switches (src/recorder/inject.c, dev_ab.h)
+ALL_OFF="KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null"
+NO_WINDOWS="KGANTT_DEV_NO_LAUNCH_WINDOWS=1"
+BARE="--mode full --host-samples=off --stacks off"
+config untraced "" "" "the program alone"
+config cupti-raw "" "" "a minimal CUPTI client enabling kernel records only (bench/cupti_raw.c): the floor of kernel tracing"
+config kgantt-kernels "" "--mode kernels" "kernels mode"
+config kgantt-kernels-latency "" "--mode kernels --latency on" \
+    "kernels mode with latency timestamps: the GPU side full mode keeps without per-launch API records (issue 26)"
+config kgantt-full-nostacks "" "--mode full --stacks off" "full mode without call stacks"
+config kgantt-full "" "--mode full" \
+    "full mode as users get it, with the default call stacks (--stacks waits: synchronising calls, copies, memsets, allocations and sampled launches)"
+config kgantt-full-stacks-by-kernel "KGANTT_DEV_STACKS_BY_KERNEL=1" "--mode full" \
+    "full mode with the launch stack sampler counting by kernel, as before it counted by place (src/recorder/stacks.c)"
+config kgantt-full-nohost "" "--mode full --host-samples=off" "full mode without host samples"
+config kgantt-full-nowindows "$NO_WINDOWS" "--mode full" \
+    "full mode with the launch callbacks never on (no launch call, no launch stack): what the windows cost"
+config kgantt-full-alloff "$ALL_OFF" "--mode full" \
+    "full mode set up as usual, then everything it adds to kernels mode with latency timestamps held off for the whole run: what full mode's process costs beyond its parts"
+config kgantt-full-alloff-nohost "$ALL_OFF" "--mode full --host-samples=off" "kgantt-full-alloff without host samples"
+config kgantt-full-alloff-bare "$ALL_OFF $NO_WINDOWS" "$BARE" \
+    "kgantt-full-alloff without host samples, call stacks or launch windows"
+config kgantt-full-alloff-nokinds "KGANTT_DEV_SKIP_KINDS=${SKIP_KINDS:-1,2,12,17,22,38} $ALL_OFF $NO_WINDOWS" "$BARE" \
+    "kgantt-full-alloff-bare without ever enabling full mode's extra activity kinds (SKIP_KINDS)"
+config kgantt-full-alloff-skip2 "KGANTT_DEV_SKIP_KINDS=${SKIP_KINDS2:-1} $ALL_OFF $NO_WINDOWS" "$BARE" \
+    "kgantt-full-alloff-bare without the activity kinds SKIP_KINDS2 names"
+config kgantt-full-nooverhead "KGANTT_DEV_SKIP_KINDS=17" "--mode full" "full mode without CUPTI's overhead records"
+config kgantt-full-synccalls "KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=38" "--mode full" \
+    "full mode with its sync records from the API callbacks instead of CUPTI's kind (src/recorder/sync_calls.h)"
+config kgantt-full-lean "KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=17,38" "--mode full" \
+    "kgantt-full-synccalls without CUPTI's overhead records"
+config kgantt-full-skip "KGANTT_DEV_SKIP_KINDS=${FULL_SKIP_KINDS:-1,2,12,22}" "--mode full" \
+    "full mode without the activity kinds FULL_SKIP_KINDS names (default copies, memsets, NVTX, peer copies; measurement only)"
+config kgantt-full-nothing "KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV_API_ACTIVITY=1 $NO_WINDOWS" "$BARE" \
+    "full mode without its extra activity kinds and without API callbacks"
+config kgantt-kernels-latency-hooked "KGANTT_DEV_HOOK=1" "--mode kernels --latency on" \
+    "kgantt-kernels-latency with every API callback enabled and disabled again at start: does CUPTI charge calls once callbacks were on"
+config kgantt-kernels-latency-tid "KGANTT_DEV_TID=1" "--mode kernels --latency on" \
+    "kgantt-kernels-latency with CUPTI naming threads by their kernel ids, as full mode has it"
+config kgantt-kernels-latency-host "" "--mode kernels --latency on --host-samples=100" \
+    "kgantt-kernels-latency with host samples at full mode's default"
+config kgantt-full-all-launches "" "--mode full --all-launches" \
+    "full mode with an API record for every kernel launch (by default launches are sampled in windows, src/recorder/launches.h)"
+config kgantt-full-activity "KGANTT_DEV_API_ACTIVITY=1" "--mode full --all-launches" \
+    "full mode with every launch and the API calls from CUPTI's activity records: full mode as it was before issue 26"
+config kgantt-full-stacks-all "" "--mode full --stacks all" "full mode with a call stack for every recorded API call"
+config kgantt-full-all-api "" "--mode full --all-api" "full mode with every trivial API query recorded too"
+config kgantt-full-hw "" "--mode full --hw" "full mode with the GPU's counters sampled (PM sampling at the default interval)"
+config kgantt-full-host "" "--mode full --host-samples=${HOST_HZ:-1000}" "full mode with host samples at HOST_HZ a second (default 1000)"
+config torch-profiler "" "" "torch.profiler around the timed region, CPU and CUDA activities (torch workloads only)"
+
+# config_command CONFIG TRACE: sets FULL=(the command line that runs BASE under CONFIG)
+config_command() {
+    case $1 in
+        untraced)       FULL=(env -u CUDA_INJECTION64_PATH "${BASE[@]}") ;;
+        cupti-raw)      FULL=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${BASE[@]}") ;;
+        torch-profiler) FULL=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
+        *)  local -a envs args
+            read -r -a envs <<<"${CONFIG_ENV[$1]}"
+            read -r -a args <<<"${CONFIG_ARGS[$1]}"
+            FULL=(env -u CUDA_INJECTION64_PATH "${envs[@]}" "$KGANTT" record --force -o "$2" "${args[@]}" -- "${BASE[@]}") ;;
+    esac
+}
+
+list_configs() {
+    local c
+    BASE=(PROG)
+    for c in "${CONFIG_NAMES[@]}"; do
+        config_command "$c" TRACE
+        printf '%s\n    %s\n    %s\n' "$c" "${CONFIG_DOC[$c]}" "${FULL[*]}"
+    done
+}
+
 RUNS=5
 OUTDIR=""
 WORKLOADS="launch_loop,torch_step,torch_tiny,torch_gpt"
 CONFIGS="untraced,cupti-raw,kgantt-kernels,kgantt-full-nostacks,kgantt-full,torch-profiler"
 BUDGET=0
-while getopts ":n:o:w:c:t:h" opt; do
+while getopts ":n:o:w:c:t:lh" opt; do
     case $opt in
         n) RUNS=$OPTARG ;;
         o) OUTDIR=$OPTARG ;;
         w) WORKLOADS=$OPTARG ;;
         c) CONFIGS=$OPTARG ;;
         t) BUDGET=$OPTARG ;;
+        l) KGANTT=${KGANTT:-build/kgantt} CUPTI_RAW=${CUPTI_RAW:-build/bench/libcupti_raw.so} list_configs; exit 0 ;;
         h) usage; exit 0 ;;
         :) die "option -$OPTARG needs an argument (see -h)" ;;
         *) die "unknown option -$OPTARG (see -h)" ;;
@@ -116,14 +164,7 @@ for w in "${WL[@]}"; do
     case $w in launch_loop|torch_step|torch_tiny|torch_gpt) ;; *) die "unknown workload '$w'" ;; esac
 done
 for c in "${CF[@]}"; do
-    case $c in untraced|cupti-raw|kgantt-kernels|kgantt-full-nostacks|kgantt-full|kgantt-full-stacks-all) ;;
-        kgantt-full-all-api|kgantt-full-hw|kgantt-full-host|kgantt-full-all-launches|kgantt-full-activity|kgantt-kernels-latency|torch-profiler) ;;
-        kgantt-full-stacks-by-kernel|kgantt-full-nohost|kgantt-full-nowindows) ;;
-        kgantt-full-alloff|kgantt-kernels-latency-hooked|kgantt-kernels-latency-tid) ;;
-        kgantt-kernels-latency-host|kgantt-full-alloff-nohost|kgantt-full-alloff-bare) ;;
-        kgantt-full-alloff-nokinds|kgantt-full-nothing|kgantt-full-alloff-skip2) ;;
-        kgantt-full-nooverhead|kgantt-full-synccalls|kgantt-full-lean|kgantt-full-skip) ;;
-        *) die "unknown configuration '$c'" ;; esac
+    [[ -n ${CONFIG_DOC[$c]:-} ]] || die "unknown configuration '$c' (-l lists them)"
 done
 
 [[ -n $OUTDIR ]] || OUTDIR="$REPO_DIR/build/bench/results/$(date +%Y%m%d-%H%M%S)"
@@ -357,64 +398,9 @@ run_one() {
     fi
     wl_cmd "$w"
     local trace=""
-    local -a full
-    case $c in
-        untraced)       full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}") ;;
-        cupti-raw)      full=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${BASE[@]}") ;;
-        kgantt-kernels) trace="$TMP/k.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode kernels -- "${BASE[@]}") ;;
-        kgantt-kernels-latency) trace="$TMP/l.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode kernels --latency on -- "${BASE[@]}") ;;
-        kgantt-full-nostacks) trace="$TMP/n.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --stacks off -- "${BASE[@]}") ;;
-        kgantt-full)    trace="$TMP/f.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
-        kgantt-full-stacks-all) trace="$TMP/s.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --stacks all -- "${BASE[@]}") ;;
-        kgantt-full-hw) trace="$TMP/h.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --hw -- "${BASE[@]}") ;;
-        kgantt-full-host) trace="$TMP/o.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full "--host-samples=${HOST_HZ:-1000}" -- "${BASE[@]}") ;;
-        kgantt-full-all-api) trace="$TMP/a.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-api -- "${BASE[@]}") ;;
-        kgantt-full-all-launches) trace="$TMP/c.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --all-launches -- "${BASE[@]}") ;;
-        kgantt-full-activity) trace="$TMP/v.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_API_ACTIVITY=1 "$KGANTT" record --force -o "$trace" --mode full --all-launches -- "${BASE[@]}") ;;
-        kgantt-full-nohost) trace="$TMP/e.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode full --host-samples=off -- "${BASE[@]}") ;;
-        kgantt-full-nowindows) trace="$TMP/w.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
-        kgantt-full-alloff) trace="$TMP/z.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
-        kgantt-full-alloff-nohost) trace="$TMP/x.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null "$KGANTT" record --force -o "$trace" --mode full --host-samples=off -- "${BASE[@]}") ;;
-        kgantt-full-alloff-bare) trace="$TMP/r.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
-        kgantt-full-alloff-nokinds) trace="$TMP/q.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=${SKIP_KINDS:-1,2,12,17,22,38} KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
-        kgantt-full-alloff-skip2) trace="$TMP/o2.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=${SKIP_KINDS2:-1} KGANTT_DEV_AB=all KGANTT_DEV_AB_MS=0 KGANTT_DEV_AB_LOG=/dev/null KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
-        kgantt-full-nooverhead) trace="$TMP/n1.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=17 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
-        kgantt-full-synccalls) trace="$TMP/n2.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=38 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
-        kgantt-full-lean) trace="$TMP/n3.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=17,38 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
-        kgantt-full-skip) trace="$TMP/n4.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=${FULL_SKIP_KINDS:-1,2,12,22} "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
-        kgantt-full-nothing) trace="$TMP/p.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV_API_ACTIVITY=1 KGANTT_DEV_NO_LAUNCH_WINDOWS=1 "$KGANTT" record --force -o "$trace" --mode full --host-samples=off --stacks off -- "${BASE[@]}") ;;
-        kgantt-kernels-latency-tid) trace="$TMP/u.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_TID=1 "$KGANTT" record --force -o "$trace" --mode kernels --latency on -- "${BASE[@]}") ;;
-        kgantt-kernels-latency-host) trace="$TMP/t.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH "$KGANTT" record --force -o "$trace" --mode kernels --latency on --host-samples=100 -- "${BASE[@]}") ;;
-        kgantt-kernels-latency-hooked) trace="$TMP/y.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_HOOK=1 "$KGANTT" record --force -o "$trace" --mode kernels --latency on -- "${BASE[@]}") ;;
-        kgantt-full-stacks-by-kernel) trace="$TMP/b.kgt"
-                        full=(env -u CUDA_INJECTION64_PATH KGANTT_DEV_STACKS_BY_KERNEL=1 "$KGANTT" record --force -o "$trace" --mode full -- "${BASE[@]}") ;;
-        torch-profiler) full=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
-    esac
+    [[ $c == kgantt-* ]] && trace="$TMP/$c.kgt"
+    config_command "$c" "$trace"
+    local -a full=("${FULL[@]}")
     [[ -n $trace ]] && rm -rf "$trace" "$trace.spool"
     printf '%q ' "${full[@]}" >"$out.cmd"; echo >>"$out.cmd"
 
@@ -521,6 +507,7 @@ meta started "$(date '+%Y-%m-%d %H:%M:%S %Z')"
 meta runs "$RUNS"
 meta run_timeout "$RUN_TIMEOUT"
 meta host_hz "${HOST_HZ:-1000}"
+meta config_order "${CONFIG_NAMES[*]}"
 { printf 'launch_loop:'; printf ' %q' "${LL_CMD[@]}" "${LL_ARGS[@]}"; echo; } >"$OUTDIR/commands.txt"
 { printf 'torch:'; printf ' %q' "${TS_CMD[@]}"; echo; } >>"$OUTDIR/commands.txt"
 for w in "${WL[@]}"; do
@@ -579,12 +566,9 @@ with open(csv_path, newline="", encoding="utf-8", errors="replace") as f:
     rows = list(csv.DictReader(f))
 
 wl_order = meta.get("workloads", "").split()
-# Report order (not the run order): the kgantt full-mode variants next to each other,
-# without stacks first, so that the cost of the stacks reads off adjacent rows.
-CANON = ["untraced", "cupti-raw", "kgantt-kernels", "kgantt-full-nostacks", "kgantt-full",
-         "kgantt-full-stacks-by-kernel", "kgantt-full-nohost", "kgantt-full-nowindows", "kgantt-full-alloff", "kgantt-full-alloff-nohost", "kgantt-full-alloff-bare", "kgantt-full-alloff-nokinds", "kgantt-full-alloff-skip2", "kgantt-full-nooverhead", "kgantt-full-synccalls", "kgantt-full-lean", "kgantt-full-skip", "kgantt-full-nothing", "kgantt-kernels-latency-hooked", "kgantt-kernels-latency-tid", "kgantt-kernels-latency-host", "kgantt-full-all-launches", "kgantt-full-activity", "kgantt-full-stacks-all", "kgantt-full-all-api", "kgantt-full-hw",
-         "kgantt-full-host",
-         "torch-profiler"]
+# Report order (not the run order): the configuration table's, so that the cost of a
+# part reads off adjacent rows.
+CANON = meta.get("config_order", "").split()
 cf_order = CANON + [c for c in meta.get("configs", "").split() if c not in CANON]
 COUNTS = ("kernels", "api_calls", "stacks", "stack_frames", "api_stacks")
 groups = {}
