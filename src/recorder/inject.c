@@ -654,6 +654,7 @@ static void write_end_record(void)
 		r->records = g.conv.records;
 		r->incomplete_records = g.conv.incomplete;
 		r->late_buffers = g.pool.late;
+		r->latency_refused = (uint32_t)g.latency_refused;
 	}
 	spool_flush(&g.spool);
 	g.active = 0;

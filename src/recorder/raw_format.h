@@ -251,6 +251,10 @@ struct kg_raw_end {
 	uint64_t records;
 	uint64_t incomplete_records;
 	uint64_t late_buffers; /* buffers CUPTI asked for after the pre-allocated pool ran out */
+	/* 1: asked for latency timestamps, CUPTI refused them after the process record said
+	 * they were on (the process record comes first; CUPTI is set up after it) */
+	uint32_t latency_refused;
+	uint32_t pad;
 };
 
 /* ------------------------------------------------------------------ call stacks

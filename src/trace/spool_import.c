@@ -1069,7 +1069,8 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 		p->dropped = end->dropped_total;
 	if (sqlite3_prepare_v2(r->im->db,
 			       "UPDATE processes SET end_ns=?1, complete=?2, dropped_records=?3, "
-			       "late_buffers=?4, spool_note=?5, incomplete_records=?7 "
+			       "late_buffers=?4, spool_note=?5, incomplete_records=?7, "
+			       "latency_timestamps = CASE WHEN ?8 THEN 0 ELSE latency_timestamps END "
 			       "WHERE process=?6",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_fail(r->im, "processes");
@@ -1083,6 +1084,7 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 	import_bind_text(st, 5, note);
 	sqlite3_bind_int64(st, 6, r->process);
 	sqlite3_bind_int64(st, 7, (int64_t)p->incomplete);
+	sqlite3_bind_int64(st, 8, ended && end->latency_refused);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

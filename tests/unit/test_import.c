@@ -22,7 +22,8 @@ static void make_dir(void)
 #define REC(s, type, T) ((T *)spool_reserve((s), (type), sizeof(T)))
 
 /* A small but complete process: one device, a priority stream, two kernels (one from a
- * graph), their launch API calls, a copy, an NVTX range. */
+ * graph), their launch API calls, a copy, an NVTX range; with_end 2: its end record says
+ * CUPTI refused latency timestamps. */
 static void write_process(const char *path, uint32_t pid, int with_end)
 {
 	struct kg_spool s;
@@ -86,6 +87,7 @@ static void write_process(const char *path, uint32_t pid, int with_end)
 	if (with_end) {
 		struct kg_raw_end *e = REC(&s, KG_RAW_END, struct kg_raw_end);
 		e->ts = 9000;
+		e->latency_refused = with_end == 2;
 	}
 	spool_close(&s);
 }
@@ -141,6 +143,7 @@ TEST(import_complete_process)
 	sqlite3 *db = import_dir();
 	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM kernels"), 2);
 	CHECK_EQ_INT(query_int(db, "SELECT complete FROM processes"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT latency_timestamps FROM processes"), 1);
 	CHECK_EQ_INT(query_int(db, "SELECT pid FROM processes"), 4242);
 	CHECK_EQ_INT(query_int(db, "SELECT end_ns FROM processes"), 9000);
 	CHECK_EQ_INT(query_int(db, "SELECT realtime_offset_ns FROM processes"), 5000000);
@@ -169,6 +172,20 @@ TEST(import_complete_process)
 	CHECK_EQ_INT(rows, 2);
 	CHECK_EQ_INT(packed_usable(db, "api_calls", &rows), 1);
 	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM packed"), 2);
+	sqlite3_close(db);
+}
+
+/* The process record said latency timestamps were on; CUPTI, set up after it, refused
+ * them: the trace says off. */
+TEST(import_latency_refused)
+{
+	char path[300];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
+	write_process(path, 4242, 2);
+	sqlite3 *db = import_dir();
+	CHECK_EQ_INT(query_int(db, "SELECT latency_timestamps FROM processes"), 0);
+	CHECK_EQ_INT(query_int(db, "SELECT complete FROM processes"), 1);
 	sqlite3_close(db);
 }
 
