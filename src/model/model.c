@@ -1082,16 +1082,25 @@ static int foreign_call(const struct kg_op *o, const struct kg_api *a)
 	       o->queued > kg_time_add(a->end, FOREIGN_CALL_SLACK_NS);
 }
 
-/* A kernel queued or submitted after it started, or before the call that launched it:
- * times that cannot be true (a damaged trace: a queue wait of -3 days), unknown as in a
- * trace without them. api_start: KG_NO_TIME when not known yet. */
+/* Whether a kernel's queued or submitted time t can be true: not after the kernel
+ * started, not before the call that launched it (after), and not longer before the start
+ * than any recording lasts, which bounds it where no call does. */
+static int queue_time_true(const struct kg_op *o, int64_t t, int64_t after)
+{
+	/* t <= start: the unsigned difference is exact */
+	return t <= o->start && t >= after && (uint64_t)o->start - (uint64_t)t <= KG_LONGEST_NS;
+}
+
+/* Queue times that cannot be true (a damaged trace: a queue wait of -3 days, or of 286
+ * years) are unknown, as in a trace without them. api_start: KG_NO_TIME when not known
+ * yet. */
 static void judge_queue(struct kg_op *o, int64_t api_start)
 {
 	int64_t after = api_start != KG_NO_TIME ? api_start : INT64_MIN;
-	if (o->queued != KG_NO_TIME && (o->queued > o->start || o->queued < after))
+	if (o->queued != KG_NO_TIME && !queue_time_true(o, o->queued, after))
 		o->queued = KG_NO_TIME;
 	if (o->submitted != KG_NO_TIME &&
-	    (o->submitted > o->start || o->submitted < after ||
+	    (!queue_time_true(o, o->submitted, after) ||
 	     (o->queued != KG_NO_TIME && o->submitted < o->queued)))
 		o->submitted = KG_NO_TIME;
 }

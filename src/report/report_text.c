@@ -723,7 +723,9 @@ void report_text_host(FILE *f, const struct kg_analysis *a, const struct kg_repo
 	for (uint32_t i = 0; name && i < n; i++) {
 		const struct kg_host_node *x = &t->nodes[order[i]];
 		uint32_t indent = x->depth - 1 < HOST_TREE_INDENT / 2 ? x->depth - 1 : HOST_TREE_INDENT / 2;
-		snprintf(depth, sizeof(depth), x->depth - 1 > indent ? "[%" PRIu32 "] " : "", x->depth);
+		depth[0] = '\0'; /* the depth is said only where the indent stops growing */
+		if (x->depth - 1 > indent)
+			snprintf(depth, sizeof(depth), "[%" PRIu32 "] ", x->depth);
 		fprintf(f, "  %7s %7s  %*s%s", fmt_pct(x->total, t->idle_ns, p),
 			fmt_pct(x->self, t->idle_ns, s), (int)(2 * indent), "", depth);
 		page_wrap(f, 20 + 2 * indent, host_node_name(a, order[i], name, 1024));

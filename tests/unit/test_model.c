@@ -438,8 +438,10 @@ TEST(untrue_times_note_first_when_nothing_is_left)
 
 /* Times that cannot be true in a trace whose records are all kept (found by the fuzz
  * targets' figure check): a process ending at INT64_MAX (a kgantt trace's processes
- * table: report --json said "end_ns": 9223372036854775807), and a kernel queued after it
- * started or before its launch call (a spool: queue wait p50 "-281474.98 s"). */
+ * table: report --json said "end_ns": 9223372036854775807), a kernel queued after it
+ * started or before its launch call (a spool: queue wait p50 "-281474.98 s"), and one
+ * queued longer before it started than any recording lasts, with no launch call to bound
+ * it (a spool: queue wait p50 9.04e18 ns). */
 TEST(untrue_times_of_processes_and_queues)
 {
 	struct kg_model m;
@@ -460,11 +462,17 @@ TEST(untrue_times_of_processes_and_queues)
 	m.ops[1].queued = m.ops[1].start + (1ll << 48);    /* queued after it started */
 	m.ops[2].queued = m.ops[2].start - 400;            /* before its launch call */
 	m.ops[3].submitted = m.ops[3].queued - 1;          /* submitted before queued */
+	struct kg_op *far = op_at(&m, s, KG_OP_KERNEL, T0 + 5000, T0 + 5500, "k");
+	far->queued = far->start - KG_LONGEST_NS - 1;      /* queued 3.2 years before */
+	far->submitted = far->start - 10;
 	CHECK_EQ_INT(model_finish(&m), 0);
-	CHECK_EQ_INT(m.n_ops, 4);
+	CHECK_EQ_INT(m.n_ops, 5);
 	CHECK_EQ_INT(m.n_notes, 0);
 	CHECK_EQ_INT(m.processes[0].start, T0 - 1000);
 	CHECK_EQ_INT(m.processes[0].end, KG_NO_TIME);
+	CHECK_EQ_INT(m.ops[4].start, T0 + 5000);
+	CHECK_EQ_INT(m.ops[4].queued, KG_NO_TIME);
+	CHECK_EQ_INT(m.ops[4].submitted, T0 + 4990);
 	CHECK_EQ_INT(m.ops[0].queued, m.ops[0].start - 100);
 	CHECK_EQ_INT(m.ops[0].submitted, m.ops[0].start - 50);
 	CHECK_EQ_INT(m.ops[1].queued, KG_NO_TIME);
