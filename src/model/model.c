@@ -1087,8 +1087,7 @@ static int foreign_call(const struct kg_op *o, const struct kg_api *a)
  * than any recording lasts, which bounds it where no call does. */
 static int queue_time_true(const struct kg_op *o, int64_t t, int64_t after)
 {
-	/* t <= start: the unsigned difference is exact */
-	return t <= o->start && t >= after && (uint64_t)o->start - (uint64_t)t <= KG_LONGEST_NS;
+	return t <= o->start && t >= after && kg_time_diff(o->start, t) <= KG_LONGEST_NS;
 }
 
 /* Queue times that cannot be true (a damaged trace: a queue wait of -3 days, or of 286

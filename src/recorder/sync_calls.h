@@ -7,9 +7,9 @@
  * rounds), and a process that enabled only this kind and CUPTI's OVERHEAD kind 1.05x of one
  * that enabled only the other four (1.03-1.08, 44 rounds; docs/results/process-cost-h100.md).
  * Full mode's callbacks already see every call that synchronises (they are recorded as API
- * calls): at its exit, the callback can say what
- * CUPTI's record would (the kind of sync, the context and the stream), and the spool gets
- * the same KG_RAW_SYNC record, so nothing downstream changes.
+ * calls): at its exit, the callback can say what CUPTI's record would (the kind of sync,
+ * the context and the stream), and the spool gets the same KG_RAW_SYNC record, so nothing
+ * downstream changes.
  *
  * KGANTT_DEV_SYNC_CALLS=1 turns it on (measurement: with the kind still on, each sync is
  * recorded twice, from both sources, for tests/gpu/sync_calls.py to compare). */
