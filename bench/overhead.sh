@@ -87,10 +87,8 @@ config kgantt-full-alloff-nokinds "KGANTT_DEV_SKIP_KINDS=${SKIP_KINDS:-1,2,12,17
 config kgantt-full-alloff-skip2 "KGANTT_DEV_SKIP_KINDS=${SKIP_KINDS2:-1} $ALL_OFF $NO_WINDOWS" "$BARE" \
     "kgantt-full-alloff-bare without the activity kinds SKIP_KINDS2 names"
 config kgantt-full-nooverhead "KGANTT_DEV_SKIP_KINDS=17" "--mode full" "full mode without CUPTI's overhead records"
-config kgantt-full-synccalls "KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=38" "--mode full" \
-    "full mode with its sync records from the API callbacks instead of CUPTI's kind (src/recorder/sync_calls.h)"
-config kgantt-full-lean "KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=17,38" "--mode full" \
-    "kgantt-full-synccalls without CUPTI's overhead records"
+config kgantt-full-synckind "KGANTT_DEV_SYNC_KIND=1" "--mode full" \
+    "full mode with CUPTI's sync records instead of the callbacks', as it was before src/recorder/sync_calls.h"
 config kgantt-full-skip "KGANTT_DEV_SKIP_KINDS=${FULL_SKIP_KINDS:-1,2,12,22}" "--mode full" \
     "full mode without the activity kinds FULL_SKIP_KINDS names (default copies, memsets, NVTX, peer copies; measurement only)"
 config kgantt-full-nothing "KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV_API_ACTIVITY=1 $NO_WINDOWS" "$BARE" \

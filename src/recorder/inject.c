@@ -67,6 +67,9 @@ static struct {
 	enum kg_mode mode;
 	int latency;
 	int latency_refused;        /* asked for, CUPTI said no: every launch is then recorded */
+	int sync_calls;             /* sync records from the API callbacks (sync_calls.h) */
+	int sync_kind;              /* KGANTT_DEV_SYNC_KIND: 0 no CUPTI sync kind, 1 it instead,
+				     * 2 it as well */
 	int all_api;                /* 1: every API call, trivial queries too (--all-api) */
 	int api_callbacks;          /* API calls from callbacks, not activity records (api_calls.h) */
 	int all_launches;           /* 1: every kernel launch's call (--all-launches) */
@@ -348,6 +351,16 @@ static int dev_skipped_kind(CUpti_ActivityKind k)
 	return 0;
 }
 
+/* 1 for a kind whose records the API callbacks write instead: the calls themselves, and
+ * the synchronisations (sync_calls.h: once enabled, CUPTI's kind costs every launch of the
+ * process). */
+static int from_callbacks(CUpti_ActivityKind k)
+{
+	return g.api_callbacks && (k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER ||
+				   (k == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && g.sync_calls &&
+				    g.sync_kind == 0));
+}
+
 /* Switch the traced kinds on or off; returns 0 or a CUPTI error (only when switching on). */
 static CUptiResult set_capture(int on, const char *why)
 {
@@ -361,9 +374,7 @@ static CUptiResult set_capture(int on, const char *why)
 		return CUPTI_SUCCESS;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (dev_skipped_kind(kinds[i]) ||
-		    (g.api_callbacks && (kinds[i] == CUPTI_ACTIVITY_KIND_RUNTIME ||
-					 kinds[i] == CUPTI_ACTIVITY_KIND_DRIVER)))
+		if (dev_skipped_kind(kinds[i]) || from_callbacks(kinds[i]))
 			continue;
 		CUptiResult res = on ? cuptiActivityEnable(kinds[i]) : cuptiActivityDisable(kinds[i]);
 		if (res != CUPTI_SUCCESS && on) {
@@ -786,8 +797,8 @@ static void start_dev_ab(void)
 	CUpti_ActivityKind extra[COUNT(full_kinds)];
 	size_t n = 0;
 	for (size_t i = 0; i < COUNT(full_kinds); i++)
-		if (!in_kernel_kinds(full_kinds[i]) && full_kinds[i] != CUPTI_ACTIVITY_KIND_RUNTIME &&
-		    full_kinds[i] != CUPTI_ACTIVITY_KIND_DRIVER && !dev_skipped_kind(full_kinds[i]))
+		if (!in_kernel_kinds(full_kinds[i]) && !from_callbacks(full_kinds[i]) &&
+		    !dev_skipped_kind(full_kinds[i]))
 			extra[n++] = full_kinds[i];
 	if (dev_ab_start(g.subscriber, extra, n, always_on_callback) > 0)
 		status(KG_STATUS_WARNING, "KGANTT_DEV_AB=%s: part of full mode switched off in "
@@ -830,8 +841,7 @@ static int setup_cupti(void)
 	if (g.api_callbacks) {
 		/* CUPTI's NVTX and overhead records then carry the ids the callbacks take */
 		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-		/* measurement only until shown on a GPU (sync_calls.h) */
-		api_calls_record_syncs((int)env_long("KGANTT_DEV_SYNC_CALLS", 0, 0, 1));
+		api_calls_record_syncs(g.sync_calls);
 		if (api_calls_start(g.subscriber, untraced_api, &g.conv, &g.spool) < 0) {
 			g.api_callbacks = 0;
 			status(KG_STATUS_WARNING, "API calls from CUPTI's activity records: the "
@@ -908,6 +918,10 @@ static void read_settings(void)
 	 * activity kinds instrument every one): KGANTT_DEV_API_ACTIVITY=1, for measurement
 	 * only, takes them from the activity records as before issue 26 */
 	g.api_callbacks = g.mode == KG_MODE_FULL && !env_long("KGANTT_DEV_API_ACTIVITY", 0, 0, 1);
+	/* KGANTT_DEV_SYNC_KIND (measurement only): 1 CUPTI's sync records instead of the
+	 * callbacks', 2 both (tests/gpu/sync_calls.sh compares them) */
+	g.sync_kind = (int)env_long("KGANTT_DEV_SYNC_KIND", 0, 0, 2);
+	g.sync_calls = g.api_callbacks && g.sync_kind != 1;
 	g.all_launches = (int)env_long("KGANTT_ALL_LAUNCHES", 0, 0, 1);
 	g.flush_ms = (unsigned)setting(KG_RS_FLUSH_MS);
 	const char *stacks = getenv("KGANTT_STACKS");

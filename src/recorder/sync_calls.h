@@ -11,8 +11,8 @@
  * the context and the stream), and the spool gets the same KG_RAW_SYNC record, so nothing
  * downstream changes.
  *
- * KGANTT_DEV_SYNC_CALLS=1 turns it on (measurement: with the kind still on, each sync is
- * recorded twice, from both sources, for tests/gpu/sync_calls.py to compare). */
+ * Full mode's default. KGANTT_DEV_SYNC_KIND=1 goes back to CUPTI's kind, =2 records both
+ * (each sync twice, for tests/gpu/sync_calls.py to compare); measurement only. */
 #ifndef KGANTT_SYNC_CALLS_H
 #define KGANTT_SYNC_CALLS_H
 

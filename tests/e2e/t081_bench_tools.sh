@@ -159,7 +159,7 @@ echo "ok: gen_trace.py writes a trace report reads"
 # bench/overhead.sh: every configuration once in its table, listed with its command (-l);
 # an unknown one refused; a round with stand-ins gives each its figure and trace rows
 bench/overhead.sh -l > "$WORK/configs" || fail "overhead.sh -l: $(cat "$WORK/configs")"
-grep -qxF '    env -u CUDA_INJECTION64_PATH KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=17,38 build/kgantt record --force -o TRACE --mode full -- PROG' "$WORK/configs" &&
+grep -qxF '    env -u CUDA_INJECTION64_PATH KGANTT_DEV_SYNC_KIND=1 build/kgantt record --force -o TRACE --mode full -- PROG' "$WORK/configs" &&
 	grep -qxF '    env -u CUDA_INJECTION64_PATH build/kgantt record --force -o TRACE --mode kernels --latency on -- PROG' "$WORK/configs" &&
 	grep -qxF '    env -u CUDA_INJECTION64_PATH PROG --profiler' "$WORK/configs" ||
 	fail "overhead.sh -l: $(cat "$WORK/configs")"
@@ -178,15 +178,14 @@ python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("
 SH
 chmod +x "$WORK/loop2" "$WORK/kgantt"
 SKIP_GPU_CHECK=1 PRIME=0 KGANTT=$WORK/kgantt LAUNCH_LOOP=$WORK/loop2 CUPTI_RAW=$WORK/loop2 \
-	bench/overhead.sh -n 2 -w launch_loop -c kgantt-full-lean,untraced,cupti-raw -o "$WORK/ovh" > "$WORK/ovh.out" 2>&1 ||
+	bench/overhead.sh -n 2 -w launch_loop -c kgantt-full-synckind,untraced,cupti-raw -o "$WORK/ovh" > "$WORK/ovh.out" 2>&1 ||
 	fail "overhead.sh with stand-ins: $(tail -5 "$WORK/ovh.out")"
 grep -q '^| launch_loop | untraced | 4.200 µs/launch | 1.00× |' "$WORK/ovh/overhead.md" &&
 	grep -q '^| launch_loop | cupti-raw | 4.200 µs/launch | 1.00× |.* | 2/2 |$' "$WORK/ovh/overhead.md" &&
-	grep -q '^| launch_loop | kgantt-full-lean | 0.0 MB | 7 | 0 |' "$WORK/ovh/overhead.md" ||
+	grep -q '^| launch_loop | kgantt-full-synckind | 0.0 MB | 7 | 0 |' "$WORK/ovh/overhead.md" ||
 	fail "overhead.sh report: $(cat "$WORK/ovh/overhead.md")"
 [ "$(grep -n '^| launch_loop | ' "$WORK/ovh/overhead.md" | head -3 | cut -d'|' -f3 | tr -d ' ' | paste -sd, -)" = \
-	untraced,cupti-raw,kgantt-full-lean ] || fail "overhead.sh report order: $(cat "$WORK/ovh/overhead.md")"
-# (each run's command line is kept as printf %q writes it: the comma escaped)
-grep -qF "KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=17\\,38" "$WORK"/ovh/logs/launch_loop.kgantt-full-lean.1.out.cmd ||
-	fail "overhead.sh's lean command: $(cat "$WORK"/ovh/logs/launch_loop.kgantt-full-lean.1.out.cmd)"
+	untraced,cupti-raw,kgantt-full-synckind ] || fail "overhead.sh report order: $(cat "$WORK/ovh/overhead.md")"
+grep -qF "KGANTT_DEV_SYNC_KIND=1" "$WORK"/ovh/logs/launch_loop.kgantt-full-synckind.1.out.cmd ||
+	fail "overhead.sh's synckind command: $(cat "$WORK"/ovh/logs/launch_loop.kgantt-full-synckind.1.out.cmd)"
 echo "ok: overhead.sh: $(echo "$names" | wc -l) configurations listed; a round with stand-ins reported in the table's order"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Do the sync records made from the API callbacks (KGANTT_DEV_SYNC_CALLS=1,
+"""Do the sync records made from the API callbacks (full mode's default;
 src/recorder/sync_calls.h) say what CUPTI's SYNCHRONIZATION records say?
 
     tests/gpu/sync_calls.py BOTH.kgt [CUPTI.kgt CALLS.kgt]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sync records from the API callbacks (KGANTT_DEV_SYNC_CALLS=1, src/recorder/sync_calls.h)
+# Sync records from the API callbacks (full mode's default, src/recorder/sync_calls.h)
 # against CUPTI's SYNCHRONIZATION records, on programs that synchronise every way
 # (tests/gpu/sync_programs.py: PyTorch's runtime calls, the driver API through ctypes) and
 # the syncs example: each recorded three times (both sources; CUPTI's only; the calls'
@@ -15,9 +15,9 @@ mkdir -p "$out"
 run() { # name -- command...
 	local name=$1
 	shift 2
-	KGANTT_DEV_SYNC_CALLS=1 "$K" record --force -o "$work/${name}_both.kgt" -- "$@" > "$work/${name}_both.log" 2>&1
-	"$K" record --force -o "$work/${name}_cupti.kgt" -- "$@" > "$work/${name}_cupti.log" 2>&1
-	KGANTT_DEV_SYNC_CALLS=1 KGANTT_DEV_SKIP_KINDS=38 "$K" record --force -o "$work/${name}_calls.kgt" -- "$@" > "$work/${name}_calls.log" 2>&1
+	KGANTT_DEV_SYNC_KIND=2 "$K" record --force -o "$work/${name}_both.kgt" -- "$@" > "$work/${name}_both.log" 2>&1
+	KGANTT_DEV_SYNC_KIND=1 "$K" record --force -o "$work/${name}_cupti.kgt" -- "$@" > "$work/${name}_cupti.log" 2>&1
+	"$K" record --force -o "$work/${name}_calls.kgt" -- "$@" > "$work/${name}_calls.log" 2>&1
 	{ echo "== $name"
 	  python3 tests/gpu/sync_calls.py "$work/${name}_both.kgt" "$work/${name}_cupti.kgt" "$work/${name}_calls.kgt" 2>&1
 	  for s in cupti calls; do

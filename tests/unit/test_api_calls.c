@@ -327,7 +327,7 @@ static void keep_syncs(const struct kg_raw_hdr *h, void *ctx)
 	s->stream[s->n++] = y->stream_id;
 }
 
-/* With sync records from the calls (KGANTT_DEV_SYNC_CALLS, recorder/sync_calls.h), a call
+/* With sync records from the calls (full mode's default, recorder/sync_calls.h), a call
  * that synchronises writes CUPTI's synchronisation record beside its own, with its times
  * and kind; a driver sync inside a runtime one, or any other call, writes none. */
 TEST(sync_calls_write_the_sync_record_cupti_would)
