@@ -78,10 +78,19 @@ static __thread uint32_t in_runtime;
 /* Kernel launches' callbacks are on only in windows (recorder/launches.h), and a window can
  * close or open while a launch is inside its call: its exit then comes without its entry,
  * or never. So a launch's exit is recorded only when this thread's last launch entry was
- * its own, and a driver call counts as inside a runtime call only while no window has
- * closed since that runtime call entered (else the runtime call's exit may be lost). */
+ * its own, and a driver call counts as inside a runtime call unless that runtime call is a
+ * launch and a window has closed since it entered (its exit may then be lost). */
 static __thread uint32_t launch_entered;     /* correlation id of the last launch entry */
 static __thread uint32_t runtime_closings;   /* launches_closings() at the runtime entry */
+static __thread uint8_t runtime_is_launch;   /* the runtime call entered is a kernel launch */
+
+/* Whether the runtime call this thread entered may have lost its exit: only a launch's
+ * callbacks go off with the windows, so a window closing inside any other runtime call (an
+ * 800 ms cudaStreamSynchronize) loses nothing, and the driver calls inside it stay its own. */
+static int runtime_exit_lost(void)
+{
+	return runtime_is_launch && runtime_closings != launches_closings();
+}
 
 /* ------------------------------------------------------------------ draining */
 
@@ -258,15 +267,16 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		return;
 	int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
 	int launch = launches_is_kernel_launch(domain, cbid);
-	if (!runtime && in_runtime) {
-		if (runtime_closings == launches_closings())
-			return; /* a driver call inside a runtime call */
-		in_runtime = 0; /* that runtime call's exit was lost to a closing window */
-	}
+	if (in_runtime && runtime_exit_lost())
+		in_runtime = 0; /* that launch's exit was lost to a closing window */
+	if (!runtime && in_runtime)
+		return; /* a driver call inside a runtime call */
 	/* stamped whether capturing or not: a call that spans the start has its own start */
 	if (cb->callbackSite == CUPTI_API_ENTER) {
-		if (runtime && !in_runtime++)
+		if (runtime && !in_runtime++) {
 			runtime_closings = launches_closings();
+			runtime_is_launch = (uint8_t)launch;
+		}
 		if (launch)
 			launch_entered = cb->correlationId;
 		*cb->correlationData = now_raw_ns();
@@ -274,7 +284,9 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	}
 	if (runtime && in_runtime)
 		in_runtime--;
-	if (!capturing || (launch && launch_entered != cb->correlationId))
+	/* an exit whose entry this thread never stamped (a driver call that entered inside a
+	 * runtime call whose exit was then lost) has no start: not a call */
+	if (!capturing || (launch && launch_entered != cb->correlationId) || !*cb->correlationData)
 		return;
 	uint64_t end = now_raw_ns();
 	struct thread_calls *t = my_calls();

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 26, branch lean-full's first GPU call: the sync records from the callbacks against
+# CUPTI's (sync_calls.sh), every example and a GPT step recorded again as fixtures
+# (api_filter_gpt_h200.sh KEEP), record's options and bad endings (record_options.sh), and
+# full mode against its floor, paired by round, on the launch loop and tiny ops (a pair
+# absent from CONFIGS is left out of paired.md). Each part has its own time limit, so that
+# the whole fits one device call (600 s).
+#   tests/gpu/lean_full_check.sh OUTDIR [LOOP_S TINY_S [CONFIGS]]     OUTDIR/all.tgz
+set -u
+out=${1:?usage: lean_full_check.sh OUTDIR}
+export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+w=$(mktemp -d)
+part() { # SECONDS NAME command...: run it, say how long it took and how it ended
+	local limit=$1 name=$2 t0=$SECONDS
+	shift 2
+	timeout "$limit" "$@" > "$w/$name.log" 2>&1
+	echo "$name: exit $? after $((SECONDS - t0)) s" | tee -a "$w/times.txt"
+}
+loop_s=${2:-88} tiny_s=${3:-63}
+configs=${4:-kgantt-kernels-latency,kgantt-full,kgantt-full-synckind,kgantt-full-nooverhead}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$w/gpu.txt" 2>&1
+part 60 sync tests/gpu/sync_calls.sh "$w/sync"
+part 100 current tests/gpu/api_filter_gpt_h200.sh "$w/apf" "$w/current"
+part 100 options tests/gpu/record_options.sh "$w/ro"
+part $((loop_s + 12)) loop env PRIME=0 bench/overhead.sh -n 200 -t "$loop_s" -o "$w/loop" -w launch_loop -c "$configs"
+part $((tiny_s + 12)) tiny env PRIME=0 bench/overhead.sh -n 60 -t "$tiny_s" -o "$w/tiny" -w torch_tiny -c "$configs"
+for d in loop tiny; do
+	[ -f "$w/$d/overhead.csv" ] && python3 bench/paired.py "$w/$d/overhead.csv" \
+		kgantt-full/kgantt-kernels kgantt-kernels-latency/kgantt-kernels \
+		kgantt-full/kgantt-kernels-latency kgantt-full-synckind/kgantt-kernels-latency \
+		kgantt-full-synckind/kgantt-full kgantt-full-nooverhead/kgantt-kernels-latency \
+		kgantt-full/kgantt-full-nooverhead > "$w/$d/paired.md" 2>&1
+done
+xz -T0 "$w"/current/*.kgt "$w"/ro/fixtures/*.kgt 2> /dev/null
+rm -rf "$w"/loop/traces "$w"/tiny/traces
+tar -C "$w" -czf "$out/all.tgz" .
