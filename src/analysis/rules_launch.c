@@ -8,9 +8,12 @@
 #include "util/api_names.h"
 #include "util/timemath.h"
 
-/* Gaps between kernels replayed from a CUDA graph, measured on an H200 (launches_graph
- * example: 0.6 µs on average): what a graph leaves of launch overhead. */
-#define GRAPH_GAP_NS 600.0
+/* Gaps between kernels replayed from a CUDA graph (the launches_graph example: the mean
+ * gap, the replays' own launches included): what a graph leaves of launch overhead. 146 ns
+ * (p50 96 ns) on the H200 since full mode samples launches (2026-12-04) and on an H100
+ * (2026-12-06); 0.6 µs under the recorder of 2026-11-29, whose cost on every launch
+ * widened the gaps between replays. */
+#define GRAPH_GAP_NS 150.0
 
 void rule_launch_overhead(struct kg_analysis *a)
 {
@@ -78,8 +81,8 @@ void rule_launch_overhead(struct kg_analysis *a)
 				 "torch.compile(mode='reduce-overhead')) and replay it.");
 		f->gain_ns = gain;
 		if (gap_after > 0)
-			finding_set(&f->gain_how, "idle time between the tiny kernels minus %.1f µs per kernel, the "
-				 "gap left between graph-launched kernels (measured on an H200)",
+			finding_set(&f->gain_how, "idle time between the tiny kernels minus %.2f µs per kernel, the "
+				 "gap left between graph-launched kernels (measured on an H200 and an H100)",
 				 gap_after / 1e3);
 		else
 			finding_set(&f->gain_how, "idle time between the tiny kernels, which fusion removes");
