@@ -43,3 +43,27 @@ every_command() {
 	want=$(python3 -c 'import json,sys; print(sum(k["count"] for k in json.load(open(sys.argv[1]))["kernels"]))' "$WORK/$n.json")
 	[ "$k" = "$want" ] || fail "$n: $k kernel rows exported, the report counts $want"
 }
+
+# recorded_examples ROOT SUB CARD: every ROOT/SUB/*.kgt.xz but never_* (windows that never
+# opened) names CARD in `kgantt info` and is read by every command; each with its example's
+# output (NAME.out) holds what the example launched (a killed run: what it had flushed).
+# At least 16 must have an output.
+recorded_examples() {
+	local root=$1 sub=$2 card=$3 n=0 name t xz opts
+	for xz in "$root/$sub"/*.kgt.xz; do
+		name=$(basename "$xz" .kgt.xz)
+		[[ $name == never_* ]] && continue
+		t=$(FIXTURES=$root fixture "$sub/$name")
+		"$K" info "$t" > "$WORK/info" || fail "kgantt info $name"
+		grep -q "$card" "$WORK/info" || fail "$name: no $card in 'kgantt info'"
+		every_command "$t" "$name"
+		[ -f "$root/$sub/$name.out" ] || continue
+		opts=()
+		[ "$name" = longrun_killed ] && opts=(--allow-incomplete)
+		python3 tests/gpu/validate.py "${opts[@]}" "$t" "$root/$sub/$name.out" > "$WORK/v" ||
+			[ "$name" = longrun_killed ] || { cat "$WORK/v"; fail "$name: not what its example launched"; }
+		n=$((n + 1))
+	done
+	[ $n -ge 16 ] || fail "only $n traces of $root/$sub checked against their examples"
+	echo "ok: every trace of $root/$sub read by info, report, plot, view and export; $n hold what their examples launched"
+}

@@ -9,23 +9,7 @@
 . tests/e2e/lib.sh
 command -v python3 > /dev/null || skip "no python3"
 C=$FIXTURES/current
-n=0
-for xz in "$C"/*.kgt.xz; do
-	name=$(basename "$xz" .kgt.xz)
-	[[ $name == never_* ]] && continue # recordings whose window never opened: below
-	t=$(fixture "current/$name")
-	"$K" info "$t" > "$WORK/info" || fail "kgantt info $name"
-	grep -q "NVIDIA H200" "$WORK/info" || fail "$name: no H200 in 'kgantt info'"
-	every_command "$t" "$name"
-	[ -f "$C/$name.out" ] || continue
-	opts=()
-	[ "$name" = longrun_killed ] && opts=(--allow-incomplete)
-	python3 tests/gpu/validate.py "${opts[@]}" "$t" "$C/$name.out" > "$WORK/v" ||
-		[ "$name" = longrun_killed ] || { cat "$WORK/v"; fail "$name: not what its example launched"; }
-	n=$((n + 1))
-done
-[ $n -ge 16 ] || fail "only $n traces checked against their examples"
-echo "ok: every trace read by info, report, plot, view and export; $n hold what their examples launched"
+recorded_examples "$FIXTURES" current "NVIDIA H200"
 
 # the trivial API list and the program's start, in every trace
 KGANTT=$K python3 - "$C" <<'PY' || fail "API list or program_start_ns"

@@ -1,21 +1,30 @@
 # The README's figures are the latest measured ones: its "Low overhead" bullet (and
-# docs/record.md's) gives, in order, the ratios of docs/results/overhead-h200.md (the table
-# bench/overhead.sh wrote on the H200) and the number of runs that table took; its speed
-# figures, and docs/speed.md's, are in the results files they name.
+# docs/record.md's) names a table bench/overhead.sh wrote (docs/results/overhead-*.md), the
+# newest by its date, and gives, in order, that table's ratios and the number of runs it
+# took; its speed figures, and docs/speed.md's, are in the results files they name.
 . tests/e2e/lib.sh
 command -v python3 > /dev/null || skip "no python3"
 for doc in README.md docs/record.md; do
-python3 - "$doc" docs/results/overhead-h200.md <<'PY' || fail "$doc and docs/results/overhead-h200.md disagree"
-import re, sys
-readme, table = (open(p, encoding="utf-8").read() for p in sys.argv[1:3])
+python3 - "$doc" <<'PY' || fail "$doc: its overhead figures are not the newest table's"
+import glob, re, sys
+readme = open(sys.argv[1], encoding="utf-8").read()
+bullet = readme[readme.index("- **Low overhead**"):]
+bullet = bullet[:bullet.index("Part by part")]
+named = re.search(r"\((?:docs/)?results/(overhead-[^)/]+\.md)\)", bullet).group(1)
+dates = {}
+for path in glob.glob("docs/results/overhead-*.md"):
+    d = re.search(r"^- date: (\S+ \S+)", open(path, encoding="utf-8").read(), re.M)
+    if d:
+        dates[path.split("/")[-1]] = d.group(1)
+assert dates.get(named) == max(dates.values()), "names %s of %s; the newest: %s" % (
+    named, dates.get(named), max(dates, key=dates.get))
+table = open("docs/results/" + named, encoding="utf-8").read()
 ratio = {}
 for line in table.splitlines():
     c = [x.strip() for x in line.strip("|").split("|")]
     if len(c) >= 4 and re.fullmatch(r"[0-9.]+×", c[3]):
         ratio[c[0], c[1]] = c[3]
 runs = re.search(r"runs per configuration: (\d+)", table).group(1)
-bullet = readme[readme.index("- **Low overhead**"):]
-bullet = bullet[:bullet.index("Part by part")]
 want = [ratio[k] for k in (
     ("torch_gpt", "kgantt-kernels"), ("torch_gpt", "cupti-raw"), ("torch_gpt", "kgantt-full"),
     ("torch_gpt", "torch-profiler"), ("torch_tiny", "kgantt-kernels"),
@@ -25,7 +34,7 @@ want = [ratio[k] for k in (
 got = re.findall(r"[0-9]+\.[0-9]+×", bullet)
 assert got == want, "README %s, measured %s" % (got, want)
 assert "medians of %s interleaved runs" % runs in bullet, "runs: the table took %s" % runs
-print("ok: %s: its %d overhead ratios and its run count are the table's" % (sys.argv[1], len(got)))
+print("ok: %s: its %d overhead ratios and its run count are those of %s, the newest table" % (sys.argv[1], len(got), named))
 PY
 done
 
