@@ -91,6 +91,10 @@ config kgantt-full-synckind "KGANTT_DEV_SYNC_KIND=1" "--mode full" \
     "full mode with CUPTI's sync records instead of the callbacks', as it was before src/recorder/sync_calls.h"
 config kgantt-full-skip "KGANTT_DEV_SKIP_KINDS=${FULL_SKIP_KINDS:-1,2,12,22}" "--mode full" \
     "full mode without the activity kinds FULL_SKIP_KINDS names (default copies, memsets, NVTX, peer copies; measurement only)"
+config kgantt-full-nocopies "KGANTT_DEV_SKIP_KINDS=1,2,22" "--mode full" \
+    "full mode without copy, memset and peer-copy records (measurement only: which kind CUPTI charges every launch for)"
+config kgantt-full-nonvtx "KGANTT_DEV_SKIP_KINDS=12" "--mode full" \
+    "full mode without CUPTI's NVTX records (measurement only: which kind CUPTI charges every launch for)"
 config kgantt-full-nothing "KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV_API_ACTIVITY=1 $NO_WINDOWS" "$BARE" \
     "full mode without its extra activity kinds and without API callbacks"
 config kgantt-kernels-latency-hooked "KGANTT_DEV_HOOK=1" "--mode kernels --latency on" \

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Issue 26's next question (docs/results/lean-full-h100.md): full mode costs the launch loop
+# 1.06x its floor (kernels mode with latency timestamps) with CUPTI's sync kind never on and
+# its overhead kind making no difference. Enabling full mode's other activity kinds once
+# cost 10 % in an earlier call (docs/results/process-cost-h100.md): which of them? Paired by
+# round on the launch loop: the floor, full mode, full mode without copies/memsets/peer
+# copies (kinds 1, 2, 22), without NVTX (12), without all four (-skip).
+#   tests/gpu/kind_cost.sh OUTDIR [SECONDS]      OUTDIR/loop/{overhead.csv,paired.md}
+set -u
+out=${1:?usage: kind_cost.sh OUTDIR [SECONDS]}
+export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+mkdir -p "$out"
+PRIME=0 bench/overhead.sh -n 400 -t "${2:-300}" -o "$out/loop" -w launch_loop \
+	-c kgantt-kernels-latency,kgantt-full,kgantt-full-nocopies,kgantt-full-nonvtx,kgantt-full-skip \
+	> "$out/loop.log" 2>&1
+python3 bench/paired.py "$out/loop/overhead.csv" kgantt-full/kgantt-kernels-latency \
+	kgantt-full-nocopies/kgantt-kernels-latency kgantt-full-nonvtx/kgantt-kernels-latency \
+	kgantt-full-skip/kgantt-kernels-latency kgantt-full/kgantt-full-nocopies \
+	kgantt-full/kgantt-full-nonvtx > "$out/loop/paired.md" 2>&1
