@@ -85,8 +85,8 @@ static __thread uint32_t runtime_closings;   /* launches_closings() at the runti
 static __thread uint8_t runtime_is_launch;   /* the runtime call entered is a kernel launch */
 
 /* Whether the runtime call this thread entered may have lost its exit: only a launch's
- * callbacks go off with the windows, so a window closing inside any other runtime call (an
- * 800 ms cudaStreamSynchronize) loses nothing, and the driver calls inside it stay its own. */
+ * callbacks go off with the windows, so a window closing inside any other runtime call (a
+ * 0.8 ms cudaStreamSynchronize) loses nothing, and the driver calls inside it stay its own. */
 static int runtime_exit_lost(void)
 {
 	return runtime_is_launch && runtime_closings != launches_closings();

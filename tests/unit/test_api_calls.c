@@ -252,8 +252,8 @@ static void *straddling_thread(void *arg)
 	/* a launch whose entry came before the window opened */
 	c = 12345;
 	call_site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 13, CUPTI_API_EXIT, &c);
-	/* A window closing inside a long call that is no launch (the syncs example's 800 ms
-	 * cudaStreamSynchronize, on an H100): its exit still comes, so the driver call inside
+	/* A window closing inside a call that is no launch (one of the syncs example's 0.8 ms
+	 * cudaStreamSynchronize calls, on an H100): its exit still comes, so the driver call inside
 	 * it stays its own. Without runtime_is_launch that driver call was recorded, with no
 	 * start (and, from a sync call, a second sync record). */
 	uint64_t d = 0, e = 0;
