@@ -2,8 +2,8 @@
 # Issue 26, branch lean-full's first GPU call: the sync records from the callbacks against
 # CUPTI's (sync_calls.sh), every example and a GPT step recorded again as fixtures
 # (api_filter_gpt_h200.sh KEEP), record's options and bad endings (record_options.sh), and
-# full mode against its floor, paired by round, on the launch loop and tiny ops (a pair
-# absent from CONFIGS is left out of paired.md). Each part has its own time limit, so that
+# full mode against its floor, paired by round, on the launch loop and tiny ops
+# (tests/gpu/lean_cost.sh, in OUTDIR's cost/). Each part has its own time limit, so that
 # the whole fits one device call (600 s).
 #   tests/gpu/lean_full_check.sh OUTDIR [LOOP_S TINY_S [CONFIGS]]     OUTDIR/all.tgz
 set -u
@@ -22,15 +22,6 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$w/gpu.txt" 
 part 60 sync tests/gpu/sync_calls.sh "$w/sync"
 part 100 current tests/gpu/api_filter_gpt_h200.sh "$w/apf" "$w/current"
 part 100 options tests/gpu/record_options.sh "$w/ro"
-part $((loop_s + 12)) loop env PRIME=0 bench/overhead.sh -n 200 -t "$loop_s" -o "$w/loop" -w launch_loop -c "$configs"
-part $((tiny_s + 12)) tiny env PRIME=0 bench/overhead.sh -n 60 -t "$tiny_s" -o "$w/tiny" -w torch_tiny -c "$configs"
-for d in loop tiny; do
-	[ -f "$w/$d/overhead.csv" ] && python3 bench/paired.py "$w/$d/overhead.csv" \
-		kgantt-full/kgantt-kernels kgantt-kernels-latency/kgantt-kernels \
-		kgantt-full/kgantt-kernels-latency kgantt-full-synckind/kgantt-kernels-latency \
-		kgantt-full-synckind/kgantt-full kgantt-full-nooverhead/kgantt-kernels-latency \
-		kgantt-full/kgantt-full-nooverhead > "$w/$d/paired.md" 2>&1
-done
+part $((loop_s + tiny_s + 30)) cost tests/gpu/lean_cost.sh "$w/cost" "$loop_s" "$tiny_s" "$configs"
 xz -T0 "$w"/current/*.kgt "$w"/ro/fixtures/*.kgt 2> /dev/null
-rm -rf "$w"/loop/traces "$w"/tiny/traces
 tar -C "$w" -czf "$out/all.tgz" .
