@@ -357,8 +357,7 @@ static int dev_skipped_kind(CUpti_ActivityKind k)
 static int from_callbacks(CUpti_ActivityKind k)
 {
 	return g.api_callbacks && (k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER ||
-				   (k == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && g.sync_calls &&
-				    g.sync_kind == 0));
+				   (k == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && g.sync_kind == 0));
 }
 
 /* Switch the traced kinds on or off; returns 0 or a CUPTI error (only when switching on). */
