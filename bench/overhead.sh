@@ -95,6 +95,12 @@ config kgantt-full-nocopies "KGANTT_DEV_SKIP_KINDS=1,2,22" "--mode full" \
     "full mode without copy, memset and peer-copy records (measurement only: which kind CUPTI charges every launch for)"
 config kgantt-full-nonvtx "KGANTT_DEV_SKIP_KINDS=12" "--mode full" \
     "full mode without CUPTI's NVTX records (measurement only: which kind CUPTI charges every launch for)"
+config kgantt-full-nomemcpy "KGANTT_DEV_SKIP_KINDS=1" "--mode full" \
+    "full mode without copy records (measurement only: kind_cost.sh)"
+config kgantt-full-nomemset "KGANTT_DEV_SKIP_KINDS=2" "--mode full" \
+    "full mode without memset records (measurement only: kind_cost.sh)"
+config kgantt-full-nopeer "KGANTT_DEV_SKIP_KINDS=22" "--mode full" \
+    "full mode without peer-copy records (measurement only: kind_cost.sh)"
 config kgantt-full-nothing "KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV_API_ACTIVITY=1 $NO_WINDOWS" "$BARE" \
     "full mode without its extra activity kinds and without API callbacks"
 config kgantt-kernels-latency-hooked "KGANTT_DEV_HOOK=1" "--mode kernels --latency on" \
