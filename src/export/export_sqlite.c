@@ -434,7 +434,7 @@ static int write_hw(struct sq *q, const struct kg_model *m)
 
 /* Host samples (record --host-samples): how each process sampled, the sampled threads'
  * names, and a sample for each span that was one (a profiler's host events are not): at
- * the span's end, its length in periods as its overrun, so that kgantt reads the same spans
+ * the time it was taken, its length in periods as its overrun, so that kgantt reads the same spans
  * back (the counts the model does not keep are NULL). */
 static int write_host_settings(struct sq *q, const struct kg_model *m)
 {
@@ -487,17 +487,21 @@ static int write_host_threads(struct sq *q, const struct kg_model *m)
 	return rc;
 }
 
-/* The sample a span of period ns stood for: its columns from process on. Its periods
- * rounded up: a span cut short by the one before it (the reader's cut) is cut alike again. */
+/* The sample a span of period ns stood for: its columns from process on. It was taken at
+ * the span's end less what the fit carried it on by; its periods before that are rounded
+ * up: a span cut short by the one before it (the reader's cut), or by a silence's start
+ * (the fit), is cut alike again, and carried alike again, when read back. */
 static void sample_of(const struct kg_model *m, const struct kg_host_span *x, int64_t period,
 		      int64_t *v)
 {
-	int64_t periods = period ? (kg_time_span(x->end, x->start) + period - 1) / period : 1;
+	int64_t taken = x->end - x->carried;
+	int64_t periods = !period ? 1 : taken <= x->start ? 0
+				 : (kg_time_span(taken, x->start) + period - 1) / period;
 	const struct kg_stack *s = x->stack < m->n_stacks ? &m->stacks[x->stack] : NULL;
 	int cut = (x->flags & KG_HOST_PARTIAL) && !(s && (s->flags & KG_STACK_PARTIAL));
 	v[0] = (int64_t)m->threads[x->thread].process + 1;
 	v[1] = m->threads[x->thread].tid;
-	v[2] = x->end;
+	v[2] = taken;
 	v[3] = s ? (int64_t)x->stack + 1 : 0;
 	v[4] = x->state;
 	v[5] = (x->flags & KG_HOST_HOLDS_GIL ? 2 : 0) | (x->flags & KG_HOST_CPU_TIME ? 4 : 0) |

@@ -112,6 +112,7 @@ int model_clone(const struct kg_model *src, struct kg_model *dst)
 	dst->has_api = src->has_api;
 	memcpy(dst->untrue, src->untrue, sizeof(dst->untrue));
 	dst->times_checked = src->times_checked;
+	dst->host_fitted = src->host_fitted;
 	dst->gpu_work_calls = src->gpu_work_calls;
 	dst->gpu_untraced = src->gpu_untraced;
 	dst->unread_rows = src->unread_rows;
@@ -1381,6 +1382,8 @@ int model_finish(struct kg_model *m)
 		stream_launch_threads(m);
 	if (!rc)
 		rc = launch_leads(m);
+	if (!rc)
+		rc = model_fit_host_samples(m);
 	if (!rc && j.body)
 		untrue_finish(m, j.body, &j.tally, j.api_map, j.n_apis);
 	free(j.api_map);
@@ -1426,7 +1429,11 @@ static void keep_host_spans_in(struct kg_model *m, int64_t t0, int64_t t1)
 		if (x.end <= t0 || x.start >= t1)
 			continue;
 		x.start = x.start > t0 ? x.start : t0;
-		x.end = x.end < t1 ? x.end : t1;
+		if (x.end > t1) { /* carried past t1: still past the sample's time, if at all */
+			int64_t taken = x.end - x.carried;
+			x.carried = taken < t1 ? (uint32_t)(t1 - taken) : 0;
+			x.end = t1;
+		}
 		m->host_spans[n++] = x;
 	}
 	m->n_host_spans = n;

@@ -310,7 +310,10 @@ struct kg_host_span {
 	uint8_t state;        /* enum kg_host_state (util/kinds.h) */
 	uint8_t source;       /* enum kg_host_source */
 	uint8_t flags;        /* KG_HOST_PARTIAL: the stack stops short (no frame pointers) */
-	uint8_t pad[5];
+	uint8_t pad;
+	uint32_t carried;     /* a sample's span carried past the sample's own time by this
+			       * many ns (model_fit_host_samples): the sample was taken at end -
+			       * carried. At most a period, which is at most 1 s */
 };
 #define KG_HOST_PARTIAL 1u
 #define KG_HOST_HOLDS_GIL 2u /* the thread held Python's GIL (samples say so) */
@@ -403,6 +406,7 @@ struct kg_model {
 	int has_api;            /* API calls were recorded */
 	uint64_t untrue[KG_UNTRUE_KINDS][KG_UNTRUE_WHYS]; /* records left out, by kind, why */
 	int times_checked;      /* model_finish has left them out (it does so once) */
+	int host_fitted;        /* model_fit_host_samples has run (it does so once) */
 	uint32_t gpu_work_calls; /* API calls that launch kernels, copies or memsets
 				  * (model_finish) */
 	int gpu_untraced;       /* such calls, but no GPU operation: the GPU side was not
@@ -446,6 +450,11 @@ void model_sort_host_spans(struct kg_model *m, uint32_t first);
 /* The same spans, each a sample's time before it, cut where the thread's previous one
  * ends so that a thread's spans never overlap; those left with no time go. */
 void model_cut_host_spans(struct kg_model *m, uint32_t first);
+/* The samples' spans fitted to the threads' known CUDA activity (their calls, and the
+ * launches dated by their queued time): a sample taken in a silence of the thread at
+ * least a period long stands for that silence, from its start and to its end, and for
+ * nothing outside it (src/model/host_fit.c). Once per model: model_finish calls it. */
+int model_fit_host_samples(struct kg_model *m);
 /* A span of the tracer's own time (tracer_spans): as a host span. NULL when out of memory. */
 struct kg_host_span *model_add_tracer_span(struct kg_model *m);
 struct kg_hw_device *model_add_hw_device(struct kg_model *m);

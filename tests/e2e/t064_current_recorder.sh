@@ -72,7 +72,7 @@ r=$(rules "$(fixture current/streams_busy)")
 g=$(fixture current/gpt_default)
 "$K" report "$g" > "$WORK/gpt-steps.txt" || fail "report gpt_default"
 # (and what the host did meanwhile, from its samples: the imports, issue 24)
-grep -q "^  steps        the findings are of the 11 steady steps; left out: 4.91 s before step 1 (host: 3.26 s" \
+grep -q "^  steps        the findings are of the 11 steady steps; left out: 4.91 s before step 1 (host: 3.27 s" \
 	"$WORK/gpt-steps.txt" || fail "gpt: no steps in the header: $(sed -n 5,12p "$WORK/gpt-steps.txt")"
 grep -q "^  found        12 steps by the rhythm of the launches (no annotation): 919 operations" \
 	"$WORK/gpt-steps.txt" || fail "gpt: steps not found: $(grep -A3 '^Steps' "$WORK/gpt-steps.txt")"

@@ -46,7 +46,7 @@ print("ok: dataloader: its start-up is importing modules (%.2f s)" % (s["ns"] / 
 PY
 grep -q "^  steps        the findings are of the 198 steady steps; left out: 5.73 s before step 1 (host: 2.78" \
 	"$WORK/jax_loop.txt" || fail "jax_loop: the header: $(grep -A3 '^  steps' "$WORK/jax_loop.txt")"
-tr -s ' \n' ' ' < "$WORK/jax_loop.txt" | grep -q "1.02 s (host: 995.78 ms of JIT compilation)" ||
+tr -s ' \n' ' ' < "$WORK/jax_loop.txt" | grep -q "1.02 s (host: 995.87 ms of JIT compilation)" ||
 	fail "jax_loop: the warm-up's host side: $(grep -A3 '^  steps' "$WORK/jax_loop.txt")"
 tr -s ' \n' ' ' < "$WORK/dataloader.txt" | grep -q "before step 1 (host: 5.72 s of importing Python modules)" ||
 	fail "dataloader: the header: $(grep -A3 '^  steps' "$WORK/dataloader.txt")"

@@ -88,6 +88,43 @@ grep -q "steps by the rhythm of the launches (no annotation)" "$WORK/gpt.txt" ||
 	fail "gpt: no steps found: $(sed -n 5,12p "$WORK/gpt.txt")"
 echo "ok: the quiet cases: nothing above info in streams_busy and the GPT step, whose steps are found"
 
+# host samples after the thread's last CUDA activity (the recorder's exit handler) stand
+# for no time before it (src/model/host_fit.c): in the traces where such a sample's period
+# reaches back over the thread's launches (found here from the raw rows), no finding puts
+# any of the GPU's idle time in the recorder's exit
+python3 - "$L" > "$WORK/exit.txt" 2>&1 <<'PY' || fail "the exit handler's samples: $(cat "$WORK/exit.txt")"
+import glob, os, sys
+sys.path.insert(0, "tests/gpu")
+import kgt_rows
+for xz in sorted(glob.glob(os.path.join(sys.argv[1], "*.kgt.xz"))):
+    name = os.path.basename(xz)[:-7]
+    db = kgt_rows.connect("build/fixtures/lean/%s.kgt" % name)
+    if not db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'host_samples'").fetchone()[0]:
+        continue
+    hz = db.execute("SELECT max(hz) FROM host_settings").fetchone()[0]
+    if not hz:
+        continue
+    exits = db.execute("SELECT s.thread, min(s.ts) FROM host_samples s JOIN stack_frames f ON "
+                       "f.stack = s.stack JOIN strings fn ON fn.id = f.function "
+                       "WHERE fn.text = 'at_exit' GROUP BY s.thread").fetchall()
+    for thread, ts in exits:
+        last = max(db.execute("SELECT coalesce(max(\"end\"), 0) FROM api WHERE thread = ?",
+                              (thread,)).fetchone()[0],
+                   db.execute("SELECT coalesce(max(queued), 0) FROM kernels").fetchone()[0])
+        if ts - 10**9 // hz < last < ts:
+            print(name, thread, ts - last)
+PY
+[ -s "$WORK/exit.txt" ] || fail "no trace whose exit sample reaches back over its launches: the check below checks nothing"
+while read -r name thread after; do
+	"$K" report --json --no-progress "$(lean "$name")" | python3 -c '
+import json, sys
+for f in json.load(sys.stdin)["findings"]:
+    for a in (f.get("host") or {}).get("activities", []):
+        assert "at_exit" not in a["label"], (f["rule"], a["label"][-80:], a["gain_ns"])' ||
+		fail "$name: a finding's idle time in the recorder's exit, sampled $after ns after the last launch"
+	echo "ok: $name: its exit handler's first sample, $((after / 1000)) µs after the thread's last CUDA activity, stands for none of the idle time"
+done < "$WORK/exit.txt"
+
 # the callbacks' syncs against CUPTI's on the GPU (tests/gpu/sync_calls.sh): each program
 # recorded with both (the pairs agree), with CUPTI's only and with the callbacks' only (as
 # many of each kind), and the two reports give the same findings
