@@ -151,9 +151,19 @@ static void fit_thread(struct kg_host_span *h, uint32_t n, const struct known *v
 	}
 }
 
+/* 1 when some span is a sample of a process whose rate is known: only then is there
+ * anything to fit (a profiler's host events are not samples). */
+static int any_samples(const struct kg_model *m)
+{
+	for (uint32_t i = 0; i < m->n_host_spans; i++)
+		if (is_sample(&m->host_spans[i]) && period_of(m, m->host_spans[i].thread) > 0)
+			return 1;
+	return 0;
+}
+
 int model_fit_host_samples(struct kg_model *m)
 {
-	if (m->host_fitted || !m->n_host_spans)
+	if (m->host_fitted || !any_samples(m))
 		return 0;
 	struct known *v;
 	uint32_t nv;
