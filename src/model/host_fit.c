@@ -22,73 +22,90 @@
 
 _Static_assert(sizeof(struct kg_host_span) == 32, "struct kg_host_span grew: a trace holds millions");
 
-/* One moment or stretch the thread is known to have been in a CUDA call. */
-struct known {
-	uint32_t thread;
-	int64_t from, to;
+/* Between each two spans of a thread, by end (a sample's time is its span's end): the
+ * latest end and the earliest start of the thread's known CUDA activity that started
+ * there. Thread t's spans are spans[first[t], first[t + 1]); its gaps are gap[first[t] + t]
+ * to gap[first[t + 1] + t], one more than its spans: gap k + t holds what started after
+ * span k - 1's end and no later than span k's (the last, after its last span). Bucketing
+ * each call by a binary search over its thread's few spans costs far less than sorting
+ * a million calls. */
+struct gaps {
+	uint32_t *first;   /* by thread, n_threads + 1 */
+	int64_t *latest_to, *earliest_from;
 };
-
-static int by_thread_then_from(const void *a, const void *b)
-{
-	const struct known *x = a, *y = b;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return (x->from > y->from) - (x->from < y->from);
-}
 
 static int64_t call_end(const struct kg_api *a)
 {
 	return a->end == KG_NO_TIME || a->end < a->start ? a->start : a->end;
 }
 
-/* The threads' known CUDA activity, by (thread, from), each stretch's `to` raised to the
- * latest end so far in its thread (a driver call inside a runtime call ends first).
- * *n 0 when there is none; -ENOMEM. */
-static int known_activity(const struct kg_model *m, struct known **out, uint32_t *n)
+/* The gap of thread t in which `from` falls: the first of its spans that ends at from or
+ * later (a call that starts at a sample's time started by then). */
+static uint32_t gap_of(const struct kg_model *m, const struct gaps *g, uint32_t t, int64_t from)
 {
-	uint32_t cap = m->n_apis, k = 0;
-	for (uint32_t i = 0; i < m->n_ops; i++)
-		cap += (m->ops[i].flags & KG_OPF_ISSUED_QUEUED) != 0;
-	*out = NULL;
-	*n = 0;
-	if (!cap)
-		return 0;
-	struct known *v = malloc((size_t)cap * sizeof(*v));
-	if (!v)
+	uint32_t lo = g->first[t], hi = g->first[t + 1];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->host_spans[mid].end < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo + t;
+}
+
+static void note_known(const struct kg_model *m, struct gaps *g, uint32_t t, int64_t from,
+		       int64_t to)
+{
+	if (t >= m->n_threads || g->first[t] == g->first[t + 1])
+		return; /* a thread with no spans */
+	uint32_t k = gap_of(m, g, t, from);
+	if (to > g->latest_to[k])
+		g->latest_to[k] = to;
+	if (from < g->earliest_from[k])
+		g->earliest_from[k] = from;
+}
+
+/* The threads' known CUDA activity, into the gaps between their spans (sorted by thread,
+ * then end). -ENOMEM. */
+static int known_activity(const struct kg_model *m, struct gaps *g)
+{
+	size_t n = (size_t)m->n_host_spans + m->n_threads + 1;
+	g->first = calloc((size_t)m->n_threads + 2, sizeof(*g->first));
+	g->latest_to = malloc(n * sizeof(*g->latest_to));
+	g->earliest_from = malloc(n * sizeof(*g->earliest_from));
+	if (!g->first || !g->latest_to || !g->earliest_from)
 		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		g->latest_to[i] = INT64_MIN;
+		g->earliest_from[i] = INT64_MAX;
+	}
+	for (uint32_t i = 0, t = 0; t <= m->n_threads; t++) {
+		while (i < m->n_host_spans && m->host_spans[i].thread < t)
+			i++;
+		g->first[t] = i;
+	}
+	g->first[m->n_threads + 1] = g->first[m->n_threads];
 	for (uint32_t i = 0; i < m->n_apis; i++) {
 		const struct kg_api *a = &m->apis[i];
-		if (a->thread < m->n_threads && a->start != KG_NO_TIME)
-			v[k++] = (struct known){a->thread, a->start, call_end(a)};
+		if (a->start != KG_NO_TIME)
+			note_known(m, g, a->thread, a->start, call_end(a));
 	}
 	/* a launch whose call was not sampled: its thread was in the call from when it was
 	 * issued (op_issued) to when the driver queued the kernel */
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct kg_op *o = &m->ops[i];
-		uint32_t t = m->streams[o->stream].launch_thread;
-		if ((o->flags & KG_OPF_ISSUED_QUEUED) && o->queued != KG_NO_TIME && t < m->n_threads)
-			v[k++] = (struct known){t, op_issued(m, o), o->queued};
+		if ((o->flags & KG_OPF_ISSUED_QUEUED) && o->queued != KG_NO_TIME)
+			note_known(m, g, m->streams[o->stream].launch_thread, op_issued(m, o), o->queued);
 	}
-	qsort(v, k, sizeof(*v), by_thread_then_from);
-	for (uint32_t i = 1; i < k; i++)
-		if (v[i].thread == v[i - 1].thread && v[i].to < v[i - 1].to)
-			v[i].to = v[i - 1].to;
-	*out = v;
-	*n = k;
 	return 0;
 }
 
-/* The last of v[lo, hi) (one thread's) that starts at t or before; lo - 1 when none. */
-static int64_t last_from_by(const struct known *v, int64_t lo, int64_t hi, int64_t t)
+static void gaps_free(struct gaps *g)
 {
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2;
-		if (v[mid].from <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - 1;
+	free(g->first);
+	free(g->latest_to);
+	free(g->earliest_from);
 }
 
 /* The sampling period of thread t's process, ns; 0 when its rate is not known. */
@@ -117,19 +134,23 @@ static void carry(struct kg_host_span *x, int64_t to, int64_t period)
 	}
 }
 
-/* One thread's sample spans, h[0, n) by end (a sample's time is its span's end), against
- * its known activity v[0, nv); period: its sampling period. */
-static void fit_thread(struct kg_host_span *h, uint32_t n, const struct known *v, uint32_t nv,
+/* One thread's spans, h[0, n) by end, against the known activity in the gaps between
+ * them, to[0, n] (latest end) and from[0, n] (earliest start), which it turns into what
+ * was known before each span's end and after it; period: its sampling period. */
+static void fit_thread(struct kg_host_span *h, uint32_t n, int64_t *to, int64_t *from,
 		       int64_t period)
 {
+	for (uint32_t k = 1; k <= n; k++) /* to[k]: the latest end of what started by span k */
+		if (to[k - 1] > to[k])
+			to[k] = to[k - 1];
+	for (uint32_t k = n; k-- > 0;) /* from[k + 1]: the first start after span k */
+		if (from[k + 1] < from[k])
+			from[k] = from[k + 1];
 	int prev_free = 0; /* h[i - 1] is a sample that no long silence holds */
 	for (uint32_t i = 0; i < n; i++) {
 		struct kg_host_span *x = &h[i];
 		int free = is_sample(x);
-		int64_t t = x->end;
-		int64_t j = free ? last_from_by(v, 0, nv, t) : -1;
-		int64_t silence_from = j >= 0 ? v[j].to : INT64_MIN;
-		int64_t silence_to = j + 1 < nv ? v[j + 1].from : INT64_MAX;
+		int64_t t = x->end, silence_from = to[i], silence_to = from[i + 1];
 		/* taken inside a call (the call claims its own time), or in a silence shorter
 		 * than a period (sampled statistically): as it is */
 		if (!free || silence_from >= t ||
@@ -165,29 +186,21 @@ int model_fit_host_samples(struct kg_model *m)
 {
 	if (m->host_fitted || !any_samples(m))
 		return 0;
-	struct known *v;
-	uint32_t nv;
-	if (known_activity(m, &v, &nv) < 0)
-		return -ENOMEM;
-	m->host_fitted = 1;
-	if (!nv)
-		return 0;
 	model_sort_host_spans(m, 0);
-	uint32_t k = 0;
-	for (uint32_t i = 0, j; i < m->n_host_spans; i = j) {
-		uint32_t t = m->host_spans[i].thread;
-		for (j = i; j < m->n_host_spans && m->host_spans[j].thread == t; j++)
-			;
-		while (k < nv && v[k].thread < t)
-			k++;
-		uint32_t e = k;
-		while (e < nv && v[e].thread == t)
-			e++;
-		int64_t period = period_of(m, t);
-		if (e > k && period > 0)
-			fit_thread(m->host_spans + i, j - i, v + k, e - k, period);
+	struct gaps g;
+	if (known_activity(m, &g) < 0) {
+		gaps_free(&g);
+		return -ENOMEM;
 	}
-	free(v);
+	m->host_fitted = 1;
+	for (uint32_t t = 0; t < m->n_threads; t++) {
+		uint32_t f = g.first[t], n = g.first[t + 1] - f;
+		int64_t period = period_of(m, t);
+		if (n && period > 0)
+			fit_thread(m->host_spans + f, n, g.latest_to + f + t, g.earliest_from + f + t,
+				   period);
+	}
+	gaps_free(&g);
 	/* a span carried forward ends where the next one begins, at the latest */
 	model_cut_host_spans(m, 0);
 	return 0;
