@@ -600,11 +600,6 @@ static int block_cmp(const void *x, const void *y, void *arg)
 	return (a->start > b->start) - (a->start < b->start);
 }
 
-static int64_t call_end(const struct kg_api *a)
-{
-	return a->end == KG_NO_TIME || a->end < a->start ? a->start : a->end;
-}
-
 /* The calls of each thread (by_thread) or the blocking calls of each process, by start. */
 static int ivals_build(struct ivals *v, const struct kg_model *m, int by_thread)
 {
@@ -628,7 +623,7 @@ static int ivals_build(struct ivals *v, const struct kg_model *m, int by_thread)
 			const struct kg_api *a = &m->apis[v->id[k]];
 			if ((by_thread ? a->thread : a->process) != g)
 				break;
-			int64_t e = call_end(a);
+			int64_t e = api_end(a);
 			v->end_max[k] = k > v->first[g] && v->end_max[k - 1] > e ? v->end_max[k - 1] : e;
 		}
 	}
@@ -663,7 +658,7 @@ static int calls_in(struct host_ctx *c, const struct ivals *v, uint32_t g, int64
 	int64_t covered = s;
 	for (; k < lo; k++) {
 		const struct kg_api *a = &m->apis[v->id[k]];
-		int64_t from = a->start > covered ? a->start : covered, to = call_end(a) < e ? call_end(a) : e;
+		int64_t from = a->start > covered ? a->start : covered, to = api_end(a) < e ? api_end(a) : e;
 		if (to <= from)
 			continue;
 		if (array_room((void **)&c->inside, &c->cap_inside, c->n_inside, sizeof(*c->inside),

@@ -494,7 +494,7 @@ static int write_host_threads(struct sq *q, const struct kg_model *m)
 static void sample_of(const struct kg_model *m, const struct kg_host_span *x, int64_t period,
 		      int64_t *v)
 {
-	int64_t taken = x->end - x->carried;
+	int64_t taken = kg_time_add(x->end, -(int64_t)x->carried);
 	int64_t periods = !period ? 1 : taken <= x->start ? 0
 				 : (kg_time_span(taken, x->start) + period - 1) / period;
 	const struct kg_stack *s = x->stack < m->n_stacks ? &m->stacks[x->stack] : NULL;

@@ -34,11 +34,6 @@ struct gaps {
 	int64_t *latest_to, *earliest_from;
 };
 
-static int64_t call_end(const struct kg_api *a)
-{
-	return a->end == KG_NO_TIME || a->end < a->start ? a->start : a->end;
-}
-
 /* The gap of thread t in which `from` falls: the first of its spans that ends at from or
  * later (a call that starts at a sample's time started by then). */
 static uint32_t gap_of(const struct kg_model *m, const struct gaps *g, uint32_t t, int64_t from)
@@ -89,7 +84,7 @@ static int known_activity(const struct kg_model *m, struct gaps *g)
 	for (uint32_t i = 0; i < m->n_apis; i++) {
 		const struct kg_api *a = &m->apis[i];
 		if (a->start != KG_NO_TIME)
-			note_known(m, g, a->thread, a->start, call_end(a));
+			note_known(m, g, a->thread, a->start, api_end(a));
 	}
 	/* a launch whose call was not sampled: its thread was in the call from when it was
 	 * issued (op_issued) to when the driver queued the kernel */
@@ -127,7 +122,7 @@ static int is_sample(const struct kg_host_span *x)
 /* x carried forward to `to`, at most a period past its sample's time (its end). */
 static void carry(struct kg_host_span *x, int64_t to, int64_t period)
 {
-	int64_t until = x->end + period < to ? x->end + period : to;
+	int64_t reach = kg_time_add(x->end, period), until = reach < to ? reach : to;
 	if (until > x->end) {
 		x->carried = (uint32_t)(until - x->end);
 		x->end = until;
@@ -146,29 +141,29 @@ static void fit_thread(struct kg_host_span *h, uint32_t n, int64_t *to, int64_t 
 	for (uint32_t k = n; k-- > 0;) /* from[k + 1]: the first start after span k */
 		if (from[k + 1] < from[k])
 			from[k] = from[k + 1];
-	int prev_free = 0; /* h[i - 1] is a sample that no long silence holds */
+	int prev_among_calls = 0; /* h[i - 1] is a sample that no long silence holds */
 	for (uint32_t i = 0; i < n; i++) {
 		struct kg_host_span *x = &h[i];
-		int free = is_sample(x);
+		int sampled = is_sample(x);
 		int64_t t = x->end, silence_from = to[i], silence_to = from[i + 1];
 		/* taken inside a call (the call claims its own time), or in a silence shorter
 		 * than a period (sampled statistically): as it is */
-		if (!free || silence_from >= t ||
+		if (!sampled || silence_from >= t ||
 		    (silence_from != INT64_MIN && silence_to != INT64_MAX &&
 		     kg_time_diff(silence_to, silence_from) < period)) {
-			prev_free = free;
+			prev_among_calls = sampled;
 			continue;
 		}
 		if (silence_from > x->start) {
 			x->start = silence_from;
 			/* the sample before, among the calls, stands for them up to the silence */
-			if (prev_free)
+			if (prev_among_calls)
 				carry(&h[i - 1], silence_from, period);
 		}
 		/* the silence's last sample stands for the rest of it, up to a period */
 		if ((i + 1 == n || h[i + 1].end > silence_to) && silence_to != INT64_MAX)
 			carry(x, silence_to, period);
-		prev_free = 0;
+		prev_among_calls = 0;
 	}
 }
 

@@ -1430,7 +1430,7 @@ static void keep_host_spans_in(struct kg_model *m, int64_t t0, int64_t t1)
 			continue;
 		x.start = x.start > t0 ? x.start : t0;
 		if (x.end > t1) { /* carried past t1: still past the sample's time, if at all */
-			int64_t taken = x.end - x.carried;
+			int64_t taken = kg_time_add(x.end, -(int64_t)x.carried);
 			x.carried = taken < t1 ? (uint32_t)(t1 - taken) : 0;
 			x.end = t1;
 		}

@@ -541,6 +541,12 @@ int model_launches_sampled(const struct kg_model *m);
  * took every launch then): nothing says when the host issued them. */
 uint64_t model_undated_kernels(const struct kg_model *m);
 
+/* When API call a ended: its start when its end is not known or cannot be true. */
+static inline int64_t api_end(const struct kg_api *a)
+{
+	return a->end == KG_NO_TIME || a->end < a->start ? a->start : a->end;
+}
+
 /* When op o was issued, else (nothing says) when it started: where it lies on the host's
  * time line (steps, collectives). */
 static inline int64_t op_issued_or_start(const struct kg_model *m, const struct kg_op *o)
