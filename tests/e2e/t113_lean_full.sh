@@ -104,13 +104,15 @@ for xz in sorted(glob.glob(os.path.join(sys.argv[1], "*.kgt.xz"))):
     hz = db.execute("SELECT max(hz) FROM host_settings").fetchone()[0]
     if not hz:
         continue
-    exits = db.execute("SELECT s.thread, min(s.ts) FROM host_samples s JOIN stack_frames f ON "
-                       "f.stack = s.stack JOIN strings fn ON fn.id = f.function "
-                       "WHERE fn.text = 'at_exit' GROUP BY s.thread").fetchall()
-    for thread, ts in exits:
-        last = max(db.execute("SELECT coalesce(max(\"end\"), 0) FROM api WHERE thread = ?",
-                              (thread,)).fetchone()[0],
-                   db.execute("SELECT coalesce(max(queued), 0) FROM kernels").fetchone()[0])
+    exits = db.execute("SELECT s.process, s.thread, min(s.ts) FROM host_samples s JOIN "
+                       "stack_frames f ON f.stack = s.stack JOIN strings fn ON fn.id = f.function "
+                       "WHERE fn.text = 'at_exit' GROUP BY s.process, s.thread").fetchall()
+    for process, thread, ts in exits:
+        # the examples launch from one thread: its process's kernels are its own
+        last = max(db.execute("SELECT coalesce(max(\"end\"), 0) FROM api WHERE process = ? AND "
+                              "thread = ?", (process, thread)).fetchone()[0],
+                   db.execute("SELECT coalesce(max(queued), 0) FROM kernels WHERE process = ?",
+                              (process,)).fetchone()[0])
         if ts - 10**9 // hz < last < ts:
             print(name, thread, ts - last)
 PY
