@@ -517,8 +517,8 @@ static int write_host(struct sq *q, const struct kg_model *m)
 	sqlite3_stmt *st = NULL;
 	int rc = period ? 0 : -ENOMEM;
 	for (uint32_t i = 0; period && i < m->n_host_samplings; i++)
-		if (m->host_samplings[i].hz && m->host_samplings[i].process < m->n_processes)
-			period[m->host_samplings[i].process] = 1000000000 / m->host_samplings[i].hz;
+		if (host_period_ns(&m->host_samplings[i]) && m->host_samplings[i].process < m->n_processes)
+			period[m->host_samplings[i].process] = host_period_ns(&m->host_samplings[i]);
 	if (!rc && sqlite3_prepare_v2(q->db,
 				      "INSERT INTO host_samples(process, thread, ts, stack, state, "
 				      "flags, overrun) VALUES(?,?,?,?,?,?,?)",

@@ -109,8 +109,9 @@ static int64_t period_of(const struct kg_model *m, uint32_t t)
 	if (t >= m->n_threads)
 		return 0;
 	for (uint32_t i = 0; i < m->n_host_samplings; i++)
-		if (m->host_samplings[i].process == m->threads[t].process && m->host_samplings[i].hz)
-			return 1000000000 / m->host_samplings[i].hz;
+		if (m->host_samplings[i].process == m->threads[t].process &&
+		    host_period_ns(&m->host_samplings[i]))
+			return host_period_ns(&m->host_samplings[i]);
 	return 0;
 }
 

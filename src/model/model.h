@@ -340,6 +340,12 @@ struct kg_host_sampling {
 	uint64_t faulted;             /* samples dropped: a read faulted (caught) */
 };
 
+/* The time between two samples of a thread under h, ns; 0 when not sampled. */
+static inline int64_t host_period_ns(const struct kg_host_sampling *h)
+{
+	return h->hz ? 1000000000 / h->hz : 0;
+}
+
 /* Every array of the model, once: freeing and copying a model go through this list. */
 #define KG_MODEL_ARRAYS(X) \
 	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(launches) X(apis) \

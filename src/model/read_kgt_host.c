@@ -80,7 +80,7 @@ static int on_thread(struct kgt_reader *r, const struct kg_store_rows *st)
 static int64_t sample_length(const struct kg_host_sampling *h, int64_t overrun)
 {
 	overrun = overrun < 0 ? 0 : overrun > MAX_OVERRUN ? MAX_OVERRUN : overrun;
-	return (1000000000 / h->hz) * (1 + overrun);
+	return host_period_ns(h) * (1 + overrun);
 }
 
 static int known_state(int64_t state)
