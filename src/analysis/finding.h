@@ -141,12 +141,22 @@ struct kg_finding {
 	double host_unseen_ns;        /* ... the part no span of that thread covers */
 	double host_cause_ns[KG_HOST_CAUSE_COUNT];
 	int host_cause;               /* the cause that takes most of it, -1: none (no spans,
-				       * or less than half of the gain) */
+				       * less than half of the gain, or too few samples) */
+	uint32_t host_samples;        /* the host samples behind it (0: none, or a profiler's
+				       * events) */
 	/* a trace's, when its gain comes from a few of the steady steps (analysis/steps.h):
 	 * how many of them, of how many, and the first few (0-based indices into steps.v) */
 	uint32_t n_in_steps, of_steps;
 	uint32_t in_steps[KG_FINDING_STEPS];
 };
+
+/* Fewer samples than this behind an idle finding's host side say too little of what the
+ * thread did to name it: 10 samples put a share within about 15 points. */
+#define KG_HOST_FEW_SAMPLES 10
+static inline int finding_host_few_samples(const struct kg_finding *f)
+{
+	return f->host_samples > 0 && f->host_samples < KG_HOST_FEW_SAMPLES;
+}
 
 struct kg_findings {
 	struct kg_finding *v;

@@ -105,6 +105,11 @@ static const char *const cause_fixes[KG_HOST_CAUSE_COUNT] = {
 		"The launching thread blocked in I/O (files, network, checkpoints): move it off "
 		"that thread (a DataLoader worker, a background thread, asynchronous "
 		"checkpointing) or read ahead.",
+	[KG_HOST_CAUSE_CPU] =
+		"The launching thread computes on the CPU between its launches (operators on "
+		"CPU tensors such as torch.randn without device=, NumPy, a CPU BLAS): make "
+		"those tensors on the GPU (device='cuda'), or move the work to DataLoader "
+		"workers or another process so that it overlaps the GPU's.",
 	[KG_HOST_CAUSE_DISPATCH] =
 		"The host spends the gaps dispatching many small operators, a launch at a "
 		"time (Python and framework overhead per kernel; more DataLoader workers will "
@@ -252,6 +257,19 @@ static const struct cause_pattern patterns[] = {
 	{KG_HOST_CAUSE_IO, ON_FILE, HAS, "torch/serialization.py", 0},
 	{KG_HOST_CAUSE_IO, ON_FILE, IS, "socket.py", 0},
 	{KG_HOST_CAUSE_IO, ON_FILE, HAS, "/socket.py", 0},
+	/* PyTorch's CPU kernels (its CPU-capability namespaces, the CPU generator), NumPy's
+	 * core, CPU BLAS and OpenMP: before op-dispatch, whose frames call them */
+	{KG_HOST_CAUSE_CPU, ON_FUNCTION, HAS, "::cpu::", 0},
+	{KG_HOST_CAUSE_CPU, ON_FUNCTION, HAS, "at::native::DEFAULT::", 0},
+	{KG_HOST_CAUSE_CPU, ON_FUNCTION, HAS, "at::native::AVX2::", 0},
+	{KG_HOST_CAUSE_CPU, ON_FUNCTION, HAS, "at::native::AVX512::", 0},
+	{KG_HOST_CAUSE_CPU, ON_FUNCTION, HAS, "CPUGeneratorImpl", 0},
+	{KG_HOST_CAUSE_CPU, ON_FUNCTION, HAS, "cpu_serial_kernel", 0},
+	{KG_HOST_CAUSE_CPU, ON_MODULE, STARTS, "_multiarray_umath", 0},
+	{KG_HOST_CAUSE_CPU, ON_MODULE, STARTS, "libopenblas", 0},
+	{KG_HOST_CAUSE_CPU, ON_MODULE, STARTS, "libmkl", 0},
+	{KG_HOST_CAUSE_CPU, ON_MODULE, STARTS, "libgomp", 0},
+	{KG_HOST_CAUSE_CPU, ON_MODULE, STARTS, "libdnnl", 0},
 	{KG_HOST_CAUSE_DISPATCH, ON_KIND, IS, NULL, KG_FRAME_OP},
 	{KG_HOST_CAUSE_DISPATCH, ON_FUNCTION, STARTS, "nn.Module: ", 0},
 	{KG_HOST_CAUSE_DISPATCH, ON_FUNCTION, HAS, "at::_ops::", 0},
@@ -412,6 +430,8 @@ struct host_ctx {
 	uint32_t cap_ns;
 	uint32_t *touched;
 	uint32_t n_touched, cap_touched;
+	uint32_t *sample_seen;        /* by host span: the finding that last counted it */
+	uint32_t finding_id, samples; /* the finding being tallied, its samples so far */
 	int counting;                 /* the trace's table: count the stretches */
 	uint32_t unseen;              /* the root of the time no span covers */
 };
@@ -493,7 +513,7 @@ static uint32_t child(struct host_ctx *c, uint32_t parent, uint8_t kind, uint32_
 
 int host_off_cpu(unsigned state)
 {
-	return state == KG_HOST_BLOCKED || state == KG_HOST_GIL_WAIT || state == KG_HOST_IDLE;
+	return host_state_off_cpu(state);
 }
 
 /* The leaf of a stack (innermost first; KG_NONE: not known), the CUDA call the thread was
@@ -760,6 +780,10 @@ static int thread_in(struct host_ctx *c, uint32_t t, int64_t s, int64_t e, doubl
 		if (c->counting && h->source == KG_HOST_FROM_EVENTS && count_stretch(c, node, len) < 0)
 			return -ENOMEM;
 		c->t->sources |= 1u << h->source;
+		if (h->source == KG_HOST_FROM_SAMPLES && c->sample_seen[k] != c->finding_id) {
+			c->sample_seen[k] = c->finding_id; /* once a finding, however many gaps */
+			c->samples++;
+		}
 		seen += len;
 	}
 	double rest = (double)(e - s) - seen;
@@ -823,12 +847,8 @@ static int attribute(struct host_ctx *c, int64_t s, int64_t e, uint32_t next_op,
 	if (!(ns > 0) || e <= s)
 		return 0;
 	const struct kg_op *o = next_op < m->n_ops ? &m->ops[next_op] : NULL;
-	uint32_t api = o ? o->api : KG_NONE;
-	uint32_t t = api < m->n_apis ? m->apis[api].thread : KG_NONE;
+	uint32_t t = model_op_launch_thread(m, next_op);
 	uint32_t process = o ? m->streams[o->stream].process : KG_NONE;
-	/* a launch call not sampled: its stream's launching thread, when it has one */
-	if (t == KG_NONE && o && (o->flags & KG_OPF_ISSUED_QUEUED))
-		t = m->streams[o->stream].launch_thread;
 	if (t >= m->n_threads) /* the launching thread is not known */
 		return tally(c, unseen, ns);
 	if (gap_pieces(c, s, e, process, part) < 0)
@@ -1057,6 +1077,8 @@ static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_fi
 {
 	const struct kg_host_table *t = c->t;
 	f->n_host = group_activities(c, k, f->host, f->n_host, acc, f->host_cause_ns);
+	if (finding_host_few_samples(f))
+		return 0; /* the rule's fix stays: a few samples say no cause */
 	int best = -1;
 	for (int x = 0; x < KG_HOST_CAUSE_OTHER; x++)
 		if (f->host_cause_ns[x] > 0 && (best < 0 || f->host_cause_ns[x] > f->host_cause_ns[best]))
@@ -1097,6 +1119,8 @@ static int finding_leaves(struct host_ctx *c, struct kg_finding *f)
 {
 	struct kg_analysis *a = c->a;
 	double parts = 0;
+	c->finding_id++;
+	c->samples = 0;
 	for (uint32_t k = idle_from(a, f->first_blame);
 	     k < a->n_idle && a->idle[k].blame < f->first_blame + f->n_blame; k++) {
 		const struct kg_idle *d = &a->idle[k];
@@ -1105,6 +1129,7 @@ static int finding_leaves(struct host_ctx *c, struct kg_finding *f)
 			return -ENOMEM;
 		parts += ns;
 	}
+	f->host_samples = c->samples;
 	double scale = parts > 0 ? f->gain_ns / parts : 0;
 	int rc = c->n_touched && !(f->host = malloc(c->n_touched * sizeof(*f->host))) ? -ENOMEM : 0;
 	for (uint32_t i = 0; i < c->n_touched; i++) {
@@ -1286,7 +1311,8 @@ int host_run(struct kg_analysis *a)
 	struct host_ctx c = {.a = a, .m = m, .t = &a->host};
 	a->host.on = 1;
 	c.unseen = child(&c, KG_NONE, KG_HOST_NODE_UNSEEN, KG_NONE, 0, 0);
-	int rc = c.unseen == KG_NONE ? -ENOMEM : index_spans(&c);
+	c.sample_seen = calloc(m->n_host_spans, sizeof(*c.sample_seen));
+	int rc = c.unseen == KG_NONE || !c.sample_seen ? -ENOMEM : index_spans(&c);
 	if (!rc)
 		rc = ivals_build(&c.calls, m, 1);
 	if (!rc)
@@ -1304,6 +1330,7 @@ int host_run(struct kg_analysis *a)
 	free(c.leaf);
 	free(c.stretch);
 	free(c.span_first);
+	free(c.sample_seen);
 	ivals_free(&c.calls);
 	ivals_free(&c.blocks);
 	free(c.pieces);

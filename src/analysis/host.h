@@ -22,6 +22,7 @@
 	X(ALLOC, "allocation", "host allocation and cudaMalloc")                       \
 	X(READ, "reads-and-logging", "reading values back, logging and printing")      \
 	X(IO, "blocking-io", "blocking I/O")                                           \
+	X(CPU, "cpu-compute", "computing on the CPU")                                  \
 	X(DISPATCH, "op-dispatch", "dispatching many small operators and launches")    \
 	X(OTHER, "other", "no known cause")
 enum kg_host_cause {

@@ -667,7 +667,7 @@ static void note_wait(const struct kg_model *m, struct kg_step *st, const struct
 	if (wait <= st->host_gap)
 		return;
 	st->host_gap = wait, st->gap_name = o->name, st->gap_end = lt;
-	st->gap_thread = o->api < m->n_apis ? m->apis[o->api].thread : KG_NONE;
+	st->gap_thread = model_op_launch_thread(m, (uint32_t)(o - m->ops));
 }
 
 /* Each step's figures from its ops (ops[i] in step sid[i]), in one pass in start order. */

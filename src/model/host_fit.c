@@ -13,7 +13,13 @@
  * a program's exit handler took 3 ms after its last launch stood for the 7 ms of launching
  * before it (an H100 fixture: 18 % of launch-overhead's host time "in at_exit").
  * Silences shorter than a period (the host work between launches) stay sampled
- * statistically, as before. */
+ * statistically, as before, but for a sample of the thread off CPU (blocked, waiting for
+ * the GIL): that is one wait, which began after the thread's last known activity and
+ * lasted until its next at most, so it too stands for its silence alone. Without that the
+ * main thread's samples blocked in Tensor.backward stood for the forward pass it had
+ * launched just before, and the autograd thread's, idle between backward passes, for the
+ * backward pass it launched (a timm and a Lightning loop on an H100: a quarter to a half
+ * of launch-overhead's host time "blocked"). */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -91,7 +97,7 @@ static int known_activity(const struct kg_model *m, struct gaps *g)
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct kg_op *o = &m->ops[i];
 		if ((o->flags & KG_OPF_ISSUED_QUEUED) && o->queued != KG_NO_TIME)
-			note_known(m, g, m->streams[o->stream].launch_thread, op_issued(m, o), o->queued);
+			note_known(m, g, model_op_launch_thread(m, i), op_issued(m, o), o->queued);
 	}
 	return 0;
 }
@@ -147,11 +153,12 @@ static void fit_thread(struct kg_host_span *h, uint32_t n, int64_t *to, int64_t 
 		struct kg_host_span *x = &h[i];
 		int sampled = is_sample(x);
 		int64_t t = x->end, silence_from = to[i], silence_to = from[i + 1];
-		/* taken inside a call (the call claims its own time), or in a silence shorter
-		 * than a period (sampled statistically): as it is */
+		/* taken inside a call (the call claims its own time), or running in a silence
+		 * shorter than a period (sampled statistically): as it is. A thread off CPU
+		 * was in one wait, which began in the silence whatever its length */
 		if (!sampled || silence_from >= t ||
 		    (silence_from != INT64_MIN && silence_to != INT64_MAX &&
-		     kg_time_diff(silence_to, silence_from) < period)) {
+		     kg_time_diff(silence_to, silence_from) < period && !host_state_off_cpu(x->state))) {
 			prev_among_calls = sampled;
 			continue;
 		}

@@ -1281,24 +1281,6 @@ static void sort_sm_blocks(struct kg_model *m)
 		}
 }
 
-/* Each stream's launching thread, when its kernels' launch calls all came from one. */
-static void stream_launch_threads(struct kg_model *m)
-{
-	const uint32_t several = KG_NONE - 1;
-	for (uint32_t s = 0; s < m->n_streams; s++)
-		m->streams[s].launch_thread = KG_NONE;
-	for (uint32_t i = 0; i < m->n_ops; i++) {
-		const struct kg_op *o = &m->ops[i];
-		if (o->kind != KG_OP_KERNEL || o->api >= m->n_apis)
-			continue;
-		uint32_t t = m->apis[o->api].thread, *lt = &m->streams[o->stream].launch_thread;
-		*lt = *lt == KG_NONE ? t : *lt == t ? t : several;
-	}
-	for (uint32_t s = 0; s < m->n_streams; s++)
-		if (m->streams[s].launch_thread == several)
-			m->streams[s].launch_thread = KG_NONE;
-}
-
 struct proc_lead {
 	uint32_t process;
 	int64_t lead;
@@ -1379,7 +1361,7 @@ int model_finish(struct kg_model *m)
 	if (!rc)
 		first_ops(m);
 	if (!rc)
-		stream_launch_threads(m);
+		rc = model_launch_threads(m);
 	if (!rc)
 		rc = launch_leads(m);
 	if (!rc)

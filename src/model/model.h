@@ -104,6 +104,14 @@ struct kg_stream {
 				    * of a kernel whose launch call was not sampled */
 };
 
+/* Where sampled launches say which thread launches a kernel on a stream fed by several
+ * (model_op_launch_thread): a kernel's name after the operation before it on the stream
+ * (prev: its name; KG_NONE for the entry of the name after anything). */
+struct kg_launch_place {
+	uint32_t stream, name, prev;
+	uint32_t thread;           /* threads index; KG_NONE - 1 when several */
+};
+
 struct kg_thread {
 	uint32_t process;
 	int64_t tid;               /* as the source writes it: Kineto's may be negative */
@@ -315,6 +323,12 @@ struct kg_host_span {
 			       * many ns (model_fit_host_samples): the sample was taken at end -
 			       * carried. At most a period, which is at most 1 s */
 };
+/* 1 for a state of a thread off CPU (blocked, waiting for the GIL, idle): one wait,
+ * which lasts until the thread runs again. */
+static inline int host_state_off_cpu(unsigned state)
+{
+	return state == KG_HOST_BLOCKED || state == KG_HOST_GIL_WAIT || state == KG_HOST_IDLE;
+}
 #define KG_HOST_PARTIAL 1u
 #define KG_HOST_HOLDS_GIL 2u /* the thread held Python's GIL (samples say so) */
 #define KG_HOST_CPU_TIME 4u  /* sampled on the thread's own CPU time, not on wall-clock time:
@@ -350,7 +364,8 @@ static inline int64_t host_period_ns(const struct kg_host_sampling *h)
 #define KG_MODEL_ARRAYS(X) \
 	X(processes) X(devices) X(gpus) X(streams) X(threads) X(ops) X(launches) X(apis) \
 	X(syncs) X(ranges) X(frames) X(stacks) X(stack_refs) X(hw_devices) X(hw_samples) \
-	X(sm_blocks) X(sm_infos) X(host_spans) X(tracer_spans) X(host_samplings) X(comm_calls)
+	X(sm_blocks) X(sm_infos) X(host_spans) X(tracer_spans) X(host_samplings) X(comm_calls) \
+	X(launch_places)
 
 /* Records left out because their times cannot be true (model_finish, once a model):
  * what they were, and why (docs/readers.md, "Times that cannot be true"). */
@@ -401,6 +416,8 @@ struct kg_model {
 	KG_ARRAY(struct kg_host_sampling, host_samplings);
 	KG_ARRAY(struct kg_comm_call, comm_calls); /* what readers found about communication
 						    * calls (model/comm.h) */
+	KG_ARRAY(struct kg_launch_place, launch_places); /* by (stream, name, prev), from the
+							  * sampled launches (model_finish) */
 	char stack_note[200];   /* how the source took its stacks (sampling), "" when none */
 	int64_t begin, end;     /* first start and last end of the GPU operations */
 	int64_t program_start;  /* when `kgantt record` started the program (the origin of
@@ -461,6 +478,14 @@ void model_cut_host_spans(struct kg_model *m, uint32_t first);
  * least a period long stands for that silence, from its start and to its end, and for
  * nothing outside it (src/model/host_fit.c). Once per model: model_finish calls it. */
 int model_fit_host_samples(struct kg_model *m);
+/* Each stream's launch_thread and the launch_places of streams fed by several threads
+ * (src/model/launch_threads.c). model_finish calls it. 0 or -ENOMEM. */
+int model_launch_threads(struct kg_model *m);
+/* The thread that launched ops[op]: its launch call's; for a kernel whose call was not
+ * sampled, its stream's one launching thread, else the one that launched the same kernel
+ * after the same operation (or, failing that, ever) in the sampled calls; KG_NONE when
+ * nothing says. */
+uint32_t model_op_launch_thread(const struct kg_model *m, uint32_t op);
 /* A span of the tracer's own time (tracer_spans): as a host span. NULL when out of memory. */
 struct kg_host_span *model_add_tracer_span(struct kg_model *m);
 struct kg_hw_device *model_add_hw_device(struct kg_model *m);

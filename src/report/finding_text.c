@@ -199,6 +199,14 @@ static void host_lines(FILE *f, const struct kg_analysis *a, const struct kg_fin
 	double total = fd->gain_ns, rest = total - fd->host_unseen_ns;
 	if (!a->host.on || total <= 0 || (!fd->n_host && !(fd->host_unseen_ns > 0)))
 		return;
+	if (finding_host_few_samples(fd)) {
+		field(f, "host", "only %u %s of the thread that launched the next work fell in these "
+				 "gaps: too few to say what it did (record a longer run, or sample "
+				 "more often: kgantt record --host-samples=1000)",
+		      fd->host_samples, plural(fd->host_samples, "sample", "samples"));
+		tracer_line(f, fd);
+		return;
+	}
 	field(f, "host", "while the GPU waited, the thread that launched the next work was");
 	char part[64], *label = malloc(4096);
 	if (!label)

@@ -5,7 +5,8 @@
  * its start; a sample after the thread's last call (an exit handler's) no longer reaches
  * back over it; a thread that never called CUDA, and a
  * process whose sampling rate is not known, are left as they were; a window does not
- * fit them again. */
+ * fit them again; a sample off CPU stands for its silence even when it is shorter than a
+ * period, where a running one keeps its period. */
 #include "harness.h"
 
 #include "model/model.h"
@@ -70,7 +71,8 @@ static void sample(struct world *w, uint32_t thread, int64_t t)
  * sampled (the last of the first stretch not: it is dated by its queued time, 19.901 ms);
  * a 9.5 ms sync at 60.5 ms; samples at 15, 25, 35, 47, 57, 65 and 75 ms on the launching
  * thread, and at 25 and 35 ms on a thread that never calls CUDA. */
-static void world_init(struct world *w, uint32_t hz)
+/* A process whose launch calls were sampled, a device, two threads and a stream. */
+static void world_begin(struct world *w)
 {
 	struct kg_model *m = &w->m;
 	model_init(m, "test", "");
@@ -82,6 +84,22 @@ static void world_init(struct world *w, uint32_t hz)
 	w->t1 = model_thread_index(m, 0, 1);
 	w->t2 = model_thread_index(m, 0, 2);
 	w->stream = model_stream_index(m, 0, 0, 1, 7);
+}
+
+/* Sampled at hz by the process, the spans cut as the reader leaves them, and finished. */
+static void world_end(struct world *w, uint32_t hz)
+{
+	struct kg_host_sampling *h = model_add_host_sampling(&w->m);
+	CHECK(h != NULL);
+	h->process = 0;
+	h->hz = hz;
+	model_cut_host_spans(&w->m, 0);
+	CHECK_EQ_INT(model_finish(&w->m), 0);
+}
+
+static void world_init(struct world *w, uint32_t hz)
+{
+	world_begin(w);
 	for (int i = 1; i < 200; i++)
 		launch(w, i * 100 * US, i % 2 == 0);
 	for (int i = 450; i <= 600; i++)
@@ -92,12 +110,7 @@ static void world_init(struct world *w, uint32_t hz)
 		sample(w, w->t1, at[i] * MS);
 	sample(w, w->t2, 25 * MS);
 	sample(w, w->t2, 35 * MS);
-	struct kg_host_sampling *h = model_add_host_sampling(m);
-	CHECK(h != NULL);
-	h->process = 0;
-	h->hz = hz;
-	model_cut_host_spans(m, 0); /* as the reader leaves them */
-	CHECK_EQ_INT(model_finish(m), 0);
+	world_end(w, hz);
 }
 
 /* Thread t's spans, in order, against want[0, n) of {start, end}. */
@@ -172,5 +185,40 @@ TEST(without_a_known_rate_samples_keep_their_period)
 		{47 * MS, 57 * MS}, {57 * MS, 65 * MS}, {65 * MS, 75 * MS},
 	};
 	spans_are(&w.m, w.t1, want, sizeof(want) / sizeof(want[0]));
+	model_free(&w.m);
+}
+
+/* A thread launching every 100 µs from 0.1 to 20 ms and from 24 to 40 ms, silent between
+ * (4 ms, shorter than the period), with samples at 15 ms (running), 23 ms (state) and
+ * 33 ms (running). */
+static void short_silence_init(struct world *w, uint8_t state)
+{
+	struct kg_model *m = &w->m;
+	world_begin(w);
+	for (int i = 1; i <= 200; i++)
+		launch(w, i * 100 * US, 1);
+	for (int i = 240; i <= 400; i++)
+		launch(w, i * 100 * US, 1);
+	sample(w, w->t1, 15 * MS);
+	sample(w, w->t1, 23 * MS);
+	m->host_spans[m->n_host_spans - 1].state = state;
+	sample(w, w->t1, 33 * MS);
+	world_end(w, 100);
+}
+
+TEST(a_sample_off_cpu_stands_for_its_silence_however_short)
+{
+	struct world w;
+	short_silence_init(&w, KG_HOST_BLOCKED);
+	/* blocked at 23 ms: one wait, after the launch at 20 ms (its call ends 20.00005 ms)
+	 * and until the next at 24 ms; the sample before stands for the launches up to it */
+	const int64_t want[][2] = {
+		{5 * MS, 20 * MS + 50}, {20 * MS + 50, 24 * MS}, {24 * MS, 33 * MS}};
+	spans_are(&w.m, w.t1, want, 3);
+	model_free(&w.m);
+	/* running at 23 ms: sampled statistically, its period */
+	short_silence_init(&w, KG_HOST_RUNNING);
+	const int64_t running[][2] = {{5 * MS, 15 * MS}, {15 * MS, 23 * MS}, {23 * MS, 33 * MS}};
+	spans_are(&w.m, w.t1, running, 3);
 	model_free(&w.m);
 }
