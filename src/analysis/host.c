@@ -994,6 +994,14 @@ static int kids_build(struct kids *k, const struct kg_host_table *t)
 /* Leaves' time ({node: leaf, ns}, n of them, in h) grouped in place by activity, each
  * named by its hot path, largest first; cause_ns gets each leaf's time by cause. acc:
  * zeros, one per node, left as they were. The number of activities. */
+/* A frame of the tracer's own libraries (CUPTI, the recorder): the tracing cause's. */
+static int tracer_frame(const struct host_ctx *c, uint32_t node)
+{
+	const struct kg_host_node *n = &c->t->nodes[node];
+	return n->kind == KG_HOST_NODE_FRAME &&
+	       (node_causes(c->m, n) & (1u << KG_HOST_CAUSE_TRACER));
+}
+
 static uint32_t group_activities(struct host_ctx *c, const struct kids *k, struct kg_host_share *h,
 				 uint32_t n_leaves, double *acc, double *cause_ns)
 {
@@ -1030,8 +1038,9 @@ static uint32_t group_activities(struct host_ctx *c, const struct kids *k, struc
 			for (uint32_t y = k->first[x]; y != KG_NONE; y = k->next[y])
 				if (acc[y] > 0 && (best == KG_NONE || acc[y] > acc[best]))
 					best = y;
-			if (best == KG_NONE || acc[best] < SHARE_HOT * acc[x] || is_user_node(c, best))
-				break;
+			if (best == KG_NONE || acc[best] < SHARE_HOT * acc[x] || is_user_node(c, best) ||
+			    (tracer_frame(c, x) && !tracer_frame(c, best)))
+				break; /* the tracer's own function names it, not libgcc's unwinder */
 			x = best;
 		}
 		h[r].node = x;

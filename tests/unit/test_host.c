@@ -122,7 +122,7 @@ static void print_shares(const struct kg_analysis *a, const struct kg_finding *f
 }
 
 #define PERIOD 200000
-#define GAPS 3
+#define GAPS 10 /* each holds a sample or two: enough to name a cause (KG_HOST_FEW_SAMPLES) */
 
 /* Each gap [base + 100000, base + 201000] of 101 µs: the thread in the collate span from
  * before the gap (clipped: 40 µs of it count), in the user's own frame for 30 µs, in no
@@ -177,12 +177,12 @@ TEST(the_launching_thread_among_several)
 	struct world w;
 	world_init(&w);
 	struct kg_model *m = &w.m;
-	for (int i = 0; i <= 4; i++) {
+	for (int i = 0; i <= 12; i++) {
 		int64_t base = (int64_t)i * PERIOD;
-		/* t1 launches kernels 0, 1, 3, 4; t2 kernel 2 */
-		kernel_at(m, i == 2 ? w.t2 : w.t1, base + 500, base + 1000, base + 100000);
+		/* t2 launches kernels 2, 6 and 10; t1 the others */
+		kernel_at(m, i % 4 == 2 ? w.t2 : w.t1, base + 500, base + 1000, base + 100000);
 	}
-	for (int i = 0; i < 4; i++) { /* both threads busy in every gap */
+	for (int i = 0; i < 12; i++) { /* both threads busy in every gap */
 		int64_t base = (int64_t)i * PERIOD;
 		span_at(m, w.t1, base + 100000, base + 200500, w.collate);
 		span_at(m, w.t2, base + 100000, base + 200500, w.other);
@@ -193,11 +193,11 @@ TEST(the_launching_thread_among_several)
 	CHECK(f != NULL);
 	if (getenv("KG_PRINT"))
 		print_shares(&a, f);
-	/* gaps 0, 2, 3 end with t1's launches, gap 1 with t2's */
-	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_DATA] - 3 * 100500.0) < 1e-6);
-	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_OTHER] - 100500.0) < 1e-6);
-	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_DISPATCH] - 4 * 50.0) < 1e-6); /* the launches */
-	CHECK(fabs(f->host_unseen_ns - 4 * 450.0) < 1e-6);
+	/* gaps 1, 5 and 9 end with t2's launches, the 9 others with t1's */
+	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_DATA] - 9 * 100500.0) < 1e-6);
+	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_OTHER] - 3 * 100500.0) < 1e-6);
+	CHECK(fabs(f->host_cause_ns[KG_HOST_CAUSE_DISPATCH] - 12 * 50.0) < 1e-6); /* the launches */
+	CHECK(fabs(f->host_unseen_ns - 12 * 450.0) < 1e-6);
 	CHECK_EQ_INT(f->host_cause, KG_HOST_CAUSE_DATA);
 	CHECK(strstr(f->fix, "num_workers") != NULL);
 	analysis_free(&a);
@@ -334,6 +334,32 @@ TEST(gil_wait_is_a_lock_wait)
 	char buf[1024];
 	CHECK_EQ_STR(host_node_label(&a, f->host[0].node, buf, sizeof(buf)),
 		     "[waiting for the GIL] ← collate.py:212 in default_collate ← train.py:14 in epoch");
+	analysis_free(&a);
+	model_free(m);
+}
+
+/* Three gaps, a sample in each: too few to say what the thread did. The finding keeps
+ * the count and its rule's fix, and names no cause (KG_HOST_FEW_SAMPLES); with ten gaps
+ * (GAPS) the same spans name data loading (clipped_spans_and_time_no_span_covers). */
+TEST(a_few_samples_name_no_cause)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	for (int i = 0; i <= 3; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
+		if (i < 3)
+			span_at(m, w.t1, base + 90000, base + 200500, w.collate);
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	const struct kg_finding *f = rule_finding(&a, KG_RULE_HOST_BOUND);
+	CHECK(f != NULL);
+	CHECK_EQ_INT(f->host_samples, 3);
+	CHECK(finding_host_few_samples(f));
+	CHECK_EQ_INT(f->host_cause, -1);
+	CHECK(strstr(f->fix, "num_workers") == NULL && strstr(f->fix, "Besides") == NULL);
 	analysis_free(&a);
 	model_free(m);
 }
