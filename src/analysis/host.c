@@ -991,9 +991,6 @@ static int kids_build(struct kids *k, const struct kg_host_table *t)
 	return 0;
 }
 
-/* Leaves' time ({node: leaf, ns}, n of them, in h) grouped in place by activity, each
- * named by its hot path, largest first; cause_ns gets each leaf's time by cause. acc:
- * zeros, one per node, left as they were. The number of activities. */
 /* A frame of the tracer's own libraries (CUPTI, the recorder): the tracing cause's. */
 static int tracer_frame(const struct host_ctx *c, uint32_t node)
 {
@@ -1002,6 +999,9 @@ static int tracer_frame(const struct host_ctx *c, uint32_t node)
 	       (node_causes(c->m, n) & (1u << KG_HOST_CAUSE_TRACER));
 }
 
+/* Leaves' time ({node: leaf, ns}, n of them, in h) grouped in place by activity, each
+ * named by its hot path, largest first; cause_ns gets each leaf's time by cause. acc:
+ * zeros, one per node, left as they were. The number of activities. */
 static uint32_t group_activities(struct host_ctx *c, const struct kids *k, struct kg_host_share *h,
 				 uint32_t n_leaves, double *acc, double *cause_ns)
 {
