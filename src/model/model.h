@@ -323,12 +323,6 @@ struct kg_host_span {
 			       * many ns (model_fit_host_samples): the sample was taken at end -
 			       * carried. At most a period, which is at most 1 s */
 };
-/* 1 for a state of a thread off CPU (blocked, waiting for the GIL, idle): one wait,
- * which lasts until the thread runs again. */
-static inline int host_state_off_cpu(unsigned state)
-{
-	return state == KG_HOST_BLOCKED || state == KG_HOST_GIL_WAIT || state == KG_HOST_IDLE;
-}
 #define KG_HOST_PARTIAL 1u
 #define KG_HOST_HOLDS_GIL 2u /* the thread held Python's GIL (samples say so) */
 #define KG_HOST_CPU_TIME 4u  /* sampled on the thread's own CPU time, not on wall-clock time:
@@ -336,6 +330,13 @@ static inline int host_state_off_cpu(unsigned state)
 			      * runs Python nor calls CUDA) */
 /* "on CPU", "waiting for the GIL", ... */
 const char *host_state_name(unsigned state);
+
+/* 1 for a state of a thread off CPU (blocked, waiting for the GIL, idle): one wait,
+ * which lasts until the thread runs again. */
+static inline int host_state_off_cpu(unsigned state)
+{
+	return state == KG_HOST_BLOCKED || state == KG_HOST_GIL_WAIT || state == KG_HOST_IDLE;
+}
 
 /* How a process's threads were sampled (kgantt record --host-samples), or why not: what
  * a report says of the spans' source, and of the samples the recorder lost. */
@@ -483,8 +484,8 @@ int model_fit_host_samples(struct kg_model *m);
 int model_launch_threads(struct kg_model *m);
 /* The thread that launched ops[op]: its launch call's; for a kernel whose call was not
  * sampled, its stream's one launching thread, else the one that launched the same kernel
- * after the same operation (or, failing that, ever) in the sampled calls; KG_NONE when
- * nothing says. */
+ * after the same operation (or, failing that, ever) in the sampled calls, else the thread
+ * of the next call recorded on the stream; KG_NONE when nothing says. */
 uint32_t model_op_launch_thread(const struct kg_model *m, uint32_t op);
 /* A span of the tracer's own time (tracer_spans): as a host span. NULL when out of memory. */
 struct kg_host_span *model_add_tracer_span(struct kg_model *m);
