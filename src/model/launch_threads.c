@@ -7,12 +7,8 @@
  * engine's thread the backward pass. There the sampled launches say which thread launched
  * each kernel in each place of the stream's order, a kernel and the operation before it
  * (the backward pass's first kernel follows the forward pass's last one); where a place
- * had both threads, the kernel's name alone, when only one thread ever launched it; where
- * that too had both, the thread of the next operation on the stream whose call is in the
- * trace (a copy, a memset, a sampled launch), since a thread queues its work in bursts.
- * On two H100 loops recorded with every launch call (tests/e2e/t115_launch_threads.sh)
- * these never named the wrong thread. Else the thread is not known, and the analysis says
- * so rather than guess. */
+ * had both threads, the kernel's name alone, when only one thread ever launched it. Else
+ * the thread is not known, and the analysis says so rather than guess. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -22,8 +18,6 @@
 #define SEVERAL (KG_NONE - 1)
 /* kg_launch_place.prev of the by-name entries: any operation before it. */
 #define ANY_PREV KG_NONE
-/* How far along its stream a kernel whose place says nothing looks for a recorded call. */
-#define NEXT_LOOK 64
 
 static int place_cmp(const void *a, const void *b)
 {
@@ -135,19 +129,6 @@ static uint32_t place_thread(const struct kg_model *m, uint32_t stream, uint32_t
 	return p->thread;
 }
 
-/* The thread of the first operation after ops[op] on its stream whose call was recorded (a
- * copy, a memset, a sampled launch), within NEXT_LOOK operations: a thread queues its work
- * in bursts, and the kernel is most likely its own burst's. */
-static uint32_t next_recorded_thread(const struct kg_model *m, uint32_t op)
-{
-	const struct kg_stream *s = &m->streams[m->ops[op].stream];
-	uint32_t end = s->first_op + s->nops;
-	for (uint32_t j = op + 1; j < end && j <= op + NEXT_LOOK; j++)
-		if (m->ops[j].api < m->n_apis)
-			return m->apis[m->ops[j].api].thread;
-	return KG_NONE;
-}
-
 uint32_t model_op_launch_thread(const struct kg_model *m, uint32_t op)
 {
 	if (op >= m->n_ops)
@@ -162,7 +143,5 @@ uint32_t model_op_launch_thread(const struct kg_model *m, uint32_t op)
 		t = place_thread(m, o->stream, o->name, prev_name(m, op));
 	if (t == KG_NONE)
 		t = place_thread(m, o->stream, o->name, ANY_PREV);
-	if (t == KG_NONE)
-		t = next_recorded_thread(m, op);
 	return t;
 }

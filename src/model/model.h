@@ -484,8 +484,8 @@ int model_fit_host_samples(struct kg_model *m);
 int model_launch_threads(struct kg_model *m);
 /* The thread that launched ops[op]: its launch call's; for a kernel whose call was not
  * sampled, its stream's one launching thread, else the one that launched the same kernel
- * after the same operation (or, failing that, ever) in the sampled calls, else the thread
- * of the next call recorded on the stream; KG_NONE when nothing says. */
+ * after the same operation (or, failing that, ever) in the sampled calls; KG_NONE when
+ * nothing says. */
 uint32_t model_op_launch_thread(const struct kg_model *m, uint32_t op);
 /* A span of the tracer's own time (tracer_spans): as a host span. NULL when out of memory. */
 struct kg_host_span *model_add_tracer_span(struct kg_model *m);

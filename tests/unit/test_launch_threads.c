@@ -3,8 +3,7 @@
  * (the backward pass), as PyTorch's training loops feed it, with the first step's launch
  * calls sampled and the later steps' not. A kernel that only one thread launched after
  * the same operation gets that thread; one both launched after the same operation gets
- * the thread of the next recorded call on the stream, or none; a stream fed by one thread
- * gives its thread to all; a window keeps it working. */
+ * none; a stream fed by one thread gives its thread to all; a window keeps it working. */
 #include "harness.h"
 
 #include "model/model.h"
@@ -106,8 +105,7 @@ TEST(each_kernel_gets_the_thread_that_launched_it_in_its_place)
 	/* "relu": after fwd the main thread's, after add the autograd thread's */
 	CHECK_EQ_INT(thread_of(&w, w.stream, "relu", 2), w.main);
 	CHECK_EQ_INT(thread_of(&w, w.stream, "relu", 3), w.autograd);
-	/* "fill" after "relu": both threads did, its name alone says no more, and no recorded
-	 * call follows it on the stream */
+	/* "fill" after "relu": both threads did, and its name alone says no more */
 	CHECK_EQ_INT(thread_of(&w, w.stream, "fill", 2), KG_NONE);
 	CHECK_EQ_INT(thread_of(&w, w.stream, "fill", 3), KG_NONE);
 	/* a sampled one: its call's thread */
@@ -143,32 +141,5 @@ TEST(a_window_keeps_the_threads_its_sampled_calls_say)
 	CHECK_EQ_INT(model_restrict(&w.m, 0, 280 * US), 0);
 	CHECK_EQ_INT(thread_of(&w, w.stream, "bwd", 1), w.autograd);
 	CHECK_EQ_INT(thread_of(&w, w.stream, "sgd", 1), w.main);
-	model_free(&w.m);
-}
-
-TEST(a_kernel_no_place_names_gets_the_thread_of_the_next_recorded_call)
-{
-	struct world w;
-	world_init(&w);
-	/* a "fill" after a "relu" (both threads' place), then a copy whose call the autograd
-	 * thread made: the fill is taken for the autograd thread's */
-	kernel(&w, w.stream, "relu", 900 * US, KG_NONE);
-	kernel(&w, w.stream, "fill", 910 * US, KG_NONE);
-	struct kg_op *o = model_add_op(&w.m);
-	o->kind = KG_OP_MEMCPY;
-	o->stream = w.stream;
-	o->start = 930 * US;
-	o->end = 931 * US;
-	o->queued = o->submitted = KG_NO_TIME;
-	o->correlation = 999999;
-	struct kg_api *a = model_add_api(&w.m);
-	a->process = 0;
-	a->thread = w.autograd;
-	a->correlation = o->correlation;
-	a->name = model_string(&w.m, "cudaMemcpyAsync");
-	a->start = 920 * US;
-	a->end = 921 * US;
-	CHECK_EQ_INT(model_finish(&w.m), 0);
-	CHECK_EQ_INT(thread_of(&w, w.stream, "fill", 4), w.autograd);
 	model_free(&w.m);
 }
