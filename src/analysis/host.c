@@ -377,7 +377,7 @@ uint8_t *host_span_causes(const struct kg_model *m)
 	}
 	for (unsigned s = 0; s < 8; s++) {
 		struct kg_host_node n = {.kind = KG_HOST_NODE_STATE, .state = (uint8_t)s};
-		state[s] = host_off_cpu(s) ? node_causes(m, &n) : 0;
+		state[s] = host_state_off_cpu(s) ? node_causes(m, &n) : 0;
 	}
 	for (uint32_t i = 0; i < m->n_host_spans; i++) {
 		const struct kg_host_span *h = &m->host_spans[i];
@@ -511,18 +511,13 @@ static uint32_t child(struct host_ctx *c, uint32_t parent, uint8_t kind, uint32_
 	}
 }
 
-int host_off_cpu(unsigned state)
-{
-	return host_state_off_cpu(state);
-}
-
 /* The leaf of a stack (innermost first; KG_NONE: not known), the CUDA call the thread was
  * in (string id, 0: none) and its state: the path of frames from the outermost, then the
  * call, then an off-CPU state. KG_NONE when out of memory. */
 static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8_t state)
 {
 	const struct kg_model *m = c->m;
-	if (!host_off_cpu(state))
+	if (!host_state_off_cpu(state))
 		state = KG_HOST_RUNNING; /* one leaf for every on-CPU or unknown state */
 	uint64_t key = idmap_mix(((uint64_t)stack << 32) ^ call) ^ ((uint64_t)state << 56);
 	for (;; key = idmap_mix(key + 1)) {
@@ -547,7 +542,7 @@ static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8
 			node = child(c, KG_NONE, KG_HOST_NODE_FRAME, KG_NONE, 0, 0);
 		else if (call)
 			node = child(c, node, KG_HOST_NODE_CALL, KG_NONE, call, 0);
-		if (node != KG_NONE && host_off_cpu(state))
+		if (node != KG_NONE && host_state_off_cpu(state))
 			node = child(c, node, KG_HOST_NODE_STATE, KG_NONE, 0, state);
 		if (node == KG_NONE ||
 		    array_room((void **)&c->leaf, &c->cap_leaf, c->n_leaf, sizeof(*c->leaf), 256) < 0)

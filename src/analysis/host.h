@@ -43,9 +43,6 @@ const char *host_cause_fix(unsigned c);
  * op-dispatch. */
 struct kg_model;
 uint8_t *host_span_causes(const struct kg_model *m);
-/* 1 for a state of a thread off CPU (enum kg_host_state: blocked, waiting for the GIL,
- * idle): a leaf of its own in the tree, drawn lighter on the strips. */
-int host_off_cpu(unsigned state);
 /* A rule whose findings are idle time the host side explains (enum kg_rule_id):
  * host-bound, host-sync-stall, launch-overhead. */
 int host_idle_rule(unsigned rule);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "model/model.h"
+#include "util/array.h"
 
 /* Neither one thread nor none: kg_launch_place.thread when several launched it. */
 #define SEVERAL (KG_NONE - 1)
@@ -58,14 +59,9 @@ static void stream_threads(struct kg_model *m)
 
 static int add_place(struct kg_model *m, struct kg_launch_place p)
 {
-	if (m->n_launch_places == m->cap_launch_places) {
-		uint32_t cap = m->cap_launch_places ? 2 * m->cap_launch_places : 256;
-		void *v = realloc(m->launch_places, (size_t)cap * sizeof(*m->launch_places));
-		if (!v)
-			return -ENOMEM;
-		m->launch_places = v;
-		m->cap_launch_places = cap;
-	}
+	if (array_room((void **)&m->launch_places, &m->cap_launch_places, m->n_launch_places,
+		       sizeof(*m->launch_places), 256) < 0)
+		return -ENOMEM;
 	m->launch_places[m->n_launch_places++] = p;
 	return 0;
 }

@@ -332,7 +332,8 @@ struct kg_host_span {
 const char *host_state_name(unsigned state);
 
 /* 1 for a state of a thread off CPU (blocked, waiting for the GIL, idle): one wait,
- * which lasts until the thread runs again. */
+ * which lasts until the thread runs again (host_fit.c); a leaf of its own in report
+ * --host's tree, drawn lighter on the charts' host strips. */
 static inline int host_state_off_cpu(unsigned state)
 {
 	return state == KG_HOST_BLOCKED || state == KG_HOST_GIL_WAIT || state == KG_HOST_IDLE;

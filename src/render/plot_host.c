@@ -135,7 +135,7 @@ void host_strip(struct plot *p, uint32_t li)
 	for (uint32_t i = layout_first_span(m, l, t, l->t0);
 	     i < l->span_first[t + 1] && m->host_spans[i].start < l->t1; i++) {
 		const struct kg_host_span *h = &m->host_spans[i];
-		int off = host_off_cpu(h->state);
+		int off = host_state_off_cpu(h->state);
 		int64_t s = h->start < l->t0 ? l->t0 : h->start, e = h->end > l->t1 ? l->t1 : h->end;
 		col_add(p, h->start, h->end, p->hs.cause[i] + (off ? KG_HOST_CAUSE_COUNT : 0));
 		n->spans++;

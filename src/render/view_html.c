@@ -958,7 +958,7 @@ static void write_host(struct jw *w, const struct page *p)
 			continue;
 		col_s(&c[0], kg_time_diff(h->start, prev));
 		col_s(&c[1], kg_time_diff(h->end, h->start));
-		col_u(&c[2], p->span_cause[i] | (host_off_cpu(h->state) ? 16u : 0u));
+		col_u(&c[2], p->span_cause[i] | (host_state_off_cpu(h->state) ? 16u : 0u));
 		col_u(&c[3], page_stack(p, h->stack));
 		prev = h->start;
 	}
