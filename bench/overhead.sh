@@ -101,6 +101,14 @@ config kgantt-full-nomemset "KGANTT_DEV_SKIP_KINDS=2" "--mode full" \
     "full mode without memset records (measurement only: kind_cost.sh)"
 config kgantt-full-nopeer "KGANTT_DEV_SKIP_KINDS=22" "--mode full" \
     "full mode without peer-copy records (measurement only: kind_cost.sh)"
+config kgantt-full-nokinds "KGANTT_DEV_SKIP_KINDS=1,2,12,17,22" "--mode full" \
+    "full mode, every part on, none of its extra activity kinds ever enabled (measurement only: kinds_together.sh)"
+config kgantt-full-onlycopies "KGANTT_DEV_SKIP_KINDS=12,17" "--mode full" \
+    "full mode whose only extra activity kinds are copies, memsets and peer copies (measurement only)"
+config kgantt-full-onlynvtx "KGANTT_DEV_SKIP_KINDS=1,2,17,22" "--mode full" \
+    "full mode whose only extra activity kind is NVTX (measurement only)"
+config kgantt-full-onlyoverhead "KGANTT_DEV_SKIP_KINDS=1,2,12,22" "--mode full" \
+    "full mode whose only extra activity kind is CUPTI's overhead records (measurement only)"
 config kgantt-full-nothing "KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV_API_ACTIVITY=1 $NO_WINDOWS" "$BARE" \
     "full mode without its extra activity kinds and without API callbacks"
 config kgantt-kernels-latency-hooked "KGANTT_DEV_HOOK=1" "--mode kernels --latency on" \
