@@ -12,7 +12,8 @@
  * Then the first steps that differ from the median one (more or fewer operations, or
  * 1.5 times as long) are warm-up; the rest are steady. When what they leave out (the
  * start-up before them, the warm-up, the wind-down after them) is at least long_gap_ns,
- * the scale at which metrics.c's one-gap heuristic calls a gap start-up, they apply:
+ * the scale at which metrics.c's one-gap heuristic calls a gap start-up, or a fair part
+ * of their own time (left_out_pct: a short loop after a long first step), they apply:
  * `report` cuts the trace to the steady steps and analyses them alone (cli/session.c),
  * its GPUs' gaps all steady; otherwise, and in the commands that do not cut (part 2 of
  * issue 24: the charts, diff, the job), the heuristic stays. */
@@ -1190,6 +1191,24 @@ static void left_out_host(const struct kg_analysis *a, struct kg_steps *st)
 	free(cause);
 }
 
+/* Steady steps a short loop needs before its warm-up is cut by its share of their time:
+ * the median step of fewer says little of which steps are warm-up. */
+#define SHORT_LOOP_STEADY 10
+
+/* A short run whose few first steps took long (a lazy import, a compilation): what the
+ * steady steps leave out is left_out_pct of their time or more, their warm-up is at most
+ * a tenth of the steps found (or 2), and they are SHORT_LOOP_STEADY or more. A profiler's
+ * trace of one training step, whose rhythm is its layers', has a long "warm-up" of many
+ * steps instead (HTA's diff_control_step1009: 13 of 29): judged whole, as the step it is. */
+static int short_loop_warmup(const struct kg_analysis *a, const struct kg_steps *st,
+			     int64_t left_out)
+{
+	int64_t steady = kg_time_span(st->steady_end, st->steady_begin);
+	uint32_t few = st->n / 10 > 2 ? st->n / 10 : 2;
+	return steady > 0 && st->first_steady <= few && st->n_steady >= SHORT_LOOP_STEADY &&
+	       (double)left_out >= a->cfg.left_out_pct / 100.0 * (double)steady;
+}
+
 /* The steps of the GPU with the most operations: the steady window (kg_steps.applied). */
 static int busiest_gpu_steps(struct kg_analysis *a)
 {
@@ -1207,7 +1226,7 @@ static int busiest_gpu_steps(struct kg_analysis *a)
 		return rc;
 	int64_t left_out = kg_time_add(kg_time_span(st->steady_begin, st->trace_begin),
 				       kg_time_span(st->trace_end, st->steady_end));
-	st->applied = !st->whole && left_out >= a->cfg.long_gap_ns;
+	st->applied = !st->whole && (left_out >= a->cfg.long_gap_ns || short_loop_warmup(a, st, left_out));
 	left_out_host(a, st);
 	return 0;
 }

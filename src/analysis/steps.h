@@ -86,7 +86,8 @@ struct kg_steps {
 	int whole;            /* --whole: found, but the findings are of the whole run */
 	int applied;          /* the findings are of the steady steps: not --whole, and what
 			       * they leave out is at least long_gap_ns (as today's start-up
-			       * heuristic, which stays when they leave out less) */
+			       * heuristic, which stays when they leave out less) or
+			       * left_out_pct of their time */
 	/* what the launching thread did while what they leave out ran (host samples or a
 	 * profiler's events), found in the whole run: the enum kg_host_cause that took most
 	 * of the start-up before the first step and of the warm-up steps, and how long;

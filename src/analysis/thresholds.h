@@ -51,6 +51,10 @@ struct kg_launch_stacks;
 	  "GPU idle gaps at least this long are explained by a cause")                          \
 	X(long_gap_ns, NS, 500000000, 1, 3.6e12,                                                 \
 	  "idle gaps at least this long are listed on their own (Nsight's gpu_gaps)")           \
+	X(left_out_pct, PCT, 20.0, 0, 1e6,                                                       \
+	  "the findings are of the steady steps when what they leave out (start-up, warm-up, "  \
+	  "wind-down) is at least this % of their time after a warm-up of a few steps, or "     \
+	  "long_gap_ns")                        \
 	X(util_chunks, COUNT, 30, 1, 10000,                                                      \
 	  "chunks of the span for utilisation over time (Nsight's gpu_time_util)")              \
 	X(low_util, RATIO, 0.5, 0, 1, "a chunk less busy than this is under-used")       \

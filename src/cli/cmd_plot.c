@@ -326,8 +326,8 @@ int cmd_plot(int argc, char **argv)
 		OPT_BOOL(0, "no-host", &r.no_host, "no CUDA API and NVTX lanes"),
 		OPT_BOOL(0, "whole", &r.s.whole_run,
 			 "the whole run, start-up and warm-up included (by default a run whose "
-			 "steady steps leave out 500 ms or more is drawn from its first steady "
-			 "step, as report judges it)"),
+			 "steady steps leave out 500 ms or more, or a fifth of their own time, is "
+			 "drawn from its first steady step, as report judges it)"),
 		OPT_BOOL(0, "no-hw", &r.no_hw,
 			 "no strip of hardware samples (record --hw) under a GPU"),
 		OPT_BOOL(0, "sm", &r.sm,

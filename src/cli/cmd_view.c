@@ -177,8 +177,8 @@ int cmd_view(int argc, char **argv)
 			   "written directly"),
 		OPT_BOOL(0, "whole", &v.s.whole_run,
 			 "the whole run (by default a run whose steady steps leave out 500 ms or "
-			 "more of start-up, warm-up and wind-down shows those steps, as report "
-			 "judges them)"),
+			 "more of start-up, warm-up and wind-down, or a fifth of their own time, "
+			 "shows those steps, as report judges them)"),
 		CLI_WINDOW_OPTIONS(&v.s),
 		CLI_SET_OPTION(&v.s),
 		OPT_BOOL('q', "quiet", &v.quiet, "do not say where the page was written"),

@@ -103,7 +103,8 @@ static int64_t *gpu_windows(const struct kg_analysis *a, uint32_t n_gpus, int64_
 /* report and plot: the steady steps (analysis/steps.h) cut out of the trace as --from/--to
  * cut it (plot keeps the whole beside it, as for a window), and analysed again with the steps of the whole run, so that the findings, the GPU
  * summary and the idle causes are theirs. Nothing to do unless the steps apply
- * (kg_steps.applied: not --whole, and they leave out at least long_gap_ns), in a window
+ * (kg_steps.applied: not --whole, and they leave out at least long_gap_ns or
+ * left_out_pct of their time), in a window
  * the user chose, or when they leave no operation out. */
 static int analyse_steady(struct cli_session *s, struct kg_config *cfg)
 {
