@@ -38,9 +38,12 @@ test: deps test-deps
 	@$(MAKE) --no-print-directory test-build
 	@tests/run-all.sh $(UNIT_TESTS)
 
+# The recorder's stack taker: the sources every build of it needs
+REC_STACKS_SRC := src/recorder/stacks.c src/recorder/wait_places.c
+
 # The recorder's stack taker as a library of its own, for tests/unit/test_stacks.c: the
 # test's functions must not lie in the module whose frames the recorder skips.
-STACKS_TEST_SRC := src/recorder/stacks.c src/recorder/launches.c src/recorder/maps.c src/recorder/pyframes.c src/recorder/spool.c \
+STACKS_TEST_SRC := $(REC_STACKS_SRC) src/recorder/launches.c src/recorder/maps.c src/recorder/pyframes.c src/recorder/spool.c \
                    src/util/strtab.c src/util/api_names.c
 $(BUILD)/tests/libkgstacks.so: $(STACKS_TEST_SRC) $(wildcard src/recorder/*.h src/util/*.h)
 	@mkdir -p $(dir $@)
@@ -62,6 +65,13 @@ $(BUILD)/tests/test_sm: tests/unit/test_sm.c tests/unit/harness.h $(SAN_LIB) \
 	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< src/recorder/smlog.c $(SAN_LIB) \
 	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
+
+# Waits' stacks by Python place (tests/unit/test_wait_places.c): the recorder's table.
+$(BUILD)/tests/test_wait_places: tests/unit/test_wait_places.c tests/unit/harness.h $(SAN_LIB) \
+                                 src/recorder/wait_places.c src/recorder/wait_places.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc -o $@ $< src/recorder/wait_places.c $(SAN_LIB) \
+	    $(TOOL_LIBS)
 
 # The recorder's view of the loaded modules (tests/unit/test_maps.c): src/recorder/maps.c
 # against what the loader says on a thread where asking it is safe.
@@ -118,7 +128,8 @@ test-build: pyprobe
 # Python programs by tests/py/test_hostsample.py (tests/e2e/t092_host_samples.sh runs it).
 # Built from the recorder's own objects, as the injected library is.
 HOSTSHIM   := $(BUILD)/tests/py/host_shim.so
-HOSTSHIM_OBJ := $(addprefix $(BUILD)/pic/src/,recorder/hostsample.o recorder/stacks.o recorder/launches.o recorder/maps.o \
+HOSTSHIM_OBJ := $(REC_STACKS_SRC:%.c=$(BUILD)/pic/%.o) \
+                $(addprefix $(BUILD)/pic/src/,recorder/hostsample.o recorder/launches.o recorder/maps.o \
                 recorder/pyframes.o recorder/spool.o util/strtab.o util/api_names.o)
 $(HOSTSHIM): tests/py/host_shim.c $(HOSTSHIM_OBJ)
 	@mkdir -p $(dir $@)
@@ -131,7 +142,7 @@ test-build: hostshim
 
 # The host sampler in the test itself (tests/unit/test_hostsample.c): hostsample.c and the
 # stack tables built into the test with the sanitizers, the test's own thread sampled.
-HOST_TEST_SRC := src/recorder/hostsample.c src/recorder/stacks.c src/recorder/launches.c src/recorder/pyframes.c src/recorder/maps.c
+HOST_TEST_SRC := src/recorder/hostsample.c $(REC_STACKS_SRC) src/recorder/launches.c src/recorder/pyframes.c src/recorder/maps.c
 $(BUILD)/tests/test_hostsample: tests/unit/test_hostsample.c tests/unit/harness.h tests/unit/import_spools.h $(SAN_LIB) \
                                 $(HOST_TEST_SRC) $(wildcard src/recorder/*.h)
 	@mkdir -p $(dir $@)

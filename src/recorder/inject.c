@@ -44,6 +44,7 @@
 #include "recorder/smlog.h"
 #include "recorder/spool.h"
 #include "recorder/stacks.h"
+#include "recorder/wait_places.h"
 
 #define KG_EXPORT __attribute__((visibility("default")))
 #define KG_STR2(x) #x
@@ -626,12 +627,21 @@ static void report_stacks(void)
 {
 	if (g.stacks.mode == KG_STACKS_OFF)
 		return;
-	uint64_t stacks = 0, calls = 0, lost = 0;
-	stacks_counts(&stacks, &calls, &lost);
-	status(lost ? KG_STATUS_WARNING : KG_STATUS_INFO,
+	struct kg_stack_counts c;
+	stacks_counts(&c);
+	status(c.lost ? KG_STATUS_WARNING : KG_STATUS_INFO,
 	       "call stacks: %llu calls, %llu distinct stacks, %llu calls without a stack "
-	       "(tables full)",
-	       (unsigned long long)calls, (unsigned long long)stacks, (unsigned long long)lost);
+	       "(tables full); %llu waits took the stack unwound before at their Python place "
+	       "(%u places, %d equal stacks first, one wait in %d unwound again: %llu; %u "
+	       "places reached CUDA by several native paths and were unwound every time)",
+	       (unsigned long long)c.calls, (unsigned long long)c.stacks,
+	       (unsigned long long)c.lost, (unsigned long long)c.reused, c.places,
+	       WAIT_PLACE_TRUST, WAIT_PLACE_CHECK, (unsigned long long)c.checked, c.varying);
+	if (c.reused_wrong >= 0)
+		status(KG_STATUS_INFO, "call stacks checked (KGANTT_DEV_WAIT_PLACES=check): every "
+				       "wait unwound; %lld of the %llu reused stacks were not the one "
+				       "unwound",
+		       (long long)c.reused_wrong, (unsigned long long)c.reused);
 }
 
 /* A window that never opened leaves an empty trace, which must say why: the reports

@@ -17,6 +17,7 @@
 #include "recorder/maps.h"
 #include "recorder/launches.h"
 #include "recorder/pyframes.h"
+#include "recorder/wait_places.h"
 #include "util/api_names.h"
 #include "util/stack_flags.h"
 
@@ -27,6 +28,7 @@
 #define MAX_CALLSITES 65536         /* calls between two drains (every flush_ms) */
 #define LAUNCH_KEYS 16384           /* places counted for launch sampling */
 #define MAX_MODULES 4096
+#define WAIT_PLACES 8192           /* Python places of waits whose stacks are reused */
 
 /* CLASS_LAUNCH and CLASS_MEMSET (an asynchronous memset) are sampled (sample_launch) */
 enum call_class { CLASS_NONE = 0, CLASS_WAIT = 1, CLASS_LAUNCH = 2, CLASS_MEMSET = 3 };
@@ -72,6 +74,9 @@ static struct {
 	uint32_t overflow;              /* launches of places the count table had no room for */
 	int no_launches;                /* --stack-launches 0:0 */
 	int by_kernel;                  /* count by kernel alone, as before places (place_of) */
+	struct kg_wait_places places;   /* waits' stacks by Python place (wait_places.h) */
+	int check_places;               /* KGANTT_DEV_WAIT_PLACES=check: unwind the reused too */
+	uint64_t reused_wrong;          /* ... and count those whose stack was another */
 
 	/* the flusher's side, only touched by stacks_drain (one caller at a time) */
 	pthread_mutex_t drain_lock;
@@ -314,7 +319,35 @@ uint32_t stacks_intern(const uintptr_t *ips, unsigned nn, const struct kg_pyfram
 	return id;
 }
 
-static void take_stack(uint32_t correlation)
+/* A wait's place: its function and its whole Python stack; 0 (never reused) when the
+ * Python frames are cut or absent. */
+static uint64_t wait_place(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			   const struct kg_pyframe *py, int np, int py_cut)
+{
+	if (np <= 0 || py_cut)
+		return 0;
+	uint64_t h = mix(((uint64_t)domain << 32) | cbid, (uint64_t)np);
+	for (int i = 0; i < np; i++)
+		h = mix(h, ((uint64_t)py[i].code << 32) | (uint32_t)py[i].lasti);
+	return h ? h : 1;
+}
+
+/* The call's stack id, or a call without one when the tables are full. Caller holds
+ * st.lock. */
+static void record_call(uint32_t correlation, uint32_t id)
+{
+	st.total_calls++;
+	if (id && st.n_calls < MAX_CALLSITES) {
+		st.calls[st.n_calls].correlation = correlation;
+		st.calls[st.n_calls].stack = id;
+		st.n_calls++;
+	} else {
+		st.lost++;
+	}
+}
+
+static void take_stack(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint8_t cls,
+		       uint32_t correlation)
 {
 	uintptr_t ips[MAX_NATIVE];
 	struct kg_pyframe py[MAX_PYTHON];
@@ -325,6 +358,17 @@ static void take_stack(uint32_t correlation)
 	int np = 0, py_cut = 0;
 	if (st.python > 0)
 		np = pyframes_capture(py, MAX_PYTHON, &py_cut);
+	uint64_t place = cls == CLASS_WAIT ? wait_place(domain, cbid, py, np, py_cut) : 0;
+	uint32_t reused = 0;
+	if (place) {
+		pthread_mutex_lock(&st.lock);
+		reused = wait_places_reuse(&st.places, place);
+		if (reused && !st.check_places)
+			record_call(correlation, reused);
+		pthread_mutex_unlock(&st.lock);
+		if (reused && !st.check_places)
+			return;
+	}
 	u.stop_in_interpreter = np > 0 && st.interp_hi > st.interp_lo;
 	/* Where the unwinder stopped says little (libgcc's returns the same at a thread's
 	 * first frame, at code without unwind tables and after a corrupt frame): whether
@@ -341,14 +385,11 @@ static void take_stack(uint32_t correlation)
 	uint64_t h = stack_hash(ips, u.n, py, (unsigned)np, flags);
 	pthread_mutex_lock(&st.lock);
 	uint32_t id = stack_id(h, ips, u.n, py, (unsigned)np, flags);
-	st.total_calls++;
-	if (id && st.n_calls < MAX_CALLSITES) {
-		st.calls[st.n_calls].correlation = correlation;
-		st.calls[st.n_calls].stack = id;
-		st.n_calls++;
-	} else {
-		st.lost++;
-	}
+	record_call(correlation, id);
+	if (reused) /* checking: what the reuse would have recorded */
+		st.reused_wrong += reused != id;
+	else if (place)
+		wait_places_learn(&st.places, place, h, id);
 	pthread_mutex_unlock(&st.lock);
 }
 
@@ -368,7 +409,7 @@ void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if ((cls == CLASS_LAUNCH || cls == CLASS_MEMSET) &&
 	    (st.no_launches || !sample_launch(place_of(cls, launches_key(domain, cbid, cb)))))
 		return;
-	take_stack(cb->correlationId);
+	take_stack(domain, cbid, cls, cb->correlationId);
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -437,6 +478,14 @@ int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
 	 * costs against counting by kernel (the trace's stacks are then fewer, not other) */
 	const char *by_kernel = getenv("KGANTT_DEV_STACKS_BY_KERNEL");
 	st.by_kernel = by_kernel && *by_kernel == '1';
+	/* --stacks all unwinds every call. KGANTT_DEV_WAIT_PLACES (measurement only): 0 every
+	 * wait too, as before places, for what reusing their stacks saves; check: every wait,
+	 * counting the reused stacks that were not the one unwound (tests/gpu/wait_places.sh) */
+	const char *places = getenv("KGANTT_DEV_WAIT_PLACES");
+	st.check_places = places && !strcmp(places, "check");
+	if (st.cfg.mode == KG_STACKS_WAITS && !(places && *places == '0') &&
+	    wait_places_init(&st.places, WAIT_PLACES) < 0)
+		return -ENOMEM;
 	if (st.cfg.launch_every == 0)
 		st.cfg.launch_every = 1;
 	st.calls = malloc(MAX_CALLSITES * sizeof(*st.calls));
@@ -481,12 +530,17 @@ void stacks_disable(void)
 	st.enabled = 0;
 }
 
-void stacks_counts(uint64_t *stacks, uint64_t *calls, uint64_t *lost)
+void stacks_counts(struct kg_stack_counts *c)
 {
 	pthread_mutex_lock(&st.lock);
-	*stacks = (uint64_t)st.id_base + st.n_entries;
-	*calls = st.total_calls;
-	*lost = st.lost;
+	c->stacks = (uint64_t)st.id_base + st.n_entries;
+	c->calls = st.total_calls;
+	c->lost = st.lost;
+	c->reused = st.places.reused;
+	c->checked = st.places.checked;
+	c->places = st.places.places;
+	c->varying = st.places.varying;
+	c->reused_wrong = st.check_places ? (int64_t)st.reused_wrong : -1;
 	pthread_mutex_unlock(&st.lock);
 }
 

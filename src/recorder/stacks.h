@@ -2,7 +2,8 @@
  * program from CUPTI's API callbacks (record --stacks).
  *
  * In the callback, on the application's thread: the native return addresses (libgcc's
- * unwinder, the one C++ exceptions use) and the Python frames (recorder/pyframes.c),
+ * unwinder, the one C++ exceptions use; a wait repeated at one Python place takes the
+ * stack unwound there before, recorder/wait_places.h) and the Python frames (recorder/pyframes.c),
  * deduplicated in a table allocated at start, and the pair (correlation id, stack id)
  * appended to a buffer. Nothing is symbolised or written there: the flusher thread moves
  * new stacks, the call sites and the loaded modules to the spool, and the importer turns
@@ -55,6 +56,13 @@ uint32_t stacks_intern(const uintptr_t *ips, unsigned nn, const struct kg_pyfram
  * the code of the module that runs the interpreter loop (0, 0 without Python). */
 int stacks_python(uintptr_t *interp_lo, uintptr_t *interp_hi, char *why, size_t len);
 /* Counts for the status line at exit. */
-void stacks_counts(uint64_t *stacks, uint64_t *calls, uint64_t *lost);
+struct kg_stack_counts {
+	uint64_t stacks, calls, lost; /* distinct stacks; calls given one; calls without one */
+	uint64_t reused, checked;     /* waits given their place's stack; unwound to check it */
+	uint32_t places, varying;     /* waits' Python places; those reaching CUDA several ways */
+	int64_t reused_wrong;         /* KGANTT_DEV_WAIT_PLACES=check: reused stacks that were
+				       * not the one unwound; -1 not checked */
+};
+void stacks_counts(struct kg_stack_counts *c);
 
 #endif
