@@ -46,12 +46,16 @@ for p in "${programs[@]}"; do
 done
 
 echo config,round,median_iter_us > "$out/cupy.csv"
-configs=(untraced nostacks full unwind)
+# CUPY_CONFIGS: any of these, also kernels (kernels mode) and latency (with latency timestamps)
+read -r -a configs <<< "${CUPY_CONFIGS:-untraced nostacks full unwind}"
+n=${#configs[@]}
 for r in $(seq 1 "$rounds"); do
-	for i in 0 1 2 3; do
-		c=${configs[$(((i + r) % 4))]}
+	for i in $(seq 0 $((n - 1))); do
+		c=${configs[$(((i + r) % n))]}
 		cmd=(python3 tests/gpu/cupy_loop.py --iters 1000 --warmup 20)
 		case $c in
+		kernels) cmd=("$K" record --force --mode kernels -o /tmp/cupy.kgt -- "${cmd[@]}") ;;
+		latency) cmd=("$K" record --force --mode kernels --latency on -o /tmp/cupy.kgt -- "${cmd[@]}") ;;
 		full) cmd=("$K" record --force -o /tmp/cupy.kgt -- "${cmd[@]}") ;;
 		unwind) cmd=(env KGANTT_DEV_WAIT_PLACES=0 "$K" record --force -o /tmp/cupy.kgt -- "${cmd[@]}") ;;
 		nostacks) cmd=("$K" record --force --stacks off -o /tmp/cupy.kgt -- "${cmd[@]}") ;;
@@ -66,12 +70,13 @@ by = {}
 for r in csv.DictReader(open(sys.argv[1])):
     if r["median_iter_us"] != "NA":
         by.setdefault(r["round"], {})[r["config"]] = float(r["median_iter_us"])
-for c in ("untraced", "nostacks", "full", "unwind"):
+for c in ("untraced", "kernels", "latency", "nostacks", "full", "unwind"):
     v = [d[c] for d in by.values() if c in d]
     if v:
         print("cupy %s: median iteration %.1f us (%.1f-%.1f, %d runs)" % (c, statistics.median(v), min(v), max(v), len(v)))
 for a, b in (("full", "untraced"), ("unwind", "untraced"), ("nostacks", "untraced"),
-             ("full", "nostacks"), ("unwind", "nostacks"), ("unwind", "full")):
+             ("full", "nostacks"), ("unwind", "nostacks"), ("unwind", "full"),
+             ("kernels", "untraced"), ("latency", "kernels"), ("full", "kernels"), ("full", "latency")):
     q = [d[a] / d[b] for d in by.values() if a in d and b in d]  # time ratio
     if q:
         print("time %s/%s: median %.3fx (%.3f-%.3f, %d rounds)" % (a, b, statistics.median(q), min(q), max(q), len(q)))
