@@ -29,8 +29,10 @@
 #include "util/idmap.h"
 #include "util/timemath.h"
 
-/* An activity is named by the callee that takes at least this share of its time, and
- * so on down. */
+/* An activity is named by its deepest callee that takes at least this share of its
+ * time: the frame the label ends at holds most of what its share says. (Each callee
+ * half of its caller's, as before, named a Lightning Trainer.fit activity of 49 % by a
+ * TensorDataset.__getitem__ that held 15 %.) */
 #define SHARE_HOT 0.5
 /* A cause that takes at least this share of a finding's gain gives the finding's fix; one
  * that takes at least SHARE_NOTABLE adds its fix to the rule's. */
@@ -1025,7 +1027,7 @@ static uint32_t group_activities(struct host_ctx *c, const struct kids *k, struc
 	}
 	for (uint32_t r = 0; r < rows; r++)
 		acc[h[r].entry] = -acc[h[r].entry];
-	for (uint32_t r = 0; r < rows; r++) { /* down while one callee takes half */
+	for (uint32_t r = 0; r < rows; r++) { /* down while one callee takes half of it */
 		uint32_t x = h[r].entry;
 		/* a user's frame that spent the time itself: its callees are other activities */
 		for (int own = !is_user_node(c, x); own;) {
@@ -1033,7 +1035,8 @@ static uint32_t group_activities(struct host_ctx *c, const struct kids *k, struc
 			for (uint32_t y = k->first[x]; y != KG_NONE; y = k->next[y])
 				if (acc[y] > 0 && (best == KG_NONE || acc[y] > acc[best]))
 					best = y;
-			if (best == KG_NONE || acc[best] < SHARE_HOT * acc[x] || is_user_node(c, best) ||
+			if (best == KG_NONE || acc[best] < SHARE_HOT * acc[h[r].entry] ||
+			    is_user_node(c, best) ||
 			    (tracer_frame(c, x) && !tracer_frame(c, best)))
 				break; /* the tracer's own function names it, not libgcc's unwinder */
 			x = best;

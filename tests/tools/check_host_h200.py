@@ -133,11 +133,15 @@ def jax_loop(r, prog, whole):
     before = steps["steady_begin_ns"] - whole["trace"]["begin_ns"]
     check(before >= 1e9, "jax_loop: XLA's compiling before them left out (%.2f s)" % (before / 1e9))
     # in the steady steps the launching thread is partly in CUPTI's callbacks: the tracer's
-    # time, never the program's
+    # time, never the program's (a quarter of host-bound's; an activity is named by the
+    # frame that holds most of it, XLA's launch, inside which CUPTI's part is)
     acts = [a for f in r["findings"] if f.get("host") for a in f["host"]["activities"]
             if a["label"].startswith("libcupti")]
-    check(acts and all(a["cause"] == "tracing" for a in acts),
-          "jax_loop: time inside CUPTI is the tracer's own", [a["cause"] for a in acts][:3])
+    hb = [f for f in r["findings"] if f["rule"] == "host-bound"][0]
+    tracing = {c["cause"]: c["share"] for c in hb["host"]["causes"]}.get("tracing", 0)
+    check(tracing >= 0.15 and all(a["cause"] == "tracing" for a in acts),
+          "jax_loop: time inside CUPTI is the tracer's own (%.0f%% of host-bound's)"
+          % (100 * tracing), [a["cause"] for a in acts][:3])
     # the whole run (--whole): the host's time is XLA compiling, and the fix says so
     for rule in ("host-bound", "launch-overhead"):
         f = finding(whole, rule)
