@@ -1226,7 +1226,8 @@ static int busiest_gpu_steps(struct kg_analysis *a)
 		return rc;
 	int64_t left_out = kg_time_add(kg_time_span(st->steady_begin, st->trace_begin),
 				       kg_time_span(st->trace_end, st->steady_end));
-	st->applied = !st->whole && (left_out >= a->cfg.long_gap_ns || short_loop_warmup(a, st, left_out));
+	st->applied = !st->whole &&
+		      (left_out >= a->cfg.long_gap_ns || short_loop_warmup(a, st, left_out));
 	left_out_host(a, st);
 	return 0;
 }

@@ -57,8 +57,7 @@ uint32_t wait_places_reuse(struct kg_wait_places *w, uint64_t key)
 	return p->stack;
 }
 
-void wait_places_learn(struct kg_wait_places *w, uint64_t key, uint64_t stack_hash,
-		       uint32_t stack)
+void wait_places_learn(struct kg_wait_places *w, uint64_t key, uint64_t stack_hash, uint32_t stack)
 {
 	struct kg_wait_place *p = slot_of(w, key, 1);
 	if (!p || p->varies || stack == 0)

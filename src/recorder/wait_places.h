@@ -21,21 +21,21 @@
 #define WAIT_PLACE_PROBE 16 /* slots looked at for a key: past them it is not cached */
 
 struct kg_wait_place {
-	uint64_t key;        /* 0: empty */
-	uint64_t stack_hash; /* of the stack last unwound here: ids change when tables recycle */
-	uint32_t stack;      /* its id */
-	uint16_t agreed;     /* unwound stacks equal to it, in a row, up to WAIT_PLACE_TRUST */
-	uint8_t varies;      /* two unwound stacks differed: never reused */
+	uint64_t key;         /* 0: empty */
+	uint64_t stack_hash;  /* of the stack last unwound here: ids change when tables recycle */
+	uint32_t stack;       /* its id */
+	uint16_t agreed;      /* unwound stacks equal to it, in a row, up to WAIT_PLACE_TRUST */
+	uint8_t varies;       /* two unwound stacks differed: never reused */
 	uint32_t since_check; /* reused waits since the last unwound one */
 };
 
 struct kg_wait_places {
 	struct kg_wait_place *slots;
-	uint32_t n_slots;    /* a power of two */
-	uint64_t reused;     /* waits that took a place's stack */
-	uint64_t checked;    /* waits of a trusted place unwound again to check it */
-	uint32_t places;     /* places in the table */
-	uint32_t varying;    /* places found to reach CUDA by several native paths */
+	uint32_t n_slots; /* a power of two */
+	uint64_t reused;  /* waits that took a place's stack */
+	uint64_t checked; /* waits of a trusted place unwound again to check it */
+	uint32_t places;  /* places in the table */
+	uint32_t varying; /* places found to reach CUDA by several native paths */
 };
 
 /* n_slots: a power of two. 0, or -1 without memory (then nothing is ever reused). */
@@ -45,7 +45,6 @@ void wait_places_free(struct kg_wait_places *w);
  * and tell wait_places_learn. key 0 is never cached. */
 uint32_t wait_places_reuse(struct kg_wait_places *w, uint64_t key);
 /* The stack (its hash and id) unwound for a wait at this place. */
-void wait_places_learn(struct kg_wait_places *w, uint64_t key, uint64_t stack_hash,
-		       uint32_t stack);
+void wait_places_learn(struct kg_wait_places *w, uint64_t key, uint64_t stack_hash, uint32_t stack);
 
 #endif
