@@ -30,6 +30,11 @@
 #   RUN_TIMEOUT      seconds before one run is killed (default 120); a workload x
 #                    configuration that timed out once is not run again
 #   PRIME            1 (default): one discarded untraced run of each workload first
+#   ORDER            shuffle (default): each round runs the configurations in a new random
+#                    order (seeded by SEED, default 26), so that none always runs right
+#                    after another; rotate: the order of -c, rotated every round (the tables
+#                    before 2026-12-06 12:00: each configuration always ran right after the
+#                    same one)
 #   SKIP_GPU_CHECK   1: do not require nvidia-smi (stub testing only)
 #   HOST_HZ, SKIP_KINDS, SKIP_KINDS2, FULL_SKIP_KINDS
 #                    settings of some configurations (-l shows them in place)
@@ -53,7 +58,7 @@ usage() { sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1
 # ------------------------------------------------------------------ configurations
 # Every configuration, once: its name, the environment its kgantt runs under (beyond
 # CUDA_INJECTION64_PATH, always unset first), its `record` arguments and what it measures.
-# The three that are not kgantt (untraced, cupti-raw, torch-profiler) have their commands in
+# The ones that are not kgantt (untraced, cupti-raw*, torch-profiler) have their commands in
 # config_command.  The order is the report's: full mode's variants next to each other.
 declare -a CONFIG_NAMES=()
 declare -A CONFIG_ENV=() CONFIG_ARGS=() CONFIG_DOC=()
@@ -66,9 +71,17 @@ NO_WINDOWS="KGANTT_DEV_NO_LAUNCH_WINDOWS=1"
 BARE="--mode full --host-samples=off --stacks off"
 config untraced "" "" "the program alone"
 config cupti-raw "" "" "a minimal CUPTI client enabling kernel records only (bench/cupti_raw.c): the floor of kernel tracing"
+config cupti-raw-latency "CUPTI_RAW_LATENCY=1" "" \
+    "cupti-raw with CUPTI's queued/submitted timestamps: what they cost without kgantt"
+config cupti-raw-latency-tscb "CUPTI_RAW_LATENCY=1 CUPTI_RAW_TSCB=1" "" \
+    "cupti-raw-latency with a timestamp callback (CLOCK_MONOTONIC_RAW) as kgantt registers one"
 config kgantt-kernels "" "--mode kernels" "kernels mode"
 config kgantt-kernels-latency "" "--mode kernels --latency on" \
     "kernels mode with latency timestamps: the GPU side full mode keeps without per-launch API records (issue 26)"
+config kgantt-kernels-latency-notscb "KGANTT_DEV_NO_TSCB=1" "--mode kernels --latency on" \
+    "kgantt-kernels-latency on CUPTI's clock (no timestamp callback; the trace's host times are then not the host's)"
+config kgantt-full-notscb "KGANTT_DEV_NO_TSCB=1" "--mode full" \
+    "full mode on CUPTI's clock (no timestamp callback; the trace's host times are then not the host's)"
 config kgantt-full-nostacks "" "--mode full --stacks off" "full mode without call stacks"
 config kgantt-full "" "--mode full" \
     "full mode as users get it, with the default call stacks (--stacks waits: synchronising calls, copies, memsets, allocations and sampled launches)"
@@ -131,7 +144,9 @@ config torch-profiler "" "" "torch.profiler around the timed region, CPU and CUD
 config_command() {
     case $1 in
         untraced)       FULL=(env -u CUDA_INJECTION64_PATH "${BASE[@]}") ;;
-        cupti-raw)      FULL=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${BASE[@]}") ;;
+        cupti-raw*)     local -a raw_envs
+                        read -r -a raw_envs <<<"${CONFIG_ENV[$1]}"
+                        FULL=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${raw_envs[@]}" "${BASE[@]}") ;;
         torch-profiler) FULL=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
         *)  local -a envs args
             read -r -a envs <<<"${CONFIG_ENV[$1]}"
@@ -196,6 +211,10 @@ meta() { printf '%s\t%s\n' "$1" "$2" >>"$META"; }
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 [[ $RUN_TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "RUN_TIMEOUT wants a positive integer"
 PRIME=${PRIME:-1}
+ORDER=${ORDER:-shuffle}
+[[ $ORDER == shuffle || $ORDER == rotate ]] || die "ORDER wants shuffle or rotate, got '$ORDER'"
+SEED=${SEED:-26}
+[[ $SEED =~ ^[0-9]+$ ]] || die "SEED wants a non-negative integer, got '$SEED'"
 PYTHON=${PYTHON:-python3}
 REPORT_PY=python3
 command -v "$REPORT_PY" >/dev/null 2>&1 || REPORT_PY=$PYTHON
@@ -298,14 +317,15 @@ if has_workload launch_loop; then
         [[ -n $FIX_MSG ]] && UNAVAIL[launch_loop]="launch_loop: $FIX_MSG"
     fi
 fi
-if has_config cupti-raw; then
+for c in "${CF[@]}"; do
+    [[ $c == cupti-raw* ]] || continue
     if [[ -z $CUPTI_RAW || ! -f $CUPTI_RAW ]]; then
-        UNAVAIL[cupti-raw]="$CUPTI_RAW_IN missing: run 'make bench-build'"
+        UNAVAIL[$c]="$CUPTI_RAW_IN missing: run 'make bench-build'"
     else
         fix_libs "$CUPTI_RAW"
-        [[ -n $FIX_MSG ]] && UNAVAIL[cupti-raw]="libcupti_raw.so: $FIX_MSG"
+        [[ -n $FIX_MSG ]] && UNAVAIL[$c]="libcupti_raw.so: $FIX_MSG"
     fi
-fi
+done
 if has_kgantt_config; then
     if [[ -z $KGANTT || ! -x $KGANTT ]]; then
         for c in "${CF[@]}"; do
@@ -439,7 +459,7 @@ run_one() {
     elif [[ -z $fig ]]; then
         status=FAILED; note="${note:-printed no ${key}= line}"
     fi
-    if [[ $c == cupti-raw ]]; then
+    if [[ $c == cupti-raw* ]]; then
         recs=$(grep -E '^cupti_raw: records=' "$err" 2>/dev/null | tail -n1 | sed -E 's/^cupti_raw: records=([0-9]+).*/\1/')
         if ! grep -q '^cupti_raw: initialized' "$err" 2>/dev/null; then
             status=FAILED; note="${note:+$note; }injection library did not report 'cupti_raw: initialized' (not loaded?)"
@@ -521,6 +541,8 @@ budget_check() {
 }
 meta started "$(date '+%Y-%m-%d %H:%M:%S %Z')"
 meta runs "$RUNS"
+meta order "$ORDER"
+meta seed "$SEED"
 meta run_timeout "$RUN_TIMEOUT"
 meta host_hz "${HOST_HZ:-1000}"
 meta config_order "${CONFIG_NAMES[*]}"
@@ -544,13 +566,26 @@ if [[ $PRIME == 1 ]]; then
     done
 fi
 
+# round_order R: sets ORDERED to the configurations in round R's order. Rotating keeps
+# each configuration's predecessor (a process starting while the one before it is still
+# being torn down pays for that one, always the same one); shuffling does not.
 ncf=${#CF[@]}
+round_order() {
+    local i j t
+    ORDERED=()
+    for ((i = 0; i < ncf; i++)); do ORDERED+=("${CF[$(( (i + $1 - 1) % ncf ))]}"); done
+    [[ $ORDER == shuffle ]] || return 0
+    for ((i = ncf - 1; i > 0; i--)); do
+        j=$((RANDOM % (i + 1)))
+        t=${ORDERED[i]}; ORDERED[i]=${ORDERED[j]}; ORDERED[j]=$t
+    done
+}
+RANDOM=$SEED
 for ((r = 1; r <= RUNS && INTERRUPTED == 0; r++)); do
     for w in "${WL[@]}"; do
-        # Round-robin, with the order rotated every round so that no configuration
-        # always runs first (or right after another).
+        round_order "$r"
         for ((i = 0; i < ncf && INTERRUPTED == 0; i++)); do
-            c=${CF[$(( (i + r - 1) % ncf ))]}
+            c=${ORDERED[i]}
             applies "$w" "$c" || continue
             budget_check "$w" "$c"; bc=$?
             [[ $bc == 1 ]] && break
@@ -642,8 +677,10 @@ out.append(f"- host: {meta.get('host', '?')}")
 out.append(f"- torch: {meta.get('torch', '?')}")
 if "kgantt" in meta:
     out.append(f"- kgantt: {meta['kgantt']}")
+order = ("configuration order rotated every round" if meta.get("order", "rotate") == "rotate" else
+         f"configuration order shuffled every round, seed {meta.get('seed', '?')}")
 out.append(f"- runs per configuration: {meta.get('runs', '?')}, interleaved round-robin "
-           f"(configuration order rotated every round); total {meta.get('total_s', '?')} s")
+           f"({order}); total {meta.get('total_s', '?')} s")
 if meta.get("ld_library_path_added", "none") != "none":
     out.append(f"- added to LD_LIBRARY_PATH:{meta['ld_library_path_added']}")
 if meta.get("interrupted") == "1" or meta.get("budget_skipped", "0") not in ("", "0"):

@@ -178,14 +178,17 @@ python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("
 SH
 chmod +x "$WORK/loop2" "$WORK/kgantt"
 SKIP_GPU_CHECK=1 PRIME=0 KGANTT=$WORK/kgantt LAUNCH_LOOP=$WORK/loop2 CUPTI_RAW=$WORK/loop2 \
-	bench/overhead.sh -n 2 -w launch_loop -c kgantt-full-synckind,untraced,cupti-raw -o "$WORK/ovh" > "$WORK/ovh.out" 2>&1 ||
+	bench/overhead.sh -n 2 -w launch_loop -c kgantt-full-synckind,untraced,cupti-raw,cupti-raw-latency -o "$WORK/ovh" > "$WORK/ovh.out" 2>&1 ||
 	fail "overhead.sh with stand-ins: $(tail -5 "$WORK/ovh.out")"
 grep -q '^| launch_loop | untraced | 4.200 µs/launch | 1.00× |' "$WORK/ovh/overhead.md" &&
 	grep -q '^| launch_loop | cupti-raw | 4.200 µs/launch | 1.00× |.* | 2/2 |$' "$WORK/ovh/overhead.md" &&
 	grep -q '^| launch_loop | kgantt-full-synckind | 0.0 MB | 7 | 0 |' "$WORK/ovh/overhead.md" ||
 	fail "overhead.sh report: $(cat "$WORK/ovh/overhead.md")"
 [ "$(grep -n '^| launch_loop | ' "$WORK/ovh/overhead.md" | head -3 | cut -d'|' -f3 | tr -d ' ' | paste -sd, -)" = \
-	untraced,cupti-raw,kgantt-full-synckind ] || fail "overhead.sh report order: $(cat "$WORK/ovh/overhead.md")"
+	untraced,cupti-raw,cupti-raw-latency ] || fail "overhead.sh report order: $(cat "$WORK/ovh/overhead.md")"
+grep -q '^| launch_loop | cupti-raw-latency | 4.200 µs/launch | 1.00× |.* | 2/2 |$' "$WORK/ovh/overhead.md" &&
+	grep -qF "CUPTI_RAW_LATENCY=1" "$WORK"/ovh/logs/launch_loop.cupti-raw-latency.1.out.cmd ||
+	fail "overhead.sh's cupti-raw-latency: $(cat "$WORK"/ovh/logs/launch_loop.cupti-raw-latency.1.out.cmd)"
 grep -qF "KGANTT_DEV_SYNC_KIND=1" "$WORK"/ovh/logs/launch_loop.kgantt-full-synckind.1.out.cmd ||
 	fail "overhead.sh's synckind command: $(cat "$WORK"/ovh/logs/launch_loop.kgantt-full-synckind.1.out.cmd)"
 echo "ok: overhead.sh: $(echo "$names" | wc -l) configurations listed; a round with stand-ins reported in the table's order"
