@@ -9,7 +9,11 @@
  * (launches are sampled) takes the site of the launch with a stack nearest to it in time
  * of the same kernel in the most specific place that has one (the operations around it on
  * its stream, place_key); an asynchronous memset (sampled as launches are) likewise
- * (sampled_site). */
+ * (sampled_site).
+ *
+ * A site's gain over all findings counts each event once, at its largest share: findings
+ * overlap (host-bound and launch-overhead both claim the gap before a late launch), and
+ * summing them put a site at 160 % of the span (site_totals). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -530,10 +534,55 @@ static uint32_t event_site(struct site_table *t, const struct kg_launch_stacks *
 	return site;
 }
 
-/* A finding's sites and shares from its events' sites (where, by blame index). */
-static void place_finding(struct kg_analysis *a, const uint32_t *where, struct tally *y,
-			  struct kg_finding *f)
+/* One event's part of one finding's gain, at its site: what site_totals counts once. */
+struct event_part {
+	uint64_t event; /* the operation (its launch), else the API call */
+	uint32_t finding, site;
+	double ns;
+};
+
+static uint64_t event_key(const struct kg_blame *b)
 {
+	return b->op != KG_NONE ? (uint64_t)1 << 63 | b->op : b->api;
+}
+
+static int by_event_finding(const void *p, const void *q)
+{
+	const struct event_part *x = p, *y = q;
+	if (x->event != y->event)
+		return (x->event > y->event) - (x->event < y->event);
+	return (x->finding > y->finding) - (x->finding < y->finding);
+}
+
+/* Each site's gain over all findings: an event's parts summed within a finding, and of the
+ * findings that claim it, the largest. */
+static void site_totals(struct kg_analysis *a, struct event_part *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), by_event_finding);
+	for (size_t i = 0; i < n;) {
+		double best = 0;
+		uint32_t site = v[i].site;
+		size_t j = i;
+		while (j < n && v[j].event == v[i].event) {
+			double in_finding = 0;
+			size_t k = j;
+			for (; k < n && v[k].event == v[j].event && v[k].finding == v[j].finding; k++)
+				in_finding += v[k].ns;
+			if (in_finding > best)
+				best = in_finding, site = v[j].site;
+			j = k;
+		}
+		a->sites[site].ns += best;
+		i = j;
+	}
+}
+
+/* A finding's sites and shares from its events' sites (where, by blame index); each sited
+ * event's part goes to parts (site_totals). */
+static void place_finding(struct kg_analysis *a, const uint32_t *where, struct tally *y,
+			  uint32_t finding, struct event_part *parts, size_t *n_parts)
+{
+	struct kg_finding *f = &a->findings.v[finding];
 	double unsited = 0, sited = 0;
 	y->n_touched = 0;
 	for (uint32_t i = f->first_blame; i < f->first_blame + f->n_blame; i++) {
@@ -553,10 +602,13 @@ static void place_finding(struct kg_analysis *a, const uint32_t *where, struct t
 		uint32_t s = y->touched[i];
 		if (f->n_sites < KG_MAX_FINDING_SITES)
 			f->sites[f->n_sites++] = (struct kg_site_share){s, y->ns[s] * scale};
-		a->sites[s].ns += y->ns[s] * scale;
 		a->sites[s].findings++;
 		y->ns[s] = 0;
 	}
+	for (uint32_t i = f->first_blame; i < f->first_blame + f->n_blame; i++)
+		if (where[i] != KG_NONE)
+			parts[(*n_parts)++] = (struct event_part){event_key(&a->blame[i]), finding,
+								  where[i], a->blame[i].ns * scale};
 }
 
 static int by_site_gain(const void *p, const void *q, void *sites)
@@ -629,14 +681,20 @@ int sites_run(struct kg_analysis *a)
 		rc = -ENOMEM;
 	for (uint32_t i = 0; !rc && i < a->n_blame; i++)
 		where[i] = event_site(&t, ls, &a->blame[i]);
+	struct event_part *parts = NULL;
+	size_t n_parts = 0;
 	if (!rc) {
 		y.ns = calloc((size_t)a->n_sites + 1, sizeof(*y.ns));
 		y.touched = malloc(((size_t)a->n_sites + 1) * sizeof(*y.touched));
-		if (!y.ns || !y.touched)
+		parts = malloc(((size_t)a->n_blame + 1) * sizeof(*parts));
+		if (!y.ns || !y.touched || !parts)
 			rc = -ENOMEM;
 	}
 	for (uint32_t i = 0; !rc && i < a->findings.n; i++)
-		place_finding(a, where, &y, &a->findings.v[i]);
+		place_finding(a, where, &y, i, parts, &n_parts);
+	if (!rc)
+		site_totals(a, parts, n_parts);
+	free(parts);
 	free(where);
 	if (!rc && a->n_sites)
 		rc = sort_sites(a);

@@ -682,8 +682,9 @@ void report_text_sites(FILE *f, const struct kg_analysis *a, const struct kg_rep
 		fputs("  ", f);
 		page_wrap(f, 38, s->label);
 	}
-	fprintf(f, "  gain: the part of each finding's estimated gain caused by calls from the "
-		   "site, summed;\n  span: its share of the trace's %sspan, as the findings' shares\n",
+	fprintf(f, "  gain: the part of the findings' estimated gain caused by calls from the "
+		   "site, each call\n  counted once (findings overlap: the largest part);\n  span: "
+		   "its share of the trace's %sspan, as the findings' shares\n",
 		a->steady_span != a->span ? "steady " : "");
 }
 
