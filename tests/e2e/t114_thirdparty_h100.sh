@@ -59,4 +59,14 @@ share = [c["share"] for c in f["host"]["causes"] if c["cause"] == "jit-compile"]
 assert share >= 0.5, share
 print("ok: hf_decode: %d of the launching thread's %d samples in NVRTC; host-bound's cause is JIT "
       "compilation (%.0f %%)" % (jit, n, 100 * share))
+# the longest gap's evidence names what came next, even when its launch call was not sampled
+# (it said "next launch by ?")
+names = {r for (r,) in kgt_rows.connect(sys.argv[3]).execute(
+    "SELECT s.text FROM kernels k JOIN strings s ON s.id = k.name")}
+ev = [e["text"] for x in json.load(open(sys.argv[4], encoding="utf-8"))["findings"]
+      for e in x.get("evidence") or [] if "longest gap" in e["text"]]
+assert ev and not any("?" in t for t in ev), ev
+unsampled = [t for t in ev if "(its launch call not sampled)" in t]
+assert all(t.split("next: ")[1].split(" (its launch")[0] in names for t in unsampled), unsampled
+print("ok: hf_decode: the longest gap's evidence: %s" % ev[0].split(", ", 1)[1][:90])
 PY
