@@ -145,6 +145,13 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 			 (unsigned long long)(f->address ? f->address - 1 : 0));
 		return;
 	}
+	if (!*fn && !f->module && f->kind == KG_FRAME_NATIVE && f->address) {
+		/* no file maps it: the kernel's vDSO (under clock_gettime) or code generated at
+		 * run time */
+		snprintf(buf, len, "0x%llx (no file: the vDSO or generated code)",
+			 (unsigned long long)f->address);
+		return;
+	}
 	if (!*fn)
 		fn = "?";
 	/* a C++ frame's full name runs to lines of templates (absl's hash sets, PyTorch's

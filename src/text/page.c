@@ -40,6 +40,14 @@ const char *text_safe(const char *in, char *out, size_t len)
 			p += 2;
 			continue;
 		}
+		if (*p == '\n' || *p == '\t') { /* a command line's script ("python3 -c '...'") */
+			if (i + 4 > len)
+				break;
+			memcpy(out + i, *p == '\n' ? "\xe2\x86\xb5" : " ", *p == '\n' ? 3 : 1);
+			i += *p == '\n' ? 3 : 1;
+			p++;
+			continue;
+		}
 		out[i++] = *p < 0x20 || *p == 0x7f ? '?' : (char)*p;
 		p++;
 	}

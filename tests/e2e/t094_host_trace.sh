@@ -109,6 +109,20 @@ grep -Eq "^kgantt: host samples: [0-9,]+ at 500 Hz from 1 process \([0-9,]+ take
 	fail "info of the recording: $("$K" info "$WORK/rec.kgt" | grep host)"
 echo "ok: $(grep 'host samples' "$WORK/rec.err")"
 
+# a sampled frame no file maps (the vDSO under clock_gettime, whose address the rows keep
+# with no module) is told as such, not as "?"
+python3 - "$WORK/rows.kgt" "$WORK/report.txt" <<'PY' || fail "the frame outside any file"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+bare = db.execute("SELECT count(*) FROM stack_frames WHERE kind = 0 AND function IS NULL "
+                  "AND module IS NULL AND address IS NOT NULL").fetchone()[0]
+text = open(sys.argv[2], encoding="utf-8").read()
+assert bare > 0, "the fixture has no such frame: the test shows nothing"
+assert " in ? " not in text and "← ? ←" not in text, [l for l in text.splitlines() if "?" in l]
+assert "(no file: the vDSO or generated code)" in text
+print("ok: %d sampled frames outside any file, told as the vDSO or generated code" % bare)
+PY
+
 # bad input: a host_samples table that is not one is an error naming the trace, not a crash
 cp "$WORK/rows.kgt" "$WORK/bad.kgt"
 python3 -c 'import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); db.execute("DROP TABLE host_samples"); db.execute("CREATE TABLE host_samples(id INTEGER PRIMARY KEY, process TEXT)"); db.execute("INSERT INTO host_samples VALUES(1, 1)"); db.commit()' "$WORK/bad.kgt"

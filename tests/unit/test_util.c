@@ -9,6 +9,7 @@
 #include "util/cxx_name.h"
 #include "util/demangle.h"
 #include "util/pathfmt.h"
+#include "text/page.h"
 #include "util/strtab.h"
 
 TEST(strtab_same_text_same_id)
@@ -151,4 +152,16 @@ TEST(large_arrays_advised_huge)
 	if (huge >= 0) /* no /proc: nothing to tell */
 		CHECK_EQ_INT(huge, 1);
 	free(big);
+}
+
+/* A command line's script reads as one line: newlines as '↵', tabs as spaces; the other
+ * control characters (escape sequences) as '?'; cut short at a character boundary. */
+TEST(text_safe_shows_newlines_and_hides_escapes)
+{
+	char out[64];
+	CHECK_EQ_STR(text_safe("python3 -c 'import torch\nx = 1'", out, sizeof(out)),
+		     "python3 -c 'import torch\xe2\x86\xb5x = 1'");
+	CHECK_EQ_STR(text_safe("a\tb\x1b[31mc\x7f", out, sizeof(out)), "a b?[31mc?");
+	CHECK_EQ_STR(text_safe("ab\n", out, 5), "ab");
+	CHECK_EQ_STR(text_safe("ab\n", out, 6), "ab\xe2\x86\xb5");
 }
