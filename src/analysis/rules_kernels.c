@@ -361,8 +361,13 @@ void rule_memory_bound(struct kg_analysis *a)
 		snprintf(range, sizeof(range), "%.0f%%", 100 * hi);
 	else
 		snprintf(range, sizeof(range), "%.0f-%.0f%%", 100 * lo, 100 * hi);
-	finding_set(&f->title, "%u kernel%s DRAM at %s of its peak for %.1f ms (%s the longest): memory-bound",
-		 n, n > 1 ? "s move" : " moves", range, ms(total), nm);
+	if (n == 1)
+		finding_set(&f->title, "%s moves DRAM at %s of its peak for %.1f ms",
+			 nm, range, ms(total));
+	else
+		finding_set(&f->title, "%u kernels move DRAM at %s of their peak for %.1f ms (%s the "
+			 "longest)",
+			 n, range, ms(total), nm);
 	finding_set(&f->explanation, "The GPU's counters, in samples where each of these kernels ran alone, show DRAM "
 		 "bandwidth at %.0f%% or more of what the memory can deliver: the kernels wait on "
 		 "memory, not on SMs, so larger blocks, more occupancy or more streams do not speed "
