@@ -642,7 +642,9 @@ int job_rule_imbalance(struct kg_job *j)
 /* ------------------------------------------------------------------ kernel counts */
 
 /* The most frequent value of sorted v (the smallest of equally frequent ones). */
-static uint32_t mode_of(const uint32_t *v, uint32_t n)
+/* The value most of sorted v's n entries hold (the smallest of those tied), and how many
+ * hold it. */
+static uint32_t mode_of(const uint32_t *v, uint32_t n, uint32_t *count)
 {
 	uint32_t best = 0, best_n = 0;
 	for (uint32_t i = 0; i < n;) {
@@ -653,6 +655,7 @@ static uint32_t mode_of(const uint32_t *v, uint32_t n)
 			best_n = e - i, best = v[i];
 		i = e;
 	}
+	*count = best_n;
 	return best;
 }
 
@@ -696,7 +699,7 @@ int job_rule_kernel_count(struct kg_job *j)
 	uint32_t *odd = calloc(j->n_ranks, sizeof(*odd)), *odd_step = calloc(j->n_ranks, sizeof(*odd));
 	uint32_t *odd_mode = calloc(j->n_ranks, sizeof(*odd));
 	int rc = v && sorted && odd && odd_step && odd_mode ? 0 : -ENOMEM;
-	uint32_t n_odd = 0;
+	uint32_t n_odd = 0, first_mode_n = 0, first_mode_rank = 0;
 	for (uint32_t s = 0; !rc && s < rounds; s++) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < j->n_ranks; i++)
@@ -704,16 +707,21 @@ int job_rule_kernel_count(struct kg_job *j)
 				v[n++] = by_step ? j->ranks[i].steps[s].kernels : j->ranks[i].kernels;
 		memcpy(sorted, v, n * sizeof(*v));
 		qsort(sorted, n, sizeof(*sorted), cmp_u32);
-		uint32_t mode = mode_of(sorted, n);
+		uint32_t mode_n, mode = mode_of(sorted, n, &mode_n), holder = 0;
+		for (uint32_t i = 0, x = 0; i < j->n_ranks; i++)
+			if (j->ranks[i].kernels && v[x++] == mode) {
+				holder = i; /* a rank that ran the usual count: named when no majority */
+				break;
+			}
 		for (uint32_t i = 0, x = 0; i < j->n_ranks; i++) {
-			if (!j->ranks[i].kernels)
+			if (!j->ranks[i].kernels || v[x++] == mode)
 				continue;
-			if (v[x++] != mode) {
-				if (!odd[i]++) {
-					n_odd++;
-					odd_step[i] = s;
-					odd_mode[i] = mode;
-				}
+			if (!odd[i]++) {
+				if (!n_odd)
+					first_mode_n = mode_n, first_mode_rank = holder;
+				n_odd++;
+				odd_step[i] = s;
+				odd_mode[i] = mode;
 			}
 		}
 	}
@@ -724,16 +732,35 @@ int job_rule_kernel_count(struct kg_job *j)
 		const struct kg_rank *r = &j->ranks[first];
 		uint32_t had = by_step ? r->steps[odd_step[first]].kernels : r->kernels;
 		struct kg_finding *f = add_finding(j, KG_RULE_JOB_KERNEL_COUNT, first);
+		/* two ranks, or ranks split evenly: no count is the usual one, so none is named
+		 * the odd one out */
+		int majority = first_mode_n * 2 > with;
+		char others[96];
+		if (majority)
+			snprintf(others, sizeof(others), "most ranks");
+		else if (first_mode_n > 1)
+			snprintf(others, sizeof(others), "%s and %u more", j->ranks[first_mode_rank].label,
+				 first_mode_n - 1);
+		else
+			snprintf(others, sizeof(others), "%s", j->ranks[first_mode_rank].label);
 		if (f) {
 			f->severity = KG_SEV_WARNING;
-			if (by_step)
+			if (by_step && majority)
 				finding_set(&f->title, "%u of %u ranks launch a different number of kernels per "
 					 "step: %s ran %u kernels in step %u where most ranks ran %u",
 					 n_odd, with, r->label, had, odd_step[first] + 1, odd_mode[first]);
-			else
+			else if (by_step)
+				finding_set(&f->title, "the ranks launch different numbers of kernels per step: "
+					 "%s ran %u kernels in step %u, %s %u",
+					 r->label, had, odd_step[first] + 1, others, odd_mode[first]);
+			else if (majority)
 				finding_set(&f->title, "%u of %u ranks launch a different number of kernels: %s "
 					 "ran %u where most ranks ran %u",
 					 n_odd, with, r->label, had, odd_mode[first]);
+			else
+				finding_set(&f->title, "the ranks launch different numbers of kernels: %s ran "
+					 "%u, %s %u",
+					 r->label, had, others, odd_mode[first]);
 			finding_set(&f->explanation, "Ranks of a data-parallel job run the same program on the same "
 				 "shapes: a different kernel count means another code path on "
 				 "that rank (data-dependent branches, a different batch shape, "
@@ -751,12 +778,13 @@ int job_rule_kernel_count(struct kg_job *j)
 					const struct kg_rank *q = &j->ranks[i];
 					if (by_step)
 						evidence(f, "%s: %u of %u steps differ; first: step %u, "
-							 "%u kernels (most ranks: %u)",
+							 "%u kernels (%s: %u)",
 							 q->label, odd[i], rounds, odd_step[i] + 1,
-							 q->steps[odd_step[i]].kernels, odd_mode[i]);
+							 q->steps[odd_step[i]].kernels, others,
+							 odd_mode[i]);
 					else
-						evidence(f, "%s: %u kernels (most ranks: %u)", q->label,
-							 q->kernels, odd_mode[i]);
+						evidence(f, "%s: %u kernels (%s: %u)", q->label, q->kernels,
+							 others, odd_mode[i]);
 				}
 			finding_set(&f->figures, "ranks_differing=%u, ranks=%u, steps=%u",
 				 n_odd, with, by_step ? rounds : 0);

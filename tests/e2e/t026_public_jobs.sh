@@ -32,6 +32,24 @@ assert got["clocks"]["collective_end_diff_max_ns"] <= 1000000, got["clocks"]
 print("ok: trace_filter:", want["collectives"], "collectives by identity; late", want["late"])
 PY
 grep -q "matched no other rank's" "$WORK/filter.txt" || fail "trace_filter: the unmatched kernels are not said"
+# two ranks whose kernel counts per step differ (launches in each ProfilerStep, counted from
+# the raw events): no majority, so neither rank is called the odd one out
+python3 - "$PUB/job_trace_filter" "$WORK/filter.json" <<'PY' || fail "trace_filter: kernel counts"
+import gzip, json, sys
+counts = {}
+for r in (0, 1):
+    ev = json.load(gzip.open("%s/sampled_rank-%d.json.gz" % (sys.argv[1], r)))["traceEvents"]
+    step = min((e for e in ev if e.get("name", "").startswith("ProfilerStep")), key=lambda e: e["ts"])
+    counts[r] = sum(1 for e in ev if e.get("cat") == "cuda_runtime" and "Launch" in e["name"]
+                    and step["ts"] <= e["ts"] < step["ts"] + step["dur"])
+assert counts[0] != counts[1], counts
+f = [x for x in json.load(open(sys.argv[2]))["findings"] if x["rule"] == "job-kernel-count"]
+assert len(f) == 1, f
+t = f[0]["title"]
+assert "most ranks" not in t and "rank 0 ran %d kernels in step 1" % counts[0] in t and \
+    "rank 1 %d" % counts[1] in t, (t, counts)
+print("ok: trace_filter: %s" % t)
+PY
 
 python3 "$PUB/expect_job.py" "$PUB/job_trace_diff" > "$WORK/diff.expect" || fail "expect_job.py"
 grep -q '"not_one_job": true' "$WORK/diff.expect" || fail "expect_job.py: trace_diff is one job?"
