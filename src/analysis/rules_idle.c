@@ -210,7 +210,7 @@ static void utilization_finding(struct kg_analysis *a, uint32_t g)
 	if ((gm->idle_startup || gm->idle_winddown) && steady > 0)
 		snprintf(steady_pct, sizeof(steady_pct), " (%.0f%% of its steady work)",
 			 100.0 * (double)gm->busy / (double)steady);
-	finding_set(&f->title, "%s is busy %.0f%% of the trace%s: %u of %d time chunks below %.0f%% busy, "
+	finding_set(&f->title, "%s is busy %.0f%% of the span%s: %u of %d time chunks below %.0f%% busy, "
 		 "%u idle %s of %.0f ms or more",
 		 gl, a->span ? 100.0 * gm->busy / a->span : 0, steady_pct, low, gm->n_util,
 		 100 * a->cfg.low_util, long_gaps, plural(long_gaps, "gap", "gaps"),

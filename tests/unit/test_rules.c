@@ -196,7 +196,7 @@ TEST(start_up_idle_is_not_a_steps_cost)
 	f = find("gpt_full_fast", "gpu-utilization", NULL);
 	CHECK(f && f->n_evidence >= 1 && strstr(f->evidence[0].text, "(host, start-up)"));
 	CHECK(f && strstr(f->fix, "steady work began 5679.5 ms into the trace"));
-	CHECK(f && strstr(f->title, "busy 15% of the trace (64% of its steady work)"));
+	CHECK(f && strstr(f->title, "busy 15% of the span (64% of its steady work)"));
 	/* shares and severities are of the steady span (1.68 s of the 7.34 s): the steps' own
 	 * 531 ms of waiting for the host is a third of their time, critical; of the whole span
 	 * it was 7 %, a warning */
