@@ -641,7 +641,6 @@ int job_rule_imbalance(struct kg_job *j)
 
 /* ------------------------------------------------------------------ kernel counts */
 
-/* The most frequent value of sorted v (the smallest of equally frequent ones). */
 /* The value most of sorted v's n entries hold (the smallest of those tied), and how many
  * hold it. */
 static uint32_t mode_of(const uint32_t *v, uint32_t n, uint32_t *count)
