@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Issue 26's table: the three workloads, 5 rounds paired, beside raw CUPTI, kernels mode,
-# kernels mode with latency timestamps (full mode's floor) and torch.profiler, in one call.
+# kernels mode with latency timestamps (full mode's floor) and torch.profiler, in one call;
+# the order of the configurations shuffled every round (bench/overhead.sh's default since
+# 2026-12-06 12:00; the tables before rotated it).
 #   tests/gpu/overhead_table.sh OUTDIR [SECONDS]
 #   OUTDIR/overhead.csv, overhead.md, paired.md, logs/
 set -u
