@@ -142,15 +142,13 @@ config torch-profiler "" "" "torch.profiler around the timed region, CPU and CUD
 
 # config_command CONFIG TRACE: sets FULL=(the command line that runs BASE under CONFIG)
 config_command() {
+    local -a envs args
+    read -r -a envs <<<"${CONFIG_ENV[$1]}"
     case $1 in
         untraced)       FULL=(env -u CUDA_INJECTION64_PATH "${BASE[@]}") ;;
-        cupti-raw*)     local -a raw_envs
-                        read -r -a raw_envs <<<"${CONFIG_ENV[$1]}"
-                        FULL=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${raw_envs[@]}" "${BASE[@]}") ;;
+        cupti-raw*)     FULL=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${envs[@]}" "${BASE[@]}") ;;
         torch-profiler) FULL=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
-        *)  local -a envs args
-            read -r -a envs <<<"${CONFIG_ENV[$1]}"
-            read -r -a args <<<"${CONFIG_ARGS[$1]}"
+        *)  read -r -a args <<<"${CONFIG_ARGS[$1]}"
             FULL=(env -u CUDA_INJECTION64_PATH "${envs[@]}" "$KGANTT" record --force -o "$2" "${args[@]}" -- "${BASE[@]}") ;;
     esac
 }
