@@ -744,22 +744,18 @@ int job_rule_kernel_count(struct kg_job *j)
 			snprintf(others, sizeof(others), "%s", j->ranks[first_mode_rank].label);
 		if (f) {
 			f->severity = KG_SEV_WARNING;
-			if (by_step && majority)
-				finding_set(&f->title, "%u of %u ranks launch a different number of kernels per "
-					 "step: %s ran %u kernels in step %u where most ranks ran %u",
-					 n_odd, with, r->label, had, odd_step[first] + 1, odd_mode[first]);
-			else if (by_step)
-				finding_set(&f->title, "the ranks launch different numbers of kernels per step: "
-					 "%s ran %u kernels in step %u, %s %u",
-					 r->label, had, odd_step[first] + 1, others, odd_mode[first]);
-			else if (majority)
-				finding_set(&f->title, "%u of %u ranks launch a different number of kernels: %s "
-					 "ran %u where most ranks ran %u",
-					 n_odd, with, r->label, had, odd_mode[first]);
+			char in_step[48] = ""; /* by step: " kernels in step 3" */
+			const char *per_step = by_step ? " per step" : "";
+			if (by_step)
+				snprintf(in_step, sizeof(in_step), " kernels in step %u", odd_step[first] + 1);
+			if (majority)
+				finding_set(&f->title, "%u of %u ranks launch a different number of kernels%s: "
+					 "%s ran %u%s where most ranks ran %u",
+					 n_odd, with, per_step, r->label, had, in_step, odd_mode[first]);
 			else
-				finding_set(&f->title, "the ranks launch different numbers of kernels: %s ran "
-					 "%u, %s %u",
-					 r->label, had, others, odd_mode[first]);
+				finding_set(&f->title, "the ranks launch different numbers of kernels%s: %s ran "
+					 "%u%s, %s %u",
+					 per_step, r->label, had, in_step, others, odd_mode[first]);
 			finding_set(&f->explanation, "Ranks of a data-parallel job run the same program on the same "
 				 "shapes: a different kernel count means another code path on "
 				 "that rank (data-dependent branches, a different batch shape, "
