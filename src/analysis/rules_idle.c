@@ -7,7 +7,6 @@
 #include "analysis/rules.h"
 #include "util/format.h"
 #include "util/api_names.h"
-#include "util/cxx_name.h"
 #include "util/timemath.h"
 
 /* How much earlier than one run's steady work the --delay named starts: on the H200 one
@@ -27,18 +26,19 @@ static uint32_t gap_call(const struct kg_model *m, const struct kg_gap *gap,
 /* The call the longest gap is blamed on, as its evidence says it: "host in
  * cudaStreamSynchronize", "next launch by cudaLaunchKernel"; a launch whose call was not
  * recorded (full mode samples them) by its kernel. */
-static void gap_call_text(const struct kg_model *m, const struct kg_gap *gap,
+static void gap_call_text(const struct kg_analysis *a, const struct kg_gap *gap,
 			  enum kg_gap_cause cause, char *buf, size_t len)
 {
+	const struct kg_model *m = a->m;
 	uint32_t api = gap_call(m, gap, cause);
-	char shown[128];
+	char shown[160]; /* a kernel's name, as the other rules give it */
 	const struct kg_op *next = gap->next_op != KG_NONE ? &m->ops[gap->next_op] : NULL;
 	if (api != KG_NONE)
 		snprintf(buf, len, "%s %s", cause == KG_GAP_SYNC ? "host in" : "next launch by",
 			 api_display_name(model_text(m, m->apis[api].name), shown, sizeof(shown)));
 	else if (cause != KG_GAP_SYNC && next && *model_text(m, next->name))
 		snprintf(buf, len, "next: %s (its launch call not %s)",
-			 cxx_short_name(model_text(m, next->name), 60, shown, sizeof(shown)),
+			 rule_kernel_name(a, next->name, shown, sizeof(shown)),
 			 m->processes[m->streams[next->stream].process].launches_sampled
 				 ? "sampled"
 				 : "recorded");
@@ -153,8 +153,8 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	f->end = gm->end;
 	if (longest != KG_NONE) {
 		const struct kg_gap *gap = &gm->gaps[longest];
-		char call[200];
-		gap_call_text(m, gap, cause, call, sizeof(call));
+		char call[240];
+		gap_call_text(a, gap, cause, call, sizeof(call));
 		finding_evidence(f, gap->start, gap->end, KG_NONE, gap->next_op,
 				 "longest gap: %.3f ms at %.3f ms, %s%s", ms(gap_len(gap)),
 				 ms((double)kg_time_diff(gap->start, m->begin)), call,
