@@ -126,6 +126,14 @@ config kgantt-full-nothing "KGANTT_DEV_SKIP_KINDS=1,2,4,5,12,17,22,38 KGANTT_DEV
     "full mode without its extra activity kinds and without API callbacks"
 config kgantt-kernels-latency-hooked "KGANTT_DEV_HOOK=1" "--mode kernels --latency on" \
     "kgantt-kernels-latency with every API callback enabled and disabled again at start: does CUPTI charge calls once callbacks were on"
+config kgantt-kernels-latency-cb-runtime "KGANTT_DEV_HOOK=runtime" "--mode kernels --latency on" \
+    "kgantt-kernels-latency with one runtime API callback on, for a function the program never calls: does CUPTI charge every runtime call while any of the domain's callbacks is on"
+config kgantt-kernels-latency-cb-driver "KGANTT_DEV_HOOK=driver" "--mode kernels --latency on" \
+    "kgantt-kernels-latency with one driver API callback on, for a function the program never calls: the same for the driver's calls"
+config kgantt-full-cbonly "$NO_WINDOWS" "$BARE" \
+    "full mode with its API callbacks only: no host samples, no call stacks, no launch windows"
+config kgantt-full-nohost-nostacks "" "$BARE" \
+    "full mode with its API callbacks and launch windows: no host samples, no call stacks"
 config kgantt-kernels-latency-tid "KGANTT_DEV_TID=1" "--mode kernels --latency on" \
     "kgantt-kernels-latency with CUPTI naming threads by their kernel ids, as full mode has it"
 config kgantt-kernels-latency-host "" "--mode kernels --latency on --host-samples=100" \

@@ -36,7 +36,9 @@ void dev_ab_stop(void);
 
 /* KGANTT_DEV_HOOK=1, kernels mode only: every runtime and driver API callback enabled and
  * disabled again at start, to see whether CUPTI keeps charging each API call once its
- * callbacks were ever on (what full mode's callbacks cost even when off). */
+ * callbacks were ever on (what full mode's callbacks cost even when off). KGANTT_DEV_HOOK=runtime
+ * or driver instead leaves one callback of that domain on, for a copy the launch loop never
+ * makes: whether CUPTI charges every call of a domain while any callback of it is on. */
 void dev_hook_once(CUpti_SubscriberHandle sub);
 
 #endif

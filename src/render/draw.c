@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/page.h"
 #include "util/utf8.h"
 
 void set_rgb(cairo_t *cr, struct rgb c)
@@ -67,13 +68,10 @@ double text_fit(cairo_t *cr, double x, double y, double maxw, const char *s, str
 	char *clean = NULL, buf[600];
 	size_t n, cap = 0;
 	const char *t = utf8_clean(s, &n, &clean, &cap);
-	snprintf(buf, sizeof(buf), "%s", t ? t : "");
+	/* as the text report writes it: a recorded `python -c` command's newlines as '↵',
+	 * other control characters (no glyph: a box each) as '?' */
+	text_safe(t ? t : "", buf, sizeof(buf));
 	free(clean);
-	/* a line of the chart: a newline or a tab (a recorded `python -c` command) is a space,
-	 * other control characters have no glyph (a box each) */
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = *p == '\n' || *p == '\t' || *p == '\r' ? ' ' : '?';
 	size_t len = strlen(buf);
 	while (len > 0 && text_w(cr, buf) > maxw) {
 		do /* back to the start of a UTF-8 character */

@@ -40,7 +40,8 @@ const char *text_safe(const char *in, char *out, size_t len)
 			p += 2;
 			continue;
 		}
-		if (*p == '\n' || *p == '\t') { /* a command line's script ("python3 -c '...'") */
+		/* a command line's script ("python3 -c '...'"), perhaps written with "\r\n" */
+		if (*p == '\n' || *p == '\t' || *p == '\r') {
 			if (i + 4 > len)
 				break;
 			memcpy(out + i, *p == '\n' ? "\xe2\x86\xb5" : " ", *p == '\n' ? 3 : 1);

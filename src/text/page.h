@@ -16,8 +16,9 @@ size_t text_columns(const char *s);
 /* Bytes of s that make up its first cols columns (never splitting a UTF-8 sequence). */
 size_t text_bytes_for_columns(const char *s, size_t cols);
 /* in copied to out (len bytes) with control characters replaced: a newline by '↵', a tab
- * by a space, the rest of C0, DEL, and C1 (U+0080 to U+009F, which some terminals take as
- * escape sequences) by '?'; cut at a character boundary when it does not fit. Returns out. */
+ * and a carriage return by a space, the rest of C0, DEL, and C1 (U+0080 to U+009F, which
+ * some terminals take as escape sequences) by '?'; cut at a character boundary when it does
+ * not fit. Returns out. */
 const char *text_safe(const char *in, char *out, size_t len);
 /* Cuts s (a buffer of len bytes) in place to width columns, ending it with "…" when
  * something was cut. */

@@ -154,7 +154,8 @@ TEST(large_arrays_advised_huge)
 	free(big);
 }
 
-/* A command line's script reads as one line: newlines as '↵', tabs as spaces; the other
+/* A command line's script reads as one line: newlines as '↵', tabs and carriage returns as
+ * spaces (a script written on Windows: "\r\n" is " ↵"); the other
  * control characters (escape sequences) as '?'; cut short at a character boundary. */
 TEST(text_safe_shows_newlines_and_hides_escapes)
 {
@@ -162,6 +163,7 @@ TEST(text_safe_shows_newlines_and_hides_escapes)
 	CHECK_EQ_STR(text_safe("python3 -c 'import torch\nx = 1'", out, sizeof(out)),
 		     "python3 -c 'import torch\xe2\x86\xb5x = 1'");
 	CHECK_EQ_STR(text_safe("a\tb\x1b[31mc\x7f", out, sizeof(out)), "a b?[31mc?");
+	CHECK_EQ_STR(text_safe("x\r\ny", out, sizeof(out)), "x \xe2\x86\xb5y");
 	CHECK_EQ_STR(text_safe("ab\n", out, 5), "ab");
 	CHECK_EQ_STR(text_safe("ab\n", out, 6), "ab\xe2\x86\xb5");
 }
