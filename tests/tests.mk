@@ -4,7 +4,7 @@
 TEST_SAN   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 # Library sources the unit tests link, built again with the sanitizers.
-UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) $(ANALYSIS_SRC) src/recorder/spool.c $(VIEW_GEN) $(VIEW_JOB_GEN) $(FONT_GEN)
+UNIT_LIB   := $(UTIL_SRC) $(TRACE_SRC) $(ANALYSIS_SRC) src/recorder/spool.c src/recorder/stop_wait.c $(VIEW_GEN) $(VIEW_JOB_GEN) $(FONT_GEN)
 
 # The library is compiled once with the sanitizers, then linked into each test.
 SAN_OBJ    := $(patsubst %.c,$(BUILD)/san/%.o,$(UNIT_LIB))
@@ -43,7 +43,7 @@ REC_STACKS_SRC := src/recorder/stacks.c src/recorder/wait_places.c
 
 # The recorder's stack taker as a library of its own, for tests/unit/test_stacks.c: the
 # test's functions must not lie in the module whose frames the recorder skips.
-STACKS_TEST_SRC := $(REC_STACKS_SRC) src/recorder/launches.c src/recorder/maps.c src/recorder/pyframes.c src/recorder/spool.c \
+STACKS_TEST_SRC := $(REC_STACKS_SRC) src/recorder/launches.c src/recorder/stop_wait.c src/recorder/maps.c src/recorder/pyframes.c src/recorder/spool.c \
                    src/util/strtab.c src/util/api_names.c
 $(BUILD)/tests/libkgstacks.so: $(STACKS_TEST_SRC) $(wildcard src/recorder/*.h src/util/*.h)
 	@mkdir -p $(dir $@)

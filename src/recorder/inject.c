@@ -43,6 +43,7 @@
 #include "recorder/raw_format.h"
 #include "recorder/smlog.h"
 #include "recorder/spool.h"
+#include "recorder/stop_wait.h"
 #include "recorder/stacks.h"
 #include "recorder/wait_places.h"
 
@@ -90,6 +91,7 @@ static struct {
 	pthread_mutex_t capture_lock;
 	pthread_t flusher;
 	int flusher_started;
+	struct kg_stop_wait flusher_wait; /* the flusher's sleep, cut short at exit */
 	volatile int stopping;
 } g = {
 	.capture_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -436,18 +438,12 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 		set_capture(0, "cudaProfilerStop");
 }
 
+/* Returns at t, or at once when the program exits (at_exit joins the flusher). */
 static void sleep_until(uint64_t t)
 {
-	for (;;) {
-		uint64_t now = now_raw_ns();
-		if (now >= t || g.stopping)
-			return;
-		uint64_t d = t - now;
-		if (d > 100000000ull)
-			d = 100000000ull; /* wake up every 100 ms to notice stopping */
-		struct timespec ts = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
-		nanosleep(&ts, NULL);
-	}
+	uint64_t now = now_raw_ns();
+	if (now < t)
+		stop_wait_ns(&g.flusher_wait, t - now);
 }
 
 /* Moves completed records out of the process every flush_ms and runs the
@@ -686,6 +682,8 @@ static void at_exit(void)
 	if (!g.active || g.pid != getpid())
 		return;
 	g.stopping = 1;
+	if (g.flusher_started)
+		stop_wait_stop(&g.flusher_wait);
 	dev_ab_stop(); /* the part back on before the last records leave */
 	sync_current_context();
 	hw_stop(); /* after the sync: the last kernels' samples are complete */
@@ -1042,7 +1040,8 @@ KG_EXPORT int InitializeInjection(void)
 	}
 	pthread_atfork(NULL, NULL, atfork_child);
 	atexit(at_exit);
-	if (own_thread_start(&g.flusher, flusher_main, "kgantt-flusher") == 0)
+	if (stop_wait_init(&g.flusher_wait) == 0 &&
+	    own_thread_start(&g.flusher, flusher_main, "kgantt-flusher") == 0)
 		g.flusher_started = 1;
 	else
 		status(KG_STATUS_WARNING, "no flusher thread: records leave only at exit");

@@ -1,6 +1,7 @@
 /* Kernel launches in full mode: their callbacks on in windows (launches.h). */
 #include "recorder/launches.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "recorder/hostsample.h"
 #include "recorder/own_thread.h"
 #include "recorder/raw_format.h"
+#include "recorder/stop_wait.h"
 #include "util/api_names.h"
 #include "util/clock.h"
 
@@ -23,13 +25,16 @@ static struct {
 	uint32_t window;          /* the window open now, numbered from 1; 0 while closed */
 	CUpti_SubscriberHandle sub;
 	pthread_t thread;
-	int running, stop;
+	int running;
+	struct kg_stop_wait wait; /* the windows' sleeps, cut short at exit */
 	/* the windows' state, and KGANTT_DEV_AB holding the callbacks off over it: switched
 	 * under one lock, so that a window opening never undoes a hold */
 	pthread_mutex_t switch_lock;
 	uint32_t open;
 	int held;
-} lw = {.window = 1, .switch_lock = PTHREAD_MUTEX_INITIALIZER, .open = 1};
+	uint32_t on_ms, period_ms; /* the windows' length and period */
+} lw = {.window = 1, .switch_lock = PTHREAD_MUTEX_INITIALIZER, .open = 1,
+	.on_ms = LAUNCH_WINDOW_ON_MS, .period_ms = LAUNCH_WINDOW_PERIOD_MS};
 
 /* ------------------------------------------------------------------ which functions */
 
@@ -149,26 +154,30 @@ void launches_hold(int hold)
 	pthread_mutex_unlock(&lw.switch_lock);
 }
 
+static uint64_t ms_ns(uint32_t ms)
+{
+	return (uint64_t)ms * 1000000ull;
+}
+
 static void *window_main(void *arg)
 {
 	(void)arg;
 	if (hostsample_own_thread)
 		hostsample_own_thread();
-	while (!__atomic_load_n(&lw.stop, __ATOMIC_RELAXED)) {
-		sleep_ms(LAUNCH_WINDOW_ON_MS);
+	while (!stop_wait_ns(&lw.wait, ms_ns(lw.on_ms))) {
 		/* the program's set-up (module loading, allocation) can outlast a window: none
 		 * closes before the first launch, nor while new kernels keep appearing */
 		if (__atomic_exchange_n(&lw.new_kernel, 0, __ATOMIC_RELAXED) ||
 		    !__atomic_load_n(&lw.any_kernel, __ATOMIC_RELAXED))
 			continue;
-		if (__atomic_load_n(&lw.stop, __ATOMIC_RELAXED))
-			break;
 		uint32_t closed = __atomic_add_fetch(&lw.closings, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&lw.window, 0, __ATOMIC_RELAXED);
 		window_switch(0);
-		sleep_ms(LAUNCH_WINDOW_PERIOD_MS - LAUNCH_WINDOW_ON_MS);
+		int stopped = stop_wait_ns(&lw.wait, ms_ns(lw.period_ms - lw.on_ms));
 		window_switch(1);
 		__atomic_store_n(&lw.window, closed + 1, __ATOMIC_RELAXED);
+		if (stopped)
+			break;
 	}
 	return NULL;
 }
@@ -181,8 +190,8 @@ static void write_settings(struct kg_spool *spool, int sampled, const char *why)
 		spool_reserve(spool, KG_RAW_LAUNCH_SETTINGS, sizeof(*r));
 	if (r) {
 		r->sampled = (uint32_t)sampled;
-		r->window_on_ms = sampled ? LAUNCH_WINDOW_ON_MS : 0;
-		r->window_period_ms = sampled ? LAUNCH_WINDOW_PERIOD_MS : 0;
+		r->window_on_ms = sampled ? lw.on_ms : 0;
+		r->window_period_ms = sampled ? lw.period_ms : 0;
 		r->why_str = why_s;
 	}
 	spool_flush(spool);
@@ -197,18 +206,33 @@ static int dev_no_windows(void)
 	return v && *v == '1';
 }
 
+/* For bench/overhead.sh only (kgantt-full-win-*: whether the windows' cost follows the
+ * time they are open): KGANTT_DEV_LAUNCH_WINDOW="ON_MS,PERIOD_MS". */
+static void dev_window_times(void)
+{
+	const char *v = getenv("KGANTT_DEV_LAUNCH_WINDOW");
+	unsigned on, period;
+	if (v && sscanf(v, "%u,%u", &on, &period) == 2 && on > 0 && on < period &&
+	    period <= 60000) {
+		lw.on_ms = on;
+		lw.period_ms = period;
+	}
+}
+
 int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool)
 {
 	if (lw.running)
 		return 1;
 	lw.sub = sub;
+	dev_window_times();
 	if (dev_no_windows()) {
 		set_launch_callbacks(0); /* the API calls' and stacks' callbacks turned them on */
 		write_settings(spool, 1, "KGANTT_DEV_NO_LAUNCH_WINDOWS=1: no launch sampled");
 		return 0;
 	}
 	set_launch_callbacks(1);
-	if (own_thread_start(&lw.thread, window_main, "kgantt-windows") != 0) {
+	if (stop_wait_init(&lw.wait) != 0 ||
+	    own_thread_start(&lw.thread, window_main, "kgantt-windows") != 0) {
 		write_settings(spool, 0, "the recorder could not start its windows' thread");
 		return 0;
 	}
@@ -226,7 +250,7 @@ void launches_stop_windows(void)
 {
 	if (!lw.running)
 		return;
-	__atomic_store_n(&lw.stop, 1, __ATOMIC_RELAXED);
+	stop_wait_stop(&lw.wait);
 	pthread_join(lw.thread, NULL);
 	lw.running = 0;
 	set_launch_callbacks(1); /* launches after this (other atexit handlers) are seen */

@@ -15,8 +15,8 @@ static inline uint64_t now_raw_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Sleeps ms milliseconds, a signal notwithstanding (the recorder's threads: the launch
- * windows, KGANTT_DEV_AB). */
+/* Sleeps ms milliseconds, a signal notwithstanding (KGANTT_DEV_AB's thread; the threads
+ * the recorder joins at exit wait on recorder/stop_wait.h instead). */
 static inline void sleep_ms(unsigned ms)
 {
 	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
