@@ -140,6 +140,8 @@ config kgantt-full-win-10-1000 "KGANTT_DEV_LAUNCH_WINDOW=10,1000" "--mode full" 
     "full mode with launch windows of 10 ms in every 1000: open as long as kgantt-full-win-1-100, opened a tenth as often"
 config kgantt-full-win-first "KGANTT_DEV_LAUNCH_WINDOW=10,60000" "--mode full" \
     "full mode with its first launch window only (until no new kernel appears for 10 ms; the next would open after a minute): does closing the launch callbacks once, after launches began, cost every launch after it?"
+config kgantt-full-winflag "KGANTT_DEV_WINDOW_FLAG=1" "--mode full" \
+    "full mode with the launch callbacks never switched off: a closed window's launches passed over in the callback (does CUPTI charge the switching, or the callbacks having been on?)"
 config kgantt-kernels-latency-tid "KGANTT_DEV_TID=1" "--mode kernels --latency on" \
     "kgantt-kernels-latency with CUPTI naming threads by their kernel ids, as full mode has it"
 config kgantt-kernels-latency-host "" "--mode kernels --latency on --host-samples=100" \

@@ -3,7 +3,9 @@
 the ratio of the two runs of each round (they ran back to back, in an order rotated every
 round), then the median, the range and a 95 % interval for the median over the rounds.
 
-    bench/paired.py OVERHEAD.csv [OVERHEAD.csv ...] A/B [A/B ...]   e.g. kgantt-full/kgantt-kernels
+    bench/paired.py [--field=wall_s] OVERHEAD.csv [OVERHEAD.csv ...] A/B [A/B ...]
+        e.g. kgantt-full/kgantt-kernels; --field: the CSV's column to compare (default
+        figure, the workload's own timing; wall_s: the whole command, exit included)
 
 Several CSVs (calls on different machines or days) pool their rounds: a round pairs only
 runs of its own call, so each call's machine cancels out of its ratios. The interval is
@@ -34,25 +36,32 @@ def median_interval(xs, level=0.95):
     return best
 
 
-def read_rounds(paths):
+def read_rounds(paths, field):
     runs = defaultdict(dict)  # (call, workload, round) -> config -> figure
     order = []
     for call, path in enumerate(paths):
-        for r in csv.DictReader(open(path, encoding="utf-8")):
-            if r["status"] != "OK" or not r["figure"] or r["run"] == "prime":
+        reader = csv.DictReader(open(path, encoding="utf-8"))
+        if field not in (reader.fieldnames or []):
+            sys.exit("paired.py: %s has no column '%s' (its columns: %s)" % (
+                path, field, ", ".join(reader.fieldnames or [])))
+        for r in reader:
+            if r["status"] != "OK" or not r[field] or r["run"] == "prime":
                 continue
-            runs[(call, r["workload"], r["run"])][r["config"]] = float(r["figure"])
+            runs[(call, r["workload"], r["run"])][r["config"]] = float(r[field])
             if r["workload"] not in order:
                 order.append(r["workload"])
     return runs, order
 
 
 def main():
-    paths = [a for a in sys.argv[1:] if os.path.isfile(a)]
-    pairs = [a for a in sys.argv[1:] if a not in paths]
+    args = [a for a in sys.argv[1:] if not a.startswith("--field=")]
+    field = ([a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--field=")] or
+             ["figure"])[-1]
+    paths = [a for a in args if os.path.isfile(a)]
+    pairs = [a for a in args if a not in paths]
     if not paths or not pairs or any(p.count("/") != 1 for p in pairs):
         sys.exit(__doc__)
-    runs, order = read_rounds(paths)
+    runs, order = read_rounds(paths, field)
     print("| workload | ratio | paired median | range | 95 % interval | rounds |")
     print("|---|---|---:|---|---|---:|")
     for w in order:

@@ -425,6 +425,8 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 	if (g.launch_windows && cb->callbackSite == CUPTI_API_ENTER &&
 	    launches_is_kernel_launch(domain, cbid))
 		launches_seen(launches_key(domain, cbid, cb));
+	if (g.launch_windows && launches_outside_window(domain, cbid))
+		return;
 	if (g.api_callbacks)
 		api_calls_on_callback(domain, cbid, cb, g.capturing);
 	if (g.capturing)

@@ -33,6 +33,7 @@ static struct {
 	uint32_t open;
 	int held;
 	uint32_t on_ms, period_ms; /* the windows' length and period */
+	int by_flag; /* KGANTT_DEV_WINDOW_FLAG: callbacks left on, closed windows by a flag */
 } lw = {.window = 1, .switch_lock = PTHREAD_MUTEX_INITIALIZER, .open = 1,
 	.on_ms = LAUNCH_WINDOW_ON_MS, .period_ms = LAUNCH_WINDOW_PERIOD_MS};
 
@@ -139,7 +140,7 @@ static void window_switch(uint32_t on)
 {
 	pthread_mutex_lock(&lw.switch_lock);
 	lw.open = on;
-	if (!lw.held)
+	if (!lw.held && !lw.by_flag)
 		set_launch_callbacks(on);
 	pthread_mutex_unlock(&lw.switch_lock);
 }
@@ -206,10 +207,14 @@ static int dev_no_windows(void)
 	return v && *v == '1';
 }
 
-/* For bench/overhead.sh only (kgantt-full-win-*: whether the windows' cost follows the
- * time they are open): KGANTT_DEV_LAUNCH_WINDOW="ON_MS,PERIOD_MS". */
+/* For bench/overhead.sh only: KGANTT_DEV_LAUNCH_WINDOW="ON_MS,PERIOD_MS" (kgantt-full-win-*:
+ * whether the windows' cost follows the time they are open), KGANTT_DEV_WINDOW_FLAG=1
+ * (kgantt-full-winflag: the launch callbacks never switched off, a closed window's launches
+ * passed over in the callback: whether CUPTI charges the switching). */
 static void dev_window_times(void)
 {
+	const char *flag = getenv("KGANTT_DEV_WINDOW_FLAG");
+	lw.by_flag = flag && *flag == '1';
 	const char *v = getenv("KGANTT_DEV_LAUNCH_WINDOW");
 	unsigned on, period;
 	if (v && sscanf(v, "%u,%u", &on, &period) == 2 && on > 0 && on < period &&
@@ -254,6 +259,12 @@ void launches_stop_windows(void)
 	pthread_join(lw.thread, NULL);
 	lw.running = 0;
 	set_launch_callbacks(1); /* launches after this (other atexit handlers) are seen */
+}
+
+int launches_outside_window(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	return lw.by_flag && launches_is_kernel_launch(domain, cbid) &&
+	       __atomic_load_n(&lw.window, __ATOMIC_RELAXED) == 0;
 }
 
 uint32_t launches_window(void)

@@ -49,6 +49,9 @@ void launches_stop_windows(void);
 /* The window open now, numbered from 1 (the first opens at start); 0 while the launch
  * callbacks are closed; 1 throughout when windows do not run (every launch recorded). */
 uint32_t launches_window(void);
+/* KGANTT_DEV_WINDOW_FLAG=1 only (measurement): 1 for a kernel launch's callback while the
+ * windows are closed, which the callback then passes over (the callbacks stay on). */
+int launches_outside_window(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 /* Counts the windows the launch callbacks were closed: a call that entered before a
  * close may never see its exit (api_calls.c). */
 uint32_t launches_closings(void);

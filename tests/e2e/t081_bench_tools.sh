@@ -88,6 +88,21 @@ got = subprocess.run([sys.executable, "bench/paired.py", os.path.join(w, "a.csv"
 want = "| loop | full / kernels | 1.15× | 1.10–1.20 | 1.10–1.20 | 6 |"
 assert want in got, got
 print("ok: paired.py pools 6 rounds of two calls:", want)
+# --field compares another column (the whole command's wall-clock: 2.0 s against 1.6 s
+# in every round), and a column the CSV lacks is an error naming it
+with open(os.path.join(w, "c.csv"), "w") as out:
+    out.write("run,workload,config,status,figure,wall_s\n")
+    for r in (1, 2, 3, 4, 5, 6):
+        out.write("%d,loop,kernels,OK,10,1.6\n%d,loop,full,OK,11,2.0\n" % (r, r))
+got = subprocess.run([sys.executable, "bench/paired.py", "--field=wall_s",
+                      os.path.join(w, "c.csv"), "full/kernels"],
+                     capture_output=True, text=True, check=True).stdout
+want = "| loop | full / kernels | 1.25× | 1.25–1.25 | 1.25–1.25 | 6 |"
+assert want in got, got
+bad = subprocess.run([sys.executable, "bench/paired.py", "--field=exit_s",
+                      os.path.join(w, "c.csv"), "full/kernels"], capture_output=True, text=True)
+assert bad.returncode != 0 and "no column 'exit_s'" in bad.stderr, bad
+print("ok: paired.py --field=wall_s:", want)
 db = sqlite3.connect(os.path.join(w, "ab.kgt"))
 db.executescript("CREATE TABLE kernels (process, correlation, queued, graph);"
                  "CREATE TABLE api_calls (process, correlation, start, end);")

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Issue 26: the launch windows cost the launch loop 1.06-1.08x its floor, whether open 10 ms
+# or 1 ms in every 100 (docs/results/floor-parts-h100.md): every launch pays once the launch
+# callbacks were switched on and off. Which of these does CUPTI charge:
+#  - one closing after launches began (the first window only: the next a minute away)?
+#  - the switching (the callbacks left on, a closed window's launches passed over in the
+#    callback, KGANTT_DEV_WINDOW_FLAG=1)?
+#  - the callbacks having been on at all (--all-launches: on for good)?
+# And the exit's wall-clock, which waited out the windows' and the flusher's sleep before
+# recorder/stop_wait.h (up to 90 + 100 ms).
+#   tests/gpu/window_switch.sh OUTDIR [SECONDS]      OUTDIR/overhead.csv, paired.md, wall.md
+set -u
+out=${1:?usage: window_switch.sh OUTDIR [SECONDS]}
+export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+mkdir -p "$out"
+floor=kgantt-kernels-latency
+PRIME=0 bench/overhead.sh -n 1000 -t "${2:-300}" -o "$out" -w launch_loop \
+	-c $floor,kgantt-full,kgantt-full-win-first,kgantt-full-winflag,kgantt-full-all-launches,kgantt-full-nowindows \
+	> "$out/overhead.log" 2>&1
+pairs=(kgantt-full/$floor kgantt-full-win-first/$floor kgantt-full-winflag/$floor
+	kgantt-full-all-launches/$floor kgantt-full-nowindows/$floor
+	kgantt-full/kgantt-full-winflag kgantt-full/kgantt-full-all-launches)
+python3 bench/paired.py "$out/overhead.csv" "${pairs[@]}" > "$out/paired.md" 2>&1
+python3 bench/paired.py --field=wall_s "$out/overhead.csv" "${pairs[@]}" > "$out/wall.md" 2>&1
