@@ -8,9 +8,11 @@
 #  - the callbacks having been on at all (--all-launches: on for good)?
 # And the exit's wall-clock, which waited out the windows' and the flusher's sleep before
 # recorder/stop_wait.h (up to 90 + 100 ms).
-#   tests/gpu/window_switch.sh OUTDIR [SECONDS]      OUTDIR/overhead.csv, paired.md, wall.md
+# TINY_S, when given, runs tiny PyTorch ops for that long after it (the floor, full mode,
+# the callbacks left on, every launch) into OUTDIR/tiny/.
+#   tests/gpu/window_switch.sh OUTDIR [LOOP_S [TINY_S]]   OUTDIR/{overhead.csv,paired.md,wall.md}
 set -u
-out=${1:?usage: window_switch.sh OUTDIR [SECONDS]}
+out=${1:?usage: window_switch.sh OUTDIR [LOOP_S [TINY_S]]}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 mkdir -p "$out"
 floor=kgantt-kernels-latency
@@ -22,3 +24,8 @@ pairs=(kgantt-full/$floor kgantt-full-win-first/$floor kgantt-full-winflag/$floo
 	kgantt-full/kgantt-full-winflag kgantt-full/kgantt-full-all-launches)
 python3 bench/paired.py "$out/overhead.csv" "${pairs[@]}" > "$out/paired.md" 2>&1
 python3 bench/paired.py --field=wall_s "$out/overhead.csv" "${pairs[@]}" > "$out/wall.md" 2>&1
+[ -n "${3:-}" ] || exit 0
+PRIME=0 bench/overhead.sh -n 1000 -t "$3" -o "$out/tiny" -w torch_tiny \
+	-c $floor,kgantt-full,kgantt-full-winflag,kgantt-full-all-launches > "$out/tiny.log" 2>&1
+python3 bench/paired.py "$out/tiny/overhead.csv" kgantt-full/$floor kgantt-full-winflag/$floor \
+	kgantt-full-all-launches/$floor kgantt-full/kgantt-full-winflag > "$out/tiny/paired.md" 2>&1
