@@ -40,6 +40,7 @@
 #include "recorder/safe_read.h"
 #include "recorder/say.h"
 #include "recorder/stacks.h"
+#include "recorder/stop_wait.h"
 #include "util/clock.h"
 #include "util/stack_flags.h"
 
@@ -160,6 +161,7 @@ static struct {
 	pthread_t thread;
 	int thread_started;
 	_Atomic int stop;
+	struct kg_stop_wait wait; /* the sampler's sleep between ticks, cut short at exit */
 	uint32_t scan_no;
 	uint32_t next_number;
 	uint32_t slots_used;           /* slots below this have been used: the ticks' walk */
@@ -1342,8 +1344,8 @@ static void *sampler_main(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &now_mono);
 		if (now_mono.tv_sec > next.tv_sec + 1) /* far behind (a stopped process): catch up */
 			next = now_mono;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-			;
+		if (stop_wait_until(&hs.wait, &next))
+			break;
 		uint64_t now = now_raw_ns();
 		take_ring();
 		if (now >= next_scan && !hs.taken_over) {
@@ -1610,7 +1612,9 @@ int hostsample_start(const struct kg_host_config *cfg, struct kg_spool *spool,
 		hs.started = 1;
 		atomic_store(&hs.active, 1);
 		/* a fault on it goes to on_fault (caught in pyframes_threads) */
-		int rc = own_thread_start(&hs.thread, sampler_main, "kgantt-sampler");
+		int rc = stop_wait_init(&hs.wait) != 0
+				 ? -1
+				 : own_thread_start(&hs.thread, sampler_main, "kgantt-sampler");
 		if (rc == 0) {
 			hs.thread_started = 1;
 		} else {
@@ -1635,8 +1639,10 @@ void hostsample_stop(struct kg_spool *spool)
 	if (!hs.started || hs.pid != getpid())
 		return;
 	atomic_store(&hs.stop, 1);
-	if (hs.thread_started)
+	if (hs.thread_started) {
+		stop_wait_stop(&hs.wait);
 		pthread_join(hs.thread, NULL);
+	}
 	hs.thread_started = 0;
 	stop_all_timers();
 	atomic_store(&hs.active, 0);

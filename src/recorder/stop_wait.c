@@ -19,6 +19,17 @@ int stop_wait_init(struct kg_stop_wait *w)
 	return rc == 0 ? 0 : -1;
 }
 
+int stop_wait_until(struct kg_stop_wait *w, const struct timespec *at)
+{
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop) /* a spurious wake-up goes back to sleep until the same moment */
+		if (pthread_cond_timedwait(&w->cond, &w->lock, at) == ETIMEDOUT)
+			break;
+	int stopped = w->stop;
+	pthread_mutex_unlock(&w->lock);
+	return stopped;
+}
+
 int stop_wait_ns(struct kg_stop_wait *w, uint64_t ns)
 {
 	struct timespec until;
@@ -26,13 +37,7 @@ int stop_wait_ns(struct kg_stop_wait *w, uint64_t ns)
 	uint64_t nsec = (uint64_t)until.tv_nsec + ns % 1000000000ull;
 	until.tv_sec += (time_t)(ns / 1000000000ull + nsec / 1000000000ull);
 	until.tv_nsec = (long)(nsec % 1000000000ull);
-	pthread_mutex_lock(&w->lock);
-	while (!w->stop) /* a spurious wake-up goes back to sleep until the same moment */
-		if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT)
-			break;
-	int stopped = w->stop;
-	pthread_mutex_unlock(&w->lock);
-	return stopped;
+	return stop_wait_until(w, &until);
 }
 
 void stop_wait_stop(struct kg_stop_wait *w)

@@ -169,6 +169,22 @@ TEST(hostsample_off_writes_nothing)
 	remove_dir();
 }
 
+/* The program's exit does not wait out the sampler's period: at one sample a second
+ * (--host-samples=1) the stop waited for the tick a second after the start (980 ms here)
+ * before recorder/stop_wait.h. */
+TEST(hostsample_stop_does_not_wait_for_the_next_tick)
+{
+	open_spool();
+	struct kg_host_config cfg = {.hz = 1, .max_native = 64};
+	CHECK_EQ_INT(hostsample_start(&cfg, &spool, NULL), 0);
+	sleep_ms(20);
+	uint64_t t0 = now_raw_ns();
+	hostsample_stop(&spool);
+	CHECK(now_raw_ns() - t0 < 400000000ull);
+	close_spool();
+	remove_dir();
+}
+
 /* A forked child: the parent's sampler is not its own, and nothing waits. */
 TEST(hostsample_fork_child_is_quiet)
 {
