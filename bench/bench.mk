@@ -35,7 +35,7 @@ $(BENCH_OUT)/libcupti_raw.so: bench/cupti_raw.c bench/bench.mk
 .PHONY: bench-parts
 bench-parts: $(BENCH_OUT)/recorder_parts
 bench-build: $(BENCH_OUT)/recorder_parts
-RECORDER_PARTS_SRC := src/recorder/api_calls.c src/recorder/launches.c src/recorder/stop_wait.c src/recorder/convert.c src/recorder/sync_calls.c src/recorder/spool.c \
+RECORDER_PARTS_SRC := src/recorder/api_calls.c $(REC_LAUNCHES_SRC) src/recorder/convert.c src/recorder/sync_calls.c src/recorder/spool.c \
                       src/util/strtab.c src/util/api_names.c
 $(BENCH_OUT)/recorder_parts: bench/recorder_parts.c $(RECORDER_PARTS_SRC) bench/bench.mk \
                              $(wildcard src/recorder/*.h)

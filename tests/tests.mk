@@ -43,7 +43,7 @@ REC_STACKS_SRC := src/recorder/stacks.c src/recorder/wait_places.c
 
 # The recorder's stack taker as a library of its own, for tests/unit/test_stacks.c: the
 # test's functions must not lie in the module whose frames the recorder skips.
-STACKS_TEST_SRC := $(REC_STACKS_SRC) src/recorder/launches.c src/recorder/stop_wait.c src/recorder/maps.c src/recorder/pyframes.c src/recorder/spool.c \
+STACKS_TEST_SRC := $(REC_STACKS_SRC) $(REC_LAUNCHES_SRC) src/recorder/maps.c src/recorder/pyframes.c src/recorder/spool.c \
                    src/util/strtab.c src/util/api_names.c
 $(BUILD)/tests/libkgstacks.so: $(STACKS_TEST_SRC) $(wildcard src/recorder/*.h src/util/*.h)
 	@mkdir -p $(dir $@)
@@ -92,7 +92,7 @@ $(BUILD)/tests/test_api_filter: tests/unit/test_api_filter.c tests/unit/harness.
 
 # The recorder's API calls from callbacks (tests/unit/test_api_calls.c): api_calls.c and
 # convert.c built into the test with the sanitizers; the test plays CUPTI's callbacks.
-API_CALLS_TEST_SRC := src/recorder/api_calls.c src/recorder/convert.c src/recorder/launches.c \
+API_CALLS_TEST_SRC := src/recorder/api_calls.c src/recorder/convert.c $(REC_LAUNCHES_SRC) \
                       src/recorder/sync_calls.c
 $(BUILD)/tests/test_api_calls: tests/unit/test_api_calls.c tests/unit/harness.h $(SAN_LIB) \
                                $(API_CALLS_TEST_SRC) $(wildcard src/recorder/*.h)
@@ -128,8 +128,8 @@ test-build: pyprobe
 # Python programs by tests/py/test_hostsample.py (tests/e2e/t092_host_samples.sh runs it).
 # Built from the recorder's own objects, as the injected library is.
 HOSTSHIM   := $(BUILD)/tests/py/host_shim.so
-HOSTSHIM_OBJ := $(REC_STACKS_SRC:%.c=$(BUILD)/pic/%.o) \
-                $(addprefix $(BUILD)/pic/src/,recorder/hostsample.o recorder/launches.o recorder/maps.o \
+HOSTSHIM_OBJ := $(REC_STACKS_SRC:%.c=$(BUILD)/pic/%.o) $(REC_LAUNCHES_SRC:%.c=$(BUILD)/pic/%.o) \
+                $(addprefix $(BUILD)/pic/src/,recorder/hostsample.o recorder/maps.o \
                 recorder/pyframes.o recorder/spool.o util/strtab.o util/api_names.o)
 $(HOSTSHIM): tests/py/host_shim.c $(HOSTSHIM_OBJ)
 	@mkdir -p $(dir $@)
@@ -142,7 +142,7 @@ test-build: hostshim
 
 # The host sampler in the test itself (tests/unit/test_hostsample.c): hostsample.c and the
 # stack tables built into the test with the sanitizers, the test's own thread sampled.
-HOST_TEST_SRC := src/recorder/hostsample.c $(REC_STACKS_SRC) src/recorder/launches.c src/recorder/pyframes.c src/recorder/maps.c
+HOST_TEST_SRC := src/recorder/hostsample.c $(REC_STACKS_SRC) $(REC_LAUNCHES_SRC) src/recorder/pyframes.c src/recorder/maps.c
 $(BUILD)/tests/test_hostsample: tests/unit/test_hostsample.c tests/unit/harness.h tests/unit/import_spools.h $(SAN_LIB) \
                                 $(HOST_TEST_SRC) $(wildcard src/recorder/*.h)
 	@mkdir -p $(dir $@)
