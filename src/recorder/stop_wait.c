@@ -1,7 +1,6 @@
 /* A sleep that stopping cuts short (stop_wait.h). */
 #include "recorder/stop_wait.h"
 
-#include <errno.h>
 #include <time.h>
 
 int stop_wait_init(struct kg_stop_wait *w)
@@ -22,8 +21,10 @@ int stop_wait_init(struct kg_stop_wait *w)
 int stop_wait_until(struct kg_stop_wait *w, const struct timespec *at)
 {
 	pthread_mutex_lock(&w->lock);
-	while (!w->stop) /* a spurious wake-up goes back to sleep until the same moment */
-		if (pthread_cond_timedwait(&w->cond, &w->lock, at) == ETIMEDOUT)
+	/* a spurious wake-up (0) goes back to sleep until the same moment; the time reached,
+	 * or a time the wait refuses (EINVAL), ends it */
+	while (!w->stop)
+		if (pthread_cond_timedwait(&w->cond, &w->lock, at) != 0)
 			break;
 	int stopped = w->stop;
 	pthread_mutex_unlock(&w->lock);

@@ -47,3 +47,12 @@ TEST(stopping_wakes_a_sleeper_at_once_and_later_waits_return_at_once)
 	CHECK(now_raw_ns() - t0 < 1000000000ull);
 	CHECK_EQ_INT(stop_wait_stopped(&wait_10s), 1);
 }
+
+/* A deadline the wait refuses (nanoseconds out of range) returns, rather than spinning. */
+TEST(a_refused_deadline_returns)
+{
+	struct kg_stop_wait w;
+	CHECK_EQ_INT(stop_wait_init(&w), 0);
+	struct timespec bad = {.tv_sec = 0, .tv_nsec = 2000000000L};
+	CHECK_EQ_INT(stop_wait_until(&w, &bad), 0);
+}
