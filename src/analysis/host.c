@@ -1077,12 +1077,23 @@ static const char *cause_fix_more(int cause, uint32_t paths)
 	return "";
 }
 
+/* The leaf piece_in tallies CUPTI's overhead records to: measured time, not sampled. */
+static int tracer_records_node(const struct host_ctx *c, uint32_t node)
+{
+	const struct kg_host_node *n = &c->t->nodes[node];
+	return c->m->tracer_name && n->parent == KG_NONE && n->kind == KG_HOST_NODE_CALL &&
+	       n->name == c->m->tracer_name;
+}
+
 /* A finding's shares from its leaves (f->host holds them as {node: leaf, ns} on entry):
  * its activities, the causes, the fix. */
 static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_finding *f,
 			  double *acc)
 {
 	const struct kg_host_table *t = c->t;
+	for (uint32_t i = 0; i < f->n_host; i++) /* the leaves, before they are grouped */
+		if (tracer_records_node(c, f->host[i].node))
+			f->host_tracer_records_ns += f->host[i].ns;
 	f->n_host = group_activities(c, k, f->host, f->n_host, acc, f->host_cause_ns);
 	if (finding_host_few_samples(f))
 		return 0; /* the rule's fix stays: a few samples say no cause */

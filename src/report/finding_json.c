@@ -143,6 +143,7 @@ static void json_host(struct jw *w, const struct kg_analysis *a, const struct kg
 	kv_gain(w, "not_seen_ns", f->host_unseen_ns);
 	kv_int(w, "samples", f->host_samples);
 	kv_bool(w, "too_few_samples", finding_host_few_samples(f));
+	kv_gain(w, "tracer_records_ns", f->host_tracer_records_ns);
 	kv_str(w, "cause", f->host_cause >= 0 ? host_cause_id((unsigned)f->host_cause) : NULL);
 	host_causes_json(w, f->host_cause_ns, f->gain_ns);
 	j_key(w, "activities");
