@@ -8,20 +8,19 @@
 #    or marks: full mode with none of them, without copies/memsets/peer copies, without NVTX,
 #    without overhead records (docs/results/process-cost-h100.md: enabling them once cost
 #    the process 10 %, and which one is still open).
+# Run on an H100 on 2026-12-06: docs/results/floor-parts-h100.md.
 #   tests/gpu/floor_parts.sh OUTDIR [SECONDS]      OUTDIR/overhead.csv, paired.md, clock.txt
 set -u
 out=${1:?usage: floor_parts.sh OUTDIR [SECONDS]}
-export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 mkdir -p "$out"
 { cat /sys/devices/system/clocksource/clocksource0/current_clocksource
-  build/bench/recorder_parts 2>&1 | grep -i clock; } > "$out/clock.txt" 2>&1
-PRIME=0 bench/overhead.sh -n 1000 -t "${2:-300}" -o "$out" -w launch_loop \
-	-c kgantt-kernels,kgantt-kernels-latency,kgantt-kernels-latency-notscb,kgantt-full,kgantt-full-notscb,cupti-raw-latency,cupti-raw-latency-tscb,kgantt-full-nokinds,kgantt-full-nocopies,kgantt-full-nonvtx,kgantt-full-nooverhead \
-	> "$out/overhead.log" 2>&1
-python3 bench/paired.py "$out/overhead.csv" kgantt-kernels-latency/kgantt-kernels-latency-notscb \
-	kgantt-full/kgantt-full-notscb cupti-raw-latency-tscb/cupti-raw-latency \
-	kgantt-kernels-latency-notscb/kgantt-kernels kgantt-full-notscb/kgantt-kernels \
-	kgantt-full/kgantt-kernels kgantt-full/kgantt-kernels-latency \
-	kgantt-full-nokinds/kgantt-kernels-latency kgantt-full/kgantt-full-nokinds \
+  LD_LIBRARY_PATH=$PWD/build/devlib build/bench/recorder_parts 2>&1 | grep -i clock; } > "$out/clock.txt" 2>&1
+floor=kgantt-kernels-latency
+tests/gpu/rounds.sh "$out" "${2:-300}" launch_loop \
+	kgantt-kernels,$floor,$floor-notscb,kgantt-full,kgantt-full-notscb,cupti-raw-latency,cupti-raw-latency-tscb,kgantt-full-nokinds,kgantt-full-nocopies,kgantt-full-nonvtx,kgantt-full-nooverhead \
+	$floor/$floor-notscb kgantt-full/kgantt-full-notscb cupti-raw-latency-tscb/cupti-raw-latency \
+	$floor-notscb/kgantt-kernels kgantt-full-notscb/kgantt-kernels \
+	kgantt-full/kgantt-kernels kgantt-full/$floor \
+	kgantt-full-nokinds/$floor kgantt-full/kgantt-full-nokinds \
 	kgantt-full/kgantt-full-nocopies kgantt-full/kgantt-full-nonvtx \
-	kgantt-full/kgantt-full-nooverhead > "$out/paired.md" 2>&1
+	kgantt-full/kgantt-full-nooverhead

@@ -7,11 +7,8 @@
 #   tests/gpu/order_bias.sh OUTDIR [SECONDS]      OUTDIR/overhead.csv, paired.md, predecessor.md
 set -u
 out=${1:?usage: order_bias.sh OUTDIR [SECONDS]}
-export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-mkdir -p "$out"
-ORDER=shuffle PRIME=0 bench/overhead.sh -n 1000 -t "${2:-280}" -o "$out" -w launch_loop \
-	-c untraced,kgantt-kernels,kgantt-kernels-latency,kgantt-full > "$out/overhead.log" 2>&1
-python3 bench/paired.py "$out/overhead.csv" kgantt-full/kgantt-kernels \
-	kgantt-full/kgantt-kernels-latency kgantt-kernels-latency/kgantt-kernels \
-	kgantt-full/untraced kgantt-kernels/untraced > "$out/paired.md" 2>&1
+tests/gpu/rounds.sh "$out" "${2:-280}" launch_loop \
+	untraced,kgantt-kernels,kgantt-kernels-latency,kgantt-full \
+	kgantt-full/kgantt-kernels kgantt-full/kgantt-kernels-latency \
+	kgantt-kernels-latency/kgantt-kernels kgantt-full/untraced kgantt-kernels/untraced
 python3 tests/tools/predecessor.py "$out/overhead.csv" > "$out/predecessor.md" 2>&1

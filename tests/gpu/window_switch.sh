@@ -13,19 +13,14 @@
 #   tests/gpu/window_switch.sh OUTDIR [LOOP_S [TINY_S]]   OUTDIR/{overhead.csv,paired.md,wall.md}
 set -u
 out=${1:?usage: window_switch.sh OUTDIR [LOOP_S [TINY_S]]}
-export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-mkdir -p "$out"
 floor=kgantt-kernels-latency
-PRIME=0 bench/overhead.sh -n 1000 -t "${2:-300}" -o "$out" -w launch_loop \
-	-c $floor,kgantt-full,kgantt-full-win-first,kgantt-full-winflag,kgantt-full-all-launches,kgantt-full-nowindows \
-	> "$out/overhead.log" 2>&1
-pairs=(kgantt-full/$floor kgantt-full-win-first/$floor kgantt-full-winflag/$floor
-	kgantt-full-all-launches/$floor kgantt-full-nowindows/$floor
-	kgantt-full/kgantt-full-winflag kgantt-full/kgantt-full-all-launches)
-python3 bench/paired.py "$out/overhead.csv" "${pairs[@]}" > "$out/paired.md" 2>&1
-python3 bench/paired.py --field=wall_s "$out/overhead.csv" "${pairs[@]}" > "$out/wall.md" 2>&1
+tests/gpu/rounds.sh "$out" "${2:-300}" launch_loop \
+	$floor,kgantt-full,kgantt-full-win-first,kgantt-full-winflag,kgantt-full-all-launches,kgantt-full-nowindows \
+	kgantt-full/$floor kgantt-full-win-first/$floor kgantt-full-winflag/$floor \
+	kgantt-full-all-launches/$floor kgantt-full-nowindows/$floor \
+	kgantt-full/kgantt-full-winflag kgantt-full/kgantt-full-all-launches
 [ -n "${3:-}" ] || exit 0
-PRIME=0 bench/overhead.sh -n 1000 -t "$3" -o "$out/tiny" -w torch_tiny \
-	-c $floor,kgantt-full,kgantt-full-winflag,kgantt-full-all-launches > "$out/tiny.log" 2>&1
-python3 bench/paired.py "$out/tiny/overhead.csv" kgantt-full/$floor kgantt-full-winflag/$floor \
-	kgantt-full-all-launches/$floor kgantt-full/kgantt-full-winflag > "$out/tiny/paired.md" 2>&1
+tests/gpu/rounds.sh "$out/tiny" "$3" torch_tiny \
+	$floor,kgantt-full,kgantt-full-winflag,kgantt-full-all-launches \
+	kgantt-full/$floor kgantt-full-winflag/$floor kgantt-full-all-launches/$floor \
+	kgantt-full/kgantt-full-winflag
