@@ -211,7 +211,7 @@ static int dev_no_windows(void)
  * whether the windows' cost follows the time they are open), KGANTT_DEV_WINDOW_FLAG=1
  * (kgantt-full-winflag: the launch callbacks never switched off, a closed window's launches
  * passed over in the callback: whether CUPTI charges the switching). */
-static void dev_window_times(void)
+static void dev_window_settings(void)
 {
 	const char *flag = getenv("KGANTT_DEV_WINDOW_FLAG");
 	lw.by_flag = flag && *flag == '1';
@@ -229,7 +229,7 @@ int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool)
 	if (lw.running)
 		return 1;
 	lw.sub = sub;
-	dev_window_times();
+	dev_window_settings();
 	if (dev_no_windows()) {
 		set_launch_callbacks(0); /* the API calls' and stacks' callbacks turned them on */
 		write_settings(spool, 1, "KGANTT_DEV_NO_LAUNCH_WINDOWS=1: no launch sampled");
