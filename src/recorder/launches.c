@@ -217,6 +217,8 @@ static void dev_window_settings(void)
 	lw.by_flag = flag && *flag == '1';
 	const char *v = getenv("KGANTT_DEV_LAUNCH_WINDOW");
 	unsigned on, period;
+	lw.on_ms = LAUNCH_WINDOW_ON_MS;
+	lw.period_ms = LAUNCH_WINDOW_PERIOD_MS;
 	if (v && sscanf(v, "%u,%u", &on, &period) == 2 && on > 0 && on < period &&
 	    period <= 60000) {
 		lw.on_ms = on;

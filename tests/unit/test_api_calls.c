@@ -442,3 +442,46 @@ TEST(activity_records_convert_field_by_field)
 	unlink(path);
 	rmdir(dir);
 }
+
+static void launch_settings(const struct kg_raw_hdr *h, void *ctx)
+{
+	if (h->type == KG_RAW_LAUNCH_SETTINGS)
+		*(struct kg_raw_launch_settings *)ctx = *(const struct kg_raw_launch_settings *)h;
+}
+
+/* The measurement switches tests/gpu/window_switch.sh runs (bench/overhead.sh's
+ * kgantt-full-win-first and kgantt-full-winflag): the first window only, its next a minute
+ * away, written as such in the trace and stopped at once at exit (its first run took 60 s);
+ * with the flag, a closed window passes a launch over, not a copy. */
+TEST(the_windows_measurement_switches_do_what_they_say)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	launches_init();
+	setenv("KGANTT_DEV_LAUNCH_WINDOW", "10,60000", 1);
+	setenv("KGANTT_DEV_WINDOW_FLAG", "1", 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, &spool), 1);
+	const CUpti_CallbackDomain RT = CUPTI_CB_DOMAIN_RUNTIME_API;
+	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), 0);
+	uint32_t closed = launches_closings();
+	launches_seen(0x5678);
+	for (int i = 0; i < 100 && launches_closings() == closed; i++)
+		sleep_ms(5);
+	CHECK(launches_closings() != closed);
+	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), 1);
+	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020), 0);
+	uint64_t t0 = now_raw_ns();
+	launches_stop_windows();
+	CHECK(now_raw_ns() - t0 < 1000000000ull);
+	unsetenv("KGANTT_DEV_LAUNCH_WINDOW");
+	unsetenv("KGANTT_DEV_WINDOW_FLAG");
+	api_calls_stop();
+	spool_close(&spool);
+	struct kg_raw_launch_settings ls = {0};
+	each_record(path, launch_settings, &ls);
+	CHECK_EQ_INT(ls.sampled, 1);
+	CHECK_EQ_INT(ls.window_on_ms, 10);
+	CHECK_EQ_INT(ls.window_period_ms, 60000);
+	unlink(path);
+	rmdir(dir);
+}
