@@ -160,7 +160,6 @@ static struct {
 
 	pthread_t thread;
 	int thread_started;
-	_Atomic int stop;
 	struct kg_stop_wait wait; /* the sampler's sleep between ticks, cut short at exit */
 	uint32_t scan_no;
 	uint32_t next_number;
@@ -1338,7 +1337,7 @@ static void *sampler_main(void *arg)
 	uint64_t period = 1000000000ull / hs.hz, next_scan = 0;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!atomic_load(&hs.stop)) {
+	for (;;) {
 		next.tv_nsec += (long)period;
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
@@ -1642,7 +1641,6 @@ void hostsample_stop(struct kg_spool *spool)
 {
 	if (!hs.started || hs.pid != getpid())
 		return;
-	atomic_store(&hs.stop, 1);
 	if (hs.thread_started) {
 		stop_wait_stop(&hs.wait);
 		pthread_join(hs.thread, NULL);

@@ -92,7 +92,6 @@ static struct {
 	pthread_t flusher;
 	int flusher_started;
 	struct kg_stop_wait flusher_wait; /* the flusher's sleep, cut short at exit */
-	volatile int stopping;
 } g = {
 	.capture_lock = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -440,12 +439,11 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 		set_capture(0, "cudaProfilerStop");
 }
 
-/* Returns at t, or at once when the program exits (at_exit joins the flusher). */
-static void sleep_until(uint64_t t)
+/* Returns at t, or at once when the program exits (at_exit joins the flusher): 1 then. */
+static int sleep_until(uint64_t t)
 {
 	uint64_t now = now_raw_ns();
-	if (now < t)
-		stop_wait_ns(&g.flusher_wait, t - now);
+	return stop_wait_ns(&g.flusher_wait, now < t ? t - now : 0);
 }
 
 /* Moves completed records out of the process every flush_ms and runs the
@@ -459,14 +457,13 @@ static void *flusher_main(void *arg)
 	int stopped = 0;
 	hostsample_own_thread();
 
-	while (!g.stopping) {
+	for (;;) {
 		uint64_t next = now_raw_ns() + (uint64_t)g.flush_ms * 1000000ull;
 		if (!started && on_at < next)
 			next = on_at;
 		if (!stopped && off_at < next)
 			next = off_at;
-		sleep_until(next);
-		if (g.stopping)
+		if (sleep_until(next))
 			break;
 		uint64_t now = now_raw_ns();
 		if (window && !started && now >= on_at) {
@@ -683,7 +680,6 @@ static void at_exit(void)
 {
 	if (!g.active || g.pid != getpid())
 		return;
-	g.stopping = 1;
 	if (g.flusher_started)
 		stop_wait_stop(&g.flusher_wait);
 	dev_ab_stop(); /* the part back on before the last records leave */

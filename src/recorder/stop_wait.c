@@ -48,11 +48,3 @@ void stop_wait_stop(struct kg_stop_wait *w)
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 }
-
-int stop_wait_stopped(struct kg_stop_wait *w)
-{
-	pthread_mutex_lock(&w->lock);
-	int stopped = w->stop;
-	pthread_mutex_unlock(&w->lock);
-	return stopped;
-}

@@ -42,10 +42,12 @@ const char *text_safe(const char *in, char *out, size_t len)
 		}
 		/* a command line's script ("python3 -c '...'"), perhaps written with "\r\n" */
 		if (*p == '\n' || *p == '\t' || *p == '\r') {
-			if (i + 4 > len)
+			const char *as = *p == '\n' ? "\xe2\x86\xb5" : " "; /* '↵' */
+			size_t n = strlen(as);
+			if (i + 4 > len) /* room for '↵' and the end, whichever it is */
 				break;
-			memcpy(out + i, *p == '\n' ? "\xe2\x86\xb5" : " ", *p == '\n' ? 3 : 1);
-			i += *p == '\n' ? 3 : 1;
+			memcpy(out + i, as, n);
+			i += n;
 			p++;
 			continue;
 		}

@@ -27,7 +27,7 @@ TEST(a_wait_lasts_its_time_when_nothing_stops_it)
 	uint64_t t0 = now_raw_ns();
 	CHECK_EQ_INT(stop_wait_ns(&w, 20000000ull), 0);
 	CHECK(now_raw_ns() - t0 >= 20000000ull);
-	CHECK_EQ_INT(stop_wait_stopped(&w), 0);
+	CHECK_EQ_INT(stop_wait_ns(&w, 0), 0); /* not stopped */
 }
 
 TEST(stopping_wakes_a_sleeper_at_once_and_later_waits_return_at_once)
@@ -45,7 +45,7 @@ TEST(stopping_wakes_a_sleeper_at_once_and_later_waits_return_at_once)
 	t0 = now_raw_ns();
 	CHECK_EQ_INT(stop_wait_ns(&wait_10s, 10ull * 1000000000ull), 1);
 	CHECK(now_raw_ns() - t0 < 1000000000ull);
-	CHECK_EQ_INT(stop_wait_stopped(&wait_10s), 1);
+	CHECK_EQ_INT(stop_wait_ns(&wait_10s, 0), 1);
 }
 
 /* A deadline the wait refuses (nanoseconds out of range) returns, rather than spinning. */
