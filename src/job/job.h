@@ -15,6 +15,7 @@
 #ifndef KGANTT_JOB_H
 #define KGANTT_JOB_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -147,6 +148,14 @@ struct kg_rank {
 static inline int64_t rank_comm_exposed(const struct kg_rank *r)
 {
 	return kg_time_span(r->comm_busy, r->comm_overlapped);
+}
+
+/* Adds to the gain of its findings, kept from 0 (a summary's total can be less than
+ * its parts: rounding, a damaged or hand-made summary) to the longest recording (what a
+ * hostile rank's total may already be, and what findings that overlap can add up past). */
+static inline void rank_add_findings_gain(struct kg_rank *r, double delta)
+{
+	r->findings_gain = fmin(KG_JOB_MAX_NS, fmax(0, r->findings_gain + delta));
 }
 
 /* Its steady work, steady_begin to steady_end (what its lane's bins cover, and what the

@@ -345,9 +345,7 @@ static void exposed_less_wait(const struct kg_job *j, struct kg_rank *r)
 		/* the share and threshold are of the rank's trace's steady span, as before */
 		double span = f->gain_pct > 0 ? f->gain_ns * 100 / f->gain_pct
 					       : (double)rank_steady_span(r);
-		/* at least 0: a summary's total can be less than its parts (rounding, a damaged
-		 * or hand-made summary) */
-		r->findings_gain = fmax(0, r->findings_gain + gain - f->gain_ns);
+		rank_add_findings_gain(r, gain - f->gain_ns);
 		f->gain_ns = gain;
 		f->gain_pct = span > 0 ? 100 * gain / span : 0;
 		f->severity = severity_of_share(&j->cfg, f->gain_pct);

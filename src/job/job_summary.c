@@ -593,7 +593,7 @@ static int own_findings(struct kg_rank *r, const struct kg_analysis *a, uint32_t
 		if (f->gpu != g && !(f->gpu == KG_NONE && a->n_gpus == 1))
 			continue;
 		r->n_findings++;
-		r->findings_gain += f->gain_ns;
+		rank_add_findings_gain(r, f->gain_ns);
 		if (r->n_top >= KG_JOB_FINDINGS)
 			continue;
 		struct kg_finding *t = &r->top[r->n_top];

@@ -71,7 +71,7 @@ for t in "$@"; do
 		passed=$((passed + 1))
 	else
 		echo "$t: FAILED (exit $rc) after ${took} s: $log"
-		grep -E -m 3 'ERROR: |runtime error|SUMMARY|Test unit written|fuzz_[a-z]+: ' "$log" |
+		grep -E -m 4 'ERROR: |runtime error|SUMMARY|Test unit written|^fuzz_[a-z_]+: ' "$log" |
 			sed 's/^/    /'
 		failed=$((failed + 1))
 	fi
