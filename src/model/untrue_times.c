@@ -262,7 +262,9 @@ static void filter_ranges(struct kg_model *m, const struct untrue_body *b,
 
 /* A process's start or end that cannot be true (a reader that takes them from the host
  * events it kept took them from the records left out too; a kgantt trace's processes
- * table holds what the file says) becomes unknown. */
+ * table holds what the file says) becomes unknown; so does a clock offset at a limit of
+ * int64 (a saturated sum, never a clock's: the job's matching of ranks by wall-clock
+ * would take it). */
 static void mend_processes(struct kg_model *m, const struct untrue_body *b)
 {
 	for (uint32_t i = 0; i < m->n_processes; i++) {
@@ -271,6 +273,8 @@ static void mend_processes(struct kg_model *m, const struct untrue_body *b)
 			p->start = KG_NO_TIME;
 		if (is_limit(p->end) || judge_time(b, p->end) >= 0)
 			p->end = KG_NO_TIME;
+		if (is_limit(p->realtime_offset))
+			p->realtime_offset = KG_NO_TIME;
 	}
 }
 

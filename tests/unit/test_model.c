@@ -448,6 +448,7 @@ TEST(untrue_times_of_processes_and_queues)
 	uint32_t s = one_stream(&m);
 	m.processes[0].start = T0 - 1000;
 	m.processes[0].end = INT64_MAX;
+	m.processes[0].realtime_offset = INT64_MAX; /* 1.8e24 in SQL, read saturated (fuzz_job) */
 	uint32_t thread = model_thread_index(&m, 0, 1);
 	for (int i = 0; i < 4; i++) {
 		struct kg_op *o = op_at(&m, s, KG_OP_KERNEL, T0 + 1000 * i, T0 + 1000 * i + 500, "k");
@@ -470,6 +471,7 @@ TEST(untrue_times_of_processes_and_queues)
 	CHECK_EQ_INT(m.n_notes, 0);
 	CHECK_EQ_INT(m.processes[0].start, T0 - 1000);
 	CHECK_EQ_INT(m.processes[0].end, KG_NO_TIME);
+	CHECK_EQ_INT(m.processes[0].realtime_offset, KG_NO_TIME);
 	CHECK_EQ_INT(m.ops[4].start, T0 + 5000);
 	CHECK_EQ_INT(m.ops[4].queued, KG_NO_TIME);
 	CHECK_EQ_INT(m.ops[4].submitted, T0 + 4990);
