@@ -748,9 +748,13 @@ static int canonical_threads(struct kg_model *m, uint32_t **map)
 	return rc;
 }
 
-/* Widens [*begin, *end] to take in [start, end] (KG_NO_TIME: unknown). */
+/* Widens [*begin, *end] to take in [start, end] (KG_NO_TIME: unknown). A record whose end
+ * is unknown (a call the source lost the end of) reaches its start at least: else a trace
+ * of such calls days apart had no span to be refused for. */
 static void widen(int64_t *begin, int64_t *end, int64_t start, int64_t stop)
 {
+	if (stop == KG_NO_TIME)
+		stop = start;
 	if (start != KG_NO_TIME && (*begin == KG_NO_TIME || start < *begin))
 		*begin = start;
 	if (stop != KG_NO_TIME && (*end == KG_NO_TIME || stop > *end))

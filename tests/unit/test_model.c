@@ -512,6 +512,42 @@ TEST(untrue_times_one_record_far_from_few)
 	model_free(&m);
 }
 
+/* Records that rules 1, 2 and 5 leave out place no body: with their other ends (near
+ * -INT64_MAX) in the sample, the body reached everything and kept a kernel and calls 1e19
+ * ns apart; exported and read again without them, the kernel went and the trace was
+ * refused (fuzz_analysis: "the exported trace does not load"). */
+TEST(untrue_times_records_left_out_place_no_body)
+{
+	struct kg_model m;
+	uint32_t s = one_stream(&m);
+	for (int i = 0; i < 5; i++)
+		op_at(&m, s, KG_OP_KERNEL, -INT64_MAX + 1000, INT64_MAX, "k");
+	op_at(&m, s, KG_OP_KERNEL, -4611686018427387807LL, -4611686018427386807LL, "k");
+	api_at(&m, 8446744073709550806LL, 8446744073709550806LL);
+	api_at(&m, INT64_MAX - 1, INT64_MAX - 1);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_INT64_LIMIT], 5);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_KERNEL][KG_UNTRUE_NEGATIVE], 1);
+	CHECK_EQ_INT(m.n_ops, 0);
+	CHECK_EQ_INT(m.n_apis, 2);
+	model_free(&m);
+}
+
+/* Calls whose ends the source lost reach their starts: without, two such calls 29 years
+ * apart gave the trace no end, and it was read instead of refused (fuzz_analysis). */
+TEST(span_of_calls_without_end)
+{
+	struct kg_model m;
+	one_stream(&m);
+	api_at(&m, 46000, KG_NO_TIME);
+	api_at(&m, 922337203854775000LL, KG_NO_TIME);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.n_apis, 2);
+	CHECK_EQ_INT(m.begin, 46000);
+	CHECK_EQ_INT(m.end, 922337203854775000LL);
+	model_free(&m);
+}
+
 TEST(untrue_times_longer_than_any_recording)
 {
 	struct kg_model m;
