@@ -70,7 +70,9 @@ for t in "$@"; do
 		echo "$t: ok, ${took} s, ${execs:-?} execs (${rate:-?}/s), corpus ${corp:-?}, peak RSS ${rss:-?} MB"
 		passed=$((passed + 1))
 	else
-		echo "$t: FAILED (exit $rc) after ${took} s: $log"
+		# the seed, to run it again the same way: $bin -seed=N over the same seeds
+		seed=$(sed -n 's/^INFO: Seed: *//p' "$log" | head -1)
+		echo "$t: FAILED (exit $rc) after ${took} s, seed ${seed:-?}: $log"
 		grep -E -m 4 'ERROR: |runtime error|SUMMARY|Test unit written|^fuzz_[a-z_]+: ' "$log" |
 			sed 's/^/    /'
 		failed=$((failed + 1))
