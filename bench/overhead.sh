@@ -142,6 +142,12 @@ config kgantt-full-win-first "KGANTT_DEV_LAUNCH_WINDOW=10,60000" "--mode full" \
     "full mode with its first launch window only (until no new kernel appears for 10 ms; the next would open after a minute): does closing the launch callbacks once, after launches began, cost every launch after it?"
 config kgantt-full-winflag "KGANTT_DEV_WINDOW_FLAG=1" "--mode full" \
     "full mode with the launch callbacks never switched off: a closed window's launches passed over in the callback (does CUPTI charge the switching, or the callbacks having been on?)"
+config kgantt-full-win-runtime "KGANTT_DEV_LAUNCH_DOMAINS=runtime" "--mode full" \
+    "full mode whose windows switch the runtime's launch callbacks only, the driver's never on: which domain's launch callbacks CUPTI charges a runtime launch for"
+config kgantt-full-win-driver "KGANTT_DEV_LAUNCH_DOMAINS=driver" "--mode full" \
+    "full mode whose windows switch the driver's launch callbacks only, the runtime's never on"
+config kgantt-full-winflag-runtime "KGANTT_DEV_WINDOW_FLAG=1 KGANTT_DEV_LAUNCH_DOMAINS=runtime" "--mode full" \
+    "kgantt-full-winflag with the runtime's launch callbacks only"
 config kgantt-kernels-latency-tid "KGANTT_DEV_TID=1" "--mode kernels --latency on" \
     "kgantt-kernels-latency with CUPTI naming threads by their kernel ids, as full mode has it"
 config kgantt-kernels-latency-host "" "--mode kernels --latency on --host-samples=100" \

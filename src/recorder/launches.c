@@ -14,6 +14,8 @@
 #include "util/clock.h"
 
 #define SEEN_KEYS 4096 /* kernels told apart; more are all "seen" (the window then closes) */
+#define DOMAIN_RUNTIME 1u
+#define DOMAIN_DRIVER 2u
 
 static struct {
 	uint8_t runtime_launch[CUPTI_RUNTIME_TRACE_CBID_SIZE];
@@ -34,8 +36,10 @@ static struct {
 	int held;
 	uint32_t on_ms, period_ms; /* the windows' length and period */
 	int by_flag; /* KGANTT_DEV_WINDOW_FLAG: callbacks left on, closed windows by a flag */
+	uint32_t domains; /* whose launch callbacks the windows switch on: DOMAIN_* bits */
 } lw = {.window = 1, .switch_lock = PTHREAD_MUTEX_INITIALIZER, .open = 1,
-	.on_ms = LAUNCH_WINDOW_ON_MS, .period_ms = LAUNCH_WINDOW_PERIOD_MS};
+	.on_ms = LAUNCH_WINDOW_ON_MS, .period_ms = LAUNCH_WINDOW_PERIOD_MS,
+	.domains = DOMAIN_RUNTIME | DOMAIN_DRIVER};
 
 /* ------------------------------------------------------------------ which functions */
 
@@ -126,14 +130,18 @@ void launches_seen(uintptr_t key)
 
 /* ------------------------------------------------------------------ windows */
 
+/* A domain left out of lw.domains (KGANTT_DEV_LAUNCH_DOMAINS) has its launch callbacks
+ * switched off whenever the others are switched. */
 static void set_launch_callbacks(uint32_t on)
 {
+	uint32_t runtime_on = on && (lw.domains & DOMAIN_RUNTIME);
+	uint32_t driver_on = on && (lw.domains & DOMAIN_DRIVER);
 	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
 		if (lw.runtime_launch[cbid])
-			cuptiEnableCallback(on, lw.sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+			cuptiEnableCallback(runtime_on, lw.sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
 	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
 		if (lw.driver_launch[cbid])
-			cuptiEnableCallback(on, lw.sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+			cuptiEnableCallback(driver_on, lw.sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 }
 
 static void window_switch(uint32_t on)
@@ -210,11 +218,18 @@ static int dev_no_windows(void)
 /* For bench/overhead.sh only: KGANTT_DEV_LAUNCH_WINDOW="ON_MS,PERIOD_MS" (kgantt-full-win-*:
  * whether the windows' cost follows the time they are open), KGANTT_DEV_WINDOW_FLAG=1
  * (kgantt-full-winflag: the launch callbacks never switched off, a closed window's launches
- * passed over in the callback: whether CUPTI charges the switching). */
+ * passed over in the callback: whether CUPTI charges the switching),
+ * KGANTT_DEV_LAUNCH_DOMAINS=runtime|driver (kgantt-full-win-runtime, -driver: the launch
+ * callbacks of that domain only, the other's never on: which one CUPTI charges a runtime
+ * launch for, since the runtime's launch calls the driver's). */
 static void dev_window_settings(void)
 {
 	const char *flag = getenv("KGANTT_DEV_WINDOW_FLAG");
 	lw.by_flag = flag && *flag == '1';
+	const char *domains = getenv("KGANTT_DEV_LAUNCH_DOMAINS");
+	lw.domains = domains && !strcmp(domains, "runtime") ? DOMAIN_RUNTIME
+		     : domains && !strcmp(domains, "driver") ? DOMAIN_DRIVER
+							      : DOMAIN_RUNTIME | DOMAIN_DRIVER;
 	const char *v = getenv("KGANTT_DEV_LAUNCH_WINDOW");
 	unsigned on, period;
 	lw.on_ms = LAUNCH_WINDOW_ON_MS;

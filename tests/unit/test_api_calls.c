@@ -24,6 +24,21 @@
 
 static uint32_t calls_per_thread = CALLS;
 
+/* CUPTI's switch, played: the last state each launch callback was switched to (the test's
+ * definition is the one recorder/launches.c links to, before libcupti's). */
+static uint8_t runtime_cb_on[CUPTI_RUNTIME_TRACE_CBID_SIZE], driver_cb_on[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
+					 CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	(void)subscriber;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+		runtime_cb_on[cbid] = enable != 0;
+	else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+		driver_cb_on[cbid] = enable != 0;
+	return CUPTI_SUCCESS;
+}
+
 static struct kg_spool spool;
 static struct kg_convert conv;
 
@@ -482,6 +497,38 @@ TEST(the_windows_measurement_switches_do_what_they_say)
 	CHECK_EQ_INT(ls.sampled, 1);
 	CHECK_EQ_INT(ls.window_on_ms, 10);
 	CHECK_EQ_INT(ls.window_period_ms, 60000);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* KGANTT_DEV_LAUNCH_DOMAINS=runtime (window_switch.sh's kgantt-full-win-runtime): the
+ * windows switch the runtime's launch callbacks and leave the driver's off throughout, also
+ * where the API calls' callbacks had switched every callback on. */
+TEST(the_launch_domains_switch_leaves_the_other_domain_off)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	launches_init();
+	const CUpti_CallbackId rt_launch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+	const CUpti_CallbackId drv_launch = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+	driver_cb_on[drv_launch] = 1; /* as the API calls' callbacks left it */
+	setenv("KGANTT_DEV_LAUNCH_DOMAINS", "runtime", 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, &spool), 1);
+	CHECK_EQ_INT(runtime_cb_on[rt_launch], 1);
+	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
+	uint32_t closed = launches_closings();
+	launches_seen(0x9abc);
+	for (int i = 0; i < 100 && launches_closings() == closed; i++)
+		sleep_ms(5);
+	CHECK(launches_closings() != closed);
+	CHECK_EQ_INT(runtime_cb_on[rt_launch], 0);
+	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
+	launches_stop_windows();
+	CHECK_EQ_INT(runtime_cb_on[rt_launch], 1);
+	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
+	unsetenv("KGANTT_DEV_LAUNCH_DOMAINS");
+	api_calls_stop();
+	spool_close(&spool);
 	unlink(path);
 	rmdir(dir);
 }
