@@ -1236,7 +1236,7 @@ int import_spool_dir(struct kg_import *im, const char *dir, int *nfiles)
 		n++;
 	}
 	closedir(d);
-	if (!rc)
+	if (!rc && n) /* no spool file: names is NULL, which qsort may not be given */
 		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = import_spool_file(im, names[i]);
