@@ -25,8 +25,14 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/harness.h tests/unit/impor
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(SAN_LIB) \
 	    $(TOOL_LIBS)
 
-.PHONY: unit-tests e2e-tests gpu-tests test-build
-test-build: all $(UNIT_TESTS)
+.PHONY: unit-tests e2e-tests gpu-tests test-build san-tool
+test-build: all $(UNIT_TESTS) san-tool
+
+# kgantt again with the sanitizers, for the end-to-end tests of others' and malformed input
+# (tests/run-all.sh): a build of its own, which its own make keeps up to date.
+san-tool:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san-tool SAN="$(TEST_SAN)" OPT="-O1 -g" \
+	    $(BUILD)/san-tool/kgantt
 
 unit-tests: $(UNIT_TESTS)
 	@tests/run-unit.sh $(UNIT_TESTS)
