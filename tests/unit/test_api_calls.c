@@ -513,6 +513,8 @@ TEST(the_launch_domains_switch_leaves_the_other_domain_off)
 	const CUpti_CallbackId drv_launch = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
 	driver_cb_on[drv_launch] = 1; /* as the API calls' callbacks left it */
 	setenv("KGANTT_DEV_LAUNCH_DOMAINS", "runtime", 1);
+	setenv("KGANTT_DEV_LAUNCH_WINDOW", "10,60000", 1); /* closed until the stop, however late
+							     * this thread looks */
 	CHECK_EQ_INT(launches_start_windows(NULL, &spool), 1);
 	CHECK_EQ_INT(runtime_cb_on[rt_launch], 1);
 	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
@@ -527,6 +529,7 @@ TEST(the_launch_domains_switch_leaves_the_other_domain_off)
 	CHECK_EQ_INT(runtime_cb_on[rt_launch], 1);
 	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
 	unsetenv("KGANTT_DEV_LAUNCH_DOMAINS");
+	unsetenv("KGANTT_DEV_LAUNCH_WINDOW");
 	api_calls_stop();
 	spool_close(&spool);
 	unlink(path);
