@@ -44,7 +44,7 @@ def median_or_dash(v):
     return f"{statistics.median(v):.0f}" if v else "-"
 
 
-def spacing(kgantt, path, slice_ms):
+def spacing(kgantt, path, slice_ms, shown):
     kernels = sorted(rows(kgantt, path, "kernels"), key=lambda r: int(r["start"]))
     sampled = {r["correlation"] for r in rows(kgantt, path, "api_calls") if r["correlation"]}
     starts = [int(r["start"]) for r in kernels]
@@ -55,7 +55,7 @@ def spacing(kgantt, path, slice_ms):
         at = slices.setdefault((starts[i] - starts[0]) // (slice_ms * 1000000), ([], [0]))
         at[0].append(gap)
         at[1][0] += was_sampled
-    print(f"{path}: {len(kernels)} kernels, gap median {median_or_dash(inside + outside)} ns; "
+    print(f"{shown}: {len(kernels)} kernels, gap median {median_or_dash(inside + outside)} ns; "
           f"launch sampled {median_or_dash(inside)} ns ({len(inside)}), "
           f"not sampled {median_or_dash(outside)} ns ({len(outside)})")
     print("  by slice, ms from the first kernel: median gap ns / launches sampled")
@@ -71,7 +71,7 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for t in a.traces:
-            spacing(a.kgantt, plain(t, tmp), a.slice_ms)
+            spacing(a.kgantt, plain(t, tmp), a.slice_ms, t)
 
 
 if __name__ == "__main__":
