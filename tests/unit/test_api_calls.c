@@ -243,6 +243,15 @@ static void call_site(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32
 	api_calls_on_callback(domain, cbid, &cb, 1);
 }
 
+/* Waits (half a second at most) for the windows' thread to close a window after the
+ * closed-th closing, and checks that it did. */
+static void await_closing(uint32_t closed)
+{
+	for (int i = 0; i < 100 && launches_closings() == closed; i++)
+		sleep_ms(5);
+	CHECK(launches_closings() != closed);
+}
+
 /* Kernel launches' callbacks go off and on with the windows (recorder/launches.h), so a
  * launch can lose its exit (the window closed inside the call) or its entry (it opened
  * inside). The lost exit must not leave the thread "inside a runtime call", dropping its
@@ -257,10 +266,7 @@ static void *straddling_thread(void *arg)
 	CHECK_EQ_INT((int)launches_closings(), 0);
 	launches_seen(0x1234);
 	call_site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 11, CUPTI_API_ENTER, &a);
-	uint32_t closed = launches_closings();
-	for (int i = 0; i < 100 && launches_closings() == closed; i++)
-		sleep_ms(5); /* the window closes: the launch's exit never comes */
-	CHECK(launches_closings() != closed);
+	await_closing(launches_closings()); /* the launch's exit never comes */
 	/* the program's own driver copy, after that launch */
 	call_site(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 12, CUPTI_API_ENTER, &b);
 	call_site(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, 12, CUPTI_API_EXIT, &b);
@@ -274,10 +280,7 @@ static void *straddling_thread(void *arg)
 	uint64_t d = 0, e = 0;
 	call_site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 14, CUPTI_API_ENTER, &d);
 	call_site(DRV, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 15, CUPTI_API_ENTER, &e);
-	closed = launches_closings();
-	for (int i = 0; i < 100 && launches_closings() == closed; i++)
-		sleep_ms(5);
-	CHECK(launches_closings() != closed);
+	await_closing(launches_closings());
 	call_site(DRV, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, 15, CUPTI_API_EXIT, &e);
 	call_site(RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 14, CUPTI_API_EXIT, &d);
 	return NULL;
@@ -480,9 +483,7 @@ TEST(the_windows_measurement_switches_do_what_they_say)
 	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), 0);
 	uint32_t closed = launches_closings();
 	launches_seen(0x5678);
-	for (int i = 0; i < 100 && launches_closings() == closed; i++)
-		sleep_ms(5);
-	CHECK(launches_closings() != closed);
+	await_closing(closed);
 	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), 1);
 	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020), 0);
 	uint64_t t0 = now_raw_ns();
@@ -520,9 +521,7 @@ TEST(the_launch_domains_switch_leaves_the_other_domain_off)
 	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
 	uint32_t closed = launches_closings();
 	launches_seen(0x9abc);
-	for (int i = 0; i < 100 && launches_closings() == closed; i++)
-		sleep_ms(5);
-	CHECK(launches_closings() != closed);
+	await_closing(closed);
 	CHECK_EQ_INT(runtime_cb_on[rt_launch], 0);
 	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
 	launches_stop_windows();
