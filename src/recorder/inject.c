@@ -421,10 +421,7 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 		return;
 	if (g.hw_interval_ns && cb->callbackSite == CUPTI_API_EXIT)
 		hw_on_api_exit(cb->context);
-	if (g.launch_windows && cb->callbackSite == CUPTI_API_ENTER &&
-	    launches_is_kernel_launch(domain, cbid))
-		launches_seen(launches_key(domain, cbid, cb));
-	if (g.launch_windows && launches_outside_window(domain, cbid))
+	if (g.launch_windows && launches_pass_over(domain, cbid, cb))
 		return;
 	if (g.api_callbacks)
 		api_calls_on_callback(domain, cbid, cb, g.capturing);

@@ -34,6 +34,7 @@ static struct {
 	pthread_mutex_t switch_lock;
 	uint32_t open;
 	int held;
+	uint32_t holds; /* holds begun: a launch's exit may have been lost in one */
 	uint32_t on_ms, period_ms; /* the windows' length and period */
 	int by_flag; /* KGANTT_DEV_WINDOW_FLAG: callbacks left on, closed windows by a flag */
 	uint32_t domains; /* whose launch callbacks the windows switch on: DOMAIN_* bits */
@@ -106,26 +107,27 @@ uintptr_t launches_key(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 
 /* Open addressing without deletion: a key once in stays; a full neighbourhood counts as
  * seen, so that a program of more than SEEN_KEYS kernels still gets its windows closed. */
-void launches_seen(uintptr_t key)
+int launches_seen(uintptr_t key)
 {
 	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
 	for (uint32_t i = 0; i < 8; i++) {
 		uintptr_t *slot = &lw.seen[((h >> 40) + i) & (SEEN_KEYS - 1)];
 		uintptr_t k = __atomic_load_n(slot, __ATOMIC_RELAXED);
 		if (k == key)
-			return;
+			return 0;
 		if (k == 0) {
 			uintptr_t zero = 0;
 			if (__atomic_compare_exchange_n(slot, &zero, key, 0, __ATOMIC_RELAXED,
 							__ATOMIC_RELAXED)) {
 				__atomic_store_n(&lw.new_kernel, 1, __ATOMIC_RELAXED);
 				__atomic_store_n(&lw.any_kernel, 1, __ATOMIC_RELAXED);
-				return;
+				return 1;
 			}
 			if (zero == key)
-				return;
+				return 0;
 		}
 	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ windows */
@@ -159,6 +161,8 @@ void launches_hold(int hold)
 		return;
 	pthread_mutex_lock(&lw.switch_lock);
 	lw.held = hold;
+	if (hold)
+		__atomic_add_fetch(&lw.holds, 1, __ATOMIC_RELAXED);
 	set_launch_callbacks(hold ? 0 : lw.open);
 	pthread_mutex_unlock(&lw.switch_lock);
 }
@@ -278,10 +282,37 @@ void launches_stop_windows(void)
 	set_launch_callbacks(1); /* launches after this (other atexit handlers) are seen */
 }
 
-int launches_outside_window(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+/* Launch calls this thread is inside that are recorded although no window was open (their
+ * kernel was new, or they run inside such a call): their exits are recorded too. Valid
+ * while lw.holds is what it was at the first of them: a hold (KGANTT_DEV_AB) switches the
+ * callbacks off and may lose an exit. */
+static __thread uint32_t forced_depth, forced_holds;
+
+int launches_pass_over(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		       const CUpti_CallbackData *cb)
 {
-	return lw.by_flag && launches_is_kernel_launch(domain, cbid) &&
-	       __atomic_load_n(&lw.window, __ATOMIC_RELAXED) == 0;
+	if (!launches_is_kernel_launch(domain, cbid))
+		return 0;
+	int enter = cb->callbackSite == CUPTI_API_ENTER;
+	int fresh = enter && launches_seen(launches_key(domain, cbid, cb));
+	if (!lw.by_flag)
+		return 0; /* the callbacks are off outside the windows: nothing to pass over */
+	uint32_t holds = __atomic_load_n(&lw.holds, __ATOMIC_RELAXED);
+	if (forced_depth && forced_holds != holds)
+		forced_depth = 0;
+	int outside = __atomic_load_n(&lw.window, __ATOMIC_RELAXED) == 0;
+	if (!enter) {
+		if (!forced_depth)
+			return outside;
+		forced_depth--;
+		return 0;
+	}
+	if (forced_depth || (outside && fresh)) {
+		if (!forced_depth++)
+			forced_holds = holds;
+		return 0;
+	}
+	return outside;
 }
 
 uint32_t launches_window(void)

@@ -36,9 +36,18 @@ int launches_is_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
  * it, else the symbol name CUPTI hands the callback. */
 uintptr_t launches_key(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		       const CUpti_CallbackData *cb);
-/* From the API callback at a kernel launch's entry, while windows run: a kernel not seen
- * before keeps the window open. */
-void launches_seen(uintptr_t key);
+/* A kernel launch's key seen (launches_pass_over calls it at each launch's entry): a kernel
+ * not seen before keeps the window open. 1 when the key is new. */
+int launches_seen(uintptr_t key);
+/* From every API callback while windows run: 1 when the callback is a kernel launch's that
+ * the windows leave out, to be passed over. Only with the windows by flag
+ * (KGANTT_DEV_WINDOW_FLAG=1), where the launch callbacks stay on: a launch of a kernel never
+ * seen before is then recorded even outside a window (its first launch may be the only
+ * one of its call site: a warm-up's, after a compilation the window closed in), with its
+ * exit and the launch calls inside it. Switched, the callbacks are off outside windows and
+ * this is 0; it notes the kernel either way. */
+int launches_pass_over(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+		       const CUpti_CallbackData *cb);
 /* Starts the windows' thread; writes the launch settings record either way (sampled, or
  * every launch when the thread cannot start). 1 when windows run. */
 int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool);
@@ -52,9 +61,6 @@ void launches_stop_windows(void);
 /* The window open now, numbered from 1 (the first opens at start); 0 while the launch
  * callbacks are closed; 1 throughout when windows do not run (every launch recorded). */
 uint32_t launches_window(void);
-/* KGANTT_DEV_WINDOW_FLAG=1 only (measurement): 1 for a kernel launch's callback while the
- * windows are closed, which the callback then passes over (the callbacks stay on). */
-int launches_outside_window(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 /* Counts the windows the launch callbacks were closed: a call that entered before a
  * close may never see its exit (api_calls.c). */
 uint32_t launches_closings(void);

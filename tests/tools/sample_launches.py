@@ -14,7 +14,7 @@ allocation; no other call. Then the original is the truth of where every launch
 was made, and the comparison measures all the sampling at once.
 
     sample_launches.py IN.kgt OUT.kgt [--on-ms 10] [--period-ms 100] [--stack-every 64]
-                       [--stack-key place|shape|kernel] [--seed 0]
+                       [--stack-key place|shape|kernel] [--seed 0] [--new-kernels]
 
 IN may be compacted (it is exported to rows with `kgantt export -f sqlite`, KGANTT or
 build/kgantt); OUT is a rows trace that kgantt reads. Prints what was kept."""
@@ -56,7 +56,8 @@ def waits_mode_stacks(db, proc, every, phase, key_by, wins):
         if launch or (("Memset" in fn or "memset" in fn) and "Async" in fn):
             window = window_at(wins, t)
             prev = before.get(stream)
-            prev = prev[1] if key_by != "kernel" and prev and prev[0] == window else None
+            prev = prev[1] if key_by != "kernel" and prev and window is not None and \
+                prev[0] == window else None
             shape = fn
             if launch:
                 shape = (kernel, tuple(dims)) if key_by == "shape" else kernel
@@ -106,6 +107,28 @@ def windows(launches, on, period, shift):
     return out
 
 
+# the calls that hand out a kernel's handle: the launch after one is of a handle the
+# recorder never saw (its key), whatever the kernel's name
+GET_KERNEL = re.compile(r"^(cuLibraryGetKernel|cuModuleGetFunction|cudaGetFuncBySymbol)")
+
+
+def first_launches(calls):
+    """The launches the recorder sees as a new kernel's (launches_pass_over): the first of
+    each kernel name, and the first launch after a call that handed out a kernel's handle
+    (cuDNN's run-time compiled engines: a library loaded, its kernel got and launched, per
+    shape; the trace has no handle, so the name alone would call the second engine seen)."""
+    seen, out, handed = set(), set(), False
+    for i, t, fn, kernel, corr in calls:
+        if GET_KERNEL.search(fn):
+            handed = True
+        elif LAUNCH.search(fn) and not NOT_A_KERNEL.search(fn):
+            if kernel not in seen or handed:
+                out.add(i)
+            seen.add(kernel)
+            handed = False
+    return out
+
+
 def window_at(wins, t):
     """The number of the window open at t, None when none was."""
     k = bisect.bisect_right(wins, (t, float("inf"), 0)) - 1
@@ -126,6 +149,9 @@ def main():
                          "sampler's count")
     ap.add_argument("--stack-key", choices=("place", "shape", "kernel"), default="place",
                     help="what the stack sampler counts launches by (src/recorder/stacks.c)")
+    ap.add_argument("--new-kernels", action="store_true",
+                    help="keep a kernel's first launch outside the windows too (the windows "
+                         "by flag, src/recorder/launches.h: launches_pass_over)")
     a = ap.parse_args()
     kgantt = os.environ.get("KGANTT", "build/kgantt")
     subprocess.run([kgantt, "export", "-q", "-f", "sqlite", "-o", a.dst, a.src], check=True)
@@ -147,7 +173,10 @@ def main():
         if not launches:
             continue
         wins = windows(launches, on, period, a.seed * 1e6)
-        drop = [x[0] for x in launches if window_at(wins, x[1]) is None]
+        first = set()
+        if a.new_kernels:
+            first = first_launches(calls)
+        drop = [x[0] for x in launches if window_at(wins, x[1]) is None and x[0] not in first]
         db.executemany("DELETE FROM api_calls WHERE id = ?", [(i,) for i in drop])
         db.execute("DELETE FROM api_stacks WHERE process = ? AND correlation NOT IN "
                    "(SELECT correlation FROM api_calls WHERE process = ?)", (proc, proc))

@@ -467,10 +467,21 @@ static void launch_settings(const struct kg_raw_hdr *h, void *ctx)
 		*(struct kg_raw_launch_settings *)ctx = *(const struct kg_raw_launch_settings *)h;
 }
 
+/* Whether launches_pass_over passes a launch's callback over: the kernel is the first
+ * parameter of cudaLaunchKernel and cuLaunchKernel (launches_key). */
+static int passed_over(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uintptr_t kernel,
+		       CUpti_ApiCallbackSite site)
+{
+	const void *params[1] = {(const void *)kernel};
+	CUpti_CallbackData cb = {.callbackSite = site, .functionParams = params};
+	return launches_pass_over(domain, cbid, &cb);
+}
+
 /* The measurement switches tests/gpu/window_switch.sh runs (bench/overhead.sh's
  * kgantt-full-win-first and kgantt-full-winflag): the first window only, its next a minute
  * away, written as such in the trace and stopped at once at exit (its first run took 60 s);
- * with the flag, a closed window passes a launch over, not a copy. */
+ * with the flag, a closed window passes a launch over, not a copy, and not a new kernel's
+ * launch, whose exit and inner driver launch are then recorded too, and nothing after it. */
 TEST(the_windows_measurement_switches_do_what_they_say)
 {
 	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
@@ -479,13 +490,24 @@ TEST(the_windows_measurement_switches_do_what_they_say)
 	setenv("KGANTT_DEV_LAUNCH_WINDOW", "10,60000", 1);
 	setenv("KGANTT_DEV_WINDOW_FLAG", "1", 1);
 	CHECK_EQ_INT(launches_start_windows(NULL, &spool), 1);
-	const CUpti_CallbackDomain RT = CUPTI_CB_DOMAIN_RUNTIME_API;
-	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), 0);
+	const CUpti_CallbackDomain RT = CUPTI_CB_DOMAIN_RUNTIME_API, DRV = CUPTI_CB_DOMAIN_DRIVER_API;
+	const CUpti_CallbackId launch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+	const CUpti_CallbackId drv_launch = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
 	uint32_t closed = launches_closings();
-	launches_seen(0x5678);
+	CHECK_EQ_INT(passed_over(RT, launch, 0x5678, CUPTI_API_ENTER), 0);
+	CHECK_EQ_INT(passed_over(RT, launch, 0x5678, CUPTI_API_EXIT), 0);
 	await_closing(closed);
-	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000), 1);
-	CHECK_EQ_INT(launches_outside_window(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020), 0);
+	CHECK_EQ_INT(passed_over(RT, launch, 0x5678, CUPTI_API_ENTER), 1);
+	CHECK_EQ_INT(passed_over(RT, launch, 0x5678, CUPTI_API_EXIT), 1);
+	CHECK_EQ_INT(passed_over(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, 0, CUPTI_API_ENTER), 0);
+	/* a kernel never seen, around its driver launch (a kernel seen: 0x5678) */
+	CHECK_EQ_INT(passed_over(RT, launch, 0x9999, CUPTI_API_ENTER), 0);
+	CHECK_EQ_INT(passed_over(DRV, drv_launch, 0x5678, CUPTI_API_ENTER), 0);
+	CHECK_EQ_INT(passed_over(DRV, drv_launch, 0x5678, CUPTI_API_EXIT), 0);
+	CHECK_EQ_INT(passed_over(RT, launch, 0x9999, CUPTI_API_EXIT), 0);
+	CHECK_EQ_INT(passed_over(RT, launch, 0x9999, CUPTI_API_ENTER), 1);
+	CHECK_EQ_INT(passed_over(RT, launch, 0x9999, CUPTI_API_EXIT), 1);
+	CHECK_EQ_INT(passed_over(DRV, drv_launch, 0x5678, CUPTI_API_ENTER), 1);
 	uint64_t t0 = now_raw_ns();
 	launches_stop_windows();
 	CHECK(now_raw_ns() - t0 < 1000000000ull);
@@ -520,7 +542,8 @@ TEST(the_launch_domains_switch_leaves_the_other_domain_off)
 	CHECK_EQ_INT(runtime_cb_on[rt_launch], 1);
 	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
 	uint32_t closed = launches_closings();
-	launches_seen(0x9abc);
+	CHECK_EQ_INT(launches_seen(0x9abc), 1);
+	CHECK_EQ_INT(launches_seen(0x9abc), 0);
 	await_closing(closed);
 	CHECK_EQ_INT(runtime_cb_on[rt_launch], 0);
 	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
