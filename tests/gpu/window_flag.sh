@@ -8,13 +8,14 @@
 #    launched after a compilation long enough for a window to close: by flag its first
 #    launch is recorded (launches_pass_over). OUTDIR/keep.txt: of the cudnn_generated
 #    kernels, how many have their launch call in each trace, and the truth.
-#   tests/gpu/window_flag.sh OUTDIR [LOOP_S [TINY_S]]
+#   tests/gpu/window_flag.sh OUTDIR [LOOP_S [TINY_S]]     (LOOP_S 0: the decoder only;
+#   HOWS="switched flag": those recordings only)
 set -u
 out=${1:?usage: window_flag.sh OUTDIR [LOOP_S [TINY_S]]}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
 mkdir -p "$out/keep"
-for how in switched flag all; do
+for how in ${HOWS:-switched flag all}; do
 	env=() opts=()
 	[ $how = flag ] && env=(KGANTT_DEV_WINDOW_FLAG=1)
 	[ $how = all ] && opts=(--all-launches)
@@ -37,4 +38,4 @@ PY
 	rm -f "$out/keep/hf_$how.db"
 	xz -T0 "$out/keep/hf_$how.kgt"
 done
-tests/gpu/window_switch.sh "$out" "${2:-200}" "${3:-100}"
+[ "${2:-200}" = 0 ] || tests/gpu/window_switch.sh "$out" "${2:-200}" "${3:-100}"
