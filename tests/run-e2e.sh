@@ -5,7 +5,7 @@
 #   tests/run-e2e.sh [--label LABEL] [NAME...]   NAME: tNNN_*, the tests to run (default all)
 # The summary line is "LABEL: N passed, N failed, N skipped" (LABEL e2e by default).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 label=e2e
 if [ "${1:-}" = --label ]; then
 	label=$2
@@ -29,7 +29,13 @@ for t in "${tests[@]}"; do
 	case $rc in
 	0) echo "ok   $name"; p=$((p + 1)) ;;
 	77) echo "skip $name: $(tail -1 "$out")"; s=$((s + 1)) ;;
-	*) echo "FAIL $name (exit $rc)"; sed 's/^/     /' "$out" | tail -20; f=$((f + 1)) ;;
+	*)
+		echo "FAIL $name (exit $rc)"
+		# the checks that failed first (a long log's tail may not hold them), then the tail
+		grep -E '^ *FAIL' "$out" | head -10 | sed 's/^ */     failed: /'
+		sed 's/^/     /' "$out" | tail -20
+		f=$((f + 1))
+		;;
 	esac
 done
 echo "$label: $p passed, $f failed, $s skipped"

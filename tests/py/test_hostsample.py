@@ -8,7 +8,9 @@ frames, and the samples are read from the spool (tests/py/host_spool.py).
 --native: the C programs (tests/py/host_prog.c, -O2 with and without frame pointers): the
 known function on CPU, a sleep off CPU, the program's own SIGALRM, a thread with every
 signal blocked. Each PYTHON: tests/py/host_workload.py's threads, takeover, churn, exit.
-Prints "ok ..." per check and, for every run, the handler's cost; exits 1 on a failure.
+Prints "ok ..." per check and, for every run, the handler's cost. After a failure it runs
+everything again (a loaded machine can miss a timing once) and exits 1 when the second run
+fails too.
 """
 import argparse
 import collections
@@ -379,6 +381,22 @@ def main():
     ARGS = ap.parse_args()
     ARGS.shim = os.path.abspath(os.path.join(ARGS.build, "tests/py/host_shim.so"))
     ARGS.kgantt = os.path.abspath(os.path.join(ARGS.build, "kgantt"))
+    run_all()
+    if FAILED:
+        # Many checks hold timings (samples in a sleep, alarms in a second) that a loaded
+        # machine can miss once: a failure is a check that fails again in a second run.
+        first = list(FAILED)
+        print("hostsample: %d failed in the first run:%s\nhostsample: running everything again" % (
+            len(first), "".join("\n  FAIL " + w for w in first)))
+        FAILED.clear()
+        run_all()
+        again = [w for w in FAILED if w in first]
+        print("hostsample: of the first run's failures, %d failed again" % len(again))
+    print("hostsample: %d failed%s" % (len(FAILED), "".join("\n  FAIL " + w for w in FAILED)))
+    sys.exit(1 if FAILED else 0)
+
+
+def run_all():
     work = tempfile.mkdtemp(prefix="kgantt-host-")
     try:
         if ARGS.native:
@@ -390,8 +408,6 @@ def main():
             print("kept " + work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    print("hostsample: %d failed" % len(FAILED))
-    sys.exit(1 if FAILED else 0)
 
 
 if __name__ == "__main__":
