@@ -37,6 +37,7 @@ static struct {
 	uint32_t holds; /* holds begun: a launch's exit may have been lost in one */
 	uint32_t on_ms, period_ms; /* the windows' length and period */
 	int by_flag; /* KGANTT_DEV_WINDOW_FLAG: callbacks left on, closed windows by a flag */
+	int none;    /* KGANTT_DEV_NO_LAUNCH_WINDOWS: launch callbacks never on */
 	uint32_t domains; /* whose launch callbacks the windows switch on: DOMAIN_* bits */
 } lw = {.window = 1, .switch_lock = PTHREAD_MUTEX_INITIALIZER, .open = 1,
 	.on_ms = LAUNCH_WINDOW_ON_MS, .period_ms = LAUNCH_WINDOW_PERIOD_MS,
@@ -211,15 +212,9 @@ static void write_settings(struct kg_spool *spool, int sampled, const char *why)
 	pthread_mutex_unlock(&spool->lock);
 }
 
-/* For bench/overhead.sh only (kgantt-full-nowindows: what the windows cost): the launch
- * callbacks never on, so the trace has no launch call and no launch stack. */
-static int dev_no_windows(void)
-{
-	const char *v = getenv("KGANTT_DEV_NO_LAUNCH_WINDOWS");
-	return v && *v == '1';
-}
-
-/* For bench/overhead.sh only: KGANTT_DEV_LAUNCH_WINDOW="ON_MS,PERIOD_MS" (kgantt-full-win-*:
+/* For bench/overhead.sh only: KGANTT_DEV_NO_LAUNCH_WINDOWS=1 (kgantt-full-nowindows: what
+ * the windows cost; the launch callbacks never on, so the trace has no launch call and no
+ * launch stack), KGANTT_DEV_LAUNCH_WINDOW="ON_MS,PERIOD_MS" (kgantt-full-win-*:
  * whether the windows' cost follows the time they are open), KGANTT_DEV_WINDOW_FLAG=1
  * (kgantt-full-winflag: the launch callbacks never switched off, a closed window's launches
  * passed over in the callback: whether CUPTI charges the switching),
@@ -228,6 +223,8 @@ static int dev_no_windows(void)
  * launch for, since the runtime's launch calls the driver's). */
 static void dev_window_settings(void)
 {
+	const char *none = getenv("KGANTT_DEV_NO_LAUNCH_WINDOWS");
+	lw.none = none && *none == '1';
 	const char *flag = getenv("KGANTT_DEV_WINDOW_FLAG");
 	lw.by_flag = flag && *flag == '1';
 	const char *domains = getenv("KGANTT_DEV_LAUNCH_DOMAINS");
@@ -251,7 +248,7 @@ int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool)
 		return 1;
 	lw.sub = sub;
 	dev_window_settings();
-	if (dev_no_windows()) {
+	if (lw.none) {
 		set_launch_callbacks(0); /* the API calls' and stacks' callbacks turned them on */
 		write_settings(spool, 1, "KGANTT_DEV_NO_LAUNCH_WINDOWS=1: no launch sampled");
 		return 0;
