@@ -22,11 +22,9 @@ import argparse
 import bisect
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 
 LAUNCH = re.compile(r"(LaunchKernel|^cudaLaunch|^cuLaunch)")
 NOT_A_KERNEL = re.compile(r"(GraphLaunch|HostFunc)")
@@ -75,13 +73,14 @@ def waits_mode_stacks(db, proc, every, phase, key_by, wins):
     return len(rows) - len(drop)
 
 
-def windows(launches, on, period, shift):
+def windows(launches, new_kernels, on, period, shift):
     """The recorder's window thread (src/recorder/launches.c), run over the launches' times:
     it looks every `on` ns while the window is open and keeps it open until the first
-    launch and while kernels never seen before appear; then closes it for period - on (the
-    first closing `shift` ns longer: another run's timing). Returns the windows as
-    (opened, closed, number), the last one open to the end."""
-    seen, out = set(), []
+    launch and while kernels never seen before appear (`new_kernels`: the launches'
+    ids that first_launches gives); then closes it for period - on (the first closing
+    `shift` ns longer: another run's timing). Returns the windows as (opened, closed,
+    number), the last one open to the end."""
+    out = []
     look, opened, start, window, new, any_launch = launches[0][1] + on, None, launches[0][1], 0, False, False
     first_close = True
     for i, t, kernel, corr in launches:
@@ -99,8 +98,7 @@ def windows(launches, on, period, shift):
             out.append((start, look, window))
             opened = look + closed
         any_launch = True
-        if kernel not in seen:
-            seen.add(kernel)
+        if i in new_kernels:
             new = opened is None or new
     if opened is None:
         out.append((start, float("inf"), window))
@@ -172,11 +170,10 @@ def main():
                     if LAUNCH.search(fn) and not NOT_A_KERNEL.search(fn)]
         if not launches:
             continue
-        wins = windows(launches, on, period, a.seed * 1e6)
-        first = set()
-        if a.new_kernels:
-            first = first_launches(calls)
-        drop = [x[0] for x in launches if window_at(wins, x[1]) is None and x[0] not in first]
+        first = first_launches(calls)
+        wins = windows(launches, first, on, period, a.seed * 1e6)
+        kept_outside = first if a.new_kernels else set()
+        drop = [x[0] for x in launches if window_at(wins, x[1]) is None and x[0] not in kept_outside]
         db.executemany("DELETE FROM api_calls WHERE id = ?", [(i,) for i in drop])
         db.execute("DELETE FROM api_stacks WHERE process = ? AND correlation NOT IN "
                    "(SELECT correlation FROM api_calls WHERE process = ?)", (proc, proc))
