@@ -24,7 +24,7 @@ CAIRO_LIBS   := $(or $(shell pkg-config --libs cairo-ft freetype2 2>/dev/null),-
 CFLAGS     += $(CSTD) $(WARN) $(OPT) $(SAN) -Isrc $(CAIRO_CFLAGS) -MMD -MP
 LDFLAGS    += $(SAN)
 # What the tool and every test binary link: one list.
-TOOL_LIBS  := -lsqlite3 -lzstd -lyajl -lz -ldw -lelf $(CAIRO_LIBS) -lstdc++ -lm -ldl -lpthread
+TOOL_LIBS  := -lsqlite3 -lzstd -llzma -lyajl -lz -ldw -lelf $(CAIRO_LIBS) -lstdc++ -lm -ldl -lpthread
 # MPI, for `mpirun kgantt report FOLDER` (src/cli/job_mpi.c): Open MPI from Debian
 # (libopenmpi-dev, which make test installs). Without it kgantt builds without MPI and a
 # report started by mpirun says so.
@@ -148,7 +148,7 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 
 # ---------------------------------------------------------------- set-up
 # Debian packages the build and tests need; installed when missing (CI runs as root).
-DEB_PKGS := build-essential pkg-config libsqlite3-dev sqlite3 libzstd-dev libyajl-dev zlib1g-dev libcairo2-dev \
+DEB_PKGS := build-essential pkg-config libsqlite3-dev sqlite3 libzstd-dev liblzma-dev libyajl-dev zlib1g-dev libcairo2-dev \
             libdw-dev libelf-dev libfreetype-dev \
             fonts-dejavu-core python3 xz-utils \
             openmpi-bin libopenmpi-dev

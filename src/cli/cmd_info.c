@@ -13,6 +13,8 @@
 #include "model/load.h"
 #include "trace/packed.h"
 #include "trace/store.h"
+#include "trace/uncompress.h"
+#include "util/format.h"
 #include "util/hw_figures.h"
 #include "util/timemath.h"
 
@@ -321,11 +323,24 @@ static void print_span(const struct kg_model *m)
 	printf("span: %.3f ms\n", (double)kg_time_span(m->end, m->begin) / 1e6);
 }
 
+/* The file, and how it was compressed (read from its decompressed copy). */
+static void print_trace_path(const char *path)
+{
+	uint64_t packed, plain;
+	const char *kind = uncompress_kind(path, &packed, &plain);
+	char a[32], b[32];
+	if (kind)
+		printf("trace: %s (%s, %s; %s decompressed)\n", path, kind, fmt_bytes(packed, a),
+		       fmt_bytes(plain, b));
+	else
+		printf("trace: %s\n", path);
+}
+
 /* A kgantt trace: the file's own facts, from the store. */
 static void describe_trace(struct kg_store *s, const struct kg_model *m)
 {
 	char buf[4096];
-	printf("trace: %s\n", store_path(s));
+	print_trace_path(store_path(s));
 	store_meta(s, "version", buf, sizeof(buf));
 	printf("format: kgantt-trace version %s", buf);
 	store_meta(s, "created_by", buf, sizeof(buf));
@@ -399,7 +414,7 @@ static void describe_model(const struct kg_model *m, const char *path, enum kg_f
 {
 	unsigned long long ops[3] = {0};
 	char a[32], b[32], c[32], d[32], e[32];
-	printf("trace: %s\n", path);
+	print_trace_path(path);
 	printf("format: %s\n", format_name(f));
 	if (m->command)
 		printf("command: %s\n", model_text(m, m->command));

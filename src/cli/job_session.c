@@ -23,16 +23,25 @@
 
 /* ------------------------------------------------------------------ the traces */
 
+/* A trace by its name: *.kgt, *.json (the profiler's *.pt.trace.json too), *.sqlite,
+ * each plain or compressed (trace/uncompress.h). */
 static int trace_name(const char *name)
 {
-	static const char *const ends[] = {".kgt", ".json", ".json.gz", ".pt.trace.json",
-					   ".pt.trace.json.gz", ".sqlite"};
+	static const char *const ends[] = {".kgt", ".json", ".sqlite"};
+	static const char *const packed[] = {".xz", ".zst", ".gz"};
 	size_t n = strlen(name);
 	if (name[0] == '.')
 		return 0; /* hidden, and outfile's temporary files */
+	for (size_t i = 0; i < sizeof(packed) / sizeof(*packed); i++) {
+		size_t e = strlen(packed[i]);
+		if (n > e && !strcmp(name + n - e, packed[i])) {
+			n -= e;
+			break;
+		}
+	}
 	for (size_t i = 0; i < sizeof(ends) / sizeof(*ends); i++) {
 		size_t e = strlen(ends[i]);
-		if (n > e && !strcmp(name + n - e, ends[i]))
+		if (n > e && !strncmp(name + n - e, ends[i], e))
 			return 1;
 	}
 	return 0;
@@ -106,7 +115,9 @@ static int add_folder(const char *dir, struct path_list *l)
 		return rc;
 	}
 	if (l->n == first) {
-		kg_err("the folder '%s' holds no trace (*.kgt, *.json, *.json.gz, *.sqlite)", dir);
+		kg_err("the folder '%s' holds no trace (*.kgt, *.json, *.sqlite; plain, .xz, .zst "
+		       "or .gz)",
+		       dir);
 		return KG_EXIT_FAILURE;
 	}
 	qsort(l->v + first, (size_t)(l->n - first), sizeof(*l->v), by_string);

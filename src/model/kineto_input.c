@@ -11,6 +11,8 @@
 
 #include <zlib.h>
 
+#include "trace/uncompress.h"
+
 struct kin_input {
 	const char *path;
 	int fd;
@@ -112,7 +114,7 @@ int kin_input_open(struct kin_input **out, const char *path, const struct kg_loa
 	}
 	r->path = path;
 	r->opts = opts;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = uncompress_open(path); /* an xz or zstd file's decompressed copy */
 	if (r->fd < 0) {
 		int e = errno;
 		snprintf(msg, msglen, "'%s': %s", path, strerror(e));

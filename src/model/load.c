@@ -1,16 +1,19 @@
 /* Format detection and dispatch to the readers. The format is decided by the content:
- * SQLite files by their tables, JSON (plain or gzip) by its first bytes. */
+ * SQLite files by their tables, JSON (plain or gzip) by its first bytes, each of them
+ * compressed or not (trace/uncompress.h). */
 #include "model/load.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "util/format.h"
 #include "util/timemath.h"
 #include "trace/store.h"
+#include "trace/uncompress.h"
 
 const char *format_name(enum kg_format f)
 {
@@ -43,9 +46,13 @@ static enum kg_format detect_sqlite(const char *path, struct kg_store **store, c
 /* First non-blank byte of a (possibly gzip-compressed) file. */
 static int first_json_byte(const char *path)
 {
-	gzFile gz = gzopen(path, "rb"); /* reads plain files too */
-	if (!gz)
+	int fd = uncompress_open(path);
+	gzFile gz = fd < 0 ? NULL : gzdopen(fd, "rb"); /* reads plain files too */
+	if (!gz) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	int c;
 	do
 		c = gzgetc(gz);
@@ -66,15 +73,17 @@ static enum kg_format detect(const char *path, struct kg_store **store, char *er
 		snprintf(err, errlen, "'%s' is a directory, expected a trace file", path);
 		return KG_FORMAT_UNKNOWN;
 	}
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	if (uncompress_input(path, err, errlen) < 0)
+		return KG_FORMAT_UNKNOWN;
+	int fd = uncompress_open(path);
+	if (fd < 0) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return KG_FORMAT_UNKNOWN;
 	}
 	unsigned char head[16] = {0};
-	size_t n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	if (n == 0) {
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	if (n <= 0) {
 		snprintf(err, errlen, "'%s' is empty", path);
 		return KG_FORMAT_UNKNOWN;
 	}
@@ -85,7 +94,8 @@ static enum kg_format detect(const char *path, struct kg_store **store, char *er
 		return KG_FORMAT_KINETO;
 	snprintf(err, errlen,
 		 "'%s' is not a trace kgantt can read: expected a kgantt trace or an Nsight Systems "
-		 "export (SQLite), or a PyTorch profiler JSON trace (plain or gzip)",
+		 "export (SQLite), or a PyTorch profiler JSON trace; plain or compressed (xz, "
+		 "zstd, gzip)",
 		 path);
 	return KG_FORMAT_UNKNOWN;
 }
@@ -122,6 +132,8 @@ int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *
 	default: rc = -EINVAL; break;
 	}
 	store_close(store);
+	uint64_t packed, plain;
+	m->compression = uncompress_kind(path, &packed, &plain);
 	if (!rc && opts && opts->keep_untrue_times)
 		m->times_checked = 1;
 	if (!rc && model_finish(m) < 0) {

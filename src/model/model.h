@@ -390,6 +390,7 @@ enum kg_untrue_why {
 struct kg_model {
 	char source[16];        /* "kgantt", "kineto", "nsys" */
 	char path[1024];
+	const char *compression; /* "xz", "zstd", "gzip" (a copy read: trace/uncompress.h), or NULL */
 	struct kg_strtab strings;
 	KG_ARRAY(struct kg_process, processes);
 	KG_ARRAY(struct kg_device, devices);

@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/load.h"
+#include "trace/uncompress.h"
 #include "util/array.h"
 #include "util/demangle.h"
 #include "util/idmap.h"
@@ -1541,8 +1543,11 @@ static int read_codes(struct nsys_reader *r)
 static int check_file(struct nsys_reader *r)
 {
 	unsigned char h[100];
-	FILE *f = fopen(r->path, "rb");
+	int fd = uncompress_open(r->path); /* a compressed export's decompressed copy */
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		int e = errno;
 		snprintf(r->err, r->errlen, "cannot open '%s': %s", r->path, strerror(e));
 		return -e;

@@ -203,7 +203,8 @@ void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_re
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
 		if (!strcmp(m->source, sources[i][0]))
 			src = sources[i][1];
-	field(f, "trace", "%s (%s)", text_safe(m->path, path, sizeof(path)), src);
+	field(f, "trace", "%s (%s%s%s)", text_safe(m->path, path, sizeof(path)), src,
+	      m->compression ? ", " : "", m->compression ? m->compression : "");
 	if (m->command)
 		field(f, "command", "%s", model_text(m, m->command));
 	for (uint32_t p = 0; p < m->n_processes; p++)

@@ -20,6 +20,7 @@
 #include "trace/store.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
+#include "trace/uncompress.h"
 #include "util/array.h"
 #include "util/idmap.h"
 #include "util/outfile.h"
@@ -573,6 +574,11 @@ int trace_merge(const char *out, const char *const *inputs, int n, struct kg_mer
 {
 	struct merger g = {.err = err, .errlen = errlen, .path = out, .st = st};
 	memset(st, 0, sizeof(*st));
+	/* compressed inputs decompressed first: ATTACH goes through the VFS the output's
+	 * connection was opened with, which must be the one that serves their copies */
+	for (int i = 0; i < n; i++)
+		if (uncompress_input(inputs[i], err, errlen) < 0)
+			return -EINVAL;
 	/* built beside out and renamed over it (util/outfile.h): an interrupted merge leaves
 	 * out as it was and no temporary file */
 	struct kg_outfile of;

@@ -8,6 +8,7 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/trace_db.h"
+#include "trace/uncompress.h"
 #include "util/outfile.h"
 
 /* Every row of the SQL table st reads ("SELECT *, rowid ... ORDER BY rowid") into s. */
@@ -179,6 +180,16 @@ int trace_pack_file(const char *path, int drop, char *msg, size_t msglen)
 	sqlite3 *src, *dst = NULL;
 	if (trace_db_open(path, &src, msg, msglen) < 0) /* is it a kgantt trace? */
 		return -EINVAL;
+	uint64_t packed, plain;
+	const char *compression = uncompress_kind(path, &packed, &plain);
+	if (compression) { /* packed in place, it would be a plain trace under its name */
+		snprintf(msg, msglen,
+			 "'%s' is compressed (%s): pack rewrites a trace in place; decompress it "
+			 "first",
+			 path, compression);
+		sqlite3_close(src);
+		return -EINVAL;
+	}
 	struct kg_outfile of;
 	struct kg_outfile_opts oo = {.what = "the packed trace", .flags = KG_OUT_DURABLE};
 	const char *tmp = outfile_open_path(&of, path, &oo);

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace/schema.h"
+#include "trace/uncompress.h"
 
 void trace_db_meta(sqlite3 *db, const char *key, char *out, size_t outlen)
 {
@@ -29,12 +31,15 @@ void trace_db_meta(sqlite3 *db, const char *key, char *out, size_t outlen)
 static int check_truncation(const char *path, off_t size, char *err, size_t errlen)
 {
 	unsigned char h[100];
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	int fd = uncompress_open(path);
+	if (fd < 0)
 		return 0;
-	size_t n = fread(h, 1, sizeof(h), f);
-	fclose(f);
-	if (n < sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
+	ssize_t n = pread(fd, h, sizeof(h), 0);
+	struct stat sb;
+	if (fstat(fd, &sb) == 0) /* a compressed file's: its decompressed copy's */
+		size = sb.st_size;
+	close(fd);
+	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
 		return 0;
 	uint32_t page = (uint32_t)h[16] << 8 | h[17];
 	if (page == 1)
@@ -72,6 +77,9 @@ int trace_db_open_file(const char *path, sqlite3 **dbp, char *err, size_t errlen
 			 " (a spool directory is read with 'kgantt import')");
 		return -EISDIR;
 	}
+	int rc = uncompress_input(path, err, errlen);
+	if (rc < 0)
+		return rc;
 	if (check_truncation(path, sb.st_size, err, errlen) < 0)
 		return -EINVAL;
 	sqlite3 *db = NULL;

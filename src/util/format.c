@@ -44,3 +44,18 @@ const char *fmt_count(unsigned long long n, char buf[32])
 	buf[o] = '\0';
 	return buf;
 }
+
+const char *fmt_bytes(uint64_t n, char buf[32])
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+	if (n < 1024) {
+		snprintf(buf, 32, "%llu B", (unsigned long long)n);
+		return buf;
+	}
+	double v = (double)n / 1024;
+	size_t u = 0;
+	for (; v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0]); u++)
+		v /= 1024;
+	snprintf(buf, 32, "%.1f %s", v, units[u]);
+	return buf;
+}

@@ -13,6 +13,8 @@ const char *fmt_duration(int64_t ns, char buf[32]);
 const char *fmt_pct(double part, double whole, char buf[16]);
 /* "12,345": counts with thousands separators, for people. */
 const char *fmt_count(unsigned long long n, char buf[32]);
+/* A size with the binary unit its magnitude needs: "812 B", "12.3 KiB", "4.1 MiB", "1.2 GiB". */
+const char *fmt_bytes(uint64_t n, char buf[32]);
 /* one when n is 1, else many: "%u %s", n, plural(n, "gap", "gaps"). */
 static inline const char *plural(unsigned long long n, const char *one, const char *many)
 {

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 EOF
 # shellcheck disable=SC2046
 "$CC" -std=c11 -D_GNU_SOURCE -Isrc -o "$WORK/dump_stacks" "$WORK/dump_stacks.c" "$LIB" \
-	-lsqlite3 -lzstd -lyajl -lz $(pkg-config --libs cairo 2> /dev/null || echo -lcairo) -lstdc++ -lm \
+	-lsqlite3 -lzstd -llzma -lyajl -lz $(pkg-config --libs cairo 2> /dev/null || echo -lcairo) -lstdc++ -lm \
 	-ldl -lpthread 2> "$WORK/cc.err" || fail "cannot build the stack dumper: $(head -5 "$WORK/cc.err")"
 
 # a copy of the fixture with stacks: launches from two call paths that differ only in their
