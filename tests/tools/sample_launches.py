@@ -73,17 +73,20 @@ def waits_mode_stacks(db, proc, every, phase, key_by, wins):
     return len(rows) - len(drop)
 
 
-def windows(launches, new_kernels, on, period, shift):
+def windows(launches, new_kernels, on, period, shift, opens=()):
     """The recorder's window thread (src/recorder/launches.c), run over the launches' times:
     it looks every `on` ns while the window is open and keeps it open until the first
     launch and while kernels never seen before appear (`new_kernels`: the launches'
     ids that first_launches gives); then closes it for period - on (the first closing
-    `shift` ns longer: another run's timing). Returns the windows as (opened, closed,
-    number), the last one open to the end."""
+    `shift` ns longer: another run's timing). `opens`: times at which a closed window
+    opens at once (--open-on-handle). Returns the windows as (opened, closed, number),
+    the last one open to the end."""
     out = []
     look, opened, start, window, new, any_launch = launches[0][1] + on, None, launches[0][1], 0, False, False
     first_close = True
-    for i, t, kernel, corr in launches:
+    events = sorted([(t, 0, (i, t, kernel, corr)) for i, t, kernel, corr in launches] +
+                    [(o, -1, None) for o in opens if o >= launches[0][1]], key=lambda e: e[:2])
+    for t, _, launch in events:
         while opened is not None and t >= opened or opened is None and t >= look:
             if opened is not None:  # the window opens again
                 look, start, opened, window = opened + on, opened, None, window + 1
@@ -97,8 +100,12 @@ def windows(launches, new_kernels, on, period, shift):
             first_close = False
             out.append((start, look, window))
             opened = look + closed
+        if launch is None:  # a handle handed out: a closed window opens now
+            if opened is not None:
+                look, start, opened, window, new = t + on, t, None, window + 1, True
+            continue
         any_launch = True
-        if i in new_kernels:
+        if launch[0] in new_kernels:
             new = opened is None or new
     if opened is None:
         out.append((start, float("inf"), window))
@@ -150,6 +157,10 @@ def main():
     ap.add_argument("--new-kernels", action="store_true",
                     help="keep a kernel's first launch outside the windows too (the windows "
                          "by flag, src/recorder/launches.h: launches_pass_over)")
+    ap.add_argument("--open-on-handle", action="store_true",
+                    help="a closed window opens at once when a kernel's handle is handed out "
+                         "(cuLibraryGetKernel, cuModuleGetFunction: switched windows, simulated "
+                         "only)")
     a = ap.parse_args()
     kgantt = os.environ.get("KGANTT", "build/kgantt")
     subprocess.run([kgantt, "export", "-q", "-f", "sqlite", "-o", a.dst, a.src], check=True)
@@ -171,7 +182,8 @@ def main():
         if not launches:
             continue
         first = first_launches(calls)
-        wins = windows(launches, first, on, period, a.seed * 1e6)
+        opens = [t for i, t, fn, kernel, corr in calls if GET_KERNEL.search(fn)] if a.open_on_handle else ()
+        wins = windows(launches, first, on, period, a.seed * 1e6, opens)
         kept_outside = first if a.new_kernels else set()
         drop = [x[0] for x in launches if window_at(wins, x[1]) is None and x[0] not in kept_outside]
         db.executemany("DELETE FROM api_calls WHERE id = ?", [(i,) for i in drop])

@@ -10,7 +10,8 @@ site), and half the summed differences (the share of the gain placed on a wrong 
 and the stacks the sampled traces kept.
 
     site_shares.py [--kgantt K] [--seeds 0,37,...] [--stack-key place] [--stack-every 64]
-                   [--on-ms 10 --period-ms 100] [--new-kernels] [-v] TRUTH.kgt[.xz]...
+                   [--on-ms 10 --period-ms 100] [--new-kernels] [--open-on-handle] [-v]
+                   TRUTH.kgt[.xz]...
 
 K compares the five sites a report lists; built with every site in its findings it
 compares them all: make BUILD=build-sites OPT="-O2 -DKG_MAX_FINDING_SITES=200" all,
@@ -55,6 +56,8 @@ def main():
     ap.add_argument("--period-ms", default="100")
     ap.add_argument("--new-kernels", action="store_true",
                     help="a kernel's first launch kept outside the windows too (sample_launches.py)")
+    ap.add_argument("--open-on-handle", action="store_true",
+                    help="a closed window opens when a kernel's handle is handed out (sample_launches.py)")
     ap.add_argument("-v", action="store_true", help="name each finding's worst site")
     a = ap.parse_args()
     worst, misplaced = [], []
@@ -72,7 +75,8 @@ def main():
                 kept = subprocess.run([sys.executable, os.path.join(HERE, "sample_launches.py"), truth, sampled,
                                        "--seed", seed, "--stack-key", a.stack_key, "--stack-every", a.stack_every,
                                        "--on-ms", a.on_ms, "--period-ms", a.period_ms] +
-                                      (["--new-kernels"] if a.new_kernels else []),
+                                      (["--new-kernels"] if a.new_kernels else []) +
+                                      (["--open-on-handle"] if a.open_on_handle else []),
                                       check=True, capture_output=True, text=True,
                                       env=dict(os.environ, KGANTT=a.kgantt)).stdout
                 stacks.append(int(kept.rsplit(" ", 1)[-1]) if "take them" in kept else 0)
