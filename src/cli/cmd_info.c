@@ -329,9 +329,11 @@ static void print_trace_path(const char *path)
 	uint64_t packed, plain;
 	const char *kind = uncompress_kind(path, &packed, &plain);
 	char a[32], b[32];
-	if (kind)
+	if (kind && plain)
 		printf("trace: %s (%s, %s; %s decompressed)\n", path, kind, fmt_bytes(packed, a),
 		       fmt_bytes(plain, b));
+	else if (kind) /* streamed */
+		printf("trace: %s (%s, %s)\n", path, kind, fmt_bytes(packed, a));
 	else
 		printf("trace: %s\n", path);
 }

@@ -484,6 +484,16 @@ const char *uncompress_kind(const char *path, uint64_t *packed, uint64_t *plain)
 	if (c) {
 		*packed = c->packed;
 		*plain = c->plain;
+		return packing_name[c->packing];
 	}
-	return c ? packing_name[c->packing] : NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	enum packing p = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? sniff(fd) : PLAIN;
+	if (fd >= 0)
+		close(fd);
+	if (p != GZIP) /* only gzip is read without a copy */
+		return NULL;
+	*packed = (uint64_t)sb.st_size;
+	*plain = 0;
+	return packing_name[p];
 }

@@ -26,7 +26,8 @@ int uncompress_input(const char *path, char *err, size_t errlen);
 int uncompress_open(const char *path);
 
 /* The compression path was read through ("xz", "zstd", "gzip"), NULL for a plain file;
- * sizes in bytes, compressed and not (for `kgantt info`). */
+ * sizes in bytes, compressed and not (for `kgantt info`); *plain is 0 for a gzip file the
+ * Kineto reader streamed (no copy: its size is not known). */
 const char *uncompress_kind(const char *path, uint64_t *packed, uint64_t *plain);
 
 #endif

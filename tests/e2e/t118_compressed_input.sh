@@ -44,7 +44,7 @@ PY
 
 t=$(fixture current/copies_bad)
 same_as_plain kgt "$t"
-# the report's header and info say how the file was read
+
 grep -q "^  trace .*$WORK/kgt.zstd (kgantt trace, zstd)$" "$WORK/kgt.zstd.txt" ||
 	fail "the header does not say zstd: $(sed -n 2p "$WORK/kgt.zstd.txt")"
 "$K" info "$WORK/kgt.xz" > "$WORK/info" || fail "info of the xz file"
@@ -57,7 +57,11 @@ def size(n):
 print("trace: %s (xz, %s; %s decompressed)" % (sys.argv[1], size(os.path.getsize(sys.argv[1])), size(os.path.getsize(sys.argv[2]))))' "$WORK/kgt.xz" "$t")
 [ "$(head -1 "$WORK/info")" = "$want" ] || fail "info: '$(head -1 "$WORK/info")', expected '$want'"
 diff <("$K" info "$t" | sed 1d) <(sed 1d "$WORK/info") > "$WORK/d" || fail "info of the xz file differs: $(head "$WORK/d")"
-echo "ok: the header and info say the compression and both sizes"
+# a gzip JSON is streamed, not copied: its size alone
+gz=tests/fixtures/public/kineto/resnet50_workers0.json.gz
+want="trace: $gz (gzip, $(python3 -c 'import os, sys; print("%.1f KiB" % (os.path.getsize(sys.argv[1]) / 1024))' "$gz"))"
+[ "$("$K" info "$gz" | head -1)" = "$want" ] || fail "info of a gzip JSON: '$("$K" info "$gz" | head -1)', expected '$want'"
+echo "ok: the header and info say the compression and both sizes (a streamed gzip: its own)"
 
 # export and diff read them too; a compressed file named as a plain one is known by content
 "$K" export -q -f sqlite -o "$WORK/plain.sqlite" "$t" || fail "export of the plain file"
