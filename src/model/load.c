@@ -15,14 +15,27 @@
 #include "trace/store.h"
 #include "trace/uncompress.h"
 
+/* Each format's key (the model's source, the JSON's "source") and its name for people. */
+static const struct {
+	const char *key, *name;
+} formats[] = {
+	[KG_FORMAT_UNKNOWN] = {"", "unknown"},
+	[KG_FORMAT_KGANTT] = {"kgantt", "kgantt trace"},
+	[KG_FORMAT_KINETO] = {"kineto", "PyTorch profiler (Kineto) JSON"},
+	[KG_FORMAT_NSYS] = {"nsys", "Nsight Systems SQLite export"},
+};
+
 const char *format_name(enum kg_format f)
 {
-	switch (f) {
-	case KG_FORMAT_KGANTT: return "kgantt trace";
-	case KG_FORMAT_KINETO: return "PyTorch profiler (Kineto) JSON";
-	case KG_FORMAT_NSYS: return "Nsight Systems SQLite export";
-	default: return "unknown";
-	}
+	return formats[f <= KG_FORMAT_NSYS ? f : KG_FORMAT_UNKNOWN].name;
+}
+
+const char *source_name(const char *source)
+{
+	for (size_t f = 1; f < sizeof(formats) / sizeof(formats[0]); f++)
+		if (!strcmp(source, formats[f].key))
+			return formats[f].name;
+	return source;
 }
 
 /* An SQLite file is opened once, by the store, which tells what it is and checks a kgantt
@@ -122,8 +135,7 @@ int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *
 {
 	struct kg_store *store = NULL;
 	enum kg_format f = detect(path, &store, err, errlen);
-	static const char *const sources[] = {"", "kgantt", "kineto", "nsys"};
-	model_init(m, sources[f], path);
+	model_init(m, formats[f].key, path);
 	int rc;
 	switch (f) {
 	case KG_FORMAT_KGANTT: rc = read_kgt_store(m, store, opts, err, errlen); break;

@@ -36,6 +36,9 @@ int model_load(const char *path, struct kg_model *m, const struct kg_load_opts *
 	       char *err, size_t errlen);
 enum kg_format detect_format(const char *path, char *err, size_t errlen);
 const char *format_name(enum kg_format f);
+/* The name of the format a model was read from, by its source key ("kgantt", "kineto",
+ * "nsys"): "kgantt trace", ... */
+const char *source_name(const char *source);
 
 /* The readers; each fills an initialised model and does not call model_finish. */
 int read_kgt(struct kg_model *m, const char *path, const struct kg_load_opts *opts, char *err,

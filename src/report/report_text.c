@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/load.h"
 #include "util/format.h"
 #include "text/names.h"
 #include "text/page.h"
@@ -196,14 +197,8 @@ void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_re
 	fprintf(f, "kgantt report");
 	page_tone_off(f, o->color, PAGE_BOLD);
 	fputc('\n', f);
-	static const char *const sources[][2] = {{"kgantt", "kgantt trace"},
-						 {"kineto", "PyTorch profiler (Kineto) JSON"},
-						 {"nsys", "Nsight Systems SQLite export"}};
-	const char *src = m->source;
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
-		if (!strcmp(m->source, sources[i][0]))
-			src = sources[i][1];
-	field(f, "trace", "%s (%s%s%s)", text_safe(m->path, path, sizeof(path)), src,
+	field(f, "trace", "%s (%s%s%s)", text_safe(m->path, path, sizeof(path)),
+	      source_name(m->source),
 	      m->compression ? ", " : "", m->compression ? m->compression : "");
 	if (m->command)
 		field(f, "command", "%s", model_text(m, m->command));
