@@ -25,8 +25,10 @@ static const char *const packing_name[] = {NULL, "xz", "zstd", "gzip"};
 /* A compressed file and its decompressed copy. Entries are never freed nor moved: the
  * SQLite VFS hands their paths to the files it opens. */
 struct copy {
-	dev_t dev;
-	ino_t ino;
+	dev_t dev; /* the compressed file, as it was when decoded: a file rewritten since */
+	ino_t ino; /* (another size or time) is another file, decoded again */
+	off_t size;
+	struct timespec mtime;
 	int fd;
 	enum packing packing;
 	uint64_t packed, plain;
@@ -42,11 +44,14 @@ static struct {
 	sqlite3_vfs wrap;
 } reg = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static struct copy *find_locked(dev_t dev, ino_t ino)
+static struct copy *find_locked(const struct stat *sb)
 {
-	for (size_t i = 0; i < reg.n; i++)
-		if (reg.v[i]->dev == dev && reg.v[i]->ino == ino)
+	for (size_t i = reg.n; i-- > 0;) { /* the newest copy of a file rewritten */
+		const struct copy *c = reg.v[i];
+		if (c->dev == sb->st_dev && c->ino == sb->st_ino && c->size == sb->st_size &&
+		    c->mtime.tv_sec == sb->st_mtim.tv_sec && c->mtime.tv_nsec == sb->st_mtim.tv_nsec)
 			return reg.v[i];
+	}
 	return NULL;
 }
 
@@ -56,7 +61,7 @@ static struct copy *find(const char *path)
 	if (stat(path, &sb) < 0)
 		return NULL;
 	pthread_mutex_lock(&reg.lock);
-	struct copy *c = reg.n ? find_locked(sb.st_dev, sb.st_ino) : NULL;
+	struct copy *c = reg.n ? find_locked(&sb) : NULL;
 	pthread_mutex_unlock(&reg.lock);
 	return c;
 }
@@ -419,7 +424,8 @@ static int register_locked(const struct stat *sb, enum packing p, const struct j
 	struct copy *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	*c = (struct copy){.dev = sb->st_dev, .ino = sb->st_ino, .fd = j->out, .packing = p,
+	*c = (struct copy){.dev = sb->st_dev, .ino = sb->st_ino, .size = sb->st_size,
+			   .mtime = sb->st_mtim, .fd = j->out, .packing = p,
 			   .packed = (uint64_t)sb->st_size, .plain = j->plain};
 	if (c->plain) {
 		void *map = mmap(NULL, c->plain, PROT_READ, MAP_SHARED, j->out, 0);
@@ -447,7 +453,7 @@ int uncompress_input(const char *path, char *err, size_t errlen)
 	/* decoded outside the lock (a job's ranks load on threads of their own); a file two
 	 * threads decoded at once keeps the first copy registered */
 	pthread_mutex_lock(&reg.lock);
-	int known = find_locked(sb.st_dev, sb.st_ino) != NULL;
+	int known = find_locked(&sb) != NULL;
 	pthread_mutex_unlock(&reg.lock);
 	enum packing p = known ? PLAIN : sniff(in);
 	if (p == GZIP && !gzip_to_decode(in))
@@ -459,7 +465,7 @@ int uncompress_input(const char *path, char *err, size_t errlen)
 		rc = j.out < 0 ? -EIO : decode(&j, p);
 		pthread_mutex_lock(&reg.lock);
 		int added = 0;
-		if (!rc && !find_locked(sb.st_dev, sb.st_ino)) {
+		if (!rc && !find_locked(&sb)) {
 			if ((rc = register_locked(&sb, p, &j)) < 0)
 				snprintf(err, errlen, "'%s': out of memory", path);
 			added = !rc;

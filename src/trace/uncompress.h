@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 /* Looks at path's first bytes; when it is compressed, decompresses it (once a process:
- * the same file again is found by its device and inode). 0 when path can be read as
+ * the same file again is found by its device, inode, size and time, so that one rewritten
+ * since is decoded again). 0 when path can be read as
  * plain (it was not compressed, or its copy is ready), or a negative errno code after a
  * message naming the file and where its compressed data went wrong. A path that cannot
  * be opened is 0: the caller's own open says why. */
