@@ -2,7 +2,8 @@
 # What reading a compressed trace costs (src/trace/uncompress.h): `kgantt report` of the
 # synthetic LLM-training trace (bench/gen_trace.py), packed as `kgantt record` writes it
 # and as SQL rows only (a trace of kgantt before format 5), each plain and compressed by
-# the system's xz, zstd and gzip at their default levels; beside
+# the system's xz (one block, and in blocks as xz -T writes them and xz 5.6 does by
+# default: decoded on every core), zstd and gzip at their default levels; beside
 # it the system tool's own decompression to /dev/null, the floor of any reader. Medians of
 # RUNS runs after one warm-up, with their range.
 #
@@ -36,12 +37,13 @@ mkdir -p "$CACHE"
 t=$(synthetic_trace "$SIZE") || exit 1
 pk=$(packed_copy "$t") || exit 1
 for src in "$pk" "$t"; do
-	for z in xz zstd gzip; do
+	for z in xz xzblocks zstd gzip; do
 		f=$src.$z
 		if [ ! -s "$f" ] || [ "$src" -nt "$f" ]; then
 			echo "compressing $src with $z ..." >&2
 			case $z in
 			xz) xz -T1 -c "$src" > "$f.tmp" ;;
+			xzblocks) xz -T2 -c "$src" > "$f.tmp" ;; # blocks of its own: decoded on every core
 			zstd) zstd -q -c "$src" > "$f.tmp" ;;
 			gzip) gzip -c "$src" > "$f.tmp" ;;
 			esac
@@ -96,6 +98,7 @@ row() { # LABEL FILE DECODER...
 		what=${src%%:*} f=${src#*:}
 		row "$what | plain" "$f"
 		row "$what | xz" "$f.xz" xz -dc
+		row "$what | xz -T2 (blocks)" "$f.xzblocks" xz -T0 -dc
 		row "$what | zstd" "$f.zstd" zstd -dcq
 		row "$what | gzip" "$f.gzip" gzip -dc
 	done

@@ -221,7 +221,13 @@ static int corrupt(struct job *j, const char *what, int truncated, const char *d
 static int decode_xz(struct job *j, unsigned char *in, unsigned char *out)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
-	if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+	/* a file of several blocks (what xz -T writes, and xz 5.6's default) is decoded on
+	 * every core; one block, on one, as before */
+	uint32_t cores = lzma_cputhreads();
+	lzma_mt mt = {.flags = LZMA_CONCATENATED, .threads = cores ? cores : 1,
+		      .memlimit_threading = lzma_physmem() / 4, .memlimit_stop = UINT64_MAX};
+	if (lzma_stream_decoder_mt(&s, &mt) != LZMA_OK &&
+	    lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
 		snprintf(j->err, j->errlen, "'%s': out of memory", j->path);
 		return -ENOMEM;
 	}
