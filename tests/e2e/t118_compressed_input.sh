@@ -94,6 +94,12 @@ ev = [{"ph": "X", "cat": "kernel", "name": "k" * 50, "pid": 0, "tid": 7, "ts": i
 json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
 PY
 same_as_plain dense "$WORK/dense.json"
+# in blocks of 1 MiB, as xz -T writes them: decoded by liblzma's threads
+xz -T2 --block-size=1MiB -c "$WORK/dense.json" > "$WORK/dense.blocks.xz"
+"$K" report --no-progress "$WORK/dense.blocks.xz" > "$WORK/dense.blocks.txt" || fail "report of the xz in blocks"
+diff <(body "$WORK/dense.plain.txt") <(body "$WORK/dense.blocks.txt") > /dev/null ||
+	fail "the xz file in blocks gives another report"
+echo "ok: an xz file in blocks (decoded on threads) gives the plain file's report"
 
 # an Nsight Systems export (laid out from an H200 trace by tests/tools/kgt_to_nsys.py)
 xz -dc tests/fixtures/h200/host/hf_decode.kgt.xz > "$WORK/hf.kgt" || fail "xz -d"
