@@ -28,19 +28,19 @@ void trace_db_meta(sqlite3 *db, const char *key, char *out, size_t outlen)
  * says how many pages the file should have (when its "version-valid-for" field matches
  * the change counter), so truncation is caught here in O(1) instead of as a confusing
  * error in the middle of a report. */
-static int check_truncation(const char *path, off_t size, char *err, size_t errlen)
+static int check_truncation(const char *path, char *err, size_t errlen)
 {
 	unsigned char h[100];
-	int fd = uncompress_open(path);
+	int fd = uncompress_open(path); /* a compressed file's decompressed copy */
 	if (fd < 0)
 		return 0;
 	ssize_t n = pread(fd, h, sizeof(h), 0);
 	struct stat sb;
-	if (fstat(fd, &sb) == 0) /* a compressed file's: its decompressed copy's */
-		size = sb.st_size;
+	int sized = fstat(fd, &sb) == 0;
 	close(fd);
-	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
+	if (!sized || n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
 		return 0;
+	off_t size = sb.st_size;
 	uint32_t page = (uint32_t)h[16] << 8 | h[17];
 	if (page == 1)
 		page = 65536;
@@ -61,7 +61,7 @@ int trace_db_check_truncation(const char *path, char *err, size_t errlen)
 	struct stat sb;
 	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0; /* the caller's own open says what is wrong */
-	return check_truncation(path, sb.st_size, err, errlen);
+	return check_truncation(path, err, errlen);
 }
 
 int trace_db_open_file(const char *path, sqlite3 **dbp, char *err, size_t errlen)
@@ -80,7 +80,7 @@ int trace_db_open_file(const char *path, sqlite3 **dbp, char *err, size_t errlen
 	int rc = uncompress_input(path, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (check_truncation(path, sb.st_size, err, errlen) < 0)
+	if (check_truncation(path, err, errlen) < 0)
 		return -EINVAL;
 	sqlite3 *db = NULL;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {

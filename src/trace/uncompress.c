@@ -29,11 +29,10 @@ struct copy {
 	ino_t ino; /* (another size or time) is another file, decoded again */
 	off_t size;
 	struct timespec mtime;
-	int fd;
 	enum packing packing;
-	uint64_t packed, plain;
+	uint64_t plain;
 	const unsigned char *map; /* the copy, for SQLite */
-	char path[32];		  /* /proc/self/fd/N, for open(2) */
+	char path[32];		  /* /proc/self/fd/N: the copy's, for open(2) */
 };
 
 static struct {
@@ -431,8 +430,7 @@ static int register_locked(const struct stat *sb, enum packing p, const struct j
 	if (!c)
 		return -ENOMEM;
 	*c = (struct copy){.dev = sb->st_dev, .ino = sb->st_ino, .size = sb->st_size,
-			   .mtime = sb->st_mtim, .fd = j->out, .packing = p,
-			   .packed = (uint64_t)sb->st_size, .plain = j->plain};
+			   .mtime = sb->st_mtim, .packing = p, .plain = j->plain};
 	if (c->plain) {
 		void *map = mmap(NULL, c->plain, PROT_READ, MAP_SHARED, j->out, 0);
 		if (map == MAP_FAILED) {
@@ -494,7 +492,7 @@ const char *uncompress_kind(const char *path, uint64_t *packed, uint64_t *plain)
 {
 	struct copy *c = find(path);
 	if (c) {
-		*packed = c->packed;
+		*packed = (uint64_t)c->size;
 		*plain = c->plain;
 		return packing_name[c->packing];
 	}
