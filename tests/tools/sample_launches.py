@@ -28,6 +28,12 @@ import sys
 
 LAUNCH = re.compile(r"(LaunchKernel|^cudaLaunch|^cuLaunch)")
 NOT_A_KERNEL = re.compile(r"(GraphLaunch|HostFunc)")
+
+
+def launches_a_kernel(fn):
+    """Is the API function one kernel's launch (src/recorder/launches.c's test)?"""
+    return bool(LAUNCH.search(fn)) and not NOT_A_KERNEL.search(fn)
+
 # util/api_names.c's categories that --stacks waits takes a stack of at every call
 WAIT = re.compile(r"(Synchronize|^cudaStreamWaitEvent|^cuStreamWaitEvent|Memcpy|memcpy|Memset|memset|"
                   r"Malloc|Free|MemAlloc|MemFree|HostAlloc|HostRegister)")
@@ -50,7 +56,7 @@ def waits_mode_stacks(db, proc, every, phase, key_by, wins):
         "WHERE a.process = ? ORDER BY a.start", (proc,)).fetchall()
     counts, drop, before = {}, [], {}
     for corr, t, fn, kernel, stream, *dims in rows:
-        launch = LAUNCH.search(fn) and not NOT_A_KERNEL.search(fn)
+        launch = launches_a_kernel(fn)
         if launch or (("Memset" in fn or "memset" in fn) and "Async" in fn):
             window = window_at(wins, t)
             prev = before.get(stream)
@@ -84,7 +90,8 @@ def windows(launches, new_kernels, on, period, shift, opens=()):
     out = []
     look, opened, start, window, new, any_launch = launches[0][1] + on, None, launches[0][1], 0, False, False
     first_close = True
-    events = sorted([(t, 0, (i, t, kernel, corr)) for i, t, kernel, corr in launches] +
+    # a handle's call (None) before a launch at the same time
+    events = sorted([(t, 0, i) for i, t, kernel, corr in launches] +
                     [(o, -1, None) for o in opens if o >= launches[0][1]], key=lambda e: e[:2])
     for t, _, launch in events:
         while opened is not None and t >= opened or opened is None and t >= look:
@@ -105,7 +112,7 @@ def windows(launches, new_kernels, on, period, shift, opens=()):
                 look, start, opened, window, new = t + on, t, None, window + 1, True
             continue
         any_launch = True
-        if launch[0] in new_kernels:
+        if launch in new_kernels:
             new = opened is None or new
     if opened is None:
         out.append((start, float("inf"), window))
@@ -126,7 +133,7 @@ def first_launches(calls):
     for i, t, fn, kernel, corr in calls:
         if GET_KERNEL.search(fn):
             handed = True
-        elif LAUNCH.search(fn) and not NOT_A_KERNEL.search(fn):
+        elif launches_a_kernel(fn):
             if kernel not in seen or handed:
                 out.add(i)
             seen.add(kernel)
@@ -178,7 +185,7 @@ def main():
             "LEFT JOIN kernels k ON k.process = a.process AND k.correlation = a.correlation "
             "WHERE a.process = ? ORDER BY a.start", (proc,)).fetchall()
         launches = [(i, t, kernel, corr) for i, t, fn, kernel, corr in calls
-                    if LAUNCH.search(fn) and not NOT_A_KERNEL.search(fn)]
+                    if launches_a_kernel(fn)]
         if not launches:
             continue
         first = first_launches(calls)
