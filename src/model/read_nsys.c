@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "model/load.h"
+#include "trace/trace_db.h"
 #include "trace/uncompress.h"
 #include "util/array.h"
 #include "util/demangle.h"
@@ -1542,34 +1543,24 @@ static int read_codes(struct nsys_reader *r)
  * if ever: compare the size the header promises with the file's, up front. */
 static int check_file(struct nsys_reader *r)
 {
-	unsigned char h[100];
 	int fd = uncompress_open(r->path); /* a compressed export's decompressed copy */
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
 		int e = errno;
 		snprintf(r->err, r->errlen, "cannot open '%s': %s", r->path, strerror(e));
 		return -e;
 	}
-	size_t n = fread(h, 1, sizeof(h), f);
-	struct stat sb;
-	int st_ok = fstat(fileno(f), &sb) == 0;
-	fclose(f);
-	if (n < sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0) {
+	uint64_t promised, has;
+	int sqlite = trace_db_sqlite_size(fd, &promised, &has) == 0;
+	close(fd);
+	if (!sqlite) {
 		snprintf(r->err, r->errlen, "'%s' is not an SQLite database (" EXPECTED ")",
 			 r->path);
 		return -EINVAL;
 	}
-	uint32_t page = (uint32_t)h[16] << 8 | h[17];
-	uint64_t pages = (uint64_t)h[28] << 24 | (uint64_t)h[29] << 16 | (uint64_t)h[30] << 8 |
-			 h[31];
-	int valid = memcmp(h + 24, h + 92, 4) == 0; /* the size field is kept up to date */
-	uint64_t want = (page == 1 ? 65536 : page) * pages;
-	if (st_ok && valid && pages && (uint64_t)sb.st_size < want) {
+	if (promised > has) {
 		snprintf(r->err, r->errlen,
 			 "'%s' is truncated: its SQLite header promises %llu bytes, the file "
-			 "has %lld", r->path, (unsigned long long)want, (long long)sb.st_size);
+			 "has %llu", r->path, (unsigned long long)promised, (unsigned long long)has);
 		return -EIO;
 	}
 	return 0;

@@ -28,29 +28,36 @@ void trace_db_meta(sqlite3 *db, const char *key, char *out, size_t outlen)
  * says how many pages the file should have (when its "version-valid-for" field matches
  * the change counter), so truncation is caught here in O(1) instead of as a confusing
  * error in the middle of a report. */
-static int check_truncation(const char *path, char *err, size_t errlen)
+int trace_db_sqlite_size(int fd, uint64_t *promised, uint64_t *has)
 {
 	unsigned char h[100];
+	struct stat sb;
+	if (pread(fd, h, sizeof(h), 0) < (ssize_t)sizeof(h) || fstat(fd, &sb) < 0 ||
+	    memcmp(h, "SQLite format 3", 16) != 0)
+		return -1;
+	uint32_t page = (uint32_t)h[16] << 8 | h[17];
+	uint64_t pages = (uint64_t)h[28] << 24 | (uint64_t)h[29] << 16 | (uint64_t)h[30] << 8 |
+			 h[31];
+	/* the page count is kept up to date only while the change counter beside it matches */
+	int valid = memcmp(h + 24, h + 92, 4) == 0;
+	*promised = valid ? (page == 1 ? 65536 : page) * pages : 0;
+	*has = (uint64_t)sb.st_size;
+	return 0;
+}
+
+static int check_truncation(const char *path, char *err, size_t errlen)
+{
 	int fd = uncompress_open(path); /* a compressed file's decompressed copy */
 	if (fd < 0)
 		return 0;
-	ssize_t n = pread(fd, h, sizeof(h), 0);
-	struct stat sb;
-	int sized = fstat(fd, &sb) == 0;
+	uint64_t promised, has;
+	int sqlite = trace_db_sqlite_size(fd, &promised, &has) == 0;
 	close(fd);
-	if (!sized || n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
-		return 0;
-	off_t size = sb.st_size;
-	uint32_t page = (uint32_t)h[16] << 8 | h[17];
-	if (page == 1)
-		page = 65536;
-	uint32_t pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 | h[31];
-	int valid = memcmp(h + 24, h + 92, 4) == 0;
-	if (valid && pages && (uint64_t)page * pages > (uint64_t)size) {
+	if (sqlite && promised > has) {
 		snprintf(err, errlen,
-			 "'%s' is truncated: %lld bytes, expected %llu (an interrupted copy or a full "
+			 "'%s' is truncated: %llu bytes, expected %llu (an interrupted copy or a full "
 			 "disk?)",
-			 path, (long long)size, (unsigned long long)page * pages);
+			 path, (unsigned long long)has, (unsigned long long)promised);
 		return -1;
 	}
 	return 0;

@@ -20,6 +20,10 @@ int trace_db_check(sqlite3 *db, const char *path, char *err, size_t errlen);
  * trace_db_open gives ("'t.kgt' is truncated: ..."), else 0. Every reader of SQLite
  * files (model/load.c too) calls this first, so that each command says the same. */
 int trace_db_check_truncation(const char *path, char *err, size_t errlen);
+/* An open SQLite file's size as its header promises it (0 when the header's count is stale)
+ * and as it is, for readers that word the cut their own way (model/read_nsys.c). -1 when
+ * the file is not SQLite or shorter than a header. */
+int trace_db_sqlite_size(int fd, uint64_t *promised, uint64_t *has);
 /* The integer that sql returns, 0 when NULL (text, when not NULL, is bound to ?1).
  * SQLITE_OK, or SQLite's error code (sqlite3_errmsg says more). */
 int trace_db_int(sqlite3 *db, const char *sql, const char *text, int64_t *out);
