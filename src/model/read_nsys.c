@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/load.h"
