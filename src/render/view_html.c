@@ -1310,7 +1310,8 @@ static void write_hw_device(struct jw *w, const struct page *p, const struct kg_
 		first++;
 	while (first + n < m->n_hw_samples && m->hw_samples[first + n].device == h->device)
 		n++;
-	const struct kg_hw_sample *x = m->hw_samples + first;
+	/* A device listed with no samples: hw_samples may be NULL, and NULL + 0 is undefined. */
+	const struct kg_hw_sample *x = n ? m->hw_samples + first : NULL;
 	struct col t = {0}, d = {0};
 	int64_t prev = p->zero;
 	for (uint32_t i = 0; i < n; i++) {

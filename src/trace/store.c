@@ -320,115 +320,115 @@ struct read_plan {
 #define HW_REALS (((1ull << KG_HW_N) - 1) << 4)
 
 static const struct read_plan plans[KG_READ_COUNT] = {
-	[KG_READ_STRINGS] = {"strings", NULL, NULL, "SELECT id, text FROM strings", 0},
+	[KG_READ_STRINGS] = {"strings", NULL, NULL, "SELECT id, text FROM strings", 0, 0},
 	[KG_READ_PROCESSES] = {"processes", NULL, NULL,
 			       "SELECT process, pid, ppid, host, cmdline, rank, complete, "
 			       "exit_status, dropped_records, incomplete_records, start_ns, end_ns, "
-			       "realtime_offset_ns FROM processes ORDER BY process", 0},
+			       "realtime_offset_ns FROM processes ORDER BY process", 0, 0},
 	[KG_READ_DEVICES] = {"devices", NULL, NULL,
 			     "SELECT process, device, name, uuid, sm_count, max_warps_per_sm, "
 			     "max_blocks_per_sm, max_threads_per_block, max_regs_per_sm, "
 			     "max_regs_per_block, max_smem_per_sm, max_smem_per_block, cc_major, "
-			     "cc_minor, memory_bytes FROM devices ORDER BY process, device", 0},
+			     "cc_minor, memory_bytes FROM devices ORDER BY process, device", 0, 0},
 	[KG_READ_STREAMS] = {"streams", NULL, NULL,
 			     "SELECT s.process, s.context, s.stream, s.priority, s.flags, c.device, "
-			     "c.null_stream FROM streams s JOIN contexts c USING(process, context)", 0},
+			     "c.null_stream FROM streams s JOIN contexts c USING(process, context)", 0, 0},
 	[KG_READ_REFUSALS] = {"messages", NULL, NULL,
 			      "SELECT process, text FROM messages WHERE level = 'error' ORDER BY "
-			      "rowid", 0},
+			      "rowid", 0, 0},
 	[KG_READ_MEMCPYS] = {"memcpys", NULL, NULL,
 			     "SELECT " OP_COLUMNS ", copy_kind, src_kind, dst_kind, bytes, async, "
-			     "graph FROM memcpys", 0},
+			     "graph FROM memcpys", 0, 0},
 	[KG_READ_MEMSETS] = {"memsets", NULL, NULL,
-			     "SELECT " OP_COLUMNS ", memory_kind, bytes, async, graph FROM memsets", 0},
+			     "SELECT " OP_COLUMNS ", memory_kind, bytes, async, graph FROM memsets", 0, 0},
 	[KG_READ_SYNCS] = {"syncs", NULL, NULL,
 			   "SELECT y.process, y.type, y.context, y.stream, y.start, y.end, "
 			   "y.correlation, c.device FROM syncs y LEFT JOIN contexts c "
-			   "USING(process, context)", 0},
+			   "USING(process, context)", 0, 0},
 	[KG_READ_NVTX] = {"nvtx", NULL, NULL,
-			  "SELECT process, thread, domain, name, start, end FROM nvtx", 0},
-	[KG_READ_KERNELS] = {"kernels", NULL, NULL, NULL, 0},
-	[KG_READ_API_CALLS] = {"api_calls", NULL, NULL, NULL, 0},
+			  "SELECT process, thread, domain, name, start, end FROM nvtx", 0, 0},
+	[KG_READ_KERNELS] = {"kernels", NULL, NULL, NULL, 0, 0},
+	[KG_READ_API_CALLS] = {"api_calls", NULL, NULL, NULL, 0, 0},
 	[KG_READ_STACK_FRAMES] = {"stack_frames", "stack_frames", NULL,
 				  "SELECT f.stack, s.process, s.flags, f.kind, f.function, f.file, "
 				  "f.line, f.module, f.address FROM stack_frames f JOIN stacks s "
-				  "ON s.id = f.stack ORDER BY f.stack, f.depth", 0},
+				  "ON s.id = f.stack ORDER BY f.stack, f.depth", 0, 0},
 	[KG_READ_API_STACKS] = {"api_stacks", "api_stacks", NULL,
-				"SELECT process, correlation, stack FROM api_stacks", 0},
+				"SELECT process, correlation, stack FROM api_stacks", 0, 0},
 	[KG_READ_STACK_SETTING] = {"stack_settings", "stack_settings", NULL,
 				   "SELECT mode, launch_first, launch_every, python FROM "
 				   "stack_settings ORDER BY (python LIKE 'CPython%') DESC, process "
-				   "LIMIT 1", 0},
+				   "LIMIT 1", 0, 0},
 	[KG_READ_HW_DEVICES] = {"hw_devices", "hw_devices", NULL,
 				"SELECT process, device, interval_ns, chip, state, note, "
-				"lost_samples FROM hw_devices", 0},
+				"lost_samples FROM hw_devices", 0, 0},
 	[KG_READ_HW_METRICS] = {"hw_metrics", "hw_metrics", NULL,
-				"SELECT process, device, figure, metric FROM hw_metrics", 0},
+				"SELECT process, device, figure, metric FROM hw_metrics", 0, 0},
 	[KG_READ_HW_SAMPLES] = {"hw_samples", "hw_devices", "hw_samples",
 				"SELECT process, device, start, end" KG_HW_FIGURES(HW_COLUMN_)
 				" FROM hw_samples ORDER BY process, device, start", HW_REALS, 1},
 	[KG_READ_SM_SETTINGS] = {"sm_settings", "sm_settings", NULL,
 				 "SELECT process, device, blocks, kernels, dropped, unmatched, "
 				 "offset_mad_ns, offset_spread_ns FROM sm_settings ORDER BY process, "
-				 "device", 0},
+				 "device", 0, 0},
 	[KG_READ_SM_BLOCKS] = {"sm_blocks", "sm_blocks", "kernels",
 			       "SELECT b.kernel, k.process, k.correlation, k.start, k.context, "
 			       "k.stream, b.sm, b.block, b.start, b.end FROM sm_blocks b "
 			       "JOIN kernels k ON k.id = b.kernel ORDER BY b.kernel", 0, 1},
 	[KG_READ_HOST_SETTINGS] = {"host_settings", "host_settings", NULL,
 				   "SELECT process, hz, note, threads, taken, lost_ring + lost_pending, "
-				   "no_stack, lost_threads, faulted FROM host_settings ORDER BY process", 0},
+				   "no_stack, lost_threads, faulted FROM host_settings ORDER BY process", 0, 0},
 	[KG_READ_HOST_THREADS] = {"host_threads", "host_threads", NULL,
 				  "SELECT process, thread, name FROM host_threads ORDER BY process, "
-				  "number", 0},
+				  "number", 0, 0},
 	[KG_READ_TRACER] = {"overheads", "overheads", NULL,
 			     "SELECT process, kind, object, start, end FROM overheads WHERE "
-			     "object_kind = 2 AND end > start ORDER BY process, object, start", 0},
+			     "object_kind = 2 AND end > start ORDER BY process, object, start", 0, 0},
 	[KG_READ_LAUNCH_SETTINGS] = {"launch_settings", "launch_settings", NULL,
 				     "SELECT process, calls, window_on_ms, window_period_ms, why "
-				     "FROM launch_settings ORDER BY process", 0},
+				     "FROM launch_settings ORDER BY process", 0, 0},
 	[KG_READ_INFO_PROCESSES] = {"processes", NULL, NULL,
 				    "SELECT process, pid, ppid, host, rank, mode, complete, "
 				    "exit_status, dropped_records, incomplete_records, (end_ns - "
 				    "start_ns) / 1e6, cmdline, spool_note FROM processes p ORDER BY "
-				    "process", 0},
+				    "process", 0, 0},
 	[KG_READ_INFO_MESSAGES] = {"messages", NULL, NULL,
 				   "SELECT m.process, p.pid, m.level, m.text FROM messages m JOIN "
 				   "processes p USING(process) WHERE m.level != 'info' OR m.text LIKE "
-				   "'API calls not recorded%' OR m.text LIKE 'this CUPTI cannot%'", 0},
+				   "'API calls not recorded%' OR m.text LIKE 'this CUPTI cannot%'", 0, 0},
 	[KG_READ_INFO_STACKS] = {"stack_settings", "stack_settings", NULL,
 				 "SELECT mode, launch_first, launch_every, max_depth, python FROM "
-				 "stack_settings ORDER BY process LIMIT 1", 0},
+				 "stack_settings ORDER BY process LIMIT 1", 0, 0},
 	[KG_READ_INFO_DEVICES] = {"devices", NULL, NULL,
 				  "SELECT DISTINCT device, name, cc_major, cc_minor, sm_count, "
-				  "memory_bytes / 1073741824.0, uuid FROM devices ORDER BY device", 0},
+				  "memory_bytes / 1073741824.0, uuid FROM devices ORDER BY device", 0, 0},
 	[KG_READ_INFO_HW] = {"hw_devices", "hw_devices", "hw_samples",
 			     "SELECT h.process, h.device, h.chip, h.state, h.note, h.interval_ns, "
 			     "h.lost_samples, (SELECT COUNT(*) FROM hw_samples s WHERE "
 			     "s.process = h.process AND s.device = h.device), (SELECT pid FROM "
 			     "processes p WHERE p.process = h.process) FROM hw_devices h "
-			     "ORDER BY 1, 2", 0},
+			     "ORDER BY 1, 2", 0, 0},
 	[KG_READ_INFO_HW_FIGURES] = {"hw_samples", "hw_devices", "hw_samples",
 				     "SELECT 0" KG_HW_FIGURES(HW_COUNT_) " FROM hw_samples WHERE "
-				     "process = ?1 AND device = ?2", 0},
+				     "process = ?1 AND device = ?2", 0, 0},
 	[KG_READ_INFO_PARTIAL] = {"stacks", "stacks", NULL,
-				  "SELECT COUNT(*) FROM stacks WHERE flags & 1", 0},
+				  "SELECT COUNT(*) FROM stacks WHERE flags & 1", 0, 0},
 	[KG_READ_INFO_HW_PROCESSES] = {"hw_devices", "hw_devices", NULL,
-				       "SELECT COUNT(DISTINCT process) FROM hw_devices", 0},
+				       "SELECT COUNT(DISTINCT process) FROM hw_devices", 0, 0},
 	[KG_READ_INFO_SM] = {"sm_settings", "sm_settings", "kernels",
 			     "SELECT s.device, s.blocks, s.kernels, s.dropped, s.unmatched, "
 			     "s.own_records, s.offset_mad_ns, s.offset_spread_ns, p.pid, "
 			     "(SELECT COUNT(DISTINCT b.sm) FROM sm_blocks b JOIN kernels k ON "
 			     "k.id = b.kernel WHERE k.process = s.process AND k.device = s.device) "
 			     "FROM sm_settings s JOIN processes p USING(process) ORDER BY s.process, "
-			     "s.device", 0},
+			     "s.device", 0, 0},
 	[KG_READ_INFO_HOST] = {"host_settings", "host_settings", "host_samples",
 			       "SELECT p.pid, h.hz, h.note, COALESCE(n.samples, 0), (SELECT COUNT(*) "
 			       "FROM host_threads t WHERE t.process = h.process), h.taken, "
 			       "h.lost_ring, h.lost_pending, h.no_stack, h.lost_threads, h.unwind, "
 			       "h.python, h.signal FROM host_settings h JOIN processes p "
 			       "USING(process) LEFT JOIN (SELECT process, COUNT(*) AS samples FROM "
-			       "host_samples GROUP BY process) n USING(process) ORDER BY h.process", 0},
+			       "host_samples GROUP BY process) n USING(process) ORDER BY h.process", 0, 0},
 };
 
 /* The model loader's columns of kernels and api_calls, "process, device, ...", as whole

@@ -178,8 +178,9 @@ echo "ok: plot"
 # ---------------------------------------------------------------- odd rows
 
 # a device that stopped (no interval, no chip, a two-line note with a byte that is not
-# UTF-8), one the trace has no device row for, values out of range, a sample that ends
-# before it starts, one long after the kernels: everything still draws and exports
+# UTF-8), one the trace has no device row for, one with no sample, values out of range, a
+# sample that ends before it starts, one long after the kernels: everything still draws and
+# exports
 cp "$WORK/multi.kgt" "$WORK/odd.kgt"
 sqlite3 "$WORK/odd.kgt" "
 UPDATE hw_devices SET state = 'stopped', note = 'CUPTI_ERROR_UNKNOWN: stopped' || char(10) || 'x' || x'ff',
@@ -187,6 +188,7 @@ UPDATE hw_devices SET state = 'stopped', note = 'CUPTI_ERROR_UNKNOWN: stopped' |
 INSERT INTO hw_samples(process, device, start, end, sm_active_pct)
 	SELECT 1, 1, start, start + 100000, 50 FROM kernels WHERE device = 1;
 INSERT INTO hw_devices VALUES(1, 7, 100000, 'GH100', 'sampled', NULL, 0);
+INSERT INTO hw_devices VALUES(1, 9, 100000, 'GH100', 'sampled', NULL, 0); -- no sample at all
 INSERT INTO hw_samples(process, device, start, end, sm_active_pct) VALUES(1, 7, 40420692306, 40420792306, 50);
 INSERT INTO hw_samples(process, device, start, end, sm_active_pct, occupancy_pct, dram_read_bps)
 	VALUES(1, 0, 40500000000, 40500000000, 1e300, -5, -1e12);
@@ -203,6 +205,15 @@ plot "$WORK/odd.kgt" "$WORK/odd-zoom.png" --from 20 --to 20.4 --width 300
 "$K" info "$WORK/odd.kgt" | grep -q "hardware samples: device 1 interval unknown: 11 samples" ||
 	fail "info odd: $("$K" info "$WORK/odd.kgt" | grep hardware)"
 grep -q '"state": "stopped"' "$WORK/odd.png.json" || fail "plot odd: no stopped strip"
+# a device that sampled nothing in a trace with no sample at all (the model has no samples
+# array: the view once did arithmetic on its NULL, which UBSan under clang reports)
+cp "$WORK/syncs.kgt" "$WORK/nosample.kgt"
+sqlite3 "$WORK/nosample.kgt" "DELETE FROM hw_samples" || fail "cannot make nosample.kgt"
+"$K" view -q "$WORK/nosample.kgt" -o "$WORK/nosample.html" || fail "view nosample"
+plot "$WORK/nosample.kgt" "$WORK/nosample.png"
+"$K" export "$WORK/nosample.kgt" -f perfetto -o "$WORK/nosample.json" || fail "export nosample"
+"$K" info "$WORK/nosample.kgt" | grep -q "hardware samples: device 0 (GH100) every 100 µs: 0 samples" ||
+	fail "info nosample: $("$K" info "$WORK/nosample.kgt" | grep hardware)"
 echo "ok: odd rows"
 
 # ---------------------------------------------------------------- view
