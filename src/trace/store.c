@@ -383,7 +383,8 @@ static const struct read_plan plans[KG_READ_COUNT] = {
 				  "number", 0, 0},
 	[KG_READ_TRACER] = {"overheads", "overheads", NULL,
 			     "SELECT process, kind, object, start, end FROM overheads WHERE "
-			     "object_kind = 2 AND end > start ORDER BY process, object, start", 0, 0},
+			     "object_kind = 2 AND end > start ORDER BY process, object, start",
+			     0, 0},
 	[KG_READ_LAUNCH_SETTINGS] = {"launch_settings", "launch_settings", NULL,
 				     "SELECT process, calls, window_on_ms, window_period_ms, why "
 				     "FROM launch_settings ORDER BY process", 0, 0},
