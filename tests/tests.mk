@@ -30,9 +30,11 @@ test-build: all $(UNIT_TESTS) san-tool
 
 # kgantt again with the sanitizers, for the end-to-end tests of others' and malformed input
 # (tests/run-all.sh): a build of its own, which its own make keeps up to date. With clang
-# where make test installed it (FUZZ_PKGS): its UBSan also reports arithmetic on a null
-# pointer (NULL + 0, an empty array), which gcc's lets pass and a fuzz target found.
-SAN_TOOL_CC = $(if $(shell command -v $(FUZZ_CC) 2>/dev/null),$(FUZZ_CC) -Wno-unknown-warning-option,$(CC))
+# where make test installed it with its sanitizer runtimes (FUZZ_PKGS; the check links one):
+# its UBSan also reports arithmetic on a null pointer (NULL + 0, an empty array), which
+# gcc's lets pass and a fuzz target found.
+SAN_TOOL_CC = $(if $(shell tests/fuzz/run.sh --check $(FUZZ_CC) && echo y),$(FUZZ_CC) \
+	      -Wno-unknown-warning-option,$(CC))
 san-tool:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san-tool CC="$(SAN_TOOL_CC)" SAN="$(TEST_SAN)" \
 	    OPT="-O1 -g" $(BUILD)/san-tool/kgantt
