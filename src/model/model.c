@@ -1237,6 +1237,22 @@ static void sort_hw_samples(struct kg_model *m)
 		}
 }
 
+void model_hw_sample_range(const struct kg_model *m, uint32_t d, uint32_t *first, uint32_t *end)
+{
+	uint32_t lo = 0, hi = m->n_hw_samples;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->hw_samples[mid].device < d)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (lo < m->n_hw_samples && m->hw_samples[lo].device == d)
+		lo++;
+	*end = lo;
+}
+
 static int sm_block_cmp(const void *a, const void *b, void *model)
 {
 	const struct kg_model *m = model;

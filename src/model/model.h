@@ -493,6 +493,9 @@ uint32_t model_op_launch_thread(const struct kg_model *m, uint32_t op);
 struct kg_host_span *model_add_tracer_span(struct kg_model *m);
 struct kg_hw_device *model_add_hw_device(struct kg_model *m);
 struct kg_hw_sample *model_add_hw_sample(struct kg_model *m);
+/* Device d's samples, in start order: hw_samples[*first .. *end), empty when it has none.
+ * The samples must be sorted by device, then start, as model_finish leaves them. */
+void model_hw_sample_range(const struct kg_model *m, uint32_t d, uint32_t *first, uint32_t *end);
 /* A block of the kernel ops[op] (op as the reader added it), and a device's SM placement
  * summary. NULL when out of memory. */
 struct kg_sm_block *model_add_sm_block(struct kg_model *m);

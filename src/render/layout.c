@@ -438,9 +438,9 @@ static int add_hw_strip(struct builder *b, uint32_t d)
 			hw = i;
 	if (hw == KG_NONE || b->o->hw_strip_h <= 0)
 		return 0;
-	int sampled = 0;
-	for (uint32_t i = 0; i < m->n_hw_samples && !sampled; i++)
-		sampled = m->hw_samples[i].device == d;
+	uint32_t first, end;
+	model_hw_sample_range(m, d, &first, &end);
+	int sampled = end > first;
 	if (l->n_hw_strips == b->cap_strips) {
 		uint32_t cap = b->cap_strips ? 2 * b->cap_strips : 4;
 		struct kg_hw_strip *p = realloc(l->hw_strips, cap * sizeof(*p));

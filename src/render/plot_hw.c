@@ -76,29 +76,12 @@ static double nice_ceil(double v)
 	return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
 }
 
-/* [first, end) of device d's samples: they are sorted by device, then start. */
-static void device_range(const struct kg_model *m, uint32_t d, uint32_t *first, uint32_t *end)
-{
-	uint32_t lo = 0, hi = m->n_hw_samples;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->hw_samples[mid].device < d)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*first = lo;
-	while (lo < m->n_hw_samples && m->hw_samples[lo].device == d)
-		lo++;
-	*end = lo;
-}
-
 static void plan_strip(const struct kg_model *m, const struct kg_layout *l,
 		       const struct kg_hw_strip *s, struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->hw = &m->hw_devices[s->hw];
-	device_range(m, s->device, &p->first, &p->end);
+	model_hw_sample_range(m, s->device, &p->first, &p->end);
 	double top_bps = 0;
 	int has_bps = 0;
 	for (uint32_t i = p->first; i < p->end; i++) {

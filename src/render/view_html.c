@@ -1305,11 +1305,9 @@ static void write_hw_figure(struct jw *w, const struct kg_hw_sample *x, uint32_t
 static void write_hw_device(struct jw *w, const struct page *p, const struct kg_hw_device *h)
 {
 	const struct kg_model *m = p->m;
-	uint32_t first = 0, n = 0;
-	while (first < m->n_hw_samples && m->hw_samples[first].device != h->device)
-		first++;
-	while (first + n < m->n_hw_samples && m->hw_samples[first + n].device == h->device)
-		n++;
+	uint32_t first, end;
+	model_hw_sample_range(m, h->device, &first, &end);
+	uint32_t n = end - first;
 	/* A device listed with no samples: hw_samples may be NULL, and NULL + 0 is undefined. */
 	const struct kg_hw_sample *x = n ? m->hw_samples + first : NULL;
 	struct col t = {0}, d = {0};
