@@ -176,7 +176,7 @@ static void label_column(cairo_t *cr, const struct kg_model *m, const struct kg_
 		snprintf(lost, sizeof(lost), " · %" PRIu64 " lost", p->hw->lost);
 	int64_t interval = p->hw->interval_ns;
 	for (uint32_t i = p->first; interval <= 0 && i < p->end; i++) /* not said: as sampled */
-		interval = m->hw_samples[i].end - m->hw_samples[i].start;
+		interval = kg_time_span(m->hw_samples[i].end, m->hw_samples[i].start);
 	font(cr, 9.5, 1);
 	text_fit(cr, x, s->y + 12, right - x, "hardware samples", c_text);
 	snprintf(line, sizeof(line), "every %s%s%s%s", interval_text(interval, iv),

@@ -447,7 +447,7 @@ static int mark_host_stacks(struct page *p)
 	for (uint32_t i = 0; i < m->n_host_spans; i++) {
 		const struct kg_host_span *h = &m->host_spans[i];
 		if (h->stack < m->n_stacks && p->calls[h->thread])
-			ns[h->stack] += (double)(h->end - h->start) + 1; /* +1: seen, if empty */
+			ns[h->stack] += (double)kg_time_span(h->end, h->start) + 1; /* +1: seen, if empty */
 	}
 	for (uint32_t i = 0; i < m->n_stacks; i++)
 		if (ns[i] > 0)
@@ -1313,8 +1313,8 @@ static void write_hw_device(struct jw *w, const struct page *p, const struct kg_
 	struct col t = {0}, d = {0};
 	int64_t prev = p->zero;
 	for (uint32_t i = 0; i < n; i++) {
-		col_s(&t, x[i].start - prev);
-		col_s(&d, x[i].end - x[i].start);
+		col_s(&t, kg_time_diff(x[i].start, prev));
+		col_s(&d, kg_time_diff(x[i].end, x[i].start));
 		prev = x[i].start;
 	}
 	j_open(w);
@@ -1364,8 +1364,8 @@ static void write_sm_device(struct jw *w, const struct page *p, uint32_t first, 
 	int64_t prev = p->zero, prev_op = 0;
 	uint32_t prev_sm = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		col_s(&t, b[i].start - prev);
-		col_u(&d, b[i].end > b[i].start ? (uint64_t)(b[i].end - b[i].start) : 0);
+		col_s(&t, kg_time_diff(b[i].start, prev));
+		col_u(&d, (uint64_t)kg_time_span(b[i].end, b[i].start));
 		col_u(&s, b[i].sm - prev_sm);
 		col_s(&o, (int64_t)b[i].op - prev_op);
 		col_u(&k, b[i].block);

@@ -179,8 +179,8 @@ echo "ok: plot"
 
 # a device that stopped (no interval, no chip, a two-line note with a byte that is not
 # UTF-8), one the trace has no device row for, one with no sample, values out of range, a
-# sample that ends before it starts, one long after the kernels: everything still draws and
-# exports
+# sample that ends before it starts, one long after the kernels, one from int64's lowest time
+# to its highest: everything still draws and exports
 cp "$WORK/multi.kgt" "$WORK/odd.kgt"
 sqlite3 "$WORK/odd.kgt" "
 UPDATE hw_devices SET state = 'stopped', note = 'CUPTI_ERROR_UNKNOWN: stopped' || char(10) || 'x' || x'ff',
@@ -195,7 +195,9 @@ INSERT INTO hw_samples(process, device, start, end, sm_active_pct, occupancy_pct
 INSERT INTO hw_samples(process, device, start, end, sm_active_pct) VALUES(1, 0, 40500000000, 40400000000, 20);
 INSERT INTO hw_samples(process, device, start, end, sm_active_pct, occupancy_pct, tensor_active_pct)
 	VALUES(1, 0, 40550000000, 40550100000, 250, 1e29, -3);
-INSERT INTO hw_samples(process, device, start, end, sm_active_pct) VALUES(1, 1, 99990000000, 99990100000, 33);" ||
+INSERT INTO hw_samples(process, device, start, end, sm_active_pct) VALUES(1, 1, 99990000000, 99990100000, 33);
+INSERT INTO hw_samples(process, device, start, end, sm_active_pct)
+	VALUES(1, 0, -9223372036854775807, 9223372036854775807, 40);" ||
 	fail "cannot make odd.kgt"
 for out in odd.png odd.svg odd.pdf; do plot "$WORK/odd.kgt" "$WORK/$out"; done
 plot "$WORK/odd.kgt" "$WORK/odd-zoom.png" --from 20 --to 20.4 --width 300

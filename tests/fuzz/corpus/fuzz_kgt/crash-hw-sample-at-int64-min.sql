@@ -1,0 +1,14 @@
+INSERT INTO processes VALUES(1,564,563,'vm','/work/main/build/examples/copies','build/examples/copies bad',NULL,34127619068,34533087650,1795968652912215380,'full',1,130001,1,'exit 0',0,0,0,NULL);
+INSERT INTO devices VALUES(1,0,'NVIDIA H200','bcc1dfc1-2d22-b7fe-0cb8-970918da4ec7',132,64,32,1024,65536,65536,233472,49152,32,9,0,1980000,150109880320,4814304000,62914560,3,0);
+INSERT INTO contexts VALUES(1,1,0,7,0);
+INSERT INTO streams VALUES(1,1,13,0,1,126);
+INSERT INTO strings VALUES(23,'_Z14copies_computePKfPfmi');
+INSERT INTO strings VALUES(24,'copies_compute(float const*, float*, unsigned long, int)');
+INSERT INTO kernels VALUES(1,1,0,1,13,130,23,24,34389304611,34389309205,34389309717,34390250677,1056,1,1,256,1,1,0,0,0,16,0,0,0,155713536,32768,1,1,0,NULL,NULL,2,0,0);
+INSERT INTO kernels VALUES(2,1,0,1,13,136,23,24,34398270978,34398275000,34398275512,34399216312,1056,1,1,256,1,1,0,0,0,16,0,0,0,155713536,32768,1,1,0,NULL,NULL,4,0,0);
+INSERT INTO kernels VALUES(3,1,0,1,13,142,23,24,34405707659,34405712570,3-1e3003114,34406653754,1056,1,1,256,1,1,0,0,0,16,0,0,0,155713536,32768,1,1,0,NULL,NULL,6,0,0);
+INSERT INTO hw_devices VALUES(1,0,100000,'GH100','sampled',NULL,0);
+INSERT INTO hw_metrics VALUES(1,0,'sm_active_pct','sm__cycles_active.avg, sm__cycles_elapsed.avg');
+INSERT INTO hw_metrics VALUES(1,0,'dram_read_bps','dram__bytes_read.sum');
+INSERT INTO hw_samples(process,device,start,end,sm_active_pct,dram_read_bps) SELECT 1,0,start,start+100000,87.5,1.2e12 FROM kernels;
+INSERT INTO hw_samples(process,device,start,end,sm_active_pct,dram_read_bps) SELECT 1,0,end,end+100000,3.0,1e9 FROM kernels;
