@@ -372,7 +372,8 @@ static inline int64_t host_period_ns(const struct kg_host_sampling *h)
 /* Records left out because their times cannot be true (model_finish, once a model):
  * what they were, and why (docs/readers.md, "Times that cannot be true"). */
 enum kg_untrue_kind { KG_UNTRUE_KERNEL, KG_UNTRUE_COPY, KG_UNTRUE_MEMSET, KG_UNTRUE_API,
-		      KG_UNTRUE_RANGE, KG_UNTRUE_WAIT, KG_UNTRUE_KINDS };
+		      KG_UNTRUE_RANGE, KG_UNTRUE_WAIT, KG_UNTRUE_HW_SAMPLE, KG_UNTRUE_SM_BLOCK,
+		      KG_UNTRUE_HOST_SPAN, KG_UNTRUE_TRACER_SPAN, KG_UNTRUE_KINDS };
 enum kg_untrue_why {
 	KG_UNTRUE_INT64_LIMIT,      /* at INT64_MAX or -INT64_MAX */
 	KG_UNTRUE_END_BEFORE_START,

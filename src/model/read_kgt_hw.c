@@ -52,8 +52,8 @@ static int on_metric(struct kgt_reader *r, const struct kg_store_rows *st, uint3
 static int on_sample(struct kgt_reader *r, const struct kg_store_rows *st, uint32_t device)
 {
 	int64_t start = store_int(st, 2), end = store_int(st, 3);
-	if (end < start)
-		return 0; /* the recorder never writes these: a damaged row */
+	/* a damaged row (end before start, never the recorder's) is left out by model_finish
+	 * with the other records whose times cannot be true, and said */
 	struct kg_hw_sample *x = model_add_hw_sample(r->m);
 	if (!x)
 		return kgt_oom(r);

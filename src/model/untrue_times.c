@@ -22,10 +22,12 @@
  *
  * The body is found from a sample of at most SAMPLE times (every k-th record), of which
  * only the ends are put in order (order_ends). model_finish judges the ops and calls in its own
- * passes over them (untrue_times.h); the waits and ranges, few, are judged here. */
+ * passes over them (untrue_times.h); the waits, ranges, hardware samples, SM blocks, host
+ * samples and tracer spans are judged here. */
 #include "model/untrue_times.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,10 @@ static const char *const kind_words[KG_UNTRUE_KINDS][2] = {
 	[KG_UNTRUE_KERNEL] = {"kernel", "kernels"}, [KG_UNTRUE_COPY] = {"copy", "copies"},
 	[KG_UNTRUE_MEMSET] = {"memset", "memsets"}, [KG_UNTRUE_API] = {"API call", "API calls"},
 	[KG_UNTRUE_RANGE] = {"range", "ranges"},    [KG_UNTRUE_WAIT] = {"wait", "waits"},
+	[KG_UNTRUE_HW_SAMPLE] = {"hardware sample", "hardware samples"},
+	[KG_UNTRUE_SM_BLOCK] = {"SM block", "SM blocks"},
+	[KG_UNTRUE_HOST_SPAN] = {"host sample", "host samples"},
+	[KG_UNTRUE_TRACER_SPAN] = {"tracer span", "tracer spans"},
 };
 
 static const char *const why_words[KG_UNTRUE_WHYS] = {
@@ -270,6 +276,47 @@ static void filter_ranges(struct kg_model *m, const struct untrue_body *b,
 	m->n_ranges = n;
 }
 
+/* The records that are spans and nothing else (start and end their first fields): the
+ * hardware samples, SM blocks, host samples and the tracer's own spans. A sample copied
+ * from an untrue op, or a garbage row, would otherwise be drawn at its time (a strip
+ * reaching INT64_MIN) and widen what the views take for the trace's span. */
+#define SPAN_SHAPED(type)                                                                  \
+	_Static_assert(offsetof(type, start) == 0 && offsetof(type, end) == sizeof(int64_t), \
+		       #type "'s times first")
+SPAN_SHAPED(struct kg_hw_sample);
+SPAN_SHAPED(struct kg_sm_block);
+SPAN_SHAPED(struct kg_host_span);
+#define FILTER_SPANS(m, b, t, kind, array) \
+	((m)->n_##array = filter_spans((m)->array, (m)->n_##array, sizeof(*(m)->array), b, t, kind))
+
+static uint32_t filter_spans(void *v, uint32_t n, size_t size, const struct untrue_body *b,
+			     struct untrue_tally *t, int kind)
+{
+	char *base = v;
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t times[2];
+		memcpy(times, base + (size_t)i * size, sizeof(times));
+		if (leave_out(b, t, kind, times[0], times[1], 0))
+			continue;
+		if (kept != i)
+			memcpy(base + (size_t)kept * size, base + (size_t)i * size, size);
+		kept++;
+	}
+	return kept;
+}
+
+/* The blocks of a kernel left out point past the ops (model_order_ops): they go with it,
+ * uncounted, as a call's wait does. */
+static void drop_blocks_of_ops_left_out(struct kg_model *m)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < m->n_sm_blocks; i++)
+		if (m->sm_blocks[i].op < m->n_ops)
+			m->sm_blocks[n++] = m->sm_blocks[i];
+	m->n_sm_blocks = n;
+}
+
 /* A process's start or end that cannot be true (a reader that takes them from the host
  * events it kept took them from the records left out too; a kgantt trace's processes
  * table holds what the file says) becomes unknown; so does a clock offset at a limit of
@@ -353,6 +400,11 @@ void untrue_finish(struct kg_model *m, const struct untrue_body *b, struct untru
 {
 	filter_syncs(m, b, t, api_map, n_apis_before);
 	filter_ranges(m, b, t);
+	FILTER_SPANS(m, b, t, KG_UNTRUE_HW_SAMPLE, hw_samples);
+	drop_blocks_of_ops_left_out(m);
+	FILTER_SPANS(m, b, t, KG_UNTRUE_SM_BLOCK, sm_blocks);
+	FILTER_SPANS(m, b, t, KG_UNTRUE_HOST_SPAN, host_spans);
+	FILTER_SPANS(m, b, t, KG_UNTRUE_TRACER_SPAN, tracer_spans);
 	mend_processes(m, b); /* also where no record was left out: a kgantt trace's own */
 	if (!t->total)
 		return;

@@ -207,6 +207,10 @@ plot "$WORK/odd.kgt" "$WORK/odd-zoom.png" --from 20 --to 20.4 --width 300
 "$K" info "$WORK/odd.kgt" | grep -q "hardware samples: device 1 interval unknown: 11 samples" ||
 	fail "info odd: $("$K" info "$WORK/odd.kgt" | grep hardware)"
 grep -q '"state": "stopped"' "$WORK/odd.png.json" || fail "plot odd: no stopped strip"
+# the sample that ends before it starts and the one at int64's limits are left out, said
+"$K" report "$WORK/odd.kgt" > "$WORK/odd.txt" 2>&1 || fail "report odd"
+tr -s ' \n' ' ' < "$WORK/odd.txt" | grep -q "left out 2 hardware samples whose times cannot be true: at INT64_MAX or -INT64_MAX (1), end before start (1)" ||
+	fail "report odd: $(grep -i 'left out' "$WORK/odd.txt")"
 # a device that sampled nothing in a trace with no sample at all (the model has no samples
 # array: the view once did arithmetic on its NULL, which UBSan under clang reports)
 cp "$WORK/syncs.kgt" "$WORK/nosample.kgt"

@@ -319,10 +319,12 @@ static void untrue_model(struct kg_model *m)
 	m->processes[0].start = 0; /* taken from a record left out: unknown after */
 	for (int i = 0; i < 1000; i++) { /* the body: 1 ms */
 		op_at(m, s, KG_OP_KERNEL, T0 + 1000 * i, T0 + 1000 * i + 500, "k");
-		model_add_sm_block(m)->op = m->n_ops - 1;
+		struct kg_sm_block *b = model_add_sm_block(m);
+		b->op = m->n_ops - 1, b->start = T0 + 1000 * i + 10, b->end = T0 + 1000 * i + 490;
 	}
 	op_at(m, s, KG_OP_KERNEL, T0 + 10, T0 + 5, "k_backwards");  /* end before start */
 	model_add_sm_block(m)->op = m->n_ops - 1;                     /* goes with it */
+
 	op_at(m, s, KG_OP_MEMCPY, 0, T0 + 20, "copy_at_zero");       /* at time 0 */
 	op_at(m, s, KG_OP_MEMSET, -1, T0, "memset_at_minus_one");    /* before time 0 */
 	op_at(m, s, KG_OP_KERNEL, T0, INT64_MAX, "k_forever");      /* INT64_MAX */
@@ -386,6 +388,50 @@ TEST(untrue_times_left_out_counted_and_named)
 /* A clock that starts with the trace (Nsight's, a test's) keeps its zeros and what is a
  * little before them, and a start-up of seconds before 20 ms of work; a record more than
  * 1000 s (1000 times the least length a body is given, 1 s) away is not. */
+/* The records that are only spans: hardware samples, SM blocks, host samples and the
+ * tracer's spans, judged as the rest (a garbage row's sample was drawn at INT64_MIN). */
+TEST(untrue_times_of_samples_and_spans)
+{
+	struct kg_model m;
+	uint32_t s = one_stream(&m);
+	for (int i = 0; i < 1000; i++) { /* the body: 1 ms */
+		op_at(&m, s, KG_OP_KERNEL, T0 + 1000 * i, T0 + 1000 * i + 500, "k");
+		struct kg_sm_block *b = model_add_sm_block(&m);
+		b->op = m.n_ops - 1, b->start = T0 + 1000 * i + 10, b->end = T0 + 1000 * i + 490;
+	}
+	struct kg_sm_block *b = model_add_sm_block(&m);              /* at -INT64_MAX */
+	b->op = 0, b->start = -INT64_MAX, b->end = T0 + 490;
+	struct kg_hw_sample *hw = model_add_hw_sample(&m);           /* fine */
+	hw->start = T0, hw->end = T0 + 1000;
+	hw = model_add_hw_sample(&m);                                /* at time 0 */
+	hw->start = 0, hw->end = 1000;
+	struct kg_host_span *h = model_add_host_span(&m);            /* fine */
+	h->start = T0, h->end = T0 + 1000;
+	h = model_add_host_span(&m);                                 /* end before start */
+	h->start = T0 + 1000, h->end = T0;
+	h = model_add_tracer_span(&m);                               /* far */
+	h->start = T0 + 3600000000000000ll, h->end = T0 + 3600000000000001ll;
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_HW_SAMPLE][KG_UNTRUE_AT_ZERO], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_SM_BLOCK][KG_UNTRUE_INT64_LIMIT], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_HOST_SPAN][KG_UNTRUE_END_BEFORE_START], 1);
+	CHECK_EQ_INT(m.untrue[KG_UNTRUE_TRACER_SPAN][KG_UNTRUE_FAR], 1);
+	CHECK_EQ_INT(m.n_sm_blocks, 1000);
+	CHECK_EQ_INT(m.n_hw_samples, 1);
+	CHECK_EQ_INT(m.hw_samples[0].start, T0);
+	CHECK_EQ_INT(m.n_host_spans, 1);
+	CHECK_EQ_INT(m.host_spans[0].start, T0);
+	CHECK_EQ_INT(m.n_tracer_spans, 0);
+	CHECK_EQ_INT(m.n_notes, 1);
+	CHECK_EQ_STR(m.notes[0], "left out 1 hardware sample, 1 SM block, 1 host sample and 1 "
+				 "tracer span whose times cannot be true: at INT64_MAX or -INT64_MAX "
+				 "(1), end before start (1), at time 0 (1), far from the other records "
+				 "(1)");
+	CHECK_EQ_INT(m.begin, T0);
+	CHECK_EQ_INT(m.end, T0 + 999500);
+	model_free(&m);
+}
+
 TEST(untrue_times_near_zero_and_start_up_kept)
 {
 	struct kg_model m;
