@@ -5,6 +5,7 @@
 # 2026-12-06 12:00; the tables before rotated it).
 #   tests/gpu/overhead_table.sh OUTDIR [SECONDS]
 #   OUTDIR/overhead.csv, overhead.md, paired.md, logs/
+# EXTRA=CONFIG adds a configuration to the table, paired against kernels mode and full mode.
 set -u
 out=${1:?usage: overhead_table.sh OUTDIR [SECONDS]}
 seconds=${2:-540}
@@ -12,8 +13,10 @@ export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 mkdir -p "$out"
 PRIME=0 TORCH_GPT_ARGS="--reps 1 --steps 15" bench/overhead.sh -n 5 -t "$seconds" -o "$out" \
 	-w launch_loop,torch_tiny,torch_gpt \
-	-c untraced,cupti-raw,kgantt-kernels,kgantt-kernels-latency,kgantt-full,torch-profiler \
+	-c untraced,cupti-raw,kgantt-kernels,kgantt-kernels-latency,kgantt-full,torch-profiler${EXTRA:+,$EXTRA} \
 	> "$out/overhead.log" 2>&1
 python3 bench/paired.py "$out/overhead.csv" kgantt-full/kgantt-kernels kgantt-full/untraced \
 	kgantt-full/kgantt-kernels-latency kgantt-kernels-latency/untraced kgantt-kernels/untraced \
-	cupti-raw/untraced torch-profiler/untraced > "$out/paired.md" 2>&1
+	cupti-raw/untraced torch-profiler/untraced \
+	${EXTRA:+$EXTRA/kgantt-kernels $EXTRA/kgantt-full $EXTRA/kgantt-kernels-latency $EXTRA/untraced} \
+	> "$out/paired.md" 2>&1
