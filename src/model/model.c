@@ -1289,11 +1289,8 @@ static void sort_host_spans(struct kg_host_span *v, uint32_t n)
  * mistake) are dropped first, so the comparison never looks past the ops. */
 static void sort_sm_blocks(struct kg_model *m)
 {
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < m->n_sm_blocks; i++)
-		if (m->sm_blocks[i].op < m->n_ops)
-			m->sm_blocks[n++] = m->sm_blocks[i];
-	m->n_sm_blocks = n;
+	drop_sm_blocks_of_no_op(m);
+	uint32_t n = m->n_sm_blocks;
 	for (uint32_t i = 1; i < n; i++)
 		if (sm_block_cmp(&m->sm_blocks[i - 1], &m->sm_blocks[i], m) > 0) {
 			qsort_r(m->sm_blocks, n, sizeof(*m->sm_blocks), sm_block_cmp, m);

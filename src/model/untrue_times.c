@@ -306,9 +306,7 @@ static uint32_t filter_spans(void *v, uint32_t n, size_t size, const struct untr
 	return kept;
 }
 
-/* The blocks of a kernel left out point past the ops (model_order_ops): they go with it,
- * uncounted, as a call's wait does. */
-static void drop_blocks_of_ops_left_out(struct kg_model *m)
+void drop_sm_blocks_of_no_op(struct kg_model *m)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < m->n_sm_blocks; i++)
@@ -401,7 +399,7 @@ void untrue_finish(struct kg_model *m, const struct untrue_body *b, struct untru
 	filter_syncs(m, b, t, api_map, n_apis_before);
 	filter_ranges(m, b, t);
 	FILTER_SPANS(m, b, t, KG_UNTRUE_HW_SAMPLE, hw_samples);
-	drop_blocks_of_ops_left_out(m);
+	drop_sm_blocks_of_no_op(m); /* a kernel's left out go with it, uncounted */
 	FILTER_SPANS(m, b, t, KG_UNTRUE_SM_BLOCK, sm_blocks);
 	FILTER_SPANS(m, b, t, KG_UNTRUE_HOST_SPAN, host_spans);
 	FILTER_SPANS(m, b, t, KG_UNTRUE_TRACER_SPAN, tracer_spans);

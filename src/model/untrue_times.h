@@ -47,6 +47,10 @@ void untrue_merge(struct untrue_tally *into, const struct untrue_tally *from);
 /* The kind an op is counted as. */
 int untrue_op_kind(const struct kg_op *o);
 
+/* The SM blocks of no op go: those of a kernel left out, which model_order_ops points past
+ * the ops, and a reader's mistake. */
+void drop_sm_blocks_of_no_op(struct kg_model *m);
+
 /* The rest, once the ops and calls are judged and t holds what they left out: the waits
  * (those of a call left out go with it, uncounted; api_map: old call index → new, NULL
  * when no call was left out) and ranges, the processes' start and end, the counts into
