@@ -348,6 +348,16 @@ static uint8_t first_cause(uint32_t bits)
 	return KG_HOST_CAUSE_OTHER;
 }
 
+/* A node's bits under its parent's. Compiled code runs under the wrappers that compiled
+ * it (aot_autograd's forward, compile_fx's run): a graph's generated code below them is
+ * the graph running; a compiler below the generated code (Triton compiling its kernels at
+ * their first call) is compilation. So of the two, the innermost frame's says which. */
+static uint32_t inner_bits(uint32_t own, uint32_t parent)
+{
+	const uint32_t jit = (1u << KG_HOST_CAUSE_COMPILE) | (1u << KG_HOST_CAUSE_COMPILED);
+	return own | (own & jit ? parent & ~jit : parent);
+}
+
 /* ------------------------------------------------------------------ spans' causes */
 
 /* The causes' bits of a stack's frames: what the tree's path to its leaf gathers. */
@@ -355,9 +365,9 @@ static uint32_t stack_bits(const struct kg_model *m, uint32_t stack)
 {
 	uint32_t bits = 0;
 	const struct kg_stack *st = &m->stacks[stack];
-	for (uint32_t i = 0; i < st->n_frames; i++) {
+	for (uint32_t i = st->n_frames; i-- > 0;) { /* from the outermost, as the tree */
 		struct kg_host_node n = {.kind = KG_HOST_NODE_FRAME, .frame = st->first_frame + i};
-		bits |= node_causes(m, &n);
+		bits = inner_bits(node_causes(m, &n), bits);
 	}
 	return bits;
 }
@@ -506,7 +516,7 @@ static uint32_t child(struct host_ctx *c, uint32_t parent, uint8_t kind, uint32_
 		*n = (struct kg_host_node){.parent = parent, .frame = frame, .name = name,
 					   .kind = kind, .state = state};
 		n->depth = parent == KG_NONE ? 1 : t->nodes[parent].depth + 1;
-		n->flags = node_causes(c->m, n) | (parent == KG_NONE ? 0 : t->nodes[parent].flags);
+		n->flags = inner_bits(node_causes(c->m, n), parent == KG_NONE ? 0 : t->nodes[parent].flags);
 		n->cause = first_cause(n->flags);
 		*slot = t->n_nodes++;
 		return *slot;

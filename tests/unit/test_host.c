@@ -8,6 +8,8 @@
 
 #include "analysis/analysis.h"
 #include "model/model.h"
+#include "report/finding_out.h"
+#include "text/json_writer.h"
 
 #define USER_FILE "train.py"
 #define COLLATE_FILE "/usr/lib/python3/dist-packages/torch/utils/data/_utils/collate.py"
@@ -360,6 +362,88 @@ TEST(a_few_samples_name_no_cause)
 	CHECK(finding_host_few_samples(f));
 	CHECK_EQ_INT(f->host_cause, -1);
 	CHECK(strstr(f->fix, "num_workers") == NULL && strstr(f->fix, "Besides") == NULL);
+	analysis_free(&a);
+	model_free(m);
+}
+
+/* A compiled graph's generated code running under aot_autograd's forward is the graph
+ * running, not compilation (TraceLens's sd3.5 trace: 362 ms of it was called JIT
+ * compilation); Triton compiling a kernel at the generated code's first call is. */
+static int cause_of_path(const char *inner_file, const char *inner_fn)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	struct kg_frame f[4];
+	int n = 0;
+	if (inner_file)
+		f[n++] = python(m, inner_file, inner_fn, 10);
+	f[n++] = python(m, "/tmp/torchinductor_u/c3/c3b3jv66yffi5bkokkbptc3hfaz3duzsobcplxooh43kk4yqbmun.py",
+			"call", 120);
+	f[n++] = python(m, "torch/_functorch/aot_autograd.py", "forward", 1126);
+	f[n++] = python(m, USER_FILE, "epoch", 14);
+	uint32_t stack = model_add_stack(m, 0, f, (uint32_t)n, 0);
+	for (int i = 0; i <= GAPS; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
+		if (i < GAPS)
+			span_at(m, w.t1, base + 100000, base + 200500, stack);
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	const struct kg_finding *hb = rule_finding(&a, KG_RULE_HOST_BOUND);
+	int cause = hb ? hb->host_cause : -2;
+	analysis_free(&a);
+	model_free(m);
+	return cause;
+}
+
+TEST(compiled_code_running_is_not_compilation)
+{
+	CHECK_EQ_INT(cause_of_path(NULL, NULL), KG_HOST_CAUSE_COMPILED);
+	CHECK_EQ_INT(cause_of_path("triton/compiler/compiler.py", "compile"), KG_HOST_CAUSE_COMPILE);
+}
+
+/* A finding's JSON lists its 100 largest activities and counts the rest (a vLLM step's
+ * 7,494, each with its whole path, made 93 MB); what it lists and what it counts add up
+ * to what its causes sum. */
+TEST(json_lists_the_largest_activities_and_counts_the_rest)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	enum { N = 130 };
+	for (int i = 0; i <= N; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
+		if (i == N)
+			break;
+		char fn[32];
+		snprintf(fn, sizeof(fn), "work_%d", i);
+		struct kg_frame f[2] = {python(m, OTHER_FILE, fn, 7 + i), python(m, USER_FILE, "epoch", 14)};
+		span_at(m, w.t1, base + 100000, base + 100000 + 1000 * (N - i) + 1000,
+			model_add_stack(m, 0, f, 2, 0));
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	const struct kg_finding *f = rule_finding(&a, KG_RULE_HOST_BOUND);
+	CHECK(f != NULL);
+	CHECK_EQ_INT(f->n_host, N + 1); /* each function, and the part no span covers */
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	struct jw jw;
+	CHECK_EQ_INT(jw_begin_compact(&jw, out), 0);
+	struct kg_finding_place place = {.a = &a};
+	finding_json(&jw, &place, f, 1);
+	CHECK_EQ_INT(jw_end(&jw), 0);
+	fclose(out);
+	int labels = 0;
+	for (const char *p = text; (p = strstr(p, "\"label\":")) != NULL; p++)
+		labels++;
+	CHECK_EQ_INT(labels, 100);
+	CHECK(strstr(text, "\"activities_left_out\":31,") != NULL);
+	free(text);
 	analysis_free(&a);
 	model_free(m);
 }
