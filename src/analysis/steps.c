@@ -168,8 +168,24 @@ static uint32_t annotated_steps(const struct kg_analysis *a, struct kg_steps *st
 		hs[2 * s] = m->ranges[idx[s]].start;
 		hs[2 * s + 1] = m->ranges[idx[s]].end;
 	}
+	/* An op nothing says the issue of, among ops most of which it is said of, was issued
+	 * before the trace began (work queued before the profiler started: TraceLens's MI300
+	 * ResNet trace ran 30 ms of it first) or its call was lost: its GPU time says nothing
+	 * of the step that issued it, and taken for an issue time it would stretch the first
+	 * step over work of none. Where none is said (a GPU-only trace), the GPU time is all
+	 * there is. */
+	uint32_t issued = 0;
+	for (uint32_t i = 0; i < n; i++)
+		issued += op_issued(m, &m->ops[ops[i]]) != KG_NO_TIME;
+	int undated_in_none = issued > n / 2;
 	for (uint32_t i = 0; i < n; i++) {
-		int64_t t = op_issued_or_start(m, &m->ops[ops[i]]);
+		const struct kg_op *o = &m->ops[ops[i]];
+		int64_t t = op_issued(m, o);
+		if (t == KG_NO_TIME && undated_in_none) {
+			sid[i] = KG_NONE;
+			continue;
+		}
+		t = t != KG_NO_TIME ? t : o->start;
 		uint32_t lo = starting_by(hs, 2, k, t);
 		sid[i] = lo && t < hs[2 * (lo - 1) + 1] ? lo - 1 : KG_NONE;
 	}
