@@ -15,6 +15,19 @@
  * widened the gaps between replays. */
 #define GRAPH_GAP_NS 150.0
 
+/* Whether o's launch call took at least slow_launch_call_ns: the call loaded or compiled
+ * the kernel's code (TraceLens's cold-start normalization trace: six launch calls of
+ * 111–332 ms made 1.04 s of a launch-overhead gain of 1.02 s, "149 tiny kernels with 6.9
+ * ms of idle GPU between them"), which neither fusion nor a graph removes. */
+static int slow_launch_call(const struct kg_analysis *a, const struct kg_op *o)
+{
+	const struct kg_model *m = a->m;
+	if (o->api >= m->n_apis)
+		return 0;
+	const struct kg_api *c = &m->apis[o->api];
+	return c->end != KG_NO_TIME && kg_time_diff(c->end, c->start) >= a->cfg.slow_launch_call_ns;
+}
+
 void rule_launch_overhead(struct kg_analysis *a)
 {
 	const struct kg_model *m = a->m;
@@ -30,7 +43,7 @@ void rule_launch_overhead(struct kg_analysis *a)
 			const struct kg_op *o = op(a, gm->ops[i]);
 			if (prev && op_is_compute(prev) && op_is_compute(o) &&
 			    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
-			    busy_end != KG_NO_TIME && o->start > busy_end) {
+			    busy_end != KG_NO_TIME && o->start > busy_end && !slow_launch_call(a, o)) {
 				double gap = (double)kg_time_diff(o->start, busy_end);
 				analysis_blame_idle(a, KG_NONE, gm->ops[i], gap, busy_end, o->start,
 						    gm->ops[i], KG_IDLE_WHOLE);

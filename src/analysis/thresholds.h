@@ -32,6 +32,9 @@ struct kg_launch_stacks;
 	  "kernels shorter than this are tiny (launch overhead)")                               \
 	X(launch_bound_ratio, RATIO, 1.0, 0, 1e6,                                                \
 	  "idle / execution time among tiny kernels above which the GPU starves on launches")   \
+	X(slow_launch_call_ns, NS, 1000000, 1, 3.6e12,                                           \
+	  "a launch call this long loaded or compiled its kernel's code (lazy module loading, "  \
+	  "a JIT of PTX): the gap before its kernel is no launch overhead")                     \
 	X(high_launch_latency_ns, NS, 100000, 0, 3.6e12,                                         \
 	  "median launch latency (queued - API start) above this is high")                      \
 	X(queue_wait_mark_ns, NS, 100000, 0, 3.6e12, "queue wait above this is marked on the chart") \
