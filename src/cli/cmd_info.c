@@ -13,6 +13,7 @@
 #include "model/load.h"
 #include "trace/packed.h"
 #include "trace/store.h"
+#include "text/names.h"
 #include "trace/uncompress.h"
 #include "util/format.h"
 #include "util/hw_figures.h"
@@ -166,9 +167,9 @@ static void print_devices(struct kg_store *s)
 	struct kg_store_rows *st = NULL;
 	printf("devices:\n");
 	while (next_row(s, KG_READ_INFO_DEVICES, &st))
-		printf("  %lld: %s, sm_%d%d, %d SMs, %.0f GiB, GPU-%s\n", (long long)store_int(st, 0),
-		       col_text(st, 1), (int)store_int(st, 2), (int)store_int(st, 3),
-		       (int)store_int(st, 4), store_real(st, 5), col_text(st, 6));
+		printf("  %lld: %s, %d SMs, cc %d.%d, %.0f GiB, GPU-%s\n", (long long)store_int(st, 0),
+		       col_text(st, 1), (int)store_int(st, 4), (int)store_int(st, 2),
+		       (int)store_int(st, 3), store_real(st, 5), col_text(st, 6));
 }
 
 /* The figures device (process, device) has samples of, by label: ", SM active, ...". */
@@ -433,9 +434,9 @@ static void describe_model(const struct kg_model *m, const char *path, enum kg_f
 	}
 	printf("devices:\n");
 	for (uint32_t i = 0; i < m->n_devices; i++) {
-		const struct kg_device *x = &m->devices[i];
-		printf("  %d: %s, sm_%d%d, %d SMs, %.0f GiB\n", x->ordinal, text_or(m, x->name, "-"),
-		       x->cc_major, x->cc_minor, x->sm_count, x->memory_bytes / 1073741824.0);
+		char what[512];
+		printf("  %d: %s\n", m->devices[i].ordinal,
+		       device_description(m, &m->devices[i], what, sizeof(what)));
 	}
 	for (uint32_t i = 0; i < m->n_ops; i++)
 		ops[m->ops[i].kind < 3 ? m->ops[i].kind : 0]++;

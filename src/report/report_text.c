@@ -64,15 +64,7 @@ static void header_devices(FILE *f, const struct kg_model *m)
 			}
 		}
 		char line[512];
-		snprintf(line, sizeof(line), "%s",
-			 d->name ? model_text(m, d->name) : "unknown GPU");
-		if (d->sm_count > 0)
-			text_appendf(line, sizeof(line), ", %d SMs", d->sm_count);
-		if (d->cc_major > 0 && d->vendor != KG_VENDOR_AMD) /* an AMD one's is a gfx version */
-			text_appendf(line, sizeof(line), ", cc %d.%d", d->cc_major, d->cc_minor);
-		if (d->memory_bytes > 0)
-			text_appendf(line, sizeof(line), ", %.0f GiB",
-				(double)d->memory_bytes / (1 << 30));
+		device_description(m, d, line, sizeof(line));
 		char times[16] = "";
 		if (same > 1)
 			snprintf(times, sizeof(times), "%u × ", same);

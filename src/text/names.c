@@ -79,6 +79,20 @@ const char *gpu_label(const struct kg_model *m, uint32_t gpu, char *buf, size_t 
 	return buf;
 }
 
+const char *device_description(const struct kg_model *m, const struct kg_device *d, char *buf,
+			       size_t len)
+{
+	const char *name = d->name ? model_text(m, d->name) : "";
+	snprintf(buf, len, "%s", *name ? name : "unknown GPU");
+	if (d->sm_count > 0)
+		text_appendf(buf, len, ", %d SMs", d->sm_count);
+	if (d->cc_major > 0 && d->vendor != KG_VENDOR_AMD) /* an AMD one's is a gfx version */
+		text_appendf(buf, len, ", cc %d.%d", d->cc_major, d->cc_minor);
+	if (d->memory_bytes > 0)
+		text_appendf(buf, len, ", %.0f GiB", (double)d->memory_bytes / (1 << 30));
+	return buf;
+}
+
 const char *stream_label(const struct kg_model *m, uint32_t stream, unsigned parts, char *buf,
 			 size_t len)
 {
