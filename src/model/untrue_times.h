@@ -53,7 +53,9 @@ void drop_sm_blocks_of_no_op(struct kg_model *m);
 
 /* The rest, once the ops and calls are judged and t holds what they left out: the waits
  * (those of a call left out go with it, uncounted; api_map: old call index → new, NULL
- * when no call was left out) and ranges, the processes' start and end, the counts into
+ * when no call was left out), ranges, hardware samples, SM blocks (those of a kernel left
+ * out go with it, uncounted), host samples and tracer spans, the processes' start and
+ * end, the counts into
  * m->untrue and the note. */
 void untrue_finish(struct kg_model *m, const struct untrue_body *b, struct untrue_tally *t,
 		   const uint32_t *api_map, uint32_t n_apis_before);
