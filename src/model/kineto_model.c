@@ -90,6 +90,8 @@ struct kin_build {
 	VEC(struct kpsync, psyncs);
 	VEC(uint32_t, copies);          /* op indices of copies and memsets */
 	struct kg_idmap async;          /* correlations of ...Async copy/memset calls */
+	struct kg_idmap thread_grid;    /* correlations of launches whose "grid" is in threads */
+	uint32_t first_op;              /* this trace's ops are from here on */
 	struct kstacks *stacks;         /* host intervals, for the API calls' stacks */
 	int64_t rank;
 	int has_rank;
@@ -497,6 +499,14 @@ static void add_api(struct kin_build *b, int driver)
 	uint8_t kind = api_sync_kind(n, b->name_len);
 	if (kind)
 		add_sync_for(b, a, kind);
+	/* Kineto's roctracer logger writes hipExtModuleLaunchKernel's and
+	 * hipHccModuleLaunchKernel's global work size, in threads, where the kernel's "grid"
+	 * goes (hipLaunchKernel's and hipModuleLaunchKernel's are blocks): an SGLang GEMM of
+	 * 11,520 blocks read as 2,949,120. Their kernels' grids are divided at the end. */
+	if ((has_prefix(n, b->name_len, "hipExtModuleLaunchKernel") ||
+	     has_prefix(n, b->name_len, "hipHccModuleLaunchKernel")) &&
+	    cmap_put(&b->thread_grid, a->correlation, 1) < 0)
+		out_of_memory(b);
 	/* cudaMemcpyAsync, cuMemsetD32Async...: their copies get KG_OPF_ASYNC at the end */
 	if (strstr(n, "Async") && (strstr(n, "Memcpy") || strstr(n, "Memset")) &&
 	    cmap_put(&b->async, a->correlation, 1) < 0)
@@ -878,6 +888,26 @@ static void apply_async(struct kin_build *b)
 	}
 }
 
+/* The kernels whose "grid" Kineto gave in threads (add_api) get it in blocks. */
+static int apply_thread_grids(struct kin_build *b)
+{
+	struct kg_model *m = b->m;
+	for (uint32_t i = b->first_op; b->thread_grid.count && i < m->n_ops; i++) {
+		struct kg_op *o = &m->ops[i];
+		uint32_t v;
+		if (o->kind != KG_OP_KERNEL || o->launch >= m->n_launches ||
+		    !cmap_get(&b->thread_grid, o->correlation, &v))
+			continue;
+		struct kg_launch l = m->launches[o->launch];
+		for (int d = 0; d < 3; d++)
+			if (l.block[d] > 0)
+				l.grid[d] = (uint32_t)(((uint64_t)l.grid[d] + l.block[d] - 1) / l.block[d]);
+		if ((o->launch = model_launch(m, &l)) == KG_NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Gives each API call the operators, Python functions and annotations enclosing it. */
 static int link_stacks(struct kin_build *b, struct kstacks_result *r)
 {
@@ -986,7 +1016,7 @@ int kin_build_finish(struct kin_build *b)
 	apply_props(b);
 	apply_metas(b);
 	apply_async(b);
-	if (apply_psyncs(b) < 0)
+	if (apply_psyncs(b) < 0 || apply_thread_grids(b) < 0)
 		return -ENOMEM;
 	if (b->has_rank) {
 		snprintf(buf, sizeof(buf), "%lld", (long long)b->rank);
@@ -1020,6 +1050,7 @@ struct kin_build *kin_build_new(struct kg_model *m, const char *path)
 		return NULL;
 	}
 	b->proc = m->n_processes - 1;
+	b->first_op = m->n_ops;
 	return b;
 }
 
@@ -1032,6 +1063,7 @@ void kin_build_free(struct kin_build *b)
 	free(b->psyncs);
 	free(b->copies);
 	idmap_free(&b->async);
+	idmap_free(&b->thread_grid);
 	kstacks_free(b->stacks);
 	for (size_t i = 0; b->names && i < NAME_CACHE; i++)
 		free(b->names[i].text);

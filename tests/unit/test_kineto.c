@@ -629,6 +629,42 @@ TEST(copy_names_and_async)
 	model_free(&m);
 }
 
+/* Kineto's roctracer logger writes hipExtModuleLaunchKernel's global work size (threads)
+ * as the kernel's "grid" (TraceLens's SGLang trace: a GEMM of 11,520 blocks of 256 read as
+ * 2,949,120); hipLaunchKernel's is in blocks, as CUDA's. */
+TEST(amd_ext_launch_grid_in_threads)
+{
+	const char *path = write_text(
+		"ext.json",
+		HEAD
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"Cijk_gemm\", \"pid\": 0, "
+		"\"tid\": 7, \"ts\": 10, \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7, "
+		"\"correlation\": 21, \"grid\": [2949120, 1, 1], \"block\": [256, 1, 1]}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"elementwise\", \"pid\": 0, "
+		"\"tid\": 7, \"ts\": 20, \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7, "
+		"\"correlation\": 22, \"grid\": [40, 1, 1], \"block\": [256, 1, 1]}},\n"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"odd_shape\", \"pid\": 0, "
+		"\"tid\": 7, \"ts\": 30, \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7, "
+		"\"correlation\": 23, \"grid\": [1000, 64, 1], \"block\": [256, 2, 1]}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"hipExtModuleLaunchKernel\","
+		" \"pid\": 5, \"tid\": 5, \"ts\": 8, \"dur\": 1, \"args\": {\"correlation\": 21}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"hipLaunchKernel\","
+		" \"pid\": 5, \"tid\": 5, \"ts\": 18, \"dur\": 1, \"args\": {\"correlation\": 22}},\n"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"hipHccModuleLaunchKernel\","
+		" \"pid\": 5, \"tid\": 5, \"ts\": 28, \"dur\": 1, \"args\": {\"correlation\": 23}}" TAIL);
+	struct kg_model m;
+	load_ok(&m, path);
+	const struct kg_launch *gemm = op_launch(&m, op_named(&m, "Cijk_gemm"));
+	CHECK_EQ_INT(gemm->grid[0], 11520);
+	CHECK_EQ_INT(gemm->block[0], 256);
+	CHECK_EQ_INT(op_launch(&m, op_named(&m, "elementwise"))->grid[0], 40);
+	const struct kg_launch *odd = op_launch(&m, op_named(&m, "odd_shape"));
+	CHECK_EQ_INT(odd->grid[0], 4); /* 1000 threads in blocks of 256: the last one partly */
+	CHECK_EQ_INT(odd->grid[1], 32);
+	CHECK_EQ_INT(odd->grid[2], 1);
+	model_free(&m);
+}
+
 /* cuda_sync records (experimental_config enable_cuda_sync_events) give a wait's stream. */
 TEST(cuda_sync_events)
 {
