@@ -149,7 +149,7 @@ static void header_row(struct plot *p, const struct kg_header *h)
 		  c_dev_bg);
 	char name[64];
 	snprintf(line, sizeof(line), "%s · %s", gpu_label(m, d->gpu, name, sizeof(name)),
-		 *model_text(m, d->name) ? model_text(m, d->name) : "unknown GPU");
+		 device_name(m, d));
 	if (d->sm_count > 0)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " · %d SMs", d->sm_count);
 	font(cr, 10.5, 1);

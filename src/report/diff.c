@@ -363,7 +363,7 @@ static const char *used_gpus(const struct kg_analysis *a, char *buf, size_t len)
 		}
 		if (!a->gpus[g].n_ops || seen)
 			continue;
-		const char *text = name ? model_text(m, name) : "unknown GPU";
+		const char *text = device_name(m, &m->devices[m->gpus[g].device]);
 		if (same > 1)
 			text_appendf(buf, len, "%s%u × %s", buf[0] ? ", " : "", same, text);
 		else

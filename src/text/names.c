@@ -79,11 +79,16 @@ const char *gpu_label(const struct kg_model *m, uint32_t gpu, char *buf, size_t 
 	return buf;
 }
 
+const char *device_name(const struct kg_model *m, const struct kg_device *d)
+{
+	const char *name = d->name ? model_text(m, d->name) : "";
+	return *name ? name : "unknown GPU";
+}
+
 const char *device_description(const struct kg_model *m, const struct kg_device *d, char *buf,
 			       size_t len)
 {
-	const char *name = d->name ? model_text(m, d->name) : "";
-	snprintf(buf, len, "%s", *name ? name : "unknown GPU");
+	snprintf(buf, len, "%s", device_name(m, d));
 	if (d->sm_count > 0)
 		text_appendf(buf, len, ", %d SMs", d->sm_count);
 	if (d->cc_major > 0 && d->vendor != KG_VENDOR_AMD) /* an AMD one's is a gfx version */

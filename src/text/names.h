@@ -21,6 +21,9 @@ const char *fmt_rel_ms(const struct kg_model *m, int64_t t, char buf[32]);
  * hosts), the process that saw it too: "GPU 0 of pid 1234". gpu: index into model.gpus. */
 const char *gpu_label(const struct kg_model *m, uint32_t gpu, char *buf, size_t len);
 
+/* A device's name, "unknown GPU" when the trace gives none (or gives ""). */
+const char *device_name(const struct kg_model *m, const struct kg_device *d);
+
 /* A device as the trace describes it: "NVIDIA H200, 132 SMs, cc 9.0, 140 GiB", the parts
  * the trace does not give left out (a 0 is none: no GPU has 0 SMs), "unknown GPU" for a
  * device it gives no name (a Kineto trace whose deviceProperties miss it, or name it ""). */
