@@ -31,9 +31,20 @@
 
 /* Where a gap lies in its GPU's work. A long gap before the GPU had done 1 % of its work
  * is start-up (imports, model set-up, loading), after its last 1 % wind-down (saving,
- * teardown): real idle time, but not a cost of the program's steady work, so the idle
- * findings leave it out and say so. */
-enum kg_gap_place { KG_GAP_STEADY = 0, KG_GAP_STARTUP, KG_GAP_WINDDOWN };
+ * teardown); a gap the host spent mostly capturing CUDA graphs (cudaStreamBeginCapture
+ * ... EndCapture: what it launches then is recorded, not run) is graph capture, set-up
+ * too. Real idle time, but not a cost of the program's steady work, so the idle findings
+ * leave it out and say so. X(ID, "name"): the names the report, its JSON and the charts
+ * use. */
+#define KG_GAP_PLACE_LIST(X) \
+	X(STEADY, "steady") X(STARTUP, "start-up") X(WINDDOWN, "wind-down") X(CAPTURE, "graph capture")
+enum kg_gap_place {
+#define KG_GAP_PLACE_ENUM_(id, name) KG_GAP_##id,
+	KG_GAP_PLACE_LIST(KG_GAP_PLACE_ENUM_)
+#undef KG_GAP_PLACE_ENUM_
+	KG_GAP_PLACES
+};
+const char *gap_place_name(enum kg_gap_place p);
 
 struct kg_gap {
 	int64_t start, end;
@@ -112,6 +123,7 @@ struct kg_gpu_metrics {
 	uint32_t kernels, copies, memsets;
 	int64_t idle_by_cause[KG_GAP_CAUSES]; /* idle gaps >= sync_gap_ns, by cause */
 	int64_t idle_startup, idle_winddown;  /* ... of it in start-up and wind-down gaps */
+	int64_t idle_capture;         /* ... and in gaps of graph capture */
 	int64_t steady_idle_by_cause[KG_GAP_CAUSES]; /* ... and in the steady work, by cause */
 	int64_t idle_before, idle_after; /* the trace's time before its first operation and
 					  * after its last: 0 when it has none (unused) */
@@ -258,9 +270,10 @@ struct kg_analysis {
 				       * op: made once, for the metrics, the rules and the job */
 	uint32_t n_comm_ids;
 	int64_t span;                 /* model end - begin */
-	/* the span less the start-up and wind-down idle of the GPU that had least of it: what
-	 * the findings' shares and thresholds are taken of, so that seconds of imports and
-	 * loading before the steps do not make the steps' problems look small */
+	/* the span less the start-up, wind-down and graph-capture idle of the GPU that had
+	 * least of it (gpu_steady_span): what the findings' shares and thresholds are taken
+	 * of, so that seconds of imports and loading before the steps do not make the steps'
+	 * problems look small */
 	int64_t steady_span;
 	struct kg_gpu_metrics *gpus;
 	uint32_t n_gpus;
@@ -313,12 +326,29 @@ static inline void gpu_steady_bounds(const struct kg_gpu_metrics *gm, int64_t *b
 			*end = gm->gaps[i].start;
 }
 
-/* The span less GPU gm's start-up and wind-down idle (kg_gap_place): what its steady work
+/* Whether API call c is a launch that took slow_launch_call_ns or more: it loaded or
+ * compiled its kernel's code (lazy module loading, a JIT of PTX), which neither fusion
+ * nor a graph removes. launch-overhead leaves its gap out; the host's causes call its
+ * time JIT compilation (analysis/host.c). */
+static inline int analysis_slow_launch(const struct kg_analysis *a, const struct kg_api *c)
+{
+	return c->category == KG_API_LAUNCH && c->start != KG_NO_TIME && c->end != KG_NO_TIME &&
+	       kg_time_diff(c->end, c->start) >= a->cfg.slow_launch_call_ns;
+}
+
+/* GPU gm's idle time in start-up, wind-down and graph capture (kg_gap_place): not its
+ * steady work's. */
+static inline int64_t gpu_setup_idle(const struct kg_gpu_metrics *gm)
+{
+	return kg_time_add(kg_time_add(gm->idle_startup, gm->idle_winddown), gm->idle_capture);
+}
+
+/* The span less GPU gm's start-up, wind-down and graph-capture idle: what its steady work
  * took. The one derivation the report, its JSON, gpu-utilization and diff use. */
 static inline int64_t gpu_steady_span(const struct kg_analysis *a,
 				      const struct kg_gpu_metrics *gm)
 {
-	return a->span - kg_time_add(gm->idle_startup, gm->idle_winddown);
+	return a->span - gpu_setup_idle(gm);
 }
 
 /* Every kernel's duration, summed over the GPUs: what a kernel name's share is of. */

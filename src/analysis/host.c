@@ -46,6 +46,12 @@
 /* Path flags beyond the causes' bits (kg_host_node.flags). */
 #define HOST_PATH_GENERATE (1u << 16) /* through transformers' generate */
 #define HOST_PATH_CUDNN (1u << 17)    /* through cuDNN (its run-time compiled engines) */
+#define HOST_PATH_LOADING (1u << 18)  /* in a launch call that loaded its kernel's code */
+
+/* A CUDA call's node (KG_HOST_NODE_CALL) with this state: a launch call of
+ * slow_launch_call_ns or more (analysis_slow_launch), which loaded or compiled its
+ * kernel's code; its time is JIT compilation's, not dispatch. */
+#define CALL_LOADING 1u
 
 /* ------------------------------------------------------------------ causes */
 
@@ -336,6 +342,8 @@ static uint32_t node_causes(const struct kg_model *m, const struct kg_host_node 
 		bits |= HOST_PATH_GENERATE;
 	if (module && !strncmp(module, "libcudnn", 8))
 		bits |= HOST_PATH_CUDNN;
+	if (n->kind == KG_HOST_NODE_CALL && n->state == CALL_LOADING)
+		bits |= 1u << KG_HOST_CAUSE_COMPILE | HOST_PATH_LOADING;
 	return bits;
 }
 
@@ -418,7 +426,7 @@ struct host_ctx {
 	struct kg_idmap leaves;       /* (stack, call, state) → leaf, probed and verified */
 	struct leaf {
 		uint32_t stack, call, node;
-		uint8_t state;
+		uint8_t state, call_state;
 	} *leaf;
 	uint32_t n_leaf, cap_leaf;
 	struct stretch *stretch;      /* by node, when counting */
@@ -481,7 +489,7 @@ static int same_node(const struct host_ctx *c, const struct kg_host_node *n, uin
 		if (frame == KG_NONE || n->frame == KG_NONE)
 			return frame == n->frame;
 		return same_place(&c->m->frames[n->frame], &c->m->frames[frame]);
-	case KG_HOST_NODE_CALL: return n->name == name;
+	case KG_HOST_NODE_CALL: return n->name == name && n->state == state;
 	case KG_HOST_NODE_STATE: return n->state == state;
 	default: return 1;
 	}
@@ -524,21 +532,25 @@ static uint32_t child(struct host_ctx *c, uint32_t parent, uint8_t kind, uint32_
 }
 
 /* The leaf of a stack (innermost first; KG_NONE: not known), the CUDA call the thread was
- * in (string id, 0: none) and its state: the path of frames from the outermost, then the
- * call, then an off-CPU state. KG_NONE when out of memory. */
-static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8_t state)
+ * in (string id, 0: none; call_state: CALL_LOADING or 0) and its state: the path of
+ * frames from the outermost, then the call, then an off-CPU state. KG_NONE when out of
+ * memory. */
+static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8_t call_state,
+			uint8_t state)
 {
 	const struct kg_model *m = c->m;
 	if (!host_state_off_cpu(state))
 		state = KG_HOST_RUNNING; /* one leaf for every on-CPU or unknown state */
-	uint64_t key = idmap_mix(((uint64_t)stack << 32) ^ call) ^ ((uint64_t)state << 56);
+	uint64_t key = idmap_mix(((uint64_t)stack << 32) ^ call) ^ ((uint64_t)state << 56) ^
+		       ((uint64_t)call_state << 48);
 	for (;; key = idmap_mix(key + 1)) {
 		uint32_t *slot = idmap_slot(&c->leaves, key >> 1);
 		if (!slot)
 			return KG_NONE;
 		if (*slot != KG_IDMAP_NONE) {
 			const struct leaf *l = &c->leaf[*slot];
-			if (l->stack != stack || l->call != call || l->state != state)
+			if (l->stack != stack || l->call != call || l->state != state ||
+			    l->call_state != call_state)
 				continue;
 			return l->node;
 		}
@@ -553,7 +565,7 @@ static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8
 		if (node == KG_NONE && !call) /* a span whose stack is not known */
 			node = child(c, KG_NONE, KG_HOST_NODE_FRAME, KG_NONE, 0, 0);
 		else if (call)
-			node = child(c, node, KG_HOST_NODE_CALL, KG_NONE, call, 0);
+			node = child(c, node, KG_HOST_NODE_CALL, KG_NONE, call, call_state);
 		if (node != KG_NONE && host_state_off_cpu(state))
 			node = child(c, node, KG_HOST_NODE_STATE, KG_NONE, 0, state);
 		if (node == KG_NONE ||
@@ -562,7 +574,7 @@ static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8
 		/* the table may have grown meanwhile: look the slot up again */
 		if (!(slot = idmap_slot(&c->leaves, key >> 1)))
 			return KG_NONE;
-		c->leaf[c->n_leaf] = (struct leaf){stack, call, node, state};
+		c->leaf[c->n_leaf] = (struct leaf){stack, call, node, state, call_state};
 		*slot = c->n_leaf++;
 		return node;
 	}
@@ -757,7 +769,9 @@ static int thread_in(struct host_ctx *c, uint32_t t, int64_t s, int64_t e, doubl
 	for (uint32_t i = 0; i < c->n_inside; i++) {
 		const struct piece *p = &c->inside[i];
 		const struct kg_api *a = &m->apis[p->api];
-		uint32_t node = leaf_of(c, a->stack, a->name, KG_HOST_RUNNING);
+		uint32_t node = leaf_of(c, a->stack, a->name,
+					analysis_slow_launch(c->a, a) ? CALL_LOADING : 0,
+					KG_HOST_RUNNING);
 		double len = (double)(p->end - p->start);
 		if (node == KG_NONE || tally(c, node, len * scale) < 0)
 			return -ENOMEM;
@@ -781,7 +795,7 @@ static int thread_in(struct host_ctx *c, uint32_t t, int64_t s, int64_t e, doubl
 			at = to;
 		if (len <= 0)
 			continue;
-		uint32_t node = leaf_of(c, h->stack, 0, h->state);
+		uint32_t node = leaf_of(c, h->stack, 0, 0, h->state);
 		if (node == KG_NONE || tally(c, node, len * scale) < 0)
 			return -ENOMEM;
 		if (c->counting && h->source == KG_HOST_FROM_EVENTS && count_stretch(c, node, len) < 0)
@@ -833,7 +847,7 @@ static int piece_in(struct host_ctx *c, uint32_t t, int64_t s, int64_t e, double
 		if (a > from && (calls_in(c, &c->calls, t, from, a) < 0 ||
 				 thread_in(c, t, from, a, scale, c->unseen) < 0))
 			return -ENOMEM;
-		uint32_t node = leaf_of(c, KG_NONE, m->tracer_name, KG_HOST_RUNNING);
+		uint32_t node = leaf_of(c, KG_NONE, m->tracer_name, 0, KG_HOST_RUNNING);
 		if (node == KG_NONE || tally(c, node, (double)(z - a) * scale) < 0)
 			return -ENOMEM;
 		from = z;
@@ -1080,6 +1094,14 @@ static const char *cause_fix_more(int cause, uint32_t paths)
 		       "cache_implementation='static')), or take another attention kernel (with "
 		       "torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION), or "
 		       "torch.backends.cuda.enable_cudnn_sdp(False)).";
+	if (cause == KG_HOST_CAUSE_COMPILE && (paths & HOST_PATH_LOADING))
+		/* TraceLens's cold-start normalization trace on an MI300X: ten launch calls of
+		 * 1 ms or more, 111-332 ms each, 1.04 s of its host-bound time */
+		return " Here launch calls of 1 ms or more loaded their kernels' code at the "
+		       "kernels' first launch (CUDA's lazy module loading, HIP's code objects, "
+		       "or a JIT of PTX where the binary has no code for this GPU): paid once "
+		       "per kernel, so measure after a warm-up, or load the code at start-up "
+		       "(CUDA_MODULE_LOADING=EAGER) and build for this GPU's architecture.";
 	if (cause == KG_HOST_CAUSE_DISPATCH && (paths & HOST_PATH_GENERATE))
 		return " For transformers' generate: a static KV cache (generate(..., "
 		       "cache_implementation='static')) with torch.compile makes each token's "
@@ -1397,8 +1419,9 @@ const char *host_node_name(const struct kg_analysis *a, uint32_t node, char *buf
 		}
 		break;
 	case KG_HOST_NODE_CALL:
-		snprintf(buf, len, "%s (CUDA)", api_display_name(model_text(m, n->name), api,
-								 sizeof(api)));
+		snprintf(buf, len, "%s (CUDA%s)", api_display_name(model_text(m, n->name), api,
+								   sizeof(api)),
+			 n->state == CALL_LOADING ? ", loading the kernel's code" : "");
 		break;
 	case KG_HOST_NODE_STATE:
 		snprintf(buf, len, "[%s]", host_state_name(n->state));

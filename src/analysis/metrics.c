@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/pipeline.h"
+#include "util/api_names.h"
 #include "util/array.h"
 #include "util/timemath.h"
 
@@ -276,21 +277,154 @@ static int stream_waits_on_event(const struct kg_model *m, uint32_t stream, int6
 	return 0;
 }
 
-/* gap_lead: where launch calls are sampled, the median time from call to queue of the
- * sampled launches that ended a gap (gap_lead_of), KG_NO_TIME none. */
+/* When the host issued the op that ended gap g: its launch call, else the moment the
+ * driver queued it (a trace without launch calls: kernels mode); a launch whose call was
+ * not sampled, by the lead of the sampled launches that ended gaps (gap_lead: their median
+ * time from call to queue, gap_lead_of; KG_NO_TIME none): a gap is where a slow call
+ * shows, and the lead of all launches, a typical call's, would read it as the host's
+ * delay. KG_NO_TIME unknown. */
+static int64_t gap_issued(const struct kg_model *m, const struct kg_gap *g, int64_t gap_lead)
+{
+	if (g->next_op == KG_NONE)
+		return KG_NO_TIME;
+	const struct kg_op *o = &m->ops[g->next_op];
+	return (o->flags & KG_OPF_ISSUED_QUEUED) && gap_lead != KG_NO_TIME ? o->queued - gap_lead
+									 : op_issued(m, o);
+}
+
+/* ------------------------------------------------------------------ graph capture */
+
+/* The host's CUDA graph captures: from a thread's cudaStreamBeginCapture to its
+ * cudaStreamEndCapture (HIP's and the driver's alike; nested captures of several streams
+ * are one), by process and start, disjoint within a process. What the host launches then
+ * is recorded into a graph, not run: the GPU idles by design while a program sets its
+ * graphs up (vLLM and SGLang capture a graph per batch size at start-up). A capture whose
+ * end the trace lacks runs to the trace's end; one whose beginning it lacks, from its
+ * start. */
+struct capture {
+	int64_t s, e;
+	uint32_t process;
+};
+struct captures {
+	struct capture *v;
+	uint32_t n;
+};
+
+static int api_by_thread_start(const void *x, const void *y, void *model)
+{
+	const struct kg_model *m = model;
+	const struct kg_api *a = &m->apis[*(const uint32_t *)x];
+	const struct kg_api *b = &m->apis[*(const uint32_t *)y];
+	if (a->thread != b->thread)
+		return (a->thread > b->thread) - (a->thread < b->thread);
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int capture_by_process_start(const void *x, const void *y)
+{
+	const struct capture *a = x, *b = y;
+	if (a->process != b->process)
+		return (a->process > b->process) - (a->process < b->process);
+	return (a->s > b->s) - (a->s < b->s);
+}
+
+/* The captures of the thread whose capture calls are idx[0..n) (by start), into c->v. */
+static void thread_captures(const struct kg_model *m, const uint32_t *idx, uint32_t n,
+			    int64_t trace_begin, int64_t trace_end, struct captures *c)
+{
+	uint32_t depth = 0;
+	int64_t open = trace_begin;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct kg_api *a = &m->apis[idx[k]];
+		if (api_capture_edge(model_text(m, a->name)) > 0) {
+			if (!depth++)
+				open = a->start;
+		} else if (depth ? !--depth : !k) { /* an end with no beginning: only the
+						     * first call (the trace began in it) */
+			c->v[c->n++] = (struct capture){open, a->end, a->process};
+		}
+	}
+	if (depth)
+		c->v[c->n++] = (struct capture){open, trace_end, m->apis[idx[n - 1]].process};
+}
+
+static int collect_captures(const struct kg_model *m, struct captures *c)
+{
+	*c = (struct captures){0};
+	uint32_t n = 0, *idx = NULL;
+	int64_t begin = m->begin, end = m->end;
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		if (!api_capture_edge(model_text(m, m->apis[i].name)))
+			continue;
+		if (!idx && !(idx = malloc(((size_t)m->n_apis - i) * sizeof(*idx))))
+			return -ENOMEM;
+		idx[n++] = i;
+	}
+	if (!n)
+		return 0;
+	for (uint32_t i = 0; i < m->n_apis; i++) {
+		begin = begin == KG_NO_TIME || m->apis[i].start < begin ? m->apis[i].start : begin;
+		end = end == KG_NO_TIME || m->apis[i].end > end ? m->apis[i].end : end;
+	}
+	qsort_r(idx, n, sizeof(*idx), api_by_thread_start, (void *)m);
+	c->v = malloc(((size_t)n + 1) * sizeof(*c->v));
+	for (uint32_t i = 0, j; c->v && i < n; i = j) {
+		for (j = i; j < n && m->apis[idx[j]].thread == m->apis[idx[i]].thread; j++)
+			;
+		thread_captures(m, idx + i, j - i, begin, end, c);
+	}
+	free(idx);
+	if (!c->v)
+		return -ENOMEM;
+	qsort(c->v, c->n, sizeof(*c->v), capture_by_process_start);
+	uint32_t k = 0; /* the threads' captures of a process into one union */
+	for (uint32_t i = 0; i < c->n; i++)
+		if (k && c->v[k - 1].process == c->v[i].process && c->v[i].s <= c->v[k - 1].e)
+			c->v[k - 1].e = c->v[i].e > c->v[k - 1].e ? c->v[i].e : c->v[k - 1].e;
+		else
+			c->v[k++] = c->v[i];
+	c->n = k;
+	return 0;
+}
+
+/* How much of [from, to] process spent capturing. */
+static int64_t time_capturing(const struct captures *c, uint32_t process, int64_t from, int64_t to)
+{
+	uint32_t lo = 0, hi = c->n; /* the first capture of the process ending after from */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct capture *x = &c->v[mid];
+		if (x->process < process || (x->process == process && x->e <= from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t in = 0;
+	for (uint32_t k = lo; k < c->n && c->v[k].process == process && c->v[k].s < to; k++) {
+		int64_t s = c->v[k].s > from ? c->v[k].s : from, e = c->v[k].e < to ? c->v[k].e : to;
+		in = kg_time_add(in, kg_time_span(e, s));
+	}
+	return in;
+}
+
+/* A gap the host spent mostly capturing graphs, from the GPU's going idle to its issuing
+ * the next work, is graph capture's (kg_gap_place). */
+static int gap_captured(const struct kg_model *m, const struct captures *c,
+			const struct kg_gap *g, int64_t issued)
+{
+	if (!c->n || g->cause != KG_GAP_HOST || issued == KG_NO_TIME || issued <= g->start)
+		return 0;
+	uint32_t process = m->streams[m->ops[g->next_op].stream].process;
+	return 2 * time_capturing(c, process, g->start, issued) >= kg_time_span(issued, g->start);
+}
+
 static enum kg_gap_cause gap_cause(const struct kg_model *m, const struct host_waits *w,
 				   struct kg_gap *g, int64_t gap_lead)
 {
 	if (g->next_op == KG_NONE)
 		return KG_GAP_UNKNOWN;
 	const struct kg_op *o = &m->ops[g->next_op];
-	/* when the host issued it: its launch call, else the moment the driver queued it (a
-	 * trace without launch calls: kernels mode); a launch whose call was not sampled, by
-	 * the lead of the sampled launches that ended gaps: a gap is where a slow call shows,
-	 * and the lead of all launches, a typical call's, would read it as the host's delay */
-	int64_t issued = (o->flags & KG_OPF_ISSUED_QUEUED) && gap_lead != KG_NO_TIME
-				 ? o->queued - gap_lead
-				 : op_issued(m, o);
+	int64_t issued = gap_issued(m, g, gap_lead);
 	if (issued == KG_NO_TIME)
 		return KG_GAP_UNKNOWN;
 	uint32_t process = m->streams[o->stream].process;
@@ -430,7 +564,7 @@ static int64_t gap_lead_of(const struct kg_analysis *a, const struct kg_gpu_metr
 }
 
 static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct busy_sweep *b,
-		      const struct host_waits *w)
+		      const struct host_waits *w, const struct captures *caps)
 {
 	if (b->ce != KG_NO_TIME)
 		busy_close(a->m, gm, b);
@@ -445,7 +579,9 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 		struct kg_gap *gap = &gm->gaps[g];
 		gap->cause = (uint8_t)gap_cause(a->m, w, gap, gap_lead);
 		double edge = STEADY_EDGE_SHARE * (double)gm->busy;
-		if (kg_time_span(gap->end, gap->start) >= a->cfg.long_gap_ns)
+		if (gap_captured(a->m, caps, gap, gap_issued(a->m, gap, gap_lead)))
+			gap->place = KG_GAP_CAPTURE;
+		else if (kg_time_span(gap->end, gap->start) >= a->cfg.long_gap_ns)
 			gap->place = (double)gap->busy_before < edge ? KG_GAP_STARTUP
 				     : (double)(gm->busy - gap->busy_before) <= edge ? KG_GAP_WINDDOWN
 										       : KG_GAP_STEADY;
@@ -455,7 +591,7 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 
 void gaps_tally(struct kg_gpu_metrics *gm)
 {
-	gm->idle_startup = gm->idle_winddown = 0;
+	gm->idle_startup = gm->idle_winddown = gm->idle_capture = 0;
 	memset(gm->idle_by_cause, 0, sizeof(gm->idle_by_cause));
 	memset(gm->steady_idle_by_cause, 0, sizeof(gm->steady_idle_by_cause));
 	for (uint32_t g = 0; g < gm->n_gaps; g++) {
@@ -464,6 +600,8 @@ void gaps_tally(struct kg_gpu_metrics *gm)
 			gm->idle_startup = kg_time_add(gm->idle_startup, kg_time_span(gap->end, gap->start));
 		else if (gap->place == KG_GAP_WINDDOWN)
 			gm->idle_winddown = kg_time_add(gm->idle_winddown, kg_time_span(gap->end, gap->start));
+		else if (gap->place == KG_GAP_CAPTURE)
+			gm->idle_capture = kg_time_add(gm->idle_capture, kg_time_span(gap->end, gap->start));
 		for (int c = 0; c < KG_GAP_CAUSES; c++) {
 			int64_t part = gap_part(gap, (enum kg_gap_cause)c);
 			gm->idle_by_cause[c] = kg_time_add(gm->idle_by_cause[c], part);
@@ -570,7 +708,7 @@ static void count_op(struct kg_gpu_metrics *gm, const struct kg_op *o)
 /* Every figure of a GPU in one sweep over its ops in start order: each op is read once
  * (at 10M ops, the passes are memory-bound). */
 static int gpu_metrics(struct kg_analysis *a, struct kg_gpu_metrics *gm, uint32_t n,
-		       const struct host_waits *w)
+		       const struct host_waits *w, const struct captures *c)
 {
 	const struct kg_model *m = a->m;
 	struct union_sweep kernels = {0, 0, KG_NO_TIME}, copies = kernels, both = kernels;
@@ -605,7 +743,7 @@ static int gpu_metrics(struct kg_analysis *a, struct kg_gpu_metrics *gm, uint32_
 	gm->copy_busy = union_total(&copies);
 	gm->copy_kernel_overlap =
 		kg_time_diff(kg_time_add(gm->kernel_busy, gm->copy_busy), union_total(&both));
-	busy_done(a, gm, &busy, w);
+	busy_done(a, gm, &busy, w, c);
 	rc = comm_metrics(a, gm);
 	if (rc)
 		return rc;
@@ -634,14 +772,18 @@ static int all_gpu_metrics(struct kg_analysis *a)
 	/* by op, for the rules: written here, in the sweep that has the kernels in order */
 	a->solo = calloc((size_t)m->n_ops + 1, sizeof(*a->solo));
 	struct host_waits w = {0};
+	struct captures c = {0};
 	int rc = !a->gpus || !count || !a->solo ? -ENOMEM : collect_waits(m, &w);
+	if (!rc)
+		rc = collect_captures(m, &c);
 	if (!rc)
 		ops_per_gpu(m, count);
 	for (uint32_t g = 0; !rc && g < m->n_gpus; g++) {
 		a->gpus[g].gpu = g;
-		rc = gpu_metrics(a, &a->gpus[g], count[g], &w);
+		rc = gpu_metrics(a, &a->gpus[g], count[g], &w, &c);
 	}
 	free(w.idx);
+	free(c.v);
 	free(count);
 	return rc;
 }

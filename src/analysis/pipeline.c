@@ -18,6 +18,16 @@ const char *gap_cause_name(enum kg_gap_cause c)
 	return (unsigned)c < KG_GAP_CAUSES ? names[c] : names[KG_GAP_UNKNOWN];
 }
 
+const char *gap_place_name(enum kg_gap_place p)
+{
+	static const char *const names[] = {
+#define KG_GAP_PLACE_NAME_(id, name) name,
+		KG_GAP_PLACE_LIST(KG_GAP_PLACE_NAME_)
+#undef KG_GAP_PLACE_NAME_
+	};
+	return (unsigned)p < KG_GAP_PLACES ? names[p] : names[KG_GAP_STEADY];
+}
+
 /* The longest of the GPUs' steady spans (gpu_steady_span): the span less the start-up and
  * wind-down of the GPU that had least of it; the span when no GPU worked. */
 static int64_t steady_span(const struct kg_analysis *a)

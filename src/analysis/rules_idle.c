@@ -47,17 +47,35 @@ static void gap_call_text(const struct kg_analysis *a, const struct kg_gap *gap,
 							      : "next launch's call not recorded");
 }
 
-/* "X ms before the GPU's steady work began (start-up: ...) and Y ms after it ended
- * (wind-down)", either half left out when it is 0 (kg_gap_place). */
-static const char *edges_text(char *buf, size_t size, double startup, double winddown)
+/* "X ms before the GPU's steady work began (start-up: ...), Y ms while the host captured
+ * CUDA graphs (...) and Z ms after it ended (wind-down)", each part left out when it is 0
+ * (kg_gap_place): edge[place] ns. */
+static const char *edges_text(char *buf, size_t size, const double *edge)
 {
-	char a[120] = "", b[80] = "";
-	if (startup > 0)
-		snprintf(a, sizeof(a), "%.1f ms before the GPU's steady work began (start-up: "
-				       "imports, set-up, loading)", ms(startup));
-	if (winddown > 0)
-		snprintf(b, sizeof(b), "%.1f ms after it ended (wind-down)", ms(winddown));
-	snprintf(buf, size, "%s%s%s", a, *a && *b ? " and " : "", b);
+	char part[3][200] = {"", "", ""};
+	if (edge[KG_GAP_STARTUP] > 0)
+		snprintf(part[0], sizeof(part[0]), "%.1f ms before the GPU's steady work began "
+			 "(start-up: imports, set-up, loading)", ms(edge[KG_GAP_STARTUP]));
+	if (edge[KG_GAP_CAPTURE] > 0)
+		snprintf(part[1], sizeof(part[1]), "%.1f ms while the host captured CUDA graphs "
+			 "(set-up: what it launches then runs when the graphs are replayed)",
+			 ms(edge[KG_GAP_CAPTURE]));
+	if (edge[KG_GAP_WINDDOWN] > 0)
+		snprintf(part[2], sizeof(part[2]), "%.1f ms after it ended (wind-down)",
+			 ms(edge[KG_GAP_WINDDOWN]));
+	unsigned n = 0, k = 0;
+	size_t at = 0;
+	for (int i = 0; i < 3; i++)
+		n += *part[i] != 0;
+	*buf = 0;
+	for (int i = 0; i < 3 && at < size; i++) {
+		if (!*part[i])
+			continue;
+		int w = snprintf(buf + at, size - at, "%s%s", !k ? "" : k + 1 == n ? " and " : ", ",
+				 part[i]);
+		at += w > 0 ? (size_t)w : 0;
+		k++;
+	}
 	return buf;
 }
 
@@ -69,7 +87,7 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 	 * apart); the steady gaps with some of it (a gap that began in a synchronising call is
 	 * the sync's for as long as the host was blocked, the host's after that: gap_part),
 	 * and the one with the most */
-	double idle = (double)gm->steady_idle_by_cause[cause], edges[3] = {0, 0, 0};
+	double idle = (double)gm->steady_idle_by_cause[cause], edges[KG_GAP_PLACES] = {0};
 	uint32_t ngaps = 0, longest = KG_NONE;
 	for (uint32_t i = 0; i < gm->n_gaps; i++) {
 		const struct kg_gap *gap = &gm->gaps[i];
@@ -142,10 +160,10 @@ static void idle_finding(struct kg_analysis *a, uint32_t g, enum kg_gap_cause ca
 			 "synchronising calls: an upper bound",
 			 (long long)(a->cfg.sync_gap_ns / 1000));
 	}
-	if (edges[KG_GAP_STARTUP] > 0 || edges[KG_GAP_WINDDOWN] > 0) {
-		char edge[200];
+	if (edges[KG_GAP_STARTUP] > 0 || edges[KG_GAP_WINDDOWN] > 0 || edges[KG_GAP_CAPTURE] > 0) {
+		char edge[600];
 		finding_append(&f->explanation, " Not counted: %s, which no step pays.",
-			 edges_text(edge, sizeof(edge), edges[KG_GAP_STARTUP], edges[KG_GAP_WINDDOWN]));
+			 edges_text(edge, sizeof(edge), edges));
 	}
 	f->gain_ns = idle;
 	f->gpu = g;
@@ -207,7 +225,7 @@ static void utilization_finding(struct kg_analysis *a, uint32_t g)
 	rule_gpu_label(a, g, gl, sizeof(gl));
 	char steady_pct[64] = "";
 	int64_t steady = gpu_steady_span(a, gm);
-	if ((gm->idle_startup || gm->idle_winddown) && steady > 0)
+	if (gpu_setup_idle(gm) && steady > 0)
 		snprintf(steady_pct, sizeof(steady_pct), " (%.0f%% of its steady work)",
 			 100.0 * (double)gm->busy / (double)steady);
 	finding_set(&f->title, "%s is busy %.0f%% of the span%s: %u of %d time chunks below %.0f%% busy, "
@@ -215,12 +233,14 @@ static void utilization_finding(struct kg_analysis *a, uint32_t g)
 		 gl, a->span ? 100.0 * gm->busy / a->span : 0, steady_pct, low, gm->n_util,
 		 100 * a->cfg.low_util, long_gaps, plural(long_gaps, "gap", "gaps"),
 		 ms((double)a->cfg.long_gap_ns));
-	char edge[220] = "", outside[200] = "";
-	if (gm->idle_startup > 0 || gm->idle_winddown > 0) {
-		char e[200];
-		snprintf(edge, sizeof(edge), " Of it, %s.",
-			 edges_text(e, sizeof(e), (double)gm->idle_startup,
-				    (double)gm->idle_winddown));
+	char edge[620] = "", outside[200] = "";
+	if (gpu_setup_idle(gm) > 0) {
+		char e[600];
+		double setup[KG_GAP_PLACES] = {0};
+		setup[KG_GAP_STARTUP] = (double)gm->idle_startup;
+		setup[KG_GAP_WINDDOWN] = (double)gm->idle_winddown;
+		setup[KG_GAP_CAPTURE] = (double)gm->idle_capture;
+		snprintf(edge, sizeof(edge), " Of it, %s.", edges_text(e, sizeof(e), setup));
 	}
 	if (gm->idle_before >= a->cfg.sync_gap_ns || gm->idle_after >= a->cfg.sync_gap_ns) {
 		char before[64] = "", after[64] = "";

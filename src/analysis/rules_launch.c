@@ -15,17 +15,30 @@
  * widened the gaps between replays. */
 #define GRAPH_GAP_NS 150.0
 
-/* Whether o's launch call took at least slow_launch_call_ns: the call loaded or compiled
- * the kernel's code (TraceLens's cold-start normalization trace: six launch calls of
- * 111–332 ms made 1.04 s of a launch-overhead gain of 1.02 s, "149 tiny kernels with 6.9
- * ms of idle GPU between them"), which neither fusion nor a graph removes. */
+/* Whether o's launch call took at least slow_launch_call_ns (analysis_slow_launch:
+ * TraceLens's cold-start normalization trace: six launch calls of 111–332 ms made 1.04 s
+ * of a launch-overhead gain of 1.02 s, "149 tiny kernels with 6.9 ms of idle GPU between
+ * them"). */
 static int slow_launch_call(const struct kg_analysis *a, const struct kg_op *o)
 {
-	const struct kg_model *m = a->m;
-	if (o->api >= m->n_apis)
-		return 0;
-	const struct kg_api *c = &m->apis[o->api];
-	return c->end != KG_NO_TIME && kg_time_diff(c->end, c->start) >= a->cfg.slow_launch_call_ns;
+	return o->api < a->m->n_apis && analysis_slow_launch(a, &a->m->apis[o->api]);
+}
+
+/* Whether GPU gm's idle gap from `start` is one no step pays (kg_gap_place: start-up,
+ * wind-down, graph capture): launch overhead is the steady work's, as host-bound's time
+ * is. TraceLens's Flux capture counted the 231 ms its host spent capturing the graph,
+ * 162 % of the steady span. */
+static int setup_gap_at(const struct kg_gpu_metrics *gm, int64_t start)
+{
+	uint32_t lo = 0, hi = gm->n_gaps;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (gm->gaps[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < gm->n_gaps && gm->gaps[lo].start == start && gm->gaps[lo].place != KG_GAP_STEADY;
 }
 
 void rule_launch_overhead(struct kg_analysis *a)
@@ -43,7 +56,8 @@ void rule_launch_overhead(struct kg_analysis *a)
 			const struct kg_op *o = op(a, gm->ops[i]);
 			if (prev && op_is_compute(prev) && op_is_compute(o) &&
 			    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
-			    busy_end != KG_NO_TIME && o->start > busy_end && !slow_launch_call(a, o)) {
+			    busy_end != KG_NO_TIME && o->start > busy_end && !slow_launch_call(a, o) &&
+			    !setup_gap_at(gm, busy_end)) {
 				double gap = (double)kg_time_diff(o->start, busy_end);
 				analysis_blame_idle(a, KG_NONE, gm->ops[i], gap, busy_end, o->start,
 						    gm->ops[i], KG_IDLE_WHOLE);

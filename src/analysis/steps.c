@@ -630,6 +630,111 @@ static uint32_t rhythm_in_issue_order(const struct kg_analysis *a, struct kg_ste
 	return steps;
 }
 
+/* A frame of a model's forward: Kineto's "nn.Module: Qwen2Model_0" (with_modules), or a
+ * Python function named forward (a Module's, as kgantt's samples and with_stack name it). */
+static int forward_frame(const struct kg_model *m, const struct kg_frame *f)
+{
+	if (f->kind != KG_FRAME_PYTHON || !f->function)
+		return 0;
+	const char *name = model_text(m, f->function);
+	size_t n = strlen(name);
+	return !strncmp(name, "nn.Module: ", 11) ||
+	       (n >= 7 && !strcmp(name + n - 7, "forward") && (n == 7 || name[n - 8] == '.' ||
+							      name[n - 8] == ' '));
+}
+
+static int stack_holds(const struct kg_model *m, uint32_t stack, const struct kg_frame *f)
+{
+	if (stack >= m->n_stacks)
+		return 0;
+	const struct kg_stack *k = &m->stacks[stack];
+	for (uint32_t i = 0; i < k->n_frames; i++)
+		if (model_same_frame(&m->frames[k->first_frame + i], f))
+			return 1;
+	return 0;
+}
+
+/* The outermost forward frame of stack a that stack b holds too, NULL none. */
+static const struct kg_frame *common_forward(const struct kg_model *m, uint32_t a, uint32_t b)
+{
+	if (a >= m->n_stacks || b >= m->n_stacks)
+		return NULL;
+	const struct kg_stack *k = &m->stacks[a];
+	for (uint32_t i = k->n_frames; i-- > 0;) {
+		const struct kg_frame *f = &m->frames[k->first_frame + i];
+		if (forward_frame(m, f) && stack_holds(m, b, f))
+			return f;
+	}
+	return NULL;
+}
+
+/* Whether thread t ran inside frame f all through [from, to]: its host spans meanwhile
+ * follow each other (within a microsecond) and each holds f. One call of f, not two: the
+ * caller runs between two calls. */
+static int one_call_through(const struct kg_model *m, uint32_t t, const struct kg_frame *f,
+			    int64_t from, int64_t to)
+{
+	uint32_t lo = 0, hi = m->n_host_spans; /* the first span of t ending after from */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct kg_host_span *h = &m->host_spans[mid];
+		if (h->thread < t || (h->thread == t && h->end <= from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t covered = from;
+	for (uint32_t i = lo; i < m->n_host_spans && m->host_spans[i].thread == t &&
+			      covered < to; i++) {
+		const struct kg_host_span *h = &m->host_spans[i];
+		if (h->start > kg_time_add(covered, 1000) || !stack_holds(m, h->stack, f))
+			return 0;
+		covered = h->end > covered ? h->end : covered;
+	}
+	return covered >= to;
+}
+
+/* Whether the k steps the rhythm found (sid) are parts of one step of the program, not
+ * its steps: a model's layers, which repeat as a loop's steps do. So when two of them
+ * were launched by one call (a CUDA graph's launch: the host issued them at once;
+ * SGLang's decode graph replays Qwen3's 36 layers), or two in a row began inside one call
+ * of a model's forward (a profiler's trace of one step, where HuggingFace's Qwen2 showed
+ * its 24 layers as steps; a forward is at most a step's work). 1 also on ENOMEM (none
+ * claimed). */
+static int rhythm_within_one_step(const struct kg_analysis *a, const uint32_t *ops, uint32_t n,
+				  const uint32_t *sid, uint32_t k)
+{
+	const struct kg_model *m = a->m;
+	uint32_t *by_call = malloc(((size_t)m->n_apis + 1) * sizeof(*by_call));
+	uint32_t *first = malloc(((size_t)k + 1) * sizeof(*first)); /* each step's first call */
+	int within = !by_call || !first;
+	for (uint32_t c = 0; !within && c < m->n_apis; c++)
+		by_call[c] = KG_NONE;
+	for (uint32_t s = 0; !within && s < k; s++)
+		first[s] = KG_NONE;
+	for (uint32_t i = 0; !within && i < n; i++) {
+		uint32_t api = m->ops[ops[i]].api;
+		if (sid[i] == KG_NONE || sid[i] >= k || api >= m->n_apis)
+			continue;
+		within = by_call[api] != KG_NONE && by_call[api] != sid[i];
+		by_call[api] = sid[i];
+		if (first[sid[i]] == KG_NONE || m->apis[api].start < m->apis[first[sid[i]]].start)
+			first[sid[i]] = api;
+	}
+	for (uint32_t s = 0; !within && s + 1 < k; s++) {
+		if (first[s] == KG_NONE || first[s + 1] == KG_NONE)
+			continue;
+		const struct kg_api *x = &m->apis[first[s]], *y = &m->apis[first[s + 1]];
+		const struct kg_frame *f = x->thread == y->thread && x->thread != KG_NONE
+						   ? common_forward(m, x->stack, y->stack)
+						   : NULL;
+		within = f && one_call_through(m, x->thread, f, x->start, y->start);
+	}
+	free(by_call);
+	free(first);
+	return within;
+}
+
 /* Whether most of the k steps (sid) run a kernel. 0 also on ENOMEM (none claimed). */
 static int steps_compute(const struct kg_model *m, const uint32_t *ops, uint32_t n,
 			 const uint32_t *sid, uint32_t k)
@@ -954,13 +1059,14 @@ static void step_slow_ops(const struct kg_model *m, struct kg_steps *st, const u
 }
 
 /* A trace cut to its steady steps has neither start-up nor wind-down: every GPU's gaps
- * steady, whatever the one-gap heuristic made of them. */
+ * steady, whatever the one-gap heuristic made of them (a graph capture stays one). */
 static void steady_gaps(struct kg_analysis *a)
 {
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
 		struct kg_gpu_metrics *gm = &a->gpus[g];
 		for (uint32_t i = 0; i < gm->n_gaps; i++)
-			gm->gaps[i].place = KG_GAP_STEADY;
+			if (gm->gaps[i].place != KG_GAP_CAPTURE)
+				gm->gaps[i].place = KG_GAP_STEADY;
 		gaps_tally(gm);
 	}
 }
@@ -1032,7 +1138,10 @@ static int steps_on_gpu(const struct kg_analysis *a, uint32_t g, struct kg_steps
 	uint32_t process = launching_process(m, ops, n);
 	uint32_t k = a->cfg.steps_rhythm ? 0 : annotated_steps(a, st, ops, n, process, sid, &hs);
 	st->source = k ? KG_STEPS_ANNOTATION : KG_STEPS_NONE;
-	if (!k && (k = rhythm_steps(a, st, ops, n, sid)))
+	if (!k && (k = rhythm_steps(a, st, ops, n, sid)) &&
+	    rhythm_within_one_step(a, ops, n, sid, k))
+		k = st->period = 0;
+	if (k && st->source == KG_STEPS_NONE)
 		st->source = KG_STEPS_RHYTHM;
 	if (!k) {
 		st->name = 0;

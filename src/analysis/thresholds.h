@@ -34,7 +34,8 @@ struct kg_launch_stacks;
 	  "idle / execution time among tiny kernels above which the GPU starves on launches")   \
 	X(slow_launch_call_ns, NS, 1000000, 1, 3.6e12,                                           \
 	  "a launch call this long loaded or compiled its kernel's code (lazy module loading, "  \
-	  "a JIT of PTX): the gap before its kernel is no launch overhead")                     \
+	  "a JIT of PTX): the gap before its kernel is no launch overhead, and the host's time " \
+	  "in it is JIT compilation's")                                                          \
 	X(high_launch_latency_ns, NS, 100000, 0, 3.6e12,                                         \
 	  "median launch latency (queued - API start) above this is high")                      \
 	X(queue_wait_mark_ns, NS, 100000, 0, 3.6e12, "queue wait above this is marked on the chart") \

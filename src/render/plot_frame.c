@@ -346,7 +346,7 @@ double legend(struct plot *p, double y0, int draw)
 		{SW_NVTX, "NVTX range"},
 		{SW_GROUP, "marks"}, {SW_QUEUE, qtext}, {SW_OCC, otext},
 		{SW_OVERLAP, "copy running beside a kernel"},
-		{SW_EDGE, "GPU idle in start-up or wind-down"},
+		{SW_EDGE, "GPU idle in start-up, wind-down or graph capture"},
 		{SW_FINDING, "finding #1, #2… of kgantt report"},
 		{SW_STEP, stext}, /* last: only when plot_steps.c draws them */
 	};

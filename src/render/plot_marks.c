@@ -406,14 +406,14 @@ void edge_bands(struct plot *p)
 			cairo_fill(p->cr);
 			char label[64], d[32];
 			snprintf(label, sizeof(label), "%s: %s idle",
-				 gap->place == KG_GAP_STARTUP ? "start-up" : "wind-down",
+				 gap_place_name(gap->place),
 				 fmt_duration(kg_time_span(gap->end, gap->start), d));
 			font(p->cr, 10, 0);
 			if (text_w(p->cr, label) + 16 < xb - xa)
 				text_centered(p->cr, (xa + xb) / 2, p->l.lanes[first].y +
 					      p->l.lanes[first].h / 2 + 3.5, label,
 					      (struct rgb)RGB(0x5f6470));
-			add_mark(p, gap->place == KG_GAP_STARTUP ? "start-up" : "wind-down", first,
+			add_mark(p, gap_place_name(gap->place), first,
 				 last, gap->start, gap->end, 1);
 		}
 	}

@@ -987,8 +987,9 @@ static void write_host(struct jw *w, const struct page *p)
 	j_close(w);
 }
 
-/* Each GPU's start-up and wind-down idle (kg_gap_place): [gpu, start, end, 0 start-up /
- * 1 wind-down], times relative to zero, for the band over its stream lanes. */
+/* Each GPU's start-up, wind-down and graph-capture idle (kg_gap_place): [gpu, start, end,
+ * "start-up" / "wind-down" / "graph capture"], times relative to zero, for the band over
+ * its stream lanes. */
 static void write_edges(struct jw *w, const struct page *p)
 {
 	j_key(w, "edges");
@@ -1003,7 +1004,7 @@ static void write_edges(struct jw *w, const struct page *p)
 			j_int(w, gm->gpu);
 			j_int(w, kg_time_diff(gap->start, p->zero));
 			j_int(w, kg_time_diff(gap->end, p->zero));
-			j_int(w, gap->place == KG_GAP_STARTUP ? 0 : 1);
+			j_str(w, gap_place_name(gap->place));
 			j_aclose(w);
 		}
 	}

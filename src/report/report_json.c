@@ -268,6 +268,7 @@ static void json_gpu(struct jw *w, const struct kg_analysis *a, const struct kg_
 	j_close(w);
 	kv_int(w, "idle_startup_ns", g->idle_startup);
 	kv_int(w, "idle_winddown_ns", g->idle_winddown);
+	kv_int(w, "idle_capture_ns", g->idle_capture);
 	kv_int(w, "idle_before_ns", g->idle_before);
 	kv_int(w, "idle_after_ns", g->idle_after);
 	int64_t steady = gpu_steady_span(a, g);

@@ -204,9 +204,13 @@ void report_text_header(FILE *f, const struct kg_analysis *a, const struct kg_re
 	      o->windowed ? " in the window" : "");
 	if (a->steady_span != a->span) {
 		char sd[32], ed[32];
-		field(f, "steady", "%s without %s of start-up and wind-down idle: the findings' "
-				   "shares are of it", fmt_duration(a->steady_span, sd),
-		      fmt_duration(a->span - a->steady_span, ed));
+		int captured = 0;
+		for (uint32_t g = 0; g < a->n_gpus; g++)
+			captured |= a->gpus[g].idle_capture > 0;
+		field(f, "steady", "%s without %s of start-up%s idle: the findings' shares are of "
+				   "it", fmt_duration(a->steady_span, sd),
+		      fmt_duration(a->span - a->steady_span, ed),
+		      captured ? ", wind-down and graph-capture" : " and wind-down");
 	}
 	report_text_steps_header(f, a);
 	header_counts(f, m);
@@ -262,6 +266,9 @@ static void gpu_idle(FILE *f, const struct kg_analysis *a, const struct kg_gpu_m
 		text_appendf(line, sizeof(line), "; start-up %s", fmt_duration(g->idle_startup, d));
 	if (g->idle_winddown)
 		text_appendf(line, sizeof(line), "; wind-down %s", fmt_duration(g->idle_winddown, d));
+	if (g->idle_capture)
+		text_appendf(line, sizeof(line), "; %s %s", gap_place_name(KG_GAP_CAPTURE),
+			     fmt_duration(g->idle_capture, d));
 	if (g->idle_before)
 		text_appendf(line, sizeof(line), "; %s before its first operation",
 			     fmt_duration(g->idle_before, d));
@@ -335,7 +342,7 @@ static void gpu_comm(FILE *f, const struct kg_analysis *a, const struct kg_gpu_m
 		 "the %s)", fmt_duration(g->comm.time, d1), g->comm.kernels,
 		 fmt_pct((double)g->comm.overlapped, (double)g->comm.time, p1),
 		 fmt_duration(exposed, d2), fmt_pct((double)exposed, (double)steady, p2),
-		 g->idle_startup || g->idle_winddown ? "steady work" : "span");
+		 gpu_setup_idle(g) ? "steady work" : "span");
 	const char *sep = ": ";
 	for (unsigned k = 0; k < KG_COMM_KIND_COUNT; k++) {
 		const struct kg_comm_figures *c = &g->comm_kind[k];
@@ -367,9 +374,11 @@ static void gpu_block(FILE *f, const struct kg_analysis *a, const struct kg_gpu_
 		 fmt_pct((double)g->kernel_busy, (double)a->span, p2),
 		 fmt_pct((double)g->copy_busy, (double)a->span, p3));
 	int64_t steady = gpu_steady_span(a, g);
-	if ((g->idle_startup || g->idle_winddown) && steady > 0)
-		text_appendf(line, sizeof(line), "; %s of the steady work, without start-up and wind-down",
-			fmt_pct(busy, (double)steady, p1));
+	if (gpu_setup_idle(g) && steady > 0)
+		text_appendf(line, sizeof(line), "; %s of the steady work, without %s",
+			     fmt_pct(busy, (double)steady, p1),
+			     g->idle_capture ? "start-up, wind-down and graph capture"
+					     : "start-up and wind-down");
 	page_field(f, 4, "busy", line);
 	if (g->copy_total > 0)
 		snprintf(line, sizeof(line), "%s of copy time ran while a kernel ran (%s of %s)",

@@ -29,6 +29,13 @@ enum kg_api_category api_category(const char *name)
 	return KG_API_OTHER;
 }
 
+int api_capture_edge(const char *name)
+{
+	if (!name)
+		return 0;
+	return strstr(name, "StreamBeginCapture") ? 1 : strstr(name, "StreamEndCapture") ? -1 : 0;
+}
+
 const char *api_display_name(const char *name, char *buf, unsigned len)
 {
 	if (!name)

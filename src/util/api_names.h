@@ -21,6 +21,11 @@ const char *api_category_name(unsigned category);
  * as _v7000 do not matter). */
 enum kg_api_category api_category(const char *name);
 
+/* 1 for a call that begins capturing a stream into a CUDA graph (cudaStreamBeginCapture,
+ * cuStreamBeginCapture, hipStreamBeginCapture, ...ToGraph), -1 for one that ends it, 0
+ * for any other. */
+int api_capture_edge(const char *name);
+
 /* The name as a user writes it: CUPTI's version suffix dropped ("cudaStreamSynchronize"
  * for "cudaStreamSynchronize_v3020"). Returns buf. */
 const char *api_display_name(const char *name, char *buf, unsigned len);

@@ -42,3 +42,78 @@ assert abs(f[0]["gain_ns"] - gain) < 1e3, (f[0]["gain_ns"], gain)
 print("ok: launch-overhead: %d tiny kernels, %.1f ms of gain, without the %.0f ms of the slow launch calls' gaps"
       % (n, gain / 1e6, slow / 1e6))
 PY
+
+# The host's cause on that cold start: the time in those launch calls is their kernels'
+# code loading, JIT compilation's (with the loading fix), to the nanosecond of what
+# expect_loading.py recounts; before, 1.04 s of "dispatching many small operators".
+python3 tests/fixtures/public/tracelens/expect_loading.py "$T" > "$WORK/want_load.txt" || fail "recount $T"
+python3 - "$WORK/lo.json" "$WORK/want_load.txt" <<'PY' || fail "host-bound's cause against the raw events"
+import json, sys
+f = [x for x in json.load(open(sys.argv[1], encoding="utf-8"))["findings"] if x["rule"] == "host-bound"]
+calls, loading = map(int, open(sys.argv[2]).read().split())
+h = f[0]["host"]
+got = {c["cause"]: c["ns"] for c in h["causes"]}
+assert h["cause"] == "jit-compile" and abs(got["jit-compile"] - loading) < 10, (h["cause"], got, loading)
+assert "CUDA_MODULE_LOADING=EAGER" in f[0]["fix"], f[0]["fix"]
+print("ok: host-bound: %.1f ms in %d launch calls that loaded code, named so" % (loading / 1e6, calls))
+PY
+
+# Graph capture. vLLM capturing its decode graph on an MI300X (hipStreamBeginCapture …
+# EndCapture, 428 launches recorded into the graph and none run), and Flux on an MI300X:
+# an eager pass, 225 ms capturing the transformer, one replay. The GPU's idle time while
+# the host captured is graph capture's, to the nanosecond of what expect_capture.py
+# recounts from the raw events, and out of the steady span and of every finding's gain: no
+# gain is more than the steady span. Before, vLLM's capture was a critical host-bound
+# finding of 57.7 ms, 99.9 % of the span; Flux's launch-overhead, once its steps were no
+# longer its layers, counted the capture: 162 % of the steady span.
+for fixture in vllm_decode_capture flux_capture_replay; do
+	T=tests/fixtures/public/tracelens/$fixture.json.gz
+	python3 tests/fixtures/public/tracelens/expect_capture.py "$T" > "$WORK/want_cap.txt" || fail "recount $T"
+	"$K" report --json --no-progress "$T" > "$WORK/cap.json" || fail "report --json $T"
+	python3 - "$WORK/cap.json" "$WORK/want_cap.txt" "$fixture" <<'PY' || fail "$fixture: graph capture against the raw events"
+import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+want = dict(l.split() for l in open(sys.argv[2]))
+g = r["gpus"][0]
+idle = sum(g["idle_ns_by_cause"].values())
+assert g["idle_capture_ns"] == int(want["capture_idle"]), (g["idle_capture_ns"], want)
+assert abs(idle - int(want["capture_idle"]) - int(want["other_idle"])) < 10, (idle, want)  # µs to ns
+assert all(f["gain_ns"] <= int(want["other_idle"]) and f["gain_pct"] <= 100 for f in r["findings"]), \
+    [(f["rule"], f["gain_ns"], f["gain_pct"]) for f in r["findings"]]
+assert any("while the host captured CUDA graphs" in f["explanation"] for f in r["findings"]), \
+    "no finding says what it left out"
+print("ok: %s: %.2f ms of graph capture, %.2f ms left to judge" % (sys.argv[3],
+      int(want["capture_idle"]) / 1e6, int(want["other_idle"]) / 1e6))
+PY
+done
+"$K" report --no-progress tests/fixtures/public/tracelens/vllm_decode_capture.json.gz > "$WORK/cap.txt" ||
+	fail "report vllm_decode_capture"
+grep -q "graph capture 56.14 ms" "$WORK/cap.txt" || fail "the GPU's idle line names no graph capture"
+
+# Steps are not a model's layers. Each line: the fixture, what expect_forwards.py counts in
+# its raw events, and the steps kgantt must find.
+#  - SGLang's decode of Qwen3-8B on an MI300X: one hipGraphLaunch ran all 544 kernels, 36
+#    layers of 15. Before, they were 36 "steps" and the 463 ms before the graph "start-up".
+#  - HuggingFace's ViT on an H100, a profiler's trace of one ProfilerStep: one forward call
+#    (nn.Module: ViTModel_0) launched every kernel. Before, 11 "steps" of 12 operations.
+#  - Flux's replay of its captured transformer: one hipGraphLaunch of 993 kernels, its 19
+#    double-stream blocks. Before, 19 "steps".
+#  - OWLv2 on an H100: one ProfilerStep holding five batches, five forward calls: five steps.
+while read -r fixture graph_ops forward_calls source count; do
+	T=tests/fixtures/public/tracelens/$fixture.json.gz
+	python3 tests/fixtures/public/tracelens/expect_forwards.py "$T" > "$WORK/fw.txt" || fail "recount $T"
+	got=$(awk '{printf "%s ", $2}' "$WORK/fw.txt")
+	[ "$got" = "$graph_ops $forward_calls " ] || fail "$fixture: the raw events say $got"
+	"$K" report --json --no-progress "$T" > "$WORK/st.json" || fail "report --json $T"
+	python3 - "$WORK/st.json" "$source" "$count" <<'PY' || fail "$fixture: steps"
+import json, sys
+s = json.load(open(sys.argv[1], encoding="utf-8")).get("steps") or {"source": "none"}
+assert s["source"] == sys.argv[2] and s.get("count", 0) == int(sys.argv[3]), s
+PY
+	echo "ok: $fixture: $source steps, $count (a graph of $graph_ops ops, $forward_calls forward calls)"
+done <<'EOF2'
+sglang_decode_graph 544 1 none 0
+vit_one_forward 1 1 none 0
+flux_capture_replay 993 0 none 0
+owlv2_five_batches 1 5 rhythm 5
+EOF2

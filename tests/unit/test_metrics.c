@@ -356,6 +356,61 @@ TEST(sync_gaps_are_the_syncs_only_while_the_host_is_blocked)
 	model_free(&m);
 }
 
+static void call_at(struct kg_model *m, uint32_t thread, const char *name, int64_t start,
+		    int64_t end)
+{
+	struct kg_api *a = model_add_api(m);
+	a->process = 0;
+	a->thread = thread;
+	a->name = model_string(m, name);
+	a->start = start;
+	a->end = end;
+}
+
+/* A gap the host spent mostly capturing CUDA graphs is graph capture's, whatever API names
+ * the capture (runtime, driver, HIP), nested captures of two streams are one, a capture
+ * the trace does not see end runs to the trace's end and one it does not see begin from
+ * its start; no other gap is, and none counts in the steady span or as host-bound. */
+TEST(gaps_while_the_host_captures_graphs_are_graph_capture)
+{
+	struct kg_model m;
+	one_gpu(&m);
+	uint32_t t1 = model_thread_index(&m, 0, 1), t2 = model_thread_index(&m, 0, 2);
+	/* gap 0 [100, 1000] µs: t2's capture began before the trace's first call, ended at 900 */
+	call_at(&m, t2, "cuStreamEndCapture", 890000, 900000);
+	kernel_at(&m, t1, 0, 1000, 100000);
+	kernel_at(&m, t1, 999000, 1000000, 1100000);
+	/* gap 1 [1100, 2100]: nested captures of two streams 1200-1900 (70 % of the host's
+	 * 1100-2099): graph capture */
+	call_at(&m, t1, "cudaStreamBeginCapture_v10000", 1200000, 1201000);
+	call_at(&m, t1, "cudaStreamBeginCapture_v10000", 1300000, 1301000);
+	call_at(&m, t1, "cudaStreamEndCapture_v10000", 1500000, 1501000);
+	call_at(&m, t1, "cudaStreamEndCapture_v10000", 1899000, 1900000);
+	kernel_at(&m, t1, 2099000, 2100000, 2200000);
+	/* gap 2 [2200, 3200]: a capture of 300 of its 1000 µs: the host's */
+	call_at(&m, t1, "hipStreamBeginCapture", 2500000, 2501000);
+	call_at(&m, t1, "hipStreamEndCapture", 2799000, 2800000);
+	kernel_at(&m, t1, 3199000, 3200000, 3300000);
+	/* gap 3 [3300, 4300]: a capture that never ended, from 3400 */
+	call_at(&m, t1, "cudaStreamBeginCapture_v10000", 3400000, 3401000);
+	kernel_at(&m, t1, 4299000, 4300000, 4400000);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	struct kg_analysis a;
+	CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+	const struct kg_gpu_metrics *g = &a.gpus[0];
+	CHECK_EQ_INT(g->n_gaps, 4);
+	CHECK_EQ_INT(g->gaps[0].place, KG_GAP_CAPTURE); /* 800 of the host's 899 µs */
+	CHECK_EQ_INT(g->gaps[1].place, KG_GAP_CAPTURE);
+	CHECK_EQ_INT(g->gaps[2].place, KG_GAP_STEADY);
+	CHECK_EQ_INT(g->gaps[3].place, KG_GAP_CAPTURE);
+	CHECK_EQ_INT(g->idle_capture, 900000 + 1000000 + 1000000);
+	CHECK_EQ_INT(g->steady_idle_by_cause[KG_GAP_HOST], 1000000);
+	CHECK_EQ_INT(gpu_steady_span(&a, g), a.span - g->idle_capture);
+	CHECK_EQ_STR(gap_place_name(KG_GAP_CAPTURE), "graph capture");
+	analysis_free(&a);
+	model_free(&m);
+}
+
 /* A kernel known only by its own record: queued by the driver at `queued`, no launch call. */
 static void kernel_queued(struct kg_model *m, int64_t queued, int64_t start, int64_t end)
 {
