@@ -670,7 +670,8 @@ static const struct kg_frame *common_forward(const struct kg_model *m, uint32_t 
 
 /* Whether thread t ran inside frame f all through [from, to]: its host spans meanwhile
  * follow each other (within a microsecond) and each holds f. One call of f, not two: the
- * caller runs between two calls. */
+ * caller runs between two calls. A profiler's events only: samples a period apart can
+ * land in two calls of f and none between them. */
 static int one_call_through(const struct kg_model *m, uint32_t t, const struct kg_frame *f,
 			    int64_t from, int64_t to)
 {
@@ -687,7 +688,8 @@ static int one_call_through(const struct kg_model *m, uint32_t t, const struct k
 	for (uint32_t i = lo; i < m->n_host_spans && m->host_spans[i].thread == t &&
 			      covered < to; i++) {
 		const struct kg_host_span *h = &m->host_spans[i];
-		if (h->start > kg_time_add(covered, 1000) || !stack_holds(m, h->stack, f))
+		if (h->source != KG_HOST_FROM_EVENTS || h->start > kg_time_add(covered, 1000) ||
+		    !stack_holds(m, h->stack, f))
 			return 0;
 		covered = h->end > covered ? h->end : covered;
 	}

@@ -837,13 +837,17 @@ static void op_args(struct chrome *c, const struct kg_model *m, const struct kg_
 	if (o->kind == KG_OP_KERNEL) {
 		const struct kg_launch *l = op_launch(m, o);
 		char d[72];
-		kv_raw_lit(&c->w, "grid", d, dim3(d, l->grid));
-		kv_raw_lit(&c->w, "block", d, dim3(d, l->block));
-		kv_int_lit(&c->w, "registers", l->regs);
-		kv_int_lit(&c->w, "static_smem", l->smem_static);
-		kv_int_lit(&c->w, "dynamic_smem", l->smem_dynamic);
-		if (l->smem_config)
-			kv_int_lit(&c->w, "smem_config", l->smem_config);
+		/* a trace that does not say the launch shape (Kineto's graph-launched kernels on
+		 * ROCm) gets none: a grid of [0,0,0] reads as a fact; the report says "unknown" */
+		if (l->grid[0] && l->block[0]) {
+			kv_raw_lit(&c->w, "grid", d, dim3(d, l->grid));
+			kv_raw_lit(&c->w, "block", d, dim3(d, l->block));
+			kv_int_lit(&c->w, "registers", l->regs);
+			kv_int_lit(&c->w, "static_smem", l->smem_static);
+			kv_int_lit(&c->w, "dynamic_smem", l->smem_dynamic);
+			if (l->smem_config)
+				kv_int_lit(&c->w, "smem_config", l->smem_config);
+		}
 	} else {
 		kv_int_lit(&c->w, "bytes", (int64_t)o->bytes);
 		if (o->kind == KG_OP_MEMCPY) {

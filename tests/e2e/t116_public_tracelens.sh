@@ -117,3 +117,11 @@ vit_one_forward 1 1 none 0
 flux_capture_replay 993 0 none 0
 owlv2_five_batches 1 5 rhythm 5
 EOF2
+
+# SGLang's graph-launched kernels have no launch shape in the trace: the Perfetto export
+# gives them none, where it wrote "grid":[0,0,0] for 544 of them.
+T=tests/fixtures/public/tracelens/sglang_decode_graph.json.gz
+"$K" export --format perfetto -o "$WORK/sg.json" "$T" || fail "export $T"
+! grep -q '"grid":\[0,0,0\]' "$WORK/sg.json" || fail "the export gives kernels of no known shape a grid of 0"
+grep -q '"grid":\[32,1,1\]' "$WORK/sg.json" || fail "the export lost the shapes the trace gives"
+echo "ok: no grid of 0 exported for the graph's kernels"
