@@ -296,11 +296,11 @@ static int64_t gap_issued(const struct kg_model *m, const struct kg_gap *g, int6
 
 /* The host's CUDA graph captures: from a thread's cudaStreamBeginCapture to its
  * cudaStreamEndCapture (HIP's and the driver's alike; nested captures of several streams
- * are one), by process and start, disjoint within a process. What the host launches then
- * is recorded into a graph, not run: the GPU idles by design while a program sets its
- * graphs up (vLLM and SGLang capture a graph per batch size at start-up). A capture whose
- * end the trace lacks runs to the trace's end; one whose beginning it lacks, from its
- * start. */
+ * are one), and its calls that instantiate or upload a graph, by process and start,
+ * disjoint within a process. What the host launches then is recorded into a graph, not
+ * run: the GPU idles by design while a program sets its graphs up (vLLM and SGLang
+ * capture a graph per batch size at start-up). A capture whose end the trace lacks runs to
+ * the trace's end; one whose beginning it lacks, from its start. */
 struct capture {
 	int64_t s, e;
 	uint32_t process;
@@ -334,15 +334,23 @@ static void thread_captures(const struct kg_model *m, const uint32_t *idx, uint3
 {
 	uint32_t depth = 0;
 	int64_t open = trace_begin;
+	int first = 1; /* no beginning or end met yet */
 	for (uint32_t k = 0; k < n; k++) {
 		const struct kg_api *a = &m->apis[idx[k]];
-		if (api_capture_edge(model_text(m, a->name)) > 0) {
+		int edge = api_capture_edge(model_text(m, a->name));
+		if (edge == 2) {
+			if (!depth)
+				c->v[c->n++] = (struct capture){a->start, a->end, a->process};
+			continue;
+		}
+		if (edge > 0) {
 			if (!depth++)
 				open = a->start;
-		} else if (depth ? !--depth : !k) { /* an end with no beginning: only the
-						     * first call (the trace began in it) */
+		} else if (depth ? !--depth : first) { /* an end with no beginning: only the
+							* first (the trace began in it) */
 			c->v[c->n++] = (struct capture){open, a->end, a->process};
 		}
+		first = 0;
 	}
 	if (depth)
 		c->v[c->n++] = (struct capture){open, trace_end, m->apis[idx[n - 1]].process};

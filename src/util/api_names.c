@@ -33,7 +33,11 @@ int api_capture_edge(const char *name)
 {
 	if (!name)
 		return 0;
-	return strstr(name, "StreamBeginCapture") ? 1 : strstr(name, "StreamEndCapture") ? -1 : 0;
+	if (strstr(name, "StreamBeginCapture"))
+		return 1;
+	if (strstr(name, "StreamEndCapture"))
+		return -1;
+	return strstr(name, "GraphInstantiate") || strstr(name, "GraphUpload") ? 2 : 0;
 }
 
 const char *api_display_name(const char *name, char *buf, unsigned len)

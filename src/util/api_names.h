@@ -22,8 +22,9 @@ const char *api_category_name(unsigned category);
 enum kg_api_category api_category(const char *name);
 
 /* 1 for a call that begins capturing a stream into a CUDA graph (cudaStreamBeginCapture,
- * cuStreamBeginCapture, hipStreamBeginCapture, ...ToGraph), -1 for one that ends it, 0
- * for any other. */
+ * cuStreamBeginCapture, hipStreamBeginCapture, ...ToGraph), -1 for one that ends it, 2
+ * for one that sets a captured graph up by itself (cudaGraphInstantiate, its variants,
+ * cudaGraphUpload), 0 for any other. */
 int api_capture_edge(const char *name);
 
 /* The name as a user writes it: CUPTI's version suffix dropped ("cudaStreamSynchronize"

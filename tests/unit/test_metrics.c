@@ -411,6 +411,31 @@ TEST(gaps_while_the_host_captures_graphs_are_graph_capture)
 	model_free(&m);
 }
 
+/* Instantiating a captured graph is setting it up too: a gap the host spent mostly in
+ * cudaGraphInstantiate (or hipGraphInstantiateWithFlags) is graph capture's; one spent
+ * mostly launching the graph is not. */
+TEST(gaps_while_the_host_instantiates_graphs_are_graph_capture)
+{
+	struct kg_model m;
+	one_gpu(&m);
+	uint32_t t1 = model_thread_index(&m, 0, 1);
+	kernel_at(&m, t1, 0, 1000, 100000);
+	call_at(&m, t1, "hipGraphInstantiateWithFlags", 150000, 900000);
+	kernel_at(&m, t1, 999000, 1000000, 1100000);
+	call_at(&m, t1, "cudaGraphLaunch_v10000", 1200000, 1900000);
+	kernel_at(&m, t1, 2099000, 2100000, 2200000);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	struct kg_analysis a;
+	CHECK_EQ_INT(analysis_run(&m, NULL, &a), 0);
+	const struct kg_gpu_metrics *g = &a.gpus[0];
+	CHECK_EQ_INT(g->n_gaps, 2);
+	CHECK_EQ_INT(g->gaps[0].place, KG_GAP_CAPTURE);
+	CHECK_EQ_INT(g->gaps[1].place, KG_GAP_STEADY);
+	CHECK_EQ_INT(g->idle_capture, 900000);
+	analysis_free(&a);
+	model_free(&m);
+}
+
 /* A kernel known only by its own record: queued by the driver at `queued`, no launch call. */
 static void kernel_queued(struct kg_model *m, int64_t queued, int64_t start, int64_t end)
 {
