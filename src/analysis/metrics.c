@@ -416,11 +416,13 @@ static int64_t time_capturing(const struct captures *c, uint32_t process, int64_
 }
 
 /* A gap the host spent mostly capturing graphs, from the GPU's going idle to its issuing
- * the next work, is graph capture's (kg_gap_place). */
+ * the next work, is graph capture's (kg_gap_place), a short wait for the GPU before the
+ * capture too (the launches_graph example synchronises, then captures). */
 static int gap_captured(const struct kg_model *m, const struct captures *c,
 			const struct kg_gap *g, int64_t issued)
 {
-	if (!c->n || g->cause != KG_GAP_HOST || issued == KG_NO_TIME || issued <= g->start)
+	if (!c->n || (g->cause != KG_GAP_HOST && g->cause != KG_GAP_SYNC) ||
+	    issued == KG_NO_TIME || issued <= g->start)
 		return 0;
 	uint32_t process = m->streams[m->ops[g->next_op].stream].process;
 	return 2 * time_capturing(c, process, g->start, issued) >= kg_time_span(issued, g->start);
