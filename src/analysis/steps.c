@@ -256,11 +256,12 @@ static int count_distance(struct kg_idmap *h, struct distance **d, uint32_t *nd,
 	return 0;
 }
 
-/* The most frequent distances between an occurrence of a token in tok[0..w) and its
- * previous one, or the one before (a token twice in every step, forward's kernel in a
- * step of forward and backward twice, is a period from the one before): into c (at most
- * CANDIDATES), their number returned. */
-static uint32_t candidate_shifts(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint32_t *c)
+/* The most frequent distances, of `shortest` or more, between an occurrence of a token in
+ * tok[0..w) and its previous one, or the one before (a token twice in every step,
+ * forward's kernel in a step of forward and backward twice, is a period from the one
+ * before): into c (at most CANDIDATES), their number returned. */
+static uint32_t candidate_shifts(const uint32_t *tok, uint32_t w, uint32_t n_tok,
+				 uint32_t shortest, uint32_t *c)
 {
 	struct kg_idmap h[2] = {{0}, {0}};
 	struct distance *d[2] = {NULL, NULL};
@@ -273,7 +274,7 @@ static uint32_t candidate_shifts(const uint32_t *tok, uint32_t w, uint32_t n_tok
 	for (uint32_t i = 0; i < w; i++) {
 		uint32_t *l = &last[2 * (size_t)tok[i]];
 		for (int k = 0; k < 2; k++)
-			if (l[k] != UINT32_MAX &&
+			if (l[k] != UINT32_MAX && i - l[k] >= shortest &&
 			    count_distance(&h[k], &d[k], &nd[k], &cap[k], i - l[k]) < 0)
 				goto out;
 		l[1] = l[0];
@@ -384,8 +385,9 @@ static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint3
 	return placed > compacted ? placed : compacted;
 }
 
-/* The period of tok[0..n) in operations, 0 when it has none, or one shorter than
- * MIN_PERIOD.
+/* The period of tok[0..n) in operations, at least `shortest` (a CUDA graph's operations
+ * are one step's at least: rhythm_within_one_step), 0 when it has none, or one shorter
+ * than MIN_PERIOD.
  *
  * Why a shift test and not a suffix array or a rolling hash of the sequence: the steps of
  * a real program are not exact repeats (a logging copy every 10 steps, a step with an
@@ -398,7 +400,7 @@ static double shift_match(const uint32_t *tok, uint32_t w, uint32_t n_tok, uint3
  * such stretch is the period. Micro-batches match at their own length
  * only as far as the rest of the step (the optimizer) is rare, which it is not: more than
  * MAX_RARE of the operations. Linear in the window (RHYTHM_WINDOW ops at most). */
-static uint32_t rhythm_period(const uint32_t *tok, uint32_t n, uint32_t n_tok)
+static uint32_t rhythm_period(const uint32_t *tok, uint32_t n, uint32_t n_tok, uint32_t shortest)
 {
 	uint32_t w = n < RHYTHM_WINDOW ? n : RHYTHM_WINDOW;
 	const uint32_t *wt = tok + (n - w) / 2;
@@ -406,7 +408,7 @@ static uint32_t rhythm_period(const uint32_t *tok, uint32_t n, uint32_t n_tok)
 	uint32_t c[CANDIDATES], len[CANDIDATES], best = 0, longest = 0;
 	if (!count || !f)
 		goto out;
-	uint32_t nc = candidate_shifts(wt, w, n_tok, c);
+	uint32_t nc = candidate_shifts(wt, w, n_tok, shortest, c);
 	for (uint32_t i = 0; i < nc; i++) {
 		len[i] = 0;
 		if (shift_match(wt, w, n_tok, c[i], count, f, &len[i]) < MIN_MATCH)
@@ -472,14 +474,14 @@ static uint32_t boundary_at(const uint32_t *tok, uint32_t n, uint32_t want, uint
  * boundary is: after the anchor by the offset at which the host most often waited
  * longest before launching. ops in the order the host issued them. The number of steps. */
 static uint32_t rhythm_steps_in(const struct kg_analysis *a, struct kg_steps *st,
-				const uint32_t *ops, uint32_t n, uint32_t *sid)
+				const uint32_t *ops, uint32_t n, uint32_t shortest, uint32_t *sid)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *tok = malloc((size_t)n * sizeof(*tok)), steps = 0;
 	uint32_t *at = NULL;
 	uint32_t *votes = NULL;
 	uint32_t n_tok = tok ? tokenize(m, ops, n, tok) : 0;
-	uint32_t p = n_tok ? rhythm_period(tok, n, n_tok) : 0;
+	uint32_t p = n_tok ? rhythm_period(tok, n, n_tok, shortest) : 0;
 	if (!p || n / p < MIN_STEPS)
 		goto out;
 	at = malloc((size_t)n * sizeof(*at));
@@ -607,20 +609,20 @@ static int issue_order(const struct kg_model *m, const uint32_t *ops, uint32_t n
 
 /* The steps of the rhythm (rhythm_steps_in), found in the order the host issued the ops. */
 static uint32_t rhythm_in_issue_order(const struct kg_analysis *a, struct kg_steps *st,
-				      const uint32_t *ops, uint32_t n, uint32_t *sid)
+				      const uint32_t *ops, uint32_t n, uint32_t shortest, uint32_t *sid)
 {
 	uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
 	int one = order ? issue_order(a->m, ops, n, order) : -ENOMEM;
 	if (one) {
 		free(order);
-		return one < 0 ? 0 : rhythm_steps_in(a, st, ops, n, sid);
+		return one < 0 ? 0 : rhythm_steps_in(a, st, ops, n, shortest, sid);
 	}
 	uint32_t *issued = malloc(((size_t)n + 1) * sizeof(*issued));
 	uint32_t *sid_issued = malloc(((size_t)n + 1) * sizeof(*sid_issued)), steps = 0;
 	if (issued && sid_issued) {
 		for (uint32_t k = 0; k < n; k++)
 			issued[k] = ops[order[k]];
-		steps = rhythm_steps_in(a, st, issued, n, sid_issued);
+		steps = rhythm_steps_in(a, st, issued, n, shortest, sid_issued);
 		for (uint32_t k = 0; k < n; k++)
 			sid[order[k]] = sid_issued[k];
 	}
@@ -702,9 +704,10 @@ static int one_call_through(const struct kg_model *m, uint32_t t, const struct k
  * SGLang's decode graph replays Qwen3's 36 layers), or two in a row began inside one call
  * of a model's forward (a profiler's trace of one step, where HuggingFace's Qwen2 showed
  * its 24 layers as steps; a forward is at most a step's work). 1 also on ENOMEM (none
- * claimed). */
+ * claimed). *graph_ops: the most operations one call launched when two steps shared a
+ * call, else 0: a step holds at least that many. */
 static int rhythm_within_one_step(const struct kg_analysis *a, const uint32_t *ops, uint32_t n,
-				  const uint32_t *sid, uint32_t k)
+				  const uint32_t *sid, uint32_t k, uint32_t *graph_ops)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *by_call = malloc(((size_t)m->n_apis + 1) * sizeof(*by_call));
@@ -722,6 +725,16 @@ static int rhythm_within_one_step(const struct kg_analysis *a, const uint32_t *o
 		by_call[api] = sid[i];
 		if (first[sid[i]] == KG_NONE || m->apis[api].start < m->apis[first[sid[i]]].start)
 			first[sid[i]] = api;
+	}
+	*graph_ops = 0;
+	if (within && by_call) { /* the most operations of one call: by_call counts them now */
+		for (uint32_t c = 0; c < m->n_apis; c++)
+			by_call[c] = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t api = m->ops[ops[i]].api;
+			if (api < m->n_apis && ++by_call[api] > *graph_ops)
+				*graph_ops = by_call[api];
+		}
 	}
 	for (uint32_t s = 0; !within && s + 1 < k; s++) {
 		if (first[s] == KG_NONE || first[s + 1] == KG_NONE)
@@ -756,10 +769,10 @@ static int steps_compute(const struct kg_model *m, const uint32_t *ops, uint32_t
  * them than a short training loop has kernels), not the program's loop: the kernels' own
  * rhythm, when they have one, is (their steps hold the kernels alone); else there is none. */
 static uint32_t rhythm_steps(const struct kg_analysis *a, struct kg_steps *st,
-			     const uint32_t *ops, uint32_t n, uint32_t *sid)
+			     const uint32_t *ops, uint32_t n, uint32_t shortest, uint32_t *sid)
 {
 	const struct kg_model *m = a->m;
-	uint32_t k = rhythm_in_issue_order(a, st, ops, n, sid);
+	uint32_t k = rhythm_in_issue_order(a, st, ops, n, shortest, sid);
 	if (!k || steps_compute(m, ops, n, sid, k))
 		return k;
 	uint32_t *kernels = malloc(((size_t)n + 1) * sizeof(*kernels));
@@ -769,7 +782,7 @@ static uint32_t rhythm_steps(const struct kg_analysis *a, struct kg_steps *st,
 		if (m->ops[ops[i]].kind == KG_OP_KERNEL)
 			at[nk] = i, kernels[nk++] = ops[i];
 	if (nk && at && ksid)
-		kk = rhythm_in_issue_order(a, st, kernels, nk, ksid);
+		kk = rhythm_in_issue_order(a, st, kernels, nk, shortest, ksid);
 	for (uint32_t i = 0; i < n; i++)
 		sid[i] = KG_NONE;
 	for (uint32_t j = 0; kk && j < nk; j++)
@@ -778,6 +791,24 @@ static uint32_t rhythm_steps(const struct kg_analysis *a, struct kg_steps *st,
 	free(kernels);
 	free(at);
 	free(ksid);
+	return k;
+}
+
+/* The steps of the rhythm that are the program's (rhythm_within_one_step): when the
+ * rhythm's steps shared a CUDA graph's launch, the rhythm again, of steps that hold the
+ * graph at least (Flux's four denoising steps, a graph replay of 1,566 kernels each, whose
+ * 228 blocks repeat inside); none when its steps are still parts of one. */
+static uint32_t rhythm_steps_of_program(const struct kg_analysis *a, struct kg_steps *st,
+					const uint32_t *ops, uint32_t n, uint32_t *sid)
+{
+	uint32_t graph_ops = 0, k = rhythm_steps(a, st, ops, n, 0, sid);
+	if (k && rhythm_within_one_step(a, ops, n, sid, k, &graph_ops)) {
+		k = graph_ops ? rhythm_steps(a, st, ops, n, graph_ops, sid) : 0;
+		if (k && rhythm_within_one_step(a, ops, n, sid, k, &graph_ops))
+			k = 0;
+	}
+	if (!k)
+		st->period = 0;
 	return k;
 }
 
@@ -1140,9 +1171,8 @@ static int steps_on_gpu(const struct kg_analysis *a, uint32_t g, struct kg_steps
 	uint32_t process = launching_process(m, ops, n);
 	uint32_t k = a->cfg.steps_rhythm ? 0 : annotated_steps(a, st, ops, n, process, sid, &hs);
 	st->source = k ? KG_STEPS_ANNOTATION : KG_STEPS_NONE;
-	if (!k && (k = rhythm_steps(a, st, ops, n, sid)) &&
-	    rhythm_within_one_step(a, ops, n, sid, k))
-		k = st->period = 0;
+	if (!k)
+		k = rhythm_steps_of_program(a, st, ops, n, sid);
 	if (k && st->source == KG_STEPS_NONE)
 		st->source = KG_STEPS_RHYTHM;
 	if (!k) {

@@ -98,24 +98,29 @@ grep -q "graph capture 56.14 ms" "$WORK/cap.txt" || fail "the GPU's idle line na
 #    (nn.Module: ViTModel_0) launched every kernel. Before, 11 "steps" of 12 operations.
 #  - Flux's replay of its captured transformer: one hipGraphLaunch of 993 kernels, its 19
 #    double-stream blocks. Before, 19 "steps".
+#  - Flux with SageAttention on an MI300X: four denoising steps, each a replay of one graph
+#    of 1,566 kernels: four steps, each holding its replay. Before, 228 "steps" of its
+#    blocks (and, with the graph rule alone, none).
 #  - OWLv2 on an H100: one ProfilerStep holding five batches, five forward calls: five steps.
-while read -r fixture graph_ops forward_calls source count; do
+while read -r fixture graph_ops replays forward_calls source count; do
 	T=tests/fixtures/public/tracelens/$fixture.json.gz
 	python3 tests/fixtures/public/tracelens/expect_forwards.py "$T" > "$WORK/fw.txt" || fail "recount $T"
 	got=$(awk '{printf "%s ", $2}' "$WORK/fw.txt")
-	[ "$got" = "$graph_ops $forward_calls " ] || fail "$fixture: the raw events say $got"
+	[ "$got" = "$graph_ops $replays $forward_calls " ] || fail "$fixture: the raw events say $got"
 	"$K" report --json --no-progress "$T" > "$WORK/st.json" || fail "report --json $T"
-	python3 - "$WORK/st.json" "$source" "$count" <<'PY' || fail "$fixture: steps"
+	python3 - "$WORK/st.json" "$source" "$count" "$graph_ops" <<'PY' || fail "$fixture: steps"
 import json, sys
 s = json.load(open(sys.argv[1], encoding="utf-8")).get("steps") or {"source": "none"}
 assert s["source"] == sys.argv[2] and s.get("count", 0) == int(sys.argv[3]), s
+assert all(x["kernels"] >= int(sys.argv[4]) for x in s.get("steps", [])), s["steps"]
 PY
-	echo "ok: $fixture: $source steps, $count (a graph of $graph_ops ops, $forward_calls forward calls)"
+	echo "ok: $fixture: $source steps, $count (the most ops of one call $graph_ops, launched $replays times; $forward_calls forward calls)"
 done <<'EOF2'
-sglang_decode_graph 544 1 none 0
-vit_one_forward 1 1 none 0
-flux_capture_replay 993 0 none 0
-owlv2_five_batches 1 5 rhythm 5
+sglang_decode_graph 544 1 1 none 0
+vit_one_forward 1 0 1 none 0
+flux_capture_replay 993 1 0 none 0
+flux_graph_replays 1566 4 0 rhythm 4
+owlv2_five_batches 1 0 5 rhythm 5
 EOF2
 
 # SGLang's graph-launched kernels have no launch shape in the trace: the Perfetto export
