@@ -473,8 +473,9 @@ static uint32_t boundary_at(const uint32_t *tok, uint32_t n, uint32_t want, uint
 /* Each of the GPU's ops into its step by the rhythm (sid), and where each step's
  * boundary is: after the anchor by the offset at which the host most often waited
  * longest before launching. ops in the order the host issued them. The number of steps. */
-static uint32_t rhythm_steps_in(const struct kg_analysis *a, struct kg_steps *st,
-				const uint32_t *ops, uint32_t n, uint32_t shortest, uint32_t *sid)
+static uint32_t rhythm_steps_at(const struct kg_analysis *a, struct kg_steps *st,
+				const uint32_t *ops, uint32_t n, uint32_t shortest, uint32_t *sid,
+				uint32_t *period)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *tok = malloc((size_t)n * sizeof(*tok)), steps = 0;
@@ -482,6 +483,7 @@ static uint32_t rhythm_steps_in(const struct kg_analysis *a, struct kg_steps *st
 	uint32_t *votes = NULL;
 	uint32_t n_tok = tok ? tokenize(m, ops, n, tok) : 0;
 	uint32_t p = n_tok ? rhythm_period(tok, n, n_tok, shortest) : 0;
+	*period = p;
 	if (!p || n / p < MIN_STEPS)
 		goto out;
 	at = malloc((size_t)n * sizeof(*at));
@@ -561,6 +563,23 @@ out:
 	free(at);
 	free(votes);
 	return steps >= MIN_STEPS ? steps : 0;
+}
+
+/* The steps of the shortest period of `shortest` or more that makes them
+ * (rhythm_steps_at): a period that repeats without making MIN_STEPS regular steps is not
+ * the loop's, and a longer one may be (a Llama compiled with mode="reduce-overhead",
+ * replayed 20 times on an H100: Inductor's 12 kernels a layer repeat, the replays of 64
+ * are the steps). */
+static uint32_t rhythm_steps_in(const struct kg_analysis *a, struct kg_steps *st,
+				const uint32_t *ops, uint32_t n, uint32_t shortest, uint32_t *sid)
+{
+	for (int tries = 0; tries < CANDIDATES; tries++) {
+		uint32_t p = 0, k = rhythm_steps_at(a, st, ops, n, shortest, sid, &p);
+		if (k || !p)
+			return k;
+		shortest = p + 1;
+	}
+	return 0;
 }
 
 /* The GPU's ops ops[0..n) (in start order) in the order the host issued them, into
@@ -699,35 +718,42 @@ static int one_call_through(const struct kg_model *m, uint32_t t, const struct k
 }
 
 /* Whether the k steps the rhythm found (sid) are parts of one step of the program, not
- * its steps: a model's layers, which repeat as a loop's steps do. So when two of them
- * were launched by one call (a CUDA graph's launch: the host issued them at once;
- * SGLang's decode graph replays Qwen3's 36 layers), or two in a row began inside one call
- * of a model's forward (a profiler's trace of one step, where HuggingFace's Qwen2 showed
- * its 24 layers as steps; a forward is at most a step's work). 1 also on ENOMEM (none
- * claimed). *graph_ops: the most operations one call launched when two steps shared a
- * call, else 0: a step holds at least that many. */
+ * its steps: a model's layers, which repeat as a loop's steps do. So when at least half
+ * of the boundaries between them lie inside one launch call (a CUDA graph's launch: the
+ * host issued both sides at once; SGLang's decode graph replays Qwen3's 36 layers), or
+ * inside one call of a model's forward (a profiler's trace of one step, where
+ * HuggingFace's Qwen2 showed its 24 layers as steps; a forward is at most a step's work).
+ * Half, not one: the first step's boundary can cut a replay short (a Llama replayed
+ * from a graph 20 times, recorded on an H100: its warm-up step took the first replay's
+ * start). 1 also on ENOMEM (none claimed). *graph_ops: the most operations one call
+ * launched when the boundaries lay inside calls, else 0: a step holds at least that many. */
 static int rhythm_within_one_step(const struct kg_analysis *a, const uint32_t *ops, uint32_t n,
 				  const uint32_t *sid, uint32_t k, uint32_t *graph_ops)
 {
 	const struct kg_model *m = a->m;
 	uint32_t *by_call = malloc(((size_t)m->n_apis + 1) * sizeof(*by_call));
 	uint32_t *first = malloc(((size_t)k + 1) * sizeof(*first)); /* each step's first call */
-	int within = !by_call || !first;
-	for (uint32_t c = 0; !within && c < m->n_apis; c++)
+	uint32_t in_calls = 0, in_forwards = 0; /* boundaries inside one call, one forward */
+	*graph_ops = 0;
+	if (!by_call || !first) {
+		free(by_call);
+		free(first);
+		return 1;
+	}
+	for (uint32_t c = 0; c < m->n_apis; c++)
 		by_call[c] = KG_NONE;
-	for (uint32_t s = 0; !within && s < k; s++)
+	for (uint32_t s = 0; s < k; s++)
 		first[s] = KG_NONE;
-	for (uint32_t i = 0; !within && i < n; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		uint32_t api = m->ops[ops[i]].api;
 		if (sid[i] == KG_NONE || sid[i] >= k || api >= m->n_apis)
 			continue;
-		within = by_call[api] != KG_NONE && by_call[api] != sid[i];
+		in_calls += by_call[api] != KG_NONE && by_call[api] != sid[i];
 		by_call[api] = sid[i];
 		if (first[sid[i]] == KG_NONE || m->apis[api].start < m->apis[first[sid[i]]].start)
 			first[sid[i]] = api;
 	}
-	*graph_ops = 0;
-	if (within && by_call) { /* the most operations of one call: by_call counts them now */
+	if (2 * in_calls >= k - 1) { /* the most operations of one call: by_call counts now */
 		for (uint32_t c = 0; c < m->n_apis; c++)
 			by_call[c] = 0;
 		for (uint32_t i = 0; i < n; i++) {
@@ -736,18 +762,18 @@ static int rhythm_within_one_step(const struct kg_analysis *a, const uint32_t *o
 				*graph_ops = by_call[api];
 		}
 	}
-	for (uint32_t s = 0; !within && s + 1 < k; s++) {
+	for (uint32_t s = 0; !*graph_ops && s + 1 < k; s++) {
 		if (first[s] == KG_NONE || first[s + 1] == KG_NONE)
 			continue;
 		const struct kg_api *x = &m->apis[first[s]], *y = &m->apis[first[s + 1]];
 		const struct kg_frame *f = x->thread == y->thread && x->thread != KG_NONE
 						   ? common_forward(m, x->stack, y->stack)
 						   : NULL;
-		within = f && one_call_through(m, x->thread, f, x->start, y->start);
+		in_forwards += f && one_call_through(m, x->thread, f, x->start, y->start);
 	}
 	free(by_call);
 	free(first);
-	return within;
+	return *graph_ops || 2 * in_forwards >= k - 1;
 }
 
 /* Whether most of the k steps (sid) run a kernel. 0 also on ENOMEM (none claimed). */
