@@ -328,16 +328,18 @@ static int capture_by_process_start(const void *x, const void *y)
 	return (a->s > b->s) - (a->s < b->s);
 }
 
-/* The captures of the thread whose capture calls are idx[0..n) (by start), into c->v. */
+/* The captures of the thread whose capture calls are idx[0..n) (by start), into c->v;
+ * edge_of: api_capture_edge by name id. */
 static void thread_captures(const struct kg_model *m, const uint32_t *idx, uint32_t n,
-			    int64_t trace_begin, int64_t trace_end, struct captures *c)
+			    const int8_t *edge_of, int64_t trace_begin, int64_t trace_end,
+			    struct captures *c)
 {
 	uint32_t depth = 0;
 	int64_t open = trace_begin;
 	int first = 1; /* no beginning or end met yet */
 	for (uint32_t k = 0; k < n; k++) {
 		const struct kg_api *a = &m->apis[idx[k]];
-		int edge = api_capture_edge(model_text(m, a->name));
+		int edge = edge_of[a->name];
 		if (edge == 2) {
 			if (!depth)
 				c->v[c->n++] = (struct capture){a->start, a->end, a->process};
@@ -361,15 +363,25 @@ static int collect_captures(const struct kg_model *m, struct captures *c)
 	*c = (struct captures){0};
 	uint32_t n = 0, *idx = NULL;
 	int64_t begin = m->begin, end = m->end;
+	/* each name's edge once: a trace holds millions of calls and a few hundred names */
+	int8_t *edge_of = malloc(m->strings.count + 1);
+	if (!edge_of)
+		return -ENOMEM;
+	for (size_t id = 0; id <= m->strings.count; id++)
+		edge_of[id] = (int8_t)(id ? api_capture_edge(model_text(m, (uint32_t)id)) : 0);
 	for (uint32_t i = 0; i < m->n_apis; i++) {
-		if (!api_capture_edge(model_text(m, m->apis[i].name)))
+		if (m->apis[i].name > m->strings.count || !edge_of[m->apis[i].name])
 			continue;
-		if (!idx && !(idx = malloc(((size_t)m->n_apis - i) * sizeof(*idx))))
+		if (!idx && !(idx = malloc(((size_t)m->n_apis - i) * sizeof(*idx)))) {
+			free(edge_of);
 			return -ENOMEM;
+		}
 		idx[n++] = i;
 	}
-	if (!n)
+	if (!n) {
+		free(edge_of);
 		return 0;
+	}
 	for (uint32_t i = 0; i < m->n_apis; i++) {
 		begin = begin == KG_NO_TIME || m->apis[i].start < begin ? m->apis[i].start : begin;
 		end = end == KG_NO_TIME || m->apis[i].end > end ? m->apis[i].end : end;
@@ -379,9 +391,10 @@ static int collect_captures(const struct kg_model *m, struct captures *c)
 	for (uint32_t i = 0, j; c->v && i < n; i = j) {
 		for (j = i; j < n && m->apis[idx[j]].thread == m->apis[idx[i]].thread; j++)
 			;
-		thread_captures(m, idx + i, j - i, begin, end, c);
+		thread_captures(m, idx + i, j - i, edge_of, begin, end, c);
 	}
 	free(idx);
+	free(edge_of);
 	if (!c->v)
 		return -ENOMEM;
 	qsort(c->v, c->n, sizeof(*c->v), capture_by_process_start);
