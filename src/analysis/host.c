@@ -1097,11 +1097,12 @@ static const char *cause_fix_more(int cause, uint32_t paths)
 	if (cause == KG_HOST_CAUSE_COMPILE && (paths & HOST_PATH_LOADING))
 		/* TraceLens's cold-start normalization trace on an MI300X: ten launch calls of
 		 * 1 ms or more, 111-332 ms each, 1.04 s of its host-bound time */
-		return " Here launch calls of 1 ms or more loaded their kernels' code at the "
-		       "kernels' first launch (CUDA's lazy module loading, HIP's code objects, "
-		       "or a JIT of PTX where the binary has no code for this GPU): paid once "
-		       "per kernel, so measure after a warm-up, or load the code at start-up "
-		       "(CUDA_MODULE_LOADING=EAGER) and build for this GPU's architecture.";
+		return " Here launch calls of slow_launch_call_ns or more (1 ms unless set) "
+		       "loaded their kernels' code at the kernels' first launch (CUDA's lazy "
+		       "module loading, HIP's code objects, or a JIT of PTX where the binary "
+		       "has no code for this GPU): paid once per kernel, so measure after a "
+		       "warm-up, or load the code at start-up (CUDA_MODULE_LOADING=EAGER) and "
+		       "build for this GPU's architecture.";
 	if (cause == KG_HOST_CAUSE_DISPATCH && (paths & HOST_PATH_GENERATE))
 		return " For transformers' generate: a static KV cache (generate(..., "
 		       "cache_implementation='static')) with torch.compile makes each token's "
