@@ -9,22 +9,7 @@
 set -u
 out=${1:?usage: thirdparty_record.sh OUTDIR [ROUNDS]}
 rounds=${2:-5}
-export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-K=$PWD/build/kgantt
-mkdir -p "$out"
-log=$out/summary.txt
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$log"
-python3 -c 'import torch; print("torch", torch.__version__)' >> "$log" 2>&1
-
-record() { # NAME SECONDS PROGRAM...
-	local name=$1 limit=$2
-	shift 2
-	timeout "$limit" "$K" record --force -o "$out/$name.kgt" -- "$@" > "$out/$name.out" 2>&1
-	local rc=$?
-	"$K" report --no-progress "$out/$name.kgt" > "$out/$name.report" 2>&1
-	"$K" report --json --no-progress "$out/$name.kgt" > "$out/$name.json" 2>/dev/null
-	echo "$name: record rc=$rc; $(grep -o '^{.*}' "$out/$name.out" | tail -1)" | tee -a "$log"
-}
+. tests/gpu/record_programs.sh
 
 record cupy_loop 120 python3 tests/gpu/cupy_loop.py --iters 300
 record lightning_train 180 python3 tests/gpu/lightning_train.py --steps 100
