@@ -300,7 +300,8 @@ void diff_free(struct kg_diff *d)
 struct totals {
 	uint64_t kernels, copies, memsets;
 	int64_t kernel_time, busy, idle[KG_GAP_CAUSES];
-	int64_t startup, winddown; /* of that idle, start-up's and wind-down's (kg_gap_place) */
+	int64_t startup, winddown, capture; /* of that idle, start-up's, wind-down's and graph
+					     * capture's (kg_gap_place) */
 };
 
 static void totals_of(const struct kg_analysis *a, struct totals *t)
@@ -317,6 +318,7 @@ static void totals_of(const struct kg_analysis *a, struct totals *t)
 			t->idle[c] = kg_time_add(t->idle[c], gm->idle_by_cause[c]);
 		t->startup = kg_time_add(t->startup, gm->idle_startup);
 		t->winddown = kg_time_add(t->winddown, gm->idle_winddown);
+		t->capture = kg_time_add(t->capture, gm->idle_capture);
 	}
 }
 
@@ -452,9 +454,10 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 		fmt_change(kg_time_diff(b->span, a->span), c), fmt_change_pct((double)a->span, (double)b->span, p),
 		b->span < a->span ? "faster" : b->span > a->span ? "slower" : "the same");
 	int64_t sx = steady_span(a), sy = steady_span(b);
-	if ((x.startup || x.winddown || y.startup || y.winddown) && sx != KG_NO_TIME &&
-	    sy != KG_NO_TIME)
-		duration_row(f, "steady", sx, sy); /* the span without start-up and wind-down */
+	if ((x.startup || x.winddown || x.capture || y.startup || y.winddown || y.capture) &&
+	    sx != KG_NO_TIME && sy != KG_NO_TIME)
+		duration_row(f, "steady", sx, sy); /* the span without start-up, wind-down and
+						    * graph capture */
 	text_steps(f, a, b);
 	duration_row(f, "GPU busy", x.busy, y.busy);
 	duration_row(f, "kernels", x.kernel_time, y.kernel_time);
@@ -473,6 +476,8 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 		duration_row(f, "  start-up", x.startup, y.startup);
 	if (x.winddown || y.winddown)
 		duration_row(f, "  wind-down", x.winddown, y.winddown);
+	if (x.capture || y.capture)
+		duration_row(f, "  capture", x.capture, y.capture);
 	if (gpus_differ(d)) {
 		char gx[512], gy[512], line[1200];
 		snprintf(line, sizeof(line), "%s before, %s after: the times compare the hardware as "
@@ -705,6 +710,7 @@ static void json_side(struct jw *w, const char *key, const char *path, const str
 	j_close(w);
 	kv_int(w, "idle_startup_ns", t.startup);
 	kv_int(w, "idle_winddown_ns", t.winddown);
+	kv_int(w, "idle_capture_ns", t.capture);
 	int64_t steady = steady_span(a);
 	j_key(w, "steady_span_ns");
 	if (steady == KG_NO_TIME)

@@ -130,3 +130,21 @@ T=tests/fixtures/public/tracelens/sglang_decode_graph.json.gz
 ! grep -q '"grid":\[0,0,0\]' "$WORK/sg.json" || fail "the export gives kernels of no known shape a grid of 0"
 grep -q '"grid":\[32,1,1\]' "$WORK/sg.json" || fail "the export lost the shapes the trace gives"
 echo "ok: no grid of 0 exported for the graph's kernels"
+
+# diff says the graph capture of each side as report does (before: the vLLM capture;
+# after: Flux's), and its steady span is without it
+A=tests/fixtures/public/tracelens/vllm_decode_capture.json.gz
+B=tests/fixtures/public/tracelens/flux_capture_replay.json.gz
+"$K" diff --json "$A" "$B" > "$WORK/d.json" || fail "diff --json"
+python3 - "$WORK/d.json" "$A" "$B" <<'PY' || fail "diff: graph capture"
+import json, subprocess, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+for side, path in (("before", sys.argv[2]), ("after", sys.argv[3])):
+    want = subprocess.run(["python3", "tests/fixtures/public/tracelens/expect_capture.py", path],
+                          capture_output=True, text=True, check=True).stdout.split()
+    got = d[side]
+    assert got["idle_capture_ns"] == int(want[1]), (side, got["idle_capture_ns"], want)
+    assert got["steady_span_ns"] <= got["span_ns"] - got["idle_capture_ns"], (side, got)
+print("ok: diff: graph capture %.2f ms → %.2f ms" % (d["before"]["idle_capture_ns"] / 1e6,
+      d["after"]["idle_capture_ns"] / 1e6))
+PY
