@@ -7,7 +7,9 @@
  *     (issue_order), each a token (kind, name, launch configuration); the period is the
  *     shortest shift at which the sequence matches itself (see rhythm_period), the
  *     boundary the place in the period where the host waits longest before its next
- *     launch.
+ *     launch; a period that makes no regular steps gives way to a longer one, and a
+ *     rhythm whose steps are one step's parts (a graph's or a forward's layers:
+ *     rhythm_within_one_step) to one that holds the graph, else to none.
  *
  * Then the first steps that differ from the median one (more or fewer operations, or
  * 1.5 times as long) are warm-up; the rest are steady. When what they leave out (the
