@@ -441,13 +441,13 @@ static int gap_captured(const struct kg_model *m, const struct captures *c,
 	return 2 * time_capturing(c, process, g->start, issued) >= kg_time_span(issued, g->start);
 }
 
+/* issued: when the host issued the op that ended g (gap_issued). */
 static enum kg_gap_cause gap_cause(const struct kg_model *m, const struct host_waits *w,
-				   struct kg_gap *g, int64_t gap_lead)
+				   struct kg_gap *g, int64_t issued)
 {
 	if (g->next_op == KG_NONE)
 		return KG_GAP_UNKNOWN;
 	const struct kg_op *o = &m->ops[g->next_op];
-	int64_t issued = gap_issued(m, g, gap_lead);
 	if (issued == KG_NO_TIME)
 		return KG_GAP_UNKNOWN;
 	uint32_t process = m->streams[o->stream].process;
@@ -600,9 +600,10 @@ static void busy_done(struct kg_analysis *a, struct kg_gpu_metrics *gm, struct b
 	int64_t gap_lead = gap_lead_of(a, gm);
 	for (uint32_t g = 0; g < gm->n_gaps; g++) {
 		struct kg_gap *gap = &gm->gaps[g];
-		gap->cause = (uint8_t)gap_cause(a->m, w, gap, gap_lead);
+		int64_t issued = gap_issued(a->m, gap, gap_lead);
+		gap->cause = (uint8_t)gap_cause(a->m, w, gap, issued);
 		double edge = STEADY_EDGE_SHARE * (double)gm->busy;
-		if (gap_captured(a->m, caps, gap, gap_issued(a->m, gap, gap_lead)))
+		if (gap_captured(a->m, caps, gap, issued))
 			gap->place = KG_GAP_CAPTURE;
 		else if (kg_time_span(gap->end, gap->start) >= a->cfg.long_gap_ns)
 			gap->place = (double)gap->busy_before < edge ? KG_GAP_STARTUP
