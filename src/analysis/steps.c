@@ -474,16 +474,16 @@ static uint32_t boundary_at(const uint32_t *tok, uint32_t n, uint32_t want, uint
 
 /* Each of the GPU's ops into its step by the rhythm (sid), and where each step's
  * boundary is: after the anchor by the offset at which the host most often waited
- * longest before launching. ops in the order the host issued them. The number of steps. */
+ * longest before launching. ops in the order the host issued them, tok their tokens
+ * (tokenize). The number of steps; the period tried in *period. */
 static uint32_t rhythm_steps_at(const struct kg_analysis *a, struct kg_steps *st,
-				const uint32_t *ops, uint32_t n, uint32_t shortest, uint32_t *sid,
-				uint32_t *period)
+				const uint32_t *ops, const uint32_t *tok, uint32_t n,
+				uint32_t n_tok, uint32_t shortest, uint32_t *sid, uint32_t *period)
 {
 	const struct kg_model *m = a->m;
-	uint32_t *tok = malloc((size_t)n * sizeof(*tok)), steps = 0;
+	uint32_t steps = 0;
 	uint32_t *at = NULL;
 	uint32_t *votes = NULL;
-	uint32_t n_tok = tok ? tokenize(m, ops, n, tok) : 0;
 	uint32_t p = n_tok ? rhythm_period(tok, n, n_tok, shortest) : 0;
 	*period = p;
 	if (!p || n / p < MIN_STEPS)
@@ -561,7 +561,6 @@ static uint32_t rhythm_steps_at(const struct kg_analysis *a, struct kg_steps *st
 	}
 	st->period = p;
 out:
-	free(tok);
 	free(at);
 	free(votes);
 	return steps >= MIN_STEPS ? steps : 0;
@@ -575,13 +574,17 @@ out:
 static uint32_t rhythm_steps_in(const struct kg_analysis *a, struct kg_steps *st,
 				const uint32_t *ops, uint32_t n, uint32_t shortest, uint32_t *sid)
 {
-	for (int tries = 0; tries < CANDIDATES; tries++) {
-		uint32_t p = 0, k = rhythm_steps_at(a, st, ops, n, shortest, sid, &p);
+	uint32_t *tok = malloc(((size_t)n + 1) * sizeof(*tok)), k = 0; /* once, for every try */
+	uint32_t n_tok = tok ? tokenize(a->m, ops, n, tok) : 0;
+	for (int tries = 0; n_tok && tries < CANDIDATES; tries++) {
+		uint32_t p = 0;
+		k = rhythm_steps_at(a, st, ops, tok, n, n_tok, shortest, sid, &p);
 		if (k || !p)
-			return k;
+			break;
 		shortest = p + 1;
 	}
-	return 0;
+	free(tok);
+	return k;
 }
 
 /* The GPU's ops ops[0..n) (in start order) in the order the host issued them, into
