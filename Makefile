@@ -137,6 +137,12 @@ $(BUILD)/libkgantt-inject.so: $(REC_OBJ)
 	$(CC) -shared -o $@ $^ -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -ldl -lpthread \
 	    -Wl,--no-undefined -Wl,-z,defs
 
+# The launch hook, preloaded into the recorded program (src/preload/launch_hook.h): no
+# CUPTI, no sanitizers, nothing but the C library.
+recorder: $(BUILD)/libkgantt-launch.so
+$(BUILD)/libkgantt-launch.so: $(BUILD)/pic/src/preload/launch_hook.o
+	$(CC) -shared -o $@ $^ -ldl -Wl,--no-undefined -Wl,-z,defs
+
 -include examples/examples.mk
 -include bench/bench.mk
 -include bench/kineto.mk

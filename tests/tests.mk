@@ -160,3 +160,31 @@ $(BUILD)/tests/test_hostsample: tests/unit/test_hostsample.c tests/unit/harness.
 	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc $(CAIRO_CFLAGS) -I$(CUDA_INC) \
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< $(HOST_TEST_SRC) $(SAN_LIB) \
 	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti -lpthread
+
+# The launch hook (tests/unit/test_launch_hook.c): the preloaded library as built, a stand-in
+# driver and two libraries that ask dlsym for RTLD_NEXT.
+# The stand-in driver has libcuda's soname (the hook finds an already loaded libcuda by it);
+# with -Bsymbolic-functions the functions it hands out are its own, as the driver's are, and
+# without, the preloaded ones by name (both are tested).
+HOOK_TEST_LIBS := $(BUILD)/tests/hook/libcuda.so.1 $(BUILD)/tests/hook/interposed/libcuda.so.1 \
+                  $(BUILD)/tests/hook/libnext_a.so $(BUILD)/tests/hook/libnext_b.so
+$(BUILD)/tests/hook/libcuda.so.1: tests/unit/hook/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared -fvisibility=hidden -I$(CUDA_INC) -o $@ $< \
+	    -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions
+$(BUILD)/tests/hook/interposed/libcuda.so.1: tests/unit/hook/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared -fvisibility=hidden -I$(CUDA_INC) -o $@ $< \
+	    -Wl,-soname,libcuda.so.1
+$(BUILD)/tests/hook/lib%.so: tests/unit/hook/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared -o $@ $< -ldl
+$(BUILD)/tests/test_launch_hook: tests/unit/test_launch_hook.c tests/unit/harness.h \
+                                 src/preload/launch_hook.h $(BUILD)/libkgantt-launch.so $(HOOK_TEST_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O1 -g $(TEST_SAN) -Isrc -I$(CUDA_INC) \
+	    -DHOOK_LIB='"$(abspath $(BUILD))/libkgantt-launch.so"' \
+	    -DFAKE_CUDA='"$(abspath $(BUILD))/tests/hook/libcuda.so.1"' \
+	    -DFAKE_CUDA_INTERPOSED='"$(abspath $(BUILD))/tests/hook/interposed/libcuda.so.1"' \
+	    -o $@ $< -Wl,--no-as-needed -L$(BUILD)/tests/hook -Wl,-rpath,$(abspath $(BUILD))/tests/hook \
+	    -lnext_a -lnext_b -ldl

@@ -17,6 +17,7 @@
 #include "trace/uncompress.h"
 #include "util/format.h"
 #include "util/hw_figures.h"
+#include "util/kinds.h"
 #include "util/timemath.h"
 
 static int read_failed;
@@ -153,10 +154,13 @@ static void print_launches(struct kg_store *s)
 	struct kg_store_rows *st = NULL;
 	if (!store_has_table(s, "launch_settings") || !next_row(s, KG_READ_LAUNCH_SETTINGS, &st))
 		return; /* kernels mode, or a trace from before issue 26: every launch */
+	const char *how = store_null(st, 4) ? "" : col_text(st, 4); /* older traces: none */
 	if (!strcmp(col_text(st, 1), "sampled"))
-		printf("launch calls: sampled, %lld ms in every %lld ms once no new kernel appears "
-		       "(the other kernels dated by their queued time)\n",
-		       (long long)store_int(st, 2), (long long)store_int(st, 3));
+		printf("launch calls: sampled%s%s, %lld ms in every %lld ms once no new kernel "
+		       "appears%s (the other kernels dated by their queued time)\n",
+		       *how ? " by " : "", how, (long long)store_int(st, 2),
+		       (long long)store_int(st, 3),
+		       !strcmp(how, KG_LAUNCHES_BY_HOOK) ? ", and each kernel's first launch" : "");
 	else
 		printf("launch calls: every one (%s)\n", col_text(st, 4));
 	store_done(st);

@@ -154,6 +154,11 @@ int cmd_record(int argc, char **argv)
 			 "full mode: an API call record (and stack) for every kernel launch; by "
 			 "default launches are recorded while new kernels appear, then 10 ms in "
 			 "every 100 ms, and each kernel's queued time says when the host issued it"),
+		OPT_CHOICE(0, "launch-hook", &o.launch_hook, "on|off", record_on_off, "on or off",
+			   "full mode: take the sampled launch calls from kgantt's launch hook, "
+			   "preloaded into the program (LD_PRELOAD), instead of CUPTI's launch "
+			   "callbacks (default on; off if the program does not bear a preloaded "
+			   "dlsym, or for a setuid program)"),
 		OPT_BOOL(0, "all-api", &o.all_api,
 			 "full mode: record trivial API queries too (cudaGetDevice, "
 			 "cudaGetLastError, cuCtxGetCurrent..., which PyTorch makes ~10 times per "

@@ -90,9 +90,40 @@ static void set_env_double(const char *name, double v)
 	setenv(name, buf, 1);
 }
 
+/* Full mode samples launch calls through the launch hook (src/preload/launch_hook.h),
+ * preloaded ahead of whatever the user preloads: libkgantt-launch.so beside the recorder.
+ * Without it the recorder samples through CUPTI's launch callbacks, which cost a launch
+ * loop 1.06-1.08x more (docs/results/floor-parts-h100.md). */
+static void preload_launch_hook(const struct record_opts *o, const char *recorder)
+{
+	if (o->mode != RECORD_FULL || o->all_launches || o->launch_hook == RECORD_OFF)
+		return;
+	char hook[PATH_MAX + 32];
+	const char *slash = strrchr(recorder, '/');
+	int dir = slash ? (int)(slash - recorder) : 0;
+	snprintf(hook, sizeof(hook), "%.*s%slibkgantt-launch.so", dir, recorder, slash ? "/" : "");
+	if (access(hook, R_OK) != 0) {
+		if (!o->quiet)
+			kg_warn("no '%s': launch calls sampled through CUPTI's callbacks, which "
+				"cost more", hook);
+		return;
+	}
+	const char *prev = getenv("LD_PRELOAD");
+	if (prev && strstr(prev, hook))
+		return;
+	size_t len = strlen(hook) + (prev ? strlen(prev) : 0) + 2;
+	char *v = malloc(len);
+	if (!v)
+		return;
+	snprintf(v, len, "%s%s%s", hook, prev && *prev ? ":" : "", prev ? prev : "");
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+}
+
 void recorder_environment(const struct record_opts *o, const char *recorder,
 			  const char *spool_dir, uint64_t t0)
 {
+	preload_launch_hook(o, recorder);
 	const char *prev = getenv("CUDA_INJECTION64_PATH");
 	if (prev && *prev && strcmp(prev, recorder) != 0 && !o->quiet)
 		kg_warn("CUDA_INJECTION64_PATH was '%s'; replaced by the kgantt recorder", prev);

@@ -23,6 +23,7 @@ struct record_opts {
 	int setting[KG_RS_COUNT]; /* the numbers of util/record_settings.h */
 	int force, keep_spool, quiet, all_api;
 	int all_launches;     /* --all-launches: an API record for every kernel launch */
+	int launch_hook;      /* --launch-hook: RECORD_ON (default) or RECORD_OFF */
 	int sm;               /* --sm: read the SM block logs of include/kgantt/sm.h */
 	int report;           /* --report: the text report once the trace exists */
 	int color;            /* --color, for --report */

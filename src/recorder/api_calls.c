@@ -260,6 +260,30 @@ static struct thread_calls *my_calls(void)
 	return t;
 }
 
+/* The slot of this thread's next call, to be filled, then published by call_written; NULL
+ * when no memory is left (the call is not recorded). */
+static struct kg_api_call *next_call(void)
+{
+	struct thread_calls *t = my_calls();
+	if (!t)
+		return NULL;
+	struct calls_buf *b = atomic_load_explicit(&t->cur, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
+	if (n == BUF_CALLS) {
+		if (!(b = hand_over(t, b)))
+			return NULL;
+		n = 0;
+	}
+	return &b->calls[n];
+}
+
+static void call_written(void)
+{
+	struct calls_buf *b = atomic_load_explicit(&mine->cur, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
+	atomic_store_explicit(&b->n, n + 1, memory_order_release);
+}
+
 void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			   const CUpti_CallbackData *cb, int capturing)
 {
@@ -289,17 +313,10 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if (!capturing || (launch && launch_entered != cb->correlationId) || !*cb->correlationData)
 		return;
 	uint64_t end = now_raw_ns();
-	struct thread_calls *t = my_calls();
-	if (!t)
+	struct kg_api_call *c = next_call();
+	if (!c)
 		return;
-	struct calls_buf *b = atomic_load_explicit(&t->cur, memory_order_relaxed);
-	uint32_t n = atomic_load_explicit(&b->n, memory_order_relaxed);
-	if (n == BUF_CALLS) {
-		if (!(b = hand_over(t, b)))
-			return;
-		n = 0;
-	}
-	b->calls[n] = (struct kg_api_call){
+	*c = (struct kg_api_call){
 		.start = *cb->correlationData,
 		.end = end,
 		.cbid = cbid,
@@ -310,10 +327,21 @@ void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		.return_value = cb->functionReturnValue ? *(const uint32_t *)cb->functionReturnValue
 							: 0,
 	};
-	if (ac.syncs && (b->calls[n].sync_type = sync_call_type(domain, cbid)) != 0)
-		sync_call_ids(domain, cbid, cb, b->calls[n].sync_type, &b->calls[n].sync_context,
-			      &b->calls[n].sync_stream);
-	atomic_store_explicit(&b->n, n + 1, memory_order_release);
+	if (ac.syncs && (c->sync_type = sync_call_type(domain, cbid)) != 0)
+		sync_call_ids(domain, cbid, cb, c->sync_type, &c->sync_context, &c->sync_stream);
+	call_written();
+}
+
+void api_calls_on_hooked_launch(const struct kg_api_call *call)
+{
+	if (!ac.enabled)
+		return;
+	struct kg_api_call *c = next_call();
+	if (!c)
+		return;
+	*c = *call;
+	c->tid = my_tid;
+	call_written();
 }
 
 /* ------------------------------------------------------------------ start and stop */

@@ -33,6 +33,9 @@ void api_calls_switch(CUpti_SubscriberHandle sub, uint32_t on,
  * capturing is not recorded. */
 void api_calls_on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			   const CUpti_CallbackData *cb, int capturing);
+/* A kernel launch the launch hook saw (recorder/hooked_launches.h), on the launching
+ * thread: call holds all but the thread, its hooked_stream set. */
+void api_calls_on_hooked_launch(const struct kg_api_call *call);
 /* 1: the calls that synchronise write CUPTI's synchronisation records too (sync_calls.h). */
 void api_calls_record_syncs(int on);
 /* Moves every thread's finished calls to the spool (takes the spool lock). From the

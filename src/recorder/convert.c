@@ -175,6 +175,15 @@ void convert_api_call(struct kg_convert *c, struct kg_spool *s, const struct kg_
 	check_times(c, &r->h, a->start, a->end);
 	if (c->on_api_thread)
 		c->on_api_thread(a->tid);
+	if (a->hooked) {
+		struct kg_raw_hooked_launch *x =
+			RESERVE(s, KG_RAW_HOOKED_LAUNCH, struct kg_raw_hooked_launch);
+		if (x) {
+			x->correlation_id = a->correlation_id;
+			x->stream_id = a->hooked_stream;
+			x->device_id = a->hooked_device;
+		}
+	}
 	if (a->sync_type) /* the record CUPTI's SYNCHRONIZATION kind would have made */
 		put_sync(c, s, &(CUpti_ActivitySynchronization2){
 			.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,

@@ -28,6 +28,9 @@ struct kg_api_call {
 	uint32_t correlation_id;
 	uint32_t return_value;
 	uint32_t sync_context, sync_stream; /* the sync's context and stream ids */
+	uint8_t hooked;         /* seen by the launch hook: a KG_RAW_HOOKED_LAUNCH record too */
+	uint32_t hooked_stream, hooked_device; /* its stream's and device's ids, or
+						* KG_RAW_STREAM_UNKNOWN */
 };
 
 void convert_init(struct kg_convert *c);

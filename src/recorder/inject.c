@@ -38,6 +38,7 @@
 #include "util/record_settings.h"
 #include "recorder/hostsample.h"
 #include "recorder/own_thread.h"
+#include "recorder/hooked_launches.h"
 #include "recorder/hwsample.h"
 #include "recorder/launches.h"
 #include "recorder/raw_format.h"
@@ -76,6 +77,7 @@ static struct {
 	int api_callbacks;          /* API calls from callbacks, not activity records (api_calls.h) */
 	int all_launches;           /* 1: every kernel launch's call (--all-launches) */
 	int launch_windows;         /* launch callbacks on in windows (launches.h) */
+	struct kg_launch_hook *launch_hook; /* ... told by the preloaded hook instead */
 	struct kg_stack_config stacks; /* call stacks (--stacks) */
 	unsigned flush_ms;
 	double delay_s, duration_s;
@@ -335,6 +337,14 @@ static int untraced_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 	return !g.all_api && api_filter_trivial(domain, cbid);
 }
 
+/* ... nor do kernel launches get CUPTI's callbacks when the launch hook tells them: none is
+ * ever enabled then (what CUPTI charges for them: docs/results/launch-hook-h100.md). */
+static int no_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	return untraced_api(domain, cbid) ||
+	       (g.launch_hook && launches_is_kernel_launch(domain, cbid));
+}
+
 /* For bench/recorder_cost.sh only (what each part of the recorder costs): activity kinds
  * left off, by number, from KGANTT_DEV_SKIP_KINDS ("5,6"). Not a user setting: the trace
  * then lacks what the kinds carry. */
@@ -423,6 +433,8 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain,
 		hw_on_api_exit(cb->context);
 	if (g.launch_windows && launches_pass_over(domain, cbid, cb))
 		return;
+	if (g.launch_hook)
+		hooked_launches_on_api(domain, cbid, cb);
 	if (g.api_callbacks)
 		api_calls_on_callback(domain, cbid, cb, g.capturing);
 	if (g.capturing)
@@ -707,6 +719,7 @@ static void at_exit(void)
 /* A forked child that does not exec must not write into its parent's spool. */
 static void atfork_child(void)
 {
+	hooked_launches_detach();
 	hostsample_disable();
 	stacks_disable();
 	api_calls_disable();
@@ -754,28 +767,54 @@ static void setup_smlog(void)
  * needs every launch's callback: --all-launches, --stacks all, --hw, --sm; or unless no
  * kernel says when it was queued (--latency off): an unsampled launch would then have no
  * time on the host at all, and host-bound and launch-overhead would see one in ten. */
+static const char *every_launch_because(void)
+{
+	return g.all_launches                  ? "record --all-launches"
+	       : g.latency_refused              ? "CUPTI refused latency timestamps"
+	       : !g.latency                     ? "record --latency off"
+	       : g.stacks.mode == KG_STACKS_ALL ? "record --stacks all"
+	       : g.hw_interval_ns               ? "record --hw"
+	       : g.sm                           ? "record --sm"
+	       : !g.api_callbacks && !stacks_sample_launches()
+		       ? "API calls from CUPTI's activity records"
+		       : NULL;
+}
+
+/* The launch hook, when kgantt record preloaded it and the windows will be used: decided
+ * before any callback is enabled, since with it no launch callback ever is. It needs the
+ * API calls from callbacks (its calls go where theirs do) and the latency timestamps (the
+ * import finds a call's kernel by its queued time). */
+static void find_launch_hook(void)
+{
+	if (g.mode == KG_MODE_FULL && g.api_callbacks && !every_launch_because())
+		g.launch_hook = hooked_launches_find();
+}
+
+static int capturing_now(void)
+{
+	return g.capturing;
+}
+
 static void setup_launch_windows(void)
 {
-	const char *every = g.all_launches                  ? "record --all-launches"
-			    : g.latency_refused              ? "CUPTI refused latency timestamps"
-			    : !g.latency                     ? "record --latency off"
-			    : g.stacks.mode == KG_STACKS_ALL ? "record --stacks all"
-			    : g.hw_interval_ns               ? "record --hw"
-			    : g.sm                           ? "record --sm"
-			    : !g.api_callbacks && !stacks_sample_launches()
-				    ? "API calls from CUPTI's activity records"
-				    : NULL;
+	const char *every = every_launch_because();
 	if (every) {
 		launches_record_all(&g.spool, every);
 		return;
 	}
-	g.launch_windows = launches_start_windows(g.subscriber, &g.spool);
+	if (g.launch_hook) {
+		stacks_skip_module(g.launch_hook);
+		hooked_launches_attach(g.launch_hook, capturing_now);
+	}
+	g.launch_windows = launches_start_windows(g.subscriber, g.launch_hook, &g.spool);
 	if (g.launch_windows)
-		status(KG_STATUS_INFO, "kernel launches' calls and stacks sampled: every launch "
-				       "while new kernels appear, then %d ms in every %d ms; each "
-				       "kernel's queued time says when it was issued (record "
+		status(KG_STATUS_INFO, "kernel launches' calls and stacks sampled by %s: every "
+				       "launch while new kernels appear, then %d ms in every %d ms%s; "
+				       "each kernel's queued time says when it was issued (record "
 				       "--all-launches: every launch)",
-		       LAUNCH_WINDOW_ON_MS, LAUNCH_WINDOW_PERIOD_MS);
+		       g.launch_hook ? KG_LAUNCHES_BY_HOOK : KG_LAUNCHES_BY_CALLBACKS,
+		       LAUNCH_WINDOW_ON_MS, LAUNCH_WINDOW_PERIOD_MS,
+		       g.launch_hook ? ", and each kernel's first launch" : "");
 }
 
 /* KGANTT_DEV_AB (bench/ab_cost.py only): the callbacks api_calls_start left on for good */
@@ -840,12 +879,23 @@ static int setup_cupti(void)
 	if ((g.host_hz && !g.api_callbacks) || env_long("KGANTT_DEV_TID", 0, 0, 1))
 		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); /* _DEV_: cost only */
 	launches_init(); /* before any callback: api_calls asks which calls launch kernels */
+	if (g.latency) { /* before the launch hook is looked for: it needs them */
+		res = cuptiActivityEnableLatencyTimestamps(1);
+		if (res != CUPTI_SUCCESS) {
+			status(KG_STATUS_WARNING, "no queued/submitted timestamps: %s",
+			       cupti_error(res));
+			g.latency = 0; /* then every launch's call dates its kernel */
+			g.latency_refused = 1;
+		}
+	}
+	find_launch_hook();
 	if (g.api_callbacks) {
 		/* CUPTI's NVTX and overhead records then carry the ids the callbacks take */
 		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 		api_calls_record_syncs(g.sync_calls);
-		if (api_calls_start(g.subscriber, untraced_api, &g.conv, &g.spool) < 0) {
+		if (api_calls_start(g.subscriber, no_callback, &g.conv, &g.spool) < 0) {
 			g.api_callbacks = 0;
+			g.launch_hook = NULL; /* its calls would go nowhere: CUPTI's launch records */
 			status(KG_STATUS_WARNING, "API calls from CUPTI's activity records: the "
 						  "callbacks' buffers could not be set up");
 		} else if (!g.all_api) {
@@ -856,21 +906,12 @@ static int setup_cupti(void)
 		}
 	}
 	if (g.stacks.mode != KG_STACKS_OFF) {
-		g.stacks.untraced = untraced_api;
+		g.stacks.untraced = no_callback;
 		if (stacks_init(&g.stacks, &g.spool) < 0) {
 			status(KG_STATUS_WARNING, "no call stacks: cannot allocate their tables");
 			g.stacks.mode = KG_STACKS_OFF;
 		} else {
 			stacks_subscribe(g.subscriber);
-		}
-	}
-	if (g.latency) {
-		res = cuptiActivityEnableLatencyTimestamps(1);
-		if (res != CUPTI_SUCCESS) {
-			status(KG_STATUS_WARNING, "no queued/submitted timestamps: %s",
-			       cupti_error(res));
-			g.latency = 0; /* then every launch's call dates its kernel */
-			g.latency_refused = 1;
 		}
 	}
 	if (g.mode == KG_MODE_FULL)

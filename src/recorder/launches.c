@@ -39,6 +39,7 @@ static struct {
 	int by_flag; /* KGANTT_DEV_WINDOW_FLAG: callbacks left on, closed windows by a flag */
 	int none;    /* KGANTT_DEV_NO_LAUNCH_WINDOWS: launch callbacks never on */
 	uint32_t domains; /* whose launch callbacks the windows switch on: DOMAIN_* bits */
+	struct kg_launch_hook *hook; /* windows by the launch hook's flag, not CUPTI's callbacks */
 } lw = {.window = 1, .switch_lock = PTHREAD_MUTEX_INITIALIZER, .open = 1,
 	.on_ms = LAUNCH_WINDOW_ON_MS, .period_ms = LAUNCH_WINDOW_PERIOD_MS,
 	.domains = DOMAIN_RUNTIME | DOMAIN_DRIVER};
@@ -137,6 +138,10 @@ int launches_seen(uintptr_t key)
  * switched off whenever the others are switched. */
 static void set_launch_callbacks(uint32_t on)
 {
+	if (lw.hook) {
+		atomic_store_explicit(&lw.hook->observing, on, memory_order_relaxed);
+		return;
+	}
 	uint32_t runtime_on = on && (lw.domains & DOMAIN_RUNTIME);
 	uint32_t driver_on = on && (lw.domains & DOMAIN_DRIVER);
 	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
@@ -242,25 +247,30 @@ static void dev_window_settings(void)
 	}
 }
 
-int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool)
+int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_launch_hook *hook,
+			   struct kg_spool *spool)
 {
 	if (lw.running)
 		return 1;
 	lw.sub = sub;
+	lw.hook = hook;
 	dev_window_settings();
 	if (lw.none) {
 		set_launch_callbacks(0); /* the API calls' and stacks' callbacks turned them on */
+		if (hook)
+			atomic_store(&hook->first_launches, 0);
 		write_settings(spool, 1, "KGANTT_DEV_NO_LAUNCH_WINDOWS=1: no launch sampled");
 		return 0;
 	}
 	set_launch_callbacks(1);
 	if (stop_wait_init(&lw.wait) != 0 ||
 	    own_thread_start(&lw.thread, window_main, "kgantt-windows") != 0) {
+		/* the hook's flag stays up: every launch, as the record says */
 		write_settings(spool, 0, "the recorder could not start its windows' thread");
 		return 0;
 	}
 	lw.running = 1;
-	write_settings(spool, 1, NULL);
+	write_settings(spool, 1, hook ? KG_LAUNCHES_BY_HOOK : KG_LAUNCHES_BY_CALLBACKS);
 	return 1;
 }
 

@@ -14,14 +14,17 @@
  * time. The trace says so (KG_RAW_LAUNCH_SETTINGS), and the analysis dates an unsampled
  * kernel by its queued time less the sampled calls' lead (model.h, op_issued).
  * Measured (docs/results/floor-parts-h100.md): on a loop of empty launches the windows cost
- * 1.06-1.08x whatever their length (1 ms in every 100 as much as 10): once the callbacks
- * were switched on and off, every launch pays, not only those inside a window. */
+ * 1.06-1.08x whatever their length (1 ms in every 100 as much as 10). When `kgantt record`
+ * preloaded the launch hook (recorder/hooked_launches.h), the windows switch its flag
+ * instead and no launch callback is ever on: the same 1.06x on that loop
+ * (docs/results/launch-hook-h100.md), and each kernel's first launch seen. */
 #ifndef KGANTT_LAUNCHES_H
 #define KGANTT_LAUNCHES_H
 
 #include <cupti.h>
 #include <stdint.h>
 
+#include "preload/launch_hook.h"
 #include "recorder/spool.h"
 
 #define LAUNCH_WINDOW_ON_MS 10
@@ -49,8 +52,10 @@ int launches_seen(uintptr_t key);
 int launches_pass_over(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		       const CUpti_CallbackData *cb);
 /* Starts the windows' thread; writes the launch settings record either way (sampled, or
- * every launch when the thread cannot start). 1 when windows run. */
-int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_spool *spool);
+ * every launch when the thread cannot start). With hook (recorder/hooked_launches.h) the
+ * windows switch its flag, else CUPTI's launch callbacks. 1 when windows run. */
+int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_launch_hook *hook,
+			   struct kg_spool *spool);
 /* Every launch: the settings record only (--all-launches, --hw, --sm, --stacks all). */
 void launches_record_all(struct kg_spool *spool, const char *why);
 /* For KGANTT_DEV_AB only (recorder/dev_ab.h): hold the launch callbacks off whatever the

@@ -62,6 +62,7 @@ enum kg_raw_type {
 	KG_RAW_HOST_SAMPLES = 28, /* a batch of host samples */
 	KG_RAW_HOST_COUNTS = 29, /* host sampling's running totals: taken, written, lost by cause */
 	KG_RAW_LAUNCH_SETTINGS = 30, /* full mode: launch calls sampled in windows, or all */
+	KG_RAW_HOOKED_LAUNCH = 31, /* the stream of a launch call the launch hook saw */
 	KG_RAW_TYPE_MAX
 };
 
@@ -514,7 +515,23 @@ struct kg_raw_launch_settings {
 	struct kg_raw_hdr h;
 	uint32_t sampled;       /* 1: in windows; 0: every launch */
 	uint32_t window_on_ms, window_period_ms; /* sampled: on this long in every period */
-	uint32_t why_str;       /* every launch: why ("record --all-launches") */
+	uint32_t why_str;       /* every launch: why ("record --all-launches"); sampled: how */
+};
+
+/* Launch calls seen by the launch hook (src/preload/launch_hook.h) have no CUPTI
+ * correlation id: their KG_RAW_API record and call-site entry carry one of their own, from
+ * KG_RAW_HOOKED_CORRELATION up, and this record (right after the API record) says the
+ * launch's stream. The import gives such a call the correlation id of the kernel on that
+ * stream whose queued time lies inside the call (src/trace/hooked_import.h). */
+#define KG_RAW_HOOKED_CORRELATION 0xF0000000u
+#define KG_RAW_STREAM_UNKNOWN     0xFFFFFFFFu
+
+struct kg_raw_hooked_launch {
+	struct kg_raw_hdr h;
+	uint32_t correlation_id; /* the API record's own id */
+	uint32_t stream_id;      /* CUPTI's id of the launch's stream, or KG_RAW_STREAM_UNKNOWN */
+	uint32_t device_id;      /* the device of the current context, or KG_RAW_STREAM_UNKNOWN */
+	uint32_t reserved;
 };
 
 #endif

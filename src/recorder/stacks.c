@@ -52,7 +52,8 @@ static struct {
 	uint8_t driver_class[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	int python;                     /* pyframes_init's answer */
 	char python_why[256];           /* ... and its reason */
-	uintptr_t skip_lo[2], skip_hi[2]; /* this library and libcupti: not the program's frames */
+	/* this library, libcupti and the launch hook's: not the program's frames */
+	uintptr_t skip_lo[3], skip_hi[3];
 	uintptr_t interp_lo, interp_hi; /* the Python interpreter's code, when frames are read */
 
 	pthread_mutex_t lock;           /* the tables below */
@@ -216,7 +217,7 @@ struct unwind_state {
 
 static int skipped(uintptr_t ip)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (ip >= st.skip_lo[i] && ip < st.skip_hi[i])
 			return 1;
 	return 0;
@@ -412,9 +413,21 @@ void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	take_stack(domain, cbid, cls, cb->correlationId);
 }
 
-/* ------------------------------------------------------------------ set-up */
+void stacks_on_hooked_launch(uint32_t cbid, uintptr_t key, uint32_t correlation)
+{
+	if (!st.enabled || st.no_launches || !sample_launch(place_of(CLASS_LAUNCH, key)))
+		return;
+	take_stack(CUPTI_CB_DOMAIN_DRIVER_API, cbid, CLASS_LAUNCH, correlation);
+}
 
 static void module_range_of(const void *addr, uintptr_t *lo, uintptr_t *hi);
+
+void stacks_skip_module(const void *addr)
+{
+	module_range_of(addr, &st.skip_lo[2], &st.skip_hi[2]);
+}
+
+/* ------------------------------------------------------------------ set-up */
 
 /* The tables of distinct stacks and the Python frame reader: for call stacks and for host
  * samples (recorder/hostsample.c), whichever comes first. */

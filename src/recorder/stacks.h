@@ -37,6 +37,11 @@ int stacks_sample_launches(void);
 /* From the CUPTI API callback. */
 void stacks_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		   const CUpti_CallbackData *cb);
+/* A kernel launch the launch hook told (recorder/hooked_launches.h), on the launching
+ * thread: a stack when the sampler takes one, under the hook's correlation id. */
+void stacks_on_hooked_launch(uint32_t cbid, uintptr_t key, uint32_t correlation);
+/* The frames of the module holding addr are not the program's either (the launch hook). */
+void stacks_skip_module(const void *addr);
 /* Moves new modules, stacks, Python code objects and call sites to the spool (takes the
  * spool lock). From the flusher thread and at exit. */
 void stacks_drain(struct kg_spool *spool);

@@ -16,6 +16,7 @@
 #include "trace/columns.h"
 #include "trace/packed.h"
 #include "trace/schema.h"
+#include "trace/hooked_import.h"
 #include "trace/host_import.h"
 #include "trace/hw_import.h"
 #include "trace/sm_import.h"
@@ -302,6 +303,7 @@ struct spool_reader {
 	struct kg_hw_import *hw;        /* made at the first hardware-sample record */
 	struct kg_sm_import *sm;        /* made at the first SM placement record */
 	struct kg_host_import *host;    /* made at the first host-sample record */
+	struct kg_hooked_import *hooked; /* made when the launch hook sampled the launches */
 };
 
 static int64_t spool_str(struct spool_reader *r, uint32_t sid)
@@ -589,6 +591,10 @@ static int on_kernel(struct spool_reader *r, const struct kg_raw_kernel *k)
 	note_ts(r, k->end);
 	r->proc->kernels++;
 	r->proc->incomplete += incomplete(&k->h);
+	if (r->hooked && !k->graph_id && known_ts(k->queued) &&
+	    hooked_import_kernel(r->hooked, k->device_id, k->stream_id, k->queued,
+				 k->correlation_id) < 0)
+		return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
 	return import_add_row(r->im, KG_IM_KERNELS, &row, KG_KERNEL_NCOLUMNS);
 }
 
@@ -678,10 +684,8 @@ static int on_sync(struct spool_reader *r, const struct kg_raw_sync *y)
 	return step(r, ST_SYNC, "syncs");
 }
 
-static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
+static int add_api_row(struct spool_reader *r, const struct kg_raw_api *a)
 {
-	if (sm_import_own_api(r->sm, a->domain, a->cbid, a->correlation_id))
-		return 0; /* the recorder reading SM block logs, not the program */
 	struct kg_row row = {.nulls = 0};
 	put(&row, KG_AS_process, r->process);
 	put(&row, KG_AS_thread, a->tid);
@@ -697,6 +701,35 @@ static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 	r->proc->api_calls++;
 	r->proc->incomplete += incomplete(&a->h);
 	return import_add_row(r->im, KG_IM_API_CALLS, &row, KG_API_NCOLUMNS);
+}
+
+static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
+{
+	if (sm_import_own_api(r->sm, a->domain, a->cbid, a->correlation_id))
+		return 0; /* the recorder reading SM block logs, not the program */
+	if (a->correlation_id < KG_RAW_HOOKED_CORRELATION)
+		return add_api_row(r, a);
+	/* a launch the launch hook saw: kept until its kernel can be found */
+	if ((!r->hooked && !(r->hooked = hooked_import_new())) ||
+	    hooked_import_call(r->hooked, a) < 0)
+		return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
+	return 0;
+}
+
+/* The hooked calls, given their kernels' correlation ids (and their call sites with
+ * them), then written. */
+static int finish_hooked(struct spool_reader *r)
+{
+	if (!hooked_import_ncalls(r->hooked))
+		return 0;
+	if (hooked_import_match(r->hooked) < 0)
+		return fail(r->im, -ENOMEM, "out of memory matching the launch calls of '%s'",
+			    r->path);
+	stack_import_recorrelate(r->stacks, r->hooked);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < hooked_import_ncalls(r->hooked); i++)
+		rc = add_api_row(r, hooked_import_call_at(r->hooked, i));
+	return rc;
 }
 
 /* Open-range table: CUPTI gives a range's start and end as two records sharing an id. */
@@ -828,7 +861,11 @@ static int on_launch_settings(struct spool_reader *r, const struct kg_raw_launch
 	sqlite3_bind_text(st, 2, x->sampled ? "sampled" : "all", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, x->window_on_ms);
 	sqlite3_bind_int64(st, 4, x->window_period_ms);
-	import_bind_text(st, 5, spool_text(r, x->why_str));
+	const char *how = spool_text(r, x->why_str);
+	import_bind_text(st, 5, how);
+	if (x->sampled && how && !strcmp(how, KG_LAUNCHES_BY_HOOK) && !r->hooked &&
+	    !(r->hooked = hooked_import_new()))
+		return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
 	return step(r, ST_LAUNCH_SETTINGS, "launch_settings");
 }
 
@@ -968,6 +1005,7 @@ static const uint32_t min_size[KG_RAW_TYPE_MAX] = {
 	[KG_RAW_HOST_SAMPLES] = sizeof(struct kg_raw_host_samples),
 	[KG_RAW_HOST_COUNTS] = sizeof(struct kg_raw_host_counts),
 	[KG_RAW_LAUNCH_SETTINGS] = sizeof(struct kg_raw_launch_settings),
+	[KG_RAW_HOOKED_LAUNCH] = sizeof(struct kg_raw_hooked_launch),
 };
 
 static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *ended,
@@ -999,6 +1037,10 @@ static int on_record(struct spool_reader *r, const struct kg_raw_hdr *h, int *en
 	case KG_RAW_DROPPED: return on_dropped(r, (const void *)h);
 	case KG_RAW_CAPTURE: return on_capture(r, (const void *)h);
 	case KG_RAW_LAUNCH_SETTINGS: return on_launch_settings(r, (const void *)h);
+	case KG_RAW_HOOKED_LAUNCH:
+		if (r->hooked)
+			hooked_import_stream(r->hooked, (const void *)h);
+		return 0;
 	case KG_RAW_STACK_SETTINGS:
 	case KG_RAW_MODULE:
 	case KG_RAW_STACK:
@@ -1048,7 +1090,10 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 {
 	struct kg_import_process *p = r->proc;
 	sqlite3_stmt *st;
-	int src = stack_import_write(r->stacks, r->im, r->process);
+	int src = finish_hooked(r);
+	if (src)
+		return src;
+	src = stack_import_write(r->stacks, r->im, r->process);
 	if (!src)
 		src = sm_kernels(r);
 	if (!src)
@@ -1194,6 +1239,7 @@ int import_spool_file(struct kg_import *im, const char *path)
 	free(r.open_keys);
 	free(r.open_rows);
 	stack_import_free(r.stacks);
+	hooked_import_free(r.hooked);
 	hw_import_free(r.hw);
 	sm_import_free(r.sm);
 	host_import_free(r.host);

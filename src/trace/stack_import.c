@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/hooked_import.h"
 #include "trace/pyline.h"
 #include "trace/symbolize.h"
 #include "util/array.h"
@@ -404,6 +405,12 @@ static int write_symbols(struct writer *w)
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+void stack_import_recorrelate(struct kg_stack_import *si, const struct kg_hooked_import *h)
+{
+	for (size_t i = 0; si && i < si->ncall; i++)
+		si->calls[i].correlation = hooked_import_correlation(h, si->calls[i].correlation);
 }
 
 int stack_import_write(struct kg_stack_import *si, struct kg_import *im, int64_t process)

@@ -39,5 +39,9 @@ int stack_import_callsites(struct kg_stack_import *si, const struct kg_raw_calls
 
 /* Writes the rows of process `process`. 0 or a negative errno (message in im->err). */
 int stack_import_write(struct kg_stack_import *si, struct kg_import *im, int64_t process);
+struct kg_hooked_import;
+/* The call sites of launch calls the launch hook saw take the ids their calls were given
+ * (trace/hooked_import.h); before stack_import_write. si may be NULL. */
+void stack_import_recorrelate(struct kg_stack_import *si, const struct kg_hooked_import *h);
 
 #endif

@@ -46,4 +46,9 @@ enum kg_host_state {
 #undef KG_HOST_STATE_ENUM_
 };
 
+/* How full mode's sampled launch calls were seen: the trace's launch_settings.why when
+ * they are sampled (recorder/launches.c writes it, kgantt info says it). */
+#define KG_LAUNCHES_BY_HOOK      "the launch hook"
+#define KG_LAUNCHES_BY_CALLBACKS "CUPTI's launch callbacks"
+
 #endif

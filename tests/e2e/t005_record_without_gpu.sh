@@ -35,3 +35,17 @@ now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC_
 	fail "program_start_ns: '$start' (now $now)"
 [ "$("$K" dump "$WORK/s.kgt" 2>/dev/null | grep -c .)" -eq 3 ] || fail "the trace lacks its 2 kernels"
 echo "record turns a spool into a trace: $(grep wrote "$WORK/err4")"
+# full mode preloads the launch hook (src/preload/launch_hook.h) ahead of the user's own
+# preloads; kernels mode, --all-launches and --launch-hook off do not
+hook=$(cd build && pwd)/libkgantt-launch.so
+preload() { "$K" record -o "$WORK/p.kgt" "$@" -- sh -c 'echo "preload=$LD_PRELOAD"' 2> /dev/null | grep preload= 2> /dev/null; }
+[ "$(preload)" = "preload=$hook" ] || fail "full mode: $(preload)"
+[ "$(LD_PRELOAD=/lib/x.so preload)" = "preload=$hook:/lib/x.so" ] || fail "with a user's preload: $(LD_PRELOAD=/lib/x.so preload)"
+for opts in "--mode kernels" "--all-launches" "--launch-hook off"; do
+	[ "$(preload $opts)" = "preload=" ] || fail "$opts: $(preload $opts)"
+done
+# and a program run with it works: the hook's dlsym finds what the C library's does
+"$K" record -o "$WORK/p.kgt" -- python3 -c 'import ctypes, ctypes.util; print(ctypes.CDLL(None).getpid() > 0)' \
+	> "$WORK/py" 2> /dev/null
+grep -q True "$WORK/py" || fail "a program under the hook: $(cat "$WORK/py")"
+echo "record preloads the launch hook in full mode only, ahead of the user's preloads"

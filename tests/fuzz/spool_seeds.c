@@ -152,6 +152,41 @@ static void stacks(struct kg_spool *s)
 	c[2] = (struct kg_raw_callsite){13, 2};
 }
 
+/* Launch calls the launch hook saw (trace/hooked_import.h): the recorder's own correlation
+ * ids, each API record followed by its stream; kernels queued inside two of them, one call
+ * in a capture (no kernel); a call site under a hooked id. */
+static void hooked(struct kg_spool *s)
+{
+	uint32_t how = spool_string(s, KG_LAUNCHES_BY_HOOK);
+	struct kg_raw_launch_settings *ls =
+		REC(s, KG_RAW_LAUNCH_SETTINGS, struct kg_raw_launch_settings);
+	ls->sampled = 1, ls->window_on_ms = 10, ls->window_period_ms = 100, ls->why_str = how;
+	uint32_t kname = spool_string(s, "_Z5emptyv"), launch = spool_string(s, "cuLaunchKernel");
+	for (uint32_t i = 0; i < 3; i++) {
+		struct kg_raw_api *a = REC(s, KG_RAW_API, struct kg_raw_api);
+		a->start = 2000 + i * 1000, a->end = a->start + 100, a->domain = KG_API_DRIVER;
+		a->cbid = 307, a->name_str = launch, a->tid = 77;
+		a->correlation_id = KG_RAW_HOOKED_CORRELATION + i;
+		struct kg_raw_hooked_launch *x =
+			REC(s, KG_RAW_HOOKED_LAUNCH, struct kg_raw_hooked_launch);
+		x->correlation_id = a->correlation_id, x->stream_id = i == 1 ? KG_RAW_STREAM_UNKNOWN : 13;
+		x->device_id = i == 1 ? KG_RAW_STREAM_UNKNOWN : 0;
+		if (i == 2)
+			continue; /* captured into a graph: no kernel */
+		struct kg_raw_kernel *k = REC(s, KG_RAW_KERNEL, struct kg_raw_kernel);
+		k->name_str = kname, k->correlation_id = 20 + i, k->stream_id = 13, k->context_id = 1;
+		k->queued = a->start + 60, k->submitted = a->start + 70;
+		k->start = a->start + 200, k->end = a->start + 300;
+		k->grid[0] = k->grid[1] = k->grid[2] = 1, k->block[0] = 32;
+		k->block[1] = k->block[2] = 1;
+	}
+	struct kg_raw_callsites *cs =
+		spool_reserve(s, KG_RAW_CALLSITES, sizeof(*cs) + sizeof(struct kg_raw_callsite));
+	cs->count = 1;
+	((struct kg_raw_callsite *)(cs + 1))[0] =
+		(struct kg_raw_callsite){KG_RAW_HOOKED_CORRELATION, 2};
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -181,6 +216,13 @@ int main(int argc, char **argv)
 	open_spool(&s, dir, "stacks.kgspool");
 	process(&s, 4244);
 	activity(&s);
+	stacks(&s);
+	end(&s);
+	spool_close(&s);
+
+	open_spool(&s, dir, "hooked.kgspool");
+	process(&s, 4245);
+	hooked(&s);
 	stacks(&s);
 	end(&s);
 	spool_close(&s);

@@ -297,7 +297,7 @@ TEST(a_window_closing_inside_a_launch_loses_no_other_call)
 					 CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000));
 	CHECK(!launches_is_kernel_launch(CUPTI_CB_DOMAIN_DRIVER_API,
 					 CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2));
-	CHECK_EQ_INT(launches_start_windows(NULL, &spool), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, NULL, &spool), 1);
 	pthread_t t;
 	CHECK_EQ_INT(pthread_create(&t, NULL, straddling_thread, NULL), 0);
 	pthread_join(t, NULL);
@@ -489,7 +489,7 @@ TEST(the_windows_measurement_switches_do_what_they_say)
 	launches_init();
 	setenv("KGANTT_DEV_LAUNCH_WINDOW", "10,60000", 1);
 	setenv("KGANTT_DEV_WINDOW_FLAG", "1", 1);
-	CHECK_EQ_INT(launches_start_windows(NULL, &spool), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, NULL, &spool), 1);
 	const CUpti_CallbackDomain RT = CUPTI_CB_DOMAIN_RUNTIME_API, DRV = CUPTI_CB_DOMAIN_DRIVER_API;
 	const CUpti_CallbackId launch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
 	const CUpti_CallbackId drv_launch = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
@@ -538,7 +538,7 @@ TEST(the_launch_domains_switch_leaves_the_other_domain_off)
 	setenv("KGANTT_DEV_LAUNCH_DOMAINS", "runtime", 1);
 	setenv("KGANTT_DEV_LAUNCH_WINDOW", "10,60000", 1); /* closed until the stop, however late
 							     * this thread looks */
-	CHECK_EQ_INT(launches_start_windows(NULL, &spool), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, NULL, &spool), 1);
 	CHECK_EQ_INT(runtime_cb_on[rt_launch], 1);
 	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
 	uint32_t closed = launches_closings();

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "recorder/spool.h"
+#include "trace/hooked_import.h"
 #include "trace/packed.h"
 #include "trace/spool_import.h"
 #include "trace/trace_db.h"
@@ -397,4 +398,99 @@ TEST(trace_open_rejects_non_traces)
 	sqlite3_close(o);
 	CHECK(trace_db_open(path, &db, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "no meta table"));
+}
+
+/* Launch calls the launch hook saw (trace/hooked_import.h): each finds the kernel queued
+ * inside it on its stream, or the only one of any stream when its stream is unknown, and
+ * takes its correlation id; a call with two candidates, or none, keeps its own. */
+static void hooked_call(struct kg_spool *s, uint32_t name, uint64_t start, uint32_t own,
+			uint32_t stream, uint32_t ret)
+{
+	struct kg_raw_api *a = REC(s, KG_RAW_API, struct kg_raw_api);
+	a->start = start, a->end = start + 100;
+	a->domain = KG_API_DRIVER, a->name_str = name, a->tid = 78;
+	a->correlation_id = own, a->return_value = ret;
+	struct kg_raw_hooked_launch *x = REC(s, KG_RAW_HOOKED_LAUNCH, struct kg_raw_hooked_launch);
+	x->correlation_id = own, x->stream_id = stream;
+	x->device_id = stream == KG_RAW_STREAM_UNKNOWN ? KG_RAW_STREAM_UNKNOWN : 0;
+}
+
+static void kernel_at(struct kg_spool *s, uint32_t name, uint32_t stream, uint64_t queued,
+		      uint32_t correlation)
+{
+	struct kg_raw_kernel *k = REC(s, KG_RAW_KERNEL, struct kg_raw_kernel);
+	k->name_str = name, k->correlation_id = correlation, k->stream_id = stream;
+	k->context_id = 1, k->queued = queued, k->submitted = queued + 10;
+	k->start = queued + 500, k->end = queued + 600;
+	k->grid[0] = k->grid[1] = k->grid[2] = 1;
+	k->block[0] = k->block[1] = k->block[2] = 32;
+}
+
+TEST(import_hooked_launch_calls_find_their_kernels)
+{
+	char path[300];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
+	struct kg_spool s;
+	CHECK_EQ_INT(spool_open(&s, path, 4096), 0);
+	struct kg_raw_process *p = REC(&s, KG_RAW_PROCESS, struct kg_raw_process);
+	p->pid = 7, p->start_ns = 1000, p->latency_timestamps = 1;
+	uint32_t how = spool_string(&s, KG_LAUNCHES_BY_HOOK);
+	struct kg_raw_launch_settings *ls =
+		REC(&s, KG_RAW_LAUNCH_SETTINGS, struct kg_raw_launch_settings);
+	ls->sampled = 1, ls->window_on_ms = 10, ls->window_period_ms = 100, ls->why_str = how;
+	uint32_t kname = spool_string(&s, "k");
+	uint32_t launch = spool_string(&s, "cuLaunchKernel");
+	const uint32_t own = KG_RAW_HOOKED_CORRELATION;
+	/* calls and kernels in the order a spool has them: calls drained late, or early */
+	kernel_at(&s, kname, 13, 2050, 10);
+	hooked_call(&s, launch, 2000, own + 0, 13, 0);
+	hooked_call(&s, launch, 3000, own + 1, 14, 0);
+	hooked_call(&s, launch, 3001, own + 2, 13, 0); /* another thread, another stream */
+	kernel_at(&s, kname, 14, 3050, 11);
+	kernel_at(&s, kname, 13, 3060, 12);
+	hooked_call(&s, launch, 5000, own + 3, KG_RAW_STREAM_UNKNOWN, 0);
+	kernel_at(&s, kname, 13, 5050, 13);
+	hooked_call(&s, launch, 6000, own + 4, KG_RAW_STREAM_UNKNOWN, 0);
+	kernel_at(&s, kname, 13, 6020, 14);
+	kernel_at(&s, kname, 14, 6040, 15);
+	hooked_call(&s, launch, 7000, own + 5, 13, 1); /* failed: no kernel */
+	kernel_at(&s, kname, 13, 7200, 16);          /* queued after the call: not its */
+	struct kg_raw_end *e = REC(&s, KG_RAW_END, struct kg_raw_end);
+	e->ts = 9000;
+	spool_close(&s);
+
+	sqlite3 *db = import_dir();
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM api_calls"), 6);
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(correlation, ',') FROM "
+				    "(SELECT correlation FROM api_calls ORDER BY start)"),
+		     "10,11,12,13,4026531844,4026531845");
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM kernels k JOIN api_calls a "
+				   "ON a.correlation = k.correlation"),
+		     4);
+	CHECK_EQ_STR(query_text(db, "SELECT why FROM launch_settings"), KG_LAUNCHES_BY_HOOK);
+	sqlite3_close(db);
+}
+
+/* The call sites of hooked calls take the ids their calls took (stack_import.c). */
+TEST(hooked_call_sites_take_their_calls_ids)
+{
+	struct kg_hooked_import *h = hooked_import_new();
+	CHECK(h);
+	const uint32_t own = KG_RAW_HOOKED_CORRELATION;
+	CHECK_EQ_INT(hooked_import_kernel(h, 0, 7, 150, 42), 0);
+	struct kg_raw_api a = {.start = 100, .end = 200, .correlation_id = own + 9};
+	CHECK_EQ_INT(hooked_import_call(h, &a), 0);
+	hooked_import_stream(h, &(struct kg_raw_hooked_launch){.correlation_id = own + 9,
+							       .stream_id = 7, .device_id = 0});
+	a = (struct kg_raw_api){.start = 300, .end = 400, .correlation_id = own + 3};
+	CHECK_EQ_INT(hooked_import_call(h, &a), 0);
+	CHECK_EQ_INT(hooked_import_match(h), 1);
+	CHECK_EQ_INT(hooked_import_correlation(h, own + 9), 42);
+	CHECK_EQ_INT(hooked_import_correlation(h, own + 3), own + 3);
+	CHECK_EQ_INT(hooked_import_correlation(h, own + 4), own + 4);
+	CHECK_EQ_INT(hooked_import_correlation(h, 5), 5);
+	CHECK_EQ_INT(hooked_import_ncalls(h), 2);
+	CHECK_EQ_INT(hooked_import_call_at(h, 0)->correlation_id, 42);
+	hooked_import_free(h);
 }
