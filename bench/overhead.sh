@@ -140,7 +140,11 @@ config kgantt-full-win-10-1000 "KGANTT_DEV_LAUNCH_WINDOW=10,1000" "--mode full" 
     "full mode with launch windows of 10 ms in every 1000: open as long as kgantt-full-win-1-100, opened a tenth as often"
 config kgantt-full-win-first "KGANTT_DEV_LAUNCH_WINDOW=10,60000" "--mode full" \
     "full mode with its first launch window only (until no new kernel appears for 10 ms; the next would open after a minute): does closing the launch callbacks once, after launches began, cost every launch after it?"
-config kgantt-full-winflag "KGANTT_DEV_WINDOW_FLAG=1" "--mode full" \
+config kgantt-full-cbwindows "KGANTT_DEV_NO_LAUNCH_HOOK=1" "--mode full" \
+    "full mode with its launch windows from CUPTI's launch callbacks, as before the launch hook (src/preload/launch_hook.h)"
+config kgantt-full-hookbare "KGANTT_DEV_HOOK_BARE=1" "--mode full" \
+    "full mode with the launch hook's launches told but not recorded (the clock read twice): what recording them in the windows costs"
+config kgantt-full-winflag "KGANTT_DEV_WINDOW_FLAG=1 KGANTT_DEV_NO_LAUNCH_HOOK=1" "--mode full" \
     "full mode with the launch callbacks never switched off: a closed window's launches passed over in the callback (does CUPTI charge the switching, or the callbacks having been on?)"
 config kgantt-full-win-runtime "KGANTT_DEV_LAUNCH_DOMAINS=runtime" "--mode full" \
     "full mode whose windows switch the runtime's launch callbacks only, the driver's never on: which domain's launch callbacks CUPTI charges a runtime launch for"
@@ -161,13 +165,22 @@ config kgantt-full-all-api "" "--mode full --all-api" "full mode with every triv
 config kgantt-full-hw "" "--mode full --hw" "full mode with the GPU's counters sampled (PM sampling at the default interval)"
 config kgantt-full-host "" "--mode full --host-samples=${HOST_HZ:-1000}" "full mode with host samples at HOST_HZ a second (default 1000)"
 config torch-profiler "" "" "torch.profiler around the timed region, CPU and CUDA activities (torch workloads only)"
+# the launch hook (src/preload/launch_hook.h) with a stand-in observer (tests/gpu/launch_hook_probe.c)
+HOOK_LIB=${HOOK_LIB:-$PWD/build/libkgantt-launch.so}
+HOOK_PROBE_LIB=${HOOK_PROBE_LIB:-$PWD/build/tests/gpu/libhookprobe.so}
+config untraced-hook "LD_PRELOAD=$HOOK_LIB" "" \
+    "the program alone, with the launch hook preloaded and no observer: what its entry points cost"
+config untraced-hookprobe "LD_PRELOAD=$HOOK_LIB:$HOOK_PROBE_LIB HOOK_PROBE=window" "" \
+    "the program alone, the launch hook telling a stand-in observer (two clock reads) every launch in windows of 10 ms in every 100 and each kernel's first"
+config kgantt-kernels-latency-hookprobe "LD_PRELOAD=$HOOK_LIB:$HOOK_PROBE_LIB HOOK_PROBE=window" "--mode kernels --latency on" \
+    "kgantt-kernels-latency with the launch hook's windows told to a stand-in observer: full mode's launch windows without CUPTI's launch callbacks"
 
 # config_command CONFIG TRACE: sets FULL=(the command line that runs BASE under CONFIG)
 config_command() {
     local -a envs args
     read -r -a envs <<<"${CONFIG_ENV[$1]}"
     case $1 in
-        untraced)       FULL=(env -u CUDA_INJECTION64_PATH "${BASE[@]}") ;;
+        untraced*)      FULL=(env -u CUDA_INJECTION64_PATH "${envs[@]}" "${BASE[@]}") ;;
         cupti-raw*)     FULL=(env "CUDA_INJECTION64_PATH=$CUPTI_RAW" "${envs[@]}" "${BASE[@]}") ;;
         torch-profiler) FULL=(env -u CUDA_INJECTION64_PATH "${BASE[@]}" --profiler) ;;
         *)  read -r -a args <<<"${CONFIG_ARGS[$1]}"

@@ -19,3 +19,9 @@ $(BUILD)/tests/gpu/cupti_first: tests/gpu/cupti_first.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_FLAGS) -o $@ $< -cudart shared -lcupti -L$(CUDA_LIB) -Xlinker -rpath -Xlinker $(CUDA_LIB)
 gpu-probes: $(BUILD)/tests/gpu/cupti_first
+
+# An observer for the launch hook (tests/gpu/launch_hook_probe.c, launch_hook_probe.sh).
+$(BUILD)/tests/gpu/libhookprobe.so: tests/gpu/launch_hook_probe.c src/preload/launch_hook.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -Isrc -I$(CUDA_INC) -o $@ $< -ldl -lpthread
+gpu-probes: $(BUILD)/tests/gpu/libhookprobe.so
