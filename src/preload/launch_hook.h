@@ -63,10 +63,11 @@ struct kg_launch_hook {
 	 * module or library is unloaded, since the driver then reuses its functions' handles
 	 * (XLA's autotuner loads, launches and unloads a module per candidate) */
 	void (*forget_kernels)(void);
-	/* counts, for the trace's launch settings */
+	/* counts; the recorder says the last two in the trace when not 0 */
 	_Atomic uint64_t entry_points;   /* launch entry points handed out */
 	_Atomic uint64_t not_hooked;     /* ... left as the driver's: no free slot */
-	_Atomic uint64_t kernels_full;   /* first launches not told: the kernel table was full */
+	_Atomic uint64_t kernels_full;   /* launches of kernels the full table could not hold
+					  * (their first launch not told) */
 };
 
 #endif

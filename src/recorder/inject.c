@@ -685,6 +685,24 @@ static void write_end_record(void)
 	pthread_mutex_unlock(&g.spool.lock);
 }
 
+/* What the launch hook could not do, said in the trace: launches it never saw, first
+ * launches it could not tell. */
+static void report_hook_shortfalls(void)
+{
+	if (!g.launch_hook)
+		return;
+	uint64_t left = atomic_load(&g.launch_hook->not_hooked);
+	uint64_t full = atomic_load(&g.launch_hook->kernels_full);
+	if (left)
+		status(KG_STATUS_WARNING, "the launch hook left %llu launch entry points to the "
+					  "driver (more versions than its slots): their launches "
+					  "were never sampled", (unsigned long long)left);
+	if (full)
+		status(KG_STATUS_WARNING, "the launch hook's table of kernels was full: %llu "
+					  "launches of kernels past it, whose first launch was not "
+					  "recorded outside a window", (unsigned long long)full);
+}
+
 static void at_exit(void)
 {
 	if (!g.active || g.pid != getpid())
@@ -701,6 +719,7 @@ static void at_exit(void)
 	if (g.flusher_started)
 		pthread_join(g.flusher, NULL);
 	launches_stop_windows();
+	report_hook_shortfalls();
 	api_calls_stop();
 	api_calls_drain();
 	hostsample_stop(&g.spool); /* its last samples, and their stacks */
