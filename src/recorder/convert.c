@@ -303,6 +303,7 @@ void convert_record(struct kg_convert *c, struct kg_spool *s, const CUpti_Activi
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		c->kernels++;
 		put_kernel(c, s, (const CUpti_ActivityKernel10 *)rec);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:

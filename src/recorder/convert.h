@@ -9,6 +9,7 @@
 
 struct kg_convert {
 	uint64_t records;       /* activity records converted */
+	uint64_t kernels;       /* ... of them kernels */
 	uint64_t incomplete;    /* records with a missing timestamp (forced flush) */
 	uint64_t dropped_total; /* running total: CUPTI's own count resets at each query */
 	uint64_t unknown_kinds;

@@ -685,12 +685,17 @@ static void write_end_record(void)
 	pthread_mutex_unlock(&g.spool.lock);
 }
 
-/* What the launch hook could not do, said in the trace: launches it never saw, first
+/* What the launch hook could not do, said in the trace: no launch through it at all (a
+ * program's own dlsym comes before the preloaded one), launches it never saw, first
  * launches it could not tell. */
 static void report_hook_shortfalls(void)
 {
 	if (!g.launch_hook)
 		return;
+	if (g.conv.kernels && !atomic_load(&g.launch_hook->entry_points))
+		status(KG_STATUS_WARNING, "no kernel launch went through the launch hook (the "
+					  "program has its own dlsym?): no launch call was sampled; "
+					  "record --launch-hook off samples through CUPTI's callbacks");
 	uint64_t left = atomic_load(&g.launch_hook->not_hooked);
 	uint64_t full = atomic_load(&g.launch_hook->kernels_full);
 	if (left)
