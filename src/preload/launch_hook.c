@@ -14,8 +14,9 @@
  *
  * An entry point is one of SLOTS per launch function, each bound to one of the driver's
  * functions (a version, a stream variant) when first handed out. Outside a window it loads
- * two flags and jumps on. Nothing here allocates, locks or calls the C library while a
- * launch is passing through. */
+ * two flags, looks the kernel up in a lock-free table (is this its first launch?) and
+ * jumps on. Nothing here allocates, locks or calls the C library while a launch is
+ * passing through. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

@@ -12,8 +12,8 @@
  * stream variants), wherever the program gets them: from cuGetProcAddress (the CUDA
  * runtime takes every driver function from it), from dlsym (Triton, JAX, CuPy's NVRTC
  * kernels) or by linking (a driver-API program). Outside a window such an entry point
- * costs a load and an indirect jump; inside one, or at a kernel's first launch, it tells
- * the observer the recorder attached.
+ * costs two flag loads, a look-up in its table of kernels seen and an indirect jump;
+ * inside one, or at a kernel's first launch, it tells the observer the recorder attached.
  *
  * The recorder (libkgantt-inject.so, which the driver loads later) finds the hook with
  * dlsym(RTLD_DEFAULT, KG_LAUNCH_HOOK_SYMBOL); without it (a program started without the

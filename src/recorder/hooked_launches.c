@@ -62,7 +62,7 @@ static void on_enter(struct kg_hooked_launch *l)
 		       ~KG_RAW_HOOKED_CORRELATION);
 	l->mark[1] = id;
 	stacks_on_hooked_launch(driver_cbid(l), key, id);
-	l->mark[0] = now_raw_ns(); /* after the stack: the call's own time, as CUPTI's was */
+	l->mark[0] = now_raw_ns(); /* after the stack: the call's time without the unwinding */
 }
 
 static void on_leave(struct kg_hooked_launch *l, CUresult result)
