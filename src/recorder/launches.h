@@ -16,7 +16,7 @@
  * Measured (docs/results/floor-parts-h100.md): on a loop of empty launches the windows cost
  * 1.06-1.08x whatever their length (1 ms in every 100 as much as 10). When `kgantt record`
  * preloaded the launch hook (recorder/hooked_launches.h), the windows switch its flag
- * instead and no launch callback is ever on: the same 1.06x on that loop
+ * instead and no launch callback is ever on: 1.06x on that loop too, not shown cheaper
  * (docs/results/launch-hook-h100.md), and each kernel's first launch seen. */
 #ifndef KGANTT_LAUNCHES_H
 #define KGANTT_LAUNCHES_H
