@@ -101,10 +101,11 @@ $(BUILD)/tests/test_api_filter: tests/unit/test_api_filter.c tests/unit/harness.
 	    -DKGANTT_VERSION='"$(VERSION)"' -o $@ $< src/recorder/api_filter.c $(SAN_LIB) \
 	    $(TOOL_LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcupti
 
-# The recorder's API calls from callbacks (tests/unit/test_api_calls.c): api_calls.c and
-# convert.c built into the test with the sanitizers; the test plays CUPTI's callbacks.
+# The recorder's API calls from callbacks (tests/unit/test_api_calls.c): api_calls.c,
+# convert.c and the launch hook's side (hooked_launches.c) built into the test with the
+# sanitizers; the test plays CUPTI's callbacks and the hook.
 API_CALLS_TEST_SRC := src/recorder/api_calls.c src/recorder/convert.c $(REC_LAUNCHES_SRC) \
-                      src/recorder/sync_calls.c
+                      src/recorder/sync_calls.c src/recorder/hooked_launches.c
 $(BUILD)/tests/test_api_calls: tests/unit/test_api_calls.c tests/unit/harness.h $(SAN_LIB) \
                                $(API_CALLS_TEST_SRC) $(wildcard src/recorder/*.h)
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
 
 #include "recorder/api_calls.h"
 #include "recorder/convert.h"
+#include "recorder/hooked_launches.h"
 #include "recorder/launches.h"
 #include "recorder/raw_format.h"
 #include "recorder/spool.h"
@@ -557,3 +558,133 @@ TEST(the_launch_domains_switch_leaves_the_other_domain_off)
 	unlink(path);
 	rmdir(dir);
 }
+
+/* ------------------------------------------------------------------ the launch hook */
+
+/* CUPTI's and the stack sampler's sides of a hooked launch, played (the test's
+ * definitions come before libcupti's and stand for recorder/stacks.c's) */
+static uint32_t stacks_asked, stack_correlation;
+
+void stacks_on_hooked_launch(uint32_t cbid, uintptr_t key, uint32_t correlation)
+{
+	(void)cbid, (void)key;
+	stacks_asked++;
+	stack_correlation = correlation;
+}
+
+CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream,
+					uint8_t per_thread, uint32_t *id)
+{
+	(void)context;
+	*id = (uint32_t)(uintptr_t)stream + (per_thread ? 1000 : 0);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t *device)
+{
+	(void)context;
+	*device = 3;
+	return CUPTI_SUCCESS;
+}
+
+static int forgotten;
+static void forget(void)
+{
+	forgotten++;
+}
+
+static int capturing_yes(void)
+{
+	return 1;
+}
+
+struct hooked_seen {
+	struct kg_raw_api api;
+	struct kg_raw_hooked_launch stream;
+	int apis, streams;
+	uint32_t how;             /* the launch settings' why string id */
+	uint32_t hook_string;     /* the id of "the launch hook" */
+};
+
+static void hooked_records(const struct kg_raw_hdr *h, void *ctx)
+{
+	struct hooked_seen *s = ctx;
+	if (h->type == KG_RAW_STRING) {
+		const struct kg_raw_string *str = (const void *)h;
+		if (str->len == strlen(KG_LAUNCHES_BY_HOOK) &&
+		    !memcmp(str->text, KG_LAUNCHES_BY_HOOK, str->len))
+			s->hook_string = str->id;
+	} else if (h->type == KG_RAW_API) {
+		s->api = *(const struct kg_raw_api *)h;
+		s->apis++;
+	} else if (h->type == KG_RAW_HOOKED_LAUNCH) {
+		s->stream = *(const struct kg_raw_hooked_launch *)h;
+		s->streams++;
+	} else if (h->type == KG_RAW_LAUNCH_SETTINGS) {
+		s->how = ((const struct kg_raw_launch_settings *)h)->why_str;
+	}
+}
+
+/* With the launch hook (recorder/hooked_launches.h) the windows switch its flag, never a
+ * CUPTI launch callback; a launch it tells becomes the driver's API call under the
+ * recorder's own correlation id, followed by its stream's record, its stack asked for under
+ * the same id; an unloaded module makes the hook forget its kernels. */
+TEST(the_launch_hook_windows_and_its_launches)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	launches_init();
+	memset(runtime_cb_on, 0, sizeof(runtime_cb_on));
+	memset(driver_cb_on, 0, sizeof(driver_cb_on));
+	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
+	hooked_launches_attach(&hook, capturing_yes);
+	CHECK(atomic_load(&hook.observer) != NULL);
+	CHECK_EQ_INT(atomic_load(&hook.first_launches), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, &hook, &spool), 1);
+	CHECK_EQ_INT(atomic_load(&hook.observing), 1); /* open until the first launch */
+	CHECK_EQ_INT(runtime_cb_on[CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000], 0);
+	CHECK_EQ_INT(driver_cb_on[CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel], 0);
+
+	const struct kg_launch_observer *o = atomic_load(&hook.observer);
+	struct kg_hooked_launch l = {.fn = KG_HOOK_LAUNCH_KERNEL_EX, .per_thread_stream = 1,
+				     .function = (CUfunction)0x1234, .stream = (CUstream)0x22};
+	o->enter(&l);
+	CHECK_EQ_INT(stacks_asked, 1);
+	o->exit(&l, CUDA_ERROR_INVALID_VALUE);
+
+	/* a module unloaded: the hook forgets its kernels (their handles come back) */
+	CUpti_CallbackData cb = {.callbackSite = CUPTI_API_EXIT};
+	hooked_launches_on_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuModuleUnload,
+			       &cb);
+	hooked_launches_on_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+			       &cb);
+	CHECK_EQ_INT(forgotten, 1);
+
+	launches_stop_windows();
+	CHECK_EQ_INT(atomic_load(&hook.observing), 1); /* launches after the windows are seen */
+	CHECK_EQ_INT(driver_cb_on[CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel], 0);
+	api_calls_stop();
+	api_calls_drain();
+	spool_close(&spool);
+
+	struct hooked_seen s = {0};
+	each_record(path, hooked_records, &s);
+	CHECK_EQ_INT(s.apis, 1);
+	CHECK_EQ_INT(s.api.domain, KG_API_DRIVER);
+	CHECK_EQ_INT(s.api.cbid, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
+	CHECK(s.api.correlation_id >= KG_RAW_HOOKED_CORRELATION);
+	CHECK_EQ_INT(s.api.correlation_id, stack_correlation);
+	CHECK_EQ_INT(s.api.return_value, CUDA_ERROR_INVALID_VALUE);
+	CHECK(s.api.start > 0 && s.api.end >= s.api.start);
+	CHECK_EQ_INT(s.streams, 1);
+	CHECK_EQ_INT(s.stream.correlation_id, s.api.correlation_id);
+	CHECK_EQ_INT(s.stream.stream_id, 0x22 + 1000); /* the per-thread stream's */
+	CHECK_EQ_INT(s.stream.device_id, 3);
+	CHECK(s.hook_string != 0);
+	CHECK_EQ_INT(s.how, s.hook_string);
+	hooked_launches_detach();
+	CHECK(atomic_load(&hook.observer) == NULL);
+	unlink(path);
+	rmdir(dir);
+}
+
