@@ -92,8 +92,8 @@ static void set_env_double(const char *name, double v)
 
 /* Full mode samples launch calls through the launch hook (src/preload/launch_hook.h),
  * preloaded ahead of whatever the user preloads: libkgantt-launch.so beside the recorder.
- * Without it the recorder samples through CUPTI's launch callbacks, which cost a launch
- * loop 1.06-1.08x more (docs/results/floor-parts-h100.md). */
+ * Without it the recorder samples through CUPTI's launch callbacks, which see no kernel's
+ * first launch outside a window (docs/results/launch-hook-h100.md). */
 static void preload_launch_hook(const struct record_opts *o, const char *recorder)
 {
 	if (o->mode != RECORD_FULL || o->all_launches || o->launch_hook == RECORD_OFF)
@@ -104,8 +104,9 @@ static void preload_launch_hook(const struct record_opts *o, const char *recorde
 	snprintf(hook, sizeof(hook), "%.*s%slibkgantt-launch.so", dir, recorder, slash ? "/" : "");
 	if (access(hook, R_OK) != 0) {
 		if (!o->quiet)
-			kg_warn("no '%s': launch calls sampled through CUPTI's callbacks, which "
-				"cost more", hook);
+			kg_warn("no '%s': launch calls sampled through CUPTI's callbacks, "
+				"without the first launch of a kernel that appears between windows",
+				hook);
 		return;
 	}
 	const char *prev = getenv("LD_PRELOAD");
