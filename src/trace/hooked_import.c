@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
+
 struct kernel_at {
 	uint64_t queued;
 	uint32_t device, stream, correlation;
@@ -19,10 +21,10 @@ struct hooked_call {
 
 struct kg_hooked_import {
 	struct kernel_at *kernels;
-	size_t nkernels, capkernels;
+	uint32_t nkernels, capkernels;
 	uint32_t *by_time;   /* kernels' indices ordered by queued alone */
 	struct hooked_call *calls;
-	size_t ncalls, capcalls;
+	uint32_t ncalls, capcalls;
 	uint32_t *by_own;    /* calls' indices ordered by their own ids */
 };
 
@@ -42,23 +44,11 @@ void hooked_import_free(struct kg_hooked_import *h)
 	free(h);
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 1024;
-	void *q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 int hooked_import_kernel(struct kg_hooked_import *h, uint32_t device, uint32_t stream,
 			 uint64_t queued, uint32_t correlation)
 {
-	if (grow((void **)&h->kernels, &h->capkernels, h->nkernels, sizeof(*h->kernels)) < 0)
+	if (array_room((void **)&h->kernels, &h->capkernels, h->nkernels, sizeof(*h->kernels),
+		       1024) < 0)
 		return -ENOMEM;
 	h->kernels[h->nkernels++] = (struct kernel_at){queued, device, stream, correlation, 0};
 	return 0;
@@ -66,7 +56,7 @@ int hooked_import_kernel(struct kg_hooked_import *h, uint32_t device, uint32_t s
 
 int hooked_import_call(struct kg_hooked_import *h, const struct kg_raw_api *a)
 {
-	if (grow((void **)&h->calls, &h->capcalls, h->ncalls, sizeof(*h->calls)) < 0)
+	if (array_room((void **)&h->calls, &h->capcalls, h->ncalls, sizeof(*h->calls), 1024) < 0)
 		return -ENOMEM;
 	h->calls[h->ncalls++] = (struct hooked_call){*a, a->correlation_id, KG_RAW_STREAM_UNKNOWN,
 						     KG_RAW_STREAM_UNKNOWN};

@@ -703,6 +703,15 @@ static int add_api_row(struct spool_reader *r, const struct kg_raw_api *a)
 	return import_add_row(r->im, KG_IM_API_CALLS, &row, KG_API_NCOLUMNS);
 }
 
+/* The process's hooked calls and kernels, made at the first sign of the launch hook (its
+ * launch settings, or a hooked call where those were lost); NULL when out of memory. */
+static struct kg_hooked_import *hooked_of(struct spool_reader *r)
+{
+	if (!r->hooked)
+		r->hooked = hooked_import_new();
+	return r->hooked;
+}
+
 static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 {
 	if (sm_import_own_api(r->sm, a->domain, a->cbid, a->correlation_id))
@@ -710,8 +719,7 @@ static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 	if (a->correlation_id < KG_RAW_HOOKED_CORRELATION)
 		return add_api_row(r, a);
 	/* a launch the launch hook saw: kept until its kernel can be found */
-	if ((!r->hooked && !(r->hooked = hooked_import_new())) ||
-	    hooked_import_call(r->hooked, a) < 0)
+	if (!hooked_of(r) || hooked_import_call(r->hooked, a) < 0)
 		return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
 	return 0;
 }
@@ -863,8 +871,7 @@ static int on_launch_settings(struct spool_reader *r, const struct kg_raw_launch
 	sqlite3_bind_int64(st, 4, x->window_period_ms);
 	const char *how = spool_text(r, x->why_str);
 	import_bind_text(st, 5, how);
-	if (x->sampled && how && !strcmp(how, KG_LAUNCHES_BY_HOOK) && !r->hooked &&
-	    !(r->hooked = hooked_import_new()))
+	if (x->sampled && how && !strcmp(how, KG_LAUNCHES_BY_HOOK) && !hooked_of(r))
 		return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
 	return step(r, ST_LAUNCH_SETTINGS, "launch_settings");
 }
