@@ -10,12 +10,7 @@ out=${1:?usage: hook_check.sh OUTDIR [LOOP_S]}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 K=build/kgantt
 w=$(mktemp -d)
-part() { # SECONDS NAME command...: run it, say how long it took and how it ended
-	local limit=$1 name=$2 t0=$SECONDS
-	shift 2
-	timeout "$limit" "$@" > "$w/$name.log" 2>&1
-	echo "$name: exit $? after $((SECONDS - t0)) s" | tee -a "$w/times.txt"
-}
+. tests/gpu/part.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$w/gpu.txt" 2>&1
 part 120 current tests/gpu/api_filter_gpt_h200.sh "$w/apf" "$w/current"
 mkdir -p "$w/more"

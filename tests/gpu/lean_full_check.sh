@@ -10,12 +10,7 @@ set -u
 out=${1:?usage: lean_full_check.sh OUTDIR}
 export LD_LIBRARY_PATH=$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 w=$(mktemp -d)
-part() { # SECONDS NAME command...: run it, say how long it took and how it ended
-	local limit=$1 name=$2 t0=$SECONDS
-	shift 2
-	timeout "$limit" "$@" > "$w/$name.log" 2>&1
-	echo "$name: exit $? after $((SECONDS - t0)) s" | tee -a "$w/times.txt"
-}
+. tests/gpu/part.sh
 loop_s=${2:-88} tiny_s=${3:-63}
 configs=${4:-kgantt-kernels-latency,kgantt-full,kgantt-full-synckind,kgantt-full-nooverhead}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$w/gpu.txt" 2>&1
