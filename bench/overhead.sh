@@ -36,6 +36,9 @@
 #                    before 2026-12-06 12:00: each configuration always ran right after the
 #                    same one)
 #   SKIP_GPU_CHECK   1: do not require nvidia-smi (stub testing only)
+#   KEEP_TRACES      a directory: the traces of rounds 1 to KEEP_ROUNDS (default 3) are
+#                    kept there as CONFIG.ROUND.kgt, for a look inside the runs
+#                    (tests/tools/launch_spacing.py); by default every trace goes
 #   HOST_HZ, SKIP_KINDS, SKIP_KINDS2, FULL_SKIP_KINDS
 #                    settings of some configurations (-l shows them in place)
 #
@@ -144,6 +147,8 @@ config kgantt-full-cbwindows "KGANTT_DEV_NO_LAUNCH_HOOK=1" "--mode full" \
     "full mode with its launch windows from CUPTI's launch callbacks, as before the launch hook (src/preload/launch_hook.h)"
 config kgantt-full-hookbare "KGANTT_DEV_HOOK_BARE=1" "--mode full" \
     "full mode with the launch hook's launches told but not recorded (the clock read twice): what recording them in the windows costs"
+config kgantt-full-noquery "KGANTT_DEV_HOOK_NO_QUERY=1" "--mode full" \
+    "full mode with the launch hook's recorded launches made without CUPTI's queries of their stream and device: what the queries cost"
 config kgantt-full-winflag "KGANTT_DEV_WINDOW_FLAG=1 KGANTT_DEV_NO_LAUNCH_HOOK=1" "--mode full" \
     "full mode with the launch callbacks never switched off: a closed window's launches passed over in the callback (does CUPTI charge the switching, or the callbacks having been on?)"
 config kgantt-full-win-runtime "KGANTT_DEV_LAUNCH_DOMAINS=runtime" "--mode full" \
@@ -513,6 +518,9 @@ run_one() {
             fi
         elif [[ $status == OK ]]; then
             status=FAILED; note="exit 0 but no trace file written ($trace)"
+        fi
+        if [[ -n ${KEEP_TRACES:-} && $r != prime && -s $trace && $r -le ${KEEP_ROUNDS:-3} ]]; then
+            mkdir -p "$KEEP_TRACES" && cp "$trace" "$KEEP_TRACES/$c.$r.kgt"
         fi
         # The figures are taken: the trace (and a spool a failed run left) can go.
         rm -rf "$trace" "$trace.spool"

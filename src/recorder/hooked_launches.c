@@ -18,6 +18,10 @@ static struct {
 	 * only): launches told but not recorded, the clock read twice as the probe's observer
 	 * (tests/gpu/launch_hook_probe.c) does: what recording them costs */
 	int bare;
+	/* KGANTT_DEV_HOOK_NO_QUERY=1 (kgantt-full-noquery, measurement only): a recorded
+	 * launch without CUPTI's two queries of its stream and device (the import then
+	 * matches it by time alone): what the queries cost */
+	int no_query;
 	_Atomic uint32_t next_id; /* correlation ids from KG_RAW_HOOKED_CORRELATION */
 } hl;
 
@@ -75,10 +79,11 @@ static void on_leave(struct kg_hooked_launch *l, CUresult result)
 	uint64_t end = now_raw_ns();
 	/* the kernel record's ids, for the import to find it (NULL context: any) */
 	uint32_t stream = KG_RAW_STREAM_UNKNOWN, device = KG_RAW_STREAM_UNKNOWN;
-	if (cuptiGetStreamIdEx(NULL, l->stream, (uint8_t)l->per_thread_stream, &stream) !=
-	    CUPTI_SUCCESS)
+	if (!hl.no_query &&
+	    cuptiGetStreamIdEx(NULL, l->stream, (uint8_t)l->per_thread_stream, &stream) !=
+		    CUPTI_SUCCESS)
 		stream = KG_RAW_STREAM_UNKNOWN;
-	if (cuptiGetDeviceId(NULL, &device) != CUPTI_SUCCESS)
+	if (!hl.no_query && cuptiGetDeviceId(NULL, &device) != CUPTI_SUCCESS)
 		device = KG_RAW_STREAM_UNKNOWN;
 	api_calls_on_hooked_launch(&(struct kg_api_call){
 		.start = l->mark[0],
@@ -99,6 +104,8 @@ void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void))
 {
 	const char *bare = getenv("KGANTT_DEV_HOOK_BARE");
 	hl.bare = bare && *bare == '1';
+	const char *no_query = getenv("KGANTT_DEV_HOOK_NO_QUERY");
+	hl.no_query = no_query && *no_query == '1';
 	hl.hook = hook;
 	hl.capturing = capturing;
 	atomic_store(&hook->observer, &observer);

@@ -8,7 +8,7 @@ and over the rest, and per slice of SLICE_MS from the first kernel. On a loop th
 launches, the gap is what one launch costs the host, so a recorder's per-launch cost shows
 in it; a trace recorded in kernels mode of the same program is the baseline.
 
-    launch_spacing.py [--kgantt K] [--slice-ms 2] TRACE...
+    launch_spacing.py [--kgantt K] [--slice-ms 2] [--no-slices] TRACE...
 """
 import argparse
 import csv
@@ -44,6 +44,13 @@ def median_or_dash(v):
     return f"{statistics.median(v):.0f}" if v else "-"
 
 
+def mean_or_dash(v, under=50000):
+    """The mean of the gaps under 50 µs: what launches cost on average, a stall of the GPU's
+    queue or a descheduled thread (milliseconds, a few a run) left out."""
+    v = [g for g in v if g < under]
+    return f"{statistics.mean(v):.0f}" if v else "-"
+
+
 def spacing(kgantt, path, slice_ms, shown):
     kernels = sorted(rows(kgantt, path, "kernels"), key=lambda r: int(r["start"]))
     sampled = {r["correlation"] for r in rows(kgantt, path, "api_calls") if r["correlation"]}
@@ -52,12 +59,15 @@ def spacing(kgantt, path, slice_ms, shown):
     for i in range(1, len(kernels)):
         gap, was_sampled = starts[i] - starts[i - 1], kernels[i]["correlation"] in sampled
         (inside if was_sampled else outside).append(gap)
-        at = slices.setdefault((starts[i] - starts[0]) // (slice_ms * 1000000), ([], [0]))
+        at = slices.setdefault(0, ([], [0])) if not slice_ms else slices.setdefault((starts[i] - starts[0]) // (slice_ms * 1000000), ([], [0]))
         at[0].append(gap)
         at[1][0] += was_sampled
-    print(f"{shown}: {len(kernels)} kernels, gap median {median_or_dash(inside + outside)} ns; "
-          f"launch sampled {median_or_dash(inside)} ns ({len(inside)}), "
-          f"not sampled {median_or_dash(outside)} ns ({len(outside)})")
+    print(f"{shown}: {len(kernels)} kernels, gap median {median_or_dash(inside + outside)} ns "
+          f"(mean {mean_or_dash(inside + outside)}); "
+          f"launch sampled {median_or_dash(inside)} ns (mean {mean_or_dash(inside)}, {len(inside)}), "
+          f"not sampled {median_or_dash(outside)} ns (mean {mean_or_dash(outside)}, {len(outside)})")
+    if not slice_ms:
+        return
     print("  by slice, ms from the first kernel: median gap ns / launches sampled")
     print("  " + " ".join(f"{k * slice_ms}:{median_or_dash(g)}/{n[0]}"
                           for k, (g, n) in sorted(slices.items())))
@@ -67,6 +77,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kgantt", default=os.path.join(HERE, "..", "..", "build", "kgantt"))
     ap.add_argument("--slice-ms", type=int, default=2)
+    ap.add_argument("--no-slices", dest="slice_ms", action="store_const", const=0)
     ap.add_argument("traces", nargs="+")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
