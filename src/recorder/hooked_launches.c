@@ -4,6 +4,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "recorder/api_calls.h"
 #include "recorder/launches.h"
@@ -18,12 +19,101 @@ static struct {
 	 * only): launches told but not recorded, the clock read twice as the probe's observer
 	 * (tests/gpu/launch_hook_probe.c) does: what recording them costs */
 	int bare;
-	/* KGANTT_DEV_HOOK_NO_QUERY=1 (kgantt-full-noquery, measurement only): a recorded
-	 * launch without CUPTI's two queries of its stream and device (the import then
-	 * matches it by time alone): what the queries cost */
-	int no_query;
+	/* KGANTT_DEV_HOOK_QUERY (measurement only): "each" asks CUPTI for every recorded
+	 * launch's stream and device, as before the threads' caches (kgantt-full-queryeach);
+	 * "none" never does, the import then matching by time alone (kgantt-full-noquery) */
+	enum { QUERY_CACHED, QUERY_EACH, QUERY_NONE } query;
 	_Atomic uint32_t next_id; /* correlation ids from KG_RAW_HOOKED_CORRELATION */
+	/* bumped by every call that can change what a thread's stream handles stand for */
+	_Atomic uint32_t generation;
+	uint8_t runtime_moves[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+	uint8_t driver_moves[CUPTI_DRIVER_TRACE_CBID_SIZE];
 } hl;
+
+/* ------------------------------------------------------------------ streams' ids */
+
+/* A launch's stream and device as CUPTI's kernel records name them, for the import to find
+ * its kernel. Asking CUPTI for both costs every recorded launch two look-ups under CUPTI's
+ * own locks; a thread launches on a few streams, so each thread keeps the answers for its
+ * last STREAM_IDS handles. They are asked again when a call may have made a handle stand
+ * for another stream (the thread's context switched, a stream or context destroyed: the
+ * generation), and in every window (launches_closings), so that a switch no callback saw
+ * (the runtime's own) stays wrong for one window at most; a wrong id leaves the call
+ * unmatched, never matched to another's kernel. */
+#define STREAM_IDS 4
+
+struct stream_ids {
+	CUstream stream;
+	uint8_t per_thread_stream, valid;
+	uint32_t stream_id, device_id;
+};
+
+static __thread struct {
+	uint32_t generation, closings, next;
+	struct stream_ids at[STREAM_IDS];
+} thread_ids;
+
+static void ask_cupti(CUstream stream, int per_thread_stream, struct stream_ids *ids)
+{
+	*ids = (struct stream_ids){stream, (uint8_t)per_thread_stream, 1, KG_RAW_STREAM_UNKNOWN,
+				   KG_RAW_STREAM_UNKNOWN};
+	if (cuptiGetStreamIdEx(NULL, stream, (uint8_t)per_thread_stream, &ids->stream_id) !=
+	    CUPTI_SUCCESS)
+		ids->stream_id = KG_RAW_STREAM_UNKNOWN;
+	if (cuptiGetDeviceId(NULL, &ids->device_id) != CUPTI_SUCCESS)
+		ids->device_id = KG_RAW_STREAM_UNKNOWN;
+}
+
+static struct stream_ids stream_ids_of(CUstream stream, int per_thread_stream)
+{
+	struct stream_ids ids = {stream, (uint8_t)per_thread_stream, 1, KG_RAW_STREAM_UNKNOWN,
+				 KG_RAW_STREAM_UNKNOWN};
+	if (hl.query == QUERY_NONE)
+		return ids;
+	if (hl.query == QUERY_EACH) {
+		ask_cupti(stream, per_thread_stream, &ids);
+		return ids;
+	}
+	uint32_t generation = atomic_load_explicit(&hl.generation, memory_order_acquire);
+	uint32_t closings = launches_closings();
+	if (thread_ids.generation != generation || thread_ids.closings != closings) {
+		memset(thread_ids.at, 0, sizeof(thread_ids.at));
+		thread_ids.generation = generation;
+		thread_ids.closings = closings;
+	}
+	for (uint32_t i = 0; i < STREAM_IDS; i++)
+		if (thread_ids.at[i].valid && thread_ids.at[i].stream == stream &&
+		    thread_ids.at[i].per_thread_stream == per_thread_stream)
+			return thread_ids.at[i];
+	struct stream_ids *slot = &thread_ids.at[thread_ids.next++ % STREAM_IDS];
+	ask_cupti(stream, per_thread_stream, slot);
+	return *slot;
+}
+
+/* The calls after which a thread's stream handles may name other streams: the current
+ * context set, pushed, popped, created, destroyed or reset, the device set or reset, a
+ * stream destroyed (its handle can come back for another). */
+static int moves_streams(const char *name)
+{
+	static const char *const parts[] = {
+		"SetDevice",   "CtxSetCurrent", "CtxPushCurrent", "CtxPopCurrent",
+		"CtxCreate",   "CtxDestroy",    "CtxReset",       "CtxRelease",
+		"DeviceReset", "ThreadExit",    "StreamDestroy",  "SetValidDevices",
+	};
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strstr(name, parts[i]))
+			return 1;
+	return 0;
+}
+
+static void classify(CUpti_CallbackDomain domain, uint8_t *moves, uint32_t n)
+{
+	for (uint32_t cbid = 1; cbid < n; cbid++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name)
+			moves[cbid] = (uint8_t)moves_streams(name);
+	}
+}
 
 struct kg_launch_hook *hooked_launches_find(void)
 {
@@ -78,13 +168,7 @@ static void on_leave(struct kg_hooked_launch *l, CUresult result)
 	}
 	uint64_t end = now_raw_ns();
 	/* the kernel record's ids, for the import to find it (NULL context: any) */
-	uint32_t stream = KG_RAW_STREAM_UNKNOWN, device = KG_RAW_STREAM_UNKNOWN;
-	if (!hl.no_query &&
-	    cuptiGetStreamIdEx(NULL, l->stream, (uint8_t)l->per_thread_stream, &stream) !=
-		    CUPTI_SUCCESS)
-		stream = KG_RAW_STREAM_UNKNOWN;
-	if (!hl.no_query && cuptiGetDeviceId(NULL, &device) != CUPTI_SUCCESS)
-		device = KG_RAW_STREAM_UNKNOWN;
+	struct stream_ids ids = stream_ids_of(l->stream, l->per_thread_stream);
 	api_calls_on_hooked_launch(&(struct kg_api_call){
 		.start = l->mark[0],
 		.end = end,
@@ -93,8 +177,8 @@ static void on_leave(struct kg_hooked_launch *l, CUresult result)
 		.correlation_id = (uint32_t)l->mark[1],
 		.return_value = (uint32_t)result,
 		.hooked = 1,
-		.hooked_stream = stream,
-		.hooked_device = device,
+		.hooked_stream = ids.stream_id,
+		.hooked_device = ids.device_id,
 	});
 }
 
@@ -104,8 +188,12 @@ void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void))
 {
 	const char *bare = getenv("KGANTT_DEV_HOOK_BARE");
 	hl.bare = bare && *bare == '1';
-	const char *no_query = getenv("KGANTT_DEV_HOOK_NO_QUERY");
-	hl.no_query = no_query && *no_query == '1';
+	const char *query = getenv("KGANTT_DEV_HOOK_QUERY");
+	hl.query = query && !strcmp(query, "each")   ? QUERY_EACH
+		   : query && !strcmp(query, "none") ? QUERY_NONE
+						     : QUERY_CACHED;
+	classify(CUPTI_CB_DOMAIN_RUNTIME_API, hl.runtime_moves, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+	classify(CUPTI_CB_DOMAIN_DRIVER_API, hl.driver_moves, CUPTI_DRIVER_TRACE_CBID_SIZE);
 	hl.hook = hook;
 	hl.capturing = capturing;
 	atomic_store(&hook->observer, &observer);
@@ -115,10 +203,18 @@ void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void))
 void hooked_launches_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			    const CUpti_CallbackData *cb)
 {
-	if (hl.hook && domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT &&
-	    (cbid == CUPTI_DRIVER_TRACE_CBID_cuModuleUnload ||
-	     cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload))
+	if (!hl.hook || cb->callbackSite != CUPTI_API_EXIT)
+		return;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (cbid == CUPTI_DRIVER_TRACE_CBID_cuModuleUnload ||
+						     cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload))
 		hl.hook->forget_kernels();
+	int moves = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE &&
+								    hl.runtime_moves[cbid]
+		    : domain == CUPTI_CB_DOMAIN_DRIVER_API ? cbid < CUPTI_DRIVER_TRACE_CBID_SIZE &&
+								     hl.driver_moves[cbid]
+							   : 0;
+	if (moves)
+		atomic_fetch_add_explicit(&hl.generation, 1, memory_order_release);
 }
 
 void hooked_launches_detach(void)

@@ -572,10 +572,13 @@ void stacks_on_hooked_launch(uint32_t cbid, uintptr_t key, uint32_t correlation)
 	stack_correlation = correlation;
 }
 
+static uint32_t streams_asked, devices_asked, fake_device = 3;
+
 CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream,
 					uint8_t per_thread, uint32_t *id)
 {
 	(void)context;
+	streams_asked++;
 	*id = (uint32_t)(uintptr_t)stream + (per_thread ? 1000 : 0);
 	return CUPTI_SUCCESS;
 }
@@ -583,7 +586,8 @@ CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream,
 CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t *device)
 {
 	(void)context;
-	*device = 3;
+	devices_asked++;
+	*device = fake_device;
 	return CUPTI_SUCCESS;
 }
 
@@ -688,3 +692,85 @@ TEST(the_launch_hook_windows_and_its_launches)
 	rmdir(dir);
 }
 
+
+static void launch_on(const struct kg_launch_observer *o, uintptr_t stream)
+{
+	struct kg_hooked_launch l = {.fn = KG_HOOK_LAUNCH_KERNEL, .function = (CUfunction)0x99,
+				     .stream = (CUstream)stream};
+	o->enter(&l);
+	o->exit(&l, CUDA_SUCCESS);
+}
+
+struct hooked_ids {
+	uint32_t stream[16], device[16];
+	int n;
+};
+
+static void hooked_ids_of(const struct kg_raw_hdr *h, void *ctx)
+{
+	struct hooked_ids *s = ctx;
+	if (h->type != KG_RAW_HOOKED_LAUNCH || s->n >= 16)
+		return;
+	s->stream[s->n] = ((const struct kg_raw_hooked_launch *)h)->stream_id;
+	s->device[s->n++] = ((const struct kg_raw_hooked_launch *)h)->device_id;
+}
+
+/* A thread keeps its streams' ids (recorder/hooked_launches.c): CUPTI is asked once a
+ * stream, again after a call that can change what a handle names (cudaSetDevice, not
+ * cudaGetDevice), and again once a window has closed. */
+TEST(the_launch_hook_asks_cupti_once_a_stream)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	launches_init();
+	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
+	hooked_launches_attach(&hook, capturing_yes);
+	const struct kg_launch_observer *o = atomic_load(&hook.observer);
+	streams_asked = devices_asked = 0;
+	fake_device = 3;
+	/* no windows' thread yet: no window closes under these */
+	launch_on(o, 0x22);
+	launch_on(o, 0x22);
+	launch_on(o, 0x33);
+	launch_on(o, 0x22);
+	CHECK_EQ_INT(streams_asked, 2);
+	CHECK_EQ_INT(devices_asked, 2);
+
+	CUpti_CallbackData cb = {.callbackSite = CUPTI_API_EXIT};
+	fake_device = 5;
+	hooked_launches_on_api(CUPTI_CB_DOMAIN_RUNTIME_API,
+			       CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, &cb);
+	launch_on(o, 0x22);
+	CHECK_EQ_INT(streams_asked, 2);
+	hooked_launches_on_api(CUPTI_CB_DOMAIN_RUNTIME_API,
+			       CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020, &cb);
+	launch_on(o, 0x22);
+	CHECK_EQ_INT(streams_asked, 3);
+	hooked_launches_on_api(CUPTI_CB_DOMAIN_DRIVER_API,
+			       CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, &cb);
+	launch_on(o, 0x22);
+	CHECK_EQ_INT(streams_asked, 4);
+
+	uint32_t closed = launches_closings();
+	CHECK_EQ_INT(launches_start_windows(NULL, &hook, &spool), 1);
+	await_closing(closed);
+	launch_on(o, 0x22);
+	CHECK_EQ_INT(streams_asked, 5);
+	launches_stop_windows();
+	api_calls_stop();
+	api_calls_drain();
+	spool_close(&spool);
+
+	struct hooked_ids s = {0};
+	each_record(path, hooked_ids_of, &s);
+	CHECK_EQ_INT(s.n, 8);
+	const uint32_t streams[] = {0x22, 0x22, 0x33, 0x22, 0x22, 0x22, 0x22, 0x22};
+	const uint32_t devices[] = {3, 3, 3, 3, 3, 5, 5, 5};
+	for (int i = 0; i < s.n && i < 8; i++) {
+		CHECK_EQ_INT(s.stream[i], streams[i]);
+		CHECK_EQ_INT(s.device[i], devices[i]);
+	}
+	hooked_launches_detach();
+	unlink(path);
+	rmdir(dir);
+}
