@@ -39,7 +39,7 @@ static struct {
  * for another stream (the thread's context switched, a stream or context destroyed: the
  * generation), and in every window (launches_closings), so that a switch no callback saw
  * (the runtime's own) stays wrong for one window at most; a wrong id leaves the call
- * unmatched, never matched to another's kernel. */
+ * unmatched, unless another thread launched on the stream it names while the call ran. */
 #define STREAM_IDS 4
 
 struct stream_ids {
