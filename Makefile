@@ -58,7 +58,7 @@ CLI_SRC    := $(wildcard src/cli/*.c)
 REC_SRC    := $(wildcard src/recorder/*.c)
 # The launch windows and the sleep their thread (and the host sampler's) wakes from at exit:
 # every build of part of the recorder that holds launches.c or hostsample.c takes both.
-REC_LAUNCHES_SRC := src/recorder/launches.c src/recorder/stop_wait.c
+REC_LAUNCHES_SRC := src/recorder/launches.c src/recorder/stop_wait.c src/recorder/cbid_table.c
 
 UTIL_OBJ   := $(UTIL_SRC:%.c=$(BUILD)/obj/%.o)
 TRACE_OBJ  := $(TRACE_SRC:%.c=$(BUILD)/obj/%.o)

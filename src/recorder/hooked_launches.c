@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "recorder/api_calls.h"
+#include "recorder/cbid_table.h"
 #include "recorder/launches.h"
 #include "recorder/raw_format.h"
 #include "recorder/stacks.h"
@@ -26,8 +27,7 @@ static struct {
 	_Atomic uint32_t next_id; /* correlation ids from KG_RAW_HOOKED_CORRELATION */
 	/* bumped by every call that can change what a thread's stream handles stand for */
 	_Atomic uint32_t generation;
-	uint8_t runtime_moves[CUPTI_RUNTIME_TRACE_CBID_SIZE];
-	uint8_t driver_moves[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	struct kg_cbid_table stream_movers; /* the calls that bump it: moves_streams */
 } hl;
 
 /* ------------------------------------------------------------------ streams' ids */
@@ -93,8 +93,10 @@ static struct stream_ids stream_ids_of(CUstream stream, int per_thread_stream)
 /* The calls after which a thread's stream handles may name other streams: the current
  * context set, pushed, popped, created, destroyed or reset, the device set or reset, a
  * stream destroyed (its handle can come back for another). */
-static int moves_streams(const char *name)
+static uint8_t moves_streams(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			     const char *name, void *ctx)
 {
+	(void)domain, (void)cbid, (void)ctx;
 	static const char *const parts[] = {
 		"SetDevice",   "CtxSetCurrent", "CtxPushCurrent", "CtxPopCurrent",
 		"CtxCreate",   "CtxDestroy",    "CtxReset",       "CtxRelease",
@@ -104,15 +106,6 @@ static int moves_streams(const char *name)
 		if (strstr(name, parts[i]))
 			return 1;
 	return 0;
-}
-
-static void classify(CUpti_CallbackDomain domain, uint8_t *moves, uint32_t n)
-{
-	for (uint32_t cbid = 1; cbid < n; cbid++) {
-		const char *name = NULL;
-		if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name)
-			moves[cbid] = (uint8_t)moves_streams(name);
-	}
 }
 
 struct kg_launch_hook *hooked_launches_find(void)
@@ -192,8 +185,7 @@ void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void))
 	hl.query = query && !strcmp(query, "each")   ? QUERY_EACH
 		   : query && !strcmp(query, "none") ? QUERY_NONE
 						     : QUERY_CACHED;
-	classify(CUPTI_CB_DOMAIN_RUNTIME_API, hl.runtime_moves, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-	classify(CUPTI_CB_DOMAIN_DRIVER_API, hl.driver_moves, CUPTI_DRIVER_TRACE_CBID_SIZE);
+	cbid_table_fill(&hl.stream_movers, moves_streams, NULL);
 	hl.hook = hook;
 	hl.capturing = capturing;
 	atomic_store(&hook->observer, &observer);
@@ -208,12 +200,7 @@ void hooked_launches_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (cbid == CUPTI_DRIVER_TRACE_CBID_cuModuleUnload ||
 						     cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload))
 		hl.hook->forget_kernels();
-	int moves = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE &&
-								    hl.runtime_moves[cbid]
-		    : domain == CUPTI_CB_DOMAIN_DRIVER_API ? cbid < CUPTI_DRIVER_TRACE_CBID_SIZE &&
-								     hl.driver_moves[cbid]
-							   : 0;
-	if (moves)
+	if (cbid_table_get(&hl.stream_movers, domain, cbid))
 		atomic_fetch_add_explicit(&hl.generation, 1, memory_order_release);
 }
 

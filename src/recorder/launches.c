@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "recorder/cbid_table.h"
 #include "recorder/hostsample.h"
 #include "recorder/own_thread.h"
 #include "recorder/raw_format.h"
@@ -18,8 +19,7 @@
 #define DOMAIN_DRIVER 2u
 
 static struct {
-	uint8_t runtime_launch[CUPTI_RUNTIME_TRACE_CBID_SIZE];
-	uint8_t driver_launch[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	struct kg_cbid_table is_launch;
 	uintptr_t seen[SEEN_KEYS];
 	int new_kernel;           /* a kernel seen for the first time since the last look */
 	int any_kernel;           /* a launch was seen: until then the window stays open */
@@ -52,28 +52,21 @@ static int launches_one_kernel(const char *name)
 	       !strstr(name, "HostFunc");
 }
 
-static void classify(CUpti_CallbackDomain domain, uint8_t *is_launch, uint32_t n)
+static uint8_t launch_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
+			 void *ctx)
 {
-	for (uint32_t cbid = 1; cbid < n; cbid++) {
-		const char *name = NULL;
-		if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name)
-			is_launch[cbid] = (uint8_t)launches_one_kernel(name);
-	}
+	(void)domain, (void)cbid, (void)ctx;
+	return (uint8_t)launches_one_kernel(name);
 }
 
 void launches_init(void)
 {
-	classify(CUPTI_CB_DOMAIN_RUNTIME_API, lw.runtime_launch, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-	classify(CUPTI_CB_DOMAIN_DRIVER_API, lw.driver_launch, CUPTI_DRIVER_TRACE_CBID_SIZE);
+	cbid_table_fill(&lw.is_launch, launch_of, NULL);
 }
 
 int launches_is_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
-		return lw.runtime_launch[cbid];
-	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
-		return lw.driver_launch[cbid];
-	return 0;
+	return cbid_table_get(&lw.is_launch, domain, cbid);
 }
 
 uintptr_t launches_key(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -142,14 +135,10 @@ static void set_launch_callbacks(uint32_t on)
 		atomic_store_explicit(&lw.hook->observing, on, memory_order_relaxed);
 		return;
 	}
-	uint32_t runtime_on = on && (lw.domains & DOMAIN_RUNTIME);
-	uint32_t driver_on = on && (lw.domains & DOMAIN_DRIVER);
-	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
-		if (lw.runtime_launch[cbid])
-			cuptiEnableCallback(runtime_on, lw.sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
-		if (lw.driver_launch[cbid])
-			cuptiEnableCallback(driver_on, lw.sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+	cbid_table_enable(&lw.is_launch, CUPTI_CB_DOMAIN_RUNTIME_API, 1, lw.sub,
+			  on && (lw.domains & DOMAIN_RUNTIME));
+	cbid_table_enable(&lw.is_launch, CUPTI_CB_DOMAIN_DRIVER_API, 1, lw.sub,
+			  on && (lw.domains & DOMAIN_DRIVER));
 }
 
 static void window_switch(uint32_t on)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <unwind.h>
 
+#include "recorder/cbid_table.h"
 #include "recorder/maps.h"
 #include "recorder/launches.h"
 #include "recorder/pyframes.h"
@@ -48,8 +49,7 @@ struct launch_count {
 static struct {
 	int enabled;
 	struct kg_stack_config cfg;
-	uint8_t runtime_class[CUPTI_RUNTIME_TRACE_CBID_SIZE];
-	uint8_t driver_class[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	struct kg_cbid_table class_by_fn; /* each function's enum call_class */
 	int python;                     /* pyframes_init's answer */
 	char python_why[256];           /* ... and its reason */
 	/* this library, libcupti and the launch hook's: not the program's frames */
@@ -115,36 +115,26 @@ static enum call_class class_of_name(const char *name, enum kg_stack_mode mode)
 	}
 }
 
-static void classify(CUpti_CallbackDomain domain, uint8_t *cls, uint32_t n)
+/* A call the trace leaves out gets no stack either. */
+static uint8_t class_by_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
+			     void *ctx)
 {
-	for (uint32_t cbid = 1; cbid < n; cbid++) {
-		const char *name = NULL;
-		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
-			continue;
-		if (st.cfg.untraced && st.cfg.untraced(domain, cbid))
-			continue;
-		cls[cbid] = (uint8_t)class_of_name(name, st.cfg.mode);
-	}
+	(void)ctx;
+	if (st.cfg.untraced && st.cfg.untraced(domain, cbid))
+		return CLASS_NONE;
+	return (uint8_t)class_of_name(name, st.cfg.mode);
 }
 
 static uint8_t class_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
-		return st.runtime_class[cbid];
-	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
-		return st.driver_class[cbid];
-	return CLASS_NONE;
+	return cbid_table_get(&st.class_by_fn, domain, cbid);
 }
 
 /* CUPTI's callbacks for every runtime and driver function of one class, on or off. */
 static void set_class_callbacks(CUpti_SubscriberHandle sub, uint32_t on, enum call_class cls)
 {
-	for (uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
-		if (st.runtime_class[cbid] == cls)
-			cuptiEnableCallback(on, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-	for (uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
-		if (st.driver_class[cbid] == cls)
-			cuptiEnableCallback(on, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+	cbid_table_enable(&st.class_by_fn, CUPTI_CB_DOMAIN_RUNTIME_API, (uint8_t)cls, sub, on);
+	cbid_table_enable(&st.class_by_fn, CUPTI_CB_DOMAIN_DRIVER_API, (uint8_t)cls, sub, on);
 }
 
 /* The kernel this thread launched last, and the launch window it was seen in. */
@@ -507,8 +497,7 @@ int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
 	st.launches = calloc(LAUNCH_KEYS, sizeof(*st.launches));
 	if (!st.calls || !st.drain_calls || !st.launches || table_init() < 0)
 		return -ENOMEM;
-	classify(CUPTI_CB_DOMAIN_RUNTIME_API, st.runtime_class, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-	classify(CUPTI_CB_DOMAIN_DRIVER_API, st.driver_class, CUPTI_DRIVER_TRACE_CBID_SIZE);
+	cbid_table_fill(&st.class_by_fn, class_by_name, NULL);
 
 	pthread_mutex_lock(&spool->lock);
 	uint32_t why_s = st.python_why[0] ? spool_string(spool, st.python_why) : 0;
