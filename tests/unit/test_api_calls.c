@@ -715,8 +715,8 @@ static void hooked_ids_of(const struct kg_raw_hdr *h, void *ctx)
 	s->device[s->n++] = ((const struct kg_raw_hooked_launch *)h)->device_id;
 }
 
-/* A thread keeps its streams' ids (recorder/hooked_launches.c): CUPTI is asked once a
- * stream, again after a call that can change what a handle names (cudaSetDevice, not
+/* With KGANTT_DEV_HOOK_QUERY=cached a thread keeps its streams' ids
+ * (recorder/hooked_launches.c): CUPTI is asked once a stream, again after a call that can change what a handle names (cudaSetDevice, not
  * cudaGetDevice), and again once a window has closed. */
 TEST(the_launch_hook_asks_cupti_once_a_stream)
 {
@@ -724,7 +724,9 @@ TEST(the_launch_hook_asks_cupti_once_a_stream)
 	start_recorder(dir, path, sizeof(path));
 	launches_init();
 	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
+	setenv("KGANTT_DEV_HOOK_QUERY", "cached", 1);
 	hooked_launches_attach(&hook, capturing_yes);
+	unsetenv("KGANTT_DEV_HOOK_QUERY");
 	const struct kg_launch_observer *o = atomic_load(&hook.observer);
 	streams_asked = devices_asked = 0;
 	fake_device = 3;
