@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "recorder/cbid_table.h"
 #include "recorder/hostsample.h"
 #include "recorder/launches.h"
 #include "recorder/own_thread.h"
@@ -346,23 +347,24 @@ void api_calls_on_hooked_launch(const struct kg_api_call *call)
 
 /* ------------------------------------------------------------------ start and stop */
 
+struct switch_pick {
+	int (*pick)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+};
+
+static uint8_t picked(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
+		      void *ctx)
+{
+	(void)name;
+	return (uint8_t)(((const struct switch_pick *)ctx)->pick(domain, cbid) != 0);
+}
+
 void api_calls_switch(CUpti_SubscriberHandle sub, uint32_t on,
 		      int (*pick)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid))
 {
-	static const struct {
-		CUpti_CallbackDomain domain;
-		uint32_t size;
-	} domains[] = {
-		{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
-		{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
-	};
-	for (size_t d = 0; d < sizeof(domains) / sizeof(domains[0]); d++)
-		for (uint32_t cbid = 1; cbid < domains[d].size; cbid++) {
-			const char *name = NULL;
-			if (cuptiGetCallbackName(domains[d].domain, cbid, &name) == CUPTI_SUCCESS &&
-			    name && pick(domains[d].domain, cbid))
-				cuptiEnableCallback(on, sub, domains[d].domain, cbid);
-		}
+	struct kg_cbid_table chosen;
+	cbid_table_fill(&chosen, picked, &(struct switch_pick){pick});
+	cbid_table_enable(&chosen, CUPTI_CB_DOMAIN_RUNTIME_API, 1, sub, on);
+	cbid_table_enable(&chosen, CUPTI_CB_DOMAIN_DRIVER_API, 1, sub, on);
 }
 
 static int (*start_skip)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
