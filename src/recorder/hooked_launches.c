@@ -54,27 +54,25 @@ static __thread struct {
 	struct stream_ids at[STREAM_IDS];
 } thread_ids;
 
-static void ask_cupti(CUstream stream, int per_thread_stream, struct stream_ids *ids)
-{
-	*ids = (struct stream_ids){stream, (uint8_t)per_thread_stream, 1, KG_RAW_STREAM_UNKNOWN,
-				   KG_RAW_STREAM_UNKNOWN};
-	if (cuptiGetStreamIdEx(NULL, stream, (uint8_t)per_thread_stream, &ids->stream_id) !=
-	    CUPTI_SUCCESS)
-		ids->stream_id = KG_RAW_STREAM_UNKNOWN;
-	if (cuptiGetDeviceId(NULL, &ids->device_id) != CUPTI_SUCCESS)
-		ids->device_id = KG_RAW_STREAM_UNKNOWN;
-}
-
-static struct stream_ids stream_ids_of(CUstream stream, int per_thread_stream)
+/* CUPTI's answers, or unknown where it gives none (or, with QUERY_NONE, is not asked). */
+static struct stream_ids ask_cupti(CUstream stream, int per_thread_stream)
 {
 	struct stream_ids ids = {stream, (uint8_t)per_thread_stream, 1, KG_RAW_STREAM_UNKNOWN,
 				 KG_RAW_STREAM_UNKNOWN};
 	if (hl.query == QUERY_NONE)
 		return ids;
-	if (hl.query == QUERY_EACH) {
-		ask_cupti(stream, per_thread_stream, &ids);
-		return ids;
-	}
+	if (cuptiGetStreamIdEx(NULL, stream, (uint8_t)per_thread_stream, &ids.stream_id) !=
+	    CUPTI_SUCCESS)
+		ids.stream_id = KG_RAW_STREAM_UNKNOWN;
+	if (cuptiGetDeviceId(NULL, &ids.device_id) != CUPTI_SUCCESS)
+		ids.device_id = KG_RAW_STREAM_UNKNOWN;
+	return ids;
+}
+
+static struct stream_ids stream_ids_of(CUstream stream, int per_thread_stream)
+{
+	if (hl.query != QUERY_CACHED)
+		return ask_cupti(stream, per_thread_stream);
 	uint32_t generation = atomic_load_explicit(&hl.generation, memory_order_acquire);
 	uint32_t closings = launches_closings();
 	if (thread_ids.generation != generation || thread_ids.closings != closings) {
@@ -87,7 +85,7 @@ static struct stream_ids stream_ids_of(CUstream stream, int per_thread_stream)
 		    thread_ids.at[i].per_thread_stream == per_thread_stream)
 			return thread_ids.at[i];
 	struct stream_ids *slot = &thread_ids.at[thread_ids.next++ % STREAM_IDS];
-	ask_cupti(stream, per_thread_stream, slot);
+	*slot = ask_cupti(stream, per_thread_stream);
 	return *slot;
 }
 
@@ -186,7 +184,8 @@ void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void))
 	hl.query = query && !strcmp(query, "cached") ? QUERY_CACHED
 		   : query && !strcmp(query, "none")   ? QUERY_NONE
 						       : QUERY_EACH;
-	cbid_table_fill(&hl.stream_movers, moves_streams, NULL);
+	if (hl.query == QUERY_CACHED) /* only the threads' caches ask which calls move streams */
+		cbid_table_fill(&hl.stream_movers, moves_streams, NULL);
 	hl.hook = hook;
 	hl.capturing = capturing;
 	atomic_store(&hook->observer, &observer);
