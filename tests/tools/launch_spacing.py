@@ -59,7 +59,8 @@ def spacing(kgantt, path, slice_ms, shown):
     for i in range(1, len(kernels)):
         gap, was_sampled = starts[i] - starts[i - 1], kernels[i]["correlation"] in sampled
         (inside if was_sampled else outside).append(gap)
-        at = slices.setdefault(0, ([], [0])) if not slice_ms else slices.setdefault((starts[i] - starts[0]) // (slice_ms * 1000000), ([], [0]))
+        at = slices.setdefault((starts[i] - starts[0]) // (slice_ms * 1000000) if slice_ms else 0,
+                               ([], [0]))
         at[0].append(gap)
         at[1][0] += was_sampled
     print(f"{shown}: {len(kernels)} kernels, gap median {median_or_dash(inside + outside)} ns "
