@@ -149,8 +149,10 @@ config kgantt-full-hookbare "KGANTT_DEV_HOOK_BARE=1" "--mode full" \
     "full mode with the launch hook's launches told but not recorded (the clock read twice): what recording them in the windows costs"
 config kgantt-full-noquery "KGANTT_DEV_HOOK_QUERY=none" "--mode full" \
     "full mode with the launch hook's recorded launches made without CUPTI's queries of their stream and device: what the queries cost"
+config kgantt-full-queryeach "KGANTT_DEV_HOOK_QUERY=each" "--mode full" \
+    "full mode asking CUPTI for every recorded launch's stream and device, where by default each thread keeps them (src/recorder/hooked_launches.c; the default until 2026-12-07)"
 config kgantt-full-querycached "KGANTT_DEV_HOOK_QUERY=cached" "--mode full" \
-    "full mode with each thread keeping its streams' ids and devices, where by default CUPTI is asked for every recorded launch's (src/recorder/hooked_launches.c)"
+    "full mode with each thread keeping its streams' ids and devices: the default since 2026-12-07, named for the runs before it"
 config kgantt-full-winflag "KGANTT_DEV_WINDOW_FLAG=1 KGANTT_DEV_NO_LAUNCH_HOOK=1" "--mode full" \
     "full mode with the launch callbacks never switched off: a closed window's launches passed over in the callback (does CUPTI charge the switching, or the callbacks having been on?)"
 config kgantt-full-win-runtime "KGANTT_DEV_LAUNCH_DOMAINS=runtime" "--mode full" \

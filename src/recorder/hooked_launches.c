@@ -20,11 +20,11 @@ static struct {
 	 * only): launches told but not recorded, the clock read twice as the probe's observer
 	 * (tests/gpu/launch_hook_probe.c) does: what recording them costs */
 	int bare;
-	/* KGANTT_DEV_HOOK_QUERY (measurement only, until a GPU has shown the threads' caches
-	 * right and cheaper): by default CUPTI is asked for every recorded launch's stream and
-	 * device; "cached" keeps them in each thread (kgantt-full-querycached); "none" never
-	 * asks, the import then matching by time alone (kgantt-full-noquery) */
-	enum { QUERY_EACH, QUERY_CACHED, QUERY_NONE } query;
+	/* KGANTT_DEV_HOOK_QUERY (measurement only): by default each thread keeps its streams'
+	 * ids and devices (stream_ids_of); "each" asks CUPTI for every recorded launch's, as the
+	 * recorder did before (kgantt-full-queryeach); "none" never asks, the import then
+	 * matching by time alone (kgantt-full-noquery) */
+	enum { QUERY_CACHED, QUERY_EACH, QUERY_NONE } query;
 	_Atomic uint32_t next_id; /* correlation ids from KG_RAW_HOOKED_CORRELATION */
 	/* bumped by every call that can change what a thread's stream handles stand for */
 	_Atomic uint32_t generation;
@@ -181,9 +181,9 @@ void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void))
 	const char *bare = getenv("KGANTT_DEV_HOOK_BARE");
 	hl.bare = bare && *bare == '1';
 	const char *query = getenv("KGANTT_DEV_HOOK_QUERY");
-	hl.query = query && !strcmp(query, "cached") ? QUERY_CACHED
-		   : query && !strcmp(query, "none")   ? QUERY_NONE
-						       : QUERY_EACH;
+	hl.query = query && !strcmp(query, "each")   ? QUERY_EACH
+		   : query && !strcmp(query, "none") ? QUERY_NONE
+						     : QUERY_CACHED;
 	if (hl.query == QUERY_CACHED) /* only the threads' caches ask which calls move streams */
 		cbid_table_fill(&hl.stream_movers, moves_streams, NULL);
 	hl.hook = hook;

@@ -715,8 +715,8 @@ static void hooked_ids_of(const struct kg_raw_hdr *h, void *ctx)
 	s->device[s->n++] = ((const struct kg_raw_hooked_launch *)h)->device_id;
 }
 
-/* With KGANTT_DEV_HOOK_QUERY=cached a thread keeps its streams' ids
- * (recorder/hooked_launches.c): CUPTI is asked once a stream, again after a call that can change what a handle names (cudaSetDevice, not
+/* A thread keeps its streams' ids (recorder/hooked_launches.c): CUPTI is asked once a
+ * stream, again after a call that can change what a handle names (cudaSetDevice, not
  * cudaGetDevice), and again once a window has closed. */
 TEST(the_launch_hook_asks_cupti_once_a_stream)
 {
@@ -724,9 +724,7 @@ TEST(the_launch_hook_asks_cupti_once_a_stream)
 	start_recorder(dir, path, sizeof(path));
 	launches_init();
 	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
-	setenv("KGANTT_DEV_HOOK_QUERY", "cached", 1);
 	hooked_launches_attach(&hook, capturing_yes);
-	unsetenv("KGANTT_DEV_HOOK_QUERY");
 	const struct kg_launch_observer *o = atomic_load(&hook.observer);
 	streams_asked = devices_asked = 0;
 	fake_device = 3;
@@ -772,6 +770,32 @@ TEST(the_launch_hook_asks_cupti_once_a_stream)
 		CHECK_EQ_INT(s.stream[i], streams[i]);
 		CHECK_EQ_INT(s.device[i], devices[i]);
 	}
+	hooked_launches_detach();
+	unlink(path);
+	rmdir(dir);
+}
+
+/* KGANTT_DEV_HOOK_QUERY=each, the measurement switch for the recorder before the threads
+ * kept their ids: CUPTI asked for every recorded launch's stream and device. */
+TEST(the_launch_hook_asks_cupti_each_launch_when_told)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	launches_init();
+	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
+	setenv("KGANTT_DEV_HOOK_QUERY", "each", 1);
+	hooked_launches_attach(&hook, capturing_yes);
+	unsetenv("KGANTT_DEV_HOOK_QUERY");
+	const struct kg_launch_observer *o = atomic_load(&hook.observer);
+	streams_asked = devices_asked = 0;
+	launch_on(o, 0x22);
+	launch_on(o, 0x22);
+	launch_on(o, 0x33);
+	CHECK_EQ_INT(streams_asked, 3);
+	CHECK_EQ_INT(devices_asked, 3);
+	api_calls_stop();
+	api_calls_drain();
+	spool_close(&spool);
 	hooked_launches_detach();
 	unlink(path);
 	rmdir(dir);
