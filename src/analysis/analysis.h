@@ -58,6 +58,9 @@ struct kg_gap {
 	int64_t sync_ns;
 	int64_t busy_before; /* the GPU's busy time before the gap */
 	uint8_t place;       /* enum kg_gap_place */
+	/* 1: a gap between tiny kernels that launch-overhead's finding claims whole
+	 * (rules_launch.c): host-bound leaves it, so that one gap has one finding */
+	uint8_t launches;
 };
 
 /* The part of gap g due to cause c: a SYNC gap is sync_ns of SYNC and the rest HOST; any

@@ -488,8 +488,13 @@ static int add_gap(struct kg_gpu_metrics *gm, uint32_t *cap, int64_t s, int64_t 
 		gm->gaps = g;
 		*cap = nc;
 	}
-	gm->gaps[gm->n_gaps++] = (struct kg_gap){s, e, next, KG_GAP_UNKNOWN, KG_NONE, 0, gm->busy,
-						  KG_GAP_STEADY};
+	gm->gaps[gm->n_gaps++] = (struct kg_gap){.start = s,
+						  .end = e,
+						  .next_op = next,
+						  .cause = KG_GAP_UNKNOWN,
+						  .api = KG_NONE,
+						  .busy_before = gm->busy,
+						  .place = KG_GAP_STEADY};
 	return 0;
 }
 

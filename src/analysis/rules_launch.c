@@ -6,6 +6,7 @@
 
 #include "analysis/rules.h"
 #include "util/api_names.h"
+#include "util/array.h"
 #include "util/timemath.h"
 
 /* Gaps between kernels replayed from a CUDA graph (the launches_graph example: the mean
@@ -24,21 +25,75 @@ static int slow_launch_call(const struct kg_analysis *a, const struct kg_op *o)
 	return o->api < a->m->n_apis && analysis_slow_launch(a, &a->m->apis[o->api]);
 }
 
-/* Whether GPU gm's idle gap from `start` is one no step pays (kg_gap_place: start-up,
- * wind-down, graph capture): launch overhead is the steady work's, as host-bound's time
- * is. TraceLens's Flux capture counted the 231 ms its host spent capturing the graph,
- * 162 % of the steady span. */
-static int setup_gap_at(const struct kg_gpu_metrics *gm, int64_t start)
+/* An idle gap of a GPU between two tiny kernels of its steady work that no slow launch
+ * call explains: the candidates of launch overhead. A gap no step pays (kg_gap_place:
+ * start-up, wind-down, graph capture) is none: launch overhead is the steady work's, as
+ * host-bound's time is (TraceLens's Flux capture counted the 231 ms its host spent
+ * capturing the graph, 162 % of the steady span). */
+struct tiny_gap {
+	uint32_t op;     /* index into gm->ops of the kernel that ended it */
+	uint32_t prev;   /* ... of the kernel before it */
+	uint32_t gap;    /* its index in gm->gaps (one of at least sync_gap_ns), KG_NONE */
+	int64_t from;    /* when the GPU went idle */
+	int64_t len;
+};
+
+/* GPU gm's tiny gaps in time order; NULL (and *n 0) when there are none or no memory. */
+static struct tiny_gap *tiny_gaps(const struct kg_analysis *a, const struct kg_gpu_metrics *gm,
+				  uint32_t *n)
 {
-	uint32_t lo = 0, hi = gm->n_gaps;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (gm->gaps[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
+	*n = 0;
+	struct tiny_gap *v = gm->n_ops ? malloc(gm->n_ops * sizeof(*v)) : NULL;
+	if (!v)
+		return NULL;
+	int64_t busy_end = KG_NO_TIME;
+	uint32_t next_gap = 0; /* gm->gaps by start, as busy_end only grows: walked beside */
+	for (uint32_t i = 0; i < gm->n_ops; i++) {
+		const struct kg_op *o = op(a, gm->ops[i]), *prev = i ? op(a, gm->ops[i - 1]) : NULL;
+		if (prev && op_is_compute(prev) && op_is_compute(o) &&
+		    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
+		    busy_end != KG_NO_TIME && o->start > busy_end && !slow_launch_call(a, o)) {
+			while (next_gap < gm->n_gaps && gm->gaps[next_gap].start < busy_end)
+				next_gap++;
+			uint32_t g = next_gap < gm->n_gaps && gm->gaps[next_gap].start == busy_end
+					     ? next_gap
+					     : KG_NONE;
+			if (g == KG_NONE || gm->gaps[g].place == KG_GAP_STEADY)
+				v[(*n)++] = (struct tiny_gap){i, i - 1, g, busy_end,
+							      kg_time_diff(o->start, busy_end)};
+		}
+		if (busy_end == KG_NO_TIME || o->end > busy_end)
+			busy_end = o->end;
 	}
-	return lo < gm->n_gaps && gm->gaps[lo].start == start && gm->gaps[lo].place != KG_GAP_STEADY;
+	return v;
+}
+
+/* The longest tiny gap that launch overhead explains: launch_gap_spread times their
+ * median. A longer one is the host doing something else (XLA compiling between a JAX
+ * loop's first kernels: 976 ms of "launch overhead" for 2.7 ms of kernels), which a graph
+ * of the launches would not remove: host-bound's. Never below sync_gap_ns, the shortest
+ * gap host-bound counts: a shorter one would be nobody's (graph replays' kernels are
+ * 0.15 µs apart). */
+static double launch_gap_limit(const struct kg_analysis *a, const struct tiny_gap *v, uint32_t n)
+{
+	int64_t *len = n ? malloc(n * sizeof(*len)) : NULL;
+	if (!len)
+		return n ? INFINITY : 0;
+	for (uint32_t i = 0; i < n; i++)
+		len[i] = v[i].len;
+	double limit = a->cfg.launch_gap_spread * (double)select_kth(len, n, n / 2);
+	free(len);
+	return limit > (double)a->cfg.sync_gap_ns ? limit : (double)a->cfg.sync_gap_ns;
+}
+
+/* Gives GPU g's claimed gaps (of at least sync_gap_ns) to launch-overhead, or back
+ * (kg_gap.launches): host-bound leaves the ones it has. */
+static void claim_gaps(struct kg_analysis *a, uint32_t g, const struct tiny_gap *v, uint32_t n,
+		       double limit, uint8_t claim)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i].gap != KG_NONE && (double)v[i].len <= limit)
+			a->gpus[g].gaps[v[i].gap].launches = claim;
 }
 
 void rule_launch_overhead(struct kg_analysis *a)
@@ -46,45 +101,43 @@ void rule_launch_overhead(struct kg_analysis *a)
 	const struct kg_model *m = a->m;
 	for (uint32_t g = 0; g < a->n_gpus; g++) {
 		const struct kg_gpu_metrics *gm = &a->gpus[g];
-		uint32_t mark = a->n_blame;
+		uint32_t mark = a->n_blame, n_tiny;
+		struct tiny_gap *tiny = tiny_gaps(a, gm, &n_tiny);
+		double limit = launch_gap_limit(a, tiny, n_tiny);
 		/* idle gaps of the GPU between two tiny kernels: the GPU waited for launches */
 		double idle = 0, exec = 0;
 		uint32_t n = 0, ngraph = 0, worst_stream = KG_NONE;
-		int64_t busy_end = KG_NO_TIME, first = KG_NO_TIME, last = KG_NO_TIME;
-		const struct kg_op *prev = NULL;
-		for (uint32_t i = 0; i < gm->n_ops; i++) {
-			const struct kg_op *o = op(a, gm->ops[i]);
-			if (prev && op_is_compute(prev) && op_is_compute(o) &&
-			    dur(prev) < a->cfg.tiny_kernel_ns && dur(o) < a->cfg.tiny_kernel_ns &&
-			    busy_end != KG_NO_TIME && o->start > busy_end && !slow_launch_call(a, o) &&
-			    !setup_gap_at(gm, busy_end)) {
-				double gap = (double)kg_time_diff(o->start, busy_end);
-				analysis_blame_idle(a, KG_NONE, gm->ops[i], gap, busy_end, o->start,
-						    gm->ops[i], KG_IDLE_WHOLE);
-				if (o->flags & KG_OPF_GRAPH)
-					ngraph++;
-				idle += gap;
-				exec += (double)dur(o);
-				n++;
-				worst_stream = o->stream;
-				if (first == KG_NO_TIME)
-					first = prev->start;
-				last = o->end;
-			}
-			if (busy_end == KG_NO_TIME || o->end > busy_end)
-				busy_end = o->end;
-			prev = o;
+		int64_t first = KG_NO_TIME, last = KG_NO_TIME;
+		for (uint32_t i = 0; i < n_tiny; i++) {
+			const struct tiny_gap *t = &tiny[i];
+			if ((double)t->len > limit)
+				continue;
+			const struct kg_op *o = op(a, gm->ops[t->op]);
+			analysis_blame_idle(a, KG_NONE, gm->ops[t->op], (double)t->len, t->from,
+					    o->start, gm->ops[t->op], KG_IDLE_WHOLE);
+			if (o->flags & KG_OPF_GRAPH)
+				ngraph++;
+			idle += (double)t->len;
+			exec += (double)dur(o);
+			n++;
+			worst_stream = o->stream;
+			if (first == KG_NO_TIME)
+				first = op(a, gm->ops[t->prev])->start;
+			last = o->end;
 		}
 		double gap_after = ngraph > n / 2 ? 0 : GRAPH_GAP_NS;
 		double gain = idle - n * gap_after;
-		if (n < 100 || exec <= 0 || idle / exec < a->cfg.launch_bound_ratio ||
-		    !analysis_worth(a, gain)) {
+		struct kg_finding *f = NULL;
+		if (n >= 100 && exec > 0 && idle / exec >= a->cfg.launch_bound_ratio &&
+		    analysis_worth(a, gain))
+			f = analysis_add_finding(a, KG_RULE_LAUNCH_OVERHEAD);
+		if (f)
+			claim_gaps(a, g, tiny, n_tiny, limit, 1);
+		free(tiny);
+		if (!f) {
 			analysis_drop_blame(a, mark);
 			continue;
 		}
-		struct kg_finding *f = analysis_add_finding(a, KG_RULE_LAUNCH_OVERHEAD);
-		if (!f)
-			return;
 		finding_take_blame(a, f, mark);
 		char gl[128];
 		rule_gpu_label(a, g, gl, sizeof(gl));

@@ -32,6 +32,9 @@ struct kg_launch_stacks;
 	  "kernels shorter than this are tiny (launch overhead)")                               \
 	X(launch_bound_ratio, RATIO, 1.0, 0, 1e6,                                                \
 	  "idle / execution time among tiny kernels above which the GPU starves on launches")   \
+	X(launch_gap_spread, RATIO, 10.0, 1, 1e6,                                                \
+	  "a gap between tiny kernels longer than this times their median gap is the host's "  \
+	  "(host-bound), not launch overhead")                                                   \
 	X(slow_launch_call_ns, NS, 1000000, 1, 3.6e12,                                           \
 	  "a launch call this long loaded or compiled its kernel's code (lazy module loading, "  \
 	  "a JIT of PTX): the gap before its kernel is no launch overhead, and the host's time " \

@@ -8,8 +8,9 @@
 #     without kgantt: the idle time within 0.1%, each function's share within 1 point;
 #   - the idle findings of the kgantt trace's own report, with the same host causes within
 #     4 points (nsys has no Python frames: the decoder's dispatch through transformers'
-#     and torch's Python files reads as its native frames) and the same first activity's
-#     named functions.
+#     and torch's Python files reads as its native frames, and part of it as no known
+#     cause: launch-overhead's 77.3 % op dispatch is 64.2 % and 13.4 % "other" there, so
+#     the two are compared as one) and the same first activity's named functions.
 . tests/e2e/lib.sh
 command -v python3 > /dev/null || skip "no python3"
 F=tests/fixtures/h200/host
@@ -70,17 +71,26 @@ def named(a):
 idle = {f["rule"]: f for f in nsys["findings"] if f.get("host")}
 own = {f["rule"]: f for f in kgt["findings"] if f.get("host")}
 assert set(idle) == set(own) and own, (sorted(idle), sorted(own))
+firsts = 0
 for rule, f in own.items():
     g = idle[rule]
     assert g["gain_ns"] == f["gain_ns"], (rule, g["gain_ns"], f["gain_ns"])
     a, b = causes(g), causes(f)
+    for x in (a, b):  # without Python frames part of the dispatch reads as no known cause
+        x["op-dispatch or other"] = x.pop("op-dispatch", 0) + x.pop("other", 0)
     for c in set(a) | set(b):
         assert abs(a.get(c, 0) - b.get(c, 0)) <= 4.0, (name, rule, c, a.get(c), b.get(c))
     assert max(a, key=a.get) == max(b, key=b.get), (name, rule, a, b)
     x, y = named(g["host"]["activities"][0]), named(f["host"]["activities"][0])
+    if not y:  # Python frames alone (the decoder's dispatch): nsys cannot name them
+        print("ok: %s %s: %s %.1f%% (the trace's own samples: %.1f%%); first activity Python's"
+              % (name, rule, max(a, key=a.get), max(a.values()), max(b.values())))
+        continue
+    firsts += 1
     assert x == [n for n in y if n in x] and x, (name, rule, x, y)
     print("ok: %s %s: %s %.1f%% (the trace's own samples: %.1f%%); first activity %s" % (
         name, rule, max(a, key=a.get), max(a.values()), max(b.values()), " <- ".join(x[::-1][:4])))
+assert firsts, (name, "no finding's first activity named by native frames")
 print("ok: %s: %d functions as recounted from the export's rows" % (name, checked))
 PY
 done

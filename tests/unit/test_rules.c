@@ -357,6 +357,53 @@ TEST(library_kernels_get_fixes_the_user_controls)
 	model_free(&m);
 }
 
+/* A launch-bound loop (300 kernels of 2 µs, 4 µs apart) on a noisy host: every 20th launch
+ * comes 30 µs late, three come 3 ms late. The 30 µs gaps are the tail of the loop's own
+ * launch cost: launch-overhead's, not host-bound's too (one gap, one finding; the H100's
+ * launches_bad fixture of 2026-12-07 had 127 such gaps, a host-bound warning beside the
+ * launch-overhead it repeated). The 3 ms gaps are more than launch_gap_spread times the
+ * median gap: the host did something else, host-bound's alone. */
+static void write_launch_loop(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "{\"traceEvents\": [\n");
+	double end = 100; /* µs: the previous kernel's end */
+	for (int i = 0; i < 300; i++) {
+		double gap = i && i % 100 == 50 ? 3000 : i && i % 20 == 0 ? 30 : 4;
+		double call = gap > 4 ? end + gap - 3 : end - 1, start = end + gap;
+		fprintf(f,
+			"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+			"\"tid\":1,\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}},\n"
+			"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"step\",\"pid\":0,\"tid\":7,"
+			"\"ts\":%.3f,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}%s\n",
+			call, i + 1, start, i + 1, i < 299 ? "," : "");
+		end = start + 2;
+	}
+	fprintf(f, "]}\n");
+	fclose(f);
+}
+
+TEST(a_launch_bound_loop_leaves_its_host_gaps_to_launch_overhead)
+{
+	char path[] = "/tmp/kgantt-loop-XXXXXX.json";
+	int fd = mkstemps(path, 5);
+	CHECK(fd >= 0);
+	close(fd);
+	write_launch_loop(path);
+	const struct kg_finding *f = find_in(path, NULL, "launch-overhead", NULL);
+	CHECK(f != NULL);
+	if (f) /* 296 gaps: 281 of 4 µs and 15 of 30 µs, not the three of 3 ms */
+		CHECK(strstr(finding_str(f->figures), "tiny_kernels=296,") != NULL);
+	f = find_in(path, NULL, "host-bound", NULL);
+	CHECK(f != NULL);
+	if (f)
+		CHECK(strstr(finding_str(f->figures), "gaps=3,") != NULL);
+	unlink(path);
+}
+
 /* ------------------------------------------------------------------ times at the edges */
 
 /* Times as a file may hold them (found by tests/fuzz/fuzz_analysis): a launch at
