@@ -1,7 +1,8 @@
 # Issue 26: full mode with its launch windows from the launch hook (src/preload/
-# launch_hook.h) instead of CUPTI's launch callbacks, recorded on an H100 on 2026-12-07 by
-# tests/gpu/hook_check.sh (tests/fixtures/h100/hook/): every example, a GPT step, the
-# launch loop, a CuPy and a JAX loop. Checked downstream of the GPU: every trace is read by
+# launch_hook.h) instead of CUPTI's launch callbacks, recorded on an H100 on 2026-12-07 at
+# 14:37 UTC by tests/gpu/hook_check.sh (tests/fixtures/h100/hook/): every example, a GPT
+# step, the launch loop, a CuPy and a JAX loop, each launching thread keeping its streams'
+# ids (src/recorder/hooked_launches.c): a stale one would leave its call without a kernel. Checked downstream of the GPU: every trace is read by
 # every command and holds what its example launched; the trace says how its launches were
 # sampled; each sampled launch call found the kernel the driver queued while it ran (from
 # the raw rows: the kernel's queued time inside the call); each kernel's first launch has
