@@ -31,8 +31,7 @@ static int slow_launch_call(const struct kg_analysis *a, const struct kg_op *o)
  * host-bound's time is (TraceLens's Flux capture counted the 231 ms its host spent
  * capturing the graph, 162 % of the steady span). */
 struct tiny_gap {
-	uint32_t op;     /* index into gm->ops of the kernel that ended it */
-	uint32_t prev;   /* ... of the kernel before it */
+	uint32_t op;     /* index into gm->ops of the kernel that ended it (op - 1 began it) */
 	uint32_t gap;    /* its index in gm->gaps (one of at least sync_gap_ns), KG_NONE */
 	int64_t from;    /* when the GPU went idle */
 	int64_t len;
@@ -59,7 +58,7 @@ static struct tiny_gap *tiny_gaps(const struct kg_analysis *a, const struct kg_g
 					     ? next_gap
 					     : KG_NONE;
 			if (g == KG_NONE || gm->gaps[g].place == KG_GAP_STEADY)
-				v[(*n)++] = (struct tiny_gap){i, i - 1, g, busy_end,
+				v[(*n)++] = (struct tiny_gap){i, g, busy_end,
 							      kg_time_diff(o->start, busy_end)};
 		}
 		if (busy_end == KG_NO_TIME || o->end > busy_end)
@@ -86,14 +85,14 @@ static double launch_gap_limit(const struct kg_analysis *a, const struct tiny_ga
 	return limit > (double)a->cfg.sync_gap_ns ? limit : (double)a->cfg.sync_gap_ns;
 }
 
-/* Gives GPU g's claimed gaps (of at least sync_gap_ns) to launch-overhead, or back
- * (kg_gap.launches): host-bound leaves the ones it has. */
+/* Gives GPU g's gaps (of at least sync_gap_ns) that launch-overhead's finding counted to
+ * it (kg_gap.launches): host-bound leaves them. */
 static void claim_gaps(struct kg_analysis *a, uint32_t g, const struct tiny_gap *v, uint32_t n,
-		       double limit, uint8_t claim)
+		       double limit)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (v[i].gap != KG_NONE && (double)v[i].len <= limit)
-			a->gpus[g].gaps[v[i].gap].launches = claim;
+			a->gpus[g].gaps[v[i].gap].launches = 1;
 }
 
 void rule_launch_overhead(struct kg_analysis *a)
@@ -122,7 +121,7 @@ void rule_launch_overhead(struct kg_analysis *a)
 			n++;
 			worst_stream = o->stream;
 			if (first == KG_NO_TIME)
-				first = op(a, gm->ops[t->prev])->start;
+				first = op(a, gm->ops[t->op - 1])->start;
 			last = o->end;
 		}
 		double gap_after = ngraph > n / 2 ? 0 : GRAPH_GAP_NS;
@@ -132,7 +131,7 @@ void rule_launch_overhead(struct kg_analysis *a)
 		    analysis_worth(a, gain))
 			f = analysis_add_finding(a, KG_RULE_LAUNCH_OVERHEAD);
 		if (f)
-			claim_gaps(a, g, tiny, n_tiny, limit, 1);
+			claim_gaps(a, g, tiny, n_tiny, limit);
 		free(tiny);
 		if (!f) {
 			analysis_drop_blame(a, mark);

@@ -693,6 +693,19 @@ TEST(the_launch_hook_windows_and_its_launches)
 }
 
 
+/* The hook attached with KGANTT_DEV_HOOK_QUERY=query (NULL: the default), CUPTI's look-ups
+ * counted from 0: the observer the hook calls. */
+static const struct kg_launch_observer *hook_asking(struct kg_launch_hook *hook,
+						    const char *query)
+{
+	if (query)
+		setenv("KGANTT_DEV_HOOK_QUERY", query, 1);
+	hooked_launches_attach(hook, capturing_yes);
+	unsetenv("KGANTT_DEV_HOOK_QUERY");
+	streams_asked = devices_asked = 0;
+	return atomic_load(&hook->observer);
+}
+
 static void launch_on(const struct kg_launch_observer *o, uintptr_t stream)
 {
 	struct kg_hooked_launch l = {.fn = KG_HOOK_LAUNCH_KERNEL, .function = (CUfunction)0x99,
@@ -724,9 +737,7 @@ TEST(the_launch_hook_asks_cupti_once_a_stream)
 	start_recorder(dir, path, sizeof(path));
 	launches_init();
 	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
-	hooked_launches_attach(&hook, capturing_yes);
-	const struct kg_launch_observer *o = atomic_load(&hook.observer);
-	streams_asked = devices_asked = 0;
+	const struct kg_launch_observer *o = hook_asking(&hook, NULL);
 	fake_device = 3;
 	/* no windows' thread yet: no window closes under these */
 	launch_on(o, 0x22);
@@ -783,11 +794,7 @@ TEST(the_launch_hook_asks_cupti_each_launch_when_told)
 	start_recorder(dir, path, sizeof(path));
 	launches_init();
 	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
-	setenv("KGANTT_DEV_HOOK_QUERY", "each", 1);
-	hooked_launches_attach(&hook, capturing_yes);
-	unsetenv("KGANTT_DEV_HOOK_QUERY");
-	const struct kg_launch_observer *o = atomic_load(&hook.observer);
-	streams_asked = devices_asked = 0;
+	const struct kg_launch_observer *o = hook_asking(&hook, "each");
 	launch_on(o, 0x22);
 	launch_on(o, 0x22);
 	launch_on(o, 0x33);
