@@ -11,6 +11,7 @@
 #include "model/load.h"
 #include "util/idmap.h"
 #include "util/timemath.h"
+#include "util/tracer_work.h"
 
 int kgt_store_failed(struct kgt_reader *r, int rc)
 {
@@ -434,15 +435,6 @@ static void note_refusals(struct kgt_reader *r)
 	store_done(it);
 }
 
-/* CUPTI's overhead records of the tracer's own work (CUpti_ActivityOverheadKind: a buffer
- * flush, instrumentation, its resources, an activity buffer request), on a thread that
- * also made API calls: the program's time those took is the recording's. Compilation, module
- * and function loading are the program's own costs, which CUPTI reports as well. */
-static int is_tracer_overhead(int64_t kind)
-{
-	return kind == (1 << 16) || kind == (2 << 16) || kind == (3 << 16) || kind == (7 << 16);
-}
-
 static uint32_t known_thread(const struct kg_model *m, uint32_t process, int64_t tid)
 {
 	for (uint32_t t = 0; t < m->n_threads; t++)
@@ -451,10 +443,12 @@ static uint32_t known_thread(const struct kg_model *m, uint32_t process, int64_t
 	return KG_NONE;
 }
 
+/* The tracer's own work on a thread that also made API calls (util/tracer_work.h): CUPTI's
+ * overhead records and the stacks the recorder timed. */
 static int on_tracer(struct kgt_reader *r, const struct kg_store_rows *st)
 {
 	uint32_t p = kgt_proc_of(r, store_int(st, 0));
-	if (p == KG_NONE || !is_tracer_overhead(store_int(st, 1)))
+	if (p == KG_NONE || !kg_overhead_is_tracer(store_int(st, 1)))
 		return 0;
 	uint32_t t = known_thread(r->m, p, store_int(st, 2));
 	if (t == KG_NONE)
@@ -470,7 +464,7 @@ static int on_tracer(struct kgt_reader *r, const struct kg_store_rows *st)
 		return 0;
 	}
 	if (!r->m->tracer_name)
-		r->m->tracer_name = model_string(r->m, "CUPTI's own work (tracing)");
+		r->m->tracer_name = model_string(r->m, "the tracer's own work (CUPTI's buffers, kgantt's stacks)");
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,9 @@
 #include "recorder/pyframes.h"
 #include "recorder/wait_places.h"
 #include "util/api_names.h"
+#include "util/clock.h"
 #include "util/stack_flags.h"
+#include "util/tracer_work.h"
 
 #define MAX_NATIVE 128
 #define MAX_PYTHON 64
@@ -39,6 +42,13 @@ struct stack_entry {
 	uint32_t off;                   /* in arena: n_native addresses, then Python frames */
 	uint16_t n_native, n_python;
 	uint32_t flags;
+};
+
+/* How long taking one stack held the program's thread: the recorder's time, not the
+ * program's (util/tracer_work.h) */
+struct stack_time {
+	uint64_t start, end;
+	uint32_t tid, correlation;
 };
 
 struct launch_count {
@@ -69,6 +79,8 @@ static struct {
 	struct kg_raw_callsite *calls;  /* call sites not yet in the spool */
 	uint32_t n_calls;
 	uint64_t total_calls, lost;
+	struct stack_time *times;       /* stacks taken, not yet in the spool (MAX_CALLSITES) */
+	uint32_t n_times;
 	uint32_t recycled;              /* times the tables were emptied */
 
 	struct launch_count *launches;  /* sampled launches: counts per place */
@@ -83,6 +95,7 @@ static struct {
 	pthread_mutex_t drain_lock;
 	uint32_t *drain_fresh;
 	struct kg_raw_callsite *drain_calls;
+	struct stack_time *drain_times;
 	uint64_t module_seen[MAX_MODULES]; /* base ^ hash of the path of written modules */
 	uint32_t n_modules;
 	unsigned long long last_adds;
@@ -94,6 +107,7 @@ static struct {
 /* The last call a stack was taken (or skipped) for, on this thread: a runtime call's
  * driver calls share its correlation id and must not count twice. */
 static __thread uint32_t last_correlation;
+static __thread uint32_t my_tid; /* this thread's id, once asked */
 
 /* ------------------------------------------------------------------ which calls */
 
@@ -337,8 +351,8 @@ static void record_call(uint32_t correlation, uint32_t id)
 	}
 }
 
-static void take_stack(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint8_t cls,
-		       uint32_t correlation)
+static void capture_stack(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint8_t cls,
+			  uint32_t correlation)
 {
 	uintptr_t ips[MAX_NATIVE];
 	struct kg_pyframe py[MAX_PYTHON];
@@ -381,6 +395,25 @@ static void take_stack(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint8
 		st.reused_wrong += reused != id;
 	else if (place)
 		wait_places_learn(&st.places, place, h, id);
+	pthread_mutex_unlock(&st.lock);
+}
+
+/* A stack, timed: unwinding held the program's thread for microseconds that it does not
+ * spend untraced, inside the gap before the next kernel, so the trace says when (an
+ * overhead record of kgantt's kind, like CUPTI's of its own work). Past MAX_CALLSITES
+ * between two drains (--stacks all at 130,000 calls a second) a stack's time goes
+ * unsaid, as its call site does. */
+static void take_stack(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint8_t cls,
+		       uint32_t correlation)
+{
+	uint64_t start = now_raw_ns();
+	capture_stack(domain, cbid, cls, correlation);
+	uint64_t end = now_raw_ns();
+	if (!my_tid)
+		my_tid = (uint32_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&st.lock);
+	if (st.n_times < MAX_CALLSITES)
+		st.times[st.n_times++] = (struct stack_time){start, end, my_tid, correlation};
 	pthread_mutex_unlock(&st.lock);
 }
 
@@ -494,8 +527,11 @@ int stacks_init(const struct kg_stack_config *cfg, struct kg_spool *spool)
 		st.cfg.launch_every = 1;
 	st.calls = malloc(MAX_CALLSITES * sizeof(*st.calls));
 	st.drain_calls = malloc(MAX_CALLSITES * sizeof(*st.drain_calls));
+	st.times = malloc(MAX_CALLSITES * sizeof(*st.times));
+	st.drain_times = malloc(MAX_CALLSITES * sizeof(*st.drain_times));
 	st.launches = calloc(LAUNCH_KEYS, sizeof(*st.launches));
-	if (!st.calls || !st.drain_calls || !st.launches || table_init() < 0)
+	if (!st.calls || !st.drain_calls || !st.times || !st.drain_times || !st.launches ||
+	    table_init() < 0)
 		return -ENOMEM;
 	cbid_table_fill(&st.class_by_fn, class_by_name, NULL);
 
@@ -625,6 +661,21 @@ static void write_calls(struct kg_spool *spool, const struct kg_raw_callsite *c,
 	}
 }
 
+static void write_times(struct kg_spool *spool, const struct stack_time *t, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct kg_raw_overhead *r = spool_reserve(spool, KG_RAW_OVERHEAD, sizeof(*r));
+		if (!r)
+			return;
+		r->start = t[i].start;
+		r->end = t[i].end;
+		r->kind = KG_OVERHEAD_KGANTT_STACK;
+		r->object_kind = KG_OVERHEAD_OBJECT_THREAD;
+		r->object_id = t[i].tid;
+		r->correlation_id = t[i].correlation;
+	}
+}
+
 static void emit_pycode(void *arg, const struct kg_pycode_info *info)
 {
 	struct kg_spool *spool = arg;
@@ -667,11 +718,13 @@ void stacks_drain(struct kg_spool *spool)
 		return;
 	pthread_mutex_lock(&st.drain_lock);
 	pthread_mutex_lock(&st.lock);
-	uint32_t nf = st.n_fresh, nc = st.n_calls;
+	uint32_t nf = st.n_fresh, nc = st.n_calls, nt = st.n_times;
 	memcpy(st.drain_fresh, st.fresh, nf * sizeof(*st.fresh));
 	if (nc) /* no call sites without --stacks: host samples only */
 		memcpy(st.drain_calls, st.calls, nc * sizeof(*st.calls));
-	st.n_fresh = st.n_calls = 0;
+	if (nt)
+		memcpy(st.drain_times, st.times, nt * sizeof(*st.times));
+	st.n_fresh = st.n_calls = st.n_times = 0;
 	pthread_mutex_unlock(&st.lock);
 
 	/* new libraries first: dlopen'ed ones (PyTorch's) come long after the start */
@@ -687,6 +740,7 @@ void stacks_drain(struct kg_spool *spool)
 	for (uint32_t i = 0; i < nf; i++)
 		write_stack(spool, st.drain_fresh[i]);
 	write_calls(spool, st.drain_calls, nc);
+	write_times(spool, st.drain_times, nt);
 	spool_flush(spool);
 	pthread_mutex_unlock(&spool->lock);
 	if (st.recycle)

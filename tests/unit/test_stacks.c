@@ -8,6 +8,8 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "model/load.h"
@@ -15,10 +17,13 @@
 #include "recorder/stacks.h"
 #include "trace/spool_import.h"
 #include "trace/stack_import.h"
+#include "util/clock.h"
 
 static char dir[256];
 static struct kg_spool spool;
 static int line_of_sync, line_of_launch;
+static uint64_t end_ts = 1000000; /* the spool's end record */
+static uint32_t api_tid = 7;      /* the thread of the API records */
 
 #define REC(s, type, T) ((T *)spool_reserve((s), (type), sizeof(T)))
 
@@ -49,7 +54,7 @@ static void api_record(uint32_t correlation, const char *name, uint64_t start)
 	a->end = start + 100;
 	a->domain = KG_API_RUNTIME;
 	a->name_str = n;
-	a->tid = 7;
+	a->tid = api_tid;
 	a->correlation_id = correlation;
 }
 
@@ -107,7 +112,7 @@ static void finish(struct kg_model *m)
 {
 	stacks_drain(&spool);
 	struct kg_raw_end *e = REC(&spool, KG_RAW_END, struct kg_raw_end);
-	e->ts = 1000000;
+	e->ts = end_ts;
 	spool_close(&spool);
 
 	char out[300], err[1024];
@@ -176,6 +181,7 @@ TEST(stacks_name_the_calling_lines)
 	/* the recorder's own frames are not the program's */
 	const struct kg_frame *x;
 	CHECK_EQ_INT(frame_of(&m, a, "take_stack", &x), -1);
+	CHECK_EQ_INT(frame_of(&m, a, "capture_stack", &x), -1);
 	CHECK_EQ_INT(frame_of(&m, a, "stacks_on_api", &x), -1);
 	CHECK(strstr(m.stack_note, "--stacks waits") != NULL);
 	model_free(&m);
@@ -198,6 +204,34 @@ TEST(stacks_expand_inlined_calls)
 	CHECK_EQ_INT(in->line, line_of_sync);
 	CHECK_EQ_INT(out->line, line_of_inlined_call);
 	CHECK_EQ_INT(in->address, out->address); /* one instruction, two frames */
+	model_free(&m);
+}
+
+/* Taking a stack holds the program's thread: the trace says from when to when, on which
+ * thread, so that the time is the recording's wherever it falls (a gap before a kernel).
+ * Real clock and thread here: the recorder times it on kgantt's clock. */
+TEST(stacks_say_how_long_they_held_the_thread)
+{
+	open_spool();
+	struct kg_stack_config c = config(KG_STACKS_WAITS);
+	CHECK_EQ_INT(stacks_init(&c, &spool), 0);
+	uint64_t before = now_raw_ns();
+	api_tid = (uint32_t)syscall(SYS_gettid);
+	api_record(110, "cudaStreamSynchronize", before);
+	api_tid = 7;
+	train_step(110);
+	uint64_t after = now_raw_ns();
+	end_ts = after + 1000000;
+	struct kg_model m;
+	finish(&m);
+	end_ts = 1000000;
+
+	CHECK(call(&m, 110) && call(&m, 110)->stack != KG_NONE);
+	CHECK_EQ_INT(m.n_tracer_spans, 1);
+	const struct kg_host_span *t = &m.tracer_spans[0];
+	CHECK_EQ_INT(m.threads[t->thread].tid, (int64_t)syscall(SYS_gettid));
+	CHECK(t->start >= (int64_t)before && t->end <= (int64_t)after && t->end > t->start);
+	CHECK(strstr(model_text(&m, m.tracer_name), "kgantt's stacks") != NULL);
 	model_free(&m);
 }
 
