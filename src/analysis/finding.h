@@ -140,8 +140,9 @@ struct kg_finding {
 	uint32_t n_host;
 	double host_unseen_ns;        /* ... the part no span of that thread covers */
 	double host_cause_ns[KG_HOST_CAUSE_COUNT];
-	double host_tracer_records_ns; /* ... of the tracing cause, the part CUPTI's overhead
-					* records measure (the rest: samples in its frames) */
+	double host_tracer_records_ns; /* ... of the tracing cause, the part the overhead
+					* records measure: CUPTI's, the recorder's timed stacks
+					* (the rest: samples in their frames) */
 	int host_cause;               /* the cause that takes most of it, -1: none (no spans,
 				       * less than half of the gain, or too few samples) */
 	uint32_t host_samples;        /* the host samples behind it (0: none, or a profiler's

@@ -17,6 +17,7 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/hooked_import.h"
+#include "util/tracer_work.h"
 #include "trace/host_import.h"
 #include "trace/hw_import.h"
 #include "trace/sm_import.h"
@@ -304,6 +305,10 @@ struct spool_reader {
 	struct kg_sm_import *sm;        /* made at the first SM placement record */
 	struct kg_host_import *host;    /* made at the first host-sample record */
 	struct kg_hooked_import *hooked; /* made when the launch hook sampled the launches */
+	/* the recorder's timed stacks of hooked launch calls, kept until the calls have
+	 * their kernels' ids (finish_hooked) */
+	struct kg_raw_overhead *held;
+	size_t n_held, cap_held;
 };
 
 static int64_t spool_str(struct spool_reader *r, uint32_t sid)
@@ -822,7 +827,7 @@ static int on_marker(struct spool_reader *r, const struct kg_raw_marker *m)
 	return 0;
 }
 
-static int on_overhead(struct spool_reader *r, const struct kg_raw_overhead *o)
+static int insert_overhead(struct spool_reader *r, const struct kg_raw_overhead *o)
 {
 	sqlite3_stmt *st = r->im->st[ST_OVERHEAD];
 	sqlite3_bind_int64(st, 1, r->process);
@@ -833,6 +838,37 @@ static int on_overhead(struct spool_reader *r, const struct kg_raw_overhead *o)
 	import_bind_ts(st, 6, o->end);
 	sqlite3_bind_int64(st, 7, o->correlation_id);
 	return step(r, ST_OVERHEAD, "overheads");
+}
+
+/* A stack the recorder timed for a hooked launch call names the call by the hook's own id,
+ * which the call gives up for its kernel's at the process's end: held until then. */
+static int on_overhead(struct spool_reader *r, const struct kg_raw_overhead *o)
+{
+	if (o->kind != KG_OVERHEAD_KGANTT_STACK || o->correlation_id < KG_RAW_HOOKED_CORRELATION)
+		return insert_overhead(r, o);
+	if (r->n_held == r->cap_held) {
+		size_t cap = r->cap_held ? 2 * r->cap_held : 256;
+		struct kg_raw_overhead *v = realloc(r->held, cap * sizeof(*v));
+		if (!v)
+			return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
+		r->held = v;
+		r->cap_held = cap;
+	}
+	r->held[r->n_held++] = *o;
+	return 0;
+}
+
+/* The held stack times, each with its call's correlation id as matched. */
+static int write_held(struct spool_reader *r)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < r->n_held; i++) {
+		r->held[i].correlation_id =
+			hooked_import_correlation(r->hooked, r->held[i].correlation_id);
+		rc = insert_overhead(r, &r->held[i]);
+	}
+	r->n_held = 0;
+	return rc;
 }
 
 static int on_dropped(struct spool_reader *r, const struct kg_raw_dropped *d)
@@ -1098,6 +1134,8 @@ static int finish_process(struct spool_reader *r, int ended, const struct kg_raw
 	struct kg_import_process *p = r->proc;
 	sqlite3_stmt *st;
 	int src = finish_hooked(r);
+	if (!src)
+		src = write_held(r);
 	if (src)
 		return src;
 	src = stack_import_write(r->stacks, r->im, r->process);
@@ -1247,6 +1285,7 @@ int import_spool_file(struct kg_import *im, const char *path)
 	free(r.open_rows);
 	stack_import_free(r.stacks);
 	hooked_import_free(r.hooked);
+	free(r.held);
 	hw_import_free(r.hw);
 	sm_import_free(r.sm);
 	host_import_free(r.host);

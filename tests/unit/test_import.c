@@ -8,6 +8,7 @@
 
 #include "recorder/spool.h"
 #include "trace/hooked_import.h"
+#include "util/tracer_work.h"
 #include "trace/packed.h"
 #include "trace/spool_import.h"
 #include "trace/trace_db.h"
@@ -415,6 +416,14 @@ static void hooked_call(struct kg_spool *s, uint32_t name, uint64_t start, uint3
 	x->device_id = stream == KG_RAW_STREAM_UNKNOWN ? KG_RAW_STREAM_UNKNOWN : 0;
 }
 
+static void stack_time(struct kg_spool *s, uint64_t start, uint32_t correlation, uint32_t kind)
+{
+	struct kg_raw_overhead *o = REC(s, KG_RAW_OVERHEAD, struct kg_raw_overhead);
+	o->start = start, o->end = start + 8;
+	o->kind = kind, o->object_kind = KG_OVERHEAD_OBJECT_THREAD, o->object_id = 78;
+	o->correlation_id = correlation;
+}
+
 static void kernel_at(struct kg_spool *s, uint32_t name, uint32_t stream, uint64_t queued,
 		      uint32_t correlation)
 {
@@ -456,6 +465,11 @@ TEST(import_hooked_launch_calls_find_their_kernels)
 	kernel_at(&s, kname, 14, 6040, 15);
 	hooked_call(&s, launch, 7000, own + 5, 13, 1); /* failed: no kernel */
 	kernel_at(&s, kname, 13, 7200, 16);          /* queued after the call: not its */
+	/* the recorder's timed stacks: of a hooked call (held, then its kernel's id), of an
+	 * unmatched one (its own id), and a CUPTI overhead record (as it is) */
+	stack_time(&s, 1990, own + 0, KG_OVERHEAD_KGANTT_STACK);
+	stack_time(&s, 6990, own + 5, KG_OVERHEAD_KGANTT_STACK);
+	stack_time(&s, 2990, own + 1, 1u << 16);
 	struct kg_raw_end *e = REC(&s, KG_RAW_END, struct kg_raw_end);
 	e->ts = 9000;
 	spool_close(&s);
@@ -469,6 +483,9 @@ TEST(import_hooked_launch_calls_find_their_kernels)
 				   "ON a.correlation = k.correlation"),
 		     4);
 	CHECK_EQ_STR(query_text(db, "SELECT why FROM launch_settings"), KG_LAUNCHES_BY_HOOK);
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(correlation, ',') FROM (SELECT "
+				    "correlation FROM overheads ORDER BY start)"),
+		     "10,4026531841,4026531845");
 	sqlite3_close(db);
 }
 
