@@ -464,7 +464,8 @@ static int on_tracer(struct kgt_reader *r, const struct kg_store_rows *st)
 		return 0;
 	}
 	if (!r->m->tracer_name)
-		r->m->tracer_name = model_string(r->m, "the tracer's own work (CUPTI's buffers, kgantt's stacks)");
+		r->m->tracer_name =
+			model_string(r->m, "the tracer's own work (CUPTI's buffers, kgantt's stacks)");
 	return 0;
 }
 

@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <unwind.h>

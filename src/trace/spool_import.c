@@ -17,13 +17,13 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/hooked_import.h"
-#include "util/tracer_work.h"
 #include "trace/host_import.h"
 #include "trace/hw_import.h"
 #include "trace/sm_import.h"
 #include "trace/stack_import.h"
 #include "util/demangle.h"
 #include "util/timemath.h"
+#include "util/tracer_work.h"
 
 enum {
 	ST_STRING, ST_PROCESS, ST_MESSAGE, ST_DEVICE, ST_CONTEXT, ST_STREAM, ST_MEMCPY,
