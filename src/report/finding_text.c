@@ -186,11 +186,13 @@ static void cause_line(FILE *f, const struct kg_finding *fd)
  * overhead records measure: 3 samples of 4 in the recorder's clock read once made it
  * "69%". Between tiny kernels, what no record measures is said too: CUPTI's work inside
  * every launch call, a large part of a gap of a few microseconds. */
-static void tracer_line(FILE *f, const struct kg_finding *fd)
+static void tracer_line(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
 {
 	double ns = finding_host_few_samples(fd) ? fd->host_tracer_records_ns
 						 : fd->host_cause_ns[KG_HOST_CAUSE_TRACER];
-	int launches = fd->rule == KG_RULE_LAUNCH_OVERHEAD;
+	/* kgantt's recordings only: another profiler's trace was not made with CUPTI the
+	 * way these figures were measured, or not with CUPTI at all (an AMD GPU's) */
+	int launches = fd->rule == KG_RULE_LAUNCH_OVERHEAD && !strcmp(a->m->source, "kgantt");
 	/* kernels mode against untraced on 20,000 empty launches, the tables of
 	 * docs/overhead.md: 0.35 us (H100, 2026-12-06 11:20) to 2.3 us (H100, 2026-12-07
 	 * 14:41), 0.54 us on the H200 */
@@ -220,7 +222,7 @@ static void host_lines(FILE *f, const struct kg_analysis *a, const struct kg_fin
 				 "gaps: too few to say what it did (record a longer run, or sample "
 				 "more often: kgantt record --host-samples=1000)",
 		      fd->host_samples, plural(fd->host_samples, "sample", "samples"));
-		tracer_line(f, fd);
+		tracer_line(f, a, fd);
 		return;
 	}
 	field(f, "host", "while the GPU waited, the thread that launched the next work was");
@@ -244,7 +246,7 @@ static void host_lines(FILE *f, const struct kg_analysis *a, const struct kg_fin
 		      host_node_name(a, 0, what, sizeof(what)));
 	}
 	cause_line(f, fd);
-	tracer_line(f, fd);
+	tracer_line(f, a, fd);
 }
 
 /* "12.300–14.500 ms  stream 7: text"; a job's evidence is its text. */
