@@ -31,5 +31,11 @@ done
 	kgantt-kernels-latency,kgantt-full,kgantt-full-cbwindows \
 	kgantt-full/kgantt-kernels-latency kgantt-full-cbwindows/kgantt-kernels-latency \
 	kgantt-full/kgantt-full-cbwindows
+# the recorder's timed stacks, from the raw rows of every trace just recorded
+python3 tests/gpu/check_stack_times.py "$w"/current/*.kgt "$w"/more/*.kgt > "$w/stack_times.txt" 2>&1
+"$K" report --json --no-progress "$w/current/launches_bad.kgt" > "$w/launches_bad.json" 2>&1
+python3 tests/gpu/check_stack_times.py --recording "$w/current/launches_bad.kgt" \
+	"$w/launches_bad.json" >> "$w/stack_times.txt" 2>&1
+cat "$w/stack_times.txt"
 xz -T0 "$w"/current/*.kgt "$w"/more/*.kgt 2> /dev/null
 tar -C "$w" -czf "$out/all.tgz" .
