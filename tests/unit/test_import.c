@@ -8,10 +8,10 @@
 
 #include "recorder/spool.h"
 #include "trace/hooked_import.h"
-#include "util/tracer_work.h"
 #include "trace/packed.h"
 #include "trace/spool_import.h"
 #include "trace/trace_db.h"
+#include "util/tracer_work.h"
 
 static char dir[256];
 
