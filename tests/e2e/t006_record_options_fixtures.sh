@@ -14,12 +14,11 @@ done
 # the kernels' rows: two, of 58.7 and 108.6 µs where the median is 4.1 µs.
 want=$(python3 - "$(fixture latency_off_every_launch)" <<'PY'
 import sys
-sys.path.insert(0, "tests/gpu")
+sys.path[:0] = ["tests/gpu", "tests/tools"]
 import kgt_rows
-k = kgt_rows.connect(sys.argv[1]).execute("SELECT start, end FROM kernels ORDER BY start").fetchall()
-gaps = [b[0] - a[1] for a, b in zip(k, k[1:]) if b[0] > a[1]]
-limit = max(10000, 10 * sorted(gaps)[len(gaps) // 2])  # the upper median
-print(sum(g <= limit for g in gaps))
+from launch_gaps import judged_gaps
+k = kgt_rows.connect(sys.argv[1]).execute("SELECT start, end FROM kernels ORDER BY start, end")
+print(len(judged_gaps([(s, e, True, False) for s, e in k])[0]))
 PY
 ) || fail "the gaps of latency_off_every_launch"
 [ "$want" = 447 ] || fail "latency_off_every_launch: $want gaps to judge, 447 counted when written"

@@ -8,8 +8,7 @@ src/util/tracer_work.h), checked from a trace's raw rows, never from kgantt's ou
         call's time leaves the unwinding out), a callback's inside its call. Exit 1 if not.
     check_stack_times.py --recording TRACE REPORT_JSON
         launch-overhead's recording figure recounted: the tiny kernels' gaps as
-        docs/rules.md counts them (both under 20 us, none after a launch call of 1 ms or
-        more, none longer than both 10 us and 10 times the upper median), the tracer's
+        docs/rules.md counts them (tests/tools/launch_gaps.py), the tracer's
         overhead rows of the launching thread inside them, each gap's part scaled to its
         gain (the gap less 150 ns); the report's JSON must say the same (too few samples:
         host.tracer_records_ns within 2 %), or more (samples add to it).
@@ -19,11 +18,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tools"))
 import kgt_rows  # noqa: E402
+from launch_gaps import SLOW_NS, judged_gaps  # noqa: E402
 
 STACK = 0x4B470001
 TRACER = (1 << 16, 2 << 16, 3 << 16, 7 << 16, STACK)
-TINY, SLOW, GRAPH_GAP, SPREAD, SYNC_GAP = 20000, 1000000, 150, 10, 10000
+GRAPH_GAP = 150  # ns: what a graph's launches leave between kernels
 
 
 def check_trace(path):
@@ -63,16 +64,8 @@ def recount(path, report):
     ops = sorted(db.execute("SELECT start, end, correlation, 1 FROM kernels UNION ALL "
                             "SELECT start, end, 0, 0 FROM memsets UNION ALL "
                             "SELECT start, end, 0, 0 FROM memcpys").fetchall())
-    busy_end, prev, gaps = None, None, []
-    for s, e, c, is_kernel in ops:
-        if (prev and prev[3] and is_kernel and prev[1] - prev[0] < TINY and e - s < TINY
-                and s > busy_end and call_ns.get(c, 0) < SLOW):
-            gaps.append((busy_end, s))
-        busy_end = e if busy_end is None else max(busy_end, e)
-        prev = (s, e, c, is_kernel)
-    lens = sorted(b - a for a, b in gaps)
-    limit = max(SYNC_GAP, SPREAD * lens[len(lens) // 2])
-    counted = [(a, b) for a, b in gaps if b - a <= limit]
+    counted = [(a, b) for a, b, _ in judged_gaps(
+        [(s, e, is_kernel, call_ns.get(c, 0) >= SLOW_NS) for s, e, c, is_kernel in ops])[0]]
     spans = db.execute("SELECT start, end FROM overheads WHERE object_kind = 2 AND object = ? AND "
                        "kind IN (%s) ORDER BY start" % ",".join(map(str, TRACER)),
                        (thread,)).fetchall()
