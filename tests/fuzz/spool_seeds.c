@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "recorder/spool.h"
+#include "util/tracer_work.h"
 
 #define REC(s, type, T) ((T *)spool_reserve((s), (type), sizeof(T)))
 
@@ -154,7 +155,7 @@ static void stacks(struct kg_spool *s)
 
 /* Launch calls the launch hook saw (trace/hooked_import.h): the recorder's own correlation
  * ids, each API record followed by its stream; kernels queued inside two of them, one call
- * in a capture (no kernel); a call site under a hooked id. */
+ * in a capture (no kernel); a call site under a hooked id, and its stack's time. */
 static void hooked(struct kg_spool *s)
 {
 	uint32_t how = spool_string(s, KG_LAUNCHES_BY_HOOK);
@@ -185,6 +186,11 @@ static void hooked(struct kg_spool *s)
 	cs->count = 1;
 	((struct kg_raw_callsite *)(cs + 1))[0] =
 		(struct kg_raw_callsite){KG_RAW_HOOKED_CORRELATION, 2};
+	/* its stack's time, held until the call has its kernel's id (spool_import.c) */
+	struct kg_raw_overhead *o = REC(s, KG_RAW_OVERHEAD, struct kg_raw_overhead);
+	o->start = 1990, o->end = 1998, o->kind = KG_OVERHEAD_KGANTT_STACK;
+	o->object_kind = KG_OVERHEAD_OBJECT_THREAD, o->object_id = 77;
+	o->correlation_id = KG_RAW_HOOKED_CORRELATION;
 }
 
 int main(int argc, char **argv)
