@@ -26,7 +26,7 @@ add "$log/e2e.txt"
 echo "== end-to-end tests of others' and malformed input, kgantt under ASan/UBSan"
 KGANTT=build/san-tool/kgantt KGANTT_SANITIZED=1 tests/run-e2e.sh --label e2e-san \
 	t002_bad_input t019_malformed_kineto t021_messages t024_public_traces t026_public_jobs \
-	t097_hw_samples t116_public_tracelens t118_compressed_input t119_graph_replays \
+	t097_hw_samples t116_public_tracelens t118_compressed_input t119_graph_replays t121_public_nsys \
 	2>&1 | tee "$log/e2e-san.txt"
 add "$log/e2e-san.txt"
 # libFuzzer targets (tests/fuzz): a short run of each, from the committed seeds; built by

@@ -28,6 +28,7 @@
 #include "util/array.h"
 #include "util/idmap.h"
 #include "util/timemath.h"
+#include "util/tracer_work.h"
 
 /* An activity is named by its deepest callee that takes at least this share of its
  * time: the frame the label ends at holds most of what its share says. (Each callee
@@ -68,9 +69,11 @@ static const char *const cause_whats[] = {
 
 static const char *const cause_fixes[KG_HOST_CAUSE_COUNT] = {
 	[KG_HOST_CAUSE_TRACER] =
-		"This time is the tracer's own (CUPTI's callbacks and buffers, the kgantt "
-		"recorder), which the program does not pay untraced: record with --mode kernels "
-		"or --stacks off to pay less of it, and take the other causes as the program's.",
+		"This time is the tracer's own (CUPTI's callbacks and buffers, the profiler's "
+		"recorder), which the program does not pay untraced: take the other causes as "
+		"the program's, and record with less (kgantt: --mode kernels or --stacks off; "
+		"Nsight Systems: without --cudabacktrace, a lower --sampling-frequency; "
+		"torch.profiler: with_stack=False).",
 	[KG_HOST_CAUSE_LOCK] =
 		"The launching thread waited for a lock or for the GIL while the GPU idled: "
 		"another thread held it (a DataLoader thread, a logger, a metrics or "
@@ -109,6 +112,14 @@ static const char *const cause_fixes[KG_HOST_CAUSE_COUNT] = {
 		"The host read values back or logged each step (.item(), .cpu(), .tolist(), "
 		"printing or logging tensors): keep the values on the GPU and read or log them "
 		"every N steps, or from another thread.",
+	[KG_HOST_CAUSE_SYNC] =
+		"The launching thread waited in synchronising calls (cudaDeviceSynchronize, "
+		"cudaStreamSynchronize, cudaEventSynchronize, a synchronous cudaMemcpy) until "
+		"the GPU had nothing left to run, and queued the next work only then: "
+		"synchronise only where the host needs a result (not after each kernel: a "
+		"stream runs its work in order by itself), wait on an event of the one stream "
+		"whose result it needs, and copy results with cudaMemcpyAsync into pinned "
+		"memory, synchronising once a step.",
 	[KG_HOST_CAUSE_IO] =
 		"The launching thread blocked in I/O (files, network, checkpoints): move it off "
 		"that thread (a DataLoader worker, a background thread, asynchronous "
@@ -142,7 +153,7 @@ const char *host_cause_fix(unsigned c)
 }
 
 /* What a frame or call is matched on, and how. */
-enum { ON_FUNCTION, ON_FILE, ON_MODULE, ON_CALL, ON_KIND, ON_STATE };
+enum { ON_FUNCTION, ON_FILE, ON_MODULE, ON_CALL, ON_KIND, ON_STATE, ON_TRACER, ON_WAIT };
 enum { HAS, IS, STARTS };
 
 struct cause_pattern {
@@ -155,9 +166,7 @@ struct cause_pattern {
  * them (relative to their sys.path entry, or whole), native functions and libraries, the
  * CUDA call the thread was in, off-CPU states. */
 static const struct cause_pattern patterns[] = {
-	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libcupti", 0},
-	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libkgantt-inject", 0},
-	{KG_HOST_CAUSE_TRACER, ON_MODULE, STARTS, "libkineto", 0},
+	{KG_HOST_CAUSE_TRACER, ON_TRACER, IS, NULL, 0}, /* kg_tracer_library */
 	{KG_HOST_CAUSE_TRACER, ON_CALL, STARTS, "CUPTI's own work", 0}, /* model.tracer_spans */
 	{KG_HOST_CAUSE_LOCK, ON_STATE, IS, NULL, KG_HOST_GIL_WAIT},
 	{KG_HOST_CAUSE_LOCK, ON_FUNCTION, IS, "take_gil", 0},
@@ -244,6 +253,9 @@ static const struct cause_pattern patterns[] = {
 	{KG_HOST_CAUSE_READ, ON_FILE, HAS, "tqdm/", 0},
 	{KG_HOST_CAUSE_READ, ON_FILE, HAS, "wandb/", 0},
 	{KG_HOST_CAUSE_READ, ON_FILE, HAS, "tensorboard/", 0},
+	/* a CUDA call, or a native frame of one (a static cudart's), that waits for the GPU:
+	 * after reads, whose own fix is the one */
+	{KG_HOST_CAUSE_SYNC, ON_WAIT, IS, NULL, 0},
 	{KG_HOST_CAUSE_IO, ON_STATE, IS, NULL, KG_HOST_BLOCKED},
 	{KG_HOST_CAUSE_IO, ON_FUNCTION, IS, "read", 0},
 	{KG_HOST_CAUSE_IO, ON_FUNCTION, IS, "__libc_read", 0},
@@ -312,6 +324,20 @@ static const char *base_of(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* A CUDA call that waits for the GPU (api_blocks_host_call), by its name as CUPTI or a
+ * native frame gives it: a C symbol ("cudaStreamSynchronize_v3020", "cuMemcpyDtoH_v2"),
+ * not a C++ one ("cudaError cudaMalloc<double>(...)", "c10::cuda::..."). */
+static int waits_for_gpu(const char *name)
+{
+	if (!name || strpbrk(name, " :<("))
+		return 0;
+	size_t n = !strncmp(name, "cuda", 4) ? 4 : !strncmp(name, "hip", 3) ? 3
+						 : !strncmp(name, "cu", 2)    ? 2 : 0;
+	if (!n || name[n] < 'A' || name[n] > 'Z')
+		return 0;
+	return api_blocks_host_call(api_category(name), name);
+}
+
 /* The causes' bits of one node: a frame, a call or a state. */
 static uint32_t node_causes(const struct kg_model *m, const struct kg_host_node *n)
 {
@@ -330,6 +356,8 @@ static uint32_t node_causes(const struct kg_model *m, const struct kg_host_node 
 		case ON_MODULE: hit = text_matches(module, p->how, p->text); break;
 		case ON_KIND: hit = f && f->kind == p->code; break;
 		case ON_STATE: hit = n->kind == KG_HOST_NODE_STATE && n->state == p->code; break;
+		case ON_TRACER: hit = module && kg_tracer_library(module); break;
+		case ON_WAIT: hit = waits_for_gpu(call ? call : f && f->kind == KG_FRAME_NATIVE ? fn : NULL); break;
 		case ON_CALL:
 			hit = call && (p->text ? text_matches(call, p->how, p->text)
 					       : api_category(call) == (enum kg_api_category)p->code);
@@ -456,6 +484,16 @@ struct host_ctx {
 	uint32_t unseen;              /* the root of the time no span covers */
 };
 
+/* A native frame of a library without a symbol. A run of them in one library, one called
+ * by another, is one node, named by where the run entered the library (leaf_of): a
+ * driver's twenty unnamed frames read as one "libcuda.so.1+0x2b1f40 (no symbols)", and a
+ * stripped program's own frame keeps the offset that addr2line takes. Where the trace
+ * has no module-relative addresses (an Nsight export), a library's are all one node. */
+static int library_frame(const struct kg_frame *f)
+{
+	return f->kind == KG_FRAME_NATIVE && !f->function && f->module;
+}
+
 /* Two frames that are one node: the same function of the same file or library; lines
  * apart (a sample's innermost line moves) unless the line is a definition. */
 static int same_place(const struct kg_frame *x, const struct kg_frame *y)
@@ -524,7 +562,13 @@ static uint32_t child(struct host_ctx *c, uint32_t parent, uint8_t kind, uint32_
 		*n = (struct kg_host_node){.parent = parent, .frame = frame, .name = name,
 					   .kind = kind, .state = state};
 		n->depth = parent == KG_NONE ? 1 : t->nodes[parent].depth + 1;
-		n->flags = inner_bits(node_causes(c->m, n), parent == KG_NONE ? 0 : t->nodes[parent].flags);
+		uint32_t own = node_causes(c->m, n);
+		n->flags = inner_bits(own, parent == KG_NONE ? 0 : t->nodes[parent].flags);
+		/* a CUDA call says itself whether it waits: not a frame above it named like a
+		 * wait (nsys names a stripped libcudart's frames by its nearest export: pipit's
+		 * saxpy export has a launch under "cudaMemcpy") */
+		if (kind == KG_HOST_NODE_CALL && !(own & (1u << KG_HOST_CAUSE_SYNC)))
+			n->flags &= ~(1u << KG_HOST_CAUSE_SYNC);
 		n->cause = first_cause(n->flags);
 		*slot = t->n_nodes++;
 		return *slot;
@@ -557,10 +601,17 @@ static uint32_t leaf_of(struct host_ctx *c, uint32_t stack, uint32_t call, uint8
 		uint32_t node = KG_NONE; /* the parent so far: none, a root comes next */
 		if (stack < m->n_stacks) {
 			const struct kg_stack *st = &m->stacks[stack];
-			for (uint32_t i = st->n_frames; i-- > 0;)
+			for (uint32_t i = st->n_frames; i-- > 0;) {
+				const struct kg_frame *f = &m->frames[st->first_frame + i];
+				const struct kg_host_node *p = node != KG_NONE ? &c->t->nodes[node] : NULL;
+				if (p && p->kind == KG_HOST_NODE_FRAME && p->frame != KG_NONE &&
+				    library_frame(f) && library_frame(&m->frames[p->frame]) &&
+				    f->module == m->frames[p->frame].module)
+					continue; /* a run of one library's unnamed frames: one node */
 				if ((node = child(c, node, KG_HOST_NODE_FRAME, st->first_frame + i, 0,
 						  0)) == KG_NONE)
 					return KG_NONE;
+			}
 		}
 		if (node == KG_NONE && !call) /* a span whose stack is not known */
 			node = child(c, KG_NONE, KG_HOST_NODE_FRAME, KG_NONE, 0, 0);
@@ -1139,7 +1190,8 @@ static int finding_shares(struct host_ctx *c, const struct kids *k, struct kg_fi
 	int dominant = f->host_cause_ns[best] >= SHARE_DOMINANT * f->gain_ns;
 	if (dominant)
 		f->host_cause = best;
-	if (f->rule == KG_RULE_LAUNCH_OVERHEAD && best == KG_HOST_CAUSE_DISPATCH)
+	if ((f->rule == KG_RULE_LAUNCH_OVERHEAD && best == KG_HOST_CAUSE_DISPATCH) ||
+	    (f->rule == KG_RULE_HOST_SYNC_STALL && best == KG_HOST_CAUSE_SYNC))
 		return 0; /* what the rule says already, and its fix is the one */
 	uint32_t paths = 0; /* the path flags of the activities of that cause */
 	for (uint32_t i = 0; i < f->n_host; i++)

@@ -12,7 +12,7 @@
  * inside the DataLoader is a GIL wait; an operator inside it is data loading):
  * X(ID, "id", "what") */
 #define KG_HOST_CAUSES(X)                                                              \
-	X(TRACER, "tracing", "the tracer's own work (CUPTI, the kgantt recorder)")     \
+	X(TRACER, "tracing", "the tracer's own work (CUPTI and the profiler)")         \
 	X(LOCK, "lock-wait", "waiting for a lock or the GIL")                          \
 	X(GC, "gc", "garbage collection")                                              \
 	X(IMPORT, "import", "importing Python modules")                                \
@@ -21,6 +21,7 @@
 	X(DATA, "data-loading", "data loading")                                        \
 	X(ALLOC, "allocation", "host allocation and cudaMalloc")                       \
 	X(READ, "reads-and-logging", "reading values back, logging and printing")      \
+	X(SYNC, "sync-wait", "waiting for the GPU in synchronising calls")             \
 	X(IO, "blocking-io", "blocking I/O")                                           \
 	X(CPU, "cpu-compute", "computing on the CPU")                                  \
 	X(DISPATCH, "op-dispatch", "dispatching many small operators and launches")    \

@@ -205,12 +205,7 @@ struct host_waits {
 
 int api_blocks_host(const struct kg_model *m, const struct kg_api *a)
 {
-	if (a->category == KG_API_SYNC)
-		return 1;
-	/* a synchronous copy or memset waits for the device too */
-	if (a->category == KG_API_MEMCPY || a->category == KG_API_MEMSET)
-		return !strstr(model_text(m, a->name), "Async");
-	return 0;
+	return api_blocks_host_call((enum kg_api_category)a->category, model_text(m, a->name));
 }
 
 static int api_by_start(const void *x, const void *y, void *model)

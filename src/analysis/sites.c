@@ -141,8 +141,12 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 	const char *fn = model_text(m, f->function);
 	const char *file = model_text(m, f->file);
 	if (!*fn && f->module && f->kind == KG_FRAME_NATIVE) {
-		snprintf(buf, len, "%s+0x%llx (no symbols)", base_name(model_text(m, f->module)),
-			 (unsigned long long)(f->address ? f->address - 1 : 0));
+		if (f->address) /* the instruction's, in the library: addr2line -e LIB ADDR */
+			snprintf(buf, len, "%s+0x%llx (no symbols)",
+				 base_name(model_text(m, f->module)),
+				 (unsigned long long)(f->address - 1));
+		else
+			snprintf(buf, len, "%s (no symbols)", base_name(model_text(m, f->module)));
 		return;
 	}
 	if (!*fn && !f->module && f->kind == KG_FRAME_NATIVE && f->address) {

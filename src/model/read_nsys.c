@@ -22,6 +22,7 @@
 #include "util/array.h"
 #include "util/demangle.h"
 #include "util/idmap.h"
+#include "util/tracer_work.h"
 
 #define EXPECTED "expected an Nsight Systems export, 2023.1 or later"
 #define TID_BITS 24               /* globalTid = hw << 56 | vm << 48 | pid << 24 | tid */
@@ -1037,26 +1038,27 @@ static const struct col callchain_cols[CC_NCOLS] = {
 /* One row of CUDA_CALLCHAINS or SAMPLING_CALLCHAINS as a frame. The export has no source
  * files or lines, and its instruction pointers are absolute, without the modules' load
  * addresses: the model's module-relative address stays unknown. A symbol nsys could not
- * resolve is kept as written; a frame without a symbol is named by its instruction
- * pointer when known. */
+ * resolve (its instruction pointer written as text, or a guess such as a library's _init)
+ * is no symbol: the frame is its library's, without a function, as kgantt's own traces
+ * have it; one without a library either is named by its instruction pointer. */
 static struct kg_frame callchain_frame(struct nsys_reader *r, sqlite3_stmt *st, int unresolved)
 {
 	struct kg_frame f;
 	memset(&f, 0, sizeof(f));
 	f.kind = KG_FRAME_NATIVE;
 	int64_t v, ip;
+	f.module = string_col(r, st, CC_MODULE);
+	if (f.module && !*model_text(r->m, f.module))
+		f.module = 0;
 	if (int_col(st, CC_SYMBOL, &v))
-		f.function = unresolved ? string_of(r, v) : symbol_of(r, v);
+		f.function = unresolved ? (f.module ? 0 : string_of(r, v)) : symbol_of(r, v);
 	if (f.function && !*model_text(r->m, f.function))
 		f.function = 0;
-	if (!f.function && int_col(st, CC_IP, &ip)) {
+	if (!f.function && !f.module && int_col(st, CC_IP, &ip)) {
 		char hex[24];
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)ip);
 		f.function = model_string(r->m, hex);
 	}
-	f.module = string_col(r, st, CC_MODULE);
-	if (f.module && !*model_text(r->m, f.module))
-		f.module = 0;
 	return f;
 }
 
@@ -1156,10 +1158,38 @@ static int want_call_chain(struct nsys_reader *r, int64_t id)
 	return 1;
 }
 
+/* A frame's library, by its file's base name ("" without one). */
+static const char *frame_library(const struct nsys_reader *r, const struct kg_frame *f)
+{
+	const char *path = f->module ? model_text(r->m, f->module) : "";
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* How many of a CUDA API backtrace's innermost frames are where the tracer took it, not
+ * the program's: the tracer's own library's (CUPTI's, Nsight Systems' injection: nsys
+ * unwinds from inside CUPTI's callback), then the driver's frames without a symbol that
+ * called into it. Left in, the call's time would read as the tracer's work. None when
+ * nothing else is left. */
+static uint32_t capture_frames(const struct nsys_reader *r, const struct kg_frame *f, uint32_t n)
+{
+	uint32_t k = 0;
+	while (k < n && kg_tracer_library(frame_library(r, &f[k])))
+		k++;
+	if (!k)
+		return 0;
+	while (k < n && !strncmp(frame_library(r, &f[k]), "libcuda.so", 10) && !f[k].function)
+		k++;
+	return k < n ? k : 0;
+}
+
 static int got_call_chain(struct nsys_reader *r, int64_t id, const struct kg_frame *f,
 			  uint32_t n, uint32_t flags)
 {
 	struct chain *c = &r->chains[idmap_get(&r->chain_ids, (uint64_t)id)];
+	uint32_t skip = capture_frames(r, f, n);
+	f += skip;
+	n -= skip;
 	if (r->ncframes + n > r->capcframes) {
 		size_t cap = r->capcframes ? r->capcframes : 1024;
 		while (cap < r->ncframes + n)
@@ -1508,7 +1538,13 @@ static void default_codes(struct codes *c)
 	memset(c->state, KG_HOST_STATE_UNKNOWN, sizeof(c->state));
 	c->state[1] = KG_HOST_RUNNING; /* ENUM_SAMPLING_THREAD_STATE's numbering */
 	c->state[2] = c->state[3] = c->state[7] = KG_HOST_BLOCKED;
-	/* event classes stay unknown: the function name tells runtime from driver */
+	/* ENUM_NSYS_EVENT_CLASS's numbering (pipit's saxpy-mpi-cuda export, nsys 2022.2 with
+	 * no ENUM tables, has each backtraced call twice: its class-67 backtrace record and
+	 * CUPTI's call, of one correlation id); other classes stay unknown, the function
+	 * name telling runtime from driver */
+	c->evclass[0] = EVC_RUNTIME;
+	c->evclass[1] = EVC_DRIVER;
+	c->evclass[67] = EVC_BACKTRACE;
 }
 
 static int read_codes(struct nsys_reader *r)
@@ -1526,6 +1562,8 @@ static int read_codes(struct nsys_reader *r)
 		rc = load_codes(r, "ENUM_CUPTI_STREAM_TYPE", NAMES(stream_names), KG_STREAM_UNKNOWN,
 				c->stream);
 	/* a class it does not know is some other API (OS runtime, cuDNN...) or a backtrace */
+	if (!rc && has_table(r, "ENUM_NSYS_EVENT_CLASS")) /* its numbering, not the default's */
+		memset(c->evclass, EVC_UNKNOWN, sizeof(c->evclass));
 	if (!rc)
 		rc = load_codes(r, "ENUM_NSYS_EVENT_CLASS", NAMES(class_names), -1, c->evclass);
 	if (!rc)

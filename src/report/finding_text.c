@@ -130,7 +130,12 @@ static void sites_lines(FILE *f, const struct kg_analysis *a, const struct kg_fi
 static const char *part_text(double ns, double total, char *buf, size_t len)
 {
 	char g[32];
-	snprintf(buf, len, "%.0f%% (%s)", 100.0 * ns / total, fmt_duration(kg_i64_round(ns), g));
+	double pct = 100.0 * ns / total;
+	fmt_duration(kg_i64_round(ns), g);
+	if (pct > 0 && pct < 0.5) /* a part that rounds to 0 % is there all the same */
+		snprintf(buf, len, "<1%% (%s)", g);
+	else
+		snprintf(buf, len, "%.0f%% (%s)", pct, g);
 	return buf;
 }
 
@@ -186,6 +191,18 @@ static void cause_line(FILE *f, const struct kg_finding *fd)
  * overhead records measure: 3 samples of 4 in the recorder's clock read once made it
  * "69%". Between tiny kernels, what no record measures is said too: CUPTI's work inside
  * every launch call, a large part of a gap of a few microseconds. */
+/* Who recorded the trace, as its tracer's own work is named. */
+static const char *tracer_name(const struct kg_model *m)
+{
+	if (!strcmp(m->source, "kgantt"))
+		return "CUPTI, the kgantt recorder";
+	if (!strcmp(m->source, "nsys"))
+		return "CUPTI, Nsight Systems";
+	if (!strcmp(m->source, "kineto"))
+		return "CUPTI, PyTorch's profiler";
+	return "the profiler";
+}
+
 static void tracer_line(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
 {
 	double ns = finding_host_few_samples(fd) ? fd->host_tracer_records_ns
@@ -202,10 +219,10 @@ static void tracer_line(FILE *f, const struct kg_analysis *a, const struct kg_fi
 				 "(docs/overhead.md)";
 	char part[64];
 	if (ns > 0 && fd->gain_ns > 0)
-		field(f, "recording", "%s of it was the tracer's own work on that thread (CUPTI, the "
-				      "kgantt recorder), which the program does not do untraced%s%s",
-		      part_text(ns, fd->gain_ns, part, sizeof(part)), launches ? "; " : "",
-		      launches ? unmeasured : "");
+		field(f, "recording", "%s of it was the tracer's own work on that thread (%s), which "
+				      "the program does not do untraced%s%s",
+		      part_text(ns, fd->gain_ns, part, sizeof(part)), tracer_name(a->m),
+		      launches ? "; " : "", launches ? unmeasured : "");
 	else if (launches)
 		field(f, "recording", "%s", unmeasured);
 }

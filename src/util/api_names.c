@@ -29,6 +29,15 @@ enum kg_api_category api_category(const char *name)
 	return KG_API_OTHER;
 }
 
+int api_blocks_host_call(enum kg_api_category category, const char *name)
+{
+	if (category == KG_API_SYNC)
+		return 1;
+	if (category == KG_API_MEMCPY || category == KG_API_MEMSET)
+		return name && !strstr(name, "Async");
+	return 0;
+}
+
 int api_capture_edge(const char *name)
 {
 	if (!name)

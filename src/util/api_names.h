@@ -21,6 +21,10 @@ const char *api_category_name(unsigned category);
  * as _v7000 do not matter). */
 enum kg_api_category api_category(const char *name);
 
+/* 1 for a call that makes the host wait for the device: a synchronisation (category
+ * SYNC), or a copy or memset without "Async" in its name. */
+int api_blocks_host_call(enum kg_api_category category, const char *name);
+
 /* 1 for a call that begins capturing a stream into a CUDA graph (cudaStreamBeginCapture,
  * cuStreamBeginCapture, hipStreamBeginCapture, ...ToGraph), -1 for one that ends it, 2
  * for one that sets a captured graph up by itself (cudaGraphInstantiate, its variants,

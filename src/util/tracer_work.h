@@ -8,6 +8,7 @@
 #define KGANTT_TRACER_WORK_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define KG_OVERHEAD_OBJECT_THREAD 2 /* CUPTI_ACTIVITY_OBJECT_THREAD: object is a thread id */
 
@@ -22,6 +23,20 @@ static inline int kg_overhead_is_tracer(int64_t kind)
 	       || kind == (3 << 16)  /* CUPTI_RESOURCE */
 	       || kind == (7 << 16)  /* ACTIVITY_BUFFER_REQUEST */
 	       || kind == KG_OVERHEAD_KGANTT_STACK;
+}
+
+/* A library of a tracer, by its file's base name: CUPTI, kgantt's recorder, Kineto
+ * (PyTorch's profiler), Nsight Systems' injection. A host sample in one is the tracer's
+ * work (analysis/host.c); the innermost frames of a CUDA API backtrace in one are where
+ * the tracer took it, not the program's (model/read_nsys.c). */
+static inline int kg_tracer_library(const char *base)
+{
+	static const char *const libs[] = {"libcupti", "libkgantt-inject", "libkineto",
+					   "libToolsInjection"};
+	for (size_t i = 0; base && i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (!strncmp(base, libs[i], strlen(libs[i])))
+			return 1;
+	return 0;
 }
 
 #endif

@@ -26,24 +26,12 @@ for name in syncs_fp syncs_stripped_host hf_decode; do
 	done
 	python3 - "$WORK/$name.want.json" "$WORK/$name.sqlite.json" "$WORK/$name.kgt.json" "$name" <<'PY' || fail "$name: the export's host side"
 import json, sys
+sys.path.insert(0, "tests/tools")
+from host_functions import functions
 want = json.load(open(sys.argv[1]))
 nsys = json.load(open(sys.argv[2], encoding="utf-8"))
 kgt = json.load(open(sys.argv[3], encoding="utf-8"))
 name = sys.argv[4]
-
-def functions(report):
-    """Each function's time in the host tree: its nodes' totals, the outermost on a path."""
-    nodes = report["host"]["nodes"]
-    out = {}
-    for n in nodes:
-        f = n["frame"].get("function")
-        p, inner = n["parent"], False
-        while p is not None and not inner:
-            inner = nodes[p]["frame"].get("function") == f
-            p = nodes[p]["parent"]
-        if f and not inner:
-            out[f] = out.get(f, 0) + n["total_ns"]
-    return out
 
 h = nsys.get("host")
 assert h, "%s: no host side in the export's report: its CPU samples were not read" % name

@@ -19,7 +19,8 @@ git. What each target gets:
                                and is kept as it is.
   fuzz_nsys                    SQL that creates and fills an Nsight Systems export made from a
                                fixture by tests/tools/kgt_to_nsys.py, both schema layouts;
-                               with --kgantt, one with CPU samples (host/syncs_fp)
+                               with --kgantt, one with CPU samples (host/syncs_fp); and
+                               the first rows of pipit's two real exports (public/nsys)
   fuzz_job, fuzz_diff,         two or three traces in one input, cut at FUZZ_NEXT
   fuzz_merge                   (fuzz_traces.h): a small job made here (job_sql: ranks on
                                two hosts, steps, all-reduces, a late rank and a slow one)
@@ -35,6 +36,7 @@ import gzip
 import json
 import lzma
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -215,7 +217,55 @@ def nsys_seeds(tmp, kgantt=None):
                         os.path.join(H200, name + ".kgt.xz"), out], check=True,
                        env=dict(os.environ, KGANTT=kgantt or ""))
         seeds[f"{os.path.basename(name)}_{schema}.sql"] = nsys_sql(out)
+    # real exports (tests/fixtures/public/nsys): nsys 2022.2 without ENUM tables, its
+    # backtrace records and CUPTI's frames atop each backtrace; 2024.5 with CPU samples
+    for name in ("saxpy_mpi_a100", "cloverleaf_a100"):
+        out = os.path.join(tmp, name + ".sqlite")
+        with lzma.open(os.path.join(ROOT, "tests/fixtures/public/nsys", name + ".sqlite.xz")) as f, \
+                open(out, "wb") as o:
+            shutil.copyfileobj(f, o)
+        seeds[f"pipit_{name}.sql"] = nsys_lean_sql(out)
     return seeds
+
+
+# The tables read_nsys.c reads (the rest of a real export, ~90 tables and their ENUMs,
+# would make a seed of 200 KB).
+NSYS_READ = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+             "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
+             "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS", "CUDA_CALLCHAINS",
+             "COMPOSITE_EVENTS", "SAMPLING_CALLCHAINS", "TARGET_INFO_GPU",
+             "TARGET_INFO_CUDA_DEVICE", "TARGET_INFO_CUDA_CONTEXT_INFO",
+             "TARGET_INFO_CUDA_STREAM", "ThreadNames", "PROCESSES", "ENUM_NSYS_EVENT_CLASS",
+             "ENUM_CUDA_MEM_KIND", "ENUM_SAMPLING_THREAD_STATE", "META_DATA_EXPORT",
+             "EXPORT_META_DATA")
+
+
+def nsys_lean_sql(path, per_table=16):
+    """A real export cut to the tables kgantt reads, their first rows (a runtime table's
+    rows around its first backtrace record, and a callchain whole) and the strings those
+    rows name."""
+    db = sqlite3.connect(path)
+    have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    out, rows = [], []
+    for name, sql in db.execute("SELECT name, sql FROM sqlite_master WHERE type='table'"):
+        if name in NSYS_READ or name == "StringIds":  # without nsys's column comments
+            out.append(re.sub(r"\s*--[^\n]*", "", sql) + ";")
+    for name in NSYS_READ:
+        if name not in have:
+            continue
+        where = "ORDER BY rowid"
+        if name == "CUPTI_ACTIVITY_KIND_RUNTIME" and db.execute(
+                "SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 67").fetchone():
+            where = ("WHERE rowid >= (SELECT MIN(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                     "WHERE eventClass = 67) - 4 ORDER BY rowid")
+        kept = quoted_rows(db, name, where, SEED_ROWS.get(name, per_table))
+        out += kept
+        rows += kept
+    used = {int(x) for r in rows for x in re.findall(r"(?<![\w.'])(\d+)(?![\w.'])", r)}
+    out += [r for r in quoted_rows(db, "StringIds", "ORDER BY id")
+            if int(re.match(r"INSERT INTO StringIds VALUES\((\d+)", r).group(1)) in used]
+    db.close()
+    return ("\n".join(out) + "\n").encode()
 
 
 # ------------------------------------------------------------------ several traces

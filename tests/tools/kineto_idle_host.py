@@ -22,6 +22,8 @@ import gzip
 import json
 import sys
 
+from spans import union
+
 MIN_GAP_US = 10.0
 # the categories of today's PyTorch, then those of PyTorch 1.8-1.10 (Kineto's first
 # traces: "Kernel", "Runtime", and the DataLoader's range as an "Operator")
@@ -29,16 +31,6 @@ GPU = ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset")
 CALLS = ("cuda_runtime", "cuda_driver", "Runtime", "Driver")
 ANNOTATIONS = ("user_annotation", "Operator")
 OPS = ("cpu_op", "Operator")
-
-
-def union(iv):
-    out = []
-    for s, e in sorted(iv):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
 
 
 def overlap(iv, s, e):

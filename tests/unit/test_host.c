@@ -245,9 +245,81 @@ TEST(sync_time_is_the_syncs_only)
 	CHECK(fabs(share_of(&a, ss, "cudaStreamSynchronize (CUDA)") - GAPS * 60000.0) < 1e-6);
 	CHECK(ss->host_cause_ns[KG_HOST_CAUSE_DATA] == 0);
 	CHECK(ss->host_unseen_ns == 0);
+	/* the sync's time is its cause, named; the rule's fix is the one for it */
+	CHECK_EQ_INT(ss->host_cause, KG_HOST_CAUSE_SYNC);
+	CHECK(fabs(ss->host_cause_ns[KG_HOST_CAUSE_SYNC] - GAPS * 60000.0) < 1e-6);
+	CHECK(!strncmp(ss->fix, "Remove per-step synchronisation", 31));
 	/* the table: every gap whole, collate counted once */
 	CHECK(fabs(a.host.idle_ns - GAPS * 101000.0) < 1);
 	CHECK(fabs(a.host.cause_ns[KG_HOST_CAUSE_DATA] - GAPS * 50500.0) < 1e-6);
+	analysis_free(&a);
+	model_free(m);
+}
+
+static struct kg_frame native(struct kg_model *m, const char *module, const char *fn,
+			      uint64_t address)
+{
+	struct kg_frame f = {0};
+	f.kind = KG_FRAME_NATIVE;
+	f.module = model_string(m, module);
+	f.function = fn ? model_string(m, fn) : 0;
+	f.address = address;
+	return f;
+}
+
+/* A run of a library's frames without symbols is one node, named by the run's outermost
+ * frame, where it entered the library (a driver's unnamed frames under a C program's
+ * main, as an Nsight export of CloverLeaf has them); a sample in a tracer's library
+ * (Nsight Systems' injection) is the tracer's; a native frame of a synchronising CUDA
+ * function (a static cudart's) waits for the GPU. */
+TEST(unnamed_library_frames_tracers_and_native_syncs)
+{
+	struct world w;
+	world_init(&w);
+	struct kg_model *m = &w.m;
+	const char *cuda = "/usr/lib64/libcuda.so.525.105.17";
+	struct kg_frame f[5];
+	f[0] = native(m, cuda, NULL, 0x10);
+	f[1] = native(m, cuda, NULL, 0x20);
+	f[2] = native(m, "/work/app", "main", 0x400);
+	uint32_t two = model_add_stack(m, 0, f, 3, 0);
+	f[0] = native(m, cuda, NULL, 0x30);
+	f[1] = native(m, cuda, NULL, 0x40);
+	f[2] = native(m, cuda, NULL, 0x20); /* entered where `two` entered */
+	f[3] = native(m, "/work/app", "main", 0x400);
+	uint32_t three = model_add_stack(m, 0, f, 4, 0);
+	f[0] = native(m, "/opt/nsys/libToolsInjection64.so", NULL, 0x60);
+	f[1] = native(m, "/work/app", "main", 0x400);
+	uint32_t tracer = model_add_stack(m, 0, f, 2, 0);
+	f[0] = native(m, cuda, NULL, 0x70);
+	f[1] = native(m, "/work/app", "cudaDeviceSynchronize", 0x800);
+	f[2] = native(m, "/work/app", "main", 0x400);
+	uint32_t sync = model_add_stack(m, 0, f, 3, 0);
+	for (int i = 0; i <= GAPS; i++) {
+		int64_t base = (int64_t)i * PERIOD;
+		kernel_at(m, w.t1, base + 500, base + 1000, base + 100000);
+		if (i == GAPS)
+			break;
+		span_at(m, w.t1, base + 100000, base + 130000, two);
+		span_at(m, w.t1, base + 130000, base + 160000, three);
+		span_at(m, w.t1, base + 160000, base + 170000, tracer);
+		span_at(m, w.t1, base + 170000, base + 200500, sync);
+	}
+	struct kg_analysis a;
+	analysed(&w, &a);
+	uint32_t cuda_nodes = 0;
+	char buf[256];
+	for (uint32_t n = 0; n < a.host.n_nodes; n++)
+		if (strstr(host_node_name(&a, n, buf, sizeof(buf)), "libcuda")) {
+			cuda_nodes++;
+			if (a.host.nodes[n].parent != KG_NONE &&
+			    a.host.nodes[a.host.nodes[n].parent].depth == 1)
+				CHECK_EQ_STR(buf, "libcuda.so.525.105.17+0x1f (no symbols)");
+		}
+	CHECK_EQ_INT(cuda_nodes, 2); /* under main, and under cudaDeviceSynchronize */
+	/* each gap of 101 µs: 10 in the tracer's library, 30.5 in the sync (then the launch) */
+	CHECK(fabs(a.host.cause_ns[KG_HOST_CAUSE_TRACER] - GAPS * 10000.0) < 1e-6);
+	CHECK(fabs(a.host.cause_ns[KG_HOST_CAUSE_SYNC] - GAPS * 30500.0) < 1e-6);
 	analysis_free(&a);
 	model_free(m);
 }

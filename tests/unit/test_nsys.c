@@ -878,7 +878,7 @@ TEST(callchain_null_symbol)
 	CHECK(s != KG_NONE);
 	CHECK_EQ_INT(l.m.stacks[s].n_frames, 5);
 	check_frame(&l.m, s, 0, "", "");
-	check_frame(&l.m, s, 1, "0x401a0b", "/work/copies");
+	check_frame(&l.m, s, 1, "", "/work/copies"); /* its library's, no symbol */
 	check_frame(&l.m, s, 2, "", "");
 	check_frame(&l.m, s, 3, "", "/work/copies");
 	check_frame(&l.m, s, 4, "main", "/work/copies");
@@ -886,8 +886,9 @@ TEST(callchain_null_symbol)
 	model_free(&l.m);
 	unlink(path);
 }
-/* A symbol nsys could not resolve is kept as written (not demangled); without one, the
- * frame is named by its instruction pointer. Resolved symbols are demangled. */
+/* A symbol nsys could not resolve is no symbol (its text is an address, or a guess); a
+ * frame without one is its library's, without a function. Resolved symbols are
+ * demangled. */
 TEST(callchain_unresolved_symbols)
 {
 	const char *path = altered(
@@ -902,11 +903,47 @@ TEST(callchain_unresolved_symbols)
 	uint32_t s = stack_of_calls(&l.m, "cudaMemset_v3020");
 	CHECK(s != KG_NONE);
 	CHECK_EQ_INT(l.m.stacks[s].n_frames, 4);
-	check_frame(&l.m, s, 0, "_Z3foov", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
-	check_frame(&l.m, s, 1, "0x7f0000001000", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	check_frame(&l.m, s, 0, "", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	check_frame(&l.m, s, 1, "", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
 	check_frame(&l.m, s, 2, "foo()", "/work/copies");
 	check_frame(&l.m, s, 3, "app::step(int)", "/work/copies");
 	CHECK_EQ_INT(l.m.n_notes, 0);
+	model_free(&l.m);
+	unlink(path);
+}
+
+/* nsys unwinds a CUDA call's backtrace from inside CUPTI's callback (pipit's
+ * saxpy-mpi-cuda export, Nsight Systems 2022.2: two libcupti frames, then libcuda's
+ * unnamed one, then cudaMalloc): those are where the tracer took it, not the program's,
+ * and would make the call's time read as the tracer's. A chain of nothing else keeps
+ * its frames; a libcuda frame with a symbol (a driver API the program called) stays. */
+TEST(callchain_starts_below_the_tracer)
+{
+	const char *path = altered(
+		nsys_file("copies_bad", "3.28"),
+		CALLCHAINS LOOSEN("CUDA_CALLCHAINS")
+		"INSERT INTO StringIds VALUES (100011, '/opt/nsys/target-linux-x64/libcupti.so.11.7'),"
+		" (100012, '0x7fd990700588'), (100013, '/opt/nsys/libToolsInjection64.so');"
+		"INSERT INTO CUDA_CALLCHAINS VALUES (11, 100012, 100011, 1, 1, 0),"
+		" (11, 100012, 100013, 1, 2, 1), (11, 100012, 100007, 1, 3, 2),"
+		" (11, 100009, 100007, 0, 4, 3), (11, 100012, 100007, 1, 5, 4),"
+		" (11, 100005, 100004, NULL, 6, 5);"
+		"INSERT INTO CUDA_CALLCHAINS VALUES (12, 100012, 100011, 1, 1, 0),"
+		" (12, 100012, 100007, 1, 3, 1);"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 11 WHERE" MEMSETS ";"
+		"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET callchainId = 12 WHERE" MEMCPYS ";");
+	struct loaded l;
+	load_ok(&l, path);
+	uint32_t s = stack_of_calls(&l.m, "cudaMemset_v3020");
+	CHECK(s != KG_NONE);
+	CHECK_EQ_INT(l.m.stacks[s].n_frames, 3);
+	check_frame(&l.m, s, 0, "cuLaunchKernel", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	check_frame(&l.m, s, 1, "", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	check_frame(&l.m, s, 2, "main", "/work/copies");
+	s = stack_of_calls(&l.m, "cudaMemcpy_v3020");
+	CHECK(s != KG_NONE);
+	CHECK_EQ_INT(l.m.stacks[s].n_frames, 2);
+	check_frame(&l.m, s, 0, "", "/opt/nsys/target-linux-x64/libcupti.so.11.7");
 	model_free(&l.m);
 	unlink(path);
 }
@@ -1154,7 +1191,7 @@ TEST(cpu_samples_read_as_host_spans)
 	CHECK_EQ_INT(s[1]->state, KG_HOST_BLOCKED);
 	CHECK_EQ_INT(s[0]->flags, 0);
 	CHECK_EQ_INT(s[2]->flags, KG_HOST_PARTIAL);
-	check_frame(m, s[2]->stack, 0, "0x7f0000001000", "/work/app");
+	check_frame(m, s[2]->stack, 0, "", "/work/app");
 	CHECK_EQ_INT(s[3]->stack, s[0]->stack); /* [Broken backtraces] is not a frame */
 	CHECK_EQ_INT(s[4]->stack, KG_NONE);
 	const struct kg_host_span *o = span_at(m, tid + 1, t0, 3);
