@@ -160,15 +160,19 @@ static int limit_by_regs(const struct kg_occ_device *d, const struct occ_arch *a
 	return (int)(warps_per_part * a->sub_partitions / warps_per_block);
 }
 
+/* Of equal limits, the hardware's block count before shared memory: the driver picks the
+ * smallest carveout that holds as many blocks as the rest allow (a 10-thread kernel on an
+ * A100 ran with a 32 KB carveout, 32 blocks of its 1 KB reserved share: "limited by shared
+ * memory" for a kernel that uses none) */
 static enum kg_occ_limit pick_limiter(const struct kg_occ_result *r)
 {
 	if (r->blocks_per_sm == r->by_warps)
 		return KG_OCC_LIMIT_WARPS;
 	if (r->blocks_per_sm == r->by_regs)
 		return KG_OCC_LIMIT_REGISTERS;
-	if (r->blocks_per_sm == r->by_smem)
-		return KG_OCC_LIMIT_SMEM;
-	return KG_OCC_LIMIT_BLOCKS;
+	if (r->blocks_per_sm == r->by_blocks)
+		return KG_OCC_LIMIT_BLOCKS;
+	return KG_OCC_LIMIT_SMEM;
 }
 
 static int min_int(int a, int b)

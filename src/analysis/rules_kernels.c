@@ -184,9 +184,10 @@ static void occupancy_title(const struct kg_analysis *a, const struct kg_kernel_
 {
 	if (c->underfilled)
 		finding_set(&f->title,
-			    "%s launches %lld blocks on %d SMs: %.0f%% of the SMs have nothing to "
+			    "%s launches %lld %s on %d SMs: %.0f%% of the SMs have nothing to "
 			    "do for %.1f ms",
-			    nm, ks->blocks, sms, 100.0 * c->unused, ms(ks->total));
+			    nm, ks->blocks, ks->blocks == 1 ? "block" : "blocks", sms,
+			    100.0 * c->unused, ms(ks->total));
 	else if (!isnan(c->achieved))
 		finding_set(&f->title,
 			    "%s runs at %.0f%% theoretical, %.0f%% achieved occupancy (limited by "

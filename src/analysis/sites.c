@@ -181,8 +181,24 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 /* The user's frame of a stack: its innermost Python frame in the user's files, else its
  * innermost native frame in the user's own binaries; else the innermost Python frame at
  * all. KG_NONE when none. */
+/* A function of CUDA's own that nvcc puts in the user's binary: the runtime it links
+ * statically by default (cudaLaunchKernel, __cudart1050) and cuda_runtime.h's templates
+ * ("cudaError cudaMalloc<double>(double**, unsigned long)"). An Nsight export names them
+ * without a file, often by the nearest export (Extra-P's and pipit's exports: a launch
+ * "at cudaDeviceSynchronize (ex-gpu)"). */
+static int cuda_own_function(const char *fn)
+{
+	if (!strncmp(fn, "cudaError_t ", 12))
+		fn += 12;
+	else if (!strncmp(fn, "cudaError ", 10))
+		fn += 10;
+	return !strncmp(fn, "__cudart", 8) ||
+	       (!strncmp(fn, "cuda", 4) && fn[4] >= 'A' && fn[4] <= 'Z');
+}
+
 /* Code nvcc wrote into the user's binary around a <<<...>>> launch (the launch stub and
- * the CUDA headers inlined into it): the user's line is the caller. */
+ * the CUDA headers inlined into it) or CUDA's own code linked into it: the user's line is
+ * the caller. */
 static int nvcc_stub(const struct kg_model *m, const struct kg_frame *f)
 {
 	const char *fn = f->function ? model_text(m, f->function) : "";
@@ -190,6 +206,7 @@ static int nvcc_stub(const struct kg_model *m, const struct kg_frame *f)
 	const char *base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	return !strncmp(fn, "__device_stub_", 14) || !strncmp(fn, "__cudaLaunch", 12) ||
+	       cuda_own_function(fn) ||
 	       !strcmp(base, "device_functions.h") || !strcmp(base, "cuda_runtime.h") ||
 	       !strcmp(base, "host_runtime.h") || strstr(file, "/cuda/include/") ||
 	       strstr(file, "/targets/x86_64-linux/include/") || !strncmp(base, "tmpxft_", 7);

@@ -139,8 +139,10 @@ static int export_one(struct cli_session *s, void *arg)
 	int flame = r->o.format == KG_EXPORT_FOLDED || r->o.format == KG_EXPORT_SPEEDSCOPE;
 	if (flame && (!s->a.host.on || !s->a.host.n_nodes)) {
 		kg_err("'%s' has no host activity while the GPU waited to export: it needs host "
-		       "samples (kgantt record --host-samples) or a profiler trace's host events",
-		       s->path);
+		       "samples (%s) or a profiler trace's host events", s->path,
+		       !strcmp(s->m.source, "nsys") ? "nsys profile --sample=process-tree, with "
+						       "CUDA tracing"
+						     : "kgantt record --host-samples");
 		return KG_EXIT_FAILURE;
 	}
 	return r->o.format == KG_EXPORT_SQLITE ? to_sqlite(r, &s->m) : to_output(r, &s->m, &s->a);

@@ -24,7 +24,7 @@
 #include "util/idmap.h"
 #include "util/tracer_work.h"
 
-#define EXPECTED "expected an Nsight Systems export, 2023.1 or later"
+#define EXPECTED "expected an Nsight Systems SQLite export, nsys export --type sqlite"
 #define TID_BITS 24               /* globalTid = hw << 56 | vm << 48 | pid << 24 | tid */
 #define TID_MASK 0xFFFFFFull
 #define NO_ID 0xFFFFFFFFu         /* CUPTI's "no stream / no event" (uint32 -1) */
@@ -427,23 +427,26 @@ static int on_process_name(struct nsys_reader *r, sqlite3_stmt *st)
 enum { GPU_ID, GPU_CUDEV, GPU_NAME, GPU_UUID, GPU_SMS, GPU_WARPS, GPU_BLOCKS, GPU_THREADS,
        GPU_REGS_SM, GPU_REGS_BLOCK, GPU_SMEM_SM, GPU_SMEM_BLOCK, GPU_SMEM_OPTIN, GPU_CC_MAJOR,
        GPU_CC_MINOR, GPU_MEMORY, GPU_NCOLS };
+/* TARGET_INFO_GPU's columns, or (after the |) those of TARGET_INFO_CUDA_GPU, where exports
+ * of nsys 2021 and before keep a GPU's properties (their TARGET_INFO_GPU has its name and
+ * bus only: Extra-P's test exports, an A100 node) */
 static const struct col gpu_cols[GPU_NCOLS] = {
-	[GPU_ID] = {"id", 1},
-	[GPU_CUDEV] = {"cuDevice", 0},
+	[GPU_ID] = {"id|deviceId", 1},
+	[GPU_CUDEV] = {"cuDevice|deviceId", 0},
 	[GPU_NAME] = {"name", 0},
 	[GPU_UUID] = {"uuid", 0},
-	[GPU_SMS] = {"smCount", 0},
-	[GPU_WARPS] = {"maxWarpsPerSm", 0},
-	[GPU_BLOCKS] = {"maxBlocksPerSm", 0},
+	[GPU_SMS] = {"smCount|numMultiprocessors", 0},
+	[GPU_WARPS] = {"maxWarpsPerSm|maxWarpsPerMultiprocessor", 0},
+	[GPU_BLOCKS] = {"maxBlocksPerSm|maxBlocksPerMultiprocessor", 0},
 	[GPU_THREADS] = {"maxThreadsPerBlock", 0},
-	[GPU_REGS_SM] = {"maxRegistersPerSm", 0},
+	[GPU_REGS_SM] = {"maxRegistersPerSm|maxRegistersPerMultiprocessor", 0},
 	[GPU_REGS_BLOCK] = {"maxRegistersPerBlock", 0},
-	[GPU_SMEM_SM] = {"maxShmemPerSm", 0},
-	[GPU_SMEM_BLOCK] = {"maxShmemPerBlock", 0},
+	[GPU_SMEM_SM] = {"maxShmemPerSm|maxSharedMemoryPerMultiprocessor", 0},
+	[GPU_SMEM_BLOCK] = {"maxShmemPerBlock|maxSharedMemoryPerBlock", 0},
 	[GPU_SMEM_OPTIN] = {"maxShmemPerBlockOptin", 0},
-	[GPU_CC_MAJOR] = {"computeMajor", 0},
-	[GPU_CC_MINOR] = {"computeMinor", 0},
-	[GPU_MEMORY] = {"totalMemory", 0},
+	[GPU_CC_MAJOR] = {"computeMajor|computeCapabilityMajor", 0},
+	[GPU_CC_MINOR] = {"computeMinor|computeCapabilityMinor", 0},
+	[GPU_MEMORY] = {"totalMemory|globalMemorySize", 0},
 };
 
 static struct gpu_row *add_gpu_row(struct gpu_row **rows, size_t *n)
@@ -1705,7 +1708,10 @@ static int read_info(struct nsys_reader *r)
 	static const struct col name_cols[] = {{"globalPid", 1}, {"name", 0}};
 	int rc = EACH(r, "PROCESSES", name_cols, on_process_name);
 	if (!rc)
-		rc = EACH(r, "TARGET_INFO_GPU", gpu_cols, on_gpu);
+		rc = EACH(r, !has_column(r, "TARGET_INFO_GPU", "id") &&
+				     has_table(r, "TARGET_INFO_CUDA_GPU") ? "TARGET_INFO_CUDA_GPU"
+									  : "TARGET_INFO_GPU",
+			  gpu_cols, on_gpu);
 	if (!rc)
 		rc = EACH(r, "TARGET_INFO_CUDA_DEVICE", cuda_dev_cols, on_cuda_device);
 	return rc;

@@ -536,8 +536,9 @@ static void kernel_shape(FILE *f, const struct kg_analysis *a, const struct kg_k
 {
 	char line[512], b[32];
 	if (k->blocks > 0 && k->threads > 0)
-		snprintf(line, sizeof(line), "%s blocks × %d threads",
-			 fmt_count((unsigned long long)k->blocks, b), k->threads);
+		snprintf(line, sizeof(line), "%s %s × %d threads",
+			 fmt_count((unsigned long long)k->blocks, b),
+			 plural((uint64_t)k->blocks, "block", "blocks"), k->threads);
 	else
 		snprintf(line, sizeof(line), "launch shape unknown");
 	if (k->occupancy_ok) {

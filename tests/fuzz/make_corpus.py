@@ -20,7 +20,7 @@ git. What each target gets:
   fuzz_nsys                    SQL that creates and fills an Nsight Systems export made from a
                                fixture by tests/tools/kgt_to_nsys.py, both schema layouts;
                                with --kgantt, one with CPU samples (host/syncs_fp); and
-                               the first rows of pipit's two real exports (public/nsys)
+                               the first rows of the real exports of public/nsys
   fuzz_job, fuzz_diff,         two or three traces in one input, cut at FUZZ_NEXT
   fuzz_merge                   (fuzz_traces.h): a small job made here (job_sql: ranks on
                                two hosts, steps, all-reduces, a late rank and a slow one)
@@ -218,13 +218,14 @@ def nsys_seeds(tmp, kgantt=None):
                        env=dict(os.environ, KGANTT=kgantt or ""))
         seeds[f"{os.path.basename(name)}_{schema}.sql"] = nsys_sql(out)
     # real exports (tests/fixtures/public/nsys): nsys 2022.2 without ENUM tables, its
-    # backtrace records and CUPTI's frames atop each backtrace; 2024.5 with CPU samples
-    for name in ("saxpy_mpi_a100", "cloverleaf_a100"):
+    # backtrace records and CUPTI's frames atop each backtrace; 2024.5 with CPU samples;
+    # 2021's TARGET_INFO_CUDA_GPU
+    for name in ("saxpy_mpi_a100", "cloverleaf_a100", "extrap_vector_a100"):
         out = os.path.join(tmp, name + ".sqlite")
         with lzma.open(os.path.join(ROOT, "tests/fixtures/public/nsys", name + ".sqlite.xz")) as f, \
                 open(out, "wb") as o:
             shutil.copyfileobj(f, o)
-        seeds[f"pipit_{name}.sql"] = nsys_lean_sql(out)
+        seeds[f"{name}.sql"] = nsys_lean_sql(out)
     return seeds
 
 
@@ -234,7 +235,7 @@ NSYS_READ = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
              "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME",
              "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS", "CUDA_CALLCHAINS",
              "COMPOSITE_EVENTS", "SAMPLING_CALLCHAINS", "TARGET_INFO_GPU",
-             "TARGET_INFO_CUDA_DEVICE", "TARGET_INFO_CUDA_CONTEXT_INFO",
+             "TARGET_INFO_CUDA_DEVICE", "TARGET_INFO_CUDA_GPU", "TARGET_INFO_CUDA_CONTEXT_INFO",
              "TARGET_INFO_CUDA_STREAM", "ThreadNames", "PROCESSES", "ENUM_NSYS_EVENT_CLASS",
              "ENUM_CUDA_MEM_KIND", "ENUM_SAMPLING_THREAD_STATE", "META_DATA_EXPORT",
              "EXPORT_META_DATA")

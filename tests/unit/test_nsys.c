@@ -1315,7 +1315,7 @@ TEST(missing_required_column)
 				   "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN start");
 	load_fails(path, -EINVAL,
 		   "table CUPTI_ACTIVITY_KIND_KERNEL has no column 'start' (expected an Nsight "
-		   "Systems export, 2023.1 or later)");
+		   "Systems SQLite export, nsys export --type sqlite)");
 	unlink(path);
 }
 

@@ -372,6 +372,14 @@ TEST(ampere_and_ada)
 	CHECK_EQ_INT(r.blocks_per_sm, 1);
 	struct kg_occ_kernel k = {128, 32, 0, 166912 + 1, 0};
 	CHECK_EQ_INT(occupancy_compute(&a100, &k, &r), -EINVAL);
+	/* Extra-P's vector_add on an A100 (an Nsight export): 10 threads, no shared memory,
+	 * run with a 32 KiB carveout: 32 blocks of the 1 KiB reserve, as many as the SM takes;
+	 * the tie is the blocks' limit, not shared memory's */
+	k = (struct kg_occ_kernel){10, 16, 0, 0, 32768};
+	CHECK_EQ_INT(occupancy_compute(&a100, &k, &r), 0);
+	CHECK_EQ_INT(r.by_smem, 32);
+	CHECK_EQ_INT(r.by_blocks, 32);
+	CHECK_EQ_INT(r.limiter, KG_OCC_LIMIT_BLOCKS);
 
 	/* cc 8.6: 48 warps, 16 blocks, 100 KiB, opt-in 99 KiB. */
 	r = run(&a10, 128, 32, 0, 0);
