@@ -380,6 +380,63 @@ static int gpus_differ(const struct kg_diff *d)
 	return strcmp(used_gpus(d->before, x, sizeof(x)), used_gpus(d->after, y, sizeof(y))) != 0;
 }
 
+/* The share of a side's kernel time whose kernel name the other side has too: a diff of
+ * two different programs (pipit's CloverLeaf against its SAXPY) compared everything
+ * without a word. 1 without kernel time. */
+static double kernel_time_shared(const struct kg_diff *d, int after)
+{
+	const struct kg_analysis *a = after ? d->after : d->before;
+	double all = 0, shared = 0;
+	for (uint32_t i = 0; i < d->n_kernels; i++) {
+		const struct kg_diff_kernel *k = &d->kernels[i];
+		uint32_t mine = after ? k->after : k->before;
+		if (mine == KG_NONE)
+			continue;
+		double ns = (double)a->kernels[mine].total;
+		all += ns;
+		if (k->before != KG_NONE && k->after != KG_NONE)
+			shared += ns;
+	}
+	return all > 0 ? shared / all : 1;
+}
+
+/* Under this share of kernel time in common, on either side, and run by programs of other
+ * names, the two runs are not one program's: said, not refused. Either alone is not
+ * enough: the fixed launches example fuses its tiny kernels into one of another name, and
+ * a Kineto trace's program is python. */
+#define KERNELS_SHARED_LOW 0.1
+
+/* A process's program: its command line's first word, without its folder ("" unknown). */
+static void program_of(const struct kg_model *m, uint32_t p, char *buf, size_t len)
+{
+	const char *cmd = m->processes[p].cmdline ? model_text(m, m->processes[p].cmdline) : "";
+	size_t n = strcspn(cmd, " \t");
+	const char *b = cmd;
+	for (size_t i = 0; i < n; i++)
+		if (cmd[i] == '/')
+			b = cmd + i + 1;
+	snprintf(buf, len, "%.*s", (int)(cmd + n - b), b);
+}
+
+/* 1 when both sides name their programs and no name is on both. */
+static int programs_differ(const struct kg_diff *d)
+{
+	const struct kg_model *a = d->before->m, *b = d->after->m;
+	char x[256], y[256];
+	int known_a = 0, known_b = 0;
+	for (uint32_t i = 0; i < a->n_processes; i++) {
+		program_of(a, i, x, sizeof(x));
+		known_a |= *x != 0;
+		for (uint32_t j = 0; *x && j < b->n_processes; j++) {
+			program_of(b, j, y, sizeof(y));
+			known_b |= *y != 0;
+			if (!strcmp(x, y))
+				return 0;
+		}
+	}
+	return known_a && known_b;
+}
+
 static void side_line(FILE *f, const char *label, const char *path, const struct kg_analysis *a)
 {
 	char text[2048];
@@ -484,6 +541,15 @@ static void text_summary(FILE *f, const struct kg_diff *d)
 			 "well as the program", *used_gpus(a, gx, sizeof(gx)) ? gx : "no GPU",
 			 *used_gpus(b, gy, sizeof(gy)) ? gy : "no GPU");
 		fprintf(f, "  %-12s ", "GPUs differ");
+		page_wrap(f, 15, line);
+	}
+	double kx = kernel_time_shared(d, 0), ky = kernel_time_shared(d, 1);
+	if ((kx < KERNELS_SHARED_LOW || ky < KERNELS_SHARED_LOW) && programs_differ(d)) {
+		char line[512];
+		snprintf(line, sizeof(line), "other programs ran, and %.0f%% of the kernel time before "
+			 "and %.0f%% after is of kernel names the other side has: the figures "
+			 "compare two different programs as they are", 100 * kx, 100 * ky);
+		fprintf(f, "  %-12s ", "other code");
 		page_wrap(f, 15, line);
 	}
 }
@@ -801,6 +867,12 @@ int diff_json(FILE *f, const struct kg_diff *d)
 	json_side(&w, "before", d->before_path, d->before);
 	json_side(&w, "after", d->after_path, d->after);
 	kv_bool(&w, "gpus_differ", gpus_differ(d));
+	kv_bool(&w, "programs_differ", programs_differ(d));
+	j_key(&w, "kernel_time_shared");
+	j_open(&w);
+	kv_num(&w, "before", kernel_time_shared(d, 0));
+	kv_num(&w, "after", kernel_time_shared(d, 1));
+	j_close(&w);
 	kv_int(&w, "span_delta_ns", kg_time_diff(d->after->span, d->before->span));
 	kv_pct(&w, "span_delta_pct", (double)kg_time_diff(d->after->span, d->before->span),
 	       (double)d->before->span);

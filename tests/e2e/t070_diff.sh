@@ -132,6 +132,29 @@ d = json.load(sys.stdin)
 assert d["median_step_delta_ns"] is None or d["before"]["steps"], d["median_step_delta_ns"]' ||
 	fail "diff: median_step_delta_ns without steps on both sides"
 
+# two different programs are said to be (pipit's SAXPY and CloverLeaf: other names, no
+# kernel name in common); a fix that renamed every kernel is not (the launches example
+# fuses its tiny kernels into one of another name), nor a program on another GPU
+P=tests/fixtures/public/nsys
+"$K" diff --no-progress "$P/saxpy_mpi_a100.sqlite.xz" "$P/cloverleaf_a100.sqlite.xz" \
+	> "$WORK/other.txt" || fail "diff of two programs"
+grep -q "^  other code   other programs ran, and 0% of the kernel time before and 0% after" \
+	"$WORK/other.txt" || fail "diff of two programs does not say so: $(head -30 "$WORK/other.txt")"
+"$K" diff --json --no-progress "$P/saxpy_mpi_a100.sqlite.xz" "$P/cloverleaf_a100.sqlite.xz" |
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["programs_differ"] and d["kernel_time_shared"] == {"before": 0, "after": 0}, d["kernel_time_shared"]' ||
+	fail "diff --json of two programs"
+for pair in "launches_bad launches_fixed" "copies_bad copies_fixed"; do
+	set -- $pair
+	"$K" diff --no-progress "$(fixture $1)" "$(fixture $2)" > "$WORK/same.txt" || fail "diff $pair"
+	! grep -q "other code" "$WORK/same.txt" || fail "diff $pair says other code"
+done
+H=tests/fixtures/public/hta/job_trace_diff
+"$K" diff --no-progress "$H/control_20ms.json.gz" "$H/test_20ms.json.gz" > "$WORK/gpus.txt" ||
+	fail "diff of the A100 and V100 runs"
+grep -q "GPUs differ" "$WORK/gpus.txt" && ! grep -q "other code" "$WORK/gpus.txt" ||
+	fail "diff of one program on two GPUs: $(head -30 "$WORK/gpus.txt")"
+echo "ok: diff says when two different programs are compared, and only then"
+
 # bad input
 expect_error 2 "two traces needed" "$K" diff "$t"
 expect_error 2 "only two traces" "$K" diff "$t" "$t" "$t"
