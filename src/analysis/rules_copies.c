@@ -183,26 +183,43 @@ void rule_copy_compute_overlap(struct kg_analysis *a)
 			 "beside a kernel%s",
 			 gl, overlap_pct, ms(gm->copy_total),
 			 npageable ? "; pageable host memory makes them slow and synchronous" : "");
-		finding_set(&f->explanation, "%u copies used pageable host memory (%.1f GB/s; pinned copies move "
-			 "%.0f GB/s): the driver stages them through a pinned buffer and an "
-			 "'async' copy from pageable memory blocks the host. %u synchronous "
-			 "cudaMemcpy and %u synchronous cudaMemset calls blocked the host for "
-			 "%.1f ms in all. %u host-to-device copies ran on a stream that also runs "
-			 "kernels, so they cannot overlap those kernels.",
-			 npageable, pageable_ns > 0 ? pageable_bytes / pageable_ns : 0, bw, nsync,
-			 nsync_set, ms(host_blocked), on_compute);
-		finding_set(&f->fix, "Allocate host buffers pinned (cudaMallocHost / cudaHostAlloc; PyTorch: "
-			 "DataLoader(pin_memory=True), tensor.pin_memory()), copy with "
-			 "cudaMemcpyAsync on a dedicated copy stream (PyTorch: .to(device, "
-			 "non_blocking=True)) while the compute stream works on the previous batch, "
-			 "order the two with cudaEventRecord/cudaStreamWaitEvent, and use "
-			 "cudaMemsetAsync instead of cudaMemset.");
+		/* each cause said, and fixed, only where the copies had it: Extra-P's GTX 1060
+		 * example copies from pinned memory on its compute streams, and was told "0
+		 * copies used pageable host memory ... Allocate host buffers pinned" */
+		if (npageable)
+			finding_append(&f->explanation, "%u copies used pageable host memory (%.1f "
+				       "GB/s; pinned copies move %.0f GB/s): the driver stages them "
+				       "through a pinned buffer and an 'async' copy from pageable memory "
+				       "blocks the host.",
+				       npageable, pageable_ns > 0 ? pageable_bytes / pageable_ns : 0, bw);
+		if (nsync || nsync_set)
+			finding_append(&f->explanation, "%s%u synchronous cudaMemcpy and %u synchronous "
+				       "cudaMemset calls blocked the host for %.1f ms in all.",
+				       npageable ? " " : "", nsync, nsync_set, ms(host_blocked));
+		if (on_compute)
+			finding_append(&f->explanation, "%s%u host-to-device copies ran on a stream that "
+				       "also runs kernels, so they cannot overlap those kernels.",
+				       npageable || nsync || nsync_set ? " " : "", on_compute);
+		finding_set(&f->fix, "%s with cudaMemcpyAsync on a dedicated copy stream (PyTorch: "
+			    ".to(device, non_blocking=True)) while the compute stream works on the "
+			    "previous batch, %sorder the two with cudaEventRecord/cudaStreamWaitEvent%s.",
+			    npageable ? "Allocate host buffers pinned (cudaMallocHost / cudaHostAlloc; "
+					"PyTorch: DataLoader(pin_memory=True), tensor.pin_memory()), copy"
+				      : "Copy",
+			    nsync_set ? "" : "and ",
+			    nsync_set ? ", and use cudaMemsetAsync instead of cudaMemset" : "");
 		f->gain_ns = gain;
-		finding_set(&f->gain_how,
-			    "pageable copies at pinned bandwidth (%.0f GB/s: %s) save %.1f ms; the "
-			    "remaining copy time overlapped with kernel time up to the smaller of the "
-			    "two saves %.1f ms more",
-			    bw, rate.from, ms(faster), ms(extra > 0 ? extra : 0));
+		if (npageable)
+			finding_set(&f->gain_how,
+				    "pageable copies at pinned bandwidth (%.0f GB/s: %s) save %.1f ms; "
+				    "the remaining copy time overlapped with kernel time up to the "
+				    "smaller of the two saves %.1f ms more",
+				    bw, rate.from, ms(faster), ms(extra > 0 ? extra : 0));
+		else
+			finding_set(&f->gain_how,
+				    "the time of the synchronous copies and of those on compute "
+				    "streams overlapped with kernel time, up to the smaller of the two, "
+				    "less what already overlapped");
 		f->gpu = g;
 		f->start = gm->begin;
 		f->end = gm->end;

@@ -318,6 +318,42 @@ TEST(pageable_copy_gain_takes_the_gpu_link_rate)
 	model_free(&m);
 }
 
+/* Only the causes the copies had are said and fixed: the copies example made pinned and
+ * asynchronous leaves its host-to-device copies on the compute stream, and the finding
+ * says that alone (Extra-P's GTX 1060 export was told "0 copies used pageable host
+ * memory" and to allocate pinned buffers it had). */
+TEST(copy_overlap_says_only_the_causes_present)
+{
+	struct kg_model m;
+	struct kg_analysis a;
+	char err[1024];
+	CHECK(model_load(fixture("copies_bad"), &m, NULL, err, sizeof(err)) == 0);
+	uint32_t async = model_string(&m, "cudaMemcpyAsync_v3020");
+	for (uint32_t i = 0; i < m.n_ops; i++) {
+		struct kg_op *o = &m.ops[i];
+		if (o->kind == KG_OP_KERNEL)
+			continue;
+		if (o->src_kind == KG_MEM_PAGEABLE)
+			o->src_kind = KG_MEM_PINNED;
+		if (o->dst_kind == KG_MEM_PAGEABLE)
+			o->dst_kind = KG_MEM_PINNED;
+		if (o->api != KG_NONE)
+			m.apis[o->api].name = async;
+	}
+	CHECK(analysis_run(&m, NULL, &a) == 0);
+	const struct kg_finding *f = rule_finding(&a, "copy-compute-overlap");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(!strncmp(f->explanation, "8 host-to-device copies ran on a stream that also runs", 54));
+		CHECK(!strstr(f->explanation, "pageable") && !strstr(f->explanation, "synchronous"));
+		CHECK(!strncmp(f->fix, "Copy with cudaMemcpyAsync on a dedicated copy stream", 52));
+		CHECK(!strstr(f->fix, "pinned") && !strstr(f->fix, "cudaMemsetAsync"));
+		CHECK(!strstr(f->gain_how, "pageable"));
+	}
+	analysis_free(&a);
+	model_free(&m);
+}
+
 /* A library's kernel (here the occupancy example's kernels renamed as cuBLAS's and
  * PyTorch's would be) gets a fix the user can apply, not "change the block size". */
 TEST(library_kernels_get_fixes_the_user_controls)
