@@ -357,7 +357,9 @@ static uint32_t node_causes(const struct kg_model *m, const struct kg_host_node 
 		case ON_KIND: hit = f && f->kind == p->code; break;
 		case ON_STATE: hit = n->kind == KG_HOST_NODE_STATE && n->state == p->code; break;
 		case ON_TRACER: hit = module && kg_tracer_library(module); break;
-		case ON_WAIT: hit = waits_for_gpu(call ? call : f && f->kind == KG_FRAME_NATIVE ? fn : NULL); break;
+		case ON_WAIT:
+			hit = waits_for_gpu(call ? call : f && f->kind == KG_FRAME_NATIVE ? fn : NULL);
+			break;
 		case ON_CALL:
 			hit = call && (p->text ? text_matches(call, p->how, p->text)
 					       : api_category(call) == (enum kg_api_category)p->code);

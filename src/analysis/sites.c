@@ -178,9 +178,6 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 		snprintf(buf, len, "%s", fn);
 }
 
-/* The user's frame of a stack: its innermost Python frame in the user's files, else its
- * innermost native frame in the user's own binaries; else the innermost Python frame at
- * all. KG_NONE when none. */
 /* A function of CUDA's own that nvcc puts in the user's binary: the runtime it links
  * statically by default (cudaLaunchKernel, __cudart1050) and cuda_runtime.h's templates
  * ("cudaError cudaMalloc<double>(double**, unsigned long)"). An Nsight export names them
@@ -220,6 +217,9 @@ int frame_is_users(const struct kg_model *m, const struct kg_frame *f)
 	       !runtime_module(model_text(m, f->module)) && !nvcc_stub(m, f);
 }
 
+/* The user's frame of a stack: its innermost Python frame in the user's files, else its
+ * innermost native frame in the user's own binaries; else the innermost Python frame at
+ * all. KG_NONE when none. */
 uint32_t stack_user_frame(const struct kg_model *m, const struct kg_stack *s)
 {
 	uint32_t any_python = KG_NONE;

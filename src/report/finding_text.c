@@ -184,13 +184,6 @@ static void cause_line(FILE *f, const struct kg_finding *fd)
 	free(line);
 }
 
-/* How much of the gain was the recording's own work on the launching thread (CUPTI's
- * buffers and callbacks, the recorder's call stacks, as its samples and the overhead
- * records show): time the program does not spend untraced, so that nobody chases the
- * tracer's shadow. With too few samples to say what the thread did, only what the
- * overhead records measure: 3 samples of 4 in the recorder's clock read once made it
- * "69%". Between tiny kernels, what no record measures is said too: CUPTI's work inside
- * every launch call, a large part of a gap of a few microseconds. */
 /* Who recorded the trace, as its tracer's own work is named. */
 static const char *tracer_name(const struct kg_model *m)
 {
@@ -203,6 +196,13 @@ static const char *tracer_name(const struct kg_model *m)
 	return "the profiler";
 }
 
+/* How much of the gain was the recording's own work on the launching thread (CUPTI's
+ * buffers and callbacks, the recorder's call stacks, as its samples and the overhead
+ * records show): time the program does not spend untraced, so that nobody chases the
+ * tracer's shadow. With too few samples to say what the thread did, only what the
+ * overhead records measure: 3 samples of 4 in the recorder's clock read once made it
+ * "69%". Between tiny kernels, what no record measures is said too: CUPTI's work inside
+ * every launch call, a large part of a gap of a few microseconds. */
 static void tracer_line(FILE *f, const struct kg_analysis *a, const struct kg_finding *fd)
 {
 	double ns = finding_host_few_samples(fd) ? fd->host_tracer_records_ns
