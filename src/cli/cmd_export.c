@@ -9,6 +9,7 @@
 #include "cli/session.h"
 #include "cli/write_output.h"
 #include "export/export.h"
+#include "model/load.h"
 #include "util/outfile.h"
 
 struct export_args {
@@ -140,9 +141,7 @@ static int export_one(struct cli_session *s, void *arg)
 	if (flame && (!s->a.host.on || !s->a.host.n_nodes)) {
 		kg_err("'%s' has no host activity while the GPU waited to export: it needs host "
 		       "samples (%s) or a profiler trace's host events", s->path,
-		       !strcmp(s->m.source, "nsys") ? "nsys profile --sample=process-tree, with "
-						       "CUDA tracing"
-						     : "kgantt record --host-samples");
+		       source_host_samples(s->m.source));
 		return KG_EXIT_FAILURE;
 	}
 	return r->o.format == KG_EXPORT_SQLITE ? to_sqlite(r, &s->m) : to_output(r, &s->m, &s->a);

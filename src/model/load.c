@@ -15,14 +15,19 @@
 #include "trace/store.h"
 #include "trace/uncompress.h"
 
-/* Each format's key (the model's source, the JSON's "source") and its name for people. */
+/* Each format's key (the model's source, the JSON's "source"), its name for people, what
+ * recorded it beside CUPTI (whose own work on the program's threads the report names),
+ * and how a trace of it gets host samples. */
 static const struct {
-	const char *key, *name;
+	const char *key, *name, *recorder, *host_samples;
 } formats[] = {
-	[KG_FORMAT_UNKNOWN] = {"", "unknown"},
-	[KG_FORMAT_KGANTT] = {"kgantt", "kgantt trace"},
-	[KG_FORMAT_KINETO] = {"kineto", "PyTorch profiler (Kineto) JSON"},
-	[KG_FORMAT_NSYS] = {"nsys", "Nsight Systems SQLite export"},
+	[KG_FORMAT_UNKNOWN] = {"", "unknown", "the profiler", "kgantt record --host-samples"},
+	[KG_FORMAT_KGANTT] = {"kgantt", "kgantt trace", "the kgantt recorder",
+			      "kgantt record --host-samples"},
+	[KG_FORMAT_KINETO] = {"kineto", "PyTorch profiler (Kineto) JSON", "PyTorch's profiler",
+			      "kgantt record --host-samples"},
+	[KG_FORMAT_NSYS] = {"nsys", "Nsight Systems SQLite export", "Nsight Systems",
+			    "nsys profile --sample=process-tree, with CUDA tracing"},
 };
 
 const char *format_name(enum kg_format f)
@@ -30,12 +35,29 @@ const char *format_name(enum kg_format f)
 	return formats[f <= KG_FORMAT_NSYS ? f : KG_FORMAT_UNKNOWN].name;
 }
 
-const char *source_name(const char *source)
+/* The format of a source key; KG_FORMAT_UNKNOWN for another. */
+static enum kg_format format_of_source(const char *source)
 {
 	for (size_t f = 1; f < sizeof(formats) / sizeof(formats[0]); f++)
 		if (!strcmp(source, formats[f].key))
-			return formats[f].name;
-	return source;
+			return (enum kg_format)f;
+	return KG_FORMAT_UNKNOWN;
+}
+
+const char *source_name(const char *source)
+{
+	enum kg_format f = format_of_source(source);
+	return f != KG_FORMAT_UNKNOWN ? formats[f].name : source;
+}
+
+const char *source_recorder(const char *source)
+{
+	return formats[format_of_source(source)].recorder;
+}
+
+const char *source_host_samples(const char *source)
+{
+	return formats[format_of_source(source)].host_samples;
 }
 
 /* An SQLite file is opened once, by the store, which tells what it is and checks a kgantt

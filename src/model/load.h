@@ -39,6 +39,10 @@ const char *format_name(enum kg_format f);
 /* The name of the format a model was read from, by its source key ("kgantt", "kineto",
  * "nsys"): "kgantt trace", ... */
 const char *source_name(const char *source);
+/* What recorded it beside CUPTI ("the kgantt recorder", "Nsight Systems"; "the profiler"
+ * for another source), and how a trace of it gets host samples (a command). */
+const char *source_recorder(const char *source);
+const char *source_host_samples(const char *source);
 
 /* The readers; each fills an initialised model and does not call model_finish. */
 int read_kgt(struct kg_model *m, const char *path, const struct kg_load_opts *opts, char *err,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/load.h"
 #include "report/finding_out.h"
 #include "util/format.h"
 #include "text/names.h"
@@ -184,18 +185,6 @@ static void cause_line(FILE *f, const struct kg_finding *fd)
 	free(line);
 }
 
-/* Who recorded the trace, as its tracer's own work is named. */
-static const char *tracer_name(const struct kg_model *m)
-{
-	if (!strcmp(m->source, "kgantt"))
-		return "CUPTI, the kgantt recorder";
-	if (!strcmp(m->source, "nsys"))
-		return "CUPTI, Nsight Systems";
-	if (!strcmp(m->source, "kineto"))
-		return "CUPTI, PyTorch's profiler";
-	return "the profiler";
-}
-
 /* How much of the gain was the recording's own work on the launching thread (CUPTI's
  * buffers and callbacks, the recorder's call stacks, as its samples and the overhead
  * records show): time the program does not spend untraced, so that nobody chases the
@@ -219,9 +208,9 @@ static void tracer_line(FILE *f, const struct kg_analysis *a, const struct kg_fi
 				 "(docs/overhead.md)";
 	char part[64];
 	if (ns > 0 && fd->gain_ns > 0)
-		field(f, "recording", "%s of it was the tracer's own work on that thread (%s), which "
-				      "the program does not do untraced%s%s",
-		      part_text(ns, fd->gain_ns, part, sizeof(part)), tracer_name(a->m),
+		field(f, "recording", "%s of it was the tracer's own work on that thread (CUPTI, %s), "
+				      "which the program does not do untraced%s%s",
+		      part_text(ns, fd->gain_ns, part, sizeof(part)), source_recorder(a->m->source),
 		      launches ? "; " : "", launches ? unmeasured : "");
 	else if (launches)
 		field(f, "recording", "%s", unmeasured);
