@@ -27,6 +27,7 @@
 #include "util/api_names.h"
 #include "util/array.h"
 #include "util/idmap.h"
+#include "util/pathfmt.h"
 #include "util/timemath.h"
 #include "util/tracer_work.h"
 
@@ -318,12 +319,6 @@ static int text_matches(const char *s, unsigned how, const char *p)
 							 : strstr(s, p) != NULL;
 }
 
-static const char *base_of(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
-}
-
 /* A CUDA call that waits for the GPU (api_blocks_host_call), by its name as CUPTI or a
  * native frame gives it: a C symbol ("cudaStreamSynchronize_v3020", "cuMemcpyDtoH_v2"),
  * not a C++ one ("cudaError cudaMalloc<double>(...)", "c10::cuda::..."). */
@@ -345,7 +340,7 @@ static uint32_t node_causes(const struct kg_model *m, const struct kg_host_node 
 					   ? &m->frames[n->frame] : NULL;
 	const char *call = n->kind == KG_HOST_NODE_CALL ? model_text(m, n->name) : NULL;
 	const char *fn = f ? model_text(m, f->function) : NULL, *file = f ? model_text(m, f->file) : NULL;
-	const char *module = f && f->module ? base_of(model_text(m, f->module)) : NULL;
+	const char *module = f && f->module ? path_base(model_text(m, f->module)) : NULL;
 	uint32_t bits = 0;
 	for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
 		const struct cause_pattern *p = &patterns[i];

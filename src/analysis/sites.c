@@ -24,18 +24,13 @@
 #include "util/api_names.h"
 #include "util/array.h"
 #include "util/idmap.h"
+#include "util/pathfmt.h"
 
 /* ------------------------------------------------------------------ whose code */
 
 static int contains(const char *s, const char *part)
 {
 	return s && strstr(s, part) != NULL;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
 }
 
 /* Packages and standard modules whose frames are not the user's. The PyTorch profiler
@@ -70,7 +65,7 @@ static const char *compiled_graph(const char *file)
 	size_t n = file ? strlen(file) : 0;
 	if (!dir || n < 4 || strcmp(file + n - 3, ".py"))
 		return NULL;
-	return base_name(file);
+	return path_base(file);
 }
 
 /* A Python file of the user's, not of the interpreter, an installed package or a
@@ -106,7 +101,7 @@ static int runtime_module(const char *module)
 	    contains(module, "/usr/local/cuda") || !strncmp(module, "/lib/", 5) ||
 	    !strncmp(module, "/lib64/", 7) || !strncmp(module, "/usr/lib", 8))
 		return 1;
-	const char *b = base_name(module);
+	const char *b = path_base(module);
 	if (!strncmp(b, "python", 6))
 		return 1; /* the interpreter's own executable */
 	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
@@ -143,10 +138,10 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 	if (!*fn && f->module && f->kind == KG_FRAME_NATIVE) {
 		if (f->address) /* the instruction's, in the library: addr2line -e LIB ADDR */
 			snprintf(buf, len, "%s+0x%llx (no symbols)",
-				 base_name(model_text(m, f->module)),
+				 path_base(model_text(m, f->module)),
 				 (unsigned long long)(f->address - 1));
 		else
-			snprintf(buf, len, "%s (no symbols)", base_name(model_text(m, f->module)));
+			snprintf(buf, len, "%s (no symbols)", path_base(model_text(m, f->module)));
 		return;
 	}
 	if (!*fn && !f->module && f->kind == KG_FRAME_NATIVE && f->address) {
@@ -167,13 +162,13 @@ void frame_label(const struct kg_model *m, const struct kg_frame *f, char *buf, 
 	if (graph) /* its hash and line mean nothing to the user; which graph it is does */
 		snprintf(buf, len, "%s in compiled graph %.8s (torch.compile)", fn, graph);
 	else if (*file && f->line > 0 && (f->flags & KG_FRAME_DEF_LINE))
-		snprintf(buf, len, "%s (%s, defined at line %d)", fn, base_name(file), f->line);
+		snprintf(buf, len, "%s (%s, defined at line %d)", fn, path_base(file), f->line);
 	else if (*file && f->line > 0)
-		snprintf(buf, len, "%s:%d in %s", base_name(file), f->line, fn);
+		snprintf(buf, len, "%s:%d in %s", path_base(file), f->line, fn);
 	else if (*file)
-		snprintf(buf, len, "%s in %s", base_name(file), fn);
+		snprintf(buf, len, "%s in %s", path_base(file), fn);
 	else if (f->module)
-		snprintf(buf, len, "%s (%s)", fn, base_name(model_text(m, f->module)));
+		snprintf(buf, len, "%s (%s)", fn, path_base(model_text(m, f->module)));
 	else
 		snprintf(buf, len, "%s", fn);
 }

@@ -17,6 +17,7 @@
 #include "render/plot_job.h"
 #include "report/report.h"
 #include "util/outfile.h"
+#include "util/pathfmt.h"
 #include "util/timemath.h"
 
 #define MAX_STREAMS 64
@@ -177,12 +178,6 @@ static void drawn_span(const struct cli_session *s, int64_t *t0, int64_t *t1)
 
 /* ---------------------------------------------------------------- what it draws */
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* What plot refuses in a trace, before analysing it. */
 static int plot_check(struct cli_session *s, void *arg)
 {
@@ -210,7 +205,7 @@ static int plot_one(struct cli_session *s, void *arg)
 		.format = r->fmt, .origin = m->begin,
 		.width = r->width, .height = r->height, .dpi = r->dpi, .device = r->device,
 		.streams = r->n_streams ? r->streams : NULL, .n_streams = r->n_streams,
-		.title = r->title, .trace_name = base_name(s->path), .host_lanes = !r->no_host,
+		.title = r->title, .trace_name = path_base(s->path), .host_lanes = !r->no_host,
 		.no_hw = r->no_hw, .sm = r->sm,
 	};
 	drawn_span(s, &o.t0, &o.t1);

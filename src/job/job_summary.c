@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "util/array.h"
+#include "util/pathfmt.h"
 #include "util/strtab.h"
 #include "util/timemath.h"
 
@@ -58,12 +59,6 @@ static uint64_t name_hash(const char *s)
 }
 
 /* ------------------------------------------------------------------ who */
-
-static void base_name(const char *path, char *out, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-	snprintf(out, len, "%s", slash ? slash + 1 : path);
-}
 
 /* The process that ran most of a GPU's work: a GPU's first device may be another
  * process's (torchrun's launcher touches every GPU and runs nothing). */
@@ -113,7 +108,7 @@ static void fill_identity(struct kg_rank *r, const struct kg_model *m, uint32_t 
 		snprintf(r->label, sizeof(r->label), "rank %s%s", r->rank, gpu_part);
 	} else {
 		char base[48], pid_part[24] = "";
-		base_name(file, base, sizeof(base));
+		snprintf(base, sizeof(base), "%s", path_base(file));
 		if (procs_with_gpus > 1)
 			snprintf(pid_part, sizeof(pid_part), " pid %u", r->pid);
 		snprintf(r->label, sizeof(r->label), "%s%s GPU %d", base, pid_part, r->ordinal);

@@ -22,6 +22,7 @@
 #include "util/array.h"
 #include "util/demangle.h"
 #include "util/idmap.h"
+#include "util/pathfmt.h"
 #include "util/tracer_work.h"
 
 #define EXPECTED "expected an Nsight Systems SQLite export, nsys export --type sqlite"
@@ -1164,9 +1165,7 @@ static int want_call_chain(struct nsys_reader *r, int64_t id)
 /* A frame's library, by its file's base name ("" without one). */
 static const char *frame_library(const struct nsys_reader *r, const struct kg_frame *f)
 {
-	const char *path = f->module ? model_text(r->m, f->module) : "";
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
+	return path_base(f->module ? model_text(r->m, f->module) : "");
 }
 
 /* How many of a CUDA API backtrace's innermost frames are where the tracer took it, not

@@ -11,6 +11,7 @@
 #include "util/array.h"
 #include "util/clock.h"
 #include "util/idmap.h"
+#include "util/pathfmt.h"
 #include "util/stack_flags.h"
 
 /* Frame kinds and stack flags as stored (model.h's enum kg_frame_kind, kg_stack_flags). */
@@ -217,8 +218,7 @@ static int write_settings(struct writer *w)
 
 static int is_interpreter(const char *path)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	const char *base = path_base(path);
 	return !strncmp(base, "libpython", 9) || !strncmp(base, "python", 6);
 }
 
@@ -317,8 +317,7 @@ static int at_thread_start(struct writer *w, const uint64_t *ips, uint32_t n)
 		symbolizer_lookup(w->sym, ips[i], &s, 1, &k);
 		if (s.module >= 0) {
 			const char *path = w->si->module_paths[s.module];
-			const char *base = strrchr(path, '/');
-			base = base ? base + 1 : path;
+			const char *base = path_base(path);
 			if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5))
 				return 1;
 		}

@@ -72,3 +72,9 @@ int expand_path_pattern(const char *pattern, int pid, const char *host, char *ou
 	}
 	return 0;
 }
+
+const char *path_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}

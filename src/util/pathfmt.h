@@ -10,4 +10,7 @@
 int expand_path_pattern(const char *pattern, int pid, const char *host, char *out,
 			size_t outlen, char *err, size_t errlen);
 
+/* The file name of a path: what follows its last '/', the whole path without one. */
+const char *path_base(const char *path);
+
 #endif
