@@ -68,7 +68,9 @@ WAITING = re.compile(r"^(cuda|cu|hip)[A-Z]\w*$")
 
 
 def waits(name):
-    """A CUDA C function that makes the host wait for the GPU."""
+    """A CUDA C function that makes the host wait for the GPU, by its name as CUPTI gives
+    it (a version suffix, "_v3020", does not matter)."""
+    name = re.sub(r"_v\d+$", "", name or "")
     if not name or not WAITING.match(name):
         return False
     if "Synchronize" in name or name.startswith(("cudaStreamWaitEvent", "cuStreamWaitEvent")):
@@ -130,8 +132,8 @@ def calls_of(db):
             continue  # inside the call before it
         start = max(s, own[-1][1]) if own else s
         if e > start:
-            fn = re.sub(r"_v\d+$", "", text.get(name, ""))
-            own.append([start, e, chain_of.get((gtid & ~TID_MASK, corr), []), waits(fn)])
+            own.append([start, e, chain_of.get((gtid & ~TID_MASK, corr), []),
+                        waits(text.get(name, ""))])
     return calls, thread_of, issued_of
 
 
