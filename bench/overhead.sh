@@ -165,6 +165,8 @@ config kgantt-kernels-latency-tid "KGANTT_DEV_TID=1" "--mode kernels --latency o
     "kgantt-kernels-latency with CUPTI naming threads by their kernel ids, as full mode has it"
 config kgantt-kernels-latency-host "" "--mode kernels --latency on --host-samples=100" \
     "kgantt-kernels-latency with host samples at full mode's default"
+config kgantt-full-dated "KGANTT_DEV_DATED=1" "--mode full --latency off" \
+    "full mode with every launch dated by the launch hook (its call recorded, its stack only in windows) and no latency timestamps: issue 26's floor without CUPTI's latency cost (src/trace/hooked_import.h)"
 config kgantt-full-all-launches "" "--mode full --all-launches" \
     "full mode with an API record for every kernel launch (by default launches are sampled in windows, src/recorder/launches.h)"
 config kgantt-full-activity "KGANTT_DEV_API_ACTIVITY=1" "--mode full --all-launches" \
@@ -183,6 +185,10 @@ config untraced-hookprobe "LD_PRELOAD=$HOOK_LIB:$HOOK_PROBE_LIB HOOK_PROBE=windo
     "the program alone, the launch hook telling a stand-in observer (two clock reads) every launch in windows of 10 ms in every 100 and each kernel's first"
 config kgantt-kernels-latency-hookprobe "LD_PRELOAD=$HOOK_LIB:$HOOK_PROBE_LIB HOOK_PROBE=window" "--mode kernels --latency on" \
     "kgantt-kernels-latency with the launch hook's windows told to a stand-in observer: full mode's launch windows without CUPTI's launch callbacks"
+config kgantt-kernels-hookstamp "LD_PRELOAD=$HOOK_LIB:$HOOK_PROBE_LIB HOOK_PROBE=stamp" "--mode kernels" \
+    "kernels mode, every launch dated on the host by the launch hook (a stand-in observer reading the clock once and keeping it with the stream): what dating launches costs without CUPTI's latency timestamps"
+config untraced-hookstamp "LD_PRELOAD=$HOOK_LIB:$HOOK_PROBE_LIB HOOK_PROBE=stamp" "" \
+    "the program alone, every launch dated by the launch hook as in kgantt-kernels-hookstamp"
 
 # config_command CONFIG TRACE: sets FULL=(the command line that runs BASE under CONFIG)
 config_command() {

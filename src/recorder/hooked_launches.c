@@ -25,6 +25,7 @@ static struct {
 	 * recorder did before (kgantt-full-queryeach); "none" never asks, the import then
 	 * matching by time alone (kgantt-full-noquery) */
 	enum { QUERY_CACHED, QUERY_EACH, QUERY_NONE } query;
+	int dated; /* every launch told: a call each, a stack only in windows and at a first */
 	_Atomic uint32_t next_id; /* correlation ids from KG_RAW_HOOKED_CORRELATION */
 	/* bumped by every call that can change what a thread's stream handles stand for */
 	_Atomic uint32_t generation;
@@ -136,7 +137,7 @@ static uint32_t driver_cbid(const struct kg_hooked_launch *l)
 static void on_enter(struct kg_hooked_launch *l)
 {
 	uintptr_t key = (uintptr_t)l->function;
-	launches_seen(key); /* a new kernel keeps the window open */
+	int first = launches_seen(key); /* a new kernel keeps the window open */
 	if (hl.bare) {
 		l->mark[1] = now_raw_ns();
 		return;
@@ -147,7 +148,8 @@ static void on_enter(struct kg_hooked_launch *l)
 		      (atomic_fetch_add_explicit(&hl.next_id, 1, memory_order_relaxed) &
 		       ~KG_RAW_HOOKED_CORRELATION);
 	l->mark[1] = id;
-	stacks_on_hooked_launch(driver_cbid(l), key, id);
+	if (!hl.dated || first || launches_window())
+		stacks_on_hooked_launch(driver_cbid(l), key, id);
 	l->mark[0] = now_raw_ns(); /* after the stack: the call's time without the unwinding */
 }
 
@@ -176,8 +178,9 @@ static void on_leave(struct kg_hooked_launch *l, CUresult result)
 
 static const struct kg_launch_observer observer = {on_enter, on_leave};
 
-void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void))
+void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void), int dated)
 {
+	hl.dated = dated;
 	const char *bare = getenv("KGANTT_DEV_HOOK_BARE");
 	hl.bare = bare && *bare == '1';
 	const char *query = getenv("KGANTT_DEV_HOOK_QUERY");

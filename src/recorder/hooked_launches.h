@@ -17,8 +17,11 @@
  * KGANTT_DEV_NO_LAUNCH_HOOK=1 (bench/overhead.sh: CUPTI's callbacks as before). */
 struct kg_launch_hook *hooked_launches_find(void);
 /* Tells the hook to call the recorder: at each kernel's first launch, and in windows
- * (launches.c switches hook->observing). capturing() says whether to record now. */
-void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void));
+ * (launches.c switches hook->observing), or with dated at every launch, whose call is
+ * recorded, its stack only in windows and at a kernel's first launch (the import pairs
+ * calls and kernels by launch order: trace/hooked_import.h). capturing() says whether to
+ * record now. */
+void hooked_launches_attach(struct kg_launch_hook *hook, int (*capturing)(void), int dated);
 /* From CUPTI's API callback: a module or library unloaded gives its functions' handles
  * back to the driver, so the hook forgets which kernels it has seen. */
 void hooked_launches_on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

@@ -70,6 +70,7 @@ static struct {
 	enum kg_mode mode;
 	int latency;
 	int latency_refused;        /* asked for, CUPTI said no: every launch is then recorded */
+	int dated;                  /* the launch hook dates every launch (KGANTT_DEV_DATED) */
 	int sync_calls;             /* sync records from the API callbacks (sync_calls.h) */
 	int sync_kind;              /* KGANTT_DEV_SYNC_KIND: 0 no CUPTI sync kind, 1 it instead,
 				     * 2 it as well */
@@ -795,7 +796,7 @@ static const char *every_launch_because(void)
 {
 	return g.all_launches                  ? "record --all-launches"
 	       : g.latency_refused              ? "CUPTI refused latency timestamps"
-	       : !g.latency                     ? "record --latency off"
+	       : !g.latency && !g.dated         ? "record --latency off"
 	       : g.stacks.mode == KG_STACKS_ALL ? "record --stacks all"
 	       : g.hw_interval_ns               ? "record --hw"
 	       : g.sm                           ? "record --sm"
@@ -810,8 +811,13 @@ static const char *every_launch_because(void)
  * import finds a call's kernel by its queued time). */
 static void find_launch_hook(void)
 {
-	if (g.mode == KG_MODE_FULL && g.api_callbacks && !every_launch_because())
-		g.launch_hook = hooked_launches_find();
+	struct kg_launch_hook *hook =
+		g.mode == KG_MODE_FULL && g.api_callbacks ? hooked_launches_find() : NULL;
+	g.dated = hook && g.dated;
+	if (!every_launch_because())
+		g.launch_hook = hook;
+	else
+		g.dated = 0;
 }
 
 static int capturing_now(void)
@@ -828,10 +834,16 @@ static void setup_launch_windows(void)
 	}
 	if (g.launch_hook) {
 		stacks_skip_module(g.launch_hook);
-		hooked_launches_attach(g.launch_hook, capturing_now);
+		hooked_launches_attach(g.launch_hook, capturing_now, g.dated);
 	}
-	g.launch_windows = launches_start_windows(g.subscriber, g.launch_hook, &g.spool);
-	if (g.launch_windows)
+	g.launch_windows =
+		launches_start_windows(g.subscriber, g.launch_hook, g.dated, &g.spool);
+	if (g.launch_windows && g.dated)
+		status(KG_STATUS_INFO, "every kernel launch's call recorded by %s, its stack "
+				       "sampled: every launch while new kernels appear, then %d ms in "
+				       "every %d ms, and each kernel's first launch",
+		       KG_LAUNCHES_BY_HOOK, LAUNCH_WINDOW_ON_MS, LAUNCH_WINDOW_PERIOD_MS);
+	else if (g.launch_windows)
 		status(KG_STATUS_INFO, "kernel launches' calls and stacks sampled by %s: every "
 				       "launch while new kernels appear, then %d ms in every %d ms%s; "
 				       "each kernel's queued time says when it was issued (record "
@@ -980,6 +992,9 @@ static void read_settings(void)
 	const char *mode = getenv("KGANTT_MODE");
 	g.mode = mode && strcmp(mode, "kernels") == 0 ? KG_MODE_KERNELS : KG_MODE_FULL;
 	g.latency = (int)env_long("KGANTT_LATENCY", g.mode == KG_MODE_FULL, 0, 1);
+	/* KGANTT_DEV_DATED=1 (issue 26, measurement until shown on the GPU): the launch hook
+	 * dates every launch by its call, so latency timestamps are not needed */
+	g.dated = (int)env_long("KGANTT_DEV_DATED", 0, 0, 1);
 	g.all_api = (int)env_long("KGANTT_ALL_API", 0, 0, 1);
 	/* API calls from callbacks, which CUPTI charges only for the functions enabled (the
 	 * activity kinds instrument every one): KGANTT_DEV_API_ACTIVITY=1, for measurement

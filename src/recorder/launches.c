@@ -40,6 +40,7 @@ static struct {
 	int none;    /* KGANTT_DEV_NO_LAUNCH_WINDOWS: launch callbacks never on */
 	uint32_t domains; /* whose launch callbacks the windows switch on: DOMAIN_* bits */
 	struct kg_launch_hook *hook; /* windows by the launch hook's flag, not CUPTI's callbacks */
+	int dated; /* the hook tells every launch (its flag always up); windows for stacks only */
 } lw = {.window = 1, .switch_lock = PTHREAD_MUTEX_INITIALIZER, .open = 1,
 	.on_ms = LAUNCH_WINDOW_ON_MS, .period_ms = LAUNCH_WINDOW_PERIOD_MS,
 	.domains = DOMAIN_RUNTIME | DOMAIN_DRIVER};
@@ -132,7 +133,7 @@ int launches_seen(uintptr_t key)
 static void set_launch_callbacks(uint32_t on)
 {
 	if (lw.hook) {
-		atomic_store_explicit(&lw.hook->observing, on, memory_order_relaxed);
+		atomic_store_explicit(&lw.hook->observing, on || lw.dated, memory_order_relaxed);
 		return;
 	}
 	cbid_table_enable(&lw.is_launch, CUPTI_CB_DOMAIN_RUNTIME_API, 1, lw.sub,
@@ -236,13 +237,14 @@ static void dev_window_settings(void)
 	}
 }
 
-int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_launch_hook *hook,
+int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_launch_hook *hook, int dated,
 			   struct kg_spool *spool)
 {
 	if (lw.running)
 		return 1;
 	lw.sub = sub;
 	lw.hook = hook;
+	lw.dated = hook && dated;
 	dev_window_settings();
 	if (lw.none) {
 		set_launch_callbacks(0); /* the API calls' and stacks' callbacks turned them on */
@@ -259,7 +261,10 @@ int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_launch_hook *ho
 		return 0;
 	}
 	lw.running = 1;
-	write_settings(spool, 1, hook ? KG_LAUNCHES_BY_HOOK : KG_LAUNCHES_BY_CALLBACKS);
+	if (lw.dated)
+		write_settings(spool, 0, KG_LAUNCHES_DATED_BY_HOOK);
+	else
+		write_settings(spool, 1, hook ? KG_LAUNCHES_BY_HOOK : KG_LAUNCHES_BY_CALLBACKS);
 	return 1;
 }
 

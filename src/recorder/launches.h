@@ -53,8 +53,10 @@ int launches_pass_over(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 		       const CUpti_CallbackData *cb);
 /* Starts the windows' thread; writes the launch settings record either way (sampled, or
  * every launch when the thread cannot start). With hook (recorder/hooked_launches.h) the
- * windows switch its flag, else CUPTI's launch callbacks. 1 when windows run. */
-int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_launch_hook *hook,
+ * windows switch its flag, else CUPTI's launch callbacks; with hook and dated, the hook
+ * tells every launch (dated: a call each, its stack only in windows: launches_window),
+ * and the record says every launch. 1 when windows run. */
+int launches_start_windows(CUpti_SubscriberHandle sub, struct kg_launch_hook *hook, int dated,
 			   struct kg_spool *spool);
 /* Every launch: the settings record only (--all-launches, --hw, --sm, --stacks all). */
 void launches_record_all(struct kg_spool *spool, const char *why);

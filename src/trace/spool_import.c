@@ -596,9 +596,10 @@ static int on_kernel(struct spool_reader *r, const struct kg_raw_kernel *k)
 	note_ts(r, k->end);
 	r->proc->kernels++;
 	r->proc->incomplete += incomplete(&k->h);
-	if (r->hooked && !k->graph_id && known_ts(k->queued) &&
-	    hooked_import_kernel(r->hooked, k->device_id, k->stream_id, k->queued,
-				 k->correlation_id) < 0)
+	if (r->hooked && !k->graph_id && !k->device_launched &&
+	    hooked_import_kernel(r->hooked, k->device_id, k->stream_id,
+				 known_ts(k->queued) ? k->queued : 0,
+				 known_ts(k->start) ? k->start : 0, k->correlation_id) < 0)
 		return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
 	return import_add_row(r->im, KG_IM_KERNELS, &row, KG_KERNEL_NCOLUMNS);
 }
@@ -712,8 +713,10 @@ static int add_api_row(struct spool_reader *r, const struct kg_raw_api *a)
  * launch settings, or a hooked call where those were lost); NULL when out of memory. */
 static struct kg_hooked_import *hooked_of(struct spool_reader *r)
 {
-	if (!r->hooked)
-		r->hooked = hooked_import_new();
+	if (!r->hooked && (r->hooked = hooked_import_new()) != NULL) {
+		const char *match = getenv("KGANTT_DEV_MATCH");
+		hooked_import_in_order_only(r->hooked, match && !strcmp(match, "order"));
+	}
 	return r->hooked;
 }
 
@@ -729,6 +732,26 @@ static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 	return 0;
 }
 
+/* Streams whose launch calls could not be paired with their kernels, said in the trace. */
+static int note_unmatched(struct spool_reader *r, struct kg_hooked_unmatched u)
+{
+	if (!u.streams)
+		return 0;
+	char text[256];
+	snprintf(text, sizeof(text),
+		 "%llu launch calls on %llu streams not paired with their %llu kernels (not as "
+		 "many, or the kernels started before the calls): those kernels have no launch "
+		 "time",
+		 (unsigned long long)u.calls, (unsigned long long)u.streams,
+		 (unsigned long long)u.kernels);
+	sqlite3_stmt *st = r->im->st[ST_MESSAGE];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, (int64_t)r->last_ts);
+	sqlite3_bind_text(st, 3, "warning", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, text, -1, SQLITE_TRANSIENT);
+	return step(r, ST_MESSAGE, "messages");
+}
+
 /* The hooked calls, given their kernels' correlation ids (and their call sites with
  * them), then written. */
 static int finish_hooked(struct spool_reader *r)
@@ -739,7 +762,7 @@ static int finish_hooked(struct spool_reader *r)
 		return fail(r->im, -ENOMEM, "out of memory matching the launch calls of '%s'",
 			    r->path);
 	stack_import_recorrelate(r->stacks, r->hooked);
-	int rc = 0;
+	int rc = note_unmatched(r, hooked_import_unmatched(r->hooked));
 	for (size_t i = 0; !rc && i < hooked_import_ncalls(r->hooked); i++)
 		rc = add_api_row(r, hooked_import_call_at(r->hooked, i));
 	return rc;
@@ -907,7 +930,8 @@ static int on_launch_settings(struct spool_reader *r, const struct kg_raw_launch
 	sqlite3_bind_int64(st, 4, x->window_period_ms);
 	const char *how = spool_text(r, x->why_str);
 	import_bind_text(st, 5, how);
-	if (x->sampled && how && !strcmp(how, KG_LAUNCHES_BY_HOOK) && !hooked_of(r))
+	if (how && (!strcmp(how, KG_LAUNCHES_BY_HOOK) || !strcmp(how, KG_LAUNCHES_DATED_BY_HOOK)) &&
+	    !hooked_of(r))
 		return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
 	return step(r, ST_LAUNCH_SETTINGS, "launch_settings");
 }

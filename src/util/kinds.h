@@ -50,5 +50,7 @@ enum kg_host_state {
  * they are sampled (recorder/launches.c writes it, kgantt info says it). */
 #define KG_LAUNCHES_BY_HOOK      "the launch hook"
 #define KG_LAUNCHES_BY_CALLBACKS "CUPTI's launch callbacks"
+/* ... and its why when every launch has a call: the launch hook's, its stack in windows */
+#define KG_LAUNCHES_DATED_BY_HOOK "every launch dated by the launch hook"
 
 #endif

@@ -5,7 +5,13 @@
  * HOOK_PROBE=window: windows of 10 ms in every 100 ms, and each kernel's first launch, as
  *   the recorder would open them, the observer reading the clock at entry and exit: what
  *   the hook costs a launch without CUPTI's launch callbacks (bench/overhead.sh's
- *   *-hookprobe configurations). */
+ *   *-hookprobe configurations).
+ * HOOK_PROBE=stamp: every launch told, the observer reading the clock once at entry and
+ *   keeping it with the stream in a ring of its thread's: what dating every launch on the
+ *   host would cost, where CUPTI's latency timestamps date it now (*-hookstamp).
+ *   With HOOK_PROBE_OUT=FILE it keeps every launch's entry and exit times, stream,
+ *   function and thread instead, in one array, and writes them to FILE at exit, a line
+ *   each (tests/gpu/hook_stamps.py matches them to a trace's kernels). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -45,6 +51,83 @@ static void leave(struct kg_hooked_launch *l, CUresult r)
 
 static const struct kg_launch_observer observer = {enter, leave};
 
+/* HOOK_PROBE=stamp */
+#define RING 1024 /* small: static TLS comes out of every thread's stack */
+struct stamp {
+	uint64_t t;
+	CUstream stream;
+};
+static __thread struct stamp ring[RING];
+static __thread uint32_t ring_next;
+
+static void stamp_enter(struct kg_hooked_launch *l)
+{
+	struct stamp *s = &ring[ring_next++ & (RING - 1)];
+	s->t = now_ns();
+	s->stream = l->stream;
+}
+
+static void stamp_leave(struct kg_hooked_launch *l, CUresult r)
+{
+	(void)l;
+	(void)r;
+}
+
+static const struct kg_launch_observer stamper = {stamp_enter, stamp_leave};
+
+/* HOOK_PROBE=stamp with HOOK_PROBE_OUT: every launch kept, for the match */
+#define KEPT (1u << 22)
+struct kept {
+	uint64_t enter, exit;
+	CUstream stream;
+	CUfunction function;
+	uint32_t tid;
+	int per_thread_stream;
+	int result;
+};
+static struct kept *kept;
+static _Atomic uint32_t kept_n;
+static const char *kept_path;
+
+static void keep_enter(struct kg_hooked_launch *l)
+{
+	l->mark[0] = now_ns();
+}
+
+static void keep_leave(struct kg_hooked_launch *l, CUresult r)
+{
+	uint64_t out = now_ns();
+	uint32_t i = atomic_fetch_add_explicit(&kept_n, 1, memory_order_relaxed);
+	if (i >= KEPT)
+		return;
+	kept[i] = (struct kept){l->mark[0], out, l->stream, l->function,
+				(uint32_t)gettid(), l->per_thread_stream, (int)r};
+}
+
+static const struct kg_launch_observer keeper = {keep_enter, keep_leave};
+
+static void write_kept(void)
+{
+	uint32_t n = atomic_load(&kept_n);
+	if (!n)
+		return;
+	char path[4096];
+	snprintf(path, sizeof path, "%s.%d", kept_path, (int)getpid());
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "enter exit stream function tid ptsz result\n");
+	for (uint32_t i = 0; i < n && i < KEPT; i++)
+		fprintf(f, "%llu %llu %llx %llx %u %d %d\n", (unsigned long long)kept[i].enter,
+			(unsigned long long)kept[i].exit,
+			(unsigned long long)(uintptr_t)kept[i].stream,
+			(unsigned long long)(uintptr_t)kept[i].function, kept[i].tid,
+			kept[i].per_thread_stream, kept[i].result);
+	if (n > KEPT)
+		fprintf(f, "# %u launches past the %u kept\n", n - KEPT, KEPT);
+	fclose(f);
+}
+
 static void *windows(void *arg)
 {
 	for (;;) {
@@ -83,6 +166,17 @@ __attribute__((constructor)) static void attach(void)
 		return;
 	}
 	const char *mode = getenv("HOOK_PROBE");
+	if (mode && !strcmp(mode, "stamp")) {
+		kept_path = getenv("HOOK_PROBE_OUT");
+		if (kept_path && (kept = calloc(KEPT, sizeof *kept))) {
+			atomic_store(&hook->observer, &keeper);
+			atexit(write_kept);
+		} else {
+			atomic_store(&hook->observer, &stamper);
+		}
+		atomic_store(&hook->observing, 1);
+		return;
+	}
 	atomic_store(&hook->observer, &observer);
 	if (mode && !strcmp(mode, "window")) {
 		atomic_store(&hook->first_launches, 1);

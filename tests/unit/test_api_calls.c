@@ -298,7 +298,7 @@ TEST(a_window_closing_inside_a_launch_loses_no_other_call)
 					 CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000));
 	CHECK(!launches_is_kernel_launch(CUPTI_CB_DOMAIN_DRIVER_API,
 					 CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2));
-	CHECK_EQ_INT(launches_start_windows(NULL, NULL, &spool), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, NULL, 0, &spool), 1);
 	pthread_t t;
 	CHECK_EQ_INT(pthread_create(&t, NULL, straddling_thread, NULL), 0);
 	pthread_join(t, NULL);
@@ -490,7 +490,7 @@ TEST(the_windows_measurement_switches_do_what_they_say)
 	launches_init();
 	setenv("KGANTT_DEV_LAUNCH_WINDOW", "10,60000", 1);
 	setenv("KGANTT_DEV_WINDOW_FLAG", "1", 1);
-	CHECK_EQ_INT(launches_start_windows(NULL, NULL, &spool), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, NULL, 0, &spool), 1);
 	const CUpti_CallbackDomain RT = CUPTI_CB_DOMAIN_RUNTIME_API, DRV = CUPTI_CB_DOMAIN_DRIVER_API;
 	const CUpti_CallbackId launch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
 	const CUpti_CallbackId drv_launch = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
@@ -539,7 +539,7 @@ TEST(the_launch_domains_switch_leaves_the_other_domain_off)
 	setenv("KGANTT_DEV_LAUNCH_DOMAINS", "runtime", 1);
 	setenv("KGANTT_DEV_LAUNCH_WINDOW", "10,60000", 1); /* closed until the stop, however late
 							     * this thread looks */
-	CHECK_EQ_INT(launches_start_windows(NULL, NULL, &spool), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, NULL, 0, &spool), 1);
 	CHECK_EQ_INT(runtime_cb_on[rt_launch], 1);
 	CHECK_EQ_INT(driver_cb_on[drv_launch], 0);
 	uint32_t closed = launches_closings();
@@ -641,10 +641,10 @@ TEST(the_launch_hook_windows_and_its_launches)
 	memset(runtime_cb_on, 0, sizeof(runtime_cb_on));
 	memset(driver_cb_on, 0, sizeof(driver_cb_on));
 	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
-	hooked_launches_attach(&hook, capturing_yes);
+	hooked_launches_attach(&hook, capturing_yes, 0);
 	CHECK(atomic_load(&hook.observer) != NULL);
 	CHECK_EQ_INT(atomic_load(&hook.first_launches), 1);
-	CHECK_EQ_INT(launches_start_windows(NULL, &hook, &spool), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, &hook, 0, &spool), 1);
 	CHECK_EQ_INT(atomic_load(&hook.observing), 1); /* open until the first launch */
 	CHECK_EQ_INT(runtime_cb_on[CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000], 0);
 	CHECK_EQ_INT(driver_cb_on[CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel], 0);
@@ -700,7 +700,7 @@ static const struct kg_launch_observer *hook_asking(struct kg_launch_hook *hook,
 {
 	if (query)
 		setenv("KGANTT_DEV_HOOK_QUERY", query, 1);
-	hooked_launches_attach(hook, capturing_yes);
+	hooked_launches_attach(hook, capturing_yes, 0);
 	unsetenv("KGANTT_DEV_HOOK_QUERY");
 	streams_asked = devices_asked = 0;
 	return atomic_load(&hook->observer);
@@ -763,7 +763,7 @@ TEST(the_launch_hook_asks_cupti_once_a_stream)
 	CHECK_EQ_INT(streams_asked, 4);
 
 	uint32_t closed = launches_closings();
-	CHECK_EQ_INT(launches_start_windows(NULL, &hook, &spool), 1);
+	CHECK_EQ_INT(launches_start_windows(NULL, &hook, 0, &spool), 1);
 	await_closing(closed);
 	launch_on(o, 0x22);
 	CHECK_EQ_INT(streams_asked, 5);

@@ -489,13 +489,108 @@ TEST(import_hooked_launch_calls_find_their_kernels)
 	sqlite3_close(db);
 }
 
+/* Without latency timestamps the launch hook dates every launch (KGANTT_DEV_DATED): a
+ * stream's calls that did not fail pair with its kernels outside graphs in launch order;
+ * a stream where they are not as many, or where a kernel starts before its call, keeps
+ * its calls' own ids and is said in a message. */
+static void kernel_started(struct kg_spool *s, uint32_t name, uint32_t stream, uint64_t start,
+			   uint32_t correlation, uint32_t graph)
+{
+	struct kg_raw_kernel *k = REC(s, KG_RAW_KERNEL, struct kg_raw_kernel);
+	k->name_str = name, k->correlation_id = correlation, k->stream_id = stream;
+	k->context_id = 1, k->start = start, k->end = start + 100, k->graph_id = graph;
+	k->grid[0] = k->grid[1] = k->grid[2] = 1;
+	k->block[0] = k->block[1] = k->block[2] = 32;
+}
+
+TEST(import_dated_launches_pair_by_launch_order)
+{
+	char path[300];
+	make_dir();
+	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
+	struct kg_spool s;
+	CHECK_EQ_INT(spool_open(&s, path, 4096), 0);
+	struct kg_raw_process *p = REC(&s, KG_RAW_PROCESS, struct kg_raw_process);
+	p->pid = 7, p->start_ns = 1000;
+	uint32_t how = spool_string(&s, KG_LAUNCHES_DATED_BY_HOOK);
+	struct kg_raw_launch_settings *ls =
+		REC(&s, KG_RAW_LAUNCH_SETTINGS, struct kg_raw_launch_settings);
+	ls->why_str = how;
+	uint32_t kname = spool_string(&s, "k");
+	uint32_t launch = spool_string(&s, "cuLaunchKernel");
+	const uint32_t own = KG_RAW_HOOKED_CORRELATION;
+	/* stream 13: a failed launch among three, a graph's kernel, calls drained late */
+	kernel_started(&s, kname, 13, 2500, 20, 0);
+	hooked_call(&s, launch, 2000, own + 0, 13, 0);
+	hooked_call(&s, launch, 3000, own + 1, 13, 1);
+	kernel_started(&s, kname, 13, 3900, 50, 4);
+	hooked_call(&s, launch, 4000, own + 2, 13, 0);
+	hooked_call(&s, launch, 5000, own + 3, 13, 0);
+	kernel_started(&s, kname, 13, 4500, 21, 0);
+	kernel_started(&s, kname, 13, 5500, 22, 0);
+	/* stream 14: two calls, one kernel */
+	hooked_call(&s, launch, 2100, own + 4, 14, 0);
+	hooked_call(&s, launch, 2200, own + 5, 14, 0);
+	kernel_started(&s, kname, 14, 2600, 23, 0);
+	/* stream 15: a kernel that started before the call it would pair with */
+	hooked_call(&s, launch, 6000, own + 6, 15, 0);
+	hooked_call(&s, launch, 6100, own + 7, 15, 0);
+	kernel_started(&s, kname, 15, 5900, 30, 0);
+	kernel_started(&s, kname, 15, 6200, 31, 0);
+	/* no stream, no queued time: nothing to pair with */
+	hooked_call(&s, launch, 7000, own + 8, KG_RAW_STREAM_UNKNOWN, 0);
+	struct kg_raw_end *e = REC(&s, KG_RAW_END, struct kg_raw_end);
+	e->ts = 9000;
+	spool_close(&s);
+
+	sqlite3 *db = import_dir();
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(correlation, ',') FROM (SELECT "
+				    "correlation FROM api_calls WHERE start BETWEEN 2000 AND 5000 "
+				    "AND start % 1000 = 0 ORDER BY start)"),
+		     "20,4026531841,21,22");
+	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM kernels k JOIN api_calls a "
+				   "ON a.correlation = k.correlation"),
+		     3);
+	CHECK_EQ_STR(query_text(db, "SELECT calls FROM launch_settings"), "all");
+	CHECK_EQ_STR(query_text(db, "SELECT text FROM messages WHERE level = 'warning'"),
+		     "4 launch calls on 2 streams not paired with their 3 kernels (not as many, "
+		     "or the kernels started before the calls): those kernels have no launch time");
+	sqlite3_close(db);
+
+	/* with latency timestamps, KGANTT_DEV_MATCH=order pairs as queued times do */
+	make_dir();
+	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
+	CHECK_EQ_INT(spool_open(&s, path, 4096), 0);
+	p = REC(&s, KG_RAW_PROCESS, struct kg_raw_process);
+	p->pid = 7, p->start_ns = 1000, p->latency_timestamps = 1;
+	how = spool_string(&s, KG_LAUNCHES_BY_HOOK);
+	ls = REC(&s, KG_RAW_LAUNCH_SETTINGS, struct kg_raw_launch_settings);
+	ls->sampled = 1, ls->why_str = how;
+	kname = spool_string(&s, "k");
+	launch = spool_string(&s, "cuLaunchKernel");
+	hooked_call(&s, launch, 2000, own + 0, 13, 0);
+	hooked_call(&s, launch, 3000, own + 1, 13, 0);
+	kernel_at(&s, kname, 13, 2050, 10);
+	kernel_at(&s, kname, 13, 3050, 11);
+	e = REC(&s, KG_RAW_END, struct kg_raw_end);
+	e->ts = 9000;
+	spool_close(&s);
+	setenv("KGANTT_DEV_MATCH", "order", 1);
+	db = import_dir();
+	unsetenv("KGANTT_DEV_MATCH");
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(correlation, ',') FROM (SELECT "
+				    "correlation FROM api_calls ORDER BY start)"),
+		     "10,11");
+	sqlite3_close(db);
+}
+
 /* The call sites of hooked calls take the ids their calls took (stack_import.c). */
 TEST(hooked_call_sites_take_their_calls_ids)
 {
 	struct kg_hooked_import *h = hooked_import_new();
 	CHECK(h);
 	const uint32_t own = KG_RAW_HOOKED_CORRELATION;
-	CHECK_EQ_INT(hooked_import_kernel(h, 0, 7, 150, 42), 0);
+	CHECK_EQ_INT(hooked_import_kernel(h, 0, 7, 150, 650, 42), 0);
 	struct kg_raw_api a = {.start = 100, .end = 200, .correlation_id = own + 9};
 	CHECK_EQ_INT(hooked_import_call(h, &a), 0);
 	hooked_import_stream(h, &(struct kg_raw_hooked_launch){.correlation_id = own + 9,
