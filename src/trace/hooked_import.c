@@ -22,6 +22,13 @@ struct hooked_call {
 	struct kg_raw_api api;
 	uint32_t own;   /* the id the recorder gave it */
 	uint32_t device, stream;
+	int captured;   /* made inside its thread's stream capture (known once matching) */
+};
+
+/* a thread's stream capture: its launches in [from, to] queue no kernel */
+struct capture {
+	uint32_t tid;
+	uint64_t from, to; /* to: UINT64_MAX while open */
 };
 
 struct kg_hooked_import {
@@ -35,6 +42,8 @@ struct kg_hooked_import {
 	uint32_t *by_own;    /* calls' indices ordered by their own ids */
 	uint32_t *by_start;  /* calls' indices by place, then start (unplaced calls last) */
 	int in_order_only;   /* KGANTT_DEV_MATCH=order: by launch order even where queued is known */
+	struct capture *captures; /* by thread, then start, once matching begins */
+	uint32_t ncaptures, capcaptures;
 	struct kg_hooked_unmatched unmatched;
 };
 
@@ -53,6 +62,7 @@ void hooked_import_free(struct kg_hooked_import *h)
 	free(h->calls);
 	free(h->by_own);
 	free(h->by_start);
+	free(h->captures);
 	free(h);
 }
 
@@ -72,12 +82,55 @@ void hooked_import_in_order_only(struct kg_hooked_import *h, int on)
 	h->in_order_only = on;
 }
 
+int hooked_import_capture(struct kg_hooked_import *h, uint32_t tid, uint64_t t, int begin)
+{
+	if (!begin) { /* the thread's open capture ends */
+		for (uint32_t i = h->ncaptures; i-- > 0;)
+			if (h->captures[i].tid == tid && h->captures[i].to == UINT64_MAX) {
+				h->captures[i].to = t;
+				break;
+			}
+		return 0;
+	}
+	if (array_room((void **)&h->captures, &h->capcaptures, h->ncaptures,
+		       sizeof(*h->captures), 16) < 0)
+		return -ENOMEM;
+	h->captures[h->ncaptures++] = (struct capture){tid, t, UINT64_MAX};
+	return 0;
+}
+
+static int by_thread_from(const void *a, const void *b)
+{
+	const struct capture *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+/* Whether the call was made inside its thread's stream capture (captures sorted). */
+static int in_capture(const struct kg_hooked_import *h, const struct hooked_call *c)
+{
+	size_t lo = 0, hi = h->ncaptures;
+	while (lo < hi) { /* the first capture after (tid, start) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct capture *k = &h->captures[mid];
+		if (k->tid < c->api.tid || (k->tid == c->api.tid && k->from <= c->api.start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	const struct capture *k = &h->captures[lo - 1];
+	return k->tid == c->api.tid && c->api.start <= k->to;
+}
+
 int hooked_import_call(struct kg_hooked_import *h, const struct kg_raw_api *a)
 {
 	if (array_room((void **)&h->calls, &h->capcalls, h->ncalls, sizeof(*h->calls), 1024) < 0)
 		return -ENOMEM;
 	h->calls[h->ncalls++] = (struct hooked_call){*a, a->correlation_id, KG_RAW_STREAM_UNKNOWN,
-						     KG_RAW_STREAM_UNKNOWN};
+						     KG_RAW_STREAM_UNKNOWN, 0};
 	return 0;
 }
 
@@ -222,10 +275,10 @@ static size_t kernels_at(const struct kg_hooked_import *h, const struct hooked_c
 	return lo;
 }
 
-/* A launch that queued no kernel: it failed, or it has no time. */
+/* A launch that queued no kernel: it failed, it has no time, or it was captured. */
 static int launched_nothing(const struct hooked_call *c)
 {
-	return c->api.return_value != 0 || c->api.end < c->api.start;
+	return c->api.return_value != 0 || c->api.end < c->api.start || c->captured;
 }
 
 static int take(struct hooked_call *c, struct kernel_at *k)
@@ -311,6 +364,11 @@ long hooked_import_match(struct kg_hooked_import *h)
 	    sort_indices(&h->by_own, h->ncalls, by_own, h->calls) < 0 ||
 	    !(h->by_time = malloc((h->nkernels ? h->nkernels : 1) * sizeof(*h->by_time))))
 		return -ENOMEM;
+	if (h->ncaptures) {
+		qsort(h->captures, h->ncaptures, sizeof(*h->captures), by_thread_from);
+		for (size_t i = 0; i < h->ncalls; i++)
+			h->calls[i].captured = in_capture(h, &h->calls[i]);
+	}
 	h->ntimed = 0;
 	for (size_t i = 0; i < h->nkernels; i++)
 		if (h->kernels[i].queued)

@@ -16,7 +16,8 @@
  * PyTorch, CuPy and JAX dated inside their own call, tests/gpu/hook_stamps.py). Where two
  * threads launch on one stream at once, two kernels' calls may be swapped, each then
  * dated by a call that overlapped its own. A stream whose calls and kernels are not as
- * many (a launch into a stream capture, a kernel record lost), or where more than one
+ * many (a kernel record lost; a launch inside its thread's stream capture, which queues
+ * none, is left out: hooked_import_capture), or where more than one
  * kernel in HOOKED_EARLY_PER started before its call, is left unmatched and counted. */
 #ifndef KGANTT_HOOKED_IMPORT_H
 #define KGANTT_HOOKED_IMPORT_H
@@ -37,6 +38,10 @@ int hooked_import_kernel(struct kg_hooked_import *h, uint32_t device, uint32_t s
 /* 1: pair by launch order even where kernels have queued times (KGANTT_DEV_MATCH=order,
  * tests/gpu/check_dated.py: checked against the queued times). */
 void hooked_import_in_order_only(struct kg_hooked_import *h, int on);
+/* A stream capture's begin (begin 1: the call's start) or end (0: the call's end) on thread
+ * tid: the thread's launches in between queue no kernel (they become a graph's nodes).
+ * 0 or -ENOMEM. */
+int hooked_import_capture(struct kg_hooked_import *h, uint32_t tid, uint64_t t, int begin);
 /* A hooked launch call (its API record), kept until hooked_import_match. 0 or -ENOMEM. */
 int hooked_import_call(struct kg_hooked_import *h, const struct kg_raw_api *a);
 /* The stream record that follows a hooked call's API record. */

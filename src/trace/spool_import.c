@@ -17,6 +17,7 @@
 #include "trace/packed.h"
 #include "trace/schema.h"
 #include "trace/hooked_import.h"
+#include "util/api_names.h"
 #include "trace/host_import.h"
 #include "trace/hw_import.h"
 #include "trace/sm_import.h"
@@ -724,8 +725,14 @@ static int on_api(struct spool_reader *r, const struct kg_raw_api *a)
 {
 	if (sm_import_own_api(r->sm, a->domain, a->cbid, a->correlation_id))
 		return 0; /* the recorder reading SM block logs, not the program */
-	if (a->correlation_id < KG_RAW_HOOKED_CORRELATION)
+	if (a->correlation_id < KG_RAW_HOOKED_CORRELATION) {
+		int edge = r->hooked ? api_capture_edge(spool_text(r, a->name_str)) : 0;
+		if ((edge == 1 || edge == -1) &&
+		    hooked_import_capture(r->hooked, a->tid, edge == 1 ? a->start : a->end,
+					  edge == 1) < 0)
+			return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);
 		return add_api_row(r, a);
+	}
 	/* a launch the launch hook saw: kept until its kernel can be found */
 	if (!hooked_of(r) || hooked_import_call(r->hooked, a) < 0)
 		return fail(r->im, -ENOMEM, "out of memory reading '%s'", r->path);

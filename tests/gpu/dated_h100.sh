@@ -35,10 +35,7 @@ three() { # NAME SECONDS PROGRAM...
 }
 three loop 40 build/bench/launch_loop -n 20000 -r 3
 three launches_bad 40 build/examples/launches bad
-three launches_fixed 40 build/examples/launches fixed
 three launches_graph 40 build/examples/launches graph
-three streams_bad 40 build/examples/streams bad
-three copies_bad 40 build/examples/copies bad
 three syncs_bad 40 build/examples/syncs bad
 three gpt 60 python3 bench/torch_step.py --gpt --steps 10 --reps 1
 three tiny 60 python3 bench/torch_step.py --tiny

@@ -693,6 +693,79 @@ TEST(the_launch_hook_windows_and_its_launches)
 }
 
 
+struct dated_seen {
+	int apis, stacks_then;
+	uint32_t sampled, how, dated_string;
+};
+
+static void dated_records(const struct kg_raw_hdr *h, void *ctx)
+{
+	struct dated_seen *s = ctx;
+	if (h->type == KG_RAW_STRING) {
+		const struct kg_raw_string *str = (const void *)h;
+		if (str->len == strlen(KG_LAUNCHES_DATED_BY_HOOK) &&
+		    !memcmp(str->text, KG_LAUNCHES_DATED_BY_HOOK, str->len))
+			s->dated_string = str->id;
+	} else if (h->type == KG_RAW_API) {
+		s->apis++;
+	} else if (h->type == KG_RAW_LAUNCH_SETTINGS) {
+		s->sampled = ((const struct kg_raw_launch_settings *)h)->sampled;
+		s->how = ((const struct kg_raw_launch_settings *)h)->why_str;
+	}
+}
+
+/* KGANTT_DEV_DATED: the hook tells every launch, a window open or not, and each becomes a
+ * call; its stack is taken only in a window or at a kernel's first launch; the settings
+ * say every launch, dated by the hook. */
+TEST(the_launch_hook_dates_every_launch_when_told)
+{
+	char dir[] = "/tmp/kgantt-api-XXXXXX", path[64];
+	start_recorder(dir, path, sizeof(path));
+	launches_init();
+	struct kg_launch_hook hook = {.version = KG_LAUNCH_HOOK_VERSION, .forget_kernels = forget};
+	hooked_launches_attach(&hook, capturing_yes, 1);
+	setenv("KGANTT_DEV_LAUNCH_WINDOW", "10,60000", 1); /* closed until the stop */
+	uint32_t closed = launches_closings();
+	CHECK_EQ_INT(launches_start_windows(NULL, &hook, 1, &spool), 1);
+	const struct kg_launch_observer *o = atomic_load(&hook.observer);
+	uint32_t stacks = stacks_asked;
+	struct kg_hooked_launch l = {.fn = KG_HOOK_LAUNCH_KERNEL, .function = (CUfunction)0x5151,
+				     .stream = (CUstream)0x22};
+	o->enter(&l);
+	o->exit(&l, CUDA_SUCCESS);
+	CHECK_EQ_INT(stacks_asked, stacks + 1); /* the window is open */
+	await_closing(closed);
+	CHECK_EQ_INT(atomic_load(&hook.observing), 1); /* closed, every launch still told */
+	for (int i = 0; i < 2; i++) {
+		l = (struct kg_hooked_launch){.fn = KG_HOOK_LAUNCH_KERNEL,
+					      .function = (CUfunction)0x5151,
+					      .stream = (CUstream)0x22};
+		o->enter(&l);
+		o->exit(&l, CUDA_SUCCESS);
+	}
+	CHECK_EQ_INT(stacks_asked, stacks + 1);
+	l = (struct kg_hooked_launch){.fn = KG_HOOK_LAUNCH_KERNEL, .function = (CUfunction)0x5252,
+				      .stream = (CUstream)0x22};
+	o->enter(&l); /* a kernel's first launch: its stack, window or not */
+	o->exit(&l, CUDA_SUCCESS);
+	CHECK_EQ_INT(stacks_asked, stacks + 2);
+	launches_stop_windows();
+	unsetenv("KGANTT_DEV_LAUNCH_WINDOW");
+	api_calls_stop();
+	api_calls_drain();
+	spool_close(&spool);
+
+	struct dated_seen s = {0};
+	each_record(path, dated_records, &s);
+	CHECK_EQ_INT(s.apis, 4);
+	CHECK_EQ_INT(s.sampled, 0);
+	CHECK(s.dated_string != 0);
+	CHECK_EQ_INT(s.how, s.dated_string);
+	hooked_launches_detach();
+	unlink(path);
+	rmdir(dir);
+}
+
 /* The hook attached with KGANTT_DEV_HOOK_QUERY=query (NULL: the default), CUPTI's look-ups
  * counted from 0: the observer the hook calls. */
 static const struct kg_launch_observer *hook_asking(struct kg_launch_hook *hook,

@@ -490,7 +490,8 @@ TEST(import_hooked_launch_calls_find_their_kernels)
 }
 
 /* Without latency timestamps the launch hook dates every launch (KGANTT_DEV_DATED): a
- * stream's calls that did not fail pair with its kernels outside graphs in launch order;
+ * stream's calls that did not fail, and were not made inside their thread's stream capture,
+ * pair with its kernels outside graphs in launch order;
  * a stream where they are not as many, or where a kernel starts before its call, keeps
  * its calls' own ids and is said in a message. */
 static void kernel_started(struct kg_spool *s, uint32_t name, uint32_t stream, uint64_t start,
@@ -528,6 +529,16 @@ TEST(import_dated_launches_pair_by_launch_order)
 	hooked_call(&s, launch, 5000, own + 3, 13, 0);
 	kernel_started(&s, kname, 13, 4500, 21, 0);
 	kernel_started(&s, kname, 13, 5500, 22, 0);
+	/* a launch inside the thread's stream capture queues no kernel */
+	uint32_t begin = spool_string(&s, "cudaStreamBeginCapture_v10000");
+	uint32_t end = spool_string(&s, "cudaStreamEndCapture_v10000");
+	struct kg_raw_api *cap = REC(&s, KG_RAW_API, struct kg_raw_api);
+	cap->start = 5100, cap->end = 5150, cap->name_str = begin, cap->tid = 78;
+	cap->domain = KG_API_RUNTIME, cap->correlation_id = 900;
+	hooked_call(&s, launch, 5200, own + 9, 13, 0);
+	cap = REC(&s, KG_RAW_API, struct kg_raw_api);
+	cap->start = 5300, cap->end = 5350, cap->name_str = end, cap->tid = 78;
+	cap->domain = KG_API_RUNTIME, cap->correlation_id = 901;
 	/* stream 14: two calls, one kernel */
 	hooked_call(&s, launch, 2100, own + 4, 14, 0);
 	hooked_call(&s, launch, 2200, own + 5, 14, 0);
@@ -548,6 +559,8 @@ TEST(import_dated_launches_pair_by_launch_order)
 				    "correlation FROM api_calls WHERE start BETWEEN 2000 AND 5000 "
 				    "AND start % 1000 = 0 ORDER BY start)"),
 		     "20,4026531841,21,22");
+	CHECK_EQ_INT(query_int(db, "SELECT correlation FROM api_calls WHERE start = 5200"),
+		     own + 9);
 	CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM kernels k JOIN api_calls a "
 				   "ON a.correlation = k.correlation"),
 		     3);
