@@ -435,19 +435,28 @@ static void kernel_at(struct kg_spool *s, uint32_t name, uint32_t stream, uint64
 	k->block[0] = k->block[1] = k->block[2] = 32;
 }
 
-TEST(import_hooked_launch_calls_find_their_kernels)
+/* A new spool in a new dir, begun with a process (pid 7) and its launch settings: sampled
+ * or every launch, and how. */
+static void hooked_process(struct kg_spool *s, int latency, int sampled, const char *how)
 {
 	char path[300];
 	make_dir();
 	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
-	struct kg_spool s;
-	CHECK_EQ_INT(spool_open(&s, path, 4096), 0);
-	struct kg_raw_process *p = REC(&s, KG_RAW_PROCESS, struct kg_raw_process);
-	p->pid = 7, p->start_ns = 1000, p->latency_timestamps = 1;
-	uint32_t how = spool_string(&s, KG_LAUNCHES_BY_HOOK);
+	CHECK_EQ_INT(spool_open(s, path, 4096), 0);
+	struct kg_raw_process *p = REC(s, KG_RAW_PROCESS, struct kg_raw_process);
+	p->pid = 7, p->start_ns = 1000, p->latency_timestamps = (uint32_t)latency;
+	uint32_t why = spool_string(s, how);
 	struct kg_raw_launch_settings *ls =
-		REC(&s, KG_RAW_LAUNCH_SETTINGS, struct kg_raw_launch_settings);
-	ls->sampled = 1, ls->window_on_ms = 10, ls->window_period_ms = 100, ls->why_str = how;
+		REC(s, KG_RAW_LAUNCH_SETTINGS, struct kg_raw_launch_settings);
+	ls->sampled = (uint32_t)sampled, ls->why_str = why;
+	if (sampled)
+		ls->window_on_ms = 10, ls->window_period_ms = 100;
+}
+
+TEST(import_hooked_launch_calls_find_their_kernels)
+{
+	struct kg_spool s;
+	hooked_process(&s, 1, 1, KG_LAUNCHES_BY_HOOK);
 	uint32_t kname = spool_string(&s, "k");
 	uint32_t launch = spool_string(&s, "cuLaunchKernel");
 	const uint32_t own = KG_RAW_HOOKED_CORRELATION;
@@ -506,17 +515,8 @@ static void kernel_started(struct kg_spool *s, uint32_t name, uint32_t stream, u
 
 TEST(import_dated_launches_pair_by_launch_order)
 {
-	char path[300];
-	make_dir();
-	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
 	struct kg_spool s;
-	CHECK_EQ_INT(spool_open(&s, path, 4096), 0);
-	struct kg_raw_process *p = REC(&s, KG_RAW_PROCESS, struct kg_raw_process);
-	p->pid = 7, p->start_ns = 1000;
-	uint32_t how = spool_string(&s, KG_LAUNCHES_DATED_BY_HOOK);
-	struct kg_raw_launch_settings *ls =
-		REC(&s, KG_RAW_LAUNCH_SETTINGS, struct kg_raw_launch_settings);
-	ls->why_str = how;
+	hooked_process(&s, 0, 0, KG_LAUNCHES_DATED_BY_HOOK);
 	uint32_t kname = spool_string(&s, "k");
 	uint32_t launch = spool_string(&s, "cuLaunchKernel");
 	const uint32_t own = KG_RAW_HOOKED_CORRELATION;
@@ -571,14 +571,7 @@ TEST(import_dated_launches_pair_by_launch_order)
 	sqlite3_close(db);
 
 	/* with latency timestamps, KGANTT_DEV_MATCH=order pairs as queued times do */
-	make_dir();
-	snprintf(path, sizeof(path), "%s/a.1.kgspool", dir);
-	CHECK_EQ_INT(spool_open(&s, path, 4096), 0);
-	p = REC(&s, KG_RAW_PROCESS, struct kg_raw_process);
-	p->pid = 7, p->start_ns = 1000, p->latency_timestamps = 1;
-	how = spool_string(&s, KG_LAUNCHES_BY_HOOK);
-	ls = REC(&s, KG_RAW_LAUNCH_SETTINGS, struct kg_raw_launch_settings);
-	ls->sampled = 1, ls->why_str = how;
+	hooked_process(&s, 1, 1, KG_LAUNCHES_BY_HOOK);
 	kname = spool_string(&s, "k");
 	launch = spool_string(&s, "cuLaunchKernel");
 	hooked_call(&s, launch, 2000, own + 0, 13, 0);
