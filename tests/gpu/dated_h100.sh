@@ -16,9 +16,10 @@ K=$PWD/build/kgantt
 w=$(mktemp -d)
 mkdir -p "$w/v"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$w/gpu.txt" 2>&1
-three() { # NAME SECONDS PROGRAM...
+three() { # NAME SECONDS PROGRAM...   (ONLY="NAME ...": those programs alone)
 	local n=$1 s=$2
 	shift 2
+	[ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $n "* ]] || return 0
 	KGANTT_DEV_DATED=1 KGANTT_DEV_MATCH=order timeout "$s" "$K" record --force -q \
 		-o "$w/v/${n}_q.kgt" -- "$@" > "$w/v/${n}_q.log" 2>&1
 	KGANTT_DEV_DATED=1 timeout "$s" "$K" record --force -q --latency off \
