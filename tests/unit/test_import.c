@@ -590,6 +590,111 @@ TEST(import_dated_launches_pair_by_launch_order)
 	sqlite3_close(db);
 }
 
+/* Real launches (H100, 2026-12-08: tests/fixtures/h100/dated/, written by
+ * tests/gpu/stamps_fixture.py from the launch hook probe's kept launches and a kernels-mode
+ * trace with latency timestamps): a dated spool of them, without the queued times, pairs
+ * each kernel with a call, and the driver's queued time of that kernel lies inside it for
+ * as many as tests/gpu/hook_stamps.py counted (every one where one thread launches on a
+ * stream; 1,152 of 1,601 where four threads launch on one at once). */
+#define DATED_FIXTURES "tests/fixtures/h100/dated/"
+#define DATED_BASE 1000000000000ull /* the fixtures' times are from the first kernel */
+#define DATED_MAX 16384
+
+struct dated_kernel {
+	uint32_t correlation;
+	int64_t queued;
+};
+
+static size_t dated_spool(const char *name, struct dated_kernel *kernels)
+{
+	char cmd[512], line[256];
+	snprintf(cmd, sizeof(cmd), "xz -dc " DATED_FIXTURES "%s.launches.xz", name);
+	FILE *in = popen(cmd, "r");
+	CHECK(in != NULL);
+	struct kg_spool s;
+	hooked_process(&s, 0, 0, KG_LAUNCHES_DATED_BY_HOOK);
+	uint32_t kname = spool_string(&s, "k"), launch = spool_string(&s, "cuLaunchKernel");
+	size_t nk = 0, nc = 0;
+	while (in && fgets(line, sizeof(line), in)) {
+		long long a, b, start, end;
+		char queued[32], stream[32];
+		int result;
+		if (sscanf(line, "K %lld %lld %lld %31s", &a, &b, &start, queued) == 4 &&
+		    nk < DATED_MAX) {
+			kernel_started(&s, kname, (uint32_t)a, DATED_BASE + (uint64_t)start,
+				       (uint32_t)b, 0);
+			kernels[nk++] = (struct dated_kernel){(uint32_t)b,
+							      strcmp(queued, "-") ? atoll(queued) : -1};
+		} else if (sscanf(line, "C %lld %lld %31s %lld %d", &start, &end, stream, &a,
+				  &result) == 5) {
+			struct kg_raw_api *c = REC(&s, KG_RAW_API, struct kg_raw_api);
+			c->start = DATED_BASE + (uint64_t)start, c->end = DATED_BASE + (uint64_t)end;
+			c->domain = KG_API_DRIVER, c->name_str = launch, c->tid = (uint32_t)a;
+			c->correlation_id = KG_RAW_HOOKED_CORRELATION + (uint32_t)nc++;
+			c->return_value = (uint32_t)result;
+			struct kg_raw_hooked_launch *x =
+				REC(&s, KG_RAW_HOOKED_LAUNCH, struct kg_raw_hooked_launch);
+			x->correlation_id = c->correlation_id;
+			x->stream_id = strcmp(stream, "-") ? (uint32_t)atoll(stream)
+							   : KG_RAW_STREAM_UNKNOWN;
+			x->device_id = x->stream_id == KG_RAW_STREAM_UNKNOWN ? KG_RAW_STREAM_UNKNOWN : 0;
+		}
+	}
+	CHECK(in && pclose(in) == 0);
+	struct kg_raw_end *e = REC(&s, KG_RAW_END, struct kg_raw_end);
+	e->ts = DATED_BASE + 100000000000ull;
+	spool_close(&s);
+	return nk;
+}
+
+/* The kernels dated by a call, and of them those whose queued time lies inside it. */
+static void dated_pairs(sqlite3 *db, const struct dated_kernel *kernels, size_t nk,
+			size_t *dated, size_t *inside)
+{
+	sqlite3_stmt *st;
+	CHECK_EQ_INT(sqlite3_prepare_v2(db, "SELECT k.correlation, a.start, a.end FROM kernels k "
+					    "JOIN api_calls a ON a.correlation = k.correlation "
+					    "ORDER BY k.correlation",
+					-1, &st, NULL),
+		     SQLITE_OK);
+	*dated = *inside = 0;
+	size_t i = 0; /* the fixture's kernels are in correlation order too */
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		uint32_t corr = (uint32_t)sqlite3_column_int64(st, 0);
+		while (i < nk && kernels[i].correlation < corr)
+			i++;
+		CHECK(i < nk && kernels[i].correlation == corr);
+		int64_t q = kernels[i].queued + (int64_t)DATED_BASE;
+		(*dated)++;
+		*inside += kernels[i].queued != -1 && sqlite3_column_int64(st, 1) <= q &&
+			   q <= sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+}
+
+TEST(import_pairs_real_launches_by_launch_order)
+{
+	static const struct {
+		const char *name;
+		size_t kernels, inside;
+	} runs[] = {{"cupy", 1203, 1203}, {"jax", 1129, 1129}, {"gpt", 10936, 10936},
+		    {"multi", 1601, 1152}};
+	static struct dated_kernel kernels[DATED_MAX];
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		size_t nk = dated_spool(runs[r].name, kernels), dated, inside;
+		CHECK_EQ_INT(nk, runs[r].kernels);
+		sqlite3 *db = import_dir();
+		dated_pairs(db, kernels, nk, &dated, &inside);
+		fprintf(stderr, "    %s: %zu kernels, %zu dated, %zu inside their call\n",
+			runs[r].name, nk, dated, inside);
+		CHECK_EQ_INT(dated, nk);
+		CHECK_EQ_INT(inside, runs[r].inside);
+		CHECK_EQ_INT(query_int(db, "SELECT COUNT(*) FROM messages WHERE level = 'warning'"),
+			     0);
+		sqlite3_close(db);
+	}
+}
+
 /* The call sites of hooked calls take the ids their calls took (stack_import.c). */
 TEST(hooked_call_sites_take_their_calls_ids)
 {
