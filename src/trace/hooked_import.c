@@ -263,8 +263,7 @@ static size_t kernels_at(const struct kg_hooked_import *h, const struct hooked_c
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct kernel_at *k = &h->kernels[h->by_order[mid]];
-		if (cmp_u32(k->device, c->device) < 0 ||
-		    (k->device == c->device && k->stream < c->stream))
+		if (k->device < c->device || (k->device == c->device && k->stream < c->stream))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -298,20 +297,14 @@ static long match_in_order(struct kg_hooked_import *h, uint32_t *calls, size_t n
 	size_t launched = 0, early = 0;
 	for (size_t i = 0; i < n; i++)
 		launched += !launched_nothing(&h->calls[calls[i]]);
-	if (launched != to - from) {
-		h->unmatched.streams++;
-		h->unmatched.calls += launched;
-		h->unmatched.kernels += to - from;
-		return 0;
-	}
-	for (size_t i = 0, j = from; i < n; i++) {
+	for (size_t i = 0, j = from; launched == to - from && i < n; i++) {
 		const struct hooked_call *c = &h->calls[calls[i]];
 		if (launched_nothing(c))
 			continue;
 		const struct kernel_at *k = &h->kernels[h->by_order[j++]];
 		early += k->start && k->start < c->api.start;
 	}
-	if (early * HOOKED_EARLY_PER > launched) {
+	if (launched != to - from || early * HOOKED_EARLY_PER > launched) {
 		h->unmatched.streams++;
 		h->unmatched.calls += launched;
 		h->unmatched.kernels += to - from;

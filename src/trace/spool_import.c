@@ -477,18 +477,24 @@ static int new_process(struct spool_reader *r, const struct kg_raw_process *p)
 	return step(r, ST_PROCESS, "processes");
 }
 
+/* A row of the process's messages: level one of "info", "warning", "error". */
+static int add_message(struct spool_reader *r, uint64_t ts, const char *level, const char *text)
+{
+	sqlite3_stmt *st = r->im->st[ST_MESSAGE];
+	sqlite3_bind_int64(st, 1, r->process);
+	sqlite3_bind_int64(st, 2, (int64_t)ts);
+	sqlite3_bind_text(st, 3, level, -1, SQLITE_STATIC);
+	import_bind_text(st, 4, text);
+	return step(r, ST_MESSAGE, "messages");
+}
+
 static int on_status(struct spool_reader *r, const struct kg_raw_status *s)
 {
 	static const char *const levels[] = {"info", "warning", "error"};
-	sqlite3_stmt *st = r->im->st[ST_MESSAGE];
 	const char *text = spool_text(r, s->text_str);
-	sqlite3_bind_int64(st, 1, r->process);
-	sqlite3_bind_int64(st, 2, (int64_t)s->ts);
-	sqlite3_bind_text(st, 3, s->level < 3 ? levels[s->level] : "info", -1, SQLITE_STATIC);
-	import_bind_text(st, 4, text);
 	if (s->level >= KG_STATUS_ERROR && !r->proc->error_messages++)
 		snprintf(r->proc->first_error, sizeof(r->proc->first_error), "%s", text ?: "");
-	return step(r, ST_MESSAGE, "messages");
+	return add_message(r, s->ts, s->level < 3 ? levels[s->level] : "info", text);
 }
 
 static void uuid_text(const uint8_t u[16], char out[37])
@@ -751,12 +757,7 @@ static int note_unmatched(struct spool_reader *r, struct kg_hooked_unmatched u)
 		 "time",
 		 (unsigned long long)u.calls, (unsigned long long)u.streams,
 		 (unsigned long long)u.kernels);
-	sqlite3_stmt *st = r->im->st[ST_MESSAGE];
-	sqlite3_bind_int64(st, 1, r->process);
-	sqlite3_bind_int64(st, 2, (int64_t)r->last_ts);
-	sqlite3_bind_text(st, 3, "warning", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, text, -1, SQLITE_TRANSIENT);
-	return step(r, ST_MESSAGE, "messages");
+	return add_message(r, r->last_ts, "warning", text);
 }
 
 /* The hooked calls, given their kernels' correlation ids (and their call sites with

@@ -606,18 +606,25 @@ struct hooked_seen {
 	struct kg_raw_api api;
 	struct kg_raw_hooked_launch stream;
 	int apis, streams;
-	uint32_t how;             /* the launch settings' why string id */
+	uint32_t sampled, how;    /* the launch settings' */
 	uint32_t hook_string;     /* the id of "the launch hook" */
+	uint32_t dated_string;    /* the id of "every launch dated by the launch hook" */
 };
+
+static int string_is(const struct kg_raw_string *str, const char *text)
+{
+	return str->len == strlen(text) && !memcmp(str->text, text, str->len);
+}
 
 static void hooked_records(const struct kg_raw_hdr *h, void *ctx)
 {
 	struct hooked_seen *s = ctx;
 	if (h->type == KG_RAW_STRING) {
 		const struct kg_raw_string *str = (const void *)h;
-		if (str->len == strlen(KG_LAUNCHES_BY_HOOK) &&
-		    !memcmp(str->text, KG_LAUNCHES_BY_HOOK, str->len))
+		if (string_is(str, KG_LAUNCHES_BY_HOOK))
 			s->hook_string = str->id;
+		if (string_is(str, KG_LAUNCHES_DATED_BY_HOOK))
+			s->dated_string = str->id;
 	} else if (h->type == KG_RAW_API) {
 		s->api = *(const struct kg_raw_api *)h;
 		s->apis++;
@@ -625,6 +632,7 @@ static void hooked_records(const struct kg_raw_hdr *h, void *ctx)
 		s->stream = *(const struct kg_raw_hooked_launch *)h;
 		s->streams++;
 	} else if (h->type == KG_RAW_LAUNCH_SETTINGS) {
+		s->sampled = ((const struct kg_raw_launch_settings *)h)->sampled;
 		s->how = ((const struct kg_raw_launch_settings *)h)->why_str;
 	}
 }
@@ -693,27 +701,6 @@ TEST(the_launch_hook_windows_and_its_launches)
 }
 
 
-struct dated_seen {
-	int apis, stacks_then;
-	uint32_t sampled, how, dated_string;
-};
-
-static void dated_records(const struct kg_raw_hdr *h, void *ctx)
-{
-	struct dated_seen *s = ctx;
-	if (h->type == KG_RAW_STRING) {
-		const struct kg_raw_string *str = (const void *)h;
-		if (str->len == strlen(KG_LAUNCHES_DATED_BY_HOOK) &&
-		    !memcmp(str->text, KG_LAUNCHES_DATED_BY_HOOK, str->len))
-			s->dated_string = str->id;
-	} else if (h->type == KG_RAW_API) {
-		s->apis++;
-	} else if (h->type == KG_RAW_LAUNCH_SETTINGS) {
-		s->sampled = ((const struct kg_raw_launch_settings *)h)->sampled;
-		s->how = ((const struct kg_raw_launch_settings *)h)->why_str;
-	}
-}
-
 /* KGANTT_DEV_DATED: the hook tells every launch, a window open or not, and each becomes a
  * call; its stack is taken only in a window or at a kernel's first launch; the settings
  * say every launch, dated by the hook. */
@@ -755,8 +742,8 @@ TEST(the_launch_hook_dates_every_launch_when_told)
 	api_calls_drain();
 	spool_close(&spool);
 
-	struct dated_seen s = {0};
-	each_record(path, dated_records, &s);
+	struct hooked_seen s = {0};
+	each_record(path, hooked_records, &s);
 	CHECK_EQ_INT(s.apis, 4);
 	CHECK_EQ_INT(s.sampled, 0);
 	CHECK(s.dated_string != 0);

@@ -424,15 +424,24 @@ static void stack_time(struct kg_spool *s, uint64_t start, uint32_t correlation,
 	o->correlation_id = correlation;
 }
 
-static void kernel_at(struct kg_spool *s, uint32_t name, uint32_t stream, uint64_t queued,
-		      uint32_t correlation)
+/* A 100 ns kernel of one 32-thread block: no queued time (latency timestamps off). */
+static struct kg_raw_kernel *kernel_started(struct kg_spool *s, uint32_t name, uint32_t stream,
+					    uint64_t start, uint32_t correlation, uint32_t graph)
 {
 	struct kg_raw_kernel *k = REC(s, KG_RAW_KERNEL, struct kg_raw_kernel);
 	k->name_str = name, k->correlation_id = correlation, k->stream_id = stream;
-	k->context_id = 1, k->queued = queued, k->submitted = queued + 10;
-	k->start = queued + 500, k->end = queued + 600;
+	k->context_id = 1, k->start = start, k->end = start + 100, k->graph_id = graph;
 	k->grid[0] = k->grid[1] = k->grid[2] = 1;
 	k->block[0] = k->block[1] = k->block[2] = 32;
+	return k;
+}
+
+/* ... queued at queued, starting 500 ns later. */
+static void kernel_at(struct kg_spool *s, uint32_t name, uint32_t stream, uint64_t queued,
+		      uint32_t correlation)
+{
+	struct kg_raw_kernel *k = kernel_started(s, name, stream, queued + 500, correlation, 0);
+	k->queued = queued, k->submitted = queued + 10;
 }
 
 /* A new spool in a new dir, begun with a process (pid 7) and its launch settings: sampled
@@ -503,15 +512,6 @@ TEST(import_hooked_launch_calls_find_their_kernels)
  * pair with its kernels outside graphs in launch order;
  * a stream where they are not as many, or where a kernel starts before its call, keeps
  * its calls' own ids and is said in a message. */
-static void kernel_started(struct kg_spool *s, uint32_t name, uint32_t stream, uint64_t start,
-			   uint32_t correlation, uint32_t graph)
-{
-	struct kg_raw_kernel *k = REC(s, KG_RAW_KERNEL, struct kg_raw_kernel);
-	k->name_str = name, k->correlation_id = correlation, k->stream_id = stream;
-	k->context_id = 1, k->start = start, k->end = start + 100, k->graph_id = graph;
-	k->grid[0] = k->grid[1] = k->grid[2] = 1;
-	k->block[0] = k->block[1] = k->block[2] = 32;
-}
 
 TEST(import_dated_launches_pair_by_launch_order)
 {
