@@ -512,7 +512,6 @@ TEST(import_hooked_launch_calls_find_their_kernels)
  * pair with its kernels outside graphs in launch order;
  * a stream where they are not as many, or where a kernel starts before its call, keeps
  * its calls' own ids and is said in a message. */
-
 TEST(import_dated_launches_pair_by_launch_order)
 {
 	struct kg_spool s;
